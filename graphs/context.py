@@ -1,0 +1,48 @@
+"""Run-time configuration shared by every graph: one judge spec per role and the papers' thresholds.
+
+Pass it as ``context=Context(...)`` when invoking a graph (the LangGraph server accepts the
+same fields as a JSON object). Nodes read it through :func:`get_context`, which falls back to
+the defaults so a graph also runs when no context was given (e.g. from LangGraph Studio).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Judge specs per role and thresholds. Specs: ``local``, ``local:<variant>``, ``<provider>:<model>``."""
+
+    segmentation_judge: str = "local"
+    """Who decides ``is_new_goal`` per turn (paper 004, Section 4.1).
+
+    ``local`` (= ``local:learned``, a small classifier on MiniLM features trained on SGD),
+    ``local:rules`` (untrained cues) or an LLM spec such as ``openai:gpt-4o-mini`` (the paper's
+    Appendix D prompt).
+    """
+
+    new_goal_threshold: float | None = None
+    """Probability above which the learned local segmenter says "new goal"; None = the
+    threshold tuned on held-out SGD train data and stored with the model."""
+
+    time_gap_minutes: float = 30.0
+    """A pause longer than this before a user message is a new-goal signal (paper 004 names
+    temporal gaps as a feature); a signal, not a rule: it shifts the local judge's odds."""
+
+    llm_max_retries: int = 3
+    """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
+
+
+def get_context(runtime: Runtime[Context] | None = None) -> Context:
+    """The run's context, with defaults when none (or a plain mapping) was given."""
+    context: Any = runtime.context if runtime is not None else None
+    if isinstance(context, Context):
+        return context
+    if isinstance(context, dict):
+        known = {f.name for f in fields(Context)}
+        return Context(**{key: value for key, value in context.items() if key in known})
+    return Context()

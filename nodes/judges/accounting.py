@@ -1,0 +1,83 @@
+"""Per-role usage of the LLM judges: calls, cache hits, failures, retries, tokens, latency."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class RoleUsage:
+    """Usage of one judge role, summed over its judge invocations.
+
+    Attributes:
+        calls: Judge invocations (``LLMJudge.invoke``/``ainvoke``), cache hits included.
+        cache_hits: Invocations answered from the response cache without a model call.
+        failures: Invocations that returned no value after every attempt.
+        retries: Model calls beyond the first of each invocation.
+        prompt_tokens: Input tokens reported by the provider.
+        completion_tokens: Output tokens reported by the provider.
+        latency_s: Wall-clock seconds spent in invocations, backoff included.
+    """
+
+    calls: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+
+class JudgeAccounting:
+    """Thread-safe usage counters keyed by judge role."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage: dict[str, RoleUsage] = {}
+
+    def record(
+        self,
+        role: str,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency_s: float = 0.0,
+        cache_hit: bool = False,
+        failed: bool = False,
+        retries: int = 0,
+    ) -> None:
+        """Record one judge invocation of ``role``.
+
+        Args:
+            role: The judge role, e.g. ``"segmentation"``.
+            prompt_tokens: Input tokens over all attempts of the invocation.
+            completion_tokens: Output tokens over all attempts of the invocation.
+            latency_s: Wall-clock seconds of the invocation.
+            cache_hit: Whether the answer came from the response cache.
+            failed: Whether the invocation returned no value.
+            retries: Attempts beyond the first.
+        """
+        with self._lock:
+            usage = self._usage.setdefault(role, RoleUsage())
+            usage.calls += 1
+            usage.cache_hits += int(cache_hit)
+            usage.failures += int(failed)
+            usage.retries += retries
+            usage.prompt_tokens += prompt_tokens
+            usage.completion_tokens += completion_tokens
+            usage.latency_s += latency_s
+
+    def snapshot(self) -> dict[str, dict[str, float | int]]:
+        """Return a copy of the counters, ``{role: {field: value}}``, roles sorted."""
+        with self._lock:
+            return {role: asdict(self._usage[role]) for role in sorted(self._usage)}
+
+    def reset(self) -> None:
+        """Forget all counters."""
+        with self._lock:
+            self._usage.clear()
+
+
+#: Process-wide accounting used by every LLM judge unless one is given explicitly.
+ACCOUNTING = JudgeAccounting()

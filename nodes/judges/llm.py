@@ -1,0 +1,438 @@
+"""The LLM judge: a paper's prompt answered by a chat model and parsed into a pydantic model.
+
+This is the only module that builds chat models (:func:`load_chat_model`); tests patch that
+function or pass ``chat_model=`` to :class:`LLMJudge`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from langchain.chat_models import init_chat_model  # noqa: TID251 - the one sanctioned caller
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+from pydantic import BaseModel, ValidationError
+
+from nodes.judges.accounting import ACCOUNTING, JudgeAccounting
+from nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
+from nodes.judges.result import JudgeResult
+from nodes.judges.spec import (
+    PROVIDERS,
+    JudgeConfigError,
+    JudgeSpec,
+    JudgeSpecError,
+    ProviderInfo,
+    parse_spec,
+)
+from stores.llm_cache import LLMCache, default_llm_cache
+
+OutT = TypeVar("OutT", bound=BaseModel)
+
+#: Sent after an answer that could not be used. Fields: ``{error}`` what was wrong,
+#: ``{schema}`` the output model's JSON schema.
+RETRY_PROMPT = (
+    "Your previous reply could not be used.\n{error}\n\n"
+    "Reply again following the original instructions. End your reply with a single JSON "
+    "value matching this JSON schema:\n{schema}"
+)
+
+# Statuses that no retry can fix: bad credentials, no access, no such model.
+_CONFIG_STATUSES = {401: "rejected the credentials", 403: "denied access", 404: "has no such model"}
+
+
+def load_chat_model(spec: JudgeSpec, **kwargs: Any) -> BaseChatModel:
+    """Build the chat model an LLM spec names, through ``init_chat_model``.
+
+    With a ``@base_url`` the URL is passed as ``base_url``. For ``openai`` with a base URL
+    and no ``OPENAI_API_KEY``, a placeholder key is passed: local OpenAI-compatible
+    servers ignore it, but the client refuses to start without one.
+
+    Args:
+        spec: A parsed LLM spec.
+        **kwargs: Passed to ``init_chat_model`` (``temperature``, ``timeout``, ``api_key``...).
+
+    Returns:
+        The chat model.
+
+    Raises:
+        JudgeSpecError: If ``spec`` is not an LLM spec of a known provider.
+        JudgeConfigError: If the provider package is not installed, the API key is not
+            set, or the provider rejects the arguments; the message says how to fix it.
+    """
+    if spec.kind != "llm" or not spec.provider or not spec.model:
+        raise JudgeSpecError(f"judge spec {spec.raw!r} does not name an LLM ('<provider>:<model>')")
+    info = PROVIDERS.get(spec.provider)
+    if info is None:
+        raise JudgeSpecError(
+            f"judge spec {spec.raw!r}: unknown provider {spec.provider!r}; "
+            f"known providers: {', '.join(sorted(PROVIDERS))}"
+        )
+    if spec.base_url:
+        kwargs.setdefault("base_url", spec.base_url)
+        if spec.provider == "openai" and not _has_key(info, kwargs):
+            kwargs["api_key"] = "unused"
+    try:
+        model = init_chat_model(spec.model, model_provider=spec.provider, **kwargs)
+    except ImportError as exc:
+        raise JudgeConfigError(_missing_package_message(spec, info, exc)) from exc
+    except Exception as exc:
+        if not _has_key(info, kwargs):
+            raise JudgeConfigError(_missing_key_message(spec, info)) from exc
+        raise JudgeConfigError(f"cannot build the chat model for {spec.raw!r}: {exc}") from exc
+    if not isinstance(model, BaseChatModel):  # a configurable wrapper; never for a full spec
+        raise JudgeConfigError(f"{spec.raw!r} did not produce a chat model")
+    if not _has_key(info, kwargs):
+        # Some clients only notice a missing key on the first request; fail before any work.
+        raise JudgeConfigError(_missing_key_message(spec, info))
+    return model
+
+
+def _has_key(info: ProviderInfo, kwargs: Mapping[str, Any]) -> bool:
+    # Clients take the key under several names (api_key, openai_api_key, ...).
+    if not info.key_env or any(kwargs[name] for name in kwargs if name.endswith("api_key")):
+        return True
+    return any(os.environ.get(name) for name in info.key_env)
+
+
+def _missing_package_message(spec: JudgeSpec, info: ProviderInfo, exc: ImportError) -> str:
+    requirement = f'"{info.package}"' if "[" in info.package else info.package
+    return (
+        f"judge spec {spec.raw!r} needs the package {info.package}, which is not installed. "
+        f"Install it into todeval's environment: .venv/bin/pip install {requirement} "
+        f"({exc.__cause__ or exc})"
+    )
+
+
+def _missing_key_message(spec: JudgeSpec, info: ProviderInfo) -> str:
+    names = " or ".join(info.key_env)
+    return (
+        f"judge spec {spec.raw!r} needs an API key: set the environment variable {names} "
+        f"(e.g. export {info.key_env[0]}=...), or choose a 'local' judge for this role"
+    )
+
+
+@dataclass(frozen=True)
+class _Call:
+    messages: list[BaseMessage]
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    seconds: float
+
+
+_Step = _Call | _Sleep
+
+
+@dataclass
+class _Outcome(Generic[OutT]):
+    value: OutT | None = None
+    text: str | None = None  # what goes into the cache
+    reason: str | None = None
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add_usage(self, message: AIMessage) -> None:
+        usage: Mapping[str, Any] = message.usage_metadata or {}
+        self.prompt_tokens += int(usage.get("input_tokens", 0))
+        self.completion_tokens += int(usage.get("output_tokens", 0))
+
+
+class LLMJudge(Generic[OutT]):
+    """A judge role answered by a chat model: render, call, parse, retry, cache, account.
+
+    Bad output and failed calls never raise: after ``max_retries`` retries the result has
+    ``value=None`` and a reason. Configuration problems (package, key, credentials) raise
+    :class:`JudgeConfigError`, at construction where possible.
+
+    Args:
+        role: The judge role, e.g. ``"turn_quality"``; the accounting key.
+        spec: An LLM spec (``"openai:gpt-4o-mini"``) or a parsed one.
+        prompt: A ``str.format`` template (a constant from ``nodes/prompts/``).
+        output_model: The pydantic model the answer must match.
+        system: An optional system message.
+        mode: ``"json"`` reads JSON from the text (after ``<think>`` reasoning); works with
+            every provider. ``"structured"`` uses the provider's structured output.
+        max_retries: Retries after the first attempt.
+        backoff_s: Wait ``backoff_s * 2**n`` seconds before retry ``n`` (from 0) that
+            follows a failed call; a malformed answer is retried at once, with feedback.
+        cache: A response cache, None for none, or ``"default"`` for
+            :func:`~stores.llm_cache.default_llm_cache`.
+        accounting: Usage counters; default the process-wide ``ACCOUNTING``.
+        chat_model: A ready model (tests, custom clients); else :func:`load_chat_model`.
+        temperature: Sampling temperature; None leaves the provider's default (for models
+            that reject the parameter).
+        model_kwargs: More arguments for :func:`load_chat_model` (``timeout``,
+            ``max_tokens``...).
+
+    Raises:
+        JudgeSpecError: If ``spec`` is malformed or local.
+        JudgeConfigError: If the model cannot be built here.
+    """
+
+    def __init__(
+        self,
+        *,
+        role: str,
+        spec: str | JudgeSpec,
+        prompt: str,
+        output_model: type[OutT],
+        system: str | None = None,
+        mode: Literal["json", "structured"] = "json",
+        max_retries: int = 3,
+        backoff_s: float = 1.0,
+        cache: LLMCache | None | Literal["default"] = "default",
+        accounting: JudgeAccounting | None = None,
+        chat_model: BaseChatModel | None = None,
+        temperature: float | None = 0.0,
+        model_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.spec = parse_spec(spec) if isinstance(spec, str) else spec
+        if self.spec.kind != "llm":
+            raise JudgeSpecError(f"LLMJudge needs an LLM spec, got {self.spec.raw!r}")
+        if mode not in ("json", "structured") or max_retries < 0 or backoff_s < 0:
+            raise ValueError(f"bad LLMJudge settings: {mode=}, {max_retries=}, {backoff_s=}")
+        self.role, self.prompt, self.system = role, prompt, system
+        self.output_model, self.mode, self.temperature = output_model, mode, temperature
+        self.max_retries, self.backoff_s = max_retries, backoff_s
+        self.chat_model = chat_model if chat_model is not None else self._load(model_kwargs or {})
+        self._runnable = self._bind(self.chat_model)
+        # After the model: a judge that cannot run should not touch the disk.
+        self.cache = default_llm_cache() if isinstance(cache, str) else cache
+        self.accounting = accounting if accounting is not None else ACCOUNTING
+        self._schema = json.dumps(output_model.model_json_schema(), sort_keys=True)
+        self._config: RunnableConfig = {
+            "run_name": f"judge:{role}",
+            "tags": ["judge", f"judge:{role}"],
+            "metadata": {"judge_role": role, "judge_spec": self.spec.raw},
+        }
+
+    def __repr__(self) -> str:
+        return f"LLMJudge(role={self.role!r}, spec={self.spec.raw!r}, mode={self.mode!r})"
+
+    def render(self, variables: Mapping[str, Any]) -> list[BaseMessage]:
+        """Return the messages sent for ``variables``: the system message, then the prompt.
+
+        Raises:
+            ValueError: If the prompt needs a variable that ``variables`` lacks.
+        """
+        try:
+            text = self.prompt.format(**variables)
+        except KeyError as exc:
+            raise ValueError(
+                f"judge {self.role!r}: the prompt needs {exc.args[0]!r}; got {sorted(variables)}"
+            ) from exc
+        head: list[BaseMessage] = [SystemMessage(self.system)] if self.system else []
+        return [*head, HumanMessage(text)]
+
+    def invoke(self, variables: Mapping[str, Any]) -> JudgeResult[OutT]:
+        """Judge once: render the prompt with ``variables`` and ask the model (or the cache).
+
+        Args:
+            variables: Values for the prompt's ``str.format`` fields.
+
+        Returns:
+            The parsed answer, or ``value=None`` with a reason after the last retry.
+
+        Raises:
+            JudgeConfigError: If the provider rejects the credentials or the model name.
+        """
+        messages = self.render(variables)
+        started = time.perf_counter()
+        key = self._cache_key(messages)
+        cached = self._from_cache(key, started)
+        if cached is not None:
+            return cached
+        return self._finish(self._drive(self._attempts(messages)), key, started)
+
+    async def ainvoke(self, variables: Mapping[str, Any]) -> JudgeResult[OutT]:
+        """Async twin of :meth:`invoke` (``await model.ainvoke``, non-blocking backoff)."""
+        messages = self.render(variables)
+        started = time.perf_counter()
+        key = self._cache_key(messages)
+        # SQLite lookups take microseconds; not worth a thread hop.
+        cached = self._from_cache(key, started)
+        if cached is not None:
+            return cached
+        return self._finish(await self._adrive(self._attempts(messages)), key, started)
+
+    # -- construction ------------------------------------------------------------------
+
+    def _load(self, model_kwargs: Mapping[str, Any]) -> BaseChatModel:
+        kwargs = dict(model_kwargs)
+        if self.temperature is not None:
+            kwargs.setdefault("temperature", self.temperature)
+        return load_chat_model(self.spec, **kwargs)
+
+    def _bind(self, model: BaseChatModel) -> Runnable[LanguageModelInput, Any]:
+        if self.mode == "json":
+            return model
+        try:
+            return model.with_structured_output(self.output_model, include_raw=True)
+        except NotImplementedError as exc:
+            raise JudgeConfigError(
+                f"{self.spec.raw!r} has no structured output here; use mode='json'"
+            ) from exc
+
+    # -- the attempt loop, shared by invoke and ainvoke ---------------------------------
+
+    def _attempts(self, messages: list[BaseMessage]) -> Generator[_Step, Any, _Outcome[OutT]]:
+        """Run the retry loop, yielding the I/O it needs; the drivers perform it.
+
+        Yields ``_Call`` (the driver sends back the reply or throws the call's exception
+        in) and ``_Sleep``; returns the outcome. One loop serves the sync and async drivers.
+        """
+        outcome: _Outcome[OutT] = _Outcome()
+        conversation = list(messages)
+        for attempt in range(self.max_retries + 1):
+            outcome.attempts = attempt + 1
+            try:
+                reply = yield _Call(list(conversation))
+            except Exception as exc:  # timeouts, rate limits, dropped connections: transient
+                _raise_if_config_error(self.spec, exc)
+                outcome.reason = f"model call failed: {type(exc).__name__}: {exc}"[:200]
+                if attempt < self.max_retries and self.backoff_s > 0:
+                    yield _Sleep(self.backoff_s * 2**attempt)
+                continue
+            message = _reply_message(reply)
+            outcome.add_usage(message)
+            try:
+                outcome.value, outcome.text = self._interpret(reply, message)
+            except OutputParseError as exc:
+                outcome.reason = exc.reason
+                conversation += self._feedback(message, exc)
+                continue
+            outcome.reason = None
+            return outcome
+        outcome.reason = f"{outcome.reason} (gave up after {outcome.attempts} attempts)"
+        return outcome
+
+    def _drive(self, steps: Generator[_Step, Any, _Outcome[OutT]]) -> _Outcome[OutT]:
+        step = next(steps)
+        while True:
+            try:
+                if isinstance(step, _Sleep):
+                    time.sleep(step.seconds)
+                    step = steps.send(None)
+                    continue
+                try:
+                    reply = self._runnable.invoke(step.messages, config=self._config)
+                except Exception as exc:
+                    step = steps.throw(exc)
+                else:
+                    step = steps.send(reply)
+            except StopIteration as stop:
+                outcome: _Outcome[OutT] = stop.value
+                return outcome
+
+    async def _adrive(self, steps: Generator[_Step, Any, _Outcome[OutT]]) -> _Outcome[OutT]:
+        step = next(steps)
+        while True:
+            try:
+                if isinstance(step, _Sleep):
+                    await asyncio.sleep(step.seconds)
+                    step = steps.send(None)
+                    continue
+                try:
+                    reply = await self._runnable.ainvoke(step.messages, config=self._config)
+                except Exception as exc:
+                    step = steps.throw(exc)
+                else:
+                    step = steps.send(reply)
+            except StopIteration as stop:
+                outcome: _Outcome[OutT] = stop.value
+                return outcome
+
+    def _interpret(self, reply: Any, message: AIMessage) -> tuple[OutT, str]:
+        """Validate one reply; return the value and the text to cache."""
+        refusal = message.additional_kwargs.get("refusal")
+        if refusal:
+            raise OutputParseError(f"model refused: {' '.join(str(refusal).split())[:120]}")
+        text = str(message.text)  # content blocks (thinking, tool use) reduced to the text
+        if self.mode == "json":
+            return parse_json_output(text, self.output_model), text
+        parsed, error = reply.get("parsed"), reply.get("parsing_error")
+        if isinstance(parsed, self.output_model):
+            return parsed, parsed.model_dump_json()
+        if error is not None:
+            raise _structured_error(self.output_model, error)
+        # No tool call at all: some models answer in plain text anyway; accept JSON there.
+        value = parse_json_output(text, self.output_model)
+        return value, value.model_dump_json()
+
+    def _feedback(self, message: AIMessage, error: OutputParseError) -> list[BaseMessage]:
+        """The turn pair appended before a retry: what the model said, what was wrong."""
+        said = str(message.text)
+        if not said.strip() and message.tool_calls:
+            said = json.dumps(message.tool_calls[0]["args"])
+        retry = RETRY_PROMPT.format(error=error.feedback, schema=self._schema)
+        # Plain text only: replaying tool calls would need tool results, and some providers
+        # reject empty assistant turns.
+        return [AIMessage(said.strip() or "(empty reply)"), HumanMessage(retry)]
+
+    # -- cache and accounting -------------------------------------------------------------
+
+    def _cache_key(self, messages: list[BaseMessage]) -> str:
+        rendered = json.dumps([[m.type, m.content] for m in messages], ensure_ascii=False)
+        return LLMCache.make_key(
+            self.spec.raw, self.mode, repr(self.temperature), self._schema, rendered
+        )
+
+    def _from_cache(self, key: str, started: float) -> JudgeResult[OutT] | None:
+        text = self.cache.get(key) if self.cache is not None else None
+        if text is None:
+            return None
+        try:
+            value = parse_json_output(text, self.output_model)
+        except OutputParseError:
+            return None  # written by an older output model; ask again
+        self.accounting.record(self.role, cache_hit=True, latency_s=time.perf_counter() - started)
+        return JudgeResult(value=value, judge=self.spec.raw)
+
+    def _finish(self, outcome: _Outcome[OutT], key: str, started: float) -> JudgeResult[OutT]:
+        if outcome.value is not None and outcome.text is not None and self.cache is not None:
+            self.cache.put(key, outcome.text)
+        self.accounting.record(
+            self.role,
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            latency_s=time.perf_counter() - started,
+            failed=outcome.value is None,
+            retries=outcome.attempts - 1,
+        )
+        return JudgeResult(value=outcome.value, judge=self.spec.raw, reason=outcome.reason)
+
+
+def _reply_message(reply: Any) -> AIMessage:
+    """The AIMessage in a reply (structured mode wraps it as ``{"raw": ...}``)."""
+    message = reply.get("raw") if isinstance(reply, dict) else reply
+    if not isinstance(message, AIMessage):
+        raise TypeError(f"chat model returned {type(message).__name__}, not an AIMessage")
+    return message
+
+
+def _structured_error(output_model: type[BaseModel], error: object) -> OutputParseError:
+    cause = error if isinstance(error, ValidationError) else getattr(error, "__cause__", None)
+    if isinstance(cause, ValidationError):
+        return validation_error(output_model, cause)
+    return OutputParseError(f"invalid structured output: {error}"[:200], str(error))
+
+
+def _raise_if_config_error(spec: JudgeSpec, exc: Exception) -> None:
+    """Re-raise errors that retrying cannot fix as :class:`JudgeConfigError`."""
+    if isinstance(exc, JudgeConfigError):
+        raise exc
+    status = getattr(exc, "status_code", None)
+    if status in _CONFIG_STATUSES:
+        raise JudgeConfigError(
+            f"the {spec.provider} API {_CONFIG_STATUSES[status]} for judge spec {spec.raw!r} "
+            f"(HTTP {status}): {exc}"
+        ) from exc

@@ -1,0 +1,133 @@
+"""Train the ``local:learned`` goal segmenter on SGD train (``make train-segmenter``).
+
+Reproducible: fixed seed, SGD train split 90/10 by dialogue (the 10% early-stops training and
+tunes the decision threshold), SGD dev untouched until the final report. Writes
+``nodes/judges/models/segmentation_mlp.{npz,json}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evals.datasets import load_dialogues, split_records
+from evals.metrics.segmentation import segmentation_report
+from evals.schema import Dialogue
+from nodes.judges.classifier import MLPClassifier, TrainingConfig
+from nodes.judges.segmentation import MODEL_PATH
+from nodes.judges.segmentation_features import segmentation_features, turn_texts
+from stores.embeddings import get_embedder
+from stores.paths import data_dir
+
+
+def embedding_table(dialogues: Sequence[Dialogue]) -> dict[str, NDArray[np.float32]]:
+    """Every distinct utterance embedded once, in large batches."""
+    texts: set[str] = set()
+    for dialogue in dialogues:
+        users, replies = turn_texts(dialogue)
+        texts.update(users, replies)
+    ordered = sorted(texts)
+    embedder = get_embedder()
+    vectors: list[NDArray[np.float32]] = []
+    started = time.perf_counter()
+    for start in range(0, len(ordered), 4096):
+        vectors.append(embedder.embed(ordered[start : start + 4096]))
+        done = min(start + 4096, len(ordered))
+        rate = done / (time.perf_counter() - started)
+        print(f"  embedded {done}/{len(ordered)} utterances ({rate:.0f}/s)", flush=True)
+    matrix = np.concatenate(vectors) if vectors else np.zeros((0, 384), np.float32)
+    return dict(zip(ordered, matrix, strict=True))
+
+
+def featurise(
+    dialogues: Sequence[Dialogue], table: dict[str, NDArray[np.float32]]
+) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+    """Stack feature rows and gold labels for turns 2..N of every dialogue."""
+
+    def embed(texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.stack([table[text] for text in texts])
+
+    rows, labels = [], []
+    for dialogue in dialogues:
+        gold = dialogue.gold_new_goal_labels()
+        if gold is None or len(gold) < 2:
+            continue
+        rows.append(segmentation_features(dialogue, embed))
+        labels.extend(gold[1:])
+    return np.concatenate(rows), np.asarray(labels, dtype=bool)
+
+
+def evaluate(
+    model: MLPClassifier, dialogues: Sequence[Dialogue], table: dict[str, NDArray[np.float32]]
+) -> dict[str, object]:
+    """Segmentation metrics of ``model`` at its threshold."""
+
+    def embed(texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.stack([table[text] for text in texts])
+
+    pairs = []
+    for dialogue in dialogues:
+        gold = dialogue.gold_new_goal_labels()
+        if gold is None:
+            continue
+        predicted = [True]
+        if len(gold) > 1:
+            probabilities = model.predict_proba(segmentation_features(dialogue, embed))
+            predicted += [bool(p >= model.threshold) for p in probabilities]
+        pairs.append((gold, predicted))
+    return segmentation_report(pairs)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Train, report held-out and dev figures, save the model."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    sgd = data_dir() / "sgd"
+    parser.add_argument("--train", type=Path, default=sgd / "sgd_train.jsonl.gz")
+    parser.add_argument("--dev", type=Path, default=sgd / "sgd_dev.jsonl.gz")
+    parser.add_argument("--max-dialogues", type=int, default=None, help="subsample train")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args(argv)
+
+    train_all, _ = split_records(load_dialogues(args.train, "sgd"))
+    dev, _ = split_records(load_dialogues(args.dev, "sgd"))
+    random.Random(args.seed).shuffle(train_all)
+    if args.max_dialogues:
+        train_all = train_all[: args.max_dialogues]
+    cut = len(train_all) * 9 // 10
+    train, valid = train_all[:cut], train_all[cut:]
+    print(f"SGD: {len(train)} train, {len(valid)} validation, {len(dev)} dev dialogues")
+
+    table = embedding_table([*train, *valid, *dev])
+    x_train, y_train = featurise(train, table)
+    x_valid, y_valid = featurise(valid, table)
+    print(f"features: {x_train.shape[0]} train turns x {x_train.shape[1]}, {y_train.mean():.3f} new")
+    config = TrainingConfig(seed=args.seed)
+    model = MLPClassifier.fit(
+        x_train, y_train, valid_features=x_valid, valid_labels=y_valid, config=config
+    )
+    valid_report = evaluate(model, valid, table)
+    dev_report = evaluate(model, dev, table)
+    model.metadata |= {
+        "role": "segmentation",
+        "trained_on": f"SGD train ({len(train)} dialogues, seed {args.seed})",
+        "features": "nodes/judges/segmentation_features.py",
+        "validation": valid_report,
+        "sgd_dev": dev_report,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.out)
+    print(f"threshold {model.threshold}")
+    print(f"validation (SGD train held out): {valid_report}")
+    print(f"SGD dev: {dev_report}")
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()

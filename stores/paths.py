@@ -1,0 +1,24 @@
+"""Where todeval keeps its files: the working folder and the reference data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The repository root (this file is ``<root>/stores/paths.py``).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def todeval_home() -> Path:
+    """Folder for checkpoints, caches and Chroma (``TODEVAL_HOME``, default ``./.todeval``)."""
+    home = Path(os.environ.get("TODEVAL_HOME", ".todeval")).expanduser()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def data_dir() -> Path:
+    """Public reference data (``TODEVAL_DATA_DIR``, default ``../shared/data`` beside the repo)."""
+    configured = os.environ.get("TODEVAL_DATA_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return (PROJECT_ROOT.parent / "shared" / "data").resolve()

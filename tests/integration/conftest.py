@@ -1,0 +1,133 @@
+"""Fixtures for the integration tier: offline subprocess env, small dialogues, process cleanup."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = Path(sys.executable).parent
+"""The venv the tests run in; ``todeval`` and ``langgraph`` live beside its python."""
+
+OFFLINE_ENV = {
+    "ORT_DISABLE_TELEMETRY": "1",
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "true",
+    "LANGSMITH_TRACING": "false",
+    "LANGSMITH_TEST_TRACKING": "false",
+    "HF_HUB_OFFLINE": "1",
+    "PYTHONUNBUFFERED": "1",
+}
+
+# Topics for synthetic paper-004 dialogues: (user message, assistant response) for the opening
+# turn and for one follow-up on the same topic.
+TOPICS = [
+    (
+        ("How do I reset my VPN password?", "Open the self-service portal and choose Reset."),
+        ("Does the new password sync to my laptop too?", "Yes, after the next sign-in."),
+    ),
+    (
+        ("What is the parental leave policy?", "Employees get 16 weeks of paid leave."),
+        ("Can I split those weeks into two blocks?", "Yes, in up to two blocks."),
+    ),
+    (
+        ("Book a table for two at an Italian place tonight.", "Trattoria Roma has 7pm free."),
+        ("Make it 7:30 instead, please.", "Done, 7:30pm for two at Trattoria Roma."),
+    ),
+    (
+        ("How do I file a travel expense report?", "Use the Expenses app and attach receipts."),
+        ("Is there a deadline for submitting it?", "Within 30 days of the trip."),
+    ),
+    (
+        ("Find me a flight from Boston to Denver on Friday.", "United has a 9am nonstop."),
+        ("How much is a checked bag on that flight?", "The first bag costs $35."),
+    ),
+]
+
+
+def make_dialogue(dialog_id: str, topic_indices: list[int]) -> dict[str, Any]:
+    """A paper-004 dialog: for each topic index, its opening turn then its follow-up."""
+    turns: list[dict[str, Any]] = []
+    for index in topic_indices:
+        for user_msg, response in TOPICS[index % len(TOPICS)]:
+            turns.append(
+                {
+                    "turn_number": len(turns) + 1,
+                    "user_msg": user_msg,
+                    "response": response,
+                    "source_urls": [],
+                    "source_names": [],
+                    "source_snippets": [],
+                }
+            )
+    return {"dialog_id": dialog_id, "turns": turns}
+
+
+def write_corpus(path: Path, count: int) -> list[str]:
+    """Write ``count`` small dialogues (4 or 6 turns, 2 or 3 goals) as JSONL; return their ids."""
+    ids = []
+    with path.open("w") as out:
+        for n in range(count):
+            topics = [n % 5, (n + 2) % 5] if n % 2 == 0 else [n % 5, (n + 1) % 5, (n + 3) % 5]
+            dialogue = make_dialogue(f"dlg-{n:04d}", topics)
+            ids.append(dialogue["dialog_id"])
+            out.write(json.dumps(dialogue) + "\n")
+    return ids
+
+
+def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
+    """This process's env with the offline settings forced and ``TODEVAL_HOME=home``."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, **OFFLINE_ENV, "TODEVAL_HOME": str(home), **extra}
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def kill_process_group(process: subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None:
+    """Signal the process group a ``start_new_session=True`` child leads, then reap it."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+@pytest.fixture
+def spawn() -> Iterator[Any]:
+    """Start subprocesses in their own session; every one still alive is killed at teardown."""
+    started: list[subprocess.Popen[Any]] = []
+
+    def _spawn(args: list[str], **kwargs: Any) -> subprocess.Popen[Any]:
+        process = subprocess.Popen(args, start_new_session=True, **kwargs)
+        started.append(process)
+        return process
+
+    yield _spawn
+    for process in started:
+        kill_process_group(process)
+
+
+@pytest.fixture
+def dialogue() -> dict[str, Any]:
+    """Four turns, two goals: VPN password (turns 1-2), then parental leave (turns 3-4)."""
+    return make_dialogue("it-dialogue-1", [0, 1])

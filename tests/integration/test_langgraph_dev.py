@@ -1,0 +1,167 @@
+"""The graphs of ``langgraph.json`` served by ``langgraph dev`` and used through ``langgraph-sdk``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.integration.conftest import (
+    REPO_ROOT,
+    VENV_BIN,
+    free_port,
+    kill_process_group,
+    subprocess_env,
+)
+
+pytestmark = pytest.mark.integration
+
+STARTUP_TIMEOUT_S = 240.0
+"""Guards against a hung start only; a cold start imports the graphs and their models."""
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+API_URL = re.compile(r"API:\s*(https?://\S+)")
+
+
+def _server_url(log: Path, process: subprocess.Popen[Any]) -> str:
+    """Wait for the ``API: http://host:port`` line the server logs, then for ``/ok``.
+
+    The URL is read from the log, not assumed: ``langgraph dev`` silently moves to another port
+    when the one asked for is taken ("Port N is already in use, using port M instead").
+    """
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    url = None
+    while time.monotonic() < deadline:
+        text = ANSI.sub("", log.read_text(errors="replace"))
+        if url is None and (match := API_URL.search(text)):
+            url = match.group(1).rstrip("/")
+        if process.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{text[-4000:]}")
+        if url is not None:
+            try:
+                with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
+                    if response.status == 200:
+                        return url
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+        time.sleep(0.2)
+    text = ANSI.sub("", log.read_text(errors="replace"))
+    pytest.fail(f"langgraph dev not ready after {STARTUP_TIMEOUT_S}s:\n{text[-4000:]}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``langgraph dev`` from the repo root on a free port; killed (whole group) afterwards."""
+    work = tmp_path_factory.mktemp("langgraph_dev")
+    log = work / "server.log"
+    port = free_port()
+    command = [
+        str(VENV_BIN / "langgraph"),
+        "dev",
+        "--config",
+        "langgraph.json",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+    ]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=subprocess_env(work / "home"),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield _server_url(log, process)
+    finally:
+        kill_process_group(process)
+
+
+def test_server_lists_goal_segmentation_with_its_schemas(server: str) -> None:
+    async def scenario() -> None:
+        client = get_client(url=server, api_key=None)
+        assistants = await client.assistants.search(graph_id="goal_segmentation", limit=100)
+        assert [a["graph_id"] for a in assistants] == ["goal_segmentation"]
+        everything = await client.assistants.search(limit=100)
+        assert "goal_segmentation" in {a["graph_id"] for a in everything}
+
+        schemas = await client.assistants.get_schemas(assistants[0]["assistant_id"])
+        input_schema, output_schema = schemas["input_schema"], schemas["output_schema"]
+        assert input_schema is not None and output_schema is not None
+        assert "dialogue" in input_schema["properties"]
+        assert input_schema.get("required") == ["dialogue"]
+        assert {"dialogue_id", "turns", "goals", "judge"} <= set(output_schema["properties"])
+        context_schema = schemas.get("context_schema") or {}
+        assert "segmentation_judge" in context_schema.get("properties", {})
+
+    asyncio.run(scenario())
+
+
+def test_run_on_a_thread_segments_and_checkpoints(server: str, dialogue: dict[str, Any]) -> None:
+    n_turns = len(dialogue["turns"])
+
+    async def scenario() -> None:
+        client = get_client(url=server, api_key=None)
+        thread = await client.threads.create(metadata={"test": "todeval-integration"})
+        thread_id = thread["thread_id"]
+        try:
+            output = await client.runs.wait(
+                thread_id,
+                "goal_segmentation",
+                input={"dialogue": dialogue},
+                context={"segmentation_judge": "local:rules"},
+            )
+            assert isinstance(output, dict), output
+            assert "__error__" not in output, output
+            assert output["dialogue_id"] == dialogue["dialog_id"]
+            assert output["judge"].startswith("local:rules")
+            labels = [turn["is_new_goal"] for turn in output["turns"]]
+            assert [turn["turn_number"] for turn in output["turns"]] == list(
+                range(1, n_turns + 1)
+            )
+            assert labels[0] is True
+            _assert_spans_partition(output["goals"], labels, n_turns)
+
+            state = await client.threads.get_state(thread_id)
+            assert state["next"] == []
+            assert state["values"]["goals"] == output["goals"]
+            assert state["values"]["turns"] == output["turns"]
+            assert state["values"]["dialogue"]["dialog_id"] == dialogue["dialog_id"]
+
+            history = await client.threads.get_history(thread_id, limit=50)
+            assert len(history) >= 2
+            # Newest first: the final checkpoint, and before it one that still had work to do.
+            assert history[0]["checkpoint"]["checkpoint_id"] == state["checkpoint"]["checkpoint_id"]
+            pending = [snapshot["next"] for snapshot in history[1:]]
+            assert ["build_goal_spans"] in pending
+            assert ["segment_goals"] in pending
+        finally:
+            await client.threads.delete(thread_id)
+
+    asyncio.run(scenario())
+
+
+def _assert_spans_partition(goals: list[dict[str, Any]], labels: list[bool], n_turns: int) -> None:
+    """Goal spans are contiguous, start where a label says "new goal" and cover every turn."""
+    assert [goal["goal_index"] for goal in goals] == list(range(len(goals)))
+    covered = []
+    for goal in goals:
+        assert goal["start_turn"] <= goal["end_turn"]
+        assert labels[goal["start_turn"] - 1] is True
+        covered.extend(range(goal["start_turn"], goal["end_turn"] + 1))
+    assert covered == list(range(1, n_turns + 1))
+    assert len(goals) == sum(bool(label) for label in labels)

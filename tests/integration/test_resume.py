@@ -1,0 +1,176 @@
+"""Resuming from SQLite checkpoints: an interrupted thread, and a ``todeval segment`` run killed midway."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.types import RunnableConfig
+
+import nodes.segmentation
+from graphs.context import Context
+from graphs.goal_segmentation import build_goal_segmentation_graph
+from stores.checkpoint import open_checkpointer
+from tests.integration.conftest import VENV_BIN, subprocess_env, write_corpus
+
+pytestmark = pytest.mark.integration
+
+RULES = Context(segmentation_judge="local:rules")
+
+
+def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(
+    tmp_path: Path, dialogue: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_calls: list[str] = []
+    real_judge = nodes.segmentation.segmentation_judge
+
+    def counting_judge(spec: str, *args: Any, **kwargs: Any) -> Any:
+        judge_calls.append(spec)
+        return real_judge(spec, *args, **kwargs)
+
+    # segment_goals looks the factory up in its module at call time: one call per execution.
+    monkeypatch.setattr(nodes.segmentation, "segmentation_judge", counting_judge)
+    path = tmp_path / "ckpt.sqlite"
+    config: RunnableConfig = {"configurable": {"thread_id": "resume-me"}}
+
+    with open_checkpointer(path) as saver:
+        graph = build_goal_segmentation_graph().compile(
+            checkpointer=saver, interrupt_after=["segment_goals"]
+        )
+        graph.invoke({"dialogue": dialogue}, config, context=RULES)
+        paused = graph.get_state(config)
+    assert paused.next == ("build_goal_spans",)
+    assert "goals" not in paused.values
+    assert judge_calls == ["local:rules"]
+
+    with open_checkpointer(path) as saver:  # a new connection, as a new process would open
+        graph = build_goal_segmentation_graph().compile(checkpointer=saver)
+        assert graph.get_state(config).next == ("build_goal_spans",)
+        output = graph.invoke(None, config, context=RULES)
+        final = graph.get_state(config)
+        history = list(graph.get_state_history(config))
+
+    assert judge_calls == ["local:rules"], "segment_goals ran again on resume"
+    assert final.next == ()
+    scheduled = [task.name for snapshot in history for task in snapshot.tasks]
+    assert scheduled.count("segment_goals") == 1
+    assert scheduled.count("build_goal_spans") == 1
+    steps = [snapshot.metadata["step"] for snapshot in reversed(history)]
+    assert steps == sorted(set(steps)), steps
+
+    assert output["turns"] == paused.values["turns"]
+    uninterrupted = build_goal_segmentation_graph().compile().invoke(
+        {"dialogue": dialogue}, context=RULES
+    )
+    assert output == uninterrupted
+    assert output["turns"][0]["is_new_goal"] is True
+    covered = [t for g in output["goals"] for t in range(g["start_turn"], g["end_turn"] + 1)]
+    assert covered == list(range(1, len(dialogue["turns"]) + 1))
+
+
+# -- a killed CLI run --------------------------------------------------------------------------
+
+N_DIALOGUES = 400
+"""Big enough that the run is still going when the first lines reach the disk.
+
+``segments.jsonl`` is written through an ordinary buffered file, so lines appear in ~8 KB
+batches (about 20 dialogues each), not one by one.
+"""
+KILL_AFTER_LINES = 10
+RUN_TIMEOUT_S = 900.0
+"""Guards against a hang only."""
+
+
+def _complete_lines(path: Path) -> list[dict[str, Any]]:
+    """The finished lines of a JSONL file a killed writer may have cut mid-line."""
+    if not path.exists():
+        return []
+    text = path.read_text()
+    return [json.loads(line) for line in text.split("\n")[:-1] if line]
+
+
+def _segment_command(corpus: Path, out: Path, checkpoints: Path) -> list[str]:
+    return [
+        str(VENV_BIN / "todeval"),
+        "segment",
+        str(corpus),
+        "--out",
+        str(out),
+        "--checkpoints",
+        str(checkpoints),
+    ]
+
+
+def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    ids = write_corpus(corpus, N_DIALOGUES)
+    checkpoints, out = tmp_path / "ckpt.sqlite", tmp_path / "out"
+    command = _segment_command(corpus, out, checkpoints)
+    env = subprocess_env(tmp_path / "home")
+
+    with (tmp_path / "first.log").open("w") as log:
+        first = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while len(_complete_lines(out / "segments.jsonl")) < KILL_AFTER_LINES:
+        if first.poll() is not None:
+            break
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {KILL_AFTER_LINES} lines in segments.jsonl after {RUN_TIMEOUT_S}s")
+        time.sleep(0.02)
+    finished_before_kill = first.poll() is not None
+    if not finished_before_kill:
+        os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=60)
+    if finished_before_kill:
+        log = (tmp_path / "first.log").read_text()[-3000:]
+        if first.returncode != 0:
+            pytest.fail(f"todeval segment failed before it could be killed:\n{log}")
+        pytest.skip(
+            f"todeval segment finished all {N_DIALOGUES} dialogues before the test could kill "
+            "it, so resume was not exercised; raise N_DIALOGUES"
+        )
+    assert first.returncode == -signal.SIGKILL
+    before_kill = _complete_lines(out / "segments.jsonl")
+    assert len(before_kill) >= KILL_AFTER_LINES
+    assert not (out / "summary.json").exists()
+
+    # Resume the killed run and, side by side, a fresh run on its own checkpoint file.
+    fresh_out = tmp_path / "fresh"
+    runs = {
+        "resumed": (command, env),
+        "fresh": (
+            _segment_command(corpus, fresh_out, tmp_path / "fresh.sqlite"),
+            subprocess_env(tmp_path / "fresh_home"),
+        ),
+    }
+    started = {}
+    for name, (args, run_env) in runs.items():
+        with (tmp_path / f"{name}.log").open("w") as log:
+            started[name] = spawn(args, cwd=tmp_path, env=run_env, stdout=log, stderr=log)
+    for name, process in started.items():
+        process.wait(timeout=RUN_TIMEOUT_S)
+        assert process.returncode == 0, (tmp_path / f"{name}.log").read_text()[-3000:]
+
+    lines = _complete_lines(out / "segments.jsonl")
+    assert sorted(line["dialogue_id"] for line in lines) == sorted(ids)  # each exactly once
+    summary = json.loads((out / "summary.json").read_text())
+    counts = summary["counts"]
+    assert counts["dialogues"] == N_DIALOGUES
+    assert counts["failed_dialogues"] == 0 and counts["skipped_records"] == 0
+    assert counts["resumed_from_checkpoint"] >= len(before_kill)
+    assert counts["resumed_from_checkpoint"] < N_DIALOGUES, "the killed run had finished"
+
+    by_id = {line["dialogue_id"]: line for line in lines}
+    for line in before_kill:
+        assert by_id[line["dialogue_id"]] == line
+
+    fresh = {line["dialogue_id"]: line for line in _complete_lines(fresh_out / "segments.jsonl")}
+    fresh_summary = json.loads((fresh_out / "summary.json").read_text())
+    assert fresh_summary["counts"]["resumed_from_checkpoint"] == 0
+    assert fresh == by_id

@@ -1,0 +1,107 @@
+"""LangSmith tracing of the segmentation graph, captured by a local stand-in for the API.
+
+The traced run happens in a fresh Python process: langsmith caches its env lookups, its tracing
+flag and its client (``lru_cache``, module globals), so flipping ``LANGSMITH_TRACING`` inside the
+test process would leak into other tests in either direction.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import REPO_ROOT, subprocess_env
+from tests.integration.langsmith_capture import LangSmithCapture
+
+pytestmark = pytest.mark.integration
+
+TRACED_RUN = """
+import json, sys
+from langchain_core.tracers.langchain import wait_for_all_tracers
+from langsmith.run_trees import get_cached_client
+from graphs.context import Context
+from graphs.goal_segmentation import build_goal_segmentation_graph
+from stores.checkpoint import open_checkpointer
+
+dialogue = json.loads(sys.argv[1])
+config = {"configurable": {"thread_id": "trace-thread-1"}}
+with open_checkpointer(sys.argv[2]) as saver:
+    graph = build_goal_segmentation_graph().compile(checkpointer=saver, name="goal_segmentation")
+    output = graph.invoke(
+        {"dialogue": dialogue}, config, context=Context(segmentation_judge="local:rules")
+    )
+wait_for_all_tracers()
+get_cached_client().flush()
+print(json.dumps(output))
+"""
+
+
+def _traced_env(home: Path, endpoint: str, *, compression: bool) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in subprocess_env(home).items()
+        if not key.startswith(("LANGSMITH_", "LANGCHAIN_"))
+    }
+    env.update(
+        LANGSMITH_TRACING="true",
+        LANGSMITH_ENDPOINT=endpoint,
+        LANGSMITH_API_KEY="test",
+        LANGSMITH_PROJECT="todeval-test",
+        LANGSMITH_TEST_TRACKING="false",
+    )
+    if not compression:
+        env["LANGSMITH_DISABLE_RUN_COMPRESSION"] = "true"
+    return env
+
+
+@pytest.mark.parametrize("compression", [False, True], ids=["multipart", "zstd-multipart"])
+def test_graph_run_is_traced_as_one_tree(
+    tmp_path: Path, dialogue: dict[str, Any], compression: bool
+) -> None:
+    with LangSmithCapture(zstd=compression) as capture:
+        done = subprocess.run(
+            [sys.executable, "-c", TRACED_RUN, json.dumps(dialogue), str(tmp_path / "ckpt.sqlite")],
+            cwd=REPO_ROOT,
+            env=_traced_env(tmp_path / "home", capture.url, compression=compression),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        output = json.loads(done.stdout.strip().splitlines()[-1])
+        runs = capture.snapshot()
+
+    assert capture.errors == []
+    ingests = [r for r in capture.requests if r[1].endswith("/runs/multipart")]
+    assert ingests, capture.requests
+    assert {encoding for _, _, encoding in ingests} == ({"zstd"} if compression else {""})
+
+    roots = [run for run in runs.values() if run.get("parent_run_id") is None]
+    assert [root["name"] for root in roots] == ["goal_segmentation"], sorted(
+        (run.get("name"), run.get("parent_run_id")) for run in runs.values()
+    )
+    root = roots[0]
+    assert root["trace_id"] == root["id"]
+    assert root["session_name"] == "todeval-test"
+    assert root.get("end_time") and not root.get("error")
+    assert root["inputs"]["dialogue"]["dialog_id"] == dialogue["dialog_id"]
+    assert root["outputs"]["goals"] == output["goals"]
+    assert root["outputs"]["turns"] == output["turns"]
+    assert root["extra"]["metadata"]["thread_id"] == "trace-thread-1"
+
+    for name in ("segment_goals", "build_goal_spans"):
+        [child] = [run for run in runs.values() if run.get("name") == name]
+        assert child["parent_run_id"] == root["id"]
+        assert child["trace_id"] == root["trace_id"]
+        assert child["dotted_order"].startswith(root["dotted_order"] + ".")
+        assert child.get("end_time") and not child.get("error")
+        assert child.get("inputs") is not None and child.get("outputs") is not None
+
+    assert {run["trace_id"] for run in runs.values()} == {root["id"]}
+    segment = next(run for run in runs.values() if run["name"] == "segment_goals")
+    assert segment["outputs"]["turns"] == output["turns"]
