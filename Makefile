@@ -55,7 +55,7 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.segmentation
 
 train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
-	$(BIN)/python -m scripts.train_segmenter
+	$(BIN)/python -m scripts.train_segmenter --max-dialogues 8000
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
 	$(BIN)/python -m cli.dev

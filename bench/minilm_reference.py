@@ -10,43 +10,15 @@ does for this model. Speed does not matter here, correctness does, so it compute
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from stores.minilm_onnx import load_safetensors
+
 Array = NDArray[np.float64]
-
-_SAFETENSORS_DTYPES = {
-    "F32": np.float32,
-    "F16": np.float16,
-    "F64": np.float64,
-    "I64": np.int64,
-    "I32": np.int32,
-}
-
-
-def load_safetensors(path: Path) -> dict[str, NDArray[np.generic]]:
-    """Read every tensor of a safetensors file.
-
-    The format: an 8-byte little-endian header length, a JSON header mapping each tensor name
-    to its dtype, shape and byte range, then the raw little-endian data.
-    """
-    raw = path.read_bytes()
-    (header_len,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8 : 8 + header_len])
-    body = memoryview(raw)[8 + header_len :]
-    tensors: dict[str, NDArray[np.generic]] = {}
-    for name, spec in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = np.dtype(_SAFETENSORS_DTYPES[spec["dtype"]]).newbyteorder("<")
-        start, end = spec["data_offsets"]
-        array = np.frombuffer(body[start:end], dtype=dtype).reshape(spec["shape"])
-        tensors[name] = array.copy()
-    return tensors
 
 
 def _erf(x: Array) -> Array:
@@ -115,7 +87,9 @@ class MiniLMReference:
         probs = np.exp(scores)
         probs /= probs.sum(axis=-1, keepdims=True)
         context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, self.hidden)
-        return self._norm(self._linear(context, f"{prefix}.output.dense") + x, f"{prefix}.output.LayerNorm")
+        return self._norm(
+            self._linear(context, f"{prefix}.output.dense") + x, f"{prefix}.output.LayerNorm"
+        )
 
     def hidden_states(
         self,
@@ -135,7 +109,9 @@ class MiniLMReference:
             layer = f"encoder.layer.{i}"
             x = self._attention(x, attention_mask, f"{layer}.attention")
             inner = _gelu(self._linear(x, f"{layer}.intermediate.dense"))
-            x = self._norm(self._linear(inner, f"{layer}.output.dense") + x, f"{layer}.output.LayerNorm")
+            x = self._norm(
+                self._linear(inner, f"{layer}.output.dense") + x, f"{layer}.output.LayerNorm"
+            )
         return x
 
     def embed(
@@ -150,8 +126,10 @@ class MiniLMReference:
         pooled = (states * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
-    def embed_texts(self, texts: Sequence[str], tokenizer_path: Path, max_length: int = 256) -> Array:
-        """Tokenize with the model's own tokenizer.json and embed, one text at a time (no padding)."""
+    def embed_texts(
+        self, texts: Sequence[str], tokenizer_path: Path, max_length: int = 256
+    ) -> Array:
+        """Tokenize with the model's tokenizer.json and embed one text at a time (no padding)."""
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(tokenizer_path))

@@ -26,8 +26,17 @@ def run_segment(
     source: Path, judge: str, home: Path, out: Path, limit: int | None
 ) -> tuple[dict[str, Any], float, float]:
     """Run the CLI in a child process; return its summary, wall seconds and peak RSS in MB."""
-    command = [sys.executable, "-m", "cli.main", "segment", str(source), "--judge", judge,
-               "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "cli.main",
+        "segment",
+        str(source),
+        "--judge",
+        judge,
+        "--out",
+        str(out),
+    ]
     if limit:
         command += ["--limit", str(limit)]
     env = os.environ | {"TODEVAL_HOME": str(home), "ORT_DISABLE_TELEMETRY": "1"}

@@ -37,25 +37,33 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("input", help="a .json/.jsonl(.gz) file or an SGD folder")
     parser.add_argument(
-        "--format", choices=["auto", "mtg", "sgd"], default="auto",
+        "--format",
+        choices=["auto", "mtg", "sgd"],
+        default="auto",
         help="input format: mtg = Mind the Goal dialog JSON, sgd = SGD (compact or original)",
     )
     parser.add_argument(
-        "--judge", default="local",
+        "--judge",
+        default="local",
         help="segmentation judge: local (default, learned), local:rules, or provider:model "
         "(e.g. openai:gpt-4o-mini)",
     )
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
-        "--threshold", type=float, default=None,
+        "--threshold",
+        type=float,
+        default=None,
         help="new-goal probability cut-off for local:learned (default: the tuned one)",
     )
     parser.add_argument(
-        "--time-gap-minutes", type=float, default=Context.time_gap_minutes,
+        "--time-gap-minutes",
+        type=float,
+        default=Context.time_gap_minutes,
         help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
     )
     parser.add_argument(
-        "--checkpoints", default=None,
+        "--checkpoints",
+        default=None,
         help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     parser.add_argument("--limit", type=int, default=None, help="only the first N records")
@@ -87,7 +95,10 @@ def run(args: argparse.Namespace) -> int:
         with (args.out / "segments.jsonl").open("w") as segments:
             for record, result in progress(
                 run_corpus(
-                    graph, records, subsystem=SUBSYSTEM, context=context,
+                    graph,
+                    records,
+                    subsystem=SUBSYSTEM,
+                    context=context,
                     make_input=lambda d: {"dialogue": d.model_dump(mode="json")},
                     output_keys=SegmentationOutput.__annotations__,
                 ),
@@ -96,13 +107,15 @@ def run(args: argparse.Namespace) -> int:
                 line = tally.add(record, result)
                 if line is not None:
                     segments.write(jsonl_line(line))
+                    segments.flush()  # a killed run leaves whole lines behind
     summary = tally.summary(
         source=source, fmt=fmt, context=context, elapsed_s=time.perf_counter() - started
     )
     summary["outputs"] = {"segments": str(args.out / "segments.jsonl")}
     write_json(args.out / "summary.json", summary)
     print(_one_line(summary, args.out))
-    return 0
+    nothing_evaluated = summary["counts"]["dialogues"] == 0
+    return 1 if nothing_evaluated else 0
 
 
 class _Tally:
@@ -185,9 +198,9 @@ def _one_line(summary: dict[str, Any], out: Path) -> str:
         if metrics and metrics.get("f1") is not None
         else "no gold labels"
     )
-    problems = counts["skipped_records"] + counts["failed_dialogues"]
     return (
         f"segmented {counts['dialogues']} dialogues, {counts['turns']} turns into "
-        f"{counts['goals']} goals; {quality}; {problems} skipped; "
+        f"{counts['goals']} goals; {quality}; {counts['skipped_records']} unreadable records "
+        f"skipped, {counts['failed_dialogues']} failed (see summary.json); "
         f"judge {summary['judge']}; results in {out}/"
     )

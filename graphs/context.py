@@ -15,7 +15,10 @@ from langgraph.runtime import Runtime
 
 @dataclass(kw_only=True)
 class Context:
-    """Judge specs per role and thresholds. Specs: ``local``, ``local:<variant>``, ``<provider>:<model>``."""
+    """Judge specs per role and thresholds.
+
+    A spec is ``local``, ``local:<variant>`` or ``<provider>:<model>``.
+    """
 
     segmentation_judge: str = "local"
     """Who decides ``is_new_goal`` per turn (paper 004, Section 4.1).

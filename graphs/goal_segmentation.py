@@ -7,10 +7,10 @@ produced the labels.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
 from langgraph.graph import END, START, StateGraph
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from graphs.context import Context
 from nodes.segmentation import build_goal_spans, segment_goals
@@ -33,7 +33,7 @@ class GoalSpan(TypedDict):
 
 
 class SegmentationInput(TypedDict):
-    """A dialogue: ``dialog_id`` (or ``dialogue_id``) and ``turns[{turn_number, user_msg, response, ...}]``."""
+    """A dialogue record: ``dialog_id`` and ``turns[{turn_number, user_msg, response, ...}]``."""
 
     dialogue: dict[str, Any]
 

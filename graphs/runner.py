@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RunnableConfig
 
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
@@ -55,15 +55,19 @@ def run_dialogue(
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     keys = list(output_keys)
     snapshot = graph.get_state(config)
-    if snapshot.values and not snapshot.next:
+    # Pending tasks without ``next`` = killed right after the input checkpoint: not finished.
+    pending = bool(snapshot.next or snapshot.tasks)
+    if snapshot.values and not pending:
         values = {key: snapshot.values[key] for key in keys if key in snapshot.values}
         return ThreadResult(dialogue.dialogue_id, thread_id, values, resumed=True)
     # An interrupted thread resumes from its last checkpoint (input None); a new one starts.
-    graph_input = None if snapshot.next else make_input(dialogue)
+    graph_input = None if pending else make_input(dialogue)
     try:
         output = graph.invoke(graph_input, config, context=context)
     except Exception as error:  # noqa: BLE001 - one dialogue's failure must not stop the run
-        return ThreadResult(dialogue.dialogue_id, thread_id, None, f"{type(error).__name__}: {error}")
+        return ThreadResult(
+            dialogue.dialogue_id, thread_id, None, f"{type(error).__name__}: {error}"
+        )
     return ThreadResult(dialogue.dialogue_id, thread_id, dict(output))
 
 
@@ -82,11 +86,14 @@ def run_corpus(
         if isinstance(record, RecordError):
             yield record, None
             continue
-        yield record, run_dialogue(
-            graph,
+        yield (
             record,
-            subsystem=subsystem,
-            context=context,
-            make_input=make_input,
-            output_keys=keys,
+            run_dialogue(
+                graph,
+                record,
+                subsystem=subsystem,
+                context=context,
+                make_input=make_input,
+                output_keys=keys,
+            ),
         )

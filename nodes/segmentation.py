@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
@@ -11,8 +11,13 @@ from evals.schema import Dialogue
 from graphs.context import Context, get_context
 from nodes.judges.segmentation import segmentation_judge
 
+if TYPE_CHECKING:
+    # The graph module imports these nodes; the state type is only needed by the type checker
+    # (LangGraph falls back to the graph's state schema when it cannot resolve the hint).
+    from graphs.goal_segmentation import SegmentationState
 
-def segment_goals(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+
+def segment_goals(state: SegmentationState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the configured judge whether each turn starts a new goal."""
     context = get_context(runtime)
     dialogue = Dialogue.model_validate(state["dialogue"])
@@ -35,7 +40,7 @@ def segment_goals(state: dict[str, Any], runtime: Runtime[Context]) -> dict[str,
     }
 
 
-def build_goal_spans(state: dict[str, Any]) -> dict[str, Any]:
+def build_goal_spans(state: SegmentationState) -> dict[str, Any]:
     """Goals as contiguous turn spans; an unlabelled turn (``None``) continues its goal."""
     labels = [bool(turn["is_new_goal"]) for turn in state["turns"]]
     return {

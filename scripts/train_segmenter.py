@@ -15,14 +15,19 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from stores.embeddings import get_embedder
 
 from evals.datasets import load_dialogues, split_records
 from evals.metrics.segmentation import segmentation_report
 from evals.schema import Dialogue
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from nodes.judges.segmentation import MODEL_PATH
-from nodes.judges.segmentation_features import segmentation_features, turn_texts
-from stores.embeddings import get_embedder
+from nodes.judges.segmentation_features import (
+    EXPLICIT_SWITCH,
+    ActPrototypes,
+    segmentation_features,
+    turn_texts,
+)
 from stores.paths import data_dir
 
 
@@ -45,32 +50,38 @@ def embedding_table(dialogues: Sequence[Dialogue]) -> dict[str, NDArray[np.float
     return dict(zip(ordered, matrix, strict=True))
 
 
+class TableEmbed:
+    """Embeddings looked up in the precomputed table (the prototypes come from the model)."""
+
+    def __init__(self, table: dict[str, NDArray[np.float32]]) -> None:
+        self.table = table
+        self.prototypes = ActPrototypes.embed_with(get_embedder().embed)
+
+    def __call__(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.stack([self.table[text] for text in texts])
+
+    def features(self, dialogue: Dialogue) -> NDArray[np.float32]:
+        return segmentation_features(dialogue, self, self.prototypes)
+
+
 def featurise(
-    dialogues: Sequence[Dialogue], table: dict[str, NDArray[np.float32]]
+    dialogues: Sequence[Dialogue], embed: TableEmbed
 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
     """Stack feature rows and gold labels for turns 2..N of every dialogue."""
-
-    def embed(texts: Sequence[str]) -> NDArray[np.float32]:
-        return np.stack([table[text] for text in texts])
-
     rows, labels = [], []
     for dialogue in dialogues:
         gold = dialogue.gold_new_goal_labels()
         if gold is None or len(gold) < 2:
             continue
-        rows.append(segmentation_features(dialogue, embed))
+        rows.append(embed.features(dialogue))
         labels.extend(gold[1:])
     return np.concatenate(rows), np.asarray(labels, dtype=bool)
 
 
 def evaluate(
-    model: MLPClassifier, dialogues: Sequence[Dialogue], table: dict[str, NDArray[np.float32]]
+    model: MLPClassifier, dialogues: Sequence[Dialogue], embed: TableEmbed
 ) -> dict[str, object]:
-    """Segmentation metrics of ``model`` at its threshold."""
-
-    def embed(texts: Sequence[str]) -> NDArray[np.float32]:
-        return np.stack([table[text] for text in texts])
-
+    """Segmentation metrics of ``model`` at its threshold, with the explicit-switch rule."""
     pairs = []
     for dialogue in dialogues:
         gold = dialogue.gold_new_goal_labels()
@@ -78,8 +89,11 @@ def evaluate(
             continue
         predicted = [True]
         if len(gold) > 1:
-            probabilities = model.predict_proba(segmentation_features(dialogue, embed))
-            predicted += [bool(p >= model.threshold) for p in probabilities]
+            probabilities = model.predict_proba(embed.features(dialogue))
+            predicted += [
+                bool(p >= model.threshold) or bool(EXPLICIT_SWITCH.search(turn.user_msg))
+                for p, turn in zip(probabilities, dialogue.turns[1:], strict=True)
+            ]
         pairs.append((gold, predicted))
     return segmentation_report(pairs)
 
@@ -104,16 +118,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     train, valid = train_all[:cut], train_all[cut:]
     print(f"SGD: {len(train)} train, {len(valid)} validation, {len(dev)} dev dialogues")
 
-    table = embedding_table([*train, *valid, *dev])
-    x_train, y_train = featurise(train, table)
-    x_valid, y_valid = featurise(valid, table)
-    print(f"features: {x_train.shape[0]} train turns x {x_train.shape[1]}, {y_train.mean():.3f} new")
-    config = TrainingConfig(seed=args.seed)
+    embed = TableEmbed(embedding_table([*train, *valid, *dev]))
+    x_train, y_train = featurise(train, embed)
+    x_valid, y_valid = featurise(valid, embed)
+    print(
+        f"features: {x_train.shape[0]} train turns x {x_train.shape[1]}, {y_train.mean():.3f} new"
+    )
+    config = TrainingConfig(hidden=64, seed=args.seed)
     model = MLPClassifier.fit(
         x_train, y_train, valid_features=x_valid, valid_labels=y_valid, config=config
     )
-    valid_report = evaluate(model, valid, table)
-    dev_report = evaluate(model, dev, table)
+    valid_report = evaluate(model, valid, embed)
+    dev_report = evaluate(model, dev, embed)
     model.metadata |= {
         "role": "segmentation",
         "trained_on": f"SGD train ({len(train)} dialogues, seed {args.seed})",

@@ -1,6 +1,7 @@
 """Offline defaults for every test run."""
 
 import os
+import tempfile
 
 for key, value in {
     "ORT_DISABLE_TELEMETRY": "1",
@@ -11,3 +12,6 @@ for key, value in {
     "LANGSMITH_TEST_TRACKING": "false",
 }.items():
     os.environ.setdefault(key, value)
+
+# Checkpoints and caches of a test session go to a throw-away folder, never the repo.
+os.environ.setdefault("TODEVAL_HOME", tempfile.mkdtemp(prefix="todeval-tests-"))

@@ -73,9 +73,7 @@ class MLPClassifier:
         with np.load(path) as arrays:
             weights = {name: arrays[name].astype(np.float32) for name in arrays.files}
         sidecar = json.loads(path.with_suffix(".json").read_text())
-        return cls(
-            threshold=float(sidecar["threshold"]), metadata=sidecar["metadata"], **weights
-        )
+        return cls(threshold=float(sidecar["threshold"]), metadata=sidecar["metadata"], **weights)
 
     @classmethod
     def fit(
@@ -97,9 +95,14 @@ class MLPClassifier:
         mean = features.mean(axis=0).astype(np.float32)
         scale = (features.std(axis=0) + 1e-6).astype(np.float32)
         model = cls(
-            w1=(rng.standard_normal((features.shape[1], cfg.hidden)) * np.sqrt(2.0 / features.shape[1])).astype(np.float32),
+            w1=(
+                rng.standard_normal((features.shape[1], cfg.hidden))
+                * np.sqrt(2.0 / features.shape[1])
+            ).astype(np.float32),
             b1=np.zeros(cfg.hidden, np.float32),
-            w2=(rng.standard_normal((cfg.hidden, 1)) * np.sqrt(1.0 / cfg.hidden)).astype(np.float32),
+            w2=(rng.standard_normal((cfg.hidden, 1)) * np.sqrt(1.0 / cfg.hidden)).astype(
+                np.float32
+            ),
             b2=np.zeros(1, np.float32),
             mean=mean,
             scale=scale,
@@ -114,7 +117,9 @@ class MLPClassifier:
                 batch = order[start : start + cfg.batch_size]
                 grads = model._gradients(features[batch], y[batch], pos_weight, cfg.weight_decay)
                 adam.step(grads)
-            loss = _bce(model.predict_proba(valid_features), valid_labels.astype(np.float32), pos_weight)
+            loss = _bce(
+                model.predict_proba(valid_features), valid_labels.astype(np.float32), pos_weight
+            )
             if loss < best_loss - 1e-4:
                 best_loss, best, stale = loss, model._weights(), 0
             else:

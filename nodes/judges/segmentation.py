@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
+from stores.embeddings import get_embedder
 
 from evals.schema import Dialogue
 from nodes.judges import resolve_judge
@@ -26,8 +27,10 @@ from nodes.judges.classifier import MLPClassifier
 from nodes.judges.llm import LLMJudge
 from nodes.judges.local import register_local_judge
 from nodes.judges.segmentation_features import (
+    EXPLICIT_SWITCH,
     PREVIOUS_REPLY_CUES,
     USER_CUES,
+    ActPrototypes,
     minutes_since_previous,
     segmentation_features,
     turn_texts,
@@ -38,7 +41,6 @@ from nodes.prompts.segmentation import (
     SEGMENTATION_SYSTEM_PROMPT,
     TURN_TEMPLATE,
 )
-from stores.embeddings import get_embedder
 
 ROLE = "segmentation"
 MODEL_PATH = Path(__file__).parent / "models" / "segmentation_mlp.npz"
@@ -76,7 +78,12 @@ def _gap_logits(dialogue: Dialogue, time_gap_minutes: float) -> np.ndarray:
 
 
 class LearnedSegmenter:
-    """``local:learned``: MLP over MiniLM vectors, similarities and cue flags."""
+    """``local:learned``: a small MLP over similarities, cue flags and dialogue-act scores.
+
+    Trained on SGD train (``make train-segmenter``); an explicit topic-switch phrase ("another
+    question", "unrelated", "btw") starts a goal whatever the model says, as paper 004 names
+    such contextual cues, and a long pause raises the odds.
+    """
 
     name = "local:learned"
 
@@ -86,6 +93,8 @@ class LearnedSegmenter:
                 f"No segmentation model at {model_path}; run `make train-segmenter`."
             )
         self.model = MLPClassifier.load(model_path)
+        self.embed = get_embedder().embed
+        self.prototypes = ActPrototypes.embed_with(self.embed)
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
@@ -93,14 +102,17 @@ class LearnedSegmenter:
         """Probability of a new goal per turn, shifted by time gaps, cut at the threshold."""
         if len(dialogue.turns) == 1:
             return SegmentationVerdict([True], self.name, [1.0])
-        features = segmentation_features(dialogue, get_embedder().embed)
+        features = segmentation_features(dialogue, self.embed, self.prototypes)
         logits = self.model.logits(features) + _gap_logits(dialogue, time_gap_minutes)
         probabilities = 1.0 / (1.0 + np.exp(-logits))
         cut = self.model.threshold if threshold is None else threshold
-        labels: list[bool | None] = [True] + [bool(p >= cut) for p in probabilities]
-        return SegmentationVerdict(
-            labels, self.name, [1.0] + [round(float(p), 4) for p in probabilities]
-        )
+        announced = [bool(EXPLICIT_SWITCH.search(t.user_msg)) for t in dialogue.turns[1:]]
+        labels: list[bool | None] = [
+            True,
+            *(bool(p >= cut) or said for p, said in zip(probabilities, announced, strict=True)),
+        ]
+        confidences: list[float | None] = [1.0, *(round(float(p), 4) for p in probabilities)]
+        return SegmentationVerdict(labels, self.name, confidences)
 
 
 class RuleSegmenter:
@@ -124,7 +136,7 @@ class RuleSegmenter:
         labels: list[bool | None] = [True]
         for j in range(1, len(users)):
             assert vectors is not None
-            labels.append(self._is_new_goal(users, replies, vectors, j, gaps[j - 1] > 0))
+            labels.append(self._is_new_goal(users, replies, vectors, j, bool(gaps[j - 1] > 0)))
         return SegmentationVerdict(labels, self.name)
 
     def _is_new_goal(
@@ -150,7 +162,7 @@ class RuleSegmenter:
         shifted = float(vectors[j] @ vectors[j - 1]) < self.topic_shift_below
         if reply("asks_question") and not user("request"):
             return False  # most likely answering the assistant's question
-        return (shifted and not user("anaphora")) or (long_pause and user("request"))
+        return bool((shifted and not user("anaphora")) or (long_pause and user("request")))
 
 
 class LLMSegmentTurn(BaseModel):
@@ -199,7 +211,7 @@ class LLMSegmenter:
         if result.value is None:
             return SegmentationVerdict([True] + [None] * (n - 1), self.name, reason=result.reason)
         by_number = {turn.turn_number: turn.is_new_goal for turn in result.value.turns}
-        labels: list[bool | None] = [True] + [by_number.get(k) for k in range(2, n + 1)]
+        labels: list[bool | None] = [True, *(by_number.get(k) for k in range(2, n + 1))]
         missing = [k for k in range(2, n + 1) if k not in by_number]
         reason = f"the judge gave no label for turns {missing}" if missing else None
         return SegmentationVerdict(labels, self.name, reason=reason)
@@ -232,4 +244,3 @@ def segmentation_judge(spec: str, max_retries: int = 3) -> SegmentationJudge:
         ROLE, spec, lambda parsed: LLMSegmenter(parsed, max_retries=max_retries)
     )
     return judge
-

@@ -2,16 +2,21 @@
 
 For each turn j >= 2 the question is whether the user's message starts a new information need.
 The signals: lexical cues ("another question", "also"), whether the user is answering the
-assistant's question ("yes", "the ThinkPad"), topic change between consecutive user turns (MiniLM
-cosine), how the assistant's previous reply ended ("anything else?"), and time gaps. Everything
-here is text-only, so it applies to any domain; time gaps are applied by the judge as a shift of
-the odds because SGD, the training data, has no timestamps.
+assistant's question, how the assistant's previous reply ended ("anything else?"), topic change
+between consecutive turns (MiniLM cosine, and the share of new content words), and time gaps.
+
+Every feature is *relational* or *act-like* (similarities, cue flags, similarity to a few
+dialogue-act prototypes), never a raw embedding: raw vectors let a model trained on SGD
+memorise SGD's services and fail on other domains (measured: F1 0.97 on SGD dev but 0.22 on
+the enterprise sample). Time gaps are applied by the judge as a shift of the odds, because SGD,
+the training data, has no timestamps.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -27,13 +32,17 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+#: An explicit announcement of a new topic: the paper's "Now I have another question...".
+EXPLICIT_SWITCH = _cue(
+    r"\b(another|one more|different|separate|new|unrelated|other) (question|thing|topic|"
+    r"request|issue|query|matter)\b|\bby the way\b|\bbtw\b|\bon a different note\b|"
+    r"\bunrelated\b|\bswitching (gears|topics?)\b|\bone more\b"
+)
+
 #: Cues in the user's message.
 USER_CUES: dict[str, re.Pattern[str]] = {
-    "explicit_switch": _cue(
-        r"\b(another|one more|different|separate|new|unrelated|other) (question|thing|topic|"
-        r"request|issue|query|matter)\b|\bby the way\b|\bbtw\b|\bon a different note\b|"
-        r"\bunrelated\b|\bswitching (gears|topics?)\b|\bsomething else\b|\balso\b|\banother\b"
-    ),
+    "explicit_switch": EXPLICIT_SWITCH,
+    "also": _cue(r"\balso\b|\banother\b|\bas well\b"),
     "request": _cue(
         r"\b(i want|i need|i would like|i'd like|i wanna|can you|could you|can i|could i|"
         r"help me|i'm looking for|i am looking for|find me|get me|show me|tell me|how do i|"
@@ -73,7 +82,93 @@ PREVIOUS_REPLY_CUES: dict[str, re.Pattern[str]] = {
     ),
 }
 
-N_SCALAR_FEATURES = len(USER_CUES) + len(PREVIOUS_REPLY_CUES) + 9
+#: Dialogue-act prototypes for user messages: a message's act is read as its highest cosine
+#: to each group (a zero-shot act tagger that works in any domain).
+USER_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "topic_switch": (
+        "I have another question.",
+        "Unrelated, but I have a different question.",
+        "By the way, something different.",
+        "One more thing I need help with.",
+    ),
+    "new_request": (
+        "I also need to book something else.",
+        "Can you also help me find something?",
+        "Now I want to do something else.",
+    ),
+    "affirm": ("Yes, that's correct.", "Yes please, go ahead.", "That works for me.", "Sounds good."),
+    "negate": ("No, that's not right.", "No, I don't want that."),
+    "thank_close": ("Thank you, that's all I need.", "Thanks, bye.", "Great, thanks for your help."),
+    "inform": ("At 5 pm on Friday.", "In San Francisco.", "The second one.", "For two people."),
+    "follow_up": (
+        "What about the other one?",
+        "How much does it cost?",
+        "What's their address?",
+        "And what about that?",
+        "Can you tell me more about it?",
+    ),
+    "complaint": (
+        "That's not what I asked.",
+        "That's wrong, please try again.",
+        "That didn't help.",
+    ),
+    "greeting": ("Hi, I need some help.", "Hello there."),
+}
+
+#: Dialogue-act prototypes for the assistant's replies.
+REPLY_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "offer_more": ("Is there anything else I can help you with?", "Can I help with anything else?"),
+    "request_info": (
+        "Which city would you like?",
+        "What date and time?",
+        "Could you give me more details?",
+    ),
+    "confirm": (
+        "Please confirm the following details: is that correct?",
+        "Shall I go ahead with this?",
+    ),
+    "done": (
+        "Your reservation is confirmed.",
+        "Done, your request has been submitted.",
+        "All set.",
+    ),
+    "inform": ("Here is the information you asked for.", "The address is 123 Main Street."),
+    "offer": (
+        "I found an option that matches. Would that work?",
+        "There are 3 results; the first is available.",
+    ),
+    "fail": ("Sorry, I couldn't complete that.", "I couldn't find any information about that."),
+    "goodbye": ("Have a great day!", "Goodbye."),
+}
+
+_STOPWORDS = frozenset(
+    "a an the i me my we our you your it its is are was were be been do does did to of in on "
+    "at for with and or but if so this that these those there here what whats what's how when "
+    "where which who why can could would will should may might please thanks thank just also "
+    "any some about from by as up out not no yes ok okay".split()
+)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+@dataclass(frozen=True)
+class ActPrototypes:
+    """The embedded prototype groups (one matrix per act); build once per embedder."""
+
+    user: tuple[FloatArray, ...]
+    reply: tuple[FloatArray, ...]
+
+    @classmethod
+    def embed_with(cls, embed: Embed) -> ActPrototypes:
+        """Embed every prototype sentence."""
+        return cls(
+            user=tuple(embed(list(group)) for group in USER_ACT_PROTOTYPES.values()),
+            reply=tuple(embed(list(group)) for group in REPLY_ACT_PROTOTYPES.values()),
+        )
+
+
+N_FEATURES = 13 + len(USER_CUES) + len(PREVIOUS_REPLY_CUES) + 2 * (
+    len(USER_ACT_PROTOTYPES) + len(REPLY_ACT_PROTOTYPES)
+)
 
 
 def turn_texts(dialogue: Dialogue) -> tuple[list[str], list[str]]:
@@ -101,26 +196,27 @@ def _gap_minutes(before: datetime | None, after: datetime | None) -> float | Non
         return None
 
 
-def segmentation_features(dialogue: Dialogue, embed: Embed) -> FloatArray:
-    """Feature rows for turns 2..N (shape ``(N-1, 5*dim + N_SCALAR_FEATURES)``).
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of three or more letters that are not stop words."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
 
-    Vectors: the user message u_j, the previous user message u_{j-1}, the assistant reply
-    just before u_j (r_{j-1}), the reply to u_j (r_j) and u_j * u_{j-1}; then the cosine
-    similarities between them and the cue flags.
-    """
+
+def segmentation_features(
+    dialogue: Dialogue, embed: Embed, prototypes: ActPrototypes
+) -> FloatArray:
+    """Feature rows for turns 2..N, shape ``(N-1, N_FEATURES)``."""
     users, replies = turn_texts(dialogue)
-    n = len(users)
-    if n < 2:
-        return np.zeros((0, 0), np.float32)
+    if len(users) < 2:
+        return np.zeros((0, N_FEATURES), np.float32)
     vectors = embed(users + replies)
-    user_vecs, reply_vecs = vectors[:n], vectors[n:]
-    # An empty reply (a system error) must not look like any text: zero vector.
-    empty = np.array([not text.strip() for text in replies])
-    reply_vecs = np.where(empty[:, None], 0.0, reply_vecs).astype(np.float32)
-    rows = [
-        _turn_row(j, users, replies, user_vecs, reply_vecs) for j in range(1, n)
-    ]
-    return np.stack(rows).astype(np.float32)
+    user_vecs, reply_vecs = vectors[: len(users)], vectors[len(users) :]
+    seen = content_words(users[0]) | content_words(replies[0])
+    rows = []
+    for j in range(1, len(users)):
+        words = content_words(users[j])
+        rows.append(_turn_row(j, users, replies, user_vecs, reply_vecs, words, seen, prototypes))
+        seen |= words | content_words(replies[j])
+    return np.stack(rows)
 
 
 def _turn_row(
@@ -129,21 +225,36 @@ def _turn_row(
     replies: list[str],
     user_vecs: FloatArray,
     reply_vecs: FloatArray,
+    words: set[str],
+    seen: set[str],
+    prototypes: ActPrototypes,
 ) -> FloatArray:
-    u, u_prev = user_vecs[j], user_vecs[j - 1]
-    r_prev, r = reply_vecs[j - 1], reply_vecs[j]
-    earlier_max = float(np.max(user_vecs[:j] @ u))
-    scalars = [
+    u, u_prev, r_prev, r = user_vecs[j], user_vecs[j - 1], reply_vecs[j - 1], reply_vecs[j]
+    previous_words = content_words(users[j - 1])
+    topic = [
         float(u @ u_prev),
         float(u @ r_prev),
         float(r @ r_prev),
         float(u @ r),
-        earlier_max,
-        np.log1p(len(users[j].split())),
-        np.log1p(len(users[j - 1].split())),
+        float(np.max(user_vecs[:j] @ u)),
+        # Share of the message's content words never seen in the dialogue: a new topic.
+        len(words - seen) / len(words) if words else 0.0,
+        len(words & previous_words) / max(1, len(words | previous_words)),
+        len(words & content_words(replies[j - 1])) / max(1, len(words)),
+        float(not words),
+    ]
+    shape = [
+        float(np.log1p(len(users[j].split()))),
+        float(np.log1p(len(users[j - 1].split()))),
         float("?" in users[j]),
         float(not replies[j - 1].strip()),
     ]
-    scalars += [float(bool(p.search(users[j]))) for p in USER_CUES.values()]
-    scalars += [float(bool(p.search(replies[j - 1]))) for p in PREVIOUS_REPLY_CUES.values()]
-    return np.concatenate([u, u_prev, r_prev, r, u * u_prev, np.asarray(scalars, np.float32)])
+    cues = [float(bool(p.search(users[j]))) for p in USER_CUES.values()]
+    cues += [float(bool(p.search(replies[j - 1]))) for p in PREVIOUS_REPLY_CUES.values()]
+    acts = _acts(u, prototypes.user) + _acts(r_prev, prototypes.reply)
+    acts += _acts(u_prev, prototypes.user) + _acts(r, prototypes.reply)
+    return np.asarray(topic + shape + cues + acts, dtype=np.float32)
+
+
+def _acts(vector: FloatArray, groups: tuple[FloatArray, ...]) -> list[float]:
+    return [float(np.max(group @ vector)) for group in groups]

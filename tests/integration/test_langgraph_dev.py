@@ -1,4 +1,4 @@
-"""The graphs of ``langgraph.json`` served by ``langgraph dev`` and used through ``langgraph-sdk``."""
+"""The graphs of ``langgraph.json`` served by ``langgraph dev``, used through ``langgraph-sdk``."""
 
 from __future__ import annotations
 
@@ -130,9 +130,7 @@ def test_run_on_a_thread_segments_and_checkpoints(server: str, dialogue: dict[st
             assert output["dialogue_id"] == dialogue["dialog_id"]
             assert output["judge"].startswith("local:rules")
             labels = [turn["is_new_goal"] for turn in output["turns"]]
-            assert [turn["turn_number"] for turn in output["turns"]] == list(
-                range(1, n_turns + 1)
-            )
+            assert [turn["turn_number"] for turn in output["turns"]] == list(range(1, n_turns + 1))
             assert labels[0] is True
             _assert_spans_partition(output["goals"], labels, n_turns)
 

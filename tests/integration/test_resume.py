@@ -1,4 +1,4 @@
-"""Resuming from SQLite checkpoints: an interrupted thread, and a ``todeval segment`` run killed midway."""
+"""Resuming from SQLite checkpoints: an interrupted thread, a killed ``todeval segment`` run."""
 
 from __future__ import annotations
 
@@ -65,13 +65,76 @@ def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(
     assert steps == sorted(set(steps)), steps
 
     assert output["turns"] == paused.values["turns"]
-    uninterrupted = build_goal_segmentation_graph().compile().invoke(
-        {"dialogue": dialogue}, context=RULES
+    uninterrupted = (
+        build_goal_segmentation_graph().compile().invoke({"dialogue": dialogue}, context=RULES)
     )
     assert output == uninterrupted
     assert output["turns"][0]["is_new_goal"] is True
     covered = [t for g in output["goals"] for t in range(g["start_turn"], g["end_turn"] + 1)]
     assert covered == list(range(1, len(dialogue["turns"]) + 1))
+
+
+def _store_only_the_input_checkpoint(path: Path, thread_id: str, graph_input: Any) -> None:
+    """Leave in ``path`` what a run killed right after its first checkpoint leaves.
+
+    That is the ``input`` checkpoint (step -1) with the ``__start__`` task's writes, and no
+    step-0 checkpoint: with the default ``async`` durability the later checkpoint is still being
+    written in the background when the process dies. ``get_state`` then reports the input
+    applied (``values == {"dialogue": ...}``) and ``next == ()``, although no node has run.
+    """
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    with open_checkpointer(":memory:") as memory:
+        graph = build_goal_segmentation_graph().compile(checkpointer=memory)
+        graph.invoke(graph_input, config, context=RULES)
+        [first] = [c for c in memory.list(config) if c.metadata["source"] == "input"]
+    with open_checkpointer(path) as saver:
+        stored = saver.put(
+            config, first.checkpoint, first.metadata, first.checkpoint["channel_versions"]
+        )
+        by_task: dict[str, list[tuple[str, Any]]] = {}
+        for task_id, channel, value in first.pending_writes or []:
+            by_task.setdefault(task_id, []).append((channel, value))
+        for task_id, writes in by_task.items():
+            saver.put_writes(stored, writes, task_id)
+        snapshot = build_goal_segmentation_graph().compile(checkpointer=saver).get_state(config)
+    # The state the rerun meets (checked so the test keeps reproducing it).
+    assert snapshot.next == () and set(snapshot.values) == {"dialogue"}
+
+
+def test_rerun_finishes_a_thread_killed_right_after_its_input_checkpoint(
+    tmp_path: Path, dialogue: dict[str, Any]
+) -> None:
+    from cli.main import main
+    from evals.schema import Dialogue
+    from graphs.runner import thread_id_for
+
+    corpus = tmp_path / "one.jsonl"
+    corpus.write_text(json.dumps(dialogue) + "\n")
+    record = Dialogue.model_validate(dialogue)
+    checkpoints = tmp_path / "ckpt.sqlite"
+    thread_id = thread_id_for("goal_segmentation", record, RULES)  # the CLI's thread for it
+    _store_only_the_input_checkpoint(
+        checkpoints, thread_id, {"dialogue": record.model_dump(mode="json")}
+    )
+
+    out = tmp_path / "out"
+    code = main(_segment_command(corpus, out, checkpoints)[1:])
+
+    assert code == 0
+    with open_checkpointer(checkpoints) as saver:
+        threads = {c.config["configurable"]["thread_id"] for c in saver.list(None)}
+    assert threads == {thread_id}, "the CLI did not pick up the stored thread"
+    [line] = _complete_lines(out / "segments.jsonl")
+    expected = (
+        build_goal_segmentation_graph().compile().invoke({"dialogue": dialogue}, context=RULES)
+    )
+    assert line["dialogue_id"] == dialogue["dialog_id"]
+    assert line["goals"] == expected["goals"]
+    assert [t["is_new_goal"] for t in line["turns"]] == [
+        t["is_new_goal"] for t in expected["turns"]
+    ]
+    counts = json.loads((out / "summary.json").read_text())["counts"]
+    assert counts["dialogues"] == 1 and counts["failed_dialogues"] == 0
 
 
 # -- a killed CLI run --------------------------------------------------------------------------
@@ -104,6 +167,8 @@ def _segment_command(corpus: Path, out: Path, checkpoints: Path) -> list[str]:
         str(out),
         "--checkpoints",
         str(checkpoints),
+        "--judge",
+        "local:rules",
     ]
 
 
@@ -128,9 +193,15 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
         os.killpg(first.pid, signal.SIGKILL)
     first.wait(timeout=60)
     if finished_before_kill:
-        log = (tmp_path / "first.log").read_text()[-3000:]
         if first.returncode != 0:
-            pytest.fail(f"todeval segment failed before it could be killed:\n{log}")
+            tail = (tmp_path / "first.log").read_text()[-3000:]
+            pytest.fail(f"todeval segment failed before it could be killed:\n{tail}")
+        summary = json.loads((out / "summary.json").read_text())
+        if summary["counts"]["dialogues"] != N_DIALOGUES:
+            pytest.fail(
+                f"todeval segment ended without segmenting every dialogue: {summary['counts']}; "
+                f"first failures: {summary['failed'][:2]}"
+            )
         pytest.skip(
             f"todeval segment finished all {N_DIALOGUES} dialogues before the test could kill "
             "it, so resume was not exercised; raise N_DIALOGUES"

@@ -79,7 +79,11 @@ def test_graph_run_is_traced_as_one_tree(
     assert capture.errors == []
     ingests = [r for r in capture.requests if r[1].endswith("/runs/multipart")]
     assert ingests, capture.requests
-    assert {encoding for _, _, encoding in ingests} == ({"zstd"} if compression else {""})
+    encodings = {encoding for _, _, encoding in ingests}
+    # Runs queued before the client's background thread has read /info and switched compression
+    # on still go out as plain multipart (a race inside langsmith), so only require that
+    # compressed bodies arrived, and (below) that every run was decoded whole.
+    assert ("zstd" in encodings) if compression else (encodings == {""}), encodings
 
     roots = [run for run in runs.values() if run.get("parent_run_id") is None]
     assert [root["name"] for root in roots] == ["goal_segmentation"], sorted(

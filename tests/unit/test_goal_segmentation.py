@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,19 +14,32 @@ from graphs.goal_segmentation import build_goal_segmentation_graph
 from nodes.judges import llm as llm_module
 from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeSpecError
+from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
 
 DIALOGUE: dict[str, Any] = {
     "dialog_id": "d-1",
     "turns": [
-        {"turn_number": 1, "user_msg": "How many vacation days do I get per year?",
-         "response": "Full-time employees get 25 days of paid vacation per year."},
-        {"turn_number": 2, "user_msg": "Does that include public holidays?",
-         "response": "No, public holidays are on top of the 25 days."},
-        {"turn_number": 3, "user_msg": "Thanks. Another question: my laptop won't connect to the VPN.",
-         "response": "Which VPN client are you using?"},
-        {"turn_number": 4, "user_msg": "GlobalProtect",
-         "response": "Please update GlobalProtect to 6.2 and sign in again."},
+        {
+            "turn_number": 1,
+            "user_msg": "How many vacation days do I get per year?",
+            "response": "Full-time employees get 25 days of paid vacation per year.",
+        },
+        {
+            "turn_number": 2,
+            "user_msg": "Does that include public holidays?",
+            "response": "No, public holidays are on top of the 25 days.",
+        },
+        {
+            "turn_number": 3,
+            "user_msg": "Thanks. Another question: my laptop won't connect to the VPN.",
+            "response": "Which VPN client are you using?",
+        },
+        {
+            "turn_number": 4,
+            "user_msg": "GlobalProtect",
+            "response": "Please update GlobalProtect to 6.2 and sign in again.",
+        },
     ],
 }
 
@@ -61,6 +75,14 @@ def test_checkpoints_record_each_node() -> None:
     assert written  # history is non-empty
 
 
+@pytest.fixture(autouse=True)
+def _fresh_llm_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Each test its own response cache: a cached answer would hide the scripted one.
+    cache = LLMCache(tmp_path / "llm_cache.sqlite")
+    monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
+    segmentation_judge.cache_clear()
+
+
 def _with_fake_llm(monkeypatch: pytest.MonkeyPatch, script: list[Any]) -> ScriptedChatModel:
     model = ScriptedChatModel(script)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
@@ -68,8 +90,7 @@ def _with_fake_llm(monkeypatch: pytest.MonkeyPatch, script: list[Any]) -> Script
     return model
 
 
-def test_llm_judge_reads_the_appendix_d_answer(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setenv("TODEVAL_HOME", str(tmp_path))
+def test_llm_judge_reads_the_appendix_d_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     answer = {
         "dialog_id": "d-1",
         "turns": [
@@ -92,9 +113,8 @@ def test_llm_judge_reads_the_appendix_d_answer(monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_llm_judge_malformed_output_becomes_null_with_reason(
-    monkeypatch: pytest.MonkeyPatch, tmp_path
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("TODEVAL_HOME", str(tmp_path))
     _with_fake_llm(monkeypatch, ["I cannot help with that."] * 10)
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", _no_backoff(llm_module.LLMJudge.__init__))
     output = _run("openai:gpt-4o-mini", thread="bad")
@@ -104,10 +124,10 @@ def test_llm_judge_malformed_output_becomes_null_with_reason(
     assert output["goals"] == [{"goal_index": 0, "start_turn": 1, "end_turn": 4}]
 
 
-def test_llm_judge_missing_turns_are_null(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setenv("TODEVAL_HOME", str(tmp_path))
-    partial = {"turns": [{"turn_number": 1, "is_new_goal": "yes"},
-                         {"turn_number": 2, "is_new_goal": "no"}]}
+def test_llm_judge_missing_turns_are_null(monkeypatch: pytest.MonkeyPatch) -> None:
+    partial = {
+        "turns": [{"turn_number": 1, "is_new_goal": "yes"}, {"turn_number": 2, "is_new_goal": "no"}]
+    }
     _with_fake_llm(monkeypatch, [json.dumps(partial)])
     output = _run("openai:gpt-4o-mini", thread="partial")
     assert [t["is_new_goal"] for t in output["turns"]] == [True, False, None, None]

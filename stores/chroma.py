@@ -1,0 +1,107 @@
+"""Chroma clients and collections that embed with todeval's MiniLM (cosine space).
+
+Local use: :func:`persistent_client` keeps the vectors on disk under ``todeval_home()/chroma``.
+Scale-out: run a Chroma server (``chroma run --path /data/chroma --port 8000``, or the
+``chromadb/chroma`` container) and pass ``client=http_client(host, port)`` to
+:func:`get_collection`; every worker then shares one store. The server never embeds: our
+embedding function runs in each client process, so the server needs no model.
+Anonymized telemetry is off for every client made here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.api.types import Embeddable, EmbeddingFunction
+from chromadb.config import Settings
+
+from stores.embeddings import MiniLMEmbedder, MiniLMEmbeddingFunction
+from stores.paths import todeval_home
+
+
+def chroma_settings() -> Settings:
+    """Settings for every todeval Chroma client: anonymized telemetry off."""
+    return Settings(anonymized_telemetry=False)
+
+
+def default_chroma_path() -> Path:
+    """``todeval_home()/chroma``."""
+    return todeval_home() / "chroma"
+
+
+def persistent_client(path: Path | str | None = None) -> ClientAPI:
+    """A Chroma client that stores collections on disk.
+
+    Clients for the same folder share one underlying system within a process (chromadb
+    caches it), so calling this repeatedly is cheap.
+
+    Args:
+        path: The folder; default ``todeval_home()/chroma``.
+
+    Returns:
+        The client.
+    """
+    folder = Path(path) if path is not None else default_chroma_path()
+    folder.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(folder), settings=chroma_settings())
+
+
+def http_client(
+    host: str = "localhost",
+    port: int = 8000,
+    *,
+    ssl: bool = False,
+    headers: dict[str, str] | None = None,
+) -> ClientAPI:
+    """A client of a Chroma server: the scale-out route (many processes or machines).
+
+    Args:
+        host: Server host name.
+        port: Server port.
+        ssl: Use HTTPS.
+        headers: Extra HTTP headers (e.g. an auth token).
+
+    Returns:
+        The client; pass it to :func:`get_collection` as ``client=``.
+    """
+    return chromadb.HttpClient(
+        host=host, port=port, ssl=ssl, headers=headers, settings=chroma_settings()
+    )
+
+
+def get_collection(
+    name: str,
+    *,
+    path: Path | str | None = None,
+    embedder: MiniLMEmbedder | None = None,
+    client: ClientAPI | None = None,
+) -> Collection:
+    """Open a collection, creating it (cosine space) if it does not exist.
+
+    Args:
+        name: Collection name (3-512 characters of ``[a-zA-Z0-9._-]``, chromadb's rule).
+        path: Folder of the persistent store; default ``todeval_home()/chroma``.
+        embedder: The embedder for documents and queries; default the shared one.
+        client: An existing client instead (e.g. :func:`http_client`); excludes ``path``.
+
+    Returns:
+        The collection; ``add``/``query`` with ``documents=``/``query_texts=`` embed
+        through todeval's MiniLM and its cache.
+
+    Raises:
+        ValueError: Both ``path`` and ``client`` were given.
+    """
+    if client is not None and path is not None:
+        raise ValueError("pass either path or client, not both")
+    client = client or persistent_client(path)
+    # chromadb types the parameter for text-or-image functions; ours embeds text only.
+    function = cast("EmbeddingFunction[Embeddable]", MiniLMEmbeddingFunction(embedder))
+    return client.get_or_create_collection(
+        name,
+        embedding_function=function,
+        configuration={"hnsw": {"space": "cosine"}},
+    )

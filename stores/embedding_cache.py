@@ -1,0 +1,123 @@
+"""A persistent cache of sentence embeddings in SQLite, behind an in-process LRU.
+
+Keys are sha256 digests of (model id, text), values float32 vectors. The database runs in
+WAL mode so several processes can share one file; one connection per process, guarded by a
+lock, serves all its threads, and every call does one read query and one write transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+_SQLITE_MAX_VARIABLES = 32766  # SQLite's default limit since 3.32
+
+
+class EmbeddingCache:
+    """Vectors by sha256(model id, text) in SQLite (WAL), behind an in-process LRU.
+
+    Safe for several threads (one connection per process, behind a lock) and several
+    processes (WAL, busy timeout, short write transactions).
+
+    Args:
+        path: The SQLite file (created with its folder if missing).
+        memory_items: How many vectors the in-process LRU keeps (0 turns it off).
+    """
+
+    def __init__(self, path: Path | str, *, memory_items: int = 10_000) -> None:
+        self.path = Path(path)
+        self.memory_items = memory_items
+        self._memory: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = os.getpid()
+
+    @staticmethod
+    def make_key(model_id: str, text: str) -> bytes:
+        """sha256 of the model id and the text (NUL-separated: neither contains NUL)."""
+        return hashlib.sha256(f"{model_id}\0{text}".encode()).digest()
+
+    def _connection(self) -> sqlite3.Connection:
+        # A connection inherited through fork() must not be used; open a new one.
+        if self._conn is None or self._pid != os.getpid():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings (key BLOB PRIMARY KEY, "
+                "model_id TEXT NOT NULL, vector BLOB NOT NULL) WITHOUT ROWID"
+            )
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def _remember(self, key: bytes, vector: NDArray[np.float32]) -> None:
+        if self.memory_items <= 0:
+            return
+        self._memory[key] = vector
+        self._memory.move_to_end(key)
+        while len(self._memory) > self.memory_items:
+            self._memory.popitem(last=False)
+
+    def get_many(self, model_id: str, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+        """Return the cached vectors of ``texts`` (misses are absent), one SQL query per call."""
+        keys = {self.make_key(model_id, text): text for text in texts}
+        found: dict[str, NDArray[np.float32]] = {}
+        with self._lock:
+            for key, text in keys.items():
+                if key in self._memory:
+                    self._memory.move_to_end(key)
+                    found[text] = self._memory[key]
+            missing = [key for key, text in keys.items() if text not in found]
+            for start in range(0, len(missing), _SQLITE_MAX_VARIABLES):
+                chunk = missing[start : start + _SQLITE_MAX_VARIABLES]
+                marks = ",".join("?" * len(chunk))
+                rows = self._connection().execute(
+                    f"SELECT key, vector FROM embeddings WHERE key IN ({marks})", chunk
+                )
+                for key, blob in rows:
+                    vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+                    found[keys[key]] = vector
+                    self._remember(key, vector)
+        return found
+
+    def put_many(self, model_id: str, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
+        """Store ``vectors[i]`` for ``texts[i]``, all in one transaction."""
+        rows = []
+        for text, vector in zip(texts, vectors, strict=True):
+            key = self.make_key(model_id, text)
+            stored = np.ascontiguousarray(vector, dtype="<f4")
+            rows.append((key, model_id, stored.tobytes()))
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?)", rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            for (key, _, _), vector in zip(rows, vectors, strict=True):
+                self._remember(key, np.array(vector, dtype=np.float32))
+
+    def __len__(self) -> int:
+        with self._lock:
+            row = self._connection().execute("SELECT COUNT(*) FROM embeddings").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        """Close the connection; the cache reopens it on next use."""
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None

