@@ -28,6 +28,13 @@ Quality = Literal["success", "failure"]
 Rcof = Literal["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
 
 
+def yes_no_to_bool(value: Any) -> Any:
+    """The paper's ``yes``/``no`` labels as booleans; anything else is left to validation."""
+    if isinstance(value, str) and value.strip().lower() in {"yes", "no"}:
+        return value.strip().lower() == "yes"
+    return value
+
+
 class Turn(BaseModel):
     """One turn: a user message and the assistant's response (paper 004, Appendix E)."""
 
@@ -65,10 +72,7 @@ class Turn(BaseModel):
     @field_validator("is_new_goal", mode="before")
     @classmethod
     def _yes_no(cls, value: Any) -> Any:
-        """Accept the paper's ``yes``/``no`` as well as booleans."""
-        if isinstance(value, str) and value.strip().lower() in {"yes", "no"}:
-            return value.strip().lower() == "yes"
-        return value
+        return yes_no_to_bool(value)
 
 
 class Dialogue(BaseModel):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
-from stores.embeddings import get_embedder
 
 from evals.datasets import load_dialogues, split_records
 from evals.metrics.segmentation import segmentation_report
@@ -28,6 +27,7 @@ from nodes.judges.segmentation_features import (
     segmentation_features,
     turn_texts,
 )
+from stores.embeddings import get_embedder
 from stores.paths import data_dir
 
 

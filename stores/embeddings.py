@@ -193,7 +193,7 @@ class MiniLMEmbedder:
         if not texts:
             return out
         unique = list(dict.fromkeys(texts))
-        found = self.cache.get_many(self.model_id, unique) if self.cache else {}
+        found = self.cache.get_many(self.model_id, unique) if self.cache is not None else {}
         missing = [text for text in unique if text not in found]
         if missing:
             vectors = self._encode(missing)
@@ -213,7 +213,8 @@ class MiniLMEmbedder:
         """Run the model on ``texts`` in length-sorted batches, concurrently."""
         encodings = self._tokenizer.encode_batch(texts)
         lengths = np.array([len(encoding.ids) for encoding in encodings])
-        order = np.argsort(lengths, kind="stable")
+        # Longest first: the heaviest batches start early, so the threads finish together.
+        order = np.argsort(-lengths, kind="stable")
         out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
 
         def run(rows: NDArray[np.intp]) -> None:
@@ -233,9 +234,10 @@ class MiniLMEmbedder:
     def _plan_batches(
         self, order: NDArray[np.intp], lengths: NDArray[Any]
     ) -> list[NDArray[np.intp]]:
-        """Cut the length-sorted ``order`` into batches within the size and token budgets.
+        """Cut ``order`` (longest text first) into batches within the size and token budgets.
 
-        Small calls are split so every thread gets a share.
+        A batch's first text is its longest, so it sets the padded width. Small calls are
+        split so every thread gets a share.
         """
         per_batch = min(self.batch_size, max(1, math.ceil(len(order) / self.threads)))
         batches: list[NDArray[np.intp]] = []
@@ -245,7 +247,7 @@ class MiniLMEmbedder:
             while (
                 end < len(order)
                 and end - start < per_batch
-                and (end - start + 1) * int(lengths[order[end]]) <= _TOKEN_BUDGET
+                and (end - start + 1) * int(lengths[order[start]]) <= _TOKEN_BUDGET
             ):
                 end += 1
             batches.append(order[start:end])

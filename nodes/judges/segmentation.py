@@ -19,9 +19,8 @@ from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
-from stores.embeddings import get_embedder
 
-from evals.schema import Dialogue
+from evals.schema import Dialogue, yes_no_to_bool
 from nodes.judges import resolve_judge
 from nodes.judges.classifier import MLPClassifier
 from nodes.judges.llm import LLMJudge
@@ -41,6 +40,7 @@ from nodes.prompts.segmentation import (
     SEGMENTATION_SYSTEM_PROMPT,
     TURN_TEMPLATE,
 )
+from stores.embeddings import get_embedder
 
 ROLE = "segmentation"
 MODEL_PATH = Path(__file__).parent / "models" / "segmentation_mlp.npz"
@@ -174,9 +174,7 @@ class LLMSegmentTurn(BaseModel):
     @field_validator("is_new_goal", mode="before")
     @classmethod
     def _yes_no(cls, value: object) -> object:
-        if isinstance(value, str) and value.strip().lower() in {"yes", "no"}:
-            return value.strip().lower() == "yes"
-        return value
+        return yes_no_to_bool(value)
 
 
 class LLMSegmentation(BaseModel):

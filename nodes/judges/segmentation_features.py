@@ -96,9 +96,18 @@ USER_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
         "Can you also help me find something?",
         "Now I want to do something else.",
     ),
-    "affirm": ("Yes, that's correct.", "Yes please, go ahead.", "That works for me.", "Sounds good."),
+    "affirm": (
+        "Yes, that's correct.",
+        "Yes please, go ahead.",
+        "That works for me.",
+        "Sounds good.",
+    ),
     "negate": ("No, that's not right.", "No, I don't want that."),
-    "thank_close": ("Thank you, that's all I need.", "Thanks, bye.", "Great, thanks for your help."),
+    "thank_close": (
+        "Thank you, that's all I need.",
+        "Thanks, bye.",
+        "Great, thanks for your help.",
+    ),
     "inform": ("At 5 pm on Friday.", "In San Francisco.", "The second one.", "For two people."),
     "follow_up": (
         "What about the other one?",
@@ -166,8 +175,11 @@ class ActPrototypes:
         )
 
 
-N_FEATURES = 13 + len(USER_CUES) + len(PREVIOUS_REPLY_CUES) + 2 * (
-    len(USER_ACT_PROTOTYPES) + len(REPLY_ACT_PROTOTYPES)
+N_FEATURES = (
+    13
+    + len(USER_CUES)
+    + len(PREVIOUS_REPLY_CUES)
+    + 2 * (len(USER_ACT_PROTOTYPES) + len(REPLY_ACT_PROTOTYPES))
 )
 
 

@@ -15,7 +15,9 @@ def _dialogue(i: int, n_turns: int = 3) -> dict[str, Any]:
     turns = [
         {
             "turn_number": k,
-            "user_msg": "How do I submit a travel expense claim?" if k == 1 else "And the receipts?",
+            "user_msg": "How do I submit a travel expense claim?"
+            if k == 1
+            else "And the receipts?",
             "response": "Use Concur: Expenses > New report.",
             "is_new_goal": k == 1,
         }
@@ -36,8 +38,19 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def _run(corpus: Path, out: Path, *extra: str) -> dict[str, Any]:
-    code = main(["segment", str(corpus), "--out", str(out), "--judge", "local:rules",
-                 "--checkpoints", str(out.parent / "ckpt.sqlite"), *extra])
+    code = main(
+        [
+            "segment",
+            str(corpus),
+            "--out",
+            str(out),
+            "--judge",
+            "local:rules",
+            "--checkpoints",
+            str(out.parent / "ckpt.sqlite"),
+            *extra,
+        ]
+    )
     assert code == 0
     return dict(json.loads((out / "summary.json").read_text()))
 

@@ -71,6 +71,14 @@ def test_padding_does_not_change_a_vector(embedder: MiniLMEmbedder) -> None:
     np.testing.assert_allclose(batched[2], embedder.embed(["hi"])[0], atol=1e-5)
 
 
+def test_texts_are_truncated_at_256_tokens(embedder: MiniLMEmbedder) -> None:
+    very_long = " ".join([LONG] * 3)  # ~290 tokens
+    longer = very_long + " and a garden" * 40
+    assert len(embedder._tokenizer.encode(longer).ids) == emb.MAX_TOKENS
+    first, second = embedder.embed([very_long, longer])
+    np.testing.assert_allclose(first, second, atol=1e-6)
+
+
 def test_batches_split_by_size_and_across_threads() -> None:
     texts = [f"utterance number {i} about trains" for i in range(23)]
     parallel = MiniLMEmbedder(cache=None, batch_size=4, threads=2)
