@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterable
 from dataclasses import asdict
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from cli.common import UsageError, input_path, jsonl_line, progress, write_json
 from evals.datasets import detect_format, load_dialogues
 from evals.metrics.segmentation import segmentation_report
-from evals.schema import RecordError
+from evals.schema import Dialogue, RecordError
 from graphs.context import Context
 from graphs.goal_segmentation import SegmentationOutput, build_goal_segmentation_graph
-from graphs.runner import run_corpus
+from graphs.runner import prepared_in_chunks, run_corpus
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         fmt = detect_format(source) if args.format == "auto" else args.format
-        segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+        judge = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
     except (JudgeSpecError, JudgeConfigError, ValueError) as error:
         raise UsageError(str(error)) from error
     args.out.mkdir(parents=True, exist_ok=True)
@@ -89,9 +91,10 @@ def run(args: argparse.Namespace) -> int:
     with open_checkpointer(args.checkpoints) as saver:
         graph = build_goal_segmentation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         tally = _Tally()
-        records = load_dialogues(source, fmt)
+        records: Iterable[Dialogue | RecordError] = load_dialogues(source, fmt)
         if args.limit is not None:
-            records = (r for i, r in enumerate(records) if i < args.limit)
+            records = islice(records, args.limit)
+        records = prepared_in_chunks(records, judge.prepare)
         with (args.out / "segments.jsonl").open("w") as segments:
             for record, result in progress(
                 run_corpus(

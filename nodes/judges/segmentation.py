@@ -63,11 +63,27 @@ class SegmentationJudge(Protocol):
 
     name: str
 
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Batch work for dialogues about to be segmented (may do nothing)."""
+        ...
+
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
     ) -> SegmentationVerdict:
         """Label each turn of ``dialogue``."""
         ...
+
+
+def embed_dialogue_texts(dialogues: Sequence[Dialogue]) -> None:
+    """Embed every message of ``dialogues`` in one batch, so later calls hit the cache."""
+    texts = [text for dialogue in dialogues for text in _all_texts(dialogue)]
+    if texts:
+        get_embedder().embed(texts)
+
+
+def _all_texts(dialogue: Dialogue) -> list[str]:
+    users, replies = turn_texts(dialogue)
+    return users + replies
 
 
 def _gap_logits(dialogue: Dialogue, time_gap_minutes: float) -> np.ndarray:
@@ -95,6 +111,10 @@ class LearnedSegmenter:
         self.model = MLPClassifier.load(model_path)
         self.embed = get_embedder().embed
         self.prototypes = ActPrototypes.embed_with(self.embed)
+
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Embed the chunk's messages in one batch."""
+        embed_dialogue_texts(dialogues)
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
@@ -125,6 +145,10 @@ class RuleSegmenter:
 
     name = "local:rules"
     topic_shift_below = 0.35
+
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Embed the chunk's messages in one batch."""
+        embed_dialogue_texts(dialogues)
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
@@ -197,6 +221,9 @@ class LLMSegmenter:
             output_model=LLMSegmentation,
             max_retries=max_retries,
         )
+
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Nothing to batch: one call per dialogue."""
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
