@@ -205,5 +205,5 @@ def _one_line(summary: dict[str, Any], out: Path) -> str:
         f"segmented {counts['dialogues']} dialogues, {counts['turns']} turns into "
         f"{counts['goals']} goals; {quality}; {counts['skipped_records']} unreadable records "
         f"skipped, {counts['failed_dialogues']} failed (see summary.json); "
-        f"judge {summary['judge']}; results in {out}/"
+        f"judge {summary['judge']}; wrote {out / 'segments.jsonl'} and {out / 'summary.json'}"
     )
