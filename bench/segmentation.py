@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,7 +83,6 @@ def main() -> None:
             home = root / "home"
             result = run_segment(args.sgd, "local", home, root / "cold", args.limit)
             report("SGD dev, local (learned), cold: empty embedding cache", *result)
-            shutil.rmtree(home / "checkpoints.sqlite", ignore_errors=True)
             for leftover in home.glob("checkpoints.sqlite*"):
                 leftover.unlink()
             result = run_segment(args.sgd, "local", home, root / "warm", args.limit)

@@ -16,7 +16,7 @@ from evals.metrics.segmentation import segmentation_report
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
 from graphs.goal_segmentation import SegmentationOutput, build_goal_segmentation_graph
-from graphs.runner import prepared_in_chunks, run_corpus
+from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
@@ -131,10 +131,13 @@ class _Tally:
         self.pairs: list[tuple[list[bool], list[bool]]] = []
         self.unlabelled = 0
 
-    def add(self, record: Any, result: Any) -> dict[str, Any] | None:
+    def add(
+        self, record: Dialogue | RecordError, result: ThreadResult | None
+    ) -> dict[str, Any] | None:
         if isinstance(record, RecordError):
             self.skipped.append(record.model_dump() | {"error": str(record)})
             return None
+        assert result is not None  # run_corpus pairs every dialogue with its thread's result
         if result.output is None:
             self.failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
             return None

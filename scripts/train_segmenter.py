@@ -19,10 +19,10 @@ from numpy.typing import NDArray
 from evals.datasets import load_dialogues, split_records
 from evals.metrics.segmentation import segmentation_report
 from evals.schema import Dialogue
+from graphs.context import Context
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.judges.segmentation import MODEL_PATH
+from nodes.judges.segmentation import MODEL_PATH, LearnedSegmenter
 from nodes.judges.segmentation_features import (
-    EXPLICIT_SWITCH,
     ActPrototypes,
     segmentation_features,
     turn_texts,
@@ -51,29 +51,29 @@ def embedding_table(dialogues: Sequence[Dialogue]) -> dict[str, NDArray[np.float
 
 
 class TableEmbed:
-    """Embeddings looked up in the precomputed table (the prototypes come from the model)."""
+    """Embeddings looked up in the precomputed table, the model for anything else."""
 
     def __init__(self, table: dict[str, NDArray[np.float32]]) -> None:
         self.table = table
-        self.prototypes = ActPrototypes.embed_with(get_embedder().embed)
 
     def __call__(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        missing = [text for text in texts if text not in self.table]
+        if missing:  # the act prototypes
+            self.table.update(zip(missing, get_embedder().embed(missing), strict=True))
         return np.stack([self.table[text] for text in texts])
-
-    def features(self, dialogue: Dialogue) -> NDArray[np.float32]:
-        return segmentation_features(dialogue, self, self.prototypes)
 
 
 def featurise(
     dialogues: Sequence[Dialogue], embed: TableEmbed
 ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
     """Stack feature rows and gold labels for turns 2..N of every dialogue."""
+    prototypes = ActPrototypes.embed_with(embed)
     rows, labels = [], []
     for dialogue in dialogues:
         gold = dialogue.gold_new_goal_labels()
         if gold is None or len(gold) < 2:
             continue
-        rows.append(embed.features(dialogue))
+        rows.append(segmentation_features(dialogue, embed, prototypes))
         labels.extend(gold[1:])
     return np.concatenate(rows), np.asarray(labels, dtype=bool)
 
@@ -81,20 +81,15 @@ def featurise(
 def evaluate(
     model: MLPClassifier, dialogues: Sequence[Dialogue], embed: TableEmbed
 ) -> dict[str, object]:
-    """Segmentation metrics of ``model`` at its threshold, with the explicit-switch rule."""
+    """Segmentation metrics of ``model`` through the judge that will serve it."""
+    judge = LearnedSegmenter(model, embed)
     pairs = []
     for dialogue in dialogues:
         gold = dialogue.gold_new_goal_labels()
         if gold is None:
             continue
-        predicted = [True]
-        if len(gold) > 1:
-            probabilities = model.predict_proba(embed.features(dialogue))
-            predicted += [
-                bool(p >= model.threshold) or bool(EXPLICIT_SWITCH.search(turn.user_msg))
-                for p, turn in zip(probabilities, dialogue.turns[1:], strict=True)
-            ]
-        pairs.append((gold, predicted))
+        verdict = judge.segment(dialogue, time_gap_minutes=Context.time_gap_minutes, threshold=None)
+        pairs.append((gold, [bool(label) for label in verdict.is_new_goal]))
     return segmentation_report(pairs)
 
 

