@@ -7,7 +7,7 @@ the defaults so a graph also runs when no context was given (e.g. from LangGraph
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -35,6 +35,20 @@ class Context:
     time_gap_minutes: float = 30.0
     """A pause longer than this before a user message is a new-goal signal (paper 004 names
     temporal gaps as a feature); a signal, not a rule: it shifts the local judge's odds."""
+
+    teachers: list[str] = field(
+        default_factory=lambda: ["local:signals", "local:response", "local:semantic"]
+    )
+    """The teachers that label every turn's ``quality`` and ``rcof`` (paper 004, Section 6).
+
+    Each is a spec of the ``turn_quality`` role; mix kinds freely (e.g. two LLMs and one local).
+    The defaults are three local teachers that read different evidence: implicit user signals,
+    the response itself, and semantic answer-question fit.
+    """
+
+    escalate_ambiguous: bool = True
+    """Pause with ``interrupt()`` for a human verdict when the teachers' vote is ambiguous;
+    when False the ambiguous turn keeps no label (``null``) and its goal stays undecided."""
 
     llm_max_retries: int = 3
     """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
