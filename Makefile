@@ -26,8 +26,8 @@ $(VENV)/.installed: pyproject.toml
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
 
-demo: model  ## segment the bundled sample and print where the results are
-	$(BIN)/todeval segment data/samples/enterprise_dialogues.jsonl --out $(OUT)
+demo: model  ## Goal Success Rate on the bundled sample: goals.jsonl, summary.json, report.html
+	$(BIN)/todeval gsr data/samples/enterprise_dialogues.jsonl --out $(OUT)
 
 test: model  ## the whole offline test suite (unit + integration)
 	$(BIN)/pytest -q -p no:cacheprovider tests
@@ -53,6 +53,7 @@ typecheck: $(VENV)/.installed
 bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
+	$(BIN)/python -m bench.goal_success
 
 train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_segmenter --max-dialogues 8000

@@ -9,44 +9,23 @@ process's peak RSS. Figures only; nothing here is a test.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from bench.cli_run import run_cli
 from stores.paths import PROJECT_ROOT, data_dir
 
 
 def run_segment(
     source: Path, judge: str, home: Path, out: Path, limit: int | None
 ) -> tuple[dict[str, Any], float, float]:
-    """Run the CLI in a child process; return its summary, wall seconds and peak RSS in MB."""
-    command = [
-        sys.executable,
-        "-m",
-        "cli.main",
-        "segment",
-        str(source),
-        "--judge",
-        judge,
-        "--out",
-        str(out),
-    ]
+    """Run ``todeval segment``; return its summary, wall seconds and peak RSS in MB."""
+    arguments = ["segment", str(source), "--judge", judge]
     if limit:
-        command += ["--limit", str(limit)]
-    env = os.environ | {"TODEVAL_HOME": str(home), "ORT_DISABLE_TELEMETRY": "1"}
-    started = time.perf_counter()
-    child = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"segment failed: {' '.join(command)}")
-    summary = json.loads((out / "summary.json").read_text())
-    return summary, elapsed, usage.ru_maxrss / 1024.0
+        arguments += ["--limit", str(limit)]
+    return run_cli(arguments, home=home, out=out)
 
 
 def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -> None:

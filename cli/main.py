@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli import segment
+from cli import gsr, review, segment
 from cli.common import UsageError
 
 
@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     segment.add_parser(subparsers)
+    gsr.add_parser(subparsers)
+    review.add_parser(subparsers)
     return parser
 
 

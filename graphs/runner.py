@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import islice
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, StateSnapshot
 
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
@@ -30,7 +31,17 @@ class ThreadResult:
     output: dict[str, Any] | None
     error: str | None = None
     resumed: bool = False
-    """True when the output came from an earlier run's finished thread."""
+    """True when the output came from an earlier run's thread."""
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    """Questions for a human (``{"id", "value"}``) when the thread paused with ``interrupt()``.
+
+    ``output`` then holds the values so far, and under ``"subgraphs"`` the values of each
+    subgraph paused inside a node (keyed by that node's name)."""
+
+    @property
+    def paused(self) -> bool:
+        """Whether the thread waits for a human (``todeval review`` or Studio resumes it)."""
+        return bool(self.interrupts)
 
 
 def thread_id_for(subsystem: str, dialogue: Dialogue, context: Context) -> str:
@@ -56,6 +67,9 @@ def run_dialogue(
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     keys = list(output_keys)
     snapshot = graph.get_state(config)
+    if snapshot.interrupts:
+        # Never invoke a paused thread with None: LangGraph would resume it with the last answer.
+        return paused_result(graph, dialogue.dialogue_id, thread_id, keys, resumed=True)
     # Pending tasks without ``next`` = killed right after the input checkpoint: not finished.
     pending = bool(snapshot.next or snapshot.tasks)
     if snapshot.values and not pending:
@@ -69,7 +83,52 @@ def run_dialogue(
         return ThreadResult(
             dialogue.dialogue_id, thread_id, None, f"{type(error).__name__}: {error}"
         )
+    if "__interrupt__" in output:
+        return paused_result(graph, dialogue.dialogue_id, thread_id, keys)
     return ThreadResult(dialogue.dialogue_id, thread_id, dict(output))
+
+
+def paused_result(
+    graph: CompiledStateGraph[Any, Context, Any, Any],
+    dialogue_id: str,
+    thread_id: str,
+    output_keys: Iterable[str],
+    *,
+    resumed: bool = False,
+) -> ThreadResult:
+    """A paused thread's values so far, its paused subgraphs' values and its open questions."""
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    snapshot = graph.get_state(config, subgraphs=True)
+    values = {key: snapshot.values[key] for key in output_keys if key in snapshot.values}
+    values["subgraphs"] = {
+        task.name: dict(task.state.values)
+        for task in snapshot.tasks
+        if isinstance(task.state, StateSnapshot)
+    }
+    interrupts = [{"id": item.id, "value": item.value} for item in snapshot.interrupts]
+    return ThreadResult(dialogue_id, thread_id, values, resumed=resumed, interrupts=interrupts)
+
+
+def pending_interrupts(
+    graph: CompiledStateGraph[Any, Context, Any, Any], thread_id: str
+) -> list[dict[str, Any]]:
+    """The questions a thread waits on (``{"id", "value"}``), read from the checkpointer."""
+    snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
+    return [{"id": item.id, "value": item.value} for item in snapshot.interrupts]
+
+
+def resume_thread(
+    graph: CompiledStateGraph[Any, Context, Any, Any],
+    thread_id: str,
+    interrupt_id: str,
+    answer: Any,
+    *,
+    context: Context,
+) -> list[dict[str, Any]]:
+    """Answer one open question of a paused thread; returns the questions still open after it."""
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    graph.invoke(Command(resume={interrupt_id: answer}), config, context=context)
+    return pending_interrupts(graph, thread_id)
 
 
 def run_corpus(

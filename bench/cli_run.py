@@ -1,0 +1,31 @@
+"""Run a ``todeval`` subcommand in a child process and measure it (shared by the benchmarks)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from stores.paths import PROJECT_ROOT
+
+
+def run_cli(arguments: list[str], *, home: Path, out: Path) -> tuple[dict[str, Any], float, float]:
+    """``todeval ARGUMENTS --out OUT`` with ``TODEVAL_HOME=home``.
+
+    Returns:
+        The run's summary.json, its wall seconds (start-up included) and its peak RSS in MB.
+    """
+    command = [sys.executable, "-m", "cli.main", *arguments, "--out", str(out)]
+    env = os.environ | {"TODEVAL_HOME": str(home), "ORT_DISABLE_TELEMETRY": "1"}
+    started = time.perf_counter()
+    child = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    summary = json.loads((out / "summary.json").read_text())
+    return summary, elapsed, usage.ru_maxrss / 1024.0

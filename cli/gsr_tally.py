@@ -1,0 +1,179 @@
+"""What ``todeval gsr`` gathers while results stream in: goal lines, counts, agreement inputs.
+
+Memory stays small per turn (labels without rationales); full goals and dialogue texts are
+kept only for the failed goals the report shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evals.metrics.goal_success import (
+    gsr_report,
+    reference_agreement,
+    score_goals,
+    teacher_agreement,
+    turn_report,
+)
+from evals.schema import Dialogue, RecordError
+from graphs.context import Context
+from graphs.runner import ThreadResult
+
+REPORT_FAILED_GOALS = 500
+"""Failed goals (with their dialogues) the HTML report shows in full."""
+
+
+class GsrTally:
+    """Accumulates one run's results; :meth:`summary` turns them into summary.json."""
+
+    def __init__(self) -> None:
+        self.dialogues = self.resumed = 0
+        self.goals: list[dict[str, Any]] = []
+        self.turns: list[dict[str, Any]] = []
+        self.gold: list[dict[str, Any] | None] = []
+        self.human: list[dict[str, Any] | None] = []
+        self.skipped: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+        self.pending: list[dict[str, Any]] = []
+        self.report_goals: list[dict[str, Any]] = []
+        self.report_dialogues: dict[str, dict[str, Any]] = {}
+        self._shown_in_full = 0
+
+    @property
+    def n_goals(self) -> int:
+        """Goals scored so far."""
+        return len(self.goals)
+
+    def add(self, record: Dialogue | RecordError, result: ThreadResult | None) -> list[dict[str, Any]]:
+        """Take one record's result; return its goals.jsonl lines."""
+        if isinstance(record, RecordError):
+            self.skipped.append(record.model_dump() | {"error": str(record)})
+            return []
+        assert result is not None  # run_corpus pairs every dialogue with its thread's result
+        if result.output is None:
+            self.failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
+            return []
+        turns, goals = _labels_and_goals(result)
+        self.dialogues += 1
+        self.resumed += int(result.resumed)
+        if result.paused:
+            self.pending.append(
+                {
+                    "dialogue_id": result.dialogue_id,
+                    "thread_id": result.thread_id,
+                    "turns": [t["turn_number"] for t in turns if _awaits_human(t)],
+                }
+            )
+        for turn, gold in zip(turns, record.turns, strict=True):
+            self.turns.append(_compact(turn))
+            has_gold = gold.quality is not None
+            self.gold.append({"quality": gold.quality, "rcof": gold.rcof} if has_gold else None)
+            human = turn.get("human")
+            self.human.append({"quality": human["quality"], "rcof": human["rcof"]} if human else None)
+        lines = [_goal_line(record.dialogue_id, goal) for goal in goals]
+        for line in lines:
+            self.goals.append({k: v for k, v in line.items() if k != "turns"})
+            if line["success"] is False:
+                self._keep_for_report(line, record)
+        return lines
+
+    def _keep_for_report(self, line: dict[str, Any], record: Dialogue) -> None:
+        if self._shown_in_full >= REPORT_FAILED_GOALS:  # counted, not shown
+            self.report_goals.append({k: v for k, v in line.items() if k != "turns"})
+            return
+        self._shown_in_full += 1
+        self.report_goals.append(line)
+        self.report_dialogues[record.dialogue_id] = record.model_dump(mode="json")
+
+    def _human_agreement(self) -> dict[str, Any]:
+        """Each teacher against the human verdicts (the vote itself was a tie there)."""
+        agreement = reference_agreement(self.turns, self.human)
+        agreement["vote"] = None
+        agreement["note"] = "humans decide only ambiguous turns, where the vote had no winner"
+        return agreement
+
+    def summary(self, context: Context) -> dict[str, Any]:
+        """The figures of summary.json (the caller adds run details)."""
+        turn_figures = turn_report(self.turns)
+        has_gold = any(ref is not None for ref in self.gold)
+        has_human = any(ref is not None for ref in self.human)
+        return {
+            **gsr_report(self.goals),
+            **turn_figures,
+            "pending_review": sum(len(thread["turns"]) for thread in self.pending),
+            "human_verdicts": sum(ref is not None for ref in self.human),
+            "teacher_kappa": teacher_agreement(self.turns),
+            "gold_agreement": reference_agreement(self.turns, self.gold) if has_gold else None,
+            "human_agreement": self._human_agreement() if has_human else None,
+            "judges": {"segmenter": context.segmentation_judge, "teachers": list(context.teachers)},
+            "counts": {
+                "dialogues": self.dialogues,
+                "turns": len(self.turns),
+                "goals": len(self.goals),
+                "resumed_from_checkpoint": self.resumed,
+                "skipped_records": len(self.skipped),
+                "failed_dialogues": len(self.failed),
+                "pending_review_dialogues": len(self.pending),
+            },
+            "pending_review_threads": self.pending,
+            "skipped": self.skipped,
+            "failed": self.failed,
+        }
+
+
+def _labels_and_goals(result: ThreadResult) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Voted turns and scored goals, from a finished thread or, provisionally, a paused one."""
+    output = result.output
+    assert output is not None
+    if not result.paused:
+        return output["turns"], output["goals"]
+    # Paused inside teacher voting: the votes so far live in that subgraph's state.
+    turns = output["subgraphs"]["teacher_voting"]["turns"]
+    return turns, score_goals(output["segmentation"]["goals"], turns)
+
+
+def _awaits_human(turn: dict[str, Any]) -> bool:
+    return bool(turn["ambiguous"]) and turn.get("decided_by") != "human"
+
+
+def _goal_line(dialogue_id: str, goal: dict[str, Any]) -> dict[str, Any]:
+    turns = [
+        {
+            "turn_number": t["turn_number"],
+            "quality": t["quality"],
+            "rcof": t["rcof"],
+            "ambiguous": t["ambiguous"],
+            "decided_by": t["decided_by"],
+            "teachers": t["teachers"],
+            **({"human": t["human"]} if "human" in t else {}),
+        }
+        for t in goal["turns"]
+    ]
+    return {
+        "dialogue_id": dialogue_id,
+        "goal_index": goal["goal_index"],
+        "start_turn": goal["start_turn"],
+        "end_turn": goal["end_turn"],
+        "n_turns": goal["n_turns"],
+        "success": goal["success"],
+        "rcof": goal["rcof"],
+        "fractional_credit": goal["fractional_credit"],
+        "last_turn_success": goal["last_turn_success"],
+        "pending_review": any(_awaits_human(t) for t in goal["turns"]),
+        "turns": turns,
+    }
+
+
+def _compact(turn: dict[str, Any]) -> dict[str, Any]:
+    """A voted turn without rationales (what the agreement figures read)."""
+    return {
+        "turn_number": turn["turn_number"],
+        "quality": turn["quality"],
+        "rcof": turn["rcof"],
+        "ambiguous": turn["ambiguous"],
+        "decided_by": turn["decided_by"],
+        "teachers": [
+            {"judge": t["judge"], "quality": t["quality"], "rcof": t["rcof"]}
+            for t in turn["teachers"]
+        ],
+    }

@@ -1,0 +1,126 @@
+"""Agreement between labellers: raw accuracy, Cohen's kappa (two) and Fleiss' kappa (many).
+
+Paper 004 votes three teachers per turn and checks them against human annotators (Section 6,
+Appendix C); these are the statistics behind such checks, for any nominal labels.
+
+Missing labels are ``None``. The two-labeller statistics pair the sequences position by position
+and keep the pairs where both labels are present; Fleiss' kappa takes complete items only (the
+caller drops the rest). No score is made up: a statistic over nothing, or whose chance
+agreement is already perfect (every label is the same one category, so kappa is 0 / 0), is
+``None``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Sequence
+
+
+def paired(
+    a: Sequence[Hashable | None], b: Sequence[Hashable | None]
+) -> list[tuple[Hashable, Hashable]]:
+    """The positions where both labellers gave a label, as ``(a, b)`` pairs.
+
+    Args:
+        a: One labeller's labels, ``None`` where it gave none.
+        b: The other's, aligned with ``a``.
+
+    Returns:
+        The pairs, in order.
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"the labellers label {len(a)} and {len(b)} items: they must be aligned")
+    return [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+
+
+def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
+    """Share of the items labelled by both on which the labels are equal.
+
+    Args:
+        a: One labeller's labels, ``None`` where it gave none.
+        b: The other's (or the reference), aligned with ``a``.
+
+    Returns:
+        The observed agreement in [0, 1]; ``None`` when no item has both labels.
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length.
+    """
+    pairs = paired(a, b)
+    if not pairs:
+        return None
+    return sum(x == y for x, y in pairs) / len(pairs)
+
+
+def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
+    """Cohen's kappa (1960) of two labellers over the items both labelled.
+
+    kappa = (p_o - p_e) / (1 - p_e), where p_o is the observed agreement and p_e the agreement
+    expected by chance from each labeller's own label frequencies.
+
+    Args:
+        a: One labeller's labels, ``None`` where it gave none.
+        b: The other's, aligned with ``a``.
+
+    Returns:
+        Kappa in [-1, 1]; ``None`` when no item has both labels, or when p_e is 1 (both used
+        one and the same label throughout): kappa is then 0 / 0, and perfect agreement on a
+        constant label says nothing about agreement beyond chance.
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length.
+    """
+    pairs = paired(a, b)
+    if not pairs or len({label for pair in pairs for label in pair}) == 1:
+        return None
+    n = len(pairs)
+    observed = sum(x == y for x, y in pairs) / n
+    count_a = Counter(x for x, _ in pairs)
+    count_b = Counter(y for _, y in pairs)
+    expected = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
+    return (observed - expected) / (1 - expected)
+
+
+def fleiss_kappa(items: Sequence[Sequence[Hashable]]) -> float | None:
+    """Fleiss' kappa (1971) of a fixed number of ratings per item.
+
+    Each item lists the labels its raters gave (the raters need not be the same people from
+    item to item). P_i is the share of agreeing rater pairs on item i, P-bar their mean and
+    P_e the sum of squared overall label shares; kappa = (P-bar - P_e) / (1 - P_e). With two
+    raters it equals Scott's pi.
+
+    Args:
+        items: The labels of each item, every item with the same number (at least 2) of them.
+
+    Returns:
+        Kappa, at most 1; ``None`` for no items, or when P_e is 1 (every rating is the same
+        label, so kappa is 0 / 0).
+
+    Raises:
+        ValueError: An item has fewer than two ratings, or items differ in their number.
+    """
+    if not items:
+        return None
+    raters = len(items[0])
+    if raters < 2:
+        raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {raters}")
+    for index, item in enumerate(items):
+        if len(item) != raters:
+            raise ValueError(
+                f"every item needs the same number of ratings: item 0 has {raters}, "
+                f"item {index} has {len(item)}"
+            )
+    totals: Counter[Hashable] = Counter(label for item in items for label in item)
+    if len(totals) == 1:
+        return None
+    agreement = [
+        (sum(count * count for count in Counter(item).values()) - raters) / (raters * (raters - 1))
+        for item in items
+    ]
+    observed = sum(agreement) / len(items)
+    ratings = raters * len(items)
+    expected = sum((count / ratings) ** 2 for count in totals.values())
+    return (observed - expected) / (1 - expected)

@@ -1,0 +1,388 @@
+"""Goal Success Rate and Root Cause of Failure (paper 004, Sections 4.2-4.3, Table 1).
+
+A goal is a span of turns (from goal segmentation); every turn carries a voted ``quality``
+(``success``/``failure``, ``None`` while undecided) and, when it failed, an ``rcof`` code
+E1..E7. The paper's metric is strict: a goal succeeds only if *every* turn succeeds, and a failed
+goal's root cause is the code of its *earliest failed turn*. Footnote 1's alternate
+formulations are reported next to it: fractional credit (share of successful turns) and
+last-turn success (the final turn alone).
+
+Undecided turns are never guessed: a goal with an undecided turn and no failure is undecided
+(``success`` is ``None``), and every rate is taken over what was decided. The functions here
+return fractions in [0, 1]; the paper prints them as percentages (x 100%).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from evals.metrics.agreement import accuracy, cohen_kappa, fleiss_kappa, paired
+from evals.schema import RCOF_CODES
+
+Record = Mapping[str, Any]
+"""A voted turn, a goal score or a reference label, as the data contract spells them."""
+
+QUALITIES = ("success", "failure")
+LENGTH_BUCKETS = ("1", "2", "3", "4+")
+"""Goal lengths in turns that ``gsr_report`` breaks GSR down by."""
+
+
+def goal_quality(qualities: Sequence[str | None]) -> str | None:
+    """The paper's goalQuality: ``failure`` if any turn failed, ``success`` if all succeeded.
+
+    Args:
+        qualities: The turn qualities of one goal, ``None`` for an undecided turn.
+
+    Returns:
+        ``failure``, ``success``, or ``None`` when no turn failed but some are undecided (or the
+        goal has no turns).
+
+    Raises:
+        ValueError: A quality is neither ``success``, ``failure`` nor ``None``.
+    """
+    for quality in qualities:
+        if quality is not None and quality not in QUALITIES:
+            raise ValueError(f"turn quality must be 'success', 'failure' or None, got {quality!r}")
+    if "failure" in qualities:
+        return "failure"
+    if qualities and all(quality == "success" for quality in qualities):
+        return "success"
+    return None
+
+
+def earliest_failed_turn(turns: Sequence[Record]) -> Record | None:
+    """The failed turn with the lowest ``turn_number``, or ``None`` when no turn failed."""
+    failed = [turn for turn in turns if turn["quality"] == "failure"]
+    return min(failed, key=lambda turn: int(turn["turn_number"])) if failed else None
+
+
+def root_cause(turns: Sequence[Record]) -> str | None:
+    """A goal's RCOF: the code of its earliest failed turn (paper 004, Section 4.3).
+
+    Returns:
+        The code, or ``None`` when no turn failed or the earliest failed turn has no code (a
+        later turn's code is not borrowed: the paper attributes the goal to the first breakdown).
+    """
+    turn = earliest_failed_turn(turns)
+    return None if turn is None else turn.get("rcof")
+
+
+def score_goals(spans: Sequence[Record], turns: Sequence[Record]) -> list[dict[str, Any]]:
+    """Score every goal span of a dialogue from its voted turns.
+
+    Args:
+        spans: ``{"goal_index", "start_turn", "end_turn"}`` per goal (1-based, inclusive).
+        turns: The voted turns of the dialogue, each with ``turn_number``, ``quality``, ``rcof``.
+
+    Returns:
+        Per span, in the given order: ``goal_index``, ``start_turn``, ``end_turn``, ``n_turns``;
+        ``success`` (strict goalQuality as a bool, ``None`` if undecided); ``rcof`` (root cause
+        of a failed goal); footnote 1's ``fractional_credit`` (successful / judged turns,
+        ``None`` if none judged) and ``last_turn_success`` (``None`` if the last turn is
+        undecided); and ``turns``, copies of the span's voted turns in order.
+
+    Raises:
+        ValueError: Two turns share a number, a span ends before it starts, or a span names a
+            turn that is missing.
+    """
+    by_number: dict[int, Record] = {}
+    for turn in turns:
+        number = int(turn["turn_number"])
+        if number in by_number:
+            raise ValueError(f"turn {number} appears more than once")
+        by_number[number] = turn
+    goals = []
+    for span in spans:
+        index, start, end = int(span["goal_index"]), int(span["start_turn"]), int(span["end_turn"])
+        if end < start:
+            raise ValueError(f"goal {index} ends at turn {end} before it starts at turn {start}")
+        missing = [number for number in range(start, end + 1) if number not in by_number]
+        if missing:
+            raise ValueError(
+                f"goal {index} spans turns {start}-{end} but turn(s) {missing} are missing "
+                f"(the dialogue has turns {sorted(by_number)})"
+            )
+        members = [dict(by_number[number]) for number in range(start, end + 1)]
+        qualities = [turn["quality"] for turn in members]
+        judged = [quality for quality in qualities if quality is not None]
+        quality = goal_quality(qualities)
+        goals.append(
+            {
+                "goal_index": index,
+                "start_turn": start,
+                "end_turn": end,
+                "n_turns": len(members),
+                "success": None if quality is None else quality == "success",
+                "rcof": root_cause(members),
+                "fractional_credit": judged.count("success") / len(judged) if judged else None,
+                "last_turn_success": None if qualities[-1] is None else qualities[-1] == "success",
+                "turns": members,
+            }
+        )
+    return goals
+
+
+def goal_success_rate(goals: Sequence[Record]) -> float | None:
+    """GSR: the share of decided goals that succeeded (paper 004, Section 4.2).
+
+    The paper writes GSR = (1/K) sum 1[goalQuality(G_k) = success] x 100%; this returns the
+    fraction in [0, 1] (multiply by 100 for the paper's percentage). K counts the goals whose
+    ``success`` is decided; undecided goals are left out rather than counted as failures.
+
+    Args:
+        goals: Goal scores from :func:`score_goals` (only ``success`` is read).
+
+    Returns:
+        The fraction, or ``None`` when no goal is decided.
+    """
+    decided = [goal["success"] for goal in goals if goal["success"] is not None]
+    return sum(decided) / len(decided) if decided else None
+
+
+def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
+    """Corpus GSR with the paper's breakdowns (Section 7, Table 1) and footnote 1's variants.
+
+    Args:
+        goals: Goal scores from :func:`score_goals`, of any number of dialogues.
+
+    Returns:
+        ``gsr`` overall, ``gsr_single_turn`` and ``gsr_multi_turn`` (goals of one turn and of
+        two or more); ``n_goals``, ``n_single_turn_goals``, ``n_multi_turn_goals`` and
+        ``undecided_goals`` (all goals are counted, decided or not); ``gsr_by_length``:
+        ``{"1"|"2"|"3"|"4+": {"n": goals of that length, "gsr": ...}}``; ``fractional_credit``
+        (mean over goals that have one) and ``last_turn_success_rate``; ``failed_goals``;
+        ``rcof``: failed goals per root cause, all of E1..E7 listed; ``rcof_share``: each code's
+        share of the failed goals (all ``None`` when none failed) and ``rcof_unattributed``,
+        failed goals without a code, so that the shares and the unattributed ones add up to all
+        failed goals. Rates are fractions rounded to 4 decimals, ``None`` over nothing.
+
+    Raises:
+        ValueError: A failed goal has a code that is not one of E1..E7.
+    """
+    single = [goal for goal in goals if goal["n_turns"] == 1]
+    multi = [goal for goal in goals if goal["n_turns"] >= 2]
+    failed = [goal for goal in goals if goal["success"] is False]
+    codes = Counter(goal["rcof"] for goal in failed if goal["rcof"] is not None)
+    unknown = sorted(set(codes) - set(RCOF_CODES))
+    if unknown:
+        raise ValueError(f"unknown RCOF code(s) {unknown}; expected one of {list(RCOF_CODES)}")
+    by_length = {
+        bucket: [goal for goal in goals if _bucket(goal) == bucket] for bucket in LENGTH_BUCKETS
+    }
+    credits = [goal["fractional_credit"] for goal in goals if goal["fractional_credit"] is not None]
+    last_turns = [goal["last_turn_success"] for goal in goals]
+    return {
+        "gsr": _round(goal_success_rate(goals)),
+        "gsr_single_turn": _round(goal_success_rate(single)),
+        "gsr_multi_turn": _round(goal_success_rate(multi)),
+        "n_goals": len(goals),
+        "n_single_turn_goals": len(single),
+        "n_multi_turn_goals": len(multi),
+        "undecided_goals": sum(goal["success"] is None for goal in goals),
+        "gsr_by_length": {
+            bucket: {"n": len(members), "gsr": _round(goal_success_rate(members))}
+            for bucket, members in by_length.items()
+        },
+        "fractional_credit": _round(_mean(credits)),
+        "last_turn_success_rate": _round(_share(last_turns, True)),
+        "failed_goals": len(failed),
+        "rcof": {code: codes[code] for code in RCOF_CODES},
+        "rcof_share": {
+            code: _round(codes[code] / len(failed)) if failed else None for code in RCOF_CODES
+        },
+        "rcof_unattributed": len(failed) - sum(codes.values()),
+    }
+
+
+def turn_report(turns: Sequence[Record]) -> dict[str, Any]:
+    """Counts over voted turns: judged, failed, ambiguous and who decided them.
+
+    Returns:
+        ``n_turns``; ``judged_turns`` (quality decided); ``failed_turns``; ``ambiguous``
+        (turns the vote flagged ambiguous) and ``ambiguous_share`` of all turns (rounded,
+        ``None`` for no turns); ``unresolved`` (ambiguous turns no human has decided: awaiting
+        a verdict, or left open when escalation is off); ``decided_by``: turns per ``vote``, ``single_teacher``, ``human`` and
+        ``undecided`` (``decided_by`` is ``None``), plus any other value met.
+    """
+    ambiguous = [turn for turn in turns if turn["ambiguous"]]
+    deciders = Counter(turn["decided_by"] or "undecided" for turn in turns)
+    return {
+        "n_turns": len(turns),
+        "judged_turns": sum(turn["quality"] is not None for turn in turns),
+        "failed_turns": sum(turn["quality"] == "failure" for turn in turns),
+        "ambiguous": len(ambiguous),
+        "ambiguous_share": _round(len(ambiguous) / len(turns)) if turns else None,
+        "unresolved": sum(turn["decided_by"] != "human" for turn in ambiguous),
+        "decided_by": {
+            key: deciders[key] for key in ("vote", "single_teacher", "human", "undecided")
+        }
+        | dict(deciders),
+    }
+
+
+def turn_outcome(quality: str | None, rcof: str | None) -> str | None:
+    """One label for quality and cause: ``success``, the failure's code, or ``failure``."""
+    if quality is None or quality == "success":
+        return quality
+    return rcof or "failure"
+
+
+def teacher_agreement(turns: Sequence[Record]) -> dict[str, Any]:
+    """Inter-teacher agreement on the turns of a voted run (paper 004, Section 6).
+
+    Teachers are told apart by their position in each turn's ``teachers`` list (two positions
+    may share a judge spec). Fleiss' kappa is taken over the turns where every teacher gave a
+    quality, on ``quality`` and on ``outcome`` (:func:`turn_outcome`: the failure's code, so two
+    teachers who both say "failure" but blame different causes disagree). Cohen's kappa of
+    each pair of teachers is taken over the turns both of them judged.
+
+    Returns:
+        ``{"quality": {"fleiss_kappa", "n_turns"}, "outcome": {"fleiss_kappa", "n_turns"},
+        "pairwise": [{"a", "b", "a_index", "b_index", "quality_kappa", "n"}]}``, kappas rounded
+        to 4 decimals; a kappa is ``None`` with fewer than two teachers or when undefined.
+
+    Raises:
+        ValueError: Turns have different numbers of teachers.
+    """
+    judges = _panel(turns)
+    complete = [
+        turn["teachers"]
+        for turn in turns
+        if all(teacher["quality"] is not None for teacher in turn["teachers"])
+    ]
+    quality_items = [[teacher["quality"] for teacher in panel] for panel in complete]
+    outcome_items = [
+        [turn_outcome(t["quality"], t.get("rcof")) for t in panel] for panel in complete
+    ]
+    pairwise = []
+    for a in range(len(judges)):
+        for b in range(a + 1, len(judges)):
+            labels_a = [turn["teachers"][a]["quality"] for turn in turns]
+            labels_b = [turn["teachers"][b]["quality"] for turn in turns]
+            pairwise.append(
+                {
+                    "a": judges[a],
+                    "b": judges[b],
+                    "a_index": a,
+                    "b_index": b,
+                    "quality_kappa": _round(cohen_kappa(labels_a, labels_b)),
+                    "n": len(paired(labels_a, labels_b)),
+                }
+            )
+    return {
+        "quality": _fleiss(quality_items, len(judges)),
+        "outcome": _fleiss(outcome_items, len(judges)),
+        "pairwise": pairwise,
+    }
+
+
+def reference_agreement(
+    turns: Sequence[Record], references: Sequence[Record | None]
+) -> dict[str, Any]:
+    """Each teacher's and the vote's agreement with reference labels (paper 004, Appendix C).
+
+    The references are gold labels or human verdicts, one per turn (``None`` if the turn has
+    none). ``quality`` agreement (``accuracy``, Cohen ``kappa``, ``n``) is over the turns
+    where both the labeller and the reference have a quality. ``rcof`` agreement is over the
+    turns whose reference is a failure with a code: ``coverage`` is the share of those where
+    the labeller gave a code at all, and ``accuracy``/``kappa``/``n`` are over the ones where it
+    did, so a labeller that says "success" or gives no code lowers coverage, not accuracy.
+
+    Args:
+        turns: Voted turns.
+        references: ``{"quality", "rcof"}`` or ``None`` per turn, aligned with ``turns``.
+
+    Returns:
+        ``{"n_turns": turns with a reference, "teachers": [{"index", "judge", "quality",
+        "rcof"}], "vote": {"quality", "rcof"}}``, rates rounded to 4 decimals.
+
+    Raises:
+        ValueError: ``references`` is not aligned with ``turns``, or turns have different
+            numbers of teachers.
+    """
+    return {
+        "n_turns": sum(ref is not None for ref in references),
+        "teachers": [
+            {"index": index, "judge": judge}
+            | labeller_agreement([turn["teachers"][index] for turn in turns], references)
+            for index, judge in enumerate(_panel(turns))
+        ],
+        "vote": labeller_agreement(turns, references),
+    }
+
+
+def labeller_agreement(
+    labels: Sequence[Record], references: Sequence[Record | None], *, ndigits: int | None = 4
+) -> dict[str, Any]:
+    """One labeller's agreement with reference labels, as :func:`reference_agreement` defines it.
+
+    Args:
+        labels: ``{"quality", "rcof"}`` per turn from one labeller (a teacher or the vote).
+        references: ``{"quality", "rcof"}`` or ``None`` per turn, aligned with ``labels``.
+        ndigits: Decimals to round the rates to; ``None`` leaves them unrounded.
+
+    Returns:
+        ``{"quality": {"accuracy", "kappa", "n"}, "rcof": {"accuracy", "kappa", "n",
+        "coverage"}}``, rates ``None`` over nothing.
+
+    Raises:
+        ValueError: ``references`` is not aligned with ``labels``.
+    """
+    if len(references) != len(labels):
+        raise ValueError(f"{len(references)} references for {len(labels)} turns")
+    gold_quality = [None if ref is None else ref.get("quality") for ref in references]
+    gold_code = [
+        ref.get("rcof") if ref is not None and ref.get("quality") == "failure" else None
+        for ref in references
+    ]
+    quality = [label["quality"] for label in labels]
+    codes = [label.get("rcof") for label in labels]
+    with_gold = [code for code, gold in zip(codes, gold_code, strict=True) if gold is not None]
+    coverage = _share([code is not None for code in with_gold], True)
+    return {
+        "quality": _agreement(quality, gold_quality, ndigits),
+        "rcof": _agreement(codes, gold_code, ndigits) | {"coverage": _round(coverage, ndigits)},
+    }
+
+
+def _panel(turns: Sequence[Record]) -> list[str]:
+    """The judges by position; every turn must have the same number of teachers."""
+    sizes = sorted({len(turn["teachers"]) for turn in turns})
+    if len(sizes) > 1:
+        raise ValueError(f"every turn needs the same teachers, got panels of sizes {sizes}")
+    return [str(teacher["judge"]) for teacher in turns[0]["teachers"]] if turns else []
+
+
+def _fleiss(items: Sequence[Sequence[Hashable]], raters: int) -> dict[str, Any]:
+    kappa = fleiss_kappa(items) if raters >= 2 else None
+    return {"fleiss_kappa": _round(kappa), "n_turns": len(items)}
+
+
+def _agreement(
+    labels: Sequence[Hashable | None], gold: Sequence[Hashable | None], ndigits: int | None
+) -> dict[str, Any]:
+    return {
+        "accuracy": _round(accuracy(labels, gold), ndigits),
+        "kappa": _round(cohen_kappa(labels, gold), ndigits),
+        "n": len(paired(labels, gold)),
+    }
+
+
+def _bucket(goal: Record) -> str:
+    return LENGTH_BUCKETS[min(int(goal["n_turns"]), 4) - 1]
+
+
+def _share(values: Sequence[object], target: object) -> float | None:
+    """Share of the non-``None`` values equal to ``target``."""
+    known = [value for value in values if value is not None]
+    return sum(value == target for value in known) / len(known) if known else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _round(value: float | None, ndigits: int | None = 4) -> float | None:
+    return value if value is None or ndigits is None else round(value, ndigits)

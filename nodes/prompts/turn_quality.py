@@ -1,0 +1,64 @@
+"""Teacher prompt: paper 004 (Mind the Goal), Appendix D, turn quality and root cause.
+
+The paper's template asks one call for ``is_new_goal``, ``quality`` and ``rcof`` per turn. A
+teacher keeps its system prompt, its ``<think>`` reasoning and its output format, and asks for
+``quality``, ``rcof`` and a short ``rationale`` (segmentation is its own role). The RCOF list is
+written in the canonical numbering of Section 4.3 / Appendix B (the paper's Appendix D prompt
+numbers the same seven causes differently); each line keeps the prompt's short gloss.
+
+Fields of :data:`TEACHER_PROMPT` (``str.format``):
+    dialog_id: the dialogue's id.
+    question: the dialogue rendered turn by turn with :data:`TEACHER_TURN_TEMPLATE`.
+"""
+
+TEACHER_SYSTEM_PROMPT = (
+    "You are a helpful AI assistant. You will act as a judge to evaluate quality of "
+    "employee experience chatbot."
+)
+
+# Literal JSON braces are doubled for str.format.
+TEACHER_OUTPUT_FORMAT = """{{
+    dialog_id: xx,
+    turns: [
+        {{turn_number: 1, quality: success/failure, rcof: E1-E7 | null, rationale: "..."}},
+        {{turn_number: 2, quality: success/failure, rcof: E1-E7 | null, rationale: "..."}},
+        ...
+    ]
+}}
+
+where
+quality \\in {{success,failure}} # based on response + follow-ups
+rcof \\in {{E1-E7}} if failure else null
+rationale: one short sentence saying why
+
+RCOF codes
+E1 Language Understanding - misinterprets question
+E2 Refusal to Answer - unwarranted refusal
+E3 Incorrect Retrieval - irrelevant or wrong docs retrieved
+E4 Retrieval Failure - no docs retrieved
+E5 System Error - blank / truncated response
+E6 Incorrect Routing - wrong domain/department
+E7 Out-of-Domain Query - capability not supported"""
+
+TEACHER_PROMPT = (
+    """You are provided with a dialog from an employee chatbot.
+Output the JSON for every turn, reasoning inside
+    <think>...</think> tags
+but printing *only* the JSON.
+
+output format:
+"""
+    + TEACHER_OUTPUT_FORMAT
+    + """
+
+input:
+dialog_id: {dialog_id}
+{question}
+"""
+)
+
+TEACHER_TURN_TEMPLATE = (
+    "Turn {turn_number}\nUser: {user_msg}\nAssistant: {response}\nSources: {sources}"
+)
+"""How one turn is shown to a teacher. Fields: turn_number, user_msg, response, sources (the
+retrieved sources' names and snippets, or "none")."""

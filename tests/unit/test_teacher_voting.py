@@ -1,0 +1,171 @@
+"""Teacher voting and goal success as a user sees them: votes, interrupts, resumes, final goals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from graphs.context import Context
+from graphs.goal_success import build_goal_success_graph
+from graphs.teacher_voting import build_teacher_voting_graph
+from nodes.judges import llm as llm_module
+from nodes.judges.turn_quality import turn_quality_teacher
+from nodes.voting import ESCALATION_KIND, majority, vote_turn
+from tests.fakes import ScriptedChatModel
+from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, no_backoff, script_teachers
+
+
+@pytest.fixture(autouse=True)
+def _scripted_teachers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    script_teachers(monkeypatch, tmp_path)
+    yield
+    turn_quality_teacher.cache_clear()
+
+
+def _context(**overrides: Any) -> Context:
+    return Context(segmentation_judge="local:rules", teachers=TEACHERS, **overrides)
+
+
+def test_majority_needs_more_than_half() -> None:
+    assert majority(["success", "success", "failure"]) == "success"
+    assert majority(["E1", "E3"]) is None
+    assert majority(["E1", "E3", "E4"]) is None
+    assert majority([]) is None
+
+
+def test_vote_over_teachers_that_could_judge() -> None:
+    def t(quality: str | None, rcof: str | None = None) -> dict[str, Any]:
+        return {"judge": "x", "quality": quality, "rcof": rcof, "rationale": ""}
+
+    two_one = vote_turn(1, [t("failure", "E4"), t("failure", "E4"), t("success")])
+    assert (two_one["quality"], two_one["rcof"], two_one["ambiguous"]) == ("failure", "E4", False)
+    tie = vote_turn(1, [t("failure", "E4"), t("success"), t(None)])
+    assert tie["ambiguous"] and tie["ambiguous_fields"] == ["quality"] and tie["quality"] is None
+    causes = vote_turn(1, [t("failure", "E3"), t("failure", "E4"), t("success")])
+    assert causes["quality"] == "failure" and causes["ambiguous_fields"] == ["rcof"]
+    alone = vote_turn(1, [t(None), t("failure", "E5"), t(None)])
+    assert (alone["quality"], alone["rcof"], alone["decided_by"]) == (
+        "failure",
+        "E5",
+        "single_teacher",
+    )
+    one_code = vote_turn(1, [t("failure"), t("failure", "E2"), t("success")])
+    assert one_code["rcof"] == "E2" and not one_code["ambiguous"]
+    nobody = vote_turn(1, [t(None), t(None), t(None)])
+    assert nobody["quality"] is None and not nobody["ambiguous"] and nobody["decided_by"] is None
+
+
+def test_all_teachers_disagree_pauses_for_a_human_and_resumes() -> None:
+    graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "v1"}}
+    paused = graph.invoke({"dialogue": DIALOGUE}, config, context=_context())
+    (question,) = paused["__interrupt__"]
+    case = question.value
+    assert case["kind"] == ESCALATION_KIND and case["turn_number"] == 2
+    assert case["ambiguous_fields"] == ["rcof"]
+    assert [t["turn_number"] for t in case["excerpt"]] == [1, 2, 3]
+    assert [(t["judge"], t["rcof"]) for t in case["teachers"]] == list(
+        zip(TEACHERS, ["E1", "E3", "E6"], strict=True)
+    )
+    assert "retrieved the per diem page" in json.dumps(case)
+
+    final = graph.invoke(
+        Command(resume={"quality": "failure", "rcof": "E3", "note": "wrong page"}),
+        config,
+        context=_context(),
+    )
+    turns = final["turns"]
+    assert [t["quality"] for t in turns] == ["success", "failure", "success"]
+    assert turns[1]["rcof"] == "E3" and turns[1]["decided_by"] == "human"
+    assert turns[2]["decided_by"] == "vote" and turns[2]["rcof"] is None
+    assert final["human_verdicts"] == [
+        {
+            "turn_number": 2,
+            "quality": "failure",
+            "rcof": "E3",
+            "note": "wrong page",
+            "reviewer": None,
+        }
+    ]
+    assert graph.get_state(config).next == ()
+
+
+def test_an_invalid_verdict_is_asked_again() -> None:
+    graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "v2"}}
+    graph.invoke({"dialogue": DIALOGUE}, config, context=_context())
+    again = graph.invoke(
+        Command(resume={"quality": "success", "rcof": "E3"}), config, context=_context()
+    )
+    (question,) = again["__interrupt__"]
+    assert "no root cause" in question.value["error"]
+    final = graph.invoke(Command(resume={"quality": "f", "rcof": "e4"}), config, context=_context())
+    assert final["turns"][1]["rcof"] == "E4"
+
+
+def test_without_escalation_the_ambiguous_label_stays_null() -> None:
+    graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "v3"}}
+    final = graph.invoke({"dialogue": DIALOGUE}, config, context=_context(escalate_ambiguous=False))
+    assert "__interrupt__" not in final
+    turn = final["turns"][1]
+    assert turn["ambiguous"] and turn["quality"] == "failure" and turn["rcof"] is None
+
+
+def test_a_teacher_with_malformed_output_abstains(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = ScriptedChatModel(["I refuse to output JSON."] * 8)
+    models = {**{s: ScriptedChatModel([SCRIPTS[s]]) for s in TEACHERS[:2]}, TEACHERS[2]: broken}
+    monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: models[spec.raw])
+    monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
+    turn_quality_teacher.cache_clear()
+    graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "v4"}}
+    paused = graph.invoke({"dialogue": DIALOGUE}, config, context=_context())
+    # Two teachers left: they agree on turns 1 and 3, and split E1/E3 on turn 2.
+    assert paused["__interrupt__"][0].value["teachers"][2]["quality"] is None
+    state = graph.get_state(config).values
+    assert [t["quality"] for t in state["turns"]] == ["success", "failure", "success"]
+
+
+def test_goal_success_composes_segmentation_and_voting() -> None:
+    graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "g1"}}
+    graph.invoke({"dialogue": DIALOGUE}, config, context=_context())
+    paused = graph.get_state(config, subgraphs=True)
+    assert paused.next == ("teacher_voting",)
+    (voting,) = [task.state for task in paused.tasks if task.name == "teacher_voting"]
+    assert voting.values["turns"][1]["ambiguous"]  # subgraph state is inspectable
+    final = graph.invoke(
+        Command(resume={"quality": "failure", "rcof": "E3"}), config, context=_context()
+    )
+    assert [(g["start_turn"], g["end_turn"]) for g in final["segmentation"]["goals"]] == [
+        (1, 1),
+        (2, 3),
+    ]
+    first, second = final["goals"]
+    assert first["success"] is True and first["rcof"] is None
+    # Strict GSR: the mileage goal failed at turn 2 even though turn 3 fixed it.
+    assert second["success"] is False and second["rcof"] == "E3"
+    assert second["fractional_credit"] == 0.5 and second["last_turn_success"] is True
+
+
+def test_llm_teacher_prompt_has_canonical_codes_and_sources(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = ScriptedChatModel([SCRIPTS["openai:teacher-a"]])
+    monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
+    turn_quality_teacher.cache_clear()
+    teacher = turn_quality_teacher("openai:teacher-a")
+    from evals.schema import Dialogue
+
+    verdict = teacher.label(Dialogue.model_validate(DIALOGUE))
+    assert [t.quality for t in verdict.turns] == ["success", "failure", "success"]
+    prompt = str(model.calls[0][-1].content)
+    assert "E3 Incorrect Retrieval" in prompt and "E4 Retrieval Failure" in prompt
+    assert "[Vacation policy] Full-time employees receive 25 days" in prompt
