@@ -18,6 +18,7 @@ from typing import Any
 from cli.common import UsageError, input_path, jsonl_line, progress, write_json
 from cli.gsr_tally import GsrTally
 from evals.datasets import detect_format, load_dialogues
+from evals.datasets.loader import Format
 from evals.report import goal_success_section, write_report
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         teachers=teachers,
         escalate_ambiguous=not args.no_escalation,
     )
-    fmt = args.format
+    fmt: Format = args.format
     if fmt == "auto":
         try:
             fmt = detect_format(source)
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 def evaluate_corpus(
     source: Path,
-    fmt: str,
+    fmt: Format,
     context: Context,
     *,
     out: Path,

@@ -106,7 +106,7 @@ def _review_thread(
         verdict = _ask_verdict(ask, args.reviewer)
         if verdict is None:
             return answered, True
-        if verdict == "skip":
+        if isinstance(verdict, str):  # "skip": leave this dialogue for later
             return answered, False
         cases = resume_thread(graph, thread_id, case["id"], verdict, context=context)
         _log(args.dir, thread_id, case["value"], verdict)

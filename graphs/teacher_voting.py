@@ -9,7 +9,7 @@ resumes with ``Command(resume={"quality": ..., "rcof": ..., "note": ...})``, in 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, cast
 
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
@@ -93,7 +93,8 @@ def build_teacher_voting_graph() -> StateGraph[Any, Context, Any, Any]:
         output_schema=VotingOutput,
     )
     builder.add_node("assign_teachers", assign_teachers)
-    builder.add_node("label_turns", label_turns)
+    # A Send target reads its own input (TeacherTask), not the graph state.
+    builder.add_node("label_turns", cast(Any, label_turns), input_schema=TeacherTask)
     builder.add_node("vote_labels", vote_labels)
     builder.add_node("escalate_to_human", escalate_to_human)
     builder.add_edge(START, "assign_teachers")

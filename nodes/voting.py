@@ -192,7 +192,7 @@ def vote_labels(state: VotingState) -> dict[str, Any]:
     dialogue = Dialogue.model_validate(state["dialogue"])
     return {
         "turns": [
-            vote_turn(turn.turn_number, [teacher["turns"][i] for teacher in labels])
+            vote_turn(turn.turn_number, [dict(teacher["turns"][i]) for teacher in labels])
             for i, turn in enumerate(dialogue.turns)
         ],
         "human_verdicts": [],
@@ -210,8 +210,10 @@ def route_after_vote(
 def escalate_to_human(state: VotingState) -> dict[str, Any]:
     """Ask a human about each ambiguous turn, in order; apply the verdicts."""
     dialogue = Dialogue.model_validate(state["dialogue"])
-    turns, verdicts = [], []
-    for turn in state["turns"]:
+    turns: list[dict[str, Any]] = []
+    verdicts: list[dict[str, Any]] = []
+    for voted in state["turns"]:
+        turn = dict(voted)
         if not turn["ambiguous"]:
             turns.append(turn)
             continue

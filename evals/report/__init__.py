@@ -1,0 +1,44 @@
+"""The static HTML report: one offline page, a section per subsystem, plots as inline SVG.
+
+Example:
+    >>> from pathlib import Path
+    >>> from evals.report import goal_success_section, write_report
+    >>> section = goal_success_section(summary, goals, dialogues)  # doctest: +SKIP
+    >>> write_report(Path("runs/report.html"), "todeval", [section])  # doctest: +SKIP
+
+A subsystem adds its own part by building a :class:`Section` (its body made with the helpers
+below and :func:`bar_chart`) and passing it to :func:`render_report` with the others.
+"""
+
+from evals.report.goal_success import goal_success_section
+from evals.report.page import (
+    MISSING,
+    Section,
+    anchor_id,
+    figure,
+    fmt_num,
+    fmt_pct,
+    render_report,
+    shorten,
+    table,
+    value_html,
+    write_report,
+)
+from evals.report.svg import Series, bar_chart
+
+__all__ = [
+    "MISSING",
+    "Section",
+    "Series",
+    "anchor_id",
+    "bar_chart",
+    "figure",
+    "fmt_num",
+    "fmt_pct",
+    "goal_success_section",
+    "render_report",
+    "shorten",
+    "table",
+    "value_html",
+    "write_report",
+]
