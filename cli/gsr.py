@@ -118,7 +118,9 @@ def evaluate_corpus(
     """Run (or read back) every dialogue's thread and write goals, summary and report."""
     try:
         segmenter = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
-        teachers = [turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers]
+        teachers = [
+            turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers
+        ]
     except (JudgeSpecError, JudgeConfigError) as error:
         raise UsageError(str(error)) from error
 

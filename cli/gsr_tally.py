@@ -44,7 +44,9 @@ class GsrTally:
         """Goals scored so far."""
         return len(self.goals)
 
-    def add(self, record: Dialogue | RecordError, result: ThreadResult | None) -> list[dict[str, Any]]:
+    def add(
+        self, record: Dialogue | RecordError, result: ThreadResult | None
+    ) -> list[dict[str, Any]]:
         """Take one record's result; return its goals.jsonl lines."""
         if isinstance(record, RecordError):
             self.skipped.append(record.model_dump() | {"error": str(record)})
@@ -69,7 +71,9 @@ class GsrTally:
             has_gold = gold.quality is not None
             self.gold.append({"quality": gold.quality, "rcof": gold.rcof} if has_gold else None)
             human = turn.get("human")
-            self.human.append({"quality": human["quality"], "rcof": human["rcof"]} if human else None)
+            self.human.append(
+                {"quality": human["quality"], "rcof": human["rcof"]} if human else None
+            )
         lines = [_goal_line(record.dialogue_id, goal) for goal in goals]
         for line in lines:
             self.goals.append({k: v for k, v in line.items() if k != "turns"})

@@ -1,4 +1,4 @@
-"""``todeval review DIR``: answer the escalations of a ``todeval gsr`` run, then rewrite its outputs.
+"""``todeval review DIR``: answer a ``todeval gsr`` run's escalations, then rewrite its outputs.
 
 The open cases are read from the checkpointer (the threads that ``DIR/summary.json`` lists as
 paused). Each answer resumes its thread with ``Command(resume=...)``; verdicts are kept in the

@@ -204,7 +204,9 @@ def route_after_vote(
 ) -> Literal["escalate_to_human", "__end__"]:
     """Escalate when a turn is ambiguous and escalation is on."""
     ambiguous = any(turn["ambiguous"] for turn in state["turns"])
-    return "escalate_to_human" if ambiguous and get_context(runtime).escalate_ambiguous else "__end__"
+    return (
+        "escalate_to_human" if ambiguous and get_context(runtime).escalate_ambiguous else "__end__"
+    )
 
 
 def escalate_to_human(state: VotingState) -> dict[str, Any]:

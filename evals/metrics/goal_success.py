@@ -203,8 +203,9 @@ def turn_report(turns: Sequence[Record]) -> dict[str, Any]:
         ``n_turns``; ``judged_turns`` (quality decided); ``failed_turns``; ``ambiguous``
         (turns the vote flagged ambiguous) and ``ambiguous_share`` of all turns (rounded,
         ``None`` for no turns); ``unresolved`` (ambiguous turns no human has decided: awaiting
-        a verdict, or left open when escalation is off); ``decided_by``: turns per ``vote``, ``single_teacher``, ``human`` and
-        ``undecided`` (``decided_by`` is ``None``), plus any other value met.
+        a verdict, or left open when escalation is off); ``decided_by``: turns per ``vote``,
+        ``single_teacher``, ``human`` and ``undecided`` (``decided_by`` is ``None``), plus any
+        other value met.
     """
     ambiguous = [turn for turn in turns if turn["ambiguous"]]
     deciders = Counter(turn["decided_by"] or "undecided" for turn in turns)
