@@ -8,6 +8,7 @@ a human; ``todeval review OUT`` answers them and rewrites the outputs.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
@@ -20,7 +21,7 @@ from cli.gsr_tally import GsrTally
 from evals.datasets import detect_format, load_dialogues
 from evals.datasets.loader import Format
 from evals.report import goal_success_section, write_report
-from evals.schema import Dialogue, RecordError
+from evals.schema import Dialogue, RecordError, routes_used
 from graphs.context import Context
 from graphs.goal_success import GoalSuccessOutput, build_goal_success_graph
 from graphs.runner import prepared_in_chunks, run_corpus
@@ -68,6 +69,13 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
+        "--routes",
+        type=Path,
+        default=None,
+        help="JSON route table for the routing check (E6): {route: what it handles}; "
+        "default: the routes the input uses, described by their names",
+    )
+    parser.add_argument(
         "--no-escalation",
         action="store_true",
         help="do not pause for humans: ambiguous turns stay unlabelled (null)",
@@ -88,22 +96,41 @@ def run(args: argparse.Namespace) -> int:
     teachers = [spec.strip() for spec in args.teachers.split(",") if spec.strip()]
     if not teachers:
         raise UsageError("--teachers needs at least one teacher spec")
-    context = Context(
-        segmentation_judge=args.segmenter,
-        teachers=teachers,
-        escalate_ambiguous=not args.no_escalation,
-    )
     fmt: Format = args.format
     if fmt == "auto":
         try:
             fmt = detect_format(source)
         except ValueError as error:
             raise UsageError(str(error)) from error
+    context = Context(
+        segmentation_judge=args.segmenter,
+        teachers=teachers,
+        routes=_route_table(args.routes)
+        if args.routes
+        else _corpus_routes(source, fmt, args.limit),
+        escalate_ambiguous=not args.no_escalation,
+    )
     summary = evaluate_corpus(
         source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit
     )
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["dialogues"] == 0 else 0
+
+
+def _route_table(path: Path) -> dict[str, str]:
+    try:
+        table = json.loads(input_path(str(path)).read_text())
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--routes {path}: not JSON ({error})") from error
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise UsageError(f"--routes {path}: expected a JSON object {{route: description}}")
+    return {str(route): description for route, description in table.items()}
+
+
+def _corpus_routes(source: Path, fmt: Format, limit: int | None) -> dict[str, str]:
+    """A first, cheap pass over the input: the routes its turns name (the default table)."""
+    records = islice(load_dialogues(source, fmt), limit)
+    return routes_used(record for record in records if isinstance(record, Dialogue))
 
 
 def evaluate_corpus(

@@ -8,6 +8,7 @@ dataset has them (``is_new_goal``, ``quality``, ``rcof``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -108,6 +109,20 @@ class Dialogue(BaseModel):
         if not self.has_gold_segmentation:
             return None
         return [True] + [bool(turn.is_new_goal) for turn in self.turns[1:]]
+
+
+def routes_used(dialogues: Iterable[Dialogue]) -> dict[str, str]:
+    """Every sub-agent route the dialogues' turns name in ``metadata.route``, in first-seen order.
+
+    Returned as a route table (route -> description) with empty descriptions: the default when
+    a deployment's own table is not given.
+    """
+    return {
+        str(turn.metadata["route"]): ""
+        for dialogue in dialogues
+        for turn in dialogue.turns
+        if turn.metadata.get("route")
+    }
 
 
 class RecordError(BaseModel):

@@ -18,7 +18,7 @@ from langsmith import Client, schemas
 from langsmith.evaluation._runner import ExperimentResults
 
 from evals.langsmith_evaluators import ROW_EVALUATORS, SUMMARY_EVALUATORS, dialogue_example
-from evals.schema import Dialogue
+from evals.schema import Dialogue, routes_used
 from graphs.context import Context
 from graphs.goal_success import graph as goal_success_graph
 
@@ -48,10 +48,14 @@ def gsr_experiment(
     """
     upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload_results is None else upload_results
     run_context = context or Context()
-    run_context = Context(**{**run_context.__dict__, "escalate_ambiguous": False})
+    routes = run_context.routes or routes_used(dialogues)
+    run_context = Context(**{**run_context.__dict__, "escalate_ambiguous": False, "routes": routes})
 
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
-        output: dict[str, Any] = goal_success_graph.invoke(inputs, context=run_context)
+        # Offline, langsmith traces the target "locally", but LangChain's tracer inside the
+        # graph would still post each run to the client; keep the graph untraced then.
+        with langsmith.tracing_context(enabled=upload):
+            output: dict[str, Any] = goal_success_graph.invoke(inputs, context=run_context)
         return output
 
     examples: Any = [

@@ -176,7 +176,7 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     dialogue = Dialogue.model_validate(task["dialogue"])
     teacher = turn_quality_teacher(task["teacher"], context.llm_max_retries)
-    verdict = teacher.label(dialogue)
+    verdict = teacher.label(dialogue, routes=context.routes)
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
         for t in verdict.turns

@@ -13,9 +13,10 @@ SGD has no turn-quality labels, so each threshold is set from a contrast SGD doe
    every turn.
 2. ``signal_teacher.REPHRASE_MIN``: cosine of consecutive user messages within one goal (SGD's
    gold segments), with the teacher's own exclusions; the 98th percentile.
-3. ``response_teacher.ROUTE_MARGIN``: SGD services as routes, chunks of 64 dialogues as the
-   corpus, 10% of the questions re-routed at random; the margin at which about 5% of the
-   correctly routed questions are flagged, with the share of re-routed ones caught.
+3. ``response_teacher.ROUTE_MARGIN``: SGD services as routes (described by their names), all
+   of the corpus's services as the table, 10% of the questions re-routed at random; the
+   margin at which about 5% of the correctly routed questions are flagged, with the share of
+   re-routed ones caught.
 
 Usage: ``.venv/bin/python -m scripts.calibrate_semantic_teacher [SGD_DEV_PATH]``
 """
@@ -31,7 +32,7 @@ from numpy.typing import NDArray
 
 from evals.datasets import load_dialogues, split_records
 from evals.schema import Dialogue
-from nodes.judges.response_teacher import RouteDomains
+from nodes.judges.response_teacher import RouteDomains, route_profile
 from nodes.judges.semantic_teacher import abstention, answer_fit, question_texts
 from nodes.judges.signal_teacher import can_rephrase
 from nodes.judges.teacher_cues import VectorTable, carries_domain
@@ -139,39 +140,37 @@ def rephrase_similarities(
 
 
 def route_margins(
-    dialogues: Sequence[Dialogue], vectors: VectorTable, seed: int, chunk: int = 64
+    dialogues: Sequence[Dialogue], vectors: VectorTable, seed: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Margins of correctly routed and of randomly re-routed questions, chunk by chunk."""
+    """Margins of correctly routed and of randomly re-routed questions.
+
+    SGD services stand in for routes; the route table is every service of the corpus, each
+    described by its name only (the CLI's default table).
+    """
     rng = random.Random(seed)
+    items = []
+    for d in dialogues:
+        for turn in d.turns:
+            active = [
+                f
+                for f in turn.metadata.get("sgd_user_frames") or []
+                if f.get("intent") not in (None, "NONE")
+            ]
+            if active and carries_domain(turn.user_msg):
+                items.append([active[0]["svc"], turn.user_msg, False])
+    services = sorted({item[0] for item in items})
+    for item in items:
+        if rng.random() < 0.10:
+            item[0] = rng.choice([s for s in services if s != item[0]])
+            item[2] = True
+    vectors.load([i[1] for i in items] + [route_profile(s) for s in services])
+    domains = RouteDomains.build(dict.fromkeys(services, ""), vectors)
+    fits = domains.fit_many(vectors.get([i[1] for i in items]))
     correct: list[float] = []
     rerouted: list[float] = []
-    for start in range(0, len(dialogues), chunk):
-        items = []
-        for d in dialogues[start : start + chunk]:
-            for turn in d.turns:
-                active = [
-                    f
-                    for f in turn.metadata.get("sgd_user_frames") or []
-                    if f.get("intent") not in (None, "NONE")
-                ]
-                if active:
-                    question = turn.user_msg if carries_domain(turn.user_msg) else None
-                    items.append([active[0]["svc"], question, False])
-        services = sorted({item[0] for item in items})
-        if len(services) < 2:
-            continue
-        for item in items:
-            if item[1] is not None and rng.random() < 0.10:
-                item[0] = rng.choice([s for s in services if s != item[0]])
-                item[2] = True
-        vectors.load([i[1] for i in items if i[1]])
-        domains = RouteDomains.build([(i[0], i[1]) for i in items], vectors)
-        for route, question, moved in items:
-            if question is None:
-                continue
-            fits = domains.fit(vectors.get([question])[0], route)
-            margin = float(fits.max() - fits[domains.routes.index(route)])
-            (rerouted if moved else correct).append(margin)
+    for (route, _, moved), row in zip(items, fits, strict=True):
+        margin = float(row.max() - row[domains.routes.index(route)])
+        (rerouted if moved else correct).append(margin)
     return np.array(correct), np.array(rerouted)
 
 

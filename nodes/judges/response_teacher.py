@@ -22,11 +22,14 @@ Rules, first match wins (each is an Appendix B definition read off the record):
   fewer than 40% of its content words occur there (turns with a tool call are exempt: their
   facts come from the tool). Computed figures such as dates are not checked.
 * **E6 Incorrect Routing** - ``metadata.route`` disagrees with the question's domain. Each
-  route's domain is its name's words ("hr_policy_bot" -> "hr policy") plus the mean MiniLM
-  vector of the chunk's questions sent to it (leave-one-out); the question is misrouted when
-  another route fits it better by at least ``ROUTE_MARGIN``. Only questions that carry their
-  own domain words are checked (not follow-ups, acknowledgements or complaints); without
-  route metadata routing is not checked.
+  route of the deployment's route table (``Context.routes``: name -> what it handles; the CLI
+  fills in the corpus' routes, described by their names, when none is given) has a profile,
+  its name's words ("hr_policy_bot" -> "hr policy") plus its description; the question is
+  misrouted when another route's profile fits it better by at least ``ROUTE_MARGIN``. Only
+  questions that carry their own domain words are checked (not follow-ups, acknowledgements
+  or complaints); without route metadata, or with one known route, routing is not checked.
+  The verdict depends only on the dialogue and the route table, never on which other
+  dialogues were batched with it.
 * Otherwise **success**: "no failure sign in the response". This teacher judges every turn.
 """
 
@@ -39,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.schema import Dialogue, Turn
+from evals.schema import Dialogue, Turn, routes_used
 from nodes.judges.local import register_local_judge
 from nodes.judges.segmentation_features import Embed, FloatArray
 from nodes.judges.teacher_cues import (
@@ -62,10 +65,11 @@ TIMEOUT_MS = 30_000
 #: Below this share of content words found in the sources the answer is not grounded.
 MIN_LEXICAL_SUPPORT = 0.4
 #: How much better another route must fit a question before it counts as misrouted. Set on
-#: SGD dev with services as routes, 64-dialogue chunks as the corpus and 10% of questions
-#: re-routed at random: 0.17 flags 5% of the correctly routed questions and about 60% of the
-#: re-routed ones (``scripts/calibrate_semantic_teacher.py``).
-ROUTE_MARGIN = 0.17
+#: SGD dev with services as routes described by their names, every service in the table and
+#: 10% of questions re-routed at random: 0.31 flags 5% of the correctly routed questions and
+#: catches 38% of the re-routed ones (``scripts/calibrate_semantic_teacher.py``). Route
+#: descriptions in ``Context.routes`` sharpen the profiles.
+ROUTE_MARGIN = 0.31
 
 _ACTION_ERRORS = frozenset({"error", "failed", "failure", "timeout", "timed_out", "exception"})
 _GENERIC_ROUTE_WORDS = frozenset({"bot", "agent", "skill", "assistant", "handler", "route"})
@@ -95,54 +99,45 @@ def route_words(route: str) -> str:
     return " ".join(w for w in words if w not in _GENERIC_ROUTE_WORDS) or route
 
 
+def route_profile(route: str, description: str = "") -> str:
+    """The text a route is known by: its name's words, then its description if any."""
+    words = route_words(route)
+    return f"{words}: {description}" if description.strip() else words
+
+
 @dataclass(frozen=True)
 class RouteDomains:
-    """Each route's domain vector: name words plus the mean of its questions' vectors."""
+    """The route table as vectors: one profile per route."""
 
     routes: tuple[str, ...]
-    name_vectors: FloatArray
-    sums: FloatArray
-    counts: FloatArray
+    profiles: FloatArray
 
     @classmethod
-    def build(cls, routed: Sequence[tuple[str, str | None]], vectors: VectorTable) -> RouteDomains:
-        """From ``(route, question or None)`` pairs; None questions only name the route."""
-        routes = tuple(sorted({route for route, _ in routed}))
-        index = {route: i for i, route in enumerate(routes)}
-        names = vectors.get([route_words(r) for r in routes])
-        sums = np.zeros_like(names)
-        counts = np.zeros(len(routes), np.float32)
-        questions = [(route, q) for route, q in routed if q is not None]
-        if questions:
-            qv = vectors.get([q for _, q in questions])
-            for (route, _), vector in zip(questions, qv, strict=True):
-                sums[index[route]] += vector
-                counts[index[route]] += 1
-        return cls(routes, names, sums, counts)
+    def build(cls, table: Mapping[str, str], vectors: VectorTable) -> RouteDomains:
+        """From ``route -> description`` (an empty description: the name alone)."""
+        routes = tuple(sorted(table))
+        profiles = vectors.get([route_profile(r, table[r]) for r in routes])
+        return cls(routes, profiles)
 
-    def fit(self, question: FloatArray, own_route: str) -> FloatArray:
-        """Cosine of ``question`` to every route's domain, leaving the question itself out."""
-        sums, counts = self.sums.copy(), self.counts.copy()
-        i = self.routes.index(own_route)
-        sums[i] -= question
-        counts[i] -= 1
-        profiles = self.name_vectors.copy()
-        seen = counts > 0
-        centroids = sums[seen] / np.linalg.norm(sums[seen], axis=1, keepdims=True).clip(1e-9)
-        profiles[seen] += centroids
-        profiles /= np.linalg.norm(profiles, axis=1, keepdims=True).clip(1e-9)
-        fits: FloatArray = profiles @ question
+    def fit(self, question: FloatArray) -> FloatArray:
+        """Cosine of ``question`` to every route's profile."""
+        fits: FloatArray = self.profiles @ question
+        return fits
+
+    def fit_many(self, questions: FloatArray) -> FloatArray:
+        """Cosines of many questions (rows) to every route's profile (columns)."""
+        fits: FloatArray = questions @ self.profiles.T
         return fits
 
 
-def routed_questions(dialogues: Sequence[Dialogue]) -> list[tuple[str, str | None]]:
-    """``(route, question)`` for every routed turn (question None if it names no domain)."""
-    return [
-        (str(turn.metadata["route"]), turn.user_msg if carries_domain(turn.user_msg) else None)
-        for dialogue in dialogues
-        for turn in dialogue.turns
-        if turn.metadata.get("route")
-    ]
+def route_table(dialogue: Dialogue, routes: Mapping[str, str] | None) -> dict[str, str]:
+    """The given table plus any route the dialogue uses that it lacks (described by name)."""
+    table = dict(routes or {})
+    for turn in dialogue.turns:
+        route = turn.metadata.get("route")
+        if route and str(route) not in table:
+            table[str(route)] = ""
+    return table
 
 
 class ResponseTeacher:
@@ -153,22 +148,23 @@ class ResponseTeacher:
     def __init__(self, embed: Embed | None = None) -> None:
         """Use ``embed`` for the routing check (default: MiniLM, loaded on first use)."""
         self.vectors = VectorTable(embed)
-        self._domains: tuple[frozenset[str], RouteDomains] | None = None
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
-        """Embed the chunk's questions and route names; build each route's domain."""
-        routed = routed_questions(dialogues)
-        self.vectors.load([q for _, q in routed if q] + [route_words(r) for r, _ in routed])
-        ids = frozenset(d.dialogue_id for d in dialogues)
-        self._domains = (ids, RouteDomains.build(routed, self.vectors))
+        """Embed the chunk's routed questions and the route names in one batch."""
+        texts = [
+            turn.user_msg
+            for dialogue in dialogues
+            for turn in dialogue.turns
+            if turn.metadata.get("route") and carries_domain(turn.user_msg)
+        ]
+        self.vectors.load(texts + [route_profile(route) for route in routes_used(dialogues)])
 
-    def label(self, dialogue: Dialogue) -> TeacherVerdict:
-        """One label per turn, in order."""
-        prepared = self._domains
-        if prepared is not None and dialogue.dialogue_id in prepared[0]:
-            domains = prepared[1]
-        else:  # not in the prepared chunk: the dialogue's own routes are the corpus
-            domains = RouteDomains.build(routed_questions([dialogue]), self.vectors)
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
+        """One label per turn, in order; ``routes`` is the deployment's route table."""
+        table = route_table(dialogue, routes)
+        domains = RouteDomains.build(table, self.vectors) if len(table) > 1 else None
         history: list[str] = []
         labels = []
         for turn in dialogue.turns:
@@ -176,7 +172,9 @@ class ResponseTeacher:
             labels.append(self._label_turn(turn, history, domains))
         return TeacherVerdict(judge=self.name, turns=labels)
 
-    def _label_turn(self, turn: Turn, history: list[str], domains: RouteDomains) -> TurnLabel:
+    def _label_turn(
+        self, turn: Turn, history: list[str], domains: RouteDomains | None
+    ) -> TurnLabel:
         k = turn.turn_number
         found = (
             system_error(turn)
@@ -194,14 +192,14 @@ class ResponseTeacher:
             why = "no failure sign in the response"
         return TurnLabel(k, "success", None, why)
 
-    def _misrouted(self, turn: Turn, domains: RouteDomains) -> tuple[str, str] | None:
+    def _misrouted(self, turn: Turn, domains: RouteDomains | None) -> tuple[str, str] | None:
         route = turn.metadata.get("route")
-        if not route or len(domains.routes) < 2 or not carries_domain(turn.user_msg):
+        if domains is None or not route or not carries_domain(turn.user_msg):
             return None
         if is_clarification(turn.response) or is_acknowledgement(turn.user_msg):
             return None
         question = self.vectors.get([turn.user_msg])[0]
-        fits = domains.fit(question, str(route))
+        fits = domains.fit(question)
         best = int(np.argmax(fits))
         own = float(fits[domains.routes.index(str(route))])
         if domains.routes[best] == route or fits[best] - own < ROUTE_MARGIN:

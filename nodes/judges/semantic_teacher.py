@@ -47,7 +47,7 @@ a fitting answer from an on-topic wrong one only in the tails.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -157,7 +157,9 @@ class SemanticTeacher:
                     texts.append(context)
         self.vectors.load(texts)
 
-    def label(self, dialogue: Dialogue) -> TeacherVerdict:
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
         """One label per turn, in order."""
         labels = []
         for turn, (question, context) in zip(dialogue.turns, question_texts(dialogue), strict=True):

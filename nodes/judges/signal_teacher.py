@@ -34,7 +34,7 @@ A failure gets a root cause only when the complaint says why (``COMPLAINT_CAUSES
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from evals.schema import Dialogue, Turn
 from nodes.judges.local import register_local_judge
@@ -82,7 +82,9 @@ class SignalTeacher:
         """Embed the chunk's user messages (the only texts this teacher compares) at once."""
         self.vectors.load(turn.user_msg for d in dialogues for turn in d.turns)
 
-    def label(self, dialogue: Dialogue) -> TeacherVerdict:
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
         """One label per turn, in order."""
         turns = dialogue.turns
         users = [turn.user_msg for turn in turns]

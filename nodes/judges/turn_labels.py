@@ -7,7 +7,7 @@ the teachers that could (:mod:`nodes.voting`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -56,8 +56,16 @@ class TurnQualityTeacher(Protocol):
         """Batch work for dialogues about to be labelled (may do nothing)."""
         ...
 
-    def label(self, dialogue: Dialogue) -> TeacherVerdict:
-        """Label each turn of ``dialogue``."""
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
+        """Label each turn of ``dialogue``.
+
+        Args:
+            dialogue: The dialogue.
+            routes: The deployment's route table (route -> what it handles), for teachers that
+                check routing (E6); others ignore it.
+        """
         ...
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -113,7 +113,9 @@ class LLMTeacher:
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
         """Nothing to batch: one call per dialogue."""
 
-    def label(self, dialogue: Dialogue) -> TeacherVerdict:
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
         """One call per dialogue; a turn the model leaves out is not judged (None)."""
         result = self.llm.invoke(
             {"dialog_id": dialogue.dialogue_id, "question": render_dialogue_for_teacher(dialogue)}

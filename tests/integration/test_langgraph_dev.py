@@ -91,6 +91,98 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         kill_process_group(process)
 
 
+#: Two local teachers split on turn 1: the user complains (signals: failure) about an answer
+#: that shows no failure sign by itself (response: success), so the vote ties and escalates.
+DISPUTED: dict[str, Any] = {
+    "dialog_id": "studio-escalation",
+    "turns": [
+        {
+            "turn_number": 1,
+            "user_msg": "How do I reset my VPN password?",
+            "response": "Open the self-service portal, choose Email settings and pick a new "
+            "mailbox password.",
+            "source_names": ["Mailbox help"],
+            "source_snippets": ["Choose Email settings in the self-service portal."],
+        },
+        {
+            "turn_number": 2,
+            "user_msg": "that's not what i asked, i need the VPN password reset",
+            "response": "Sorry about that. In the self-service portal choose VPN, then Reset "
+            "password.",
+            "source_names": ["VPN help"],
+            "source_snippets": ["In the self-service portal choose VPN, then Reset password."],
+        },
+        {
+            "turn_number": 3,
+            "user_msg": "thanks, that worked",
+            "response": "Glad it worked! Anything else I can help with?",
+        },
+    ],
+}
+
+
+def test_goal_success_is_listed_first_with_its_schemas(server: str) -> None:
+    async def scenario() -> None:
+        client = get_client(url=server, api_key=None)
+        everything = await client.assistants.search(limit=100)
+        graph_ids = {a["graph_id"] for a in everything}
+        assert {"goal_success", "teacher_voting", "goal_segmentation"} <= graph_ids
+        (assistant,) = await client.assistants.search(graph_id="goal_success", limit=10)
+        schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+        assert schemas["input_schema"]["required"] == ["dialogue"]
+        assert {"goals", "turns", "segmentation"} <= set(schemas["output_schema"]["properties"])
+        assert "teachers" in (schemas.get("context_schema") or {}).get("properties", {})
+
+    asyncio.run(scenario())
+
+
+def test_escalation_pauses_and_resumes_through_the_server(server: str) -> None:
+    context = {"teachers": ["local:signals", "local:response"], "segmentation_judge": "local"}
+
+    async def scenario() -> None:
+        client = get_client(url=server, api_key=None)
+        thread = await client.threads.create(metadata={"test": "todeval-integration"})
+        thread_id = thread["thread_id"]
+        try:
+            await client.runs.wait(
+                thread_id, "goal_success", input={"dialogue": DISPUTED}, context=context
+            )
+            paused = await client.threads.get_state(thread_id, subgraphs=True)
+            assert paused["next"] == ["teacher_voting"]
+            (question,) = paused["interrupts"]
+            case = question["value"]
+            assert case["kind"] == "turn_quality_escalation" and case["turn_number"] == 1
+            assert [t["quality"] for t in case["teachers"]] == ["failure", "success"]
+            # The paused subgraph's state is visible: the votes so far.
+            (task,) = [t for t in paused["tasks"] if t["name"] == "teacher_voting"]
+            votes = task["state"]["values"]["turns"]
+            assert votes[0]["ambiguous"] and votes[0]["quality"] is None
+
+            output = await client.runs.wait(
+                thread_id,
+                "goal_success",
+                command={"resume": {"quality": "failure", "rcof": "E1", "note": "email, not VPN"}},
+                context=context,
+            )
+            assert isinstance(output, dict) and "__error__" not in output, output
+            first = output["turns"][0]
+            assert (first["quality"], first["rcof"], first["decided_by"]) == (
+                "failure",
+                "E1",
+                "human",
+            )
+            (goal,) = output["goals"]  # the complaint continues the goal it complains about
+            assert goal["success"] is False and goal["rcof"] == "E1"
+            final = await client.threads.get_state(thread_id)
+            assert final["next"] == [] and final["interrupts"] == []
+            history = await client.threads.get_history(thread_id, limit=50)
+            assert any(snapshot["next"] == ["teacher_voting"] for snapshot in history)
+        finally:
+            await client.threads.delete(thread_id)
+
+    asyncio.run(scenario())
+
+
 def test_server_lists_goal_segmentation_with_its_schemas(server: str) -> None:
     async def scenario() -> None:
         client = get_client(url=server, api_key=None)

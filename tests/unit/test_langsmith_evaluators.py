@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import uuid
 from pathlib import Path
 from typing import Any
@@ -180,20 +179,6 @@ def flipped_gold_target(inputs: dict[str, Any]) -> dict[str, Any]:
         quality, rcof = edit["turns"].get(t.turn_number, (t.quality, t.rcof))
         turns.append(voted(t.turn_number, quality, rcof))
     return output(labels, turns) | {"dialogue_id": dialogue.dialogue_id}
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Refuse (and record) every connection and name lookup the process tries."""
-    attempts: list[object] = []
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        attempts.append(args)
-        raise OSError("network disabled in this test")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    return attempts
 
 
 @pytest.mark.filterwarnings("ignore::langsmith._internal._beta_decorator.LangSmithBetaWarning")

@@ -196,22 +196,45 @@ def _routed_corpus(misrouted: str) -> list[Dialogue]:
     return corpus
 
 
+ROUTE_TABLE = {
+    "it_support_bot": "keyboard or laptop stopped working, Windows update problems",
+    "expenses_bot": "expense claims, receipts, mileage and per diems",
+    "leave_bot": "vacation, parental leave and sick days",
+}
+
+
 def test_response_teacher_flags_a_question_sent_to_the_wrong_route() -> None:
     teacher = ResponseTeacher()
     corpus = _routed_corpus("My keyboard stopped working after the Windows update")
     teacher.prepare(corpus)
-    label = teacher.label(corpus[-1]).turns[0]
+    label = teacher.label(corpus[-1], routes=ROUTE_TABLE).turns[0]
     assert (label.quality, label.rcof) == ("failure", "E6")
     assert "it_support_bot" in label.rationale
-    rightly_routed = teacher.label(corpus[0]).turns[0]
+    rightly_routed = teacher.label(corpus[0], routes=ROUTE_TABLE).turns[0]
     assert rightly_routed.quality == "success"
+
+
+def test_routing_verdict_does_not_depend_on_the_batch() -> None:
+    corpus = _routed_corpus("My keyboard stopped working after the Windows update")
+    alone, batched = ResponseTeacher(), ResponseTeacher()
+    batched.prepare(corpus)
+    assert alone.label(corpus[-1], routes=ROUTE_TABLE) == batched.label(
+        corpus[-1], routes=ROUTE_TABLE
+    )
+
+
+def test_routing_is_not_checked_with_a_single_known_route() -> None:
+    teacher = ResponseTeacher()
+    probe = _routed_corpus("My keyboard stopped working after the Windows update")[-1]
+    label = teacher.label(probe).turns[0]  # no table: only the dialogue's own route is known
+    assert label.quality == "success"
 
 
 def test_response_teacher_keeps_a_rightly_routed_question() -> None:
     teacher = ResponseTeacher()
     corpus = _routed_corpus("Can I claim parking at the client site")
     teacher.prepare(corpus)
-    assert teacher.label(corpus[-1]).turns[0].quality == "success"
+    assert teacher.label(corpus[-1], routes=ROUTE_TABLE).turns[0].quality == "success"
 
 
 # ---------------------------------------------------------------- local:signals
