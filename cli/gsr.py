@@ -215,14 +215,27 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     def rate(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.3f}"
 
+    how = (
+        "but --checkpoints :memory: kept nothing to resume"
+        if summary["run"]["checkpoints"] == ":memory:"
+        else f"todeval review {out}"
+    )
     review = (
         f"; {summary['pending_review']} turns in {counts['pending_review_dialogues']} dialogues "
-        f"await a human verdict (todeval review {out})"
+        f"await a human verdict ({how})"
         if summary["pending_review"]
         else ""
     )
+    bounds = summary["gsr_bounds"]
+    undecided = (
+        f" ({summary['undecided_goals']} undecided: GSR between {rate(bounds['lower'])} and "
+        f"{rate(bounds['upper'])})"
+        if summary["undecided_goals"]
+        else ""
+    )
     return (
-        f"GSR {rate(summary['gsr'])} over {summary['n_goals']} goals in {counts['dialogues']} "
+        f"GSR {rate(summary['gsr'])} over {summary['n_goals']} goals{undecided} in "
+        f"{counts['dialogues']} "
         f"dialogues (single-turn {rate(summary['gsr_single_turn'])}, multi-turn "
         f"{rate(summary['gsr_multi_turn'])}); {summary['ambiguous']} ambiguous turns{review}; "
         f"{counts['skipped_records']} unreadable records skipped, {counts['failed_dialogues']} "

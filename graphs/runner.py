@@ -76,9 +76,12 @@ def run_dialogue(
         values = {key: snapshot.values[key] for key in keys if key in snapshot.values}
         return ThreadResult(dialogue.dialogue_id, thread_id, values, resumed=True)
     # An interrupted thread resumes from its last checkpoint (input None); a new one starts.
+    # durability="exit": one checkpoint per finished or paused dialogue instead of one per step
+    # (about 40% faster on local judges). A dialogue killed mid-way restarts from its start; the
+    # LLM response cache makes the repeated judge calls free.
     graph_input = None if pending else make_input(dialogue)
     try:
-        output = graph.invoke(graph_input, config, context=context)
+        output = graph.invoke(graph_input, config, context=context, durability="exit")
     except Exception as error:  # noqa: BLE001 - one dialogue's failure must not stop the run
         return ThreadResult(
             dialogue.dialogue_id, thread_id, None, f"{type(error).__name__}: {error}"

@@ -35,7 +35,8 @@ from evals.schema import Dialogue
 from nodes.judges.response_teacher import RouteDomains, route_profile
 from nodes.judges.semantic_teacher import abstention, answer_fit, question_texts
 from nodes.judges.signal_teacher import can_rephrase
-from nodes.judges.teacher_cues import VectorTable, carries_domain
+from nodes.judges.user_signal_cues import carries_domain
+from nodes.judges.vector_table import VectorTable
 from stores.paths import data_dir
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)

@@ -156,7 +156,9 @@ def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
         ``rcof``: failed goals per root cause, all of E1..E7 listed; ``rcof_share``: each code's
         share of the failed goals (all ``None`` when none failed) and ``rcof_unattributed``,
         failed goals without a code, so that the shares and the unattributed ones add up to all
-        failed goals. Rates are fractions rounded to 4 decimals, ``None`` over nothing.
+        failed goals; ``gsr_bounds``: ``{"lower", "upper"}``, the GSR if every undecided goal
+        failed or succeeded (``gsr`` leaves them out, which is optimistic when undecided goals
+        hide failures). Rates are fractions rounded to 4 decimals, ``None`` over nothing.
 
     Raises:
         ValueError: A failed goal has a code that is not one of E1..E7.
@@ -173,6 +175,8 @@ def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
     }
     credits = [goal["fractional_credit"] for goal in goals if goal["fractional_credit"] is not None]
     last_turns = [goal["last_turn_success"] for goal in goals]
+    succeeded = sum(goal["success"] is True for goal in goals)
+    undecided = sum(goal["success"] is None for goal in goals)
     return {
         "gsr": _round(goal_success_rate(goals)),
         "gsr_single_turn": _round(goal_success_rate(single)),
@@ -180,7 +184,11 @@ def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
         "n_goals": len(goals),
         "n_single_turn_goals": len(single),
         "n_multi_turn_goals": len(multi),
-        "undecided_goals": sum(goal["success"] is None for goal in goals),
+        "undecided_goals": undecided,
+        "gsr_bounds": {
+            "lower": _round(succeeded / len(goals)) if goals else None,
+            "upper": _round((succeeded + undecided) / len(goals)) if goals else None,
+        },
         "gsr_by_length": {
             bucket: {"n": len(members), "gsr": _round(goal_success_rate(members))}
             for bucket, members in by_length.items()

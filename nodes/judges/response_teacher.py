@@ -44,21 +44,19 @@ import numpy as np
 
 from evals.schema import Dialogue, Turn, routes_used
 from nodes.judges.local import register_local_judge
-from nodes.judges.segmentation_features import Embed, FloatArray
-from nodes.judges.teacher_cues import (
+from nodes.judges.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
     ERROR_TEXT,
     NO_RESULTS,
     REFUSAL,
-    VectorTable,
-    carries_domain,
-    content_words,
-    is_acknowledgement,
     is_clarification,
     looks_cut_off,
 )
+from nodes.judges.segmentation_features import Embed, FloatArray, content_words
 from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.user_signal_cues import carries_domain, is_acknowledgement
+from nodes.judges.vector_table import VectorTable
 
 #: A response slower than this timed out (paper 004 §4.3 aligns E5 with timeouts).
 TIMEOUT_MS = 30_000

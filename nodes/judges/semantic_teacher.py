@@ -53,28 +53,30 @@ import numpy as np
 
 from evals.schema import Dialogue, Turn
 from nodes.judges.local import register_local_judge
+from nodes.judges.response_cues import (
+    CAPABILITY_LIMIT,
+    ERROR_CODE,
+    ERROR_TEXT,
+    NO_RESULTS,
+    REFUSAL,
+    is_clarification,
+)
 from nodes.judges.segmentation_features import (
     PREVIOUS_REPLY_CUES,
     USER_CUES,
     Embed,
     FloatArray,
 )
-from nodes.judges.teacher_cues import (
-    CAPABILITY_LIMIT,
+from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.user_signal_cues import (
     CORRECTION,
-    ERROR_CODE,
-    ERROR_TEXT,
     NEGATIVE_FEEDBACK,
-    NO_RESULTS,
-    REFUSAL,
-    VectorTable,
     carries_domain,
     is_acknowledgement,
-    is_clarification,
     is_elliptic,
     makes_request,
 )
-from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.vector_table import VectorTable
 
 #: A message that opens with an acknowledgement or a report of what the user did.
 _OPENS_OR_CLOSES = re.compile(

@@ -38,21 +38,20 @@ from collections.abc import Mapping, Sequence
 
 from evals.schema import Dialogue, Turn
 from nodes.judges.local import register_local_judge
-from nodes.judges.segmentation_features import EXPLICIT_SWITCH, USER_CUES, Embed
-from nodes.judges.teacher_cues import (
+from nodes.judges.response_cues import CONCESSION
+from nodes.judges.segmentation_features import EXPLICIT_SWITCH, USER_CUES, Embed, content_words
+from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.user_signal_cues import (
     ABANDONMENT,
     ALTERNATIVES,
     COMPLAINT_CAUSES,
-    CONCESSION,
     CORRECTION,
     NEGATIVE_FEEDBACK,
     POSITIVE_FEEDBACK,
-    VectorTable,
-    content_words,
     feedback_polarity,
     is_acknowledgement,
 )
-from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.vector_table import VectorTable
 
 #: Cosine of two consecutive user messages above which the second re-asks the first.
 #: 98th percentile of MiniLM cosine over SGD dev's same-goal consecutive user messages, after

@@ -109,3 +109,56 @@ def test_graph_run_is_traced_as_one_tree(
     assert {run["trace_id"] for run in runs.values()} == {root["id"]}
     segment = next(run for run in runs.values() if run["name"] == "segment_goals")
     assert segment["outputs"]["turns"] == output["turns"]
+
+
+TRACED_GSR = """
+import json, sys
+from langchain_core.tracers.langchain import wait_for_all_tracers
+from langsmith.run_trees import get_cached_client
+from graphs.context import Context
+from graphs.goal_success import graph
+
+output = graph.invoke(
+    {"dialogue": json.loads(sys.argv[1])}, context=Context(escalate_ambiguous=False)
+)
+wait_for_all_tracers()
+get_cached_client().flush()
+print(json.dumps(output["goals"]))
+"""
+
+
+def test_goal_success_traces_subgraphs_and_teachers_in_one_tree(
+    tmp_path: Path, dialogue: dict[str, Any]
+) -> None:
+    with LangSmithCapture(zstd=False) as capture:
+        done = subprocess.run(
+            [sys.executable, "-c", TRACED_GSR, json.dumps(dialogue)],
+            cwd=REPO_ROOT,
+            env=_traced_env(tmp_path / "home", capture.url, compression=False),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        runs = capture.snapshot()
+
+    assert capture.errors == []
+    by_id = {run["id"]: run for run in runs.values()}
+    (root,) = [run for run in runs.values() if run.get("parent_run_id") is None]
+    assert root["name"] == "goal_success" and {r["trace_id"] for r in runs.values()} == {root["id"]}
+
+    def ancestors(run: dict[str, Any]) -> list[str]:
+        names = []
+        while run.get("parent_run_id"):
+            run = by_id[run["parent_run_id"]]
+            names.append(run["name"])
+        return names
+
+    # One labelling run per teacher, each inside the teacher_voting subgraph inside goal_success.
+    teachers = [run for run in runs.values() if run["name"] == "label_turns"]
+    assert len(teachers) == 3
+    for run in teachers:
+        assert "teacher_voting" in ancestors(run) and ancestors(run)[-1] == "goal_success"
+    segment = [run for run in runs.values() if run["name"] == "segment_goals"]
+    assert segment and "goal_segmentation" in ancestors(segment[0])
+    assert any(run["name"] == "score_goals" for run in runs.values())

@@ -202,6 +202,7 @@ def test_gsr_report_hand_computed() -> None:
         "n_single_turn_goals": 2,
         "n_multi_turn_goals": 3,
         "undecided_goals": 1,
+        "gsr_bounds": {"lower": 0.2, "upper": 0.4},  # 1 of 5; 2 of 5
         "gsr_by_length": {
             "1": {"n": 2, "gsr": 0.5},
             "2": {"n": 2, "gsr": 0.0},  # one failed, one undecided

@@ -8,11 +8,12 @@ import pytest
 
 from evals.schema import Dialogue
 from nodes.judges import get_local_judge
+from nodes.judges.response_cues import looks_cut_off
 from nodes.judges.response_teacher import ResponseTeacher
 from nodes.judges.semantic_teacher import SemanticTeacher
 from nodes.judges.signal_teacher import SignalTeacher
-from nodes.judges.teacher_cues import feedback_polarity, looks_cut_off
 from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.user_signal_cues import feedback_polarity
 
 
 def dialogue(*turns: dict[str, Any], dialogue_id: str = "d-1") -> Dialogue:
