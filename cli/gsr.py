@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.common import UsageError, input_path, jsonl_line, progress, write_json
-from cli.gsr_tally import GsrTally
+from cli.gsr_tally import GsrTally, read_audits
 from evals.datasets import detect_format, load_dialogues
 from evals.datasets.loader import Format
 from evals.report import goal_success_section, write_report
@@ -159,7 +159,7 @@ def evaluate_corpus(
     out.mkdir(parents=True, exist_ok=True)
     ACCOUNTING.reset()
     started = time.perf_counter()
-    tally = GsrTally()
+    tally = GsrTally(read_audits(out / "verdicts.jsonl"))
     with open_checkpointer(checkpoints) as saver:
         graph = build_goal_success_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         records: Iterable[Dialogue | RecordError] = load_dialogues(source, fmt)

@@ -6,6 +6,9 @@ kept only for the failed goals the report shows.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from evals.metrics.goal_success import (
@@ -23,10 +26,33 @@ REPORT_FAILED_GOALS = 500
 """Failed goals (with their dialogues) the HTML report shows in full."""
 
 
-class GsrTally:
-    """Accumulates one run's results; :meth:`summary` turns them into summary.json."""
+AuditKey = tuple[str, int]
+"""(dialogue id, turn number) of an audited turn."""
 
-    def __init__(self) -> None:
+
+def read_audits(path: Path) -> dict[AuditKey, dict[str, Any]]:
+    """Audit verdicts from a run's ``verdicts.jsonl`` (the last one per turn wins)."""
+    if not path.exists():
+        return {}
+    audits = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("audit"):
+            audits[(entry["dialogue_id"], entry["turn_number"])] = entry["verdict"]
+    return audits
+
+
+class GsrTally:
+    """Accumulates one run's results; :meth:`summary` turns them into summary.json.
+
+    Args:
+        audits: Human verdicts on turns the vote decided (``todeval review --audit``): they
+            measure the vote against humans, as paper 004's Appendix C does.
+    """
+
+    def __init__(self, audits: Mapping[AuditKey, dict[str, Any]] | None = None) -> None:
+        self.audits = dict(audits or {})
+        self.audited: list[dict[str, Any] | None] = []
         self.dialogues = self.resumed = 0
         self.goals: list[dict[str, Any]] = []
         self.turns: list[dict[str, Any]] = []
@@ -70,10 +96,11 @@ class GsrTally:
             self.turns.append(_compact(turn))
             has_gold = gold.quality is not None
             self.gold.append({"quality": gold.quality, "rcof": gold.rcof} if has_gold else None)
-            human = turn.get("human")
-            self.human.append(
-                {"quality": human["quality"], "rcof": human["rcof"]} if human else None
-            )
+            audit = self.audits.get((record.dialogue_id, turn["turn_number"]))
+            human = turn.get("human") or audit
+            verdict = {"quality": human["quality"], "rcof": human["rcof"]} if human else None
+            self.human.append(verdict)
+            self.audited.append(verdict if audit else None)
         lines = [_goal_line(record.dialogue_id, goal) for goal in goals]
         for line in lines:
             self.goals.append({k: v for k, v in line.items() if k != "turns"})
@@ -90,10 +117,17 @@ class GsrTally:
         self.report_dialogues[record.dialogue_id] = record.model_dump(mode="json")
 
     def _human_agreement(self) -> dict[str, Any]:
-        """Each teacher against the human verdicts (the vote itself was a tie there)."""
+        """Each teacher against every human verdict; the vote against audit verdicts only."""
         agreement = reference_agreement(self.turns, self.human)
-        agreement["vote"] = None
-        agreement["note"] = "humans decide only ambiguous turns, where the vote had no winner"
+        audited = any(ref is not None for ref in self.audited)
+        agreement["vote"] = (
+            reference_agreement(self.turns, self.audited)["vote"] if audited else None
+        )
+        agreement["audited_turns"] = sum(ref is not None for ref in self.audited)
+        agreement["note"] = (
+            "teachers: against every human verdict; vote: only against audit verdicts "
+            "(todeval review --audit N), since escalated turns had no winning vote"
+        )
         return agreement
 
     def summary(self, context: Context) -> dict[str, Any]:

@@ -3,12 +3,15 @@
 The open cases are read from the checkpointer (the threads that ``DIR/summary.json`` lists as
 paused). Each answer resumes its thread with ``Command(resume=...)``; verdicts are kept in the
 graph state (so they feed the agreement figures) and appended to ``DIR/verdicts.jsonl``.
+``--audit N`` also asks about N random turns the vote decided; those verdicts (logged with
+``"audit": true``) measure the vote itself against humans.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import textwrap
 from collections.abc import Callable
@@ -20,10 +23,13 @@ from pydantic import ValidationError
 
 from cli.common import UsageError, jsonl_line
 from cli.gsr import SUBSYSTEM, evaluate_corpus, one_line
+from cli.gsr_tally import read_audits
+from evals.datasets import load_dialogues
+from evals.schema import Dialogue
 from graphs.context import Context
 from graphs.goal_success import build_goal_success_graph
 from graphs.runner import pending_interrupts, resume_thread
-from nodes.voting import ESCALATION_KIND, HumanVerdict
+from nodes.voting import ESCALATION_KIND, HumanVerdict, escalation_case
 from stores.checkpoint import open_checkpointer
 
 Ask = Callable[[str], str]
@@ -44,6 +50,15 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("dir", type=Path, help="the --out folder of a `todeval gsr` run")
     parser.add_argument("--list", action="store_true", help="only list the open cases")
     parser.add_argument("--reviewer", default=None, help="your name, stored with each verdict")
+    parser.add_argument(
+        "--audit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also judge N random turns the vote decided (not yet audited): measures the "
+        "vote against humans, as paper 004's Appendix C does",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed for --audit")
     parser.set_defaults(run=run)
 
 
@@ -64,19 +79,21 @@ def run(args: argparse.Namespace, ask: Ask = input) -> int:
         graph = build_goal_success_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         threads = [t["thread_id"] for t in summary.get("pending_review_threads", [])]
         open_cases = [(t, case) for t in threads for case in pending_interrupts(graph, t)]
-        if not open_cases:
-            print(f"no open cases in {args.dir}")
-            return 0
         if args.list:
             for thread_id, case in open_cases:
                 print(_case_line(thread_id, case["value"]))
             print(f"{len(open_cases)} open cases (first question of each paused dialogue)")
             return 0
+        if not open_cases:
+            print(f"no open cases in {args.dir}")
+        stop = False
         for thread_id in threads:
             answered_here, stop = _review_thread(graph, thread_id, context, args, ask)
             answered += answered_here
             if stop:
                 break
+    if args.audit and not stop:
+        answered += audit_turns(args, run_info, ask)
     if answered:
         summary = evaluate_corpus(
             Path(run_info["input"]),
@@ -114,6 +131,46 @@ def _review_thread(
     return answered, False
 
 
+def audit_turns(args: argparse.Namespace, run_info: dict[str, Any], ask: Ask) -> int:
+    """Ask for verdicts on ``args.audit`` random vote-decided turns; returns how many given."""
+    audited = read_audits(args.dir / "verdicts.jsonl")
+    candidates = []
+    for line in (args.dir / "goals.jsonl").read_text().splitlines():
+        goal = json.loads(line)
+        for turn in goal["turns"]:
+            key = (goal["dialogue_id"], turn["turn_number"])
+            if turn["decided_by"] in {"vote", "single_teacher"} and key not in audited:
+                candidates.append((key, turn))
+    picked = random.Random(args.seed).sample(candidates, min(args.audit, len(candidates)))
+    wanted = {key[0] for key, _ in picked}
+    records = load_dialogues(Path(run_info["input"]), run_info["format"])
+    texts = {
+        d.dialogue_id: d for d in records if isinstance(d, Dialogue) and d.dialogue_id in wanted
+    }
+    given = 0
+    for (dialogue_id, number), turn in sorted(picked, key=lambda item: item[0]):
+        case = escalation_case(texts[dialogue_id], turn | {"ambiguous_fields": []}, None)
+        print(render_case(case | {"voted": turn}))
+        verdict = _ask_verdict(ask, args.reviewer)
+        if verdict is None:
+            break
+        if isinstance(verdict, str):
+            continue
+        record = {
+            "audit": True,
+            "dialogue_id": dialogue_id,
+            "turn_number": number,
+            "verdict": verdict,
+            "voted": {"quality": turn["quality"], "rcof": turn["rcof"]},
+            "teachers": turn["teachers"],
+            "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        with (args.dir / "verdicts.jsonl").open("a") as log:
+            log.write(jsonl_line(record))
+        given += 1
+    return given
+
+
 def _ask_verdict(ask: Ask, reviewer: str | None) -> dict[str, Any] | str | None:
     """Read one verdict; None = quit, "skip" = leave this dialogue for later."""
     while True:
@@ -137,10 +194,13 @@ def _ask_verdict(ask: Ask, reviewer: str | None) -> dict[str, Any] | str | None:
 def render_case(case: dict[str, Any]) -> str:
     """An escalation as text: the excerpt, then each teacher's label and rationale."""
     k = case["turn_number"]
-    lines = [
-        f"\ndialogue {case['dialogue_id']}, turn {k}: teachers disagree on "
-        f"{' and '.join(case['ambiguous_fields'])}"
-    ]
+    if "voted" in case:
+        voted = case["voted"]
+        said = voted["quality"] + (f" {voted['rcof']}" if voted["rcof"] else "")
+        why = f"audit: the vote said {said}; what do you say?"
+    else:
+        why = f"teachers disagree on {' and '.join(case['ambiguous_fields'])}"
+    lines = [f"\ndialogue {case['dialogue_id']}, turn {k}: {why}"]
     for turn in case["excerpt"]:
         mark = ">" if turn["turn_number"] == k else " "
         lines.append(f"{mark} turn {turn['turn_number']} user: {turn['user_msg']}")

@@ -136,3 +136,27 @@ def test_without_escalation_nothing_waits(corpus: Path, tmp_path: Path) -> None:
 def test_unknown_teacher_is_a_usage_error(corpus: Path, tmp_path: Path) -> None:
     code = main(["gsr", str(corpus), "--teachers", "local:nope", "--out", str(tmp_path / "x")])
     assert code == 2
+
+
+def test_audit_measures_the_vote_against_humans(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    _gsr(corpus, out, "--no-escalation")
+    args = build_parser().parse_args(["review", str(out), "--audit", "2"])
+    answers = iter(["s", "", "s", ""])
+    assert args.run(args, ask=lambda prompt: next(answers)) == 0
+    assert "audit: the vote said" in capsys.readouterr().out
+    log = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [entry["audit"] for entry in log] == [True, True]
+    summary = json.loads((out / "summary.json").read_text())
+    human = summary["human_agreement"]
+    assert human["audited_turns"] == 2 and human["vote"]["quality"]["n"] == 2
+    voted_success = sum(entry["voted"]["quality"] == "success" for entry in log)
+    assert human["vote"]["quality"]["accuracy"] == voted_success / 2
+
+    # A second audit only offers turns nobody audited yet (4 vote-decided turns in all).
+    again = build_parser().parse_args(["review", str(out), "--audit", "5", "--seed", "1"])
+    more = iter(["k"] * 10)
+    again.run(again, ask=lambda prompt: next(more))
+    assert capsys.readouterr().out.count("audit: the vote said") == 2
