@@ -169,3 +169,32 @@ def test_llm_teacher_prompt_has_canonical_codes_and_sources(
     prompt = str(model.calls[0][-1].content)
     assert "E3 Incorrect Retrieval" in prompt and "E4 Retrieval Failure" in prompt
     assert "[Vacation policy] Full-time employees receive 25 days" in prompt
+
+
+@pytest.mark.parametrize(
+    ("said", "code"),
+    [
+        ("E3", "E3"),
+        ("e4", "E4"),
+        ("E6 - Incorrect Routing", "E6"),
+        ("Retrieval Failure", "E4"),
+        ("out-of-domain", "E7"),
+        ("null", None),
+        ("", None),
+    ],
+)
+def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> None:
+    from nodes.judges.turn_quality import normalise_rcof
+
+    assert normalise_rcof(said) == code
+
+
+def test_llm_success_with_a_cause_drops_the_cause_and_bad_codes_are_rejected() -> None:
+    from pydantic import ValidationError
+
+    from nodes.judges.turn_quality import LLMTurnQuality
+
+    ok = LLMTurnQuality.model_validate({"turn_number": 1, "quality": "Success", "rcof": "E2"})
+    assert (ok.quality, ok.rcof) == ("success", None)
+    with pytest.raises(ValidationError):
+        LLMTurnQuality.model_validate({"turn_number": 1, "quality": "failure", "rcof": "E9"})
