@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo test test-unit test-integration lint format typecheck bench dev model train-segmenter clean
+.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedd
 
 demo: model  ## Goal Success Rate on the bundled sample: goals.jsonl, summary.json, report.html
 	$(BIN)/todeval gsr data/samples/enterprise_dialogues.jsonl --out $(OUT)
+
+review: $(VENV)/.installed  ## answer the demo run's escalated turns (reads answers from stdin)
+	$(BIN)/todeval review $(OUT)
 
 test: model  ## the whole offline test suite (unit + integration)
 	$(BIN)/pytest -q -p no:cacheprovider tests
