@@ -1,0 +1,481 @@
+"""ATOD goal-tracking gold (paper 000, Listings 1-2) derived from Schema-Guided Dialogue.
+
+SGD has no goal statuses, but its annotations say when each one changes. A goal is a
+(service, intent) pair the user pursues (a user frame's active intent); goals are ``g1..gN`` in
+order of first mention, which is the compact files' ``goals`` order. There is one ATOD turn per
+utterance (``turn_id`` = utterance index + 1). A system frame acts on the goal its service call
+names, else on the intent the user last made active in that service.
+
+Status mapping (every move is one of ``VALID_TRANSITIONS``):
+
+* ``open`` at the user utterance where the pair first becomes active; again when it becomes
+  active after being ``abandoned`` (the user returns), or after ``failed`` when the user tries
+  again (the system's next reply works on it: CONFIRM, REQUEST, OFFER, a call or an outcome).
+* ``pending`` when the system asks the user to CONFIRM it: the action awaits the user's yes/no.
+  Back to ``open`` at the user's reply unless the next system reply executes it (a call or
+  NOTIFY_*): the user declined or amended the details instead of agreeing.
+* ``completed`` on NOTIFY_SUCCESS. A lookup (search, non-transactional intent) is completed by
+  the results the user settles on: an OFFER or INFORM_COUNT, unless the user asks for other
+  results first (the next search outcome for the goal comes before the user leaves it, i.e.
+  REQUEST_ALTS or changed criteria); also when, after seeing results, the user moves on to a
+  transactional intent of the same service (FindRestaurants -> ReserveRestaurant).
+* ``failed`` on NOTIFY_FAILURE. SGD says "no results" the same way: INFORM_COUNT is never 0
+  (its smallest value in train and dev is 1); a search that finds nothing gets NOTIFY_FAILURE.
+  For a lookup that has already shown results, it only means "no other results": no change.
+* ``abandoned`` when an open or pending goal is dropped: its service's intent turns ``NONE``
+  (the user wants nothing more of it), or the user moves on and never makes it active again.
+  A user who moves away and comes back later was interleaving, so the goal stays open.
+  A lookup whose offers the user turned down, then left, ends here too.
+
+Outcomes for a goal that is already completed (terminal), failed or abandoned are ignored; a
+failed goal must be reopened by the user first.
+
+Transactional or lookup: the schema's ``is_transactional`` when a schema is given; otherwise
+the intent name: ``Find``/``Search``/``Get``/``Lookup``/``Check``... is a lookup. The name
+rule gets SGD's ``GetRide`` wrong (transactional); its calls answer with NOTIFY_*, so only an
+OFFER for it would be read differently.
+
+The compact form keeps the system's dialogue acts and (current release) service calls, but not
+the user's acts (AFFIRM, NEGATE, REQUEST_ALTS, SELECT): they are read from the system's next
+move. So a final offer that the user silently rejects before leaving reads as accepted.
+
+Goal fields: ``slots`` are the intent's required slots (with a schema; without one, the slots
+the user filled); ``slot_values`` the user's state at the goal's last active utterance (first
+of each list of equivalent values); ``content`` says it in words. ``dependencies`` are derived
+from values: goal B depends on an earlier goal A when a value of B was first said by the system
+offering or informing for A (a restaurant the search found, then booked; an event's address
+as the ride's destination). Numbers, booleans and values under three characters are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from evals.datasets.errors import DatasetFormatError, FieldError, dotted
+from evals.datasets.jsonio import open_binary
+from evals.datasets.sgd import NO_INTENT
+from evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn, GoalStatus, StatusChange
+from evals.schema import Dialogue
+
+#: Intent name prefixes read as lookups (non-transactional) when no schema is given.
+LOOKUP_PREFIXES = ("Find", "Search", "Get", "Lookup", "Check", "Browse", "List", "Show", "Query")
+
+#: System acts that show the system working on a goal (used to tell a retry from a goodbye).
+_PROGRESS_ACTS = frozenset(
+    {"CONFIRM", "REQUEST", "OFFER", "INFORM_COUNT", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}
+)
+_RESULT_ACTS = frozenset({"OFFER", "INFORM_COUNT"})
+_SOURCE_ACTS = frozenset({"OFFER", "INFORM"})
+_TRIVIAL_VALUE = re.compile(r"^(?:[-+$]?[\d.,]+%?|true|false|dontcare|none)$", re.IGNORECASE)
+
+Pair = tuple[str, str]
+Kind = Literal["confirm", "success", "failure", "results"]
+
+
+class SlotSchema(BaseModel):
+    """One slot of an SGD service."""
+
+    name: str = Field(description="Slot name, e.g. ``number_of_seats``.")
+    description: str = Field(default="", description="What the slot holds.")
+    is_categorical: bool = Field(default=False, description="Whether values come from a list.")
+    possible_values: list[str] = Field(default_factory=list, description="The allowed values.")
+
+
+class IntentSchema(BaseModel):
+    """One intent of an SGD service."""
+
+    name: str = Field(description="Intent name, e.g. ``ReserveRestaurant``.")
+    description: str = Field(default="", description="What the intent does.")
+    is_transactional: bool = Field(
+        default=False, description="True if it changes the world (a booking), not a search."
+    )
+    required_slots: list[str] = Field(default_factory=list, description="Slots it needs.")
+    optional_slots: dict[str, str] = Field(
+        default_factory=dict, description="Slots it may take, with their default values."
+    )
+    result_slots: list[str] = Field(default_factory=list, description="Slots its results have.")
+
+
+class ServiceSchema(BaseModel):
+    """One service of an SGD ``schema.json``."""
+
+    service_name: str = Field(min_length=1, description="Service name, e.g. ``Restaurants_2``.")
+    description: str = Field(default="", description="What the service offers.")
+    slots: list[SlotSchema] = Field(default_factory=list, description="The service's slots.")
+    intents: list[IntentSchema] = Field(default_factory=list, description="Its intents.")
+
+    def intent(self, name: str) -> IntentSchema | None:
+        """The intent called ``name``, if the service has one."""
+        return next((intent for intent in self.intents if intent.name == name), None)
+
+
+def load_sgd_schema(path: str | Path) -> dict[str, ServiceSchema]:
+    """Read an SGD ``schema*.json`` (a list of services; may be gzipped).
+
+    Args:
+        path: The schema file.
+
+    Returns:
+        Service name -> its schema, in file order.
+
+    Raises:
+        DatasetFormatError: The file is missing, not JSON, not a list of services, a service
+            is malformed (the message names its index and field) or named twice.
+    """
+    source = Path(path)
+    with open_binary(source) as stream:
+        try:
+            raw = json.load(stream)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DatasetFormatError(f"{source}: not a JSON file ({exc})") from exc
+    if not isinstance(raw, list):
+        raise DatasetFormatError(f"{source}: an SGD schema is a JSON list of services")
+    services: dict[str, ServiceSchema] = {}
+    for index, item in enumerate(raw):
+        try:
+            service = ServiceSchema.model_validate(item)
+        except ValidationError as exc:
+            problem = exc.errors(include_url=False)[0]
+            where = dotted([index, *problem["loc"]])
+            raise DatasetFormatError(f"{source}: service field {where}: {problem['msg']}") from exc
+        if service.service_name in services:
+            raise DatasetFormatError(f"{source}: service {service.service_name!r} is listed twice")
+        services[service.service_name] = service
+    return services
+
+
+def is_transactional(
+    service: str, intent: str, schema: Mapping[str, ServiceSchema] | None = None
+) -> bool:
+    """Whether an intent is a transaction (booking, payment) rather than a lookup.
+
+    The schema's ``is_transactional`` when it knows the intent, else the name: an intent
+    starting with one of :data:`LOOKUP_PREFIXES` is a lookup.
+    """
+    known = schema.get(service) if schema is not None else None
+    spec = known.intent(intent) if known is not None else None
+    if spec is not None:
+        return spec.is_transactional
+    return not intent.startswith(LOOKUP_PREFIXES)
+
+
+def sgd_to_atod(
+    dialogue: Dialogue, schema: Mapping[str, ServiceSchema] | None = None
+) -> AtodDialogue:
+    """Derive ATOD goals and turn-level statuses from an SGD dialogue (mapping: module doc).
+
+    Args:
+        dialogue: An SGD dialogue as :func:`~evals.datasets.load_dialogues` returns it, with
+            the frames in ``turn.metadata`` (``sgd_user_frames``, ``sgd_system_frames``).
+        schema: The services' schemas (:func:`load_sgd_schema`): required slots and which
+            intents are transactional. Without it the intent names decide.
+
+    Returns:
+        The annotated dialogue: one ATOD turn per utterance.
+
+    Raises:
+        FieldError: A turn has no SGD frames or a frame lacks a field; the error names it
+            (``turns.2.metadata.sgd_user_frames.0.intent``).
+    """
+    timeline = _Timeline.of(dialogue)
+    pairs = list(dict.fromkeys(pair for active in timeline.active.values() for pair in active))
+    lookup = {pair: not is_transactional(*pair, schema) for pair in pairs}
+    history = _Tracker(timeline, pairs, lookup).run()
+    ids = {pair: f"g{number}" for number, pair in enumerate(pairs, start=1)}
+    sources = _value_sources(timeline)
+    goals = [_goal(timeline, pair, ids, sources, schema) for pair in pairs]
+    turns: list[AtodTurn] = []
+    before: dict[Pair, GoalStatus] = dict.fromkeys(pairs, "not_mentioned")
+    for index, (utterance, after) in enumerate(zip(timeline.utterances, history, strict=True)):
+        changes = [
+            StatusChange(goal_id=ids[pair], new_status=after[pair])
+            for pair in pairs
+            if after[pair] != before[pair]
+        ]
+        turns.append(
+            AtodTurn(
+                turn_id=index + 1,
+                speaker=utterance.speaker,
+                utterance=utterance.text,
+                goal_status_changes=changes,
+                all_goals={ids[pair]: after[pair] for pair in pairs},
+            )
+        )
+        before = after
+    metadata = {
+        "source": "sgd",
+        "derived_from": "sgd_to_atod",
+        "services": dialogue.metadata.get("services", []),
+        "split": dialogue.metadata.get("split"),
+        "num_goals": len(goals),
+        "num_turns": len(turns),
+    }
+    return AtodDialogue(
+        dialogue_id=dialogue.dialogue_id, metadata=metadata, goal_list=goals, turns=turns
+    )
+
+
+@dataclass(frozen=True)
+class _Utterance:
+    speaker: Literal["USER", "SYSTEM"]
+    text: str
+    frames: list[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Act:
+    """What one system frame does to one goal."""
+
+    acts: frozenset[str]
+    values: list[tuple[str, str]]  # (act, value) pairs, for dependencies
+    call: str | None  # the method of its service call, if it made one
+
+    @property
+    def kind(self) -> Kind | None:
+        if "NOTIFY_FAILURE" in self.acts:
+            return "failure"
+        if "NOTIFY_SUCCESS" in self.acts:
+            return "success"
+        if "CONFIRM" in self.acts:
+            return "confirm"
+        return "results" if self.acts & _RESULT_ACTS else None
+
+    @property
+    def executes(self) -> bool:
+        return self.call is not None or bool(self.acts & {"NOTIFY_SUCCESS", "NOTIFY_FAILURE"})
+
+    @property
+    def progresses(self) -> bool:
+        return self.call is not None or bool(self.acts & _PROGRESS_ACTS)
+
+
+@dataclass
+class _Timeline:
+    """The dialogue's utterances and, per utterance, what its SGD frames say about each goal."""
+
+    utterances: list[_Utterance] = field(default_factory=list)
+    active: dict[int, list[Pair]] = field(default_factory=dict)  # user utterance -> pairs
+    dropped: dict[int, set[str]] = field(default_factory=dict)  # services set to NONE
+    state: dict[int, dict[str, dict[str, list[str]]]] = field(default_factory=dict)
+    acts: dict[int, dict[Pair, _Act]] = field(default_factory=dict)  # system utterance -> goal
+
+    @classmethod
+    def of(cls, dialogue: Dialogue) -> _Timeline:
+        timeline = cls()
+        last_intent: dict[str, str] = {}  # service -> the user's latest active intent there
+        for index, (where, utterance) in enumerate(_utterances(dialogue)):
+            timeline.utterances.append(utterance)
+            if utterance.speaker == "USER":
+                timeline._read_user(index, where, utterance.frames, last_intent)
+            else:
+                timeline._read_system(index, where, utterance.frames, last_intent)
+        return timeline
+
+    def last_active(self, pair: Pair) -> int:
+        return max(index for index, active in self.active.items() if pair in active)
+
+    def _read_user(
+        self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
+    ) -> None:
+        active: list[Pair] = []
+        self.dropped[index], self.state[index] = set(), {}
+        for j, frame in enumerate(frames):
+            service = _text(frame, "svc", f"{where}.{j}")
+            intent = _text(frame, "intent", f"{where}.{j}")
+            values = frame.get("sv", {})
+            if not isinstance(values, Mapping):
+                raise FieldError(f"{where}.{j}.sv", "expected slot -> list of values")
+            self.state[index][service] = {
+                slot: [str(v) for v in (vs if isinstance(vs, list) else [vs])]
+                for slot, vs in values.items()
+            }
+            if intent == NO_INTENT:
+                self.dropped[index].add(service)
+            elif (service, intent) not in active:
+                active.append((service, intent))
+                last[service] = intent
+        self.active[index] = active
+
+    def _read_system(
+        self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
+    ) -> None:
+        self.acts[index] = {}
+        for j, frame in enumerate(frames):
+            service = _text(frame, "svc", f"{where}.{j}")
+            raw_acts = frame.get("act", [])
+            if not isinstance(raw_acts, list) or not all(
+                isinstance(a, list) and a and isinstance(a[0], str) for a in raw_acts
+            ):
+                raise FieldError(f"{where}.{j}.act", "expected [[act, slot, values], ...]")
+            call = _call_method(frame.get("call"), f"{where}.{j}.call")
+            intent = call or last.get(service)
+            if intent is None:
+                continue  # the system speaks of a service the user never asked for
+            values = [(str(a[0]), str(v)) for a in raw_acts if len(a) > 2 for v in a[2]]
+            act = _Act(frozenset(str(a[0]) for a in raw_acts), values, call)
+            self.acts[index][(service, intent)] = act
+
+
+def _utterances(dialogue: Dialogue) -> Iterator[tuple[str, _Utterance]]:
+    """The dialogue's utterances with the dotted path of their frames."""
+    for k, turn in enumerate(dialogue.turns):
+        where = f"turns.{k}.metadata"
+        user = _frames(turn.metadata, "sgd_user_frames", where)
+        system = _frames(turn.metadata, "sgd_system_frames", where)
+        yield f"{where}.sgd_user_frames", _Utterance("USER", turn.user_msg, user)
+        # The loader pads a dialogue that ends on the user with an empty, frameless reply.
+        if k < len(dialogue.turns) - 1 or turn.response or system:
+            yield f"{where}.sgd_system_frames", _Utterance("SYSTEM", turn.response, system)
+
+
+def _frames(metadata: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
+    frames = metadata.get(key)
+    if not isinstance(frames, list) or not all(isinstance(f, Mapping) for f in frames):
+        raise FieldError(f"{where}.{key}", "expected a list of SGD frames; is this SGD data?")
+    return frames
+
+
+def _text(frame: Mapping[str, Any], key: str, where: str) -> str:
+    value = frame.get(key)
+    if not isinstance(value, str) or not value:
+        raise FieldError(f"{where}.{key}", "missing or not a string")
+    return value
+
+
+def _call_method(call: Any, where: str) -> str | None:
+    """The method of a service call: compact ``[method, parameters]`` or ``{method, ...}``."""
+    if call is None:
+        return None
+    method = call.get("method") if isinstance(call, Mapping) else None
+    if isinstance(call, list) and call:
+        method = call[0]
+    if not isinstance(method, str) or not method:
+        raise FieldError(where, "expected [method, parameters] or {method, parameters}")
+    return method
+
+
+class _Tracker:
+    """Walks the timeline once, moving each goal's status by the rules of the module doc."""
+
+    def __init__(self, timeline: _Timeline, pairs: list[Pair], lookup: dict[Pair, bool]) -> None:
+        self.timeline = timeline
+        self.lookup = lookup
+        self.status: dict[Pair, GoalStatus] = dict.fromkeys(pairs, "not_mentioned")
+        self.last_active = {pair: timeline.last_active(pair) for pair in pairs}
+        self.shown: set[Pair] = set()  # lookups that showed results since they were opened
+
+    def run(self) -> list[dict[Pair, GoalStatus]]:
+        history = []
+        for index, utterance in enumerate(self.timeline.utterances):
+            if utterance.speaker == "USER":
+                self._user(index)
+            else:
+                self._system(index)
+            history.append(dict(self.status))
+        return history
+
+    def _user(self, index: int) -> None:
+        active = self.timeline.active[index]
+        replies = self.timeline.acts.get(index + 1, {})
+        for pair, status in self.status.items():
+            reply = replies.get(pair)
+            if pair in active:
+                if (
+                    status in ("not_mentioned", "abandoned")
+                    or (status == "failed" and reply is not None and reply.progresses)
+                    or (status == "pending" and not (reply is not None and reply.executes))
+                ):
+                    self.status[pair] = "open"
+                    self.shown.discard(pair)
+            elif status in ("open", "pending"):
+                took_result = pair in self.shown and any(
+                    other[0] == pair[0] and not self.lookup[other] for other in active
+                )
+                if took_result:
+                    self.status[pair] = "completed"
+                elif pair[0] in self.timeline.dropped[index] or index > self.last_active[pair]:
+                    self.status[pair] = "abandoned"
+
+    def _system(self, index: int) -> None:
+        for pair, act in self.timeline.acts[index].items():
+            if self.status.get(pair) not in ("open", "pending"):
+                continue  # not a goal, not mentioned yet, or already settled or dropped
+            kind = act.kind
+            if kind == "failure" and not (self.lookup[pair] and pair in self.shown):
+                self.status[pair] = "failed"
+            elif kind == "success":
+                self.status[pair] = "completed"
+            elif kind == "confirm":
+                self.status[pair] = "pending"
+            elif kind == "results" and self.lookup[pair]:
+                self.shown.add(pair)
+                if not self._asks_for_other_results(pair, index):
+                    self.status[pair] = "completed"
+
+    def _asks_for_other_results(self, pair: Pair, index: int) -> bool:
+        """Whether the goal's next search outcome comes before the user leaves the goal."""
+        acts = self.timeline.acts
+        later = [j for j in acts if j > index and pair in acts[j]]
+        outcomes = [j for j in later if acts[j][pair].kind in ("results", "failure")]
+        if not outcomes:
+            return False
+        return all(
+            pair in active for u, active in self.timeline.active.items() if index < u < outcomes[0]
+        )
+
+
+def _value_sources(timeline: _Timeline) -> dict[str, Pair | None]:
+    """Each value's first speaker: the goal the system offered or informed it for, or None."""
+    first: dict[str, Pair | None] = {}
+    for index, utterance in enumerate(timeline.utterances):
+        if utterance.speaker == "USER":
+            for slots in timeline.state[index].values():
+                for values in slots.values():
+                    first.update((v.lower(), None) for v in values if v.lower() not in first)
+        else:
+            for pair, act in timeline.acts[index].items():
+                for name, value in act.values:
+                    if name in _SOURCE_ACTS:
+                        first.setdefault(value.lower(), pair)
+    return first
+
+
+def _goal(
+    timeline: _Timeline,
+    pair: Pair,
+    ids: Mapping[Pair, str],
+    sources: Mapping[str, Pair | None],
+    schema: Mapping[str, ServiceSchema] | None,
+) -> AtodGoal:
+    service, intent = pair
+    state = timeline.state[timeline.last_active(pair)].get(service, {})
+    slot_values = {slot: values[0] for slot, values in state.items() if values}
+    known = schema.get(service) if schema is not None else None
+    spec = known.intent(intent) if known is not None else None
+    order = list(ids)
+    dependencies = dict.fromkeys(
+        ids[source]
+        for values in state.values()
+        for value in values
+        if len(value) >= 3 and not _TRIVIAL_VALUE.match(value)
+        if (source := sources.get(value.lower())) is not None
+        and order.index(source) < order.index(pair)
+    )
+    described = ", ".join(f"{slot}={value}" for slot, value in slot_values.items())
+    return AtodGoal(
+        id=ids[pair],
+        domain=service,
+        intent=intent,
+        slots=list(spec.required_slots) if spec is not None else list(slot_values),
+        slot_values=slot_values,
+        dependencies=list(dependencies),
+        content=f"{intent} in {service}" + (f": {described}" if described else ""),
+        core_content=spec.description if spec is not None and spec.description else intent,
+    )

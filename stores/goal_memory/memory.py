@@ -1,0 +1,368 @@
+"""GoalMemory: ATOD's dual memory store (paper 000, §5.1) with its dependency graph (§5.2)."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import networkx as nx
+import numpy as np
+from chromadb.api import ClientAPI
+from numpy.typing import ArrayLike, NDArray
+
+from evals.goal_tracking_schema import normalise_status
+from stores.embeddings import get_embedder
+from stores.goal_memory.records import (
+    Goal,
+    LinkResult,
+    RejectedTransition,
+    StatusEntry,
+    TransitionResult,
+    tracked_status,
+)
+from stores.goal_memory.rules import dependency_graph, link_refusal, transition_refusal
+from stores.goal_memory.symbolic import MEMORY, SymbolicStore
+from stores.goal_memory.vectors import ChromaGoalIndex, rank_by_cosine, unit_rows
+from stores.paths import todeval_home
+
+EmbedFunction = Callable[[Sequence[str]], ArrayLike]
+"""Texts -> one embedding row per text (any scale: the memory normalises to unit length)."""
+VectorBackend = Literal["chroma", "memory"]
+
+
+def default_goal_memory_path() -> Path:
+    """``todeval_home()/goal_memory.sqlite``."""
+    return todeval_home() / "goal_memory.sqlite"
+
+
+class GoalMemory:
+    """Goals of many dialogues: symbolic records (D_sym), their embeddings (D_vec), their graph.
+
+    Every status change goes through :meth:`transition`, which applies only the moves of
+    ``VALID_TRANSITIONS``, refuses to complete a goal whose prerequisites are not completed,
+    and logs each refusal with its reason. The dependency graph is acyclic: :meth:`add_dependency`
+    refuses a link that would close a cycle. One lock serialises the threads of a process;
+    SQLite in WAL mode lets processes share the file (a Chroma folder is for one process at a
+    time: use a Chroma server to share D_vec).
+
+    Args:
+        path: The SQLite file, or ``":memory:"``; default ``todeval_home()/goal_memory.sqlite``.
+        vector_backend: ``"chroma"`` (a Chroma collection) or ``"memory"`` (numpy cosine over
+            the embeddings D_sym keeps with each goal: no second store, lowest latency).
+        chroma_path: Folder of the Chroma store; default ``todeval_home()/chroma``, or an
+            in-process ephemeral client when ``path`` is ``":memory:"``.
+        chroma_client: A Chroma client instead of ``chroma_path`` (e.g. a server's).
+        collection: Chroma collection name; default ``goal_memory``, or a fresh name (dropped
+            on :meth:`close`) when ``path`` is ``":memory:"``.
+        embed: Texts -> embeddings; default the project's MiniLM (:func:`get_embedder`).
+
+    Raises:
+        ValueError: An unknown backend, or both ``chroma_path`` and ``chroma_client``.
+    """
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        vector_backend: VectorBackend = "chroma",
+        chroma_path: Path | str | None = None,
+        chroma_client: ClientAPI | None = None,
+        collection: str | None = None,
+        embed: EmbedFunction | None = None,
+    ) -> None:
+        if vector_backend not in ("chroma", "memory"):
+            raise ValueError(f"vector_backend must be 'chroma' or 'memory', not {vector_backend!r}")
+        if chroma_path is not None and chroma_client is not None:
+            raise ValueError("pass either chroma_path or chroma_client, not both")
+        self.vector_backend: VectorBackend = vector_backend
+        self._embed_function = embed
+        self._lock = threading.RLock()
+        self._closed = False
+        self._index: ChromaGoalIndex | None = None
+        if vector_backend == "chroma":
+            self._index = ChromaGoalIndex.open(
+                collection,
+                path=chroma_path,
+                client=chroma_client,
+                ephemeral=str(path) == MEMORY,
+            )
+        self._sym = SymbolicStore(path if path is not None else default_goal_memory_path())
+
+    # -- goals ------------------------------------------------------------------------------
+
+    def insert(
+        self,
+        dialogue_id: str,
+        description: str,
+        *,
+        turn: int,
+        domain: str = "",
+        intent: str = "",
+        slots: Mapping[str, Any] | None = None,
+        status: str = "open",
+        parent_id: str | None = None,
+    ) -> Goal:
+        """Insert a new goal into D_sym and D_vec (ATOD's Match=0 branch).
+
+        Args:
+            dialogue_id: The dialogue.
+            description: The goal in words; it is embedded for :meth:`neighbours`.
+            turn: The turn the goal appeared at (its first ``status_history`` entry).
+            domain: Domain or service.
+            intent: Intent name.
+            slots: Slot name -> JSON value.
+            status: Initial status (any tracked status: a goal may be raised and settled in
+                one utterance).
+            parent_id: An existing goal of the same dialogue this one refines.
+
+        Returns:
+            The stored goal, with id ``g<n>`` (n counts the dialogue's goals from 1).
+
+        Raises:
+            ValueError: Empty description, unknown status, or unknown parent.
+            TypeError: Slot values that are not JSON-serialisable.
+        """
+        if not description.strip():
+            raise ValueError("a goal needs a description")
+        initial = tracked_status(str(normalise_status(status)))
+        vectors = self._embed([description])
+        with self._lock, self._sym.transaction():
+            if parent_id is not None and self._sym.get(dialogue_id, parent_id) is None:
+                raise ValueError(f"unknown parent goal {parent_id!r} in dialogue {dialogue_id!r}")
+            seq = self._sym.next_seq(dialogue_id)
+            goal = Goal(
+                id=f"g{seq}",
+                dialogue_id=dialogue_id,
+                status=initial,
+                status_history=(StatusEntry(turn, initial),),
+                description=description,
+                domain=domain,
+                intent=intent,
+                slots=dict(slots or {}),
+                parent_id=parent_id,
+                created_turn=turn,
+                updated_turn=turn,
+            )
+            self._sym.insert(goal, seq, vectors[0])
+            if self._index is not None:
+                self._index.upsert([goal], vectors)
+        return goal
+
+    def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
+        """One goal, or None if the dialogue has no goal with that id."""
+        with self._lock:
+            return self._sym.get(dialogue_id, goal_id)
+
+    def goals(self, dialogue_id: str, statuses: Sequence[str] | None = None) -> list[Goal]:
+        """A dialogue's goals in insertion order (only those with ``statuses`` if given)."""
+        wanted = None if statuses is None else [tracked_status(status) for status in statuses]
+        with self._lock:
+            return self._sym.goals(dialogue_id, wanted)
+
+    def update_slots(
+        self, dialogue_id: str, goal_id: str, slots: Mapping[str, Any], *, turn: int
+    ) -> Goal:
+        """Merge slot values into a goal (new values win) and stamp ``updated_turn``.
+
+        Raises:
+            KeyError: Unknown goal.
+            TypeError: Slot values that are not JSON-serialisable.
+        """
+        with self._lock, self._sym.transaction():
+            goal = self._sym.get(dialogue_id, goal_id)
+            if goal is None:
+                raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
+            updated = replace(goal, slots={**goal.slots, **slots}, updated_turn=turn)
+            self._sym.update(updated)
+        return updated
+
+    def transition(
+        self, dialogue_id: str, goal_id: str, new_status: str, *, turn: int, proposed_by: str
+    ) -> TransitionResult:
+        """Apply a proposed status change if it is valid; log it with its reason if not.
+
+        Args:
+            dialogue_id: The dialogue.
+            goal_id: The goal.
+            new_status: The proposed status (case and spacing are normalised).
+            turn: The turn the change happens at (recorded in ``status_history``).
+            proposed_by: Who proposed it (a judge spec, ``audit``, a user id …).
+
+        Returns:
+            ``applied`` (history appended), ``unchanged`` (same status: nothing written), or
+            ``rejected`` (unknown goal or status, a move ``VALID_TRANSITIONS`` forbids, or
+            completion with unmet prerequisites).
+        """
+        wanted = str(normalise_status(new_status))
+        with self._lock, self._sym.transaction():
+            goal = self._sym.get(dialogue_id, goal_id)
+            if goal is not None and goal.status == wanted:
+                return TransitionResult("unchanged", goal, goal.status, wanted)
+            refusal = (
+                f"unknown goal {goal_id!r}"
+                if goal is None
+                else transition_refusal(goal, wanted, self._sym.prerequisites(goal))
+            )
+            if goal is None or refusal is not None:
+                before = None if goal is None else goal.status
+                reason = str(refusal)
+                self._sym.log_rejection(
+                    RejectedTransition(
+                        dialogue_id, goal_id, before, wanted, turn, reason, proposed_by
+                    )
+                )
+                return TransitionResult("rejected", goal, before, wanted, reason)
+            status = tracked_status(wanted)
+            updated = replace(
+                goal,
+                status=status,
+                status_history=(*goal.status_history, StatusEntry(turn, status)),
+                updated_turn=turn,
+            )
+            self._sym.update(updated)
+            if self._index is not None:
+                self._index.set_status(updated)
+        return TransitionResult("applied", updated, goal.status, wanted)
+
+    def rejected(self, dialogue_id: str) -> list[RejectedTransition]:
+        """The dialogue's refused transitions, oldest first."""
+        with self._lock:
+            return self._sym.rejected(dialogue_id)
+
+    # -- dependency graph --------------------------------------------------------------------
+
+    def add_dependency(
+        self, dialogue_id: str, goal_id: str, depends_on: str, *, relation: float
+    ) -> LinkResult:
+        """Record that ``goal_id`` needs ``depends_on`` completed first (ATOD's Evolve step).
+
+        Args:
+            dialogue_id: The dialogue.
+            goal_id: The dependent goal (e.g. Payment).
+            depends_on: Its prerequisite (e.g. Booking).
+            relation: The relatedness score that justified the link (``rel >= delta``);
+                linking an existing pair again updates it.
+
+        Returns:
+            Added, or refused with the reason: a self-link, an unknown goal, a cycle, or a
+            completed goal gaining a prerequisite that is not completed.
+
+        Raises:
+            ValueError: ``relation`` is not a finite number.
+        """
+        if not math.isfinite(relation):
+            raise ValueError(f"relation must be a finite number, not {relation!r}")
+        with self._lock, self._sym.transaction():
+            goal = self._sym.get(dialogue_id, goal_id)
+            prerequisite = self._sym.get(dialogue_id, depends_on)
+            if goal is None or prerequisite is None:
+                missing = goal_id if goal is None else depends_on
+                return LinkResult(False, f"unknown goal {missing!r}")
+            reason = link_refusal(self._graph(dialogue_id), goal, prerequisite)
+            if reason is not None:
+                return LinkResult(False, reason)
+            self._sym.upsert_edge(dialogue_id, goal_id, depends_on, float(relation))
+            if depends_on not in goal.dependencies:
+                self._sym.update(replace(goal, dependencies=(*goal.dependencies, depends_on)))
+        return LinkResult(True)
+
+    def graph(self, dialogue_id: str) -> nx.DiGraph:
+        """The dialogue's dependency graph, loaded from D_sym (see :func:`dependency_graph`).
+
+        Edges run from a prerequisite to the goal that depends on it, weighted by
+        ``relation``; nodes carry each goal's ``status`` and ``description``.
+        """
+        with self._lock:
+            return self._graph(dialogue_id)
+
+    def _graph(self, dialogue_id: str) -> nx.DiGraph:
+        return dependency_graph(
+            dialogue_id, self._sym.goals(dialogue_id), self._sym.edges(dialogue_id)
+        )
+
+    # -- semantic retrieval ------------------------------------------------------------------
+
+    def neighbours(
+        self, dialogue_id: str, text: str, k: int = 5, *, statuses: Sequence[str] | None = None
+    ) -> list[tuple[Goal, float]]:
+        """The top-``k`` goals of the dialogue nearest ``text`` (existence checking, Stage 1).
+
+        Args:
+            dialogue_id: Only this dialogue's goals are candidates.
+            text: A candidate goal's description.
+            k: How many neighbours at most.
+            statuses: Only goals with these statuses, if given.
+
+        Returns:
+            ``(goal, cosine similarity)``, most similar first.
+        """
+        wanted = None if statuses is None else [tracked_status(status) for status in statuses]
+        vector = self._embed([text])[0]
+        with self._lock:
+            if self._index is None:
+                goal_ids, matrix = self._sym.vectors(dialogue_id, wanted)
+                hits = rank_by_cosine(goal_ids, matrix, vector, k)
+            else:
+                available = 0 if k <= 0 else self._sym.count(dialogue_id, wanted)
+                hits = self._index.query(dialogue_id, vector, min(k, available), wanted)
+            # D_sym is the record: a vector whose row is gone (or changed status) is skipped.
+            by_id = self._sym.goals_by_id(dialogue_id, [goal_id for goal_id, _ in hits], wanted)
+        return [(by_id[goal_id], score) for goal_id, score in hits if goal_id in by_id]
+
+    def reindex(self, dialogue_id: str | None = None) -> int:
+        """Rebuild D_vec from the embeddings D_sym keeps (e.g. after losing the Chroma folder).
+
+        Returns:
+            How many vectors were written (0 with the in-process backend: nothing to rebuild).
+        """
+        with self._lock:
+            if self._index is None:
+                return 0
+            rows = self._sym.embeddings(dialogue_id)
+            if rows:
+                self._index.upsert([goal for goal, _ in rows], np.stack([v for _, v in rows]))
+            return len(rows)
+
+    def _embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings of ``texts``, shape (len(texts), dim)."""
+        function = self._embed_function or get_embedder().embed
+        return unit_rows(function(list(texts)), len(texts))
+
+    # -- whole dialogues, lifecycle ----------------------------------------------------------
+
+    def snapshot(self, dialogue_id: str) -> list[dict[str, Any]]:
+        """The dialogue's goals as JSON-serialisable dicts (:meth:`Goal.from_dict` reads them)."""
+        return [goal.to_dict() for goal in self.goals(dialogue_id)]
+
+    def clear(self, dialogue_id: str) -> None:
+        """Forget a dialogue: its goals, edges, rejection log and vectors."""
+        with self._lock, self._sym.transaction():
+            self._sym.clear(dialogue_id)
+            if self._index is not None:
+                self._index.delete_dialogue(dialogue_id)
+
+    def close(self) -> None:
+        """Close the database (and drop a collection this memory made for itself)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._index is not None and self._index.owned:
+                self._index.drop()
+            self._sym.close()
+
+    def __enter__(self) -> GoalMemory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,95 @@
+"""The rules the goal memory enforces: lifecycle moves, prerequisites, an acyclic graph.
+
+Pure functions of goals and graphs, so each rule reads on its own; :class:`GoalMemory` calls
+them inside its write transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+
+from evals.goal_tracking_schema import VALID_TRANSITIONS
+from stores.goal_memory.records import Goal, tracked_status
+
+UNMET_PREREQUISITES = "a goal with unmet prerequisites cannot be completed"
+SELF_LINK = "a goal cannot depend on itself"
+
+
+def transition_refusal(goal: Goal, wanted: str, prerequisites: Sequence[Goal]) -> str | None:
+    """Why ``goal`` may not move to status ``wanted``, or None if it may.
+
+    Args:
+        goal: The goal as stored; ``wanted`` differs from its status.
+        wanted: The proposed status (normalised spelling).
+        prerequisites: The goals ``goal`` depends on.
+
+    Returns:
+        The reason for refusing: an unknown status, a move ``VALID_TRANSITIONS`` forbids, or
+        completion while a prerequisite is not completed (ATOD: dependencies prevent
+        premature completion).
+    """
+    try:
+        status = tracked_status(wanted)
+    except ValueError as error:
+        return str(error)
+    if status not in VALID_TRANSITIONS[goal.status]:
+        return f"invalid transition {goal.status} -> {status}"
+    if status == "completed":
+        unmet = [f"{p.id} is {p.status}" for p in prerequisites if p.status != "completed"]
+        if unmet:
+            return f"{UNMET_PREREQUISITES}: {', '.join(unmet)}"
+    return None
+
+
+def dependency_graph(
+    dialogue_id: str, goals: Iterable[Goal], edges: Iterable[tuple[str, str, float]]
+) -> nx.DiGraph:
+    """The dependency graph G = (V, E) of one dialogue.
+
+    Args:
+        dialogue_id: Stored as the graph's ``dialogue_id`` attribute.
+        goals: The nodes; each keeps ``status``, ``description``, ``domain``, ``intent`` and
+            ``parent_id``.
+        edges: ``(goal_id, depends_on, relation)``.
+
+    Returns:
+        A DiGraph whose edges run from a prerequisite to the goal that depends on it (with
+        their ``relation`` weight), so ``nx.topological_sort`` gives an order to pursue them.
+    """
+    graph = nx.DiGraph(dialogue_id=dialogue_id)
+    for goal in goals:
+        graph.add_node(
+            goal.id,
+            status=goal.status,
+            description=goal.description,
+            domain=goal.domain,
+            intent=goal.intent,
+            parent_id=goal.parent_id,
+        )
+    for goal_id, depends_on, relation in edges:
+        graph.add_edge(depends_on, goal_id, relation=relation)
+    return graph
+
+
+def link_refusal(graph: nx.DiGraph, goal: Goal, prerequisite: Goal) -> str | None:
+    """Why ``goal`` may not gain ``prerequisite``, or None if it may.
+
+    Args:
+        graph: The dialogue's current dependency graph (see :func:`dependency_graph`).
+        goal: The dependent goal.
+        prerequisite: The goal it would depend on.
+
+    Returns:
+        The reason: a self-link, a link that would close a cycle (the graph stays a DAG), or a
+        completed goal gaining a prerequisite that is not completed.
+    """
+    if goal.id == prerequisite.id:
+        return SELF_LINK
+    if nx.has_path(graph, goal.id, prerequisite.id):
+        path = " -> ".join(nx.shortest_path(graph, goal.id, prerequisite.id))
+        return f"would close a cycle: {path} -> {goal.id}"
+    if goal.status == "completed" and prerequisite.status != "completed":
+        return f"{goal.id} is completed but its new prerequisite {prerequisite.id} is not"
+    return None
