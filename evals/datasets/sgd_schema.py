@@ -1,0 +1,109 @@
+"""SGD ``schema.json`` as pydantic models (services, intents, slots) and its loader.
+
+Each intent has a description, whether it is transactional, and its required and optional
+slots.
+
+The goal tracker's local extractor matches utterances to these intent descriptions (zero-shot
+on services it has never seen), and the SGD -> ATOD converter asks :func:`is_transactional`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from evals.datasets.errors import DatasetFormatError, dotted
+from evals.datasets.jsonio import open_binary
+
+#: Intent name prefixes read as lookups (non-transactional) when no schema is given.
+LOOKUP_PREFIXES = ("Find", "Search", "Get", "Lookup", "Check", "Browse", "List", "Show", "Query")
+
+
+class SlotSchema(BaseModel):
+    """One slot of an SGD service."""
+
+    name: str = Field(description="Slot name, e.g. ``number_of_seats``.")
+    description: str = Field(default="", description="What the slot holds.")
+    is_categorical: bool = Field(default=False, description="Whether values come from a list.")
+    possible_values: list[str] = Field(default_factory=list, description="The allowed values.")
+
+
+class IntentSchema(BaseModel):
+    """One intent of an SGD service."""
+
+    name: str = Field(description="Intent name, e.g. ``ReserveRestaurant``.")
+    description: str = Field(default="", description="What the intent does.")
+    is_transactional: bool = Field(
+        default=False, description="True if it changes the world (a booking), not a search."
+    )
+    required_slots: list[str] = Field(default_factory=list, description="Slots it needs.")
+    optional_slots: dict[str, str] = Field(
+        default_factory=dict, description="Slots it may take, with their default values."
+    )
+    result_slots: list[str] = Field(default_factory=list, description="Slots its results have.")
+
+
+class ServiceSchema(BaseModel):
+    """One service of an SGD ``schema.json``."""
+
+    service_name: str = Field(min_length=1, description="Service name, e.g. ``Restaurants_2``.")
+    description: str = Field(default="", description="What the service offers.")
+    slots: list[SlotSchema] = Field(default_factory=list, description="The service's slots.")
+    intents: list[IntentSchema] = Field(default_factory=list, description="Its intents.")
+
+    def intent(self, name: str) -> IntentSchema | None:
+        """The intent called ``name``, if the service has one."""
+        return next((intent for intent in self.intents if intent.name == name), None)
+
+
+def load_sgd_schema(path: str | Path) -> dict[str, ServiceSchema]:
+    """Read an SGD ``schema*.json`` (a list of services; may be gzipped).
+
+    Args:
+        path: The schema file.
+
+    Returns:
+        Service name -> its schema, in file order.
+
+    Raises:
+        DatasetFormatError: The file is missing, not JSON, not a list of services, a service
+            is malformed (the message names its index and field) or named twice.
+    """
+    source = Path(path)
+    with open_binary(source) as stream:
+        try:
+            raw = json.load(stream)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DatasetFormatError(f"{source}: not a JSON file ({exc})") from exc
+    if not isinstance(raw, list):
+        raise DatasetFormatError(f"{source}: an SGD schema is a JSON list of services")
+    services: dict[str, ServiceSchema] = {}
+    for index, item in enumerate(raw):
+        try:
+            service = ServiceSchema.model_validate(item)
+        except ValidationError as exc:
+            problem = exc.errors(include_url=False)[0]
+            where = dotted([index, *problem["loc"]])
+            raise DatasetFormatError(f"{source}: service field {where}: {problem['msg']}") from exc
+        if service.service_name in services:
+            raise DatasetFormatError(f"{source}: service {service.service_name!r} is listed twice")
+        services[service.service_name] = service
+    return services
+
+
+def is_transactional(
+    service: str, intent: str, schema: Mapping[str, ServiceSchema] | None = None
+) -> bool:
+    """Whether an intent is a transaction (booking, payment) rather than a lookup.
+
+    The schema's ``is_transactional`` when it knows the intent, else the name: an intent
+    starting with one of :data:`LOOKUP_PREFIXES` is a lookup.
+    """
+    known = schema.get(service) if schema is not None else None
+    spec = known.intent(intent) if known is not None else None
+    if spec is not None:
+        return spec.is_transactional
+    return not intent.startswith(LOOKUP_PREFIXES)
