@@ -371,3 +371,18 @@ def test_the_default_file_is_under_todeval_home() -> None:
     with GoalMemory(vector_backend="memory", embed=keyword_embed) as memory:
         assert [g.id for g in memory.goals("default-file-test")] == ["g1"]
         memory.clear("default-file-test")
+
+
+def test_restore_undoes_writes_after_a_snapshot(memory: GoalMemory) -> None:
+    hotel = memory.insert("d1", "Book a hotel in Paris", turn=1)
+    payment = memory.insert("d1", "Pay for the hotel", turn=2)
+    memory.add_dependency("d1", payment.id, hotel.id, relation=0.9)
+    saved = memory.snapshot("d1")
+    # A turn that never reached its checkpoint: a new goal and a status change.
+    memory.insert("d1", "Rent a car", turn=3)
+    memory.transition("d1", hotel.id, "completed", turn=3, proposed_by="test")
+    memory.restore("d1", saved)
+    assert memory.snapshot("d1") == saved
+    assert list(memory.graph("d1").edges) == [(hotel.id, payment.id)]
+    assert {goal.id for goal, _ in memory.neighbours("d1", "rent a car", 5)} == {"g1", "g2"}
+    assert memory.insert("d1", "Rent a car", turn=4).id == "g3"  # numbering continues

@@ -1,0 +1,129 @@
+"""Goal records and goal states (ATOD, paper 000, Sections 5-6): what ATOD-Eval reads.
+
+A tracker's output for one dialogue is its goal memory (D_sym): ``goals``, each with
+``goal_id``, ``service``, ``intent``, ``status``, ``status_history`` (``{"turn", "status"}``)
+and ``dependencies`` (ids of its own goals); ``turns``, its goal states after each utterance
+(``{"turn", "goal_states": {goal_id: status}}``); and per-turn ``costs``. Turns are 1-based
+utterance indices, user and system utterances alike, the same as the gold ``turn_id``.
+
+This module reads goal states after a given utterance, from the tracker's records and from
+the gold annotations, and holds the conventions every ATOD-Eval figure shares. Nothing is made
+up: a figure with nothing to count is ``None``. Rates in reports and curves are rounded to 4
+decimals; the scalar metric functions return them unrounded.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
+
+GoalRecord = Mapping[str, Any]
+"""A predicted goal, turn record, cost record or memory query, as the data contract spells it."""
+
+
+Pair = tuple[str, str]
+"""A match: ``(predicted goal id, gold goal id)``."""
+
+
+NOT_MENTIONED = "not_mentioned"
+
+
+def gold_statuses_at(turns: Sequence[AtodTurn], turn: int | None = None) -> dict[str, str]:
+    """Each gold goal's status after utterance ``turn`` (``None``: the last), as annotated.
+
+    Statuses accumulate over ``all_goals`` and then ``goal_status_changes`` of each utterance,
+    as in :meth:`AtodDialogue.final_statuses`; goals never named are absent.
+
+    Raises:
+        ValueError: ``turn`` is not in 1..len(turns).
+    """
+    last = len(turns) if turn is None else turn
+    if not 1 <= last <= len(turns):
+        raise ValueError(f"turn must be in 1..{len(turns)}, got {turn}")
+    return _gold_timeline(turns[:last])[-1]
+
+
+def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
+    """The gold goals of ``goal_list`` in the tracker's record shape, for dGCR and NTC on gold.
+
+    ``status_history`` gets an entry at each utterance where the goal's gold status changes.
+    """
+    history: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    previous: dict[str, str] = {}
+    for utterance, state in zip(dialogue.turns, _gold_timeline(dialogue.turns), strict=True):
+        for goal_id, status in state.items():
+            if status != previous.get(goal_id, NOT_MENTIONED):
+                history[goal_id].append({"turn": utterance.turn_id, "status": status})
+        previous = state
+    final = dialogue.final_statuses()
+    return [
+        {
+            "goal_id": goal.id,
+            "service": goal.domain,
+            "intent": goal.intent,
+            "description": goal.content,
+            "slots": dict(goal.slot_values),
+            "status": final[goal.id],
+            "status_history": history[goal.id],
+            "dependencies": list(goal.dependencies),
+        }
+        for goal in dialogue.goal_list
+    ]
+
+
+def predicted_states_at(records: Sequence[GoalRecord], turn: int) -> dict[str, str]:
+    """The tracker's goal states after utterance ``turn``: its last record at or before it.
+
+    Statuses are lower-cased; ``not_mentioned`` entries are dropped (the memory holds mentioned
+    goals only). No record yet gives an empty state.
+    """
+    earlier = [record for record in records if int(record["turn"]) <= turn]
+    if not earlier:
+        return {}
+    latest = max(earlier, key=lambda record: int(record["turn"]))
+    states = {str(g): _status(s) for g, s in (latest.get("goal_states") or {}).items()}
+    return {goal_id: str(status) for goal_id, status in states.items() if _mentioned(status)}
+
+
+def _gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
+    """The gold statuses after each utterance, accumulated."""
+    state: dict[str, str] = {}
+    timeline = []
+    for utterance in turns:
+        state = state | utterance.all_goals
+        state |= {change.goal_id: change.new_status for change in utterance.goal_status_changes}
+        timeline.append(state)
+    return timeline
+
+
+def _first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
+    """Gold goal id -> the first utterance after which it is mentioned."""
+    first: dict[str, int] = {}
+    for utterance, state in zip(turns, _gold_timeline(turns), strict=True):
+        for goal_id, status in state.items():
+            if _mentioned(status):
+                first.setdefault(goal_id, utterance.turn_id)
+    return first
+
+
+def _status(value: object) -> str | None:
+    return None if value is None else str(normalise_status(value))
+
+
+def _mentioned(status: str | None) -> bool:
+    return status is not None and status != NOT_MENTIONED
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
