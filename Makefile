@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter clean
+.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,9 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
 	$(BIN)/python -m bench.goal_success
+
+train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
+	$(BIN)/python -m scripts.train_goal_extractor
 
 train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_segmenter --max-dialogues 8000

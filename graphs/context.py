@@ -56,6 +56,37 @@ class Context:
     """Pause with ``interrupt()`` for a human verdict when the teachers' vote is ambiguous;
     when False the ambiguous turn keeps no label (``null``) and its goal stays undecided."""
 
+    goal_extraction_judge: str = "local"
+    """Who extracts goals from each utterance (ATOD §5.2): ``local`` (zero-shot intent matching
+    against ``schema_path`` when given, request detection otherwise) or an LLM spec, which then
+    also answers the existence check and status in one batched call per utterance."""
+
+    schema_path: str | None = None
+    """An SGD-style ``schema.json`` (services, intents with descriptions, required slots); when
+    given, goals are named ``(service, intent)``."""
+
+    tau: float = 0.75
+    """Existence check: a candidate matches a goal in memory when the judge's confidence is at
+    least tau (ATOD §5.2, Stage 1)."""
+
+    delta: float = 0.6
+    """Graph evolution: a new goal is linked to goals whose relation is at least delta
+    (ATOD §5.2, Stage 3)."""
+
+    top_k: int = 5
+    """Neighbours retrieved from D_vec for each candidate goal."""
+
+    audit_every: int = 10
+    """Run the proactive audit every K utterances (and at the end of the dialogue)."""
+
+    goal_memory_path: str | None = None
+    """The goal memory's SQLite file (D_sym); None = ``.todeval/goal_memory.sqlite``;
+    ``:memory:`` keeps it in the process."""
+
+    vector_backend: str = "chroma"
+    """D_vec: ``chroma`` (a Chroma collection beside D_sym) or ``memory`` (numpy cosine over the
+    embeddings D_sym keeps: lowest latency, one process)."""
+
     llm_max_retries: int = 3
     """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
 

@@ -1,0 +1,253 @@
+"""Nodes of the goal-tracker graph: ATOD's turn-level pipeline (paper 000, §5.2).
+
+Per utterance: ``extract_goals`` -> ``check_existence`` -> ``update_memory`` (update the matched
+goal or insert the new one and evolve its links, then apply the utterance's status cue), and
+``proactive_audit`` every ``audit_every`` utterances and at the end. The goal memory (D_sym in
+SQLite, D_vec in Chroma, the dependency graph) lives in :class:`stores.goal_memory.GoalMemory`;
+the graph state keeps its snapshot after every utterance, and ``sync_memory`` restores the store
+from that snapshot when a run resumes, so a turn that never reached its checkpoint leaves no
+trace.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from langgraph.runtime import Runtime
+
+from evals.datasets.sgd_schema import is_transactional, load_sgd_schema
+from graphs.context import Context, get_context
+from nodes.judges.goal_extraction import Utterance, goal_extractor
+from nodes.judges.goal_status_cues import status_cue
+from nodes.judges.goal_tracking_local import (
+    RESULTS_OFFERED,
+    check_existence,
+    evolve,
+    final_audit,
+    focus_goal,
+    same_key,
+)
+from stores.goal_memory import Goal, GoalMemory
+
+if TYPE_CHECKING:
+    from graphs.goal_tracker import TrackerState
+
+LOCAL = "local"
+
+
+@functools.lru_cache(maxsize=8)
+def goal_memory(path: str | None, backend: str) -> GoalMemory:
+    """One goal memory per (file, backend) in this process."""
+    return GoalMemory(path, vector_backend="memory" if backend == "memory" else "chroma")
+
+
+@functools.lru_cache(maxsize=8)
+def _schema(path: str | None) -> Mapping[str, Any] | None:
+    return load_sgd_schema(path) if path else None
+
+
+def _memory(context: Context) -> GoalMemory:
+    return goal_memory(context.goal_memory_path, context.vector_backend)
+
+
+def _now_ms() -> float:
+    return time.perf_counter() * 1000.0
+
+
+def append_utterances(state: TrackerState) -> dict[str, Any]:
+    """Number the new utterances and add them to the history (online: usually one)."""
+    history = list(state.get("history", []))
+    for item in state.get("utterances", []):
+        speaker = str(item["speaker"]).upper()
+        speaker = "SYSTEM" if speaker in {"SYSTEM", "ASSISTANT", "AGENT", "S"} else "USER"
+        history.append({"turn": len(history) + 1, "speaker": speaker, "text": str(item["text"])})
+    return {"history": history, "utterances": [], "cursor": state.get("cursor", 0)}
+
+
+def sync_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Make the store hold exactly the checkpointed snapshot (undoes an unfinished turn)."""
+    memory = _memory(get_context(runtime))
+    snapshot = state.get("goals", [])
+    if memory.snapshot(state["dialogue_id"]) != snapshot:
+        memory.restore(state["dialogue_id"], snapshot)
+    return {}
+
+
+# Routers take a plain mapping: LangGraph evaluates their type hints when the graph is built.
+def route_next(state: Mapping[str, Any]) -> Literal["extract_goals", "proactive_audit", "__end__"]:
+    """Another utterance to process, the closing audit, or done."""
+    if state["cursor"] < len(state["history"]):
+        return "extract_goals"
+    if state.get("final") and not state.get("audited_final"):
+        return "proactive_audit"
+    return "__end__"
+
+
+def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
+    context = get_context(runtime)
+    started = _now_ms()
+    current = state["history"][state["cursor"]]
+    utterance = Utterance(current["turn"], current["speaker"], current["text"])
+    window = state["history"][max(0, state["cursor"] - 4) : state["cursor"]]
+    recent = [Utterance(u["turn"], u["speaker"], u["text"]) for u in window]
+    extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
+    candidates = [
+        {
+            "description": c.description,
+            "service": c.service,
+            "intent": c.intent,
+            "slots": dict(c.slots),
+            "confidence": c.confidence,
+            "evidence": c.evidence,
+        }
+        for c in extractor.extract(utterance, recent)
+    ]
+    return {"candidates": candidates, "turn_ms": _now_ms() - started}
+
+
+def check_existence_node(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
+    context = get_context(runtime)
+    started = _now_ms()
+    memory = _memory(context)
+    checked = []
+    for candidate in state["candidates"]:
+        neighbours = memory.neighbours(
+            state["dialogue_id"], candidate["description"], context.top_k
+        )
+        if candidate["service"] and candidate["intent"]:  # the exact key beats top-k recall
+            neighbours += [
+                (goal, 1.0)
+                for goal in memory.goals(state["dialogue_id"])
+                if same_key(candidate["service"], candidate["intent"], goal)
+            ]
+        match = check_existence(candidate["service"], candidate["intent"], neighbours, context.tau)
+        checked.append(
+            candidate
+            | {
+                "memory_id": match.goal_id,
+                "match_confidence": match.confidence,
+                "match": match.reason,
+            }
+        )
+    return {"candidates": checked, "turn_ms": state["turn_ms"] + _now_ms() - started}
+
+
+def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Stages 2-3: update matched goals, insert and link new ones, apply the status cue."""
+    context = get_context(runtime)
+    started = _now_ms()
+    memory, dialogue_id = _memory(context), state["dialogue_id"]
+    current = state["history"][state["cursor"]]
+    turn, judge = current["turn"], context.goal_extraction_judge
+    schema = _schema(context.schema_path)
+    named: list[str] = []
+    for candidate in state["candidates"]:
+        if candidate["memory_id"] is not None:
+            goal = memory.update_slots(
+                dialogue_id, candidate["memory_id"], candidate["slots"], turn=turn
+            )
+        else:
+            goal = memory.insert(
+                dialogue_id,
+                candidate["description"],
+                turn=turn,
+                domain=candidate["service"],
+                intent=candidate["intent"],
+                slots=candidate["slots"],
+            )
+            _evolve(memory, goal, context, schema)
+        named.append(goal.id)
+    _apply_status_cue(memory, dialogue_id, current, named, judge, schema)
+    cursor = state["cursor"] + 1
+    goals = memory.snapshot(dialogue_id)
+    elapsed = state["turn_ms"] + _now_ms() - started
+    return {
+        "cursor": cursor,
+        "goals": goals,
+        "turns": [*state.get("turns", []), {"turn": turn, "goal_states": _states(goals)}],
+        "costs": [
+            *state.get("costs", []),
+            {"turn": turn, "latency_ms": round(elapsed, 3), "llm_calls": 0, "prompt_tokens": 0,
+             "completion_tokens": 0},
+        ],
+        "queries": [
+            *state.get("queries", []),
+            *({"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
+               "confidence": c["match_confidence"]} for c in state["candidates"]),
+        ],
+    }  # fmt: skip
+
+
+def route_after_update(
+    state: Mapping[str, Any], runtime: Runtime[Context]
+) -> Literal["proactive_audit", "extract_goals", "__end__"]:
+    """Audit every K utterances; otherwise go on or finish."""
+    every = get_context(runtime).audit_every
+    if every > 0 and state["cursor"] % every == 0:
+        return "proactive_audit"
+    nxt = route_next(state)
+    return "extract_goals" if nxt == "extract_goals" else nxt
+
+
+def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Stage 4: at the end of the dialogue, live goals the user left become abandoned."""
+    closing = bool(state.get("final")) and state["cursor"] >= len(state["history"])
+    if not closing:
+        return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
+    memory, dialogue_id = _memory(get_context(runtime)), state["dialogue_id"]
+    turn = len(state["history"])
+    for goal_id, status, _evidence in final_audit(memory.goals(dialogue_id)):
+        memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:local")
+    goals = memory.snapshot(dialogue_id)
+    turns = list(state.get("turns", []))
+    if turns:
+        turns[-1] = {"turn": turns[-1]["turn"], "goal_states": _states(goals)}
+    return {"goals": goals, "turns": turns, "audited_final": True}
+
+
+def _evolve(memory: GoalMemory, goal: Goal, context: Context, schema: Any) -> None:
+    others = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
+    lookup = (
+        None
+        if not (goal.domain and goal.intent)
+        else not is_transactional(goal.domain, goal.intent, schema)
+    )
+    for other_id, relation, prerequisite in evolve(
+        goal, others, delta=context.delta, is_lookup=lookup
+    ):
+        if prerequisite:
+            memory.add_dependency(goal.dialogue_id, goal.id, other_id, relation=relation)
+
+
+def _apply_status_cue(
+    memory: GoalMemory,
+    dialogue_id: str,
+    current: Mapping[str, Any],
+    named: list[str],
+    judge: str,
+    schema: Any,
+) -> None:
+    goals = memory.goals(dialogue_id)
+    focus = focus_goal(goals, named)
+    if focus is None:
+        return
+    cue = status_cue(current["speaker"], current["text"])
+    status = cue.status if cue else None
+    if (
+        status is None
+        and current["speaker"] == "SYSTEM"
+        and RESULTS_OFFERED.search(current["text"])
+    ):
+        if focus.intent and not is_transactional(focus.domain, focus.intent, schema):
+            status = "completed"
+    if status is not None:
+        memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
+
+
+def _states(goals: list[dict[str, Any]]) -> dict[str, str]:
+    return {goal["id"]: goal["status"] for goal in goals}

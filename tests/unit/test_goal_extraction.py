@@ -1,0 +1,216 @@
+"""The local goal extractor: schema goals on unseen services, schema-free requests, factory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.datasets.sgd_schema import ServiceSchema
+from evals.schema import Dialogue
+from nodes.judges.classifier import MLPClassifier
+from nodes.judges.goal_extraction import (
+    MODEL_PATH,
+    LocalGoalExtractor,
+    Utterance,
+    dialogue_utterances,
+    goal_extractor,
+    request_clause,
+    stated_values,
+)
+from nodes.judges.goal_extraction_features import FEATURE_NAMES, SchemaIndex
+from nodes.judges.spec import JudgeSpecError
+
+# Services named and described unlike any SGD train service.
+MINI_SCHEMA: list[dict[str, Any]] = [
+    {
+        "service_name": "Restaurants_X",
+        "description": "Find places to eat and reserve tables",
+        "slots": [
+            {"name": "restaurant_name", "description": "Name of the restaurant"},
+            {"name": "party_size", "description": "Number of people in the party"},
+            {"name": "city", "description": "City where the restaurant is"},
+            {
+                "name": "price_range",
+                "description": "Price range of the restaurant",
+                "is_categorical": True,
+                "possible_values": ["cheap", "moderate", "pricey", "1", "True"],
+            },
+        ],
+        "intents": [
+            {
+                "name": "ReserveRestaurant",
+                "description": "Reserve a table at a restaurant",
+                "is_transactional": True,
+                "required_slots": ["restaurant_name", "party_size"],
+                "optional_slots": {"price_range": "dontcare"},
+            },
+            {
+                "name": "FindRestaurants",
+                "description": "Search for restaurants in a city",
+                "required_slots": ["city"],
+                "optional_slots": {"price_range": "dontcare"},
+            },
+        ],
+    },
+    {
+        "service_name": "Dentists_9",
+        "description": "Look up dentists near you and book appointments with them",
+        "slots": [
+            {"name": "dentist_name", "description": "Name of the dentist"},
+            {"name": "city", "description": "City of the dental practice"},
+            {"name": "appointment_time", "description": "Time of the appointment"},
+        ],
+        "intents": [
+            {
+                "name": "FindDentist",
+                "description": "Find a dentist in a given city",
+                "required_slots": ["city"],
+            },
+            {
+                "name": "BookDentistAppointment",
+                "description": "Book an appointment with a dentist",
+                "is_transactional": True,
+                "required_slots": ["dentist_name", "appointment_time"],
+            },
+        ],
+    },
+    {
+        "service_name": "Forecast_3",
+        "description": "Weather forecasts for any city",
+        "slots": [{"name": "city", "description": "City of the forecast"}],
+        "intents": [
+            {
+                "name": "GetForecast",
+                "description": "Get the weather forecast for a city",
+                "required_slots": ["city"],
+            }
+        ],
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict[str, ServiceSchema]:
+    return {s["service_name"]: ServiceSchema.model_validate(s) for s in MINI_SCHEMA}
+
+
+@pytest.fixture(scope="module")
+def extractor(schema: dict[str, ServiceSchema]) -> LocalGoalExtractor:
+    return LocalGoalExtractor(schema)
+
+
+def user(text: str, turn: int = 1) -> Utterance:
+    return Utterance(turn, "USER", text)
+
+
+def system(text: str, turn: int = 1) -> Utterance:
+    return Utterance(turn, "SYSTEM", text)
+
+
+def pairs(found: list[Any]) -> list[tuple[str, str]]:
+    return [(goal.service, goal.intent) for goal in found]
+
+
+def test_booking_request_names_the_unseen_services_transaction(
+    extractor: LocalGoalExtractor,
+) -> None:
+    found = extractor.extract(user("Book me a table for two at Sino."), [])
+    assert pairs(found)[:1] == [("Restaurants_X", "ReserveRestaurant")]
+    assert 0.0 < found[0].confidence <= 1.0
+    assert found[0].evidence == "Book me a table for two at Sino."
+
+
+def test_lookup_request_names_the_lookup_intent(extractor: LocalGoalExtractor) -> None:
+    found = extractor.extract(user("Can you find me a dentist in Palo Alto?"), [])
+    assert pairs(found)[:1] == [("Dentists_9", "FindDentist")]
+
+
+def test_accepting_an_offer_starts_the_offered_transaction(extractor: LocalGoalExtractor) -> None:
+    context = [
+        user("Find me a dentist in Palo Alto."),
+        system("Dr. Lee is a dentist in Palo Alto. Would you like to book an appointment?"),
+    ]
+    found = extractor.extract(user("Yes, please book it for 3 pm.", 2), context)
+    assert ("Dentists_9", "BookDentistAppointment") in pairs(found)
+
+
+def test_closing_and_system_utterances_raise_nothing(extractor: LocalGoalExtractor) -> None:
+    context = [user("Find me a dentist in Palo Alto."), system("Anything else I can do?")]
+    assert extractor.extract(user("No, thanks, that's all.", 2), context) == []
+    assert extractor.extract(system("Would you like to reserve a table at Sino?"), []) == []
+
+
+def test_stated_categorical_values_fill_slots_but_not_numbers_or_booleans(
+    schema: dict[str, ServiceSchema],
+) -> None:
+    service = schema["Restaurants_X"]
+    text = "Somewhere moderate for 1 person, True story"
+    assert stated_values(service, "FindRestaurants", text) == {"price_range": "moderate"}
+    assert stated_values(service, "NoSuchIntent", text) == {}
+
+
+def test_sibling_intents_of_two_services_are_linked(schema: dict[str, ServiceSchema]) -> None:
+    twin = ServiceSchema.model_validate({**MINI_SCHEMA[0], "service_name": "Restaurants_Y"})
+    embed = LocalGoalExtractor().vectors.embed
+    index = SchemaIndex.build({**schema, "Restaurants_Y": twin}, lambda t: embed(list(t)))
+    row = index.pairs.index(("Restaurants_X", "ReserveRestaurant"))
+    twin_row = index.pairs.index(("Restaurants_Y", "ReserveRestaurant"))
+    assert index.siblings[row, twin_row] and not index.siblings[row, row]
+    assert not index.siblings[row, index.pairs.index(("Dentists_9", "FindDentist"))]
+
+
+def test_schema_free_request_becomes_a_described_goal() -> None:
+    free = LocalGoalExtractor()
+    [goal] = free.extract(user("Hi! I need a hotel in Chicago."), [])
+    assert (goal.description, goal.service, goal.intent) == ("a hotel in chicago", "", "")
+    [goal] = free.extract(user("Could you book a table for two, please?"), [])
+    assert goal.description == "book a table for two"
+
+
+@pytest.mark.parametrize(
+    ("text", "previous_system"),
+    [
+        ("Yes, that works.", "Shall I book it?"),
+        ("Thanks, that's all.", "Anything else?"),
+        ("I want to eat at 7 pm.", "What time would you like?"),
+        ("Nice weather today.", ""),
+    ],
+)
+def test_schema_free_ignores_answers_and_small_talk(text: str, previous_system: str) -> None:
+    context = [system(previous_system)] if previous_system else []
+    assert LocalGoalExtractor().extract(user(text, 2), context) == []
+
+
+def test_request_clause_strips_the_request_frame() -> None:
+    assert request_clause("Okay. I'd like to rent a car in Boston!") == "rent a car in boston"
+    assert request_clause("That is fine.") is None
+
+
+def test_dialogue_utterances_alternate_from_the_user() -> None:
+    dialogue = Dialogue.model_validate(
+        {"dialog_id": "d", "turns": [{"turn_number": 1, "user_msg": "hi", "response": "hello"}]}
+    )
+    assert dialogue_utterances(dialogue) == [user("hi"), system("hello")]
+
+
+def test_factory_caches_per_spec_and_schema_and_rejects_llm_specs(tmp_path: Path) -> None:
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(MINI_SCHEMA))
+    assert goal_extractor("local") is goal_extractor("local")
+    with_schema = goal_extractor("local", str(path))
+    assert isinstance(with_schema, LocalGoalExtractor) and with_schema.schema is not None
+    assert set(with_schema.schema) == {"Restaurants_X", "Dentists_9", "Forecast_3"}
+    with pytest.raises(JudgeSpecError):
+        goal_extractor("openai:gpt-4o-mini")
+
+
+def test_shipped_model_loads_with_its_provenance() -> None:
+    model = MLPClassifier.load(MODEL_PATH)
+    assert model.w1.shape[0] == len(FEATURE_NAMES)
+    assert 0.0 < model.threshold < 1.0
+    assert model.metadata["role"] == "goal_extraction"
+    assert model.metadata["sgd_dev"]["all"]["f1"] > 0.5
+    assert MODEL_PATH.stat().st_size < 64_000

@@ -1,0 +1,162 @@
+"""The goal tracker as a user sees it: offline and online runs, resume, rejected transitions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graphs.context import Context
+from graphs.goal_tracker import build_goal_tracker_graph
+from nodes.goal_tracker import goal_memory
+
+SCHEMA = [
+    {
+        "service_name": "Restaurants_9",
+        "description": "A leading provider for restaurant search and reservations",
+        "slots": [],
+        "intents": [
+            {
+                "name": "FindRestaurants",
+                "description": "Find a restaurant of a particular cuisine in a city",
+                "is_transactional": False,
+                "required_slots": ["cuisine", "city"],
+            },
+            {
+                "name": "ReserveRestaurant",
+                "description": "Reserve a table at a restaurant",
+                "is_transactional": True,
+                "required_slots": ["restaurant_name", "time"],
+            },
+        ],
+    },
+    {
+        "service_name": "RideSharing_9",
+        "description": "On-demand taxi calling service",
+        "slots": [],
+        "intents": [
+            {
+                "name": "GetRide",
+                "description": "Call a taxi to head to a given destination",
+                "is_transactional": True,
+                "required_slots": ["destination"],
+            }
+        ],
+    },
+]
+
+DIALOGUE = [
+    ("USER", "Can you find me an Italian restaurant in San Jose?"),
+    ("SYSTEM", "I found 3 restaurants. How about Sino in San Jose?"),
+    ("USER", "That sounds good. Please reserve a table there at 7 pm."),
+    ("SYSTEM", "Please confirm: a table at Sino at 7 pm."),
+    ("USER", "Yes, that's right."),
+    ("SYSTEM", "Your table has been booked."),
+    ("USER", "Great. Can you also call me a taxi to get there?"),
+    ("SYSTEM", "Sure, how many passengers?"),
+    ("USER", "Actually never mind, I'll drive. Thanks!"),
+]
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> Iterator[Context]:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    yield Context(
+        schema_path=str(schema),
+        goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
+        vector_backend="memory",
+    )
+    goal_memory.cache_clear()
+
+
+def _utterances(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    return [{"speaker": speaker, "text": text} for speaker, text in pairs]
+
+
+def _statuses(output: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {g["id"]: (g["intent"], g["status"]) for g in output["goals"]}
+
+
+def test_offline_run_tracks_each_goal_lifecycle(context: Context) -> None:
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "offline"}}
+    output = graph.invoke(
+        {"dialogue_id": "d1", "utterances": _utterances(DIALOGUE), "final": True},
+        config,
+        context=context,
+    )
+    assert _statuses(output) == {
+        "g1": ("FindRestaurants", "completed"),
+        "g2": ("ReserveRestaurant", "completed"),
+        "g3": ("GetRide", "abandoned"),
+    }
+    reserve = output["goals"][1]
+    assert reserve["dependencies"] == ["g1"]  # the reservation follows the search
+    assert [entry["status"] for entry in reserve["status_history"]] == [
+        "open",
+        "pending",
+        "completed",
+    ]
+    assert [t["turn"] for t in output["turns"]] == list(range(1, len(DIALOGUE) + 1))
+    assert output["turns"][3]["goal_states"] == {"g1": "completed", "g2": "pending"}
+    assert len(output["costs"]) == len(DIALOGUE)
+    assert all(cost["llm_calls"] == 0 for cost in output["costs"])
+
+
+def test_online_one_utterance_per_call_matches_offline(context: Context) -> None:
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "online"}}
+    states = []
+    for index, utterance in enumerate(DIALOGUE):
+        output = graph.invoke(
+            {
+                "dialogue_id": "d2",
+                "utterances": _utterances([utterance]),
+                "final": index == len(DIALOGUE) - 1,
+            },
+            config,
+            context=context,
+        )
+        states.append(output["turns"][-1]["goal_states"])
+    assert states[0] == {"g1": "open"}
+    assert states[-1] == {"g1": "completed", "g2": "completed", "g3": "abandoned"}
+    assert len(output["turns"]) == len(DIALOGUE)
+
+
+def test_a_resumed_thread_restores_the_memory_from_its_checkpoint(context: Context) -> None:
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "resume"}}
+    graph.invoke(
+        {"dialogue_id": "d3", "utterances": _utterances(DIALOGUE[:3])}, config, context=context
+    )
+    memory = goal_memory(context.goal_memory_path, context.vector_backend)
+    # Writes of a turn that crashed before its checkpoint:
+    memory.insert("d3", "a stray goal", turn=4)
+    output = graph.invoke(
+        {"dialogue_id": "d3", "utterances": _utterances(DIALOGUE[3:4])}, config, context=context
+    )
+    assert "a stray goal" not in [g["description"] for g in output["goals"]]
+    assert [goal.id for goal in memory.goals("d3")] == ["g1", "g2"]
+
+
+def test_completion_with_an_unmet_prerequisite_is_rejected_and_logged(context: Context) -> None:
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "blocked"}}
+    # The table is "booked" while the search it depends on is still open.
+    dialogue = [
+        ("USER", "Can you find me an Italian restaurant in San Jose?"),
+        ("USER", "And reserve a table at 7 pm."),
+        ("SYSTEM", "Your table has been booked."),
+    ]
+    output = graph.invoke(
+        {"dialogue_id": "d4", "utterances": _utterances(dialogue)}, config, context=context
+    )
+    memory = goal_memory(context.goal_memory_path, context.vector_backend)
+    rejected = memory.rejected("d4")
+    assert _statuses(output)["g2"] == ("ReserveRestaurant", "open")
+    assert rejected and "prerequisites" in rejected[0].reason
