@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli import gsr, review, segment
+from cli import gsr, review, segment, track_goals
 from cli.common import UsageError
 
 
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     segment.add_parser(subparsers)
     gsr.add_parser(subparsers)
     review.add_parser(subparsers)
+    track_goals.add_parser(subparsers)
     return parser
 
 

@@ -12,14 +12,18 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 
+from evals.goal_tracking_schema import AtodDialogue
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
+
+R = TypeVar("R", Dialogue, AtodDialogue)
+"""A dialogue record: a Mind the Goal / SGD dialogue, or an ATOD-annotated one."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class ThreadResult:
         return bool(self.interrupts)
 
 
-def thread_id_for(subsystem: str, dialogue: Dialogue, context: Context) -> str:
+def thread_id_for(subsystem: str, dialogue: Dialogue | AtodDialogue, context: Context) -> str:
     """Stable id: same dialogue, same context -> same thread."""
     payload = json.dumps(
         [dialogue.model_dump(mode="json"), asdict(context)], sort_keys=True, default=str
@@ -55,11 +59,11 @@ def thread_id_for(subsystem: str, dialogue: Dialogue, context: Context) -> str:
 
 def run_dialogue(
     graph: CompiledStateGraph[Any, Context, Any, Any],
-    dialogue: Dialogue,
+    dialogue: R,
     *,
     subsystem: str,
     context: Context,
-    make_input: Callable[[Dialogue], dict[str, Any]],
+    make_input: Callable[[R], dict[str, Any]],
     output_keys: Iterable[str],
 ) -> ThreadResult:
     """Run (or resume, or read back) one dialogue's thread."""
@@ -136,13 +140,13 @@ def resume_thread(
 
 def run_corpus(
     graph: CompiledStateGraph[Any, Context, Any, Any],
-    records: Iterable[Dialogue | RecordError],
+    records: Iterable[R | RecordError],
     *,
     subsystem: str,
     context: Context,
-    make_input: Callable[[Dialogue], dict[str, Any]],
+    make_input: Callable[[R], dict[str, Any]],
     output_keys: Iterable[str],
-) -> Iterator[tuple[Dialogue | RecordError, ThreadResult | None]]:
+) -> Iterator[tuple[R | RecordError, ThreadResult | None]]:
     """Yield each record with its thread's result (None for records that failed to load)."""
     keys = list(output_keys)
     for record in records:
@@ -163,10 +167,10 @@ def run_corpus(
 
 
 def prepared_in_chunks(
-    records: Iterable[Dialogue | RecordError],
-    prepare: Callable[[Sequence[Dialogue]], None],
+    records: Iterable[R | RecordError],
+    prepare: Callable[[Sequence[R]], None],
     size: int = 64,
-) -> Iterator[Dialogue | RecordError]:
+) -> Iterator[R | RecordError]:
     """Yield ``records`` unchanged, calling ``prepare`` on each chunk of dialogues first.
 
     Lets a judge do batch work for many dialogues at once (local judges embed a whole chunk's
@@ -174,5 +178,5 @@ def prepared_in_chunks(
     """
     iterator = iter(records)
     while chunk := list(islice(iterator, size)):
-        prepare([record for record in chunk if isinstance(record, Dialogue)])
+        prepare([record for record in chunk if not isinstance(record, RecordError)])
         yield from chunk

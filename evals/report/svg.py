@@ -1,10 +1,12 @@
-"""Bar charts as inline SVG, built with the standard library only.
+"""Bar and line charts as inline SVG, built with the standard library only.
 
 One function draws horizontal or vertical bars, one series or several grouped per category,
 with a value label on every bar, an axis with round ticks and a legend when there is more than
 one series. A value that could not be computed (``None``) gets no bar and an ``n/a`` label at the
 baseline: it is never drawn as 0. Bars start at 0, so negative values (a Cohen's kappa below
-chance) extend the other way. Every text is escaped; the SVG is meant to be embedded in HTML.
+chance) extend the other way. Another draws lines over numeric x positions (a curve over
+dialogue progress or turns), broken where a value is ``None``. Every text is escaped; the SVG is
+meant to be embedded in HTML.
 """
 
 from __future__ import annotations
@@ -201,15 +203,116 @@ def bar_chart(
             anchor = ("start" if outward > 0 else "end") if horizontal else "middle"
             parts.append(_text(x, y, labels[k][i], anchor=anchor))
     if len(series) > 1:
-        x = 4.0
-        for s, color in zip(series, colors, strict=True):
-            parts.append(f'<rect x="{x:.1f}" y="5" width="12" height="12" fill="{color}"/>')
-            parts.append(_text(x + 16, 11, s.name))
-            x += 16 + len(s.name) * _CHAR_W + 18
+        parts.append(_legend([s.name for s in series], colors))
+    return _svg(parts, title=title, width=width, height=height)
+
+
+def _legend(names: Sequence[str], colors: Sequence[str]) -> str:
+    """Swatches and names in a row along the top edge."""
+    parts, x = [], 4.0
+    for name, color in zip(names, colors, strict=True):
+        parts.append(f'<rect x="{x:.1f}" y="5" width="12" height="12" fill="{color}"/>')
+        parts.append(_text(x + 16, 11, name))
+        x += 16 + len(name) * _CHAR_W + 18
+    return "".join(parts)
+
+
+def _svg(parts: Sequence[str], *, title: str, width: float, height: float) -> str:
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{width}" '
-        f'height="{height:.0f}" viewBox="0 0 {width} {height:.0f}" font-size="{_FONT}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" font-size="{_FONT}" '
         f'font-family="system-ui, sans-serif" fill="#222"><title>{escape(title)}</title>'
         + "".join(parts)
         + "</svg>"
     )
+
+
+def line_chart(
+    xs: Sequence[float],
+    series: Sequence[Series],
+    *,
+    title: str,
+    domain: tuple[float, float] | None = None,
+    x_domain: tuple[float, float] | None = None,
+    fmt: Callable[[float], str] = _plain,
+    x_fmt: Callable[[float], str] = _plain,
+    width: int = 680,
+    plot_height: int = 200,
+) -> str:
+    """An SVG line chart: one line per series over shared x positions, a dot at each point.
+
+    A ``None`` value gets no dot and breaks its line (it is never drawn as 0). Each dot has a
+    tooltip with its x, series name and label; a legend is drawn when there are several series.
+
+    Args:
+        xs: The x position of each point, in display order.
+        series: One or more series, each with one value (and label) per x.
+        title: Accessible name of the chart (``<title>``).
+        domain: The y axis range; by default from min(0, values) to max(0, values), widened to
+            round ticks.
+        x_domain: The x axis range; by default the range of ``xs``, widened to round ticks.
+        fmt: Formats y values for tooltips (when a series has no ``labels``) and y ticks.
+        x_fmt: Formats x values for tooltips and x ticks.
+        width: Width of the SVG in pixels (it scales down with the page).
+        plot_height: Height of the plot area.
+
+    Returns:
+        The ``<svg>`` element as a string.
+
+    Raises:
+        ValueError: If a series does not have one value (and label) per x.
+    """
+    for s in series:
+        if len(s.values) != len(xs) or (s.labels and len(s.labels) != len(xs)):
+            raise ValueError(f"series {s.name!r} needs one value per x")
+    y_ticks = _domain(series, domain)
+    xlo, xhi = x_domain or (min(xs, default=0.0), max(xs, default=1.0))
+    x_ticks = nice_ticks(xlo, xhi if xhi > xlo else xlo + 1.0)
+    colors = [s.color or PALETTE[i % len(PALETTE)] for i, s in enumerate(series)]
+    top = _LEGEND_H + 6 if len(series) > 1 else 8
+    left = max(len(fmt(t)) for t in y_ticks) * _CHAR_W + 16
+    right, bottom = width - 16, top + plot_height
+
+    def px(x: float) -> float:
+        return left + (x - x_ticks[0]) / (x_ticks[-1] - x_ticks[0]) * (right - left)
+
+    def py(y: float) -> float:
+        return bottom - (y - y_ticks[0]) / (y_ticks[-1] - y_ticks[0]) * plot_height
+
+    parts = []
+    for t in y_ticks:
+        colour = "#999" if t == y_ticks[0] else "#e3e3e3"
+        parts.append(
+            f'<line x1="{left:.1f}" y1="{py(t):.1f}" x2="{right:.1f}" y2="{py(t):.1f}" '
+            f'stroke="{colour}"/>' + _text(left - 6, py(t), fmt(t), anchor="end")
+        )
+    for t in x_ticks:
+        parts.append(
+            f'<line x1="{px(t):.1f}" y1="{top:.1f}" x2="{px(t):.1f}" y2="{bottom:.1f}" '
+            f'stroke="#f0f0f0"/>' + _text(px(t), bottom + 12, x_fmt(t), anchor="middle")
+        )
+    radius, dots = (3.5 if len(xs) <= 30 else 2.0), []
+    for s, color in zip(series, colors, strict=True):
+        runs: list[list[str]] = [[]]  # stretches of consecutive values, split at each None
+        for j, (x, value) in enumerate(zip(xs, s.values, strict=True)):
+            if value is None:
+                runs.append([])
+                continue
+            runs[-1].append(f"{px(x):.2f},{py(value):.2f}")
+            tip = escape(f"{x_fmt(x)} · {s.name}: {s.labels[j] if s.labels else fmt(value)}")
+            dots.append(
+                f'<circle cx="{px(x):.2f}" cy="{py(value):.2f}" r="{radius}" fill="{color}">'
+                f"<title>{tip}</title></circle>"
+            )
+        parts.extend(
+            f'<polyline points="{" ".join(run)}" fill="none" stroke="{color}" stroke-width="2"/>'
+            for run in runs
+            if len(run) > 1
+        )
+    parts.extend(dots)
+    if not dots:
+        middle = (left + right) / 2, top + plot_height / 2
+        parts.append(_text(*middle, "n/a", anchor="middle", cls="na"))
+    if len(series) > 1:
+        parts.append(_legend([s.name for s in series], colors))
+    return _svg(parts, title=title, width=width, height=bottom + 24)

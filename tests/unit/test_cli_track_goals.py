@@ -1,0 +1,92 @@
+"""``todeval track-goals`` as a user runs it: ATOD gold in, goals.jsonl and summary.json out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.main import main
+from nodes.goal_tracker import goal_memory
+from tests.unit.test_goal_tracker import SCHEMA
+
+ATOD: dict[str, Any] = {
+    "dialogue_id": "atod-1",
+    "goal_list": [
+        {"id": "g1", "domain": "Restaurants_9", "intent": "FindRestaurants"},
+        {"id": "g2", "domain": "Restaurants_9", "intent": "ReserveRestaurant"},
+    ],
+    "turns": [
+        {
+            "turn_id": 1,
+            "speaker": "USER",
+            "utterance": "Can you find me an Italian restaurant in San Jose?",
+            "goal_status_changes": [{"goal_id": "g1", "new_status": "open"}],
+            "all_goals": {"g1": "open", "g2": "not_mentioned"},
+        },
+        {
+            "turn_id": 2,
+            "speaker": "SYSTEM",
+            "utterance": "I found 3 restaurants. How about Sino in San Jose?",
+            "goal_status_changes": [{"goal_id": "g1", "new_status": "completed"}],
+            "all_goals": {"g1": "completed", "g2": "not_mentioned"},
+        },
+        {
+            "turn_id": 3,
+            "speaker": "USER",
+            "utterance": "That sounds good. Please reserve a table there at 7 pm.",
+            "goal_status_changes": [{"goal_id": "g2", "new_status": "open"}],
+            "all_goals": {"g1": "completed", "g2": "open"},
+        },
+        {
+            "turn_id": 4,
+            "speaker": "SYSTEM",
+            "utterance": "Your table has been booked.",
+            "goal_status_changes": [{"goal_id": "g2", "new_status": "completed"}],
+            "all_goals": {"g1": "completed", "g2": "completed"},
+        },
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memory() -> None:
+    goal_memory.cache_clear()
+
+
+def test_track_goals_scores_against_atod_gold(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    corpus = tmp_path / "atod.jsonl"
+    broken = {"dialogue_id": "broken", "turns": [{"turn_id": 1, "speaker": "USER"}]}
+    corpus.write_text(json.dumps(ATOD) + "\n" + json.dumps(broken) + "\n")
+    out = tmp_path / "run"
+    code = main(
+        [
+            "track-goals",
+            str(corpus),
+            "--schema",
+            str(schema),
+            "--vector-backend",
+            "memory",
+            "--checkpoints",
+            ":memory:",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    (line,) = [json.loads(x) for x in (out / "goals.jsonl").read_text().splitlines()]
+    assert [(g["intent"], g["status"]) for g in line["goals"]] == [
+        ("FindRestaurants", "completed"),
+        ("ReserveRestaurant", "completed"),
+    ]
+    assert line["gold"] == {"g1": "completed", "g2": "completed"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["goal_detection_f1"] == 1.0 and summary["status_accuracy"] == 1.0
+    assert summary["dgcr"] == 1.0 and summary["counts"]["skipped_records"] == 1
+    assert summary["skipped"][0]["dialogue_id"] == "broken"
+    assert summary["memory_recall_accuracy"] is not None
+    assert summary["latency_ms_p50"] is not None and len(summary["progress_curve"]) == 10
