@@ -206,18 +206,27 @@ def _gold_queries(
 ) -> list[dict[str, Any]]:
     """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
 
-    The expected goals of an utterance are those whose gold status changes at it; a retrieved
-    memory goal counts as the gold goal it was matched to at the end of the dialogue.
+    An utterance concerns the gold goals whose status changes at it. Of those, the ones already
+    mentioned before it are what memory should return; if it only opens new goals, the right
+    answer is "none in memory" (an empty set). Utterances whose gold changes nothing are not
+    judged. A retrieved memory goal counts as the gold goal it was matched to at the end.
     """
     if gold is None:
         return []
     pairs = dict(match_goals(goals, gold))
-    changes = {turn.turn_id: {c.goal_id for c in turn.goal_status_changes} for turn in gold.turns}
+    expected_at: dict[int, set[str]] = {}
+    before: dict[str, str] = {goal.id: "not_mentioned" for goal in gold.goal_list}
+    for turn in gold.turns:
+        concerned = {change.goal_id for change in turn.goal_status_changes}
+        if concerned:
+            expected_at[turn.turn_id] = {g for g in concerned if before[g] != "not_mentioned"}
+        before.update(turn.all_goals)
+        before.update({c.goal_id: c.new_status for c in turn.goal_status_changes})
     mapped = []
     for query in queries:
         retrieved = query["retrieved"]
         as_gold = None if retrieved is None else pairs.get(retrieved, f"unmatched:{retrieved}")
-        mapped.append({"retrieved": as_gold, "expected": changes.get(query["turn"]) or None})
+        mapped.append({"retrieved": as_gold, "expected": expected_at.get(query["turn"])})
     return mapped
 
 

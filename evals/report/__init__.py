@@ -11,6 +11,7 @@ below and :func:`bar_chart`) and passing it to :func:`render_report` with the ot
 """
 
 from evals.report.goal_success import goal_success_section
+from evals.report.goal_tracking import goal_tracking_section
 from evals.report.page import (
     MISSING,
     Section,
@@ -36,6 +37,7 @@ __all__ = [
     "fmt_num",
     "fmt_pct",
     "goal_success_section",
+    "goal_tracking_section",
     "render_report",
     "shorten",
     "table",

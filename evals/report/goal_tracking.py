@@ -1,0 +1,274 @@
+"""The goal-tracking section of the report (ATOD, paper 000, Sections 6-8, Fig. 3).
+
+It reads a goal-tracking run's summary (:func:`evals.metrics.goal_tracking.goal_tracking_report`
+plus ``counts`` and ``judges``) and its ``goals.jsonl`` lines, and shows: the headline figures
+(dGCR, NTC, detection F1, status accuracy, memory recall, latency, LLM calls), the key figures
+with the reason a figure is missing where one is known, detection F1 and status accuracy over
+normalised dialogue progress (Fig. 3), prompt tokens by utterance (Section 8.2), and a goal
+timeline per dialogue (:mod:`evals.report.goal_tracking_timeline`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from evals.report.goal_success import _skipped
+from evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines_html
+from evals.report.page import (
+    MISSING,
+    Section,
+    as_number,
+    figure,
+    fmt_num,
+    fmt_pct,
+    table,
+    value_html,
+)
+from evals.report.svg import Series, line_chart
+
+__all__ = ["SECTION_ID", "goal_tracking_section"]
+
+_NO_GOLD = "needs gold annotations; no dialogue has them"
+_GOLD_FIGURES = (
+    "dgcr_gold",
+    "ntc_gold",
+    "goal_detection_precision",
+    "goal_detection_recall",
+    "goal_detection_f1",
+    "status_accuracy",
+    "memory_recall_accuracy",
+)
+_COSTS = (
+    "latency_ms_p50",
+    "latency_ms_p95",
+    "latency_ms_mean",
+    "llm_calls_per_turn",
+    "prompt_tokens_per_turn",
+    "completion_tokens_per_turn",
+)
+_MACRO = (
+    ("dGCR", "dgcr", fmt_pct),
+    ("NTC", "ntc", fmt_num),
+    ("detection F1", "goal_detection_f1", fmt_pct),
+    ("status accuracy", "status_accuracy", fmt_pct),
+    ("memory recall", "memory_recall_accuracy", fmt_pct),
+)
+
+
+def fmt_ms(value: Any) -> str:
+    """Milliseconds as ``0.84 ms``, ``850 ms`` or, from a second on, ``23.50 s``; else ``—``."""
+    number = as_number(value)
+    if number is None:
+        return MISSING
+    if abs(number) >= 1000:
+        return f"{number / 1000:.2f} s"
+    return f"{number:.2f} ms" if abs(number) < 10 else f"{number:.0f} ms"
+
+
+def _reason(summary: Record, key: str) -> str | None:
+    """Why figure ``key`` is missing, when the summary's counts tell."""
+    counts = {
+        "dgcr": ("n_decided_goals", "no goal was decided (completed or failed) with its "
+                 "prerequisites met"),
+        "ntc": ("n_completed_goals", "no goal was completed"),
+        "status_accuracy": ("n_matched_goals", "no tracked goal matched a gold goal"),
+        "memory_recall_accuracy": ("n_memory_queries", "no memory query was judged"),
+    }  # fmt: skip
+    if key == "proactivity_effectiveness":
+        return (summary.get(key) or {}).get("reason")
+    if key in _GOLD_FIGURES and summary.get("n_gold_dialogues") == 0:
+        return _NO_GOLD
+    if key in _COSTS and not summary.get("n_turns"):
+        return "no per-turn cost records"
+    if key in counts and summary.get(counts[key][0]) == 0:
+        return counts[key][1]
+    return None
+
+
+def _fig(summary: Record, key: str, fmt: Any = fmt_pct) -> str:
+    """A figure as HTML: its value, or a dash followed by the reason it is missing."""
+    value = summary.get(key)
+    if key == "proactivity_effectiveness":
+        value = (value or {}).get("value")
+    text = fmt(value)
+    reason = _reason(summary, key) if text == MISSING else None
+    if reason is None:
+        return value_html(text)
+    note = escape(reason)
+    return f'<span class="na" title="{note}">{MISSING}</span> <span class="note">({note})</span>'
+
+
+def _overview(summary: Record) -> list[tuple[str, str]]:
+    return [
+        ("dGCR", fmt_pct(summary.get("dgcr"))),
+        ("NTC (turns)", fmt_num(summary.get("ntc"))),
+        ("goal detection F1", fmt_pct(summary.get("goal_detection_f1"))),
+        ("status tracking accuracy", fmt_pct(summary.get("status_accuracy"))),
+        ("memory recall accuracy", fmt_pct(summary.get("memory_recall_accuracy"))),
+        ("latency p50", fmt_ms(summary.get("latency_ms_p50"))),
+        ("latency p95", fmt_ms(summary.get("latency_ms_p95"))),
+        ("LLM calls / turn", fmt_num(summary.get("llm_calls_per_turn"))),
+    ]
+
+
+def _judges(judges: Any) -> str:
+    if isinstance(judges, Mapping):
+        text = ", ".join(f"{role}: {spec}" for role, spec in judges.items() if spec is not None)
+    elif isinstance(judges, list | tuple):
+        text = ", ".join(str(judge) for judge in judges)
+    else:
+        text = str(judges or "")
+    return escape(text) if text else value_html(MISSING)
+
+
+def _key_figures(summary: Record) -> str:
+    counts, get, macro = summary.get("counts") or {}, summary.get, summary.get("macro") or {}
+    proactivity = get("proactivity_effectiveness") or {}
+
+    def n(value: Any) -> str:
+        return value_html(fmt_num(value))
+
+    def f(key: str, fmt: Any = fmt_pct) -> str:
+        return _fig(summary, key, fmt)
+
+    rows = [
+        ("dialogues / with gold / failed", n(counts.get("dialogues")), n(get("n_gold_dialogues")),
+         n(counts.get("failed_dialogues"))),
+        ("utterances / goals in memory / skipped records", n(counts.get("utterances")),
+         n(counts.get("goals")), n(counts.get("skipped_records"))),
+        ("dGCR: tracker / gold", f("dgcr"), f("dgcr_gold")),
+        ("decided / blocked / completed goals", n(get("n_decided_goals")),
+         n(get("n_blocked_goals")), n(get("n_completed_goals"))),
+        ("NTC (turns): tracker / gold", f("ntc", fmt_num), f("ntc_gold", fmt_num)),
+        ("goal detection precision / recall / F1", f("goal_detection_precision"),
+         f("goal_detection_recall"), f("goal_detection_f1")),
+        ("goals tracked / gold / matched (dialogues with gold)", n(get("n_pred_goals")),
+         n(get("n_gold_goals")), n(get("n_matched_goals"))),
+        ("status tracking accuracy", f("status_accuracy")),
+        ("memory recall accuracy / queries judged", f("memory_recall_accuracy"),
+         n(get("n_memory_queries"))),
+        ("proactivity effectiveness / actions / judged", f("proactivity_effectiveness"),
+         n(proactivity.get("n_actions")), n(proactivity.get("n_judged"))),
+        ("update latency p50 / p95 / mean", f("latency_ms_p50", fmt_ms),
+         f("latency_ms_p95", fmt_ms), f("latency_ms_mean", fmt_ms)),
+        ("LLM calls / prompt tokens / completion tokens per turn",
+         f("llm_calls_per_turn", fmt_num), f("prompt_tokens_per_turn", fmt_num),
+         f("completion_tokens_per_turn", fmt_num)),
+        ("per-dialogue means: " + ", ".join(name for name, _, _ in _MACRO),
+         *(value_html(fmt(macro.get(key))) for _, key, fmt in _MACRO)),
+        ("judges", _judges(get("judges"))),
+    ]  # fmt: skip
+    body = "".join(f"<tr><th>{escape(k)}</th><td>{' / '.join(v)}</td></tr>" for k, *v in rows)
+    return f'<h3>Key figures</h3><table class="meta"><tbody>{body}</tbody></table>'
+
+
+def _pct_axis(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def _progress_curve(summary: Record) -> str:
+    curve = summary.get("progress_curve") or []
+    points = [p for p in curve if as_number(p.get("progress")) is not None]
+    if not points:
+        reason = _NO_GOLD if summary.get("n_gold_dialogues") == 0 else "no dialogue had turns"
+        return f'<p class="note">No progress curve ({escape(reason)}).</p>'
+    xs = [float(p["progress"]) for p in points]
+    series = [
+        Series(name, [as_number(p.get(key)) for p in points], [fmt_pct(p.get(key)) for p in points])
+        for name, key in (("goal detection F1", "detection_f1"),
+                          ("status tracking accuracy", "status_accuracy"))
+    ]  # fmt: skip
+    svg = line_chart(
+        xs, series, title="Goal tracking over dialogue progress", domain=(0.0, 1.0),
+        x_domain=(0.0, 1.0), fmt=_pct_axis, x_fmt=_pct_axis,
+    )  # fmt: skip
+    dialogues = fmt_num(points[0].get("n_dialogues"))
+    caption = (
+        "Goal detection F1 and status tracking accuracy against normalised dialogue progress "
+        f"(Fig. 3), pooled over {dialogues} dialogues with gold: at progress p the state after "
+        "utterance ceil(p·T) is scored."
+    )
+    with_turn = any("turn" in p for p in points)
+    headers = [
+        "progress",
+        *(["utterance"] if with_turn else []),
+        "detection F1",
+        "status accuracy",
+        "gold goals",
+        "tracked goals",
+        "matched",
+        "status correct",
+    ]
+    rows = [
+        [_pct_axis(float(p["progress"])), *([value_html(fmt_num(p.get("turn")))] if with_turn
+         else []), *(value_html(fmt_pct(p.get(k))) for k in ("detection_f1", "status_accuracy")),
+         *(value_html(fmt_num(p.get(k))) for k in ("n_gold", "n_pred", "n_matched",
+                                                   "n_status_correct"))]
+        for p in points
+    ]  # fmt: skip
+    return (
+        figure(svg, caption)
+        + f"<details><summary>Curve values</summary>{table(headers, rows)}</details>"
+    )
+
+
+def _prompt_tokens(summary: Record) -> str:
+    by_turn = summary.get("prompt_tokens_by_turn") or {}
+    points = sorted(
+        (int(str(turn)), number)
+        for turn, value in by_turn.items()
+        if str(turn).strip().isdigit() and (number := as_number(value)) is not None
+    )
+    if not points:
+        return '<p class="note">No prompt token counts by turn.</p>'
+    if not any(tokens for _, tokens in points):
+        return '<p class="note">No prompt tokens by turn: no update sent a prompt.</p>'
+    svg = line_chart(
+        [float(turn) for turn, _ in points],
+        [Series("mean prompt tokens", [tokens for _, tokens in points])],
+        title="Prompt tokens by turn",
+        fmt=lambda v: f"{v:,.0f}",
+        x_fmt=lambda v: f"{v:g}",
+    )
+    return figure(
+        svg,
+        "Mean prompt tokens of the tracker's update by utterance index (x; Section 8.2): "
+        "whether the prompt grows as the dialogue goes on.",
+    )
+
+
+def goal_tracking_section(
+    summary: Mapping[str, Any],
+    dialogues: Sequence[Mapping[str, Any]],
+    *,
+    max_timelines: int = 40,
+) -> Section:
+    """The goal-tracking section: figures, the progress curve, token growth and goal timelines.
+
+    Args:
+        summary: The run's summary: :func:`evals.metrics.goal_tracking.goal_tracking_report`
+            plus ``counts`` and ``judges``; any figure may be ``None`` (shown as ``—``, with
+            the reason when one is known).
+        dialogues: The lines of the run's ``goals.jsonl`` (``dialogue_id``, ``goals``,
+            ``turns``, ``gold``).
+        max_timelines: At most this many dialogues get a goal timeline; a note says how many
+            more there are.
+
+    Returns:
+        The section, with id ``goal-tracking``.
+    """
+    figures = {str(row.get("dialogue_id")): row for row in summary.get("dialogues") or []}
+    body = (
+        "<p>Goal tracking as ATOD-Eval scores it (paper 000): dGCR counts only goals whose "
+        "prerequisites are met, NTC is the turns from a goal's initiation to its completion, and "
+        "detection and status accuracy compare the tracker's memory with the gold goals.</p>"
+        + _key_figures(summary)
+        + "<h3>Plots</h3>"
+        + _progress_curve(summary)
+        + _prompt_tokens(summary)
+        + timelines_html(dialogues, figures, max_timelines)
+        + _skipped(summary)
+    )
+    return Section(SECTION_ID, "Goal tracking", _overview(summary), body)

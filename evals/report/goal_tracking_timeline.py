@@ -1,0 +1,247 @@
+"""Goal timelines of the goal-tracking section: a Gantt-like chart of each dialogue's goals.
+
+One row per goal of the tracker's memory, x = utterance index (1-based, user and system
+utterances alike), a coloured segment for each stretch of a status, read from the goal's
+``status_history`` (or, without one, from the dialogue's per-turn ``goal_states``). A status
+holds from the utterance it was entered at until the next entry, the last one until the end of
+the dialogue; ``not_mentioned`` is drawn as a gap. A dashed arrow runs from a prerequisite's
+completion to each goal that depends on it, and the row says ``depends on …``. The rest of the
+section (figures, curves) is :mod:`evals.report.goal_tracking`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
+from evals.metrics.task_completion import dgcr, turns_to_completion
+from evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten, value_html
+from evals.report.svg import _clip, _legend, _svg, _text
+
+#: Id of the goal-tracking section; the ids of its timelines start with it.
+SECTION_ID = "goal-tracking"
+Record = Mapping[str, Any]
+STATUS_COLORS: dict[str, str] = {
+    "open": "#3b6fb6",
+    "pending": "#e0a02b",
+    "completed": "#4f9a4a",
+    "failed": "#c44e4b",
+    "abandoned": "#8d8f94",
+}
+"""Segment colour of each status a goal in memory can have."""
+_OTHER = "#cfcfcf"  # a status outside the schema
+_WIDTH, _LABEL_W, _STATUS_W = 900, 240, 130
+_ROW, _BAR, _AXIS = 32, 16, 22
+_CHAR_W = 6.6
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else None
+
+
+def _status(value: Any) -> str:
+    return str(normalise_status(value)) if value is not None else "not_mentioned"
+
+
+def status_history(goal: Record, turns: Sequence[Record]) -> list[tuple[int, str]]:
+    """A goal's ``(utterance, status)`` changes, sorted, from its history or the turn states.
+
+    Entries without an integer turn are dropped; of several at one utterance the last counts
+    (a goal raised and settled in one utterance); repeats of the same status are merged.
+    """
+    raw = [(_int(e.get("turn")), e.get("status")) for e in goal.get("status_history") or []]
+    if not raw:  # no history: read the goal's state after each utterance
+        goal_id = str(goal.get("goal_id"))
+        raw = [(_int(t.get("turn")), (t.get("goal_states") or {}).get(goal_id)) for t in turns]
+    at: dict[int, str] = {}
+    for turn, status in sorted(((t, s) for t, s in raw if t is not None), key=lambda e: e[0]):
+        at[turn] = _status(status)
+    history: list[tuple[int, str]] = []
+    for turn, status in at.items():
+        if not history or history[-1][1] != status:
+            history.append((turn, status))
+    return history
+
+
+def segments(history: Sequence[tuple[int, str]], last_turn: int) -> list[tuple[int, int, str]]:
+    """``(first, last, status)`` stretches (inclusive) up to ``last_turn``, without gaps."""
+    spans = []
+    for i, (turn, status) in enumerate(history):
+        end = history[i + 1][0] - 1 if i + 1 < len(history) else last_turn
+        if status != "not_mentioned" and end >= turn:
+            spans.append((turn, end, status))
+    return spans
+
+
+def _ticks(last_turn: int) -> list[int]:
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500) if last_turn / s <= 15)
+    return [1, *range(step, last_turn + 1, step)] if step > 1 else list(range(1, last_turn + 1))
+
+
+def _label(goal: Record) -> tuple[str, str]:
+    """The row label (id, service and intent, else description) and its full tooltip."""
+    goal_id = str(goal.get("goal_id"))
+    names = [str(goal[k]) for k in ("service", "intent") if goal.get(k)]
+    names = names or [shorten(goal.get("description"), 60)]
+    label = " · ".join(part for part in (goal_id, *names) if part)
+    slots = goal.get("slots")
+    slot_text = ", ".join(f"{k}={v}" for k, v in slots.items()) if isinstance(slots, dict) else ""
+    tip = " — ".join(p for p in (label, shorten(goal.get("description"), 300), slot_text) if p)
+    return label, tip
+
+
+def _arrow(x: float, y_from: float, y_to: float, tip: str) -> str:
+    head = 5 if y_to > y_from else -5
+    return (
+        f'<g class="dependency"><title>{escape(tip)}</title>'
+        f'<line x1="{x:.2f}" y1="{y_from:.2f}" x2="{x:.2f}" y2="{y_to - head:.2f}" stroke="#444" '
+        f'stroke-width="1.2" stroke-dasharray="3 2"/><polygon points="{x - 4:.2f},'
+        f'{y_to - head:.2f} {x + 4:.2f},{y_to - head:.2f} {x:.2f},{y_to:.2f}" fill="#444"/></g>'
+    )
+
+
+def timeline_svg(dialogue: Record) -> str:
+    """The Gantt-like chart of one dialogue's goals (see the module notes)."""
+    goals, turns = list(dialogue.get("goals") or []), list(dialogue.get("turns") or [])
+    histories = [status_history(goal, turns) for goal in goals]
+    last_turn = max([1, *(_int(t.get("turn")) or 1 for t in turns),
+                     *(turn for h in histories for turn, _ in h)])  # fmt: skip
+    cell = (_WIDTH - _LABEL_W - _STATUS_W - 10) / last_turn
+    height = _AXIS + len(goals) * _ROW + 4
+
+    def x_of(turn: int) -> float:
+        return _LABEL_W + (turn - 1) * cell
+
+    parts = []
+    for tick in _ticks(last_turn):
+        parts.append(
+            f'<line x1="{x_of(tick):.2f}" y1="{_AXIS - 4}" x2="{x_of(tick):.2f}" '
+            f'y2="{height - 4}" stroke="#e8e8e8"/>'
+            + _text(x_of(tick) + cell / 2, _AXIS / 2 - 1, str(tick), anchor="middle")
+        )
+    rows = {str(goal.get("goal_id")): i for i, goal in enumerate(goals)}
+    for i, (goal, history) in enumerate(zip(goals, histories, strict=True)):
+        top, goal_id = _AXIS + i * _ROW, str(goal.get("goal_id"))
+        label, tip = _label(goal)
+        deps = [str(d) for d in goal.get("dependencies") or [] if str(d) != goal_id]
+        line2 = _clip("depends on " + ", ".join(deps), int(_LABEL_W / _CHAR_W) - 2) if deps else ""
+        parts.append(
+            f"<g><title>{escape(tip)}</title>"
+            + _text(_LABEL_W - 8, top + (9 if deps else _ROW / 2), _clip(label, 34), anchor="end")
+            + (_text(_LABEL_W - 8, top + 23, line2, anchor="end", cls="na") if deps else "")
+            + "</g>"
+        )
+        for first, last, status in segments(history, last_turn):
+            where = f"utterance {first}" if first == last else f"utterances {first}–{last}"
+            parts.append(
+                f'<rect class="seg" data-status="{escape(status)}" x="{x_of(first):.2f}" '
+                f'y="{top + (_ROW - _BAR) / 2:.2f}" width="{(last - first + 1) * cell:.2f}" '
+                f'height="{_BAR}" fill="{STATUS_COLORS.get(status, _OTHER)}">'
+                f"<title>{escape(f'{goal_id} {status}: {where}')}</title></rect>"
+            )
+        final = _status(goal.get("status")) if goal.get("status") is not None else MISSING
+        right = _WIDTH - _STATUS_W + 4
+        parts.append(_text(right, top + _ROW / 2, final))
+        for dep in (d for d in deps if d in rows):
+            done = next((t for t, s in histories[rows[dep]] if s == "completed"), None)
+            if done is not None:
+                y_dep = _AXIS + rows[dep] * _ROW + _ROW / 2
+                y_to = top + (_ROW - _BAR) / 2 if rows[dep] < i else top + (_ROW + _BAR) / 2
+                note = f"{goal_id} depends on {dep}, completed at utterance {done}"
+                parts.append(_arrow(x_of(done) + cell / 2, y_dep, y_to, note))
+    title = f"Goal timeline of dialogue {dialogue.get('dialogue_id')}"
+    return _svg(parts, title=title, width=_WIDTH, height=height)
+
+
+def status_legend(extra: bool = False) -> str:
+    """The status colours as a small SVG (with ``other`` when a status outside them occurs)."""
+    names = [*TRACKED_STATUSES, *(["other"] if extra else [])]
+    colors = [STATUS_COLORS.get(name, _OTHER) for name in names]
+    return _svg([_legend(names, colors)], title="Goal status colours", width=520, height=22)
+
+
+def _facts(dialogue: Record, figures: Record) -> str:
+    """Goals, dGCR and NTC of the dialogue's memory; detection and status from ``figures``."""
+    goals = [g for g in dialogue.get("goals") or [] if isinstance(g, Mapping)]
+    statuses = {str(g.get("goal_id")): g.get("status") for g in goals}
+    prerequisites = {str(g.get("goal_id")): list(g.get("dependencies") or []) for g in goals}
+    try:  # the metrics' own reading; a malformed history leaves NTC blank
+        ntc = turns_to_completion(goals)
+    except (KeyError, TypeError, ValueError):
+        ntc = None
+    facts = [
+        f"{len(goals)} goal{'' if len(goals) == 1 else 's'}",
+        f"dGCR {value_html(fmt_pct(dgcr(statuses, prerequisites)))}",
+        f"NTC {value_html(fmt_num(ntc))}",
+    ]
+    facts += [
+        f"{name} {value_html(fmt_pct(figures.get(key)))}"
+        for name, key in (("detection F1", "goal_detection_f1"), ("status acc.", "status_accuracy"))
+        if key in figures
+    ]
+    return " · ".join(facts)
+
+
+def _article(dialogue: Record, figures: Record, aid: str) -> str:
+    goals, gold = dialogue.get("goals") or [], dialogue.get("gold")
+    if isinstance(gold, Mapping):  # gold ids name the annotated goals, not the rows above
+        finals = ", ".join(f"{goal_id} {_status(status)}" for goal_id, status in gold.items())
+        gold_note = f"Gold final statuses ({len(gold)} annotated goals): {escape(finals)}."
+    else:
+        gold_note = "No gold annotations."
+    return (
+        f'<article class="timeline" id="{aid}"><h4>Dialogue '
+        f"{escape(str(dialogue.get('dialogue_id')))}</h4><p>{_facts(dialogue, figures)}</p>"
+        + (timeline_svg(dialogue) if goals else '<p class="note">No goal in memory.</p>')
+        + f'<p class="note gold">{gold_note}</p></article>'
+    )
+
+
+def timelines_html(dialogues: Sequence[Record], figures: Mapping[str, Record], cap: int) -> str:
+    """The legend, a timeline per dialogue (at most ``cap``) and a note on those left out.
+
+    Args:
+        dialogues: The lines of the run's ``goals.jsonl``.
+        figures: Per-dialogue figures (``dgcr``, ``ntc``, ...) by dialogue id.
+        cap: At most this many dialogues get a timeline.
+
+    Returns:
+        The HTML, from the heading on.
+    """
+    shown = list(dialogues[: max(cap, 0)])
+    statuses = {
+        status
+        for d in shown
+        for goal in d.get("goals") or []
+        for _, status in status_history(goal, d.get("turns") or [])
+    }
+    parts = [
+        f'<h3 id="{SECTION_ID}-timelines">Goal timelines ({len(dialogues)} dialogues)</h3>'
+        "<p>One row per goal in the tracker's memory, x = utterance; a status holds from the "
+        "utterance it was entered at to the next change. A dashed arrow runs from a "
+        "prerequisite's completion to the goal that depends on it; the right column is the "
+        "goal's final status. Gold goals keep their own ids (the tracker's are matched to them "
+        "only for the figures), so their final statuses are listed under each chart.</p>",
+        status_legend(bool(statuses - {*STATUS_COLORS, "not_mentioned"})),
+    ]
+    seen: set[str] = set()
+    for i, dialogue in enumerate(shown):
+        did = str(dialogue.get("dialogue_id"))
+        aid = anchor_id(f"{SECTION_ID}-d", did)
+        aid = anchor_id(f"{SECTION_ID}-d", f"{did}#{i}") if aid in seen else aid
+        seen.add(aid)
+        parts.append(_article(dialogue, figures.get(did) or {}, aid))
+    if not dialogues:
+        parts.append('<p class="note">No dialogues.</p>')
+    if len(dialogues) > len(shown):
+        parts.append(
+            f'<p class="note cap">{len(dialogues) - len(shown)} more dialogues not shown '
+            f"(max_timelines={cap}).</p>"
+        )
+    return "".join(parts)
