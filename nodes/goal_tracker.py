@@ -201,7 +201,20 @@ def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str,
         return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
     memory, dialogue_id = _memory(get_context(runtime)), state["dialogue_id"]
     turn = len(state["history"])
-    for goal_id, status, _evidence in final_audit(memory.goals(dialogue_id)):
+    schema = _schema(get_context(runtime).schema_path)
+    history = state["history"]
+
+    def is_lookup(goal: Goal) -> bool:
+        return bool(goal.intent) and not is_transactional(goal.domain, goal.intent, schema)
+
+    def answered(goal: Goal) -> bool:
+        replies = [u for u in history if u["speaker"] == "SYSTEM" and u["turn"] > goal.created_turn]
+        return bool(replies) and not any(
+            (cue := status_cue("SYSTEM", u["text"])) and cue.status == "failed" for u in replies
+        )
+
+    audit = final_audit(memory.goals(dialogue_id), is_lookup=is_lookup, answered=answered)
+    for goal_id, status, _evidence in audit:
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:local")
     goals = memory.snapshot(dialogue_id)
     turns = list(state.get("turns", []))

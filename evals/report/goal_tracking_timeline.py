@@ -32,9 +32,9 @@ STATUS_COLORS: dict[str, str] = {
 }
 """Segment colour of each status a goal in memory can have."""
 _OTHER = "#cfcfcf"  # a status outside the schema
-_WIDTH, _LABEL_W, _STATUS_W = 900, 240, 130
+_WIDTH, _LABEL_W, _STATUS_W = 920, 280, 90
 _ROW, _BAR, _AXIS = 32, 16, 22
-_CHAR_W = 6.6
+_LABEL_CHARS = 44  # of a row label, at about 6 px a character
 
 
 def _int(value: Any) -> int | None:
@@ -96,6 +96,17 @@ def _label(goal: Record) -> tuple[str, str]:
     return label, tip
 
 
+def _row_label(goal: Record, top: float, deps: Sequence[str]) -> str:
+    """The label left of a row, with ``depends on …`` under it when the goal has prerequisites."""
+    label, tip = _label(goal)
+    first = _text(
+        _LABEL_W - 8, top + (9 if deps else _ROW / 2), _clip(label, _LABEL_CHARS), anchor="end"
+    )
+    second = _clip("depends on " + ", ".join(deps), _LABEL_CHARS)
+    second = _text(_LABEL_W - 8, top + 23, second, anchor="end", cls="na") if deps else ""
+    return f"<g><title>{escape(tip)}</title>{first}{second}</g>"
+
+
 def _arrow(x: float, y_from: float, y_to: float, tip: str) -> str:
     head = 5 if y_to > y_from else -5
     return (
@@ -128,15 +139,8 @@ def timeline_svg(dialogue: Record) -> str:
     rows = {str(goal.get("goal_id")): i for i, goal in enumerate(goals)}
     for i, (goal, history) in enumerate(zip(goals, histories, strict=True)):
         top, goal_id = _AXIS + i * _ROW, str(goal.get("goal_id"))
-        label, tip = _label(goal)
         deps = [str(d) for d in goal.get("dependencies") or [] if str(d) != goal_id]
-        line2 = _clip("depends on " + ", ".join(deps), int(_LABEL_W / _CHAR_W) - 2) if deps else ""
-        parts.append(
-            f"<g><title>{escape(tip)}</title>"
-            + _text(_LABEL_W - 8, top + (9 if deps else _ROW / 2), _clip(label, 34), anchor="end")
-            + (_text(_LABEL_W - 8, top + 23, line2, anchor="end", cls="na") if deps else "")
-            + "</g>"
-        )
+        parts.append(_row_label(goal, top, deps))
         for first, last, status in segments(history, last_turn):
             where = f"utterance {first}" if first == last else f"utterances {first}–{last}"
             parts.append(
@@ -192,7 +196,8 @@ def _article(dialogue: Record, figures: Record, aid: str) -> str:
     goals, gold = dialogue.get("goals") or [], dialogue.get("gold")
     if isinstance(gold, Mapping):  # gold ids name the annotated goals, not the rows above
         finals = ", ".join(f"{goal_id} {_status(status)}" for goal_id, status in gold.items())
-        gold_note = f"Gold final statuses ({len(gold)} annotated goals): {escape(finals)}."
+        plural = "" if len(gold) == 1 else "s"
+        gold_note = f"Gold final statuses ({len(gold)} annotated goal{plural}): {escape(finals)}."
     else:
         gold_note = "No gold annotations."
     return (

@@ -27,7 +27,7 @@ SYSTEM_DONE = _cue(
     r"\b(is|are|has been|have been|was|were|got)\s+(successfully\s+)?(booked|reserved|"
     r"confirmed|scheduled|placed|submitted|set( up)?|made|added|transferred|sent|purchased|"
     r"cancell?ed|created|completed|processed|successful)\b|\bsuccessfully\b|"
-    r"\b(i|we) (have |'ve )?(booked|reserved|made|placed|scheduled|purchased|bought|sent|"
+    r"\b(i|we)(?: have|'ve)? (booked|reserved|made|placed|scheduled|purchased|bought|sent|"
     r"transferred|added|set up|played|started)\b|\bi was able to\b|\ball set\b|"
     r"\b(booking|reservation|purchase|payment|transfer) (is )?(confirmed|done|complete)\b|"
     r"\b(has|have) started( playing)?\b|\bis (now )?playing\b|\b(will|is about to) "

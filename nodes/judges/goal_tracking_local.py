@@ -14,14 +14,15 @@ versions. Goal extraction has its own module (:mod:`nodes.judges.goal_extraction
 * **Graph evolution** (Stage 3): a transaction depends on an earlier lookup of the same service
   (find a restaurant, then reserve it); other relations are cosine similarities, recorded but
   not prerequisites.
-* **Proactive audit** (Stage 4): at the end of a dialogue, a live goal that the user left for
-  another goal and never came back to is abandoned.
+* **Proactive audit** (Stage 4): at the end of a dialogue, a live lookup that the system
+  answered is completed (its results were given, the user moved on or stopped asking), and a
+  live transaction the user left for a later goal and never came back to is abandoned.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from evals.goal_tracking_schema import GoalStatus
@@ -114,13 +115,27 @@ def evolve(
     return links
 
 
-def final_audit(goals: Sequence[Goal]) -> list[tuple[str, GoalStatus, str]]:
-    """``(goal id, new status, evidence)``: live goals the user left for a later goal."""
+def final_audit(
+    goals: Sequence[Goal], *, is_lookup: Callable[[Goal], bool], answered: Callable[[Goal], bool]
+) -> list[tuple[str, GoalStatus, str]]:
+    """``(goal id, new status, evidence)`` for the live goals at the end of a dialogue.
+
+    Args:
+        goals: The dialogue's goals.
+        is_lookup: Whether a goal is a search rather than a transaction.
+        answered: Whether the system replied to the goal after it was raised without failing.
+    """
     if not goals:
         return []
     latest = max(goal.created_turn for goal in goals)
-    return [
-        (goal.id, "abandoned", "the user moved on to a later goal and never came back to it")
-        for goal in goals
-        if goal.status in LIVE and goal.updated_turn < latest
-    ]
+    decisions: list[tuple[str, GoalStatus, str]] = []
+    for goal in goals:
+        if goal.status not in LIVE:
+            continue
+        if is_lookup(goal) and answered(goal):
+            decisions.append((goal.id, "completed", "the system answered this search"))
+        elif goal.updated_turn < latest:
+            decisions.append(
+                (goal.id, "abandoned", "the user moved on to a later goal and never came back")
+            )
+    return decisions
