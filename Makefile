@@ -57,6 +57,9 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
 	$(BIN)/python -m bench.goal_success
+	$(BIN)/python -m bench.goal_extraction
+	$(BIN)/python -m bench.goal_tracking
+	$(BIN)/python -m bench.goal_tracking_tokens
 
 train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_goal_extractor

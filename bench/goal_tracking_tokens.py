@@ -12,7 +12,7 @@ Long conversations are made by concatenating SGD dev dialogues (in file order) i
 
 Both include the compact ``schema_dev.json`` listing. The judges run for real against
 ``tests.fakes.ScriptedChatModel``, whose token count is whitespace words, so the figures are
-words, not a provider's tokens (roughly x1.3 for English BPE). Figures only; not a test.
+words, not a provider's tokens. Figures only; not a test.
 """
 
 from __future__ import annotations
@@ -126,10 +126,13 @@ def main() -> None:
 
     model = ScriptedChatModel(fallback=EMPTY_ANSWER)
     with mock.patch.object(llm_module, "load_chat_model", lambda spec, **kw: model):
-        shared = {"cache": None, "accounting": JudgeAccounting()}
-        updater = LLMTurnUpdater(SPEC, context_window=args.context, **shared)
-        evolver, auditor = LLMGraphEvolver(SPEC, **shared), LLMAuditor(SPEC, **shared)
-        baseline = FullContextJudge(SPEC, **shared)
+        accounting = JudgeAccounting()
+        updater = LLMTurnUpdater(
+            SPEC, context_window=args.context, cache=None, accounting=accounting
+        )
+        evolver = LLMGraphEvolver(SPEC, cache=None, accounting=accounting)
+        auditor = LLMAuditor(SPEC, cache=None, accounting=accounting)
+        baseline = FullContextJudge(SPEC, cache=None, accounting=accounting)
         turn_update: list[list[int]] = [[] for _ in range(args.length)]
         full: list[list[int]] = [[] for _ in range(args.length)]
         extra_tokens, evolve_calls, audit_calls, inserted = [], 0, 0, 0

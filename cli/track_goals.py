@@ -24,6 +24,7 @@ from evals.datasets.sgd_schema import load_sgd_schema
 from evals.goal_tracking_schema import AtodDialogue, AtodTurn
 from evals.metrics.goal_detection import match_goals
 from evals.metrics.goal_tracking import goal_tracking_report
+from evals.report import goal_tracking_section, write_report
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
 from graphs.goal_tracker import TrackerOutput, build_goal_tracker_graph
@@ -34,6 +35,8 @@ from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from stores.checkpoint import open_checkpointer
 
 SUBSYSTEM = "goal_tracker"
+REPORT_TIMELINES = 40
+"""Dialogues whose goal timelines the HTML report draws."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -47,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
             "or insert with dependency evolution, proactive audit) and score it: dGCR, turns "
             "to completion, goal detection F1 and status accuracy against gold (final and over "
             "dialogue progress), memory recall, per-turn latency and LLM tokens. Writes "
-            "OUT/goals.jsonl and OUT/summary.json."
+            "OUT/goals.jsonl, OUT/summary.json and OUT/report.html."
         ),
     )
     parser.add_argument("input", help="ATOD JSON/JSONL, SGD (compact or original) or MtG file")
@@ -92,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     ACCOUNTING.reset()
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []  # goal lines the report draws as timelines
     skipped: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     with open_checkpointer(args.checkpoints) as saver, (args.out / "goals.jsonl").open("w") as out:
@@ -114,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
                 continue
             dialogue_result = scored_result(record, result)
             results.append(dialogue_result)
-            out.write(jsonl_line(goals_line(dialogue_result)))
+            line = goals_line(dialogue_result)
+            out.write(jsonl_line(line))
             out.flush()
+            if len(shown) <= REPORT_TIMELINES:  # one more than drawn: the report says "more"
+                shown.append(line)
     elapsed = time.perf_counter() - started
     summary = goal_tracking_report(results) | {
         "subsystem": SUBSYSTEM,
@@ -135,6 +142,12 @@ def run(args: argparse.Namespace) -> int:
     }
     summary.pop("dialogues", None)  # per-dialogue rows are in goals.jsonl
     write_json(args.out / "summary.json", summary)
+    write_report(
+        args.out / "report.html",
+        "todeval: goal tracking",
+        [goal_tracking_section(summary, shown, max_timelines=REPORT_TIMELINES)],
+        meta={"input": str(source), "schema": schema_path or "none", "judge": args.judge},
+    )
     print(one_line(summary, args.out))
     return 1 if not results else 0
 
@@ -254,6 +267,6 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
         f"({counts['utterances']} utterances): dGCR {fig('dgcr')}, detection F1 "
         f"{fig('goal_detection_f1')}, status accuracy {fig('status_accuracy')}, latency p50 "
         f"{fig('latency_ms_p50')} ms; {counts['skipped_records']} unreadable records skipped, "
-        f"{counts['failed_dialogues']} failed; wrote {out / 'goals.jsonl'} and "
-        f"{out / 'summary.json'}"
+        f"{counts['failed_dialogues']} failed; wrote {out / 'goals.jsonl'}, "
+        f"{out / 'summary.json'} and {out / 'report.html'}"
     )

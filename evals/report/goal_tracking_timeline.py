@@ -34,7 +34,7 @@ STATUS_COLORS: dict[str, str] = {
 _OTHER = "#cfcfcf"  # a status outside the schema
 _WIDTH, _LABEL_W, _STATUS_W = 920, 280, 90
 _ROW, _BAR, _AXIS = 32, 16, 22
-_LABEL_CHARS = 44  # of a row label, at about 6 px a character
+_LABEL_CHARS = 40  # of a row label, at about 6.6 px a character
 
 
 def _int(value: Any) -> int | None:
@@ -245,8 +245,9 @@ def timelines_html(dialogues: Sequence[Record], figures: Mapping[str, Record], c
     if not dialogues:
         parts.append('<p class="note">No dialogues.</p>')
     if len(dialogues) > len(shown):
+        hidden = len(dialogues) - len(shown)
         parts.append(
-            f'<p class="note cap">{len(dialogues) - len(shown)} more dialogues not shown '
+            f'<p class="note cap">{hidden} more dialogue{"" if hidden == 1 else "s"} not shown '
             f"(max_timelines={cap}).</p>"
         )
     return "".join(parts)

@@ -75,6 +75,12 @@ def _domain(series: Sequence[Series], domain: tuple[float, float] | None) -> lis
     return nice_ticks(lo, hi if hi > lo else lo + 1.0)
 
 
+def _check_lengths(series: Sequence[Series], n: int, per: str) -> None:
+    for s in series:
+        if len(s.values) != n or (s.labels and len(s.labels) != n):
+            raise ValueError(f"series {s.name!r} needs one value per {per}")
+
+
 def _text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = "") -> str:
     style = ' fill="#888" font-style="italic"' if cls == "na" else ""
     return (
@@ -117,9 +123,7 @@ def bar_chart(
     Raises:
         ValueError: If a series does not have one value (and label) per category.
     """
-    for s in series:
-        if len(s.values) != len(categories) or (s.labels and len(s.labels) != len(categories)):
-            raise ValueError(f"series {s.name!r} needs one value per category")
+    _check_lengths(series, len(categories), "category")
     ticks = _domain(series, domain)
     lo, hi = ticks[0], ticks[-1]
     colors = [s.color or PALETTE[i % len(PALETTE)] for i, s in enumerate(series)]
@@ -262,9 +266,7 @@ def line_chart(
     Raises:
         ValueError: If a series does not have one value (and label) per x.
     """
-    for s in series:
-        if len(s.values) != len(xs) or (s.labels and len(s.labels) != len(xs)):
-            raise ValueError(f"series {s.name!r} needs one value per x")
+    _check_lengths(series, len(xs), "x")
     y_ticks = _domain(series, domain)
     xlo, xhi = x_domain or (min(xs, default=0.0), max(xs, default=1.0))
     x_ticks = nice_ticks(xlo, xhi if xhi > xlo else xlo + 1.0)

@@ -1,4 +1,4 @@
-"""LLM judges of the goal tracker (paper 000, §5.2), batched to about two calls per utterance.
+"""LLM judges of the goal tracker (paper 000, §5.2), batched to one or two calls per utterance.
 
 * :class:`LLMTurnUpdater` - Stages 0-2 in one call (:data:`TURN_UPDATE_PROMPT`): the goals an
   utterance raises, continues or settles, each matched to a goal in memory (or new) with a

@@ -90,3 +90,4 @@ def test_track_goals_scores_against_atod_gold(tmp_path: Path) -> None:
     assert summary["skipped"][0]["dialogue_id"] == "broken"
     assert summary["memory_recall_accuracy"] is not None
     assert summary["latency_ms_p50"] is not None and len(summary["progress_curve"]) == 10
+    assert "goal-tracking" in (out / "report.html").read_text()
