@@ -54,6 +54,7 @@ class TrackerState(TrackerInput, TrackerOutput, total=False):
     cursor: int
     candidates: list[dict[str, Any]]
     turn_ms: float
+    turn_cost: dict[str, int]
     audited_final: bool
 
 

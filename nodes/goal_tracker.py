@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from evals.datasets.sgd_schema import is_transactional, load_sgd_schema
 from graphs.context import Context, get_context
+from nodes.goal_tracker_llm import add_cost, llm_audit, llm_candidates, llm_links, uses_llm
 from nodes.judges.goal_extraction import Utterance, goal_extractor
 from nodes.judges.goal_status_cues import status_cue
 from nodes.judges.goal_tracking_local import (
@@ -94,6 +95,12 @@ def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
     utterance = Utterance(current["turn"], current["speaker"], current["text"])
     window = state["history"][max(0, state["cursor"] - 4) : state["cursor"]]
     recent = [Utterance(u["turn"], u["speaker"], u["text"]) for u in window]
+    if uses_llm(context):
+        memory, schema = _memory(context), _schema(context.schema_path)
+        found, cost = llm_candidates(
+            context, memory, state["dialogue_id"], utterance, recent, schema
+        )
+        return {"candidates": found, "turn_ms": _now_ms() - started, "turn_cost": cost}
     extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
     candidates = [
         {
@@ -106,12 +113,14 @@ def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
         }
         for c in extractor.extract(utterance, recent)
     ]
-    return {"candidates": candidates, "turn_ms": _now_ms() - started}
+    return {"candidates": candidates, "turn_ms": _now_ms() - started, "turn_cost": {}}
 
 
 def check_existence_node(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
     context = get_context(runtime)
+    if uses_llm(context):
+        return {}  # the turn-update call already answered the existence check
     started = _now_ms()
     memory = _memory(context)
     checked = []
@@ -146,11 +155,16 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
     turn, judge = current["turn"], context.goal_extraction_judge
     schema = _schema(context.schema_path)
     named: list[str] = []
+    cost = dict(state.get("turn_cost") or {})
+    llm = uses_llm(context)
     for candidate in state["candidates"]:
         if candidate["memory_id"] is not None:
-            goal = memory.update_slots(
-                dialogue_id, candidate["memory_id"], candidate["slots"], turn=turn
-            )
+            goal_id, slots = candidate["memory_id"], candidate["slots"]
+            goal = memory.update_slots(dialogue_id, goal_id, slots, turn=turn)
+            if "status" in candidate:  # the LLM judged the matched goal's status
+                memory.transition(
+                    dialogue_id, goal.id, candidate["status"], turn=turn, proposed_by=judge
+                )
         else:
             goal = memory.insert(
                 dialogue_id,
@@ -159,10 +173,19 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
                 domain=candidate["service"],
                 intent=candidate["intent"],
                 slots=candidate["slots"],
+                status=candidate.get("status", "open"),
             )
-            _evolve(memory, goal, context, schema)
+            if llm:
+                links, link_cost = llm_links(context, memory, goal)
+                cost = add_cost(cost, link_cost)
+                for other_id, relation, depends_on in links:
+                    if depends_on:
+                        memory.add_dependency(dialogue_id, goal.id, other_id, relation=relation)
+            else:
+                _evolve(memory, goal, context, schema)
         named.append(goal.id)
-    _apply_status_cue(memory, dialogue_id, current, named, judge, schema)
+    if not llm:
+        _apply_status_cue(memory, dialogue_id, current, named, judge, schema)
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
     elapsed = state["turn_ms"] + _now_ms() - started
@@ -172,8 +195,7 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
         "turns": [*state.get("turns", []), {"turn": turn, "goal_states": _states(goals)}],
         "costs": [
             *state.get("costs", []),
-            {"turn": turn, "latency_ms": round(elapsed, 3), "llm_calls": 0, "prompt_tokens": 0,
-             "completion_tokens": 0},
+            {"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})},
         ],
         "queries": [
             *state.get("queries", []),
@@ -197,6 +219,9 @@ def route_after_update(
 def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Stage 4: at the end of the dialogue, live goals the user left become abandoned."""
     closing = bool(state.get("final")) and state["cursor"] >= len(state["history"])
+    context = get_context(runtime)
+    if uses_llm(context):
+        return _llm_audit(state, context, closing)
     if not closing:
         return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
     memory, dialogue_id = _memory(get_context(runtime)), state["dialogue_id"]
@@ -221,6 +246,22 @@ def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str,
     if turns:
         turns[-1] = {"turn": turns[-1]["turn"], "goal_states": _states(goals)}
     return {"goals": goals, "turns": turns, "audited_final": True}
+
+
+def _llm_audit(state: TrackerState, context: Context, closing: bool) -> dict[str, Any]:
+    """The LLM audit: apply its updates; its cost joins the last utterance's record."""
+    memory, dialogue_id = _memory(context), state["dialogue_id"]
+    turn = state["cursor"]
+    updates, cost = llm_audit(context, memory, dialogue_id, state["history"][:turn])
+    for goal_id, status, _evidence in updates:
+        memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:llm")
+    goals = memory.snapshot(dialogue_id)
+    turns, costs = list(state.get("turns", [])), list(state.get("costs", []))
+    if turns:
+        turns[-1] = {"turn": turns[-1]["turn"], "goal_states": _states(goals)}
+    if costs:
+        costs[-1] = costs[-1] | add_cost(costs[-1], cost)
+    return {"goals": goals, "turns": turns, "costs": costs, "audited_final": closing}
 
 
 def _evolve(memory: GoalMemory, goal: Goal, context: Context, schema: Any) -> None:

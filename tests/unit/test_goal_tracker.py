@@ -160,3 +160,88 @@ def test_completion_with_an_unmet_prerequisite_is_rejected_and_logged(context: C
     rejected = memory.rejected("d4")
     assert _statuses(output)["g2"] == ("ReserveRestaurant", "open")
     assert rejected and "prerequisites" in rejected[0].reason
+
+
+def _scripted_tracker_llm(messages: list[Any]) -> str:
+    """A stand-in LLM for the tracker's three prompts, answering from the utterance."""
+    prompt = str(messages[-1].content)
+    if "A new goal was added" in prompt:
+        depends = "reserve" in prompt.split("Existing goals:")[0].lower()
+        links = [{"goal_id": "g1", "relation": 0.9, "depends_on": depends}] if depends else []
+        return "<think>linking</think>" + json.dumps({"links": links})
+    if "Audit the open and pending goals" in prompt:
+        return json.dumps({"updates": []})
+    utterance = prompt.rsplit("Latest utterance", 1)[1].lower()
+    goals: list[dict[str, Any]] = []
+    if "find me" in utterance:
+        goals = [
+            {
+                "description": "find an Italian restaurant",
+                "service": "Restaurants_9",
+                "intent": "FindRestaurants",
+                "memory_id": None,
+                "status": "open",
+            }
+        ]
+    elif "how about sino" in utterance:
+        goals = [
+            {
+                "description": "find an Italian restaurant",
+                "memory_id": "g1",
+                "confidence": 0.95,
+                "status": "completed",
+            }
+        ]
+    elif "reserve a table" in utterance:
+        goals = [
+            {
+                "description": "reserve a table at Sino",
+                "service": "Restaurants_9",
+                "intent": "ReserveRestaurant",
+                "memory_id": None,
+                "status": "open",
+            }
+        ]
+    elif "has been booked" in utterance:
+        goals = [
+            {
+                "description": "reserve a table at Sino",
+                "memory_id": "g2",
+                "confidence": 0.9,
+                "status": "completed",
+            }
+        ]
+    return "<think>reading</think>" + json.dumps({"goals": goals})  # fmt: skip
+
+
+def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
+    context: Context, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from nodes.goal_tracker_llm import llm_judges
+    from nodes.judges import llm as llm_module
+    from stores.llm_cache import LLMCache
+    from tests.fakes import ScriptedChatModel
+
+    model = ScriptedChatModel(fallback=_scripted_tracker_llm)
+    cache = LLMCache(tmp_path / "llm_cache.sqlite")
+    monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
+    monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
+    llm_judges.cache_clear()
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "llm"}}
+    llm_context = Context(**{**context.__dict__, "goal_extraction_judge": "openai:fake"})
+    output = graph.invoke(
+        {"dialogue_id": "d5", "utterances": _utterances(DIALOGUE[:6]), "final": True},
+        config,
+        context=llm_context,
+    )
+    llm_judges.cache_clear()
+    assert _statuses(output) == {
+        "g1": ("FindRestaurants", "completed"),
+        "g2": ("ReserveRestaurant", "completed"),
+    }
+    calls = [cost["llm_calls"] for cost in output["costs"]]
+    assert calls[0] == 1 and calls[2] == 2  # a new goal with a goal in memory: + evolution
+    assert sum(calls) / len(calls) <= 2.0
+    assert all(cost["prompt_tokens"] > 0 for cost in output["costs"])
+    assert len(model.calls) == sum(calls)
