@@ -255,3 +255,40 @@ def _assert_spans_partition(goals: list[dict[str, Any]], labels: list[bool], n_t
         covered.extend(range(goal["start_turn"], goal["end_turn"] + 1))
     assert covered == list(range(1, n_turns + 1))
     assert len(goals) == sum(bool(label) for label in labels)
+
+
+def test_goal_tracker_runs_online_one_utterance_per_call(server: str) -> None:
+    context = {"vector_backend": "memory", "goal_memory_path": ":memory:"}
+    said = [
+        ("USER", "I need a hotel in Chicago for two nights."),
+        ("SYSTEM", "Please confirm: a hotel in Chicago for two nights?"),
+        ("USER", "Actually never mind, forget it."),
+    ]
+
+    async def scenario() -> None:
+        client = get_client(url=server, api_key=None)
+        thread = await client.threads.create(metadata={"test": "todeval-integration"})
+        thread_id = thread["thread_id"]
+        try:
+            states = []
+            for index, (speaker, text) in enumerate(said):
+                output = await client.runs.wait(
+                    thread_id,
+                    "goal_tracker",
+                    input={
+                        "dialogue_id": "online-1",
+                        "utterances": [{"speaker": speaker, "text": text}],
+                        "final": index == len(said) - 1,
+                    },
+                    context=context,
+                )
+                assert isinstance(output, dict) and "__error__" not in output, output
+                states.append(output["turns"][-1]["goal_states"])
+            assert len(output["turns"]) == len(said)  # the thread kept the earlier utterances
+            assert states[0] == {"g1": "open"}
+            assert states[1] == {"g1": "pending"}
+            assert states[2] == {"g1": "abandoned"}
+        finally:
+            await client.threads.delete(thread_id)
+
+    asyncio.run(scenario())
