@@ -24,11 +24,11 @@ from nodes.goal_tracker_llm import add_cost, llm_audit, llm_candidates, llm_link
 from nodes.judges.goal_extraction import Utterance, goal_extractor
 from nodes.judges.goal_status_cues import status_cue
 from nodes.judges.goal_tracking_local import (
-    RESULTS_OFFERED,
     check_existence,
     evolve,
     final_audit,
     focus_goal,
+    offers_results,
     same_key,
 )
 from stores.goal_memory import Goal, GoalMemory
@@ -185,7 +185,8 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
                 _evolve(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        _apply_status_cue(memory, dialogue_id, current, named, judge, schema)
+        said = " ".join(u["text"] for u in state["history"][:turn] if u["speaker"] == "USER")
+        _apply_status_cue(memory, dialogue_id, current, named, judge, schema, said)
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
     elapsed = state["turn_ms"] + _now_ms() - started
@@ -285,6 +286,7 @@ def _apply_status_cue(
     named: list[str],
     judge: str,
     schema: Any,
+    said: str,
 ) -> None:
     goals = memory.goals(dialogue_id)
     focus = focus_goal(goals, named)
@@ -292,13 +294,9 @@ def _apply_status_cue(
         return
     cue = status_cue(current["speaker"], current["text"])
     status = cue.status if cue else None
-    if (
-        status is None
-        and current["speaker"] == "SYSTEM"
-        and RESULTS_OFFERED.search(current["text"])
-    ):
+    if status is None and current["speaker"] == "SYSTEM" and offers_results(current["text"], said):
         if focus.intent and not is_transactional(focus.domain, focus.intent, schema):
-            status = "completed"
+            status = "completed"  # a lookup is done once its results are presented
     if status is not None:
         memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
 

@@ -41,6 +41,26 @@ RESULTS_OFFERED = re.compile(
 )
 """A system reply that presents results (SGD's OFFER / INFORM_COUNT in words)."""
 
+_ASKS_FOR_DETAILS = re.compile(
+    r"^\s*(what|which|when|where|who|how many|how long|for how|do you|did you|would you like "
+    r"to|could you|can you tell|any preference|please (tell|specify|provide))\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
+
+
+def offers_results(reply: str, user_said: str) -> bool:
+    """Whether a system reply presents results (SGD's OFFER in words).
+
+    It says so ("I found 3"), or it names something the user did not (a restaurant, a flight)
+    without asking the user for details.
+    """
+    if RESULTS_OFFERED.search(reply):
+        return True
+    if _ASKS_FOR_DETAILS.search(reply):
+        return False
+    return any(name not in user_said for name in _NAME.findall(reply))
+
 
 @dataclass(frozen=True)
 class Match:
