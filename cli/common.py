@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -40,3 +41,37 @@ def input_path(raw: str) -> Path:
     if not path.exists():
         raise UsageError(f"input not found: {path}")
     return path
+
+
+FORMAT_HELP = {
+    "auto": "decide from the file",
+    "mtg": "Mind the Goal dialog JSON",
+    "sgd": "SGD (compact or original release)",
+    "atod": "ATOD-annotated dialogues",
+}
+
+
+def add_corpus_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    formats: tuple[str, ...] = ("auto", "mtg", "sgd"),
+    input_help: str = "a .json/.jsonl(.gz) file or an SGD folder",
+    checkpoints_note: str = "",
+) -> None:
+    """The arguments every corpus command takes: input, --format, --out, --checkpoints, --limit."""
+    parser.add_argument("input", help=input_help)
+    parser.add_argument(
+        "--format",
+        choices=list(formats),
+        default="auto",
+        help="input format: " + "; ".join(f"{f} = {FORMAT_HELP[f]}" for f in formats),
+    )
+    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument(
+        "--checkpoints",
+        default=None,
+        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none"
+        + checkpoints_note
+        + ")",
+    )
+    parser.add_argument("--limit", type=int, default=None, help="only the first N records")

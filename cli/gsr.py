@@ -16,7 +16,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, input_path, jsonl_line, progress, write_json
+from cli.common import (
+    UsageError,
+    add_corpus_arguments,
+    input_path,
+    jsonl_line,
+    progress,
+    write_json,
+)
 from cli.gsr_tally import GsrTally, read_audits
 from evals.datasets import detect_format, load_dialogues
 from evals.datasets.loader import Format
@@ -49,13 +56,7 @@ def add_parser(subparsers: Any) -> None:
             "same command resumes from the checkpoints."
         ),
     )
-    parser.add_argument("input", help="a .json/.jsonl(.gz) file or an SGD folder")
-    parser.add_argument(
-        "--format",
-        choices=["auto", "mtg", "sgd"],
-        default="auto",
-        help="input format: mtg = Mind the Goal dialog JSON, sgd = SGD (compact or original)",
-    )
+    add_corpus_arguments(parser, checkpoints_note=", which also makes `todeval review` impossible")
     parser.add_argument(
         "--teachers",
         default=",".join(defaults.teachers),
@@ -67,7 +68,6 @@ def add_parser(subparsers: Any) -> None:
         default=defaults.segmentation_judge,
         help="goal segmentation judge: local (default), local:rules or provider:model",
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
         "--routes",
         type=Path,
@@ -80,13 +80,6 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="do not pause for humans: ambiguous turns stay unlabelled (null)",
     )
-    parser.add_argument(
-        "--checkpoints",
-        default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none, "
-        "which also makes `todeval review` impossible)",
-    )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
     parser.set_defaults(run=run)
 
 

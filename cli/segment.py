@@ -10,7 +10,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, input_path, jsonl_line, progress, write_json
+from cli.common import (
+    UsageError,
+    add_corpus_arguments,
+    input_path,
+    jsonl_line,
+    progress,
+    write_json,
+)
 from evals.datasets import detect_format, load_dialogues
 from evals.metrics.segmentation import segmentation_report
 from evals.schema import Dialogue, RecordError
@@ -37,20 +44,13 @@ def add_parser(subparsers: Any) -> None:
             "resumes: finished dialogues are read back from the checkpoints."
         ),
     )
-    parser.add_argument("input", help="a .json/.jsonl(.gz) file or an SGD folder")
-    parser.add_argument(
-        "--format",
-        choices=["auto", "mtg", "sgd"],
-        default="auto",
-        help="input format: mtg = Mind the Goal dialog JSON, sgd = SGD (compact or original)",
-    )
+    add_corpus_arguments(parser)
     parser.add_argument(
         "--judge",
         default="local",
         help="segmentation judge: local (default, learned), local:rules, or provider:model "
         "(e.g. openai:gpt-4o-mini)",
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
         "--threshold",
         type=float,
@@ -63,12 +63,6 @@ def add_parser(subparsers: Any) -> None:
         default=Context.time_gap_minutes,
         help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
     )
-    parser.add_argument(
-        "--checkpoints",
-        default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
-    )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
     parser.set_defaults(run=run)
 
 

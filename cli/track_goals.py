@@ -16,9 +16,17 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, input_path, jsonl_line, progress, write_json
+from cli.common import (
+    UsageError,
+    add_corpus_arguments,
+    input_path,
+    jsonl_line,
+    progress,
+    write_json,
+)
 from evals.datasets import detect_format, load_dialogues
 from evals.datasets.atod import load_atod, looks_like_atod
+from evals.datasets.loader import Format
 from evals.datasets.sgd_goals import sgd_to_atod
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.goal_tracking_schema import AtodDialogue, AtodTurn
@@ -53,15 +61,17 @@ def add_parser(subparsers: Any) -> None:
             "OUT/goals.jsonl, OUT/summary.json and OUT/report.html."
         ),
     )
-    parser.add_argument("input", help="ATOD JSON/JSONL, SGD (compact or original) or MtG file")
-    parser.add_argument("--format", choices=["auto", "atod", "sgd", "mtg"], default="auto")
+    add_corpus_arguments(
+        parser,
+        formats=("auto", "atod", "sgd", "mtg"),
+        input_help="ATOD JSON/JSONL, SGD (compact or original) or Mind the Goal file",
+    )
     parser.add_argument(
         "--schema", default=None, help="SGD-style schema.json: goals are named (service, intent)"
     )
     parser.add_argument(
         "--judge", default=defaults.goal_extraction_judge, help="goal extraction judge spec"
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
         "--vector-backend",
         choices=["chroma", "memory"],
@@ -69,8 +79,6 @@ def add_parser(subparsers: Any) -> None:
         help="D_vec: a Chroma collection or an in-process numpy index (default: %(default)s)",
     )
     parser.add_argument("--audit-every", type=int, default=defaults.audit_every)
-    parser.add_argument("--checkpoints", default=None, help="SQLite checkpoint file")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
     parser.set_defaults(run=run)
 
 
@@ -152,14 +160,16 @@ def run(args: argparse.Namespace) -> int:
     return 1 if not results else 0
 
 
-def list_records(source: Path, fmt: str, schema_path: str | None) -> Iterator[Any]:
+def list_records(
+    source: Path, fmt: str, schema_path: str | None
+) -> Iterator[AtodDialogue | RecordError]:
     """Every record as an :class:`AtodDialogue` (gold when the format has it) or an error."""
     if fmt == "atod" or (fmt == "auto" and looks_like_atod(source)):
         yield from load_atod(source)
         return
-    chosen = detect_format(source) if fmt == "auto" else fmt
+    chosen: Format = detect_format(source) if fmt == "auto" else ("sgd" if fmt == "sgd" else "mtg")
     schema = load_sgd_schema(schema_path) if schema_path else None
-    for record in load_dialogues(source, chosen):  # type: ignore[arg-type]
+    for record in load_dialogues(source, chosen):
         if isinstance(record, RecordError):
             yield record
         elif chosen == "sgd":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import langsmith
@@ -49,7 +50,7 @@ def gsr_experiment(
     upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload_results is None else upload_results
     run_context = context or Context()
     routes = run_context.routes or routes_used(dialogues)
-    run_context = Context(**{**run_context.__dict__, "escalate_ambiguous": False, "routes": routes})
+    run_context = replace(run_context, escalate_ambiguous=False, routes=routes)
 
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
         # Offline, langsmith traces the target "locally", but LangChain's tracer inside the

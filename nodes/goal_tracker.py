@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.runtime import Runtime
@@ -185,8 +185,7 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
                 _evolve(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        said = " ".join(u["text"] for u in state["history"][:turn] if u["speaker"] == "USER")
-        _apply_status_cue(memory, dialogue_id, current, named, judge, schema, said)
+        _apply_status_cue(memory, dialogue_id, current, named, judge, schema, state["history"])
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
     elapsed = state["turn_ms"] + _now_ms() - started
@@ -286,7 +285,7 @@ def _apply_status_cue(
     named: list[str],
     judge: str,
     schema: Any,
-    said: str,
+    history: Sequence[Mapping[str, Any]],
 ) -> None:
     goals = memory.goals(dialogue_id)
     focus = focus_goal(goals, named)
@@ -294,11 +293,20 @@ def _apply_status_cue(
         return
     cue = status_cue(current["speaker"], current["text"])
     status = cue.status if cue else None
-    if status is None and current["speaker"] == "SYSTEM" and offers_results(current["text"], said):
+    if (
+        status is None
+        and current["speaker"] == "SYSTEM"
+        and offers_results(current["text"], _user_said(history, current["turn"]))
+    ):
         if focus.intent and not is_transactional(focus.domain, focus.intent, schema):
             status = "completed"  # a lookup is done once its results are presented
     if status is not None:
         memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
+
+
+def _user_said(history: Sequence[Mapping[str, Any]], before: int) -> str:
+    """Everything the user said before utterance ``before`` (their names are not results)."""
+    return " ".join(u["text"] for u in history[: before - 1] if u["speaker"] == "USER")
 
 
 def _states(goals: list[dict[str, Any]]) -> dict[str, str]:

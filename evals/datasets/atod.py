@@ -25,8 +25,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from evals.datasets.errors import DatasetFormatError, FieldError, error_from_exception
-from evals.datasets.jsonio import Container, container_of, iter_records
+from evals.datasets.errors import DatasetFormatError, FieldError
+from evals.datasets.jsonio import container_of, iter_records
+from evals.datasets.loader import load_records
 from evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn
 from evals.schema import RecordError
 
@@ -57,7 +58,7 @@ def load_atod(path: str | Path) -> Iterator[AtodDialogue | RecordError]:
     # Read the first record now so an unreadable file fails here, not during iteration.
     with closing(iter_records(source, container)) as records:
         next(records, None)
-    return _stream(source, container)
+    return load_records(source, container, atod_dialogue)
 
 
 def looks_like_atod(path: str | Path) -> bool:
@@ -152,34 +153,3 @@ def _first_inconsistency(
             if known and goal_id not in known:
                 return f"turns.{index}.all_goals.{goal_id}", f"goal {goal_id!r} is not in goal_list"
     return None
-
-
-def _stream(source: Path, container: Container) -> Iterator[AtodDialogue | RecordError]:
-    file = str(source)
-    unit = "line" if container == "jsonl" else "record"
-    first_seen: dict[str, int] = {}
-    for record in iter_records(source, container):
-        if record.error is not None:
-            yield RecordError(
-                file=file,
-                line=record.position,
-                dialogue_id=record.dialogue_id,
-                message=record.error,
-            )
-            continue
-        try:
-            dialogue = atod_dialogue(record.value)
-        except ValueError as exc:  # pydantic's ValidationError and FieldError included
-            yield error_from_exception(exc, file=file, line=record.position, raw=record.value)
-            continue
-        earlier = first_seen.setdefault(dialogue.dialogue_id, record.position)
-        if earlier != record.position:
-            yield RecordError(
-                file=file,
-                line=record.position,
-                dialogue_id=dialogue.dialogue_id,
-                field="dialogue_id",
-                message=f"duplicate dialogue id, already used at {unit} {earlier} of this file",
-            )
-            continue
-        yield dialogue

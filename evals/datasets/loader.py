@@ -7,7 +7,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from evals.datasets.detect import Variant, detect_variant, dialogue_files
 from evals.datasets.errors import DatasetFormatError, error_from_exception
@@ -15,9 +15,13 @@ from evals.datasets.jsonio import Container, container_of, iter_records
 from evals.datasets.mtg import mtg_dialogue
 from evals.datasets.sgd import sgd_compact_dialogue
 from evals.datasets.sgd_original import SGD_SPLITS, sgd_original_dialogue
+from evals.goal_tracking_schema import AtodDialogue
 from evals.schema import Dialogue, RecordError
 
 Format = Literal["auto", "mtg", "sgd"]
+
+D = TypeVar("D", Dialogue, AtodDialogue)
+"""The record type a loader yields."""
 
 _FORMATS: tuple[Format, ...] = ("auto", "mtg", "sgd")
 
@@ -130,10 +134,21 @@ def _stream(plans: list[_FilePlan]) -> Iterator[Dialogue | RecordError]:
 
 
 def _load_file(plan: _FilePlan) -> Iterator[Dialogue | RecordError]:
-    file = str(plan.path)
-    unit = "line" if plan.container == "jsonl" else "record"
+    return load_records(plan.path, plan.container, plan.convert)
+
+
+def load_records(
+    path: Path, container: Container, convert: Callable[[Any], D]
+) -> Iterator[D | RecordError]:
+    """Each record of one file converted, or a :class:`RecordError` naming where and why.
+
+    Shared by every loader: a record that cannot be parsed or converted, or that repeats a
+    dialogue id already seen in the file, becomes an error and the others still load.
+    """
+    file = str(path)
+    unit = "line" if container == "jsonl" else "record"
     first_seen: dict[str, int] = {}
-    for record in iter_records(plan.path, plan.container):
+    for record in iter_records(path, container):
         if record.error is not None:
             yield RecordError(
                 file=file,
@@ -143,7 +158,7 @@ def _load_file(plan: _FilePlan) -> Iterator[Dialogue | RecordError]:
             )
             continue
         try:
-            dialogue = plan.convert(record.value)
+            dialogue = convert(record.value)
         except ValueError as exc:  # pydantic's ValidationError and FieldError included
             yield error_from_exception(exc, file=file, line=record.position, raw=record.value)
             continue

@@ -21,6 +21,7 @@ from evals.report.page import (
     figure,
     fmt_num,
     fmt_pct,
+    skipped_records_html,
     table,
     value_html,
 )
@@ -174,21 +175,6 @@ def _agreement(summary: Record) -> str:
     return "".join(parts)
 
 
-def _skipped(summary: Record) -> str:
-    skipped, failed = summary.get("skipped") or [], summary.get("failed") or []
-    rows = [
-        [escape(f"{s.get('file')}:{s.get('line')}"), escape(str(s.get("dialogue_id") or "")),
-         escape(str(s.get("field") or "")), escape(str(s.get("message") or s.get("error")))]
-        for s in skipped
-    ] + [
-        ["run failed", escape(str(f.get("dialogue_id"))), "", escape(str(f.get("error")))]
-        for f in failed
-    ]  # fmt: skip
-    title = f"Skipped records ({len(skipped)}) and failed dialogues ({len(failed)})"
-    headers = ["where", "dialogue", "field", "message"]
-    return f"<h3>{title}</h3>{table(headers, rows)}" if rows else ""
-
-
 def goal_success_section(
     summary: Record,
     goals: Sequence[Record],
@@ -218,6 +204,6 @@ def goal_success_section(
         + _rcof_chart(summary)
         + _agreement(summary)
         + failed_goals_html(goals, dialogues, max_failed_goals)
-        + _skipped(summary)
+        + skipped_records_html(summary)
     )
     return Section(SECTION_ID, "Goal Success Rate", _overview(summary), body)

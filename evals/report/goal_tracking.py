@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from evals.report.goal_success import _skipped
 from evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines_html
 from evals.report.page import (
     MISSING,
@@ -23,6 +22,7 @@ from evals.report.page import (
     figure,
     fmt_num,
     fmt_pct,
+    skipped_records_html,
     table,
     value_html,
 )
@@ -269,6 +269,6 @@ def goal_tracking_section(
         + _progress_curve(summary)
         + _prompt_tokens(summary)
         + timelines_html(dialogues, figures, max_timelines)
-        + _skipped(summary)
+        + skipped_records_html(summary)
     )
     return Section(SECTION_ID, "Goal tracking", _overview(summary), body)

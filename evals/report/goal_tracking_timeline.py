@@ -18,7 +18,7 @@ from typing import Any
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
 from evals.metrics.task_completion import dgcr, turns_to_completion
 from evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten, value_html
-from evals.report.svg import _clip, _legend, _svg, _text
+from evals.report.svg import clip_label, legend, svg_document, svg_text
 
 #: Id of the goal-tracking section; the ids of its timelines start with it.
 SECTION_ID = "goal-tracking"
@@ -99,11 +99,11 @@ def _label(goal: Record) -> tuple[str, str]:
 def _row_label(goal: Record, top: float, deps: Sequence[str]) -> str:
     """The label left of a row, with ``depends on …`` under it when the goal has prerequisites."""
     label, tip = _label(goal)
-    first = _text(
-        _LABEL_W - 8, top + (9 if deps else _ROW / 2), _clip(label, _LABEL_CHARS), anchor="end"
+    first = svg_text(
+        _LABEL_W - 8, top + (9 if deps else _ROW / 2), clip_label(label, _LABEL_CHARS), anchor="end"
     )
-    second = _clip("depends on " + ", ".join(deps), _LABEL_CHARS)
-    second = _text(_LABEL_W - 8, top + 23, second, anchor="end", cls="na") if deps else ""
+    second = clip_label("depends on " + ", ".join(deps), _LABEL_CHARS)
+    second = svg_text(_LABEL_W - 8, top + 23, second, anchor="end", cls="na") if deps else ""
     return f"<g><title>{escape(tip)}</title>{first}{second}</g>"
 
 
@@ -134,7 +134,7 @@ def timeline_svg(dialogue: Record) -> str:
         parts.append(
             f'<line x1="{x_of(tick):.2f}" y1="{_AXIS - 4}" x2="{x_of(tick):.2f}" '
             f'y2="{height - 4}" stroke="#e8e8e8"/>'
-            + _text(x_of(tick) + cell / 2, _AXIS / 2 - 1, str(tick), anchor="middle")
+            + svg_text(x_of(tick) + cell / 2, _AXIS / 2 - 1, str(tick), anchor="middle")
         )
     rows = {str(goal.get("goal_id")): i for i, goal in enumerate(goals)}
     for i, (goal, history) in enumerate(zip(goals, histories, strict=True)):
@@ -151,7 +151,7 @@ def timeline_svg(dialogue: Record) -> str:
             )
         final = _status(goal.get("status")) if goal.get("status") is not None else MISSING
         right = _WIDTH - _STATUS_W + 4
-        parts.append(_text(right, top + _ROW / 2, final))
+        parts.append(svg_text(right, top + _ROW / 2, final))
         for dep in (d for d in deps if d in rows):
             done = next((t for t, s in histories[rows[dep]] if s == "completed"), None)
             if done is not None:
@@ -160,14 +160,14 @@ def timeline_svg(dialogue: Record) -> str:
                 note = f"{goal_id} depends on {dep}, completed at utterance {done}"
                 parts.append(_arrow(x_of(done) + cell / 2, y_dep, y_to, note))
     title = f"Goal timeline of dialogue {dialogue.get('dialogue_id')}"
-    return _svg(parts, title=title, width=_WIDTH, height=height)
+    return svg_document(parts, title=title, width=_WIDTH, height=height)
 
 
 def status_legend(extra: bool = False) -> str:
     """The status colours as a small SVG (with ``other`` when a status outside them occurs)."""
     names = [*TRACKED_STATUSES, *(["other"] if extra else [])]
     colors = [STATUS_COLORS.get(name, _OTHER) for name in names]
-    return _svg([_legend(names, colors)], title="Goal status colours", width=520, height=22)
+    return svg_document([legend(names, colors)], title="Goal status colours", width=520, height=22)
 
 
 def _facts(dialogue: Record, figures: Record) -> str:

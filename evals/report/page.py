@@ -109,6 +109,22 @@ def figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
+def skipped_records_html(summary: Mapping[str, Any]) -> str:
+    """A table of the run's skipped records and failed dialogues (empty when there are none)."""
+    skipped, failed = summary.get("skipped") or [], summary.get("failed") or []
+    rows = [
+        [escape(f"{s.get('file')}:{s.get('line')}"), escape(str(s.get("dialogue_id") or "")),
+         escape(str(s.get("field") or "")), escape(str(s.get("message") or s.get("error")))]
+        for s in skipped
+    ] + [
+        ["run failed", escape(str(f.get("dialogue_id"))), "", escape(str(f.get("error")))]
+        for f in failed
+    ]  # fmt: skip
+    title = f"Skipped records ({len(skipped)}) and failed dialogues ({len(failed)})"
+    headers = ["where", "dialogue", "field", "message"]
+    return f"<h3>{title}</h3>{table(headers, rows)}" if rows else ""
+
+
 def _overview(sections: Sequence[Section]) -> str:
     groups = []
     for section in sections:

@@ -81,7 +81,8 @@ def _check_lengths(series: Sequence[Series], n: int, per: str) -> None:
             raise ValueError(f"series {s.name!r} needs one value per {per}")
 
 
-def _text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = "") -> str:
+def svg_text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = "") -> str:
+    """An escaped SVG ``<text>`` at (x, y); ``cls="na"`` draws it grey and italic."""
     style = ' fill="#888" font-style="italic"' if cls == "na" else ""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" '
@@ -89,7 +90,8 @@ def _text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = ""
     )
 
 
-def _clip(text: str, chars: int) -> str:
+def clip_label(text: str, chars: int) -> str:
+    """``text`` cut to ``chars`` characters with an ellipsis."""
     return text if len(text) <= chars else text[: max(chars - 1, 1)] + "…"
 
 
@@ -174,15 +176,15 @@ def bar_chart(
             f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}"/>'
         )
         tx, ty = (pos(t), axis_end + 12) if horizontal else (start - 6, pos(t))
-        parts.append(_text(tx, ty, fmt(t), anchor="middle" if horizontal else "end"))
+        parts.append(svg_text(tx, ty, fmt(t), anchor="middle" if horizontal else "end"))
     for i, category in enumerate(categories):
         group = first_band + i * band
         if horizontal:
             cx, cy, chars = cat_w - 8, group + len(series) * thickness / 2, cat_w / _CHAR_W
         else:
             cx, cy, chars = start + (i + 0.5) * band, pos(lo) + 14, band / _CHAR_W
-        clipped = _text(
-            cx, cy, _clip(category, int(chars)), anchor="end" if horizontal else "middle"
+        clipped = svg_text(
+            cx, cy, clip_label(category, int(chars)), anchor="end" if horizontal else "middle"
         )
         parts.append(f"<g><title>{escape(category)}</title>{clipped}</g>")
         for k, s in enumerate(series):
@@ -191,7 +193,7 @@ def bar_chart(
             if value is None:
                 x, y = at(pos(0) + away * (4 if horizontal else 9), middle)
                 parts.append(
-                    _text(x, y, "n/a", anchor="start" if horizontal else "middle", cls="na")
+                    svg_text(x, y, "n/a", anchor="start" if horizontal else "middle", cls="na")
                 )
                 continue
             a0, a1 = sorted((pos(0), pos(value)))
@@ -205,23 +207,24 @@ def bar_chart(
             outward = away if value >= 0 else -away
             x, y = at(pos(value) + outward * (4 if horizontal else 9), middle)
             anchor = ("start" if outward > 0 else "end") if horizontal else "middle"
-            parts.append(_text(x, y, labels[k][i], anchor=anchor))
+            parts.append(svg_text(x, y, labels[k][i], anchor=anchor))
     if len(series) > 1:
-        parts.append(_legend([s.name for s in series], colors))
-    return _svg(parts, title=title, width=width, height=height)
+        parts.append(legend([s.name for s in series], colors))
+    return svg_document(parts, title=title, width=width, height=height)
 
 
-def _legend(names: Sequence[str], colors: Sequence[str]) -> str:
+def legend(names: Sequence[str], colors: Sequence[str]) -> str:
     """Swatches and names in a row along the top edge."""
     parts, x = [], 4.0
     for name, color in zip(names, colors, strict=True):
         parts.append(f'<rect x="{x:.1f}" y="5" width="12" height="12" fill="{color}"/>')
-        parts.append(_text(x + 16, 11, name))
+        parts.append(svg_text(x + 16, 11, name))
         x += 16 + len(name) * _CHAR_W + 18
     return "".join(parts)
 
 
-def _svg(parts: Sequence[str], *, title: str, width: float, height: float) -> str:
+def svg_document(parts: Sequence[str], *, title: str, width: float, height: float) -> str:
+    """The chart's ``<svg>`` element around ``parts``, with an accessible title."""
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" font-size="{_FONT}" '
@@ -286,12 +289,12 @@ def line_chart(
         colour = "#999" if t == y_ticks[0] else "#e3e3e3"
         parts.append(
             f'<line x1="{left:.1f}" y1="{py(t):.1f}" x2="{right:.1f}" y2="{py(t):.1f}" '
-            f'stroke="{colour}"/>' + _text(left - 6, py(t), fmt(t), anchor="end")
+            f'stroke="{colour}"/>' + svg_text(left - 6, py(t), fmt(t), anchor="end")
         )
     for t in x_ticks:
         parts.append(
             f'<line x1="{px(t):.1f}" y1="{top:.1f}" x2="{px(t):.1f}" y2="{bottom:.1f}" '
-            f'stroke="#f0f0f0"/>' + _text(px(t), bottom + 12, x_fmt(t), anchor="middle")
+            f'stroke="#f0f0f0"/>' + svg_text(px(t), bottom + 12, x_fmt(t), anchor="middle")
         )
     radius, dots = (3.5 if len(xs) <= 30 else 2.0), []
     for s, color in zip(series, colors, strict=True):
@@ -314,7 +317,7 @@ def line_chart(
     parts.extend(dots)
     if not dots:
         middle = (left + right) / 2, top + plot_height / 2
-        parts.append(_text(*middle, "n/a", anchor="middle", cls="na"))
+        parts.append(svg_text(*middle, "n/a", anchor="middle", cls="na"))
     if len(series) > 1:
-        parts.append(_legend([s.name for s in series], colors))
-    return _svg(parts, title=title, width=width, height=bottom + 24)
+        parts.append(legend([s.name for s in series], colors))
+    return svg_document(parts, title=title, width=width, height=bottom + 24)
