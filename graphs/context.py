@@ -87,6 +87,56 @@ class Context:
     """D_vec: ``chroma`` (a Chroma collection beside D_sym) or ``memory`` (numpy cosine over the
     embeddings D_sym keeps: lowest latency, one process)."""
 
+    memory_retrieval: str = "hybrid"
+    """Memory activation (MAP §4.2): ``dense`` (MiniLM over Chroma), ``bm25`` or ``hybrid``
+    (both, scores min-max scaled and averaged)."""
+
+    memory_top_k: int = 10
+    """QA memory units activated per query before judging (MAP §4.2)."""
+
+    memory_judger: str = "local"
+    """Who scores each activated unit's contribution to the task (MAP Eq. 2): ``local`` (a small
+    model trained on SGD train with cross-entropy, Eq. 3), an LLM spec, or ``none`` (no judger:
+    retrieval order only)."""
+
+    alpha: float = 0.5
+    """Re-rank weight: s_final = alpha * s_retrieval + (1 - alpha) * s_judger (MAP §4.2)."""
+
+    memory_selected: int = 5
+    """QA units kept after re-ranking and passed to refinement (MAP: top 5)."""
+
+    refine_memory: bool = True
+    """Refinement (MAP §4.2): drop the units' questions and keep their core answers."""
+
+    reader_judge: str = "local"
+    """Who writes the confirmation response (MAP Fig. 9 prompt; ``local``: a template that
+    states the slot values)."""
+
+    repair_agent: str = "local"
+    """The agent under test in the proactive slot repair loop (MAP §4.3)."""
+
+    user_simulator: str = "local"
+    """The simulated user who knows the task goal (shared by the repair, goal-shift and
+    proactivity harnesses)."""
+
+    supervisor_judge: str = "local"
+    """Who decides which missing or wrong slots a repair turn resolved (MAP §4.3)."""
+
+    max_repair_turns: int = 10
+    """The repair loop stops after this many agent turns even if slots remain."""
+
+    shift_detection_judge: str = "local"
+    """Who finds goal shifts and their acknowledgment/tool/outcome turns when a transcript has
+    no stored judge output (AgentChangeBench Appendix G)."""
+
+    nl_assertion_judge: str = "local"
+    """Who checks a task's natural-language assertions when no stored judgment is reused
+    (AgentChangeBench TSR, nl_assertion channel); ``local`` answers null with a reason for
+    assertions it cannot check."""
+
+    reuse_judgments: bool = True
+    """Use the LLM-judge outputs stored in a results file (``reward_info``) when present."""
+
     llm_max_retries: int = 3
     """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
 

@@ -1,0 +1,106 @@
+"""Data contracts for multi-session memory (MAP / MS-TOD, paper 001).
+
+An *individual* is one user with a memory bank of earlier sessions (Figure 12: a session id,
+domain, intent, the dialogue text and the task goal's slot values) and evaluation items: a
+new session's opening context whose confirmation response must recall stored values. The
+file written by ``todeval memory build-bench`` and read by ``todeval memory eval`` is a
+:class:`MemoryBench`. A session is stored as QA memory units (Figure 13: an intent description
+and question/answer pairs, one per task attribute).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Speaker = Literal["user", "system"]
+
+
+class MsTodTurn(BaseModel):
+    """One utterance of a session's ``content`` or an eval item's ``context``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    speaker: Speaker = Field(description="Who spoke: ``user`` or ``system``.")
+    utterance: str = Field(min_length=1, description="What was said.")
+
+
+class MsTodSession(BaseModel):
+    """One stored earlier session of an individual (Figure 12)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str = Field(min_length=1, description="Unique within the individual.")
+    domain: str = Field(description="Service or domain, e.g. ``Restaurants_1``.")
+    intent: str = Field(min_length=1, description="Intent pursued, e.g. ``ReserveRestaurant``.")
+    content: list[MsTodTurn] = Field(min_length=1, description="The session's utterances.")
+    task_goal: dict[str, str] = Field(description="Slot -> value the user had set by its end.")
+
+
+class MsTodEvalItem(BaseModel):
+    """A new session's opening that calls for a confirmation response."""
+
+    model_config = ConfigDict(extra="allow")
+
+    eval_id: str = Field(min_length=1, description="Unique within the benchmark.")
+    intent: str = Field(min_length=1, description="The item's intent, given to the system.")
+    context: list[MsTodTurn] = Field(min_length=1, description="Utterances so far; last is user.")
+    task_goal: dict[str, str] = Field(description="Gold slot values of the confirmation.")
+    reference_response: str = Field(description="The dataset's confirmation utterance.")
+    relevant_session_ids: list[str] = Field(
+        description="Stored sessions that hold the values this item needs."
+    )
+
+
+class Individual(BaseModel):
+    """One user: their stored sessions (the memory bank's source) and evaluation items."""
+
+    model_config = ConfigDict(extra="allow")
+
+    individual_id: str = Field(min_length=1, description="Unique within the benchmark.")
+    sessions: list[MsTodSession] = Field(description="Earlier sessions, oldest first.")
+    eval: list[MsTodEvalItem] = Field(description="Evaluation items of this individual.")
+
+
+class MemoryBench(BaseModel):
+    """The benchmark file: ``{"individuals": [...]}``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    individuals: list[Individual] = Field(description="The benchmark's users.")
+
+
+class MemoryUnit(BaseModel):
+    """One QA memory unit (Figure 13) of a stored session.
+
+    ``unit_id`` is ``f"{individual_id}/{session_id}/{slot}"`` for a slot's QA pair, so a
+    retrieved unit names the session it came from (Recall@k counts relevant sessions' units).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit_id: str = Field(description="``individual/session/slot``: unique in a memory bank.")
+    individual_id: str = Field(description="Whose memory this is.")
+    session_id: str = Field(description="The session the unit was built from.")
+    intent: str = Field(description="The session's intent, e.g. ``ReserveRestaurant``.")
+    intent_description: str = Field(description="The session's intent in words (k_i).")
+    question: str = Field(description="A question about one task attribute (q_ij).")
+    answer: str = Field(description="Its answer, stating the slot value (a_ij).")
+    slot: str | None = Field(default=None, description="The task slot answered, when known.")
+    value: str | None = Field(default=None, description="The slot's value, when known.")
+
+
+class ScoredUnit(BaseModel):
+    """A memory unit with its scores through activation, judging and re-ranking (§4.2)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unit: MemoryUnit = Field(description="The memory unit.")
+    retrieval_score: float = Field(description="s_prev: retrieval score scaled to [0, 1].")
+    judger_score: float | None = Field(
+        default=None, description="s_judger = P(y=1 | c, q_miss, q, a); None without a judger."
+    )
+    final_score: float = Field(
+        description="alpha * s_prev + (1 - alpha) * s_judger, or s_prev without a judger."
+    )
