@@ -31,6 +31,7 @@ from nodes.judges.goal_tracking_local import (
     offers_results,
     same_key,
 )
+from nodes.judges.service_evidence import ServiceEvidence
 from stores.goal_memory import Goal, GoalMemory
 
 if TYPE_CHECKING:
@@ -48,6 +49,12 @@ def goal_memory(path: str | None, backend: str) -> GoalMemory:
 @functools.lru_cache(maxsize=8)
 def _schema(path: str | None) -> Mapping[str, Any] | None:
     return load_sgd_schema(path) if path else None
+
+
+@functools.lru_cache(maxsize=8)
+def _service_evidence(path: str | None) -> ServiceEvidence | None:
+    schema = _schema(path)
+    return ServiceEvidence.build(schema) if schema else None
 
 
 def _memory(context: Context) -> GoalMemory:
@@ -113,6 +120,12 @@ def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
         }
         for c in extractor.extract(utterance, recent)
     ]
+    evidence = _service_evidence(context.schema_path)
+    if evidence is not None and candidates:
+        said = _said_so_far(state["history"], state["cursor"])
+        for candidate in candidates:
+            better = evidence.preferred(candidate["service"], candidate["intent"], said)
+            candidate["service"] = better or candidate["service"]
     return {"candidates": candidates, "turn_ms": _now_ms() - started, "turn_cost": {}}
 
 
@@ -185,6 +198,7 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
                 _evolve(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
+        _rename_by_evidence(memory, dialogue_id, context, state, turn)
         _apply_status_cue(memory, dialogue_id, current, named, judge, schema, state["history"])
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
@@ -302,6 +316,27 @@ def _apply_status_cue(
             status = "completed"  # a lookup is done once its results are presented
     if status is not None:
         memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
+
+
+def _rename_by_evidence(
+    memory: GoalMemory, dialogue_id: str, context: Context, state: TrackerState, turn: int
+) -> None:
+    """Move goals to the sibling service the dialogue has now shown to be the one."""
+    evidence = _service_evidence(context.schema_path)
+    if evidence is None:
+        return
+    goals = memory.goals(dialogue_id)
+    said = _said_so_far(state["history"], state["cursor"])
+    for goal in goals:
+        better = evidence.preferred(goal.domain, goal.intent, said)
+        taken = any(g.domain == better and g.intent == goal.intent for g in goals)
+        if better and better != goal.domain and not taken:
+            memory.rename_service(dialogue_id, goal.id, better, turn=turn)
+
+
+def _said_so_far(history: Sequence[Mapping[str, Any]], cursor: int) -> str:
+    """Every utterance up to and including the current one."""
+    return " ".join(u["text"] for u in history[: cursor + 1])
 
 
 def _user_said(history: Sequence[Mapping[str, Any]], before: int) -> str:

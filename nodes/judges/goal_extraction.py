@@ -253,17 +253,28 @@ class LocalGoalExtractor:
         """The ``max_goals`` best intents (row, probability), best first.
 
         An intent whose sibling (the same intent of another service, e.g. two hotel services'
-        ``ReserveHotel``) ranks higher is skipped: the user pursues one of them, not both.
+        ``ReserveHotel``) ranks higher is skipped: the user pursues one of them, not both. So
+        is an intent of the same service and kind (search or transaction) as a higher one:
+        one-way and round-trip flight searches are alternatives, whereas a search and a
+        booking of one service can come in one breath.
         """
         probabilities = self.probabilities(utterance, context)
         chosen: list[tuple[int, float]] = []
         for row in np.argsort(-probabilities):
-            if any(self.index.siblings[row, other] for other, _ in chosen):
+            if any(self._alternatives(int(row), other) for other, _ in chosen):
                 continue
             chosen.append((int(row), float(probabilities[row])))
             if len(chosen) == self.max_goals:
                 break
         return chosen
+
+    def _alternatives(self, row: int, other: int) -> bool:
+        """Whether intents ``row`` and ``other`` are ways to the same goal (pick one)."""
+        if self.index.siblings[row, other]:
+            return True
+        (service, _), (other_service, _) = self.index.pairs[row], self.index.pairs[other]
+        kind = self.index.intents[row].is_transactional
+        return service == other_service and kind == self.index.intents[other].is_transactional
 
     def _schema_goals(
         self,

@@ -181,6 +181,23 @@ class GoalMemory:
             self._sym.update(updated)
         return updated
 
+    def rename_service(self, dialogue_id: str, goal_id: str, domain: str, *, turn: int) -> Goal:
+        """Give a goal another domain or service and stamp ``updated_turn``.
+
+        For a judge that names the goal better later, e.g. the sibling service the dialogue
+        turned out to be about.
+
+        Raises:
+            KeyError: Unknown goal.
+        """
+        with self._lock, self._sym.transaction():
+            goal = self._sym.get(dialogue_id, goal_id)
+            if goal is None:
+                raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
+            updated = replace(goal, domain=domain, updated_turn=turn)
+            self._sym.update(updated)
+        return updated
+
     def transition(
         self, dialogue_id: str, goal_id: str, new_status: str, *, turn: int, proposed_by: str
     ) -> TransitionResult:

@@ -166,13 +166,15 @@ class SymbolicStore:
         )
 
     def update(self, goal: Goal) -> None:
-        """Write a goal's mutable fields (status, history, slots, dependencies, updated_turn)."""
+        """Write a goal's mutable fields (all but its id, dialogue, description and parent)."""
         self._conn.execute(
-            "UPDATE goals SET status = ?, status_history = ?, slots = ?, dependencies = ?, "
-            "updated_turn = ? WHERE dialogue_id = ? AND id = ?",
+            "UPDATE goals SET status = ?, status_history = ?, domain = ?, intent = ?, slots = ?, "
+            "dependencies = ?, updated_turn = ? WHERE dialogue_id = ? AND id = ?",
             (
                 goal.status,
                 json.dumps([entry.to_dict() for entry in goal.status_history]),
+                goal.domain,
+                goal.intent,
                 json.dumps(goal.slots),
                 json.dumps(list(goal.dependencies)),
                 goal.updated_turn,

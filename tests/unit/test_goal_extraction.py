@@ -214,3 +214,26 @@ def test_shipped_model_loads_with_its_provenance() -> None:
     assert model.metadata["role"] == "goal_extraction"
     assert model.metadata["sgd_dev"]["all"]["f1"] > 0.5
     assert MODEL_PATH.stat().st_size < 64_000
+
+
+def test_two_searches_of_one_service_are_alternatives_not_two_goals() -> None:
+    flights = {
+        "service_name": "Airfare_7",
+        "description": "Find and book flights",
+        "slots": [{"name": "origin_city", "description": "City the flight leaves from"}],
+        "intents": [
+            {"name": "SearchOnewayFlight", "description": "Search for one-way flights"},
+            {"name": "SearchRoundtripFlights", "description": "Search for round-trip flights"},
+            {
+                "name": "ReserveOnewayFlight",
+                "description": "Reserve a one-way flight",
+                "is_transactional": True,
+            },
+        ],
+    }
+    two_ways = LocalGoalExtractor({"Airfare_7": ServiceSchema.model_validate(flights)})
+    two_ways.max_goals = 3
+    ranked = two_ways.ranked(user("I'm looking for one way flights out of Mexico City."), [])
+    intents = [two_ways.index.pairs[row][1] for row, _ in ranked]
+    assert len([i for i in intents if i.startswith("Search")]) == 1
+    assert len(ranked) == 2  # the search and the booking: different kinds may come together

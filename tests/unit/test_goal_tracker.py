@@ -245,3 +245,53 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     assert sum(calls) / len(calls) <= 2.0
     assert all(cost["prompt_tokens"] > 0 for cost in output["costs"])
     assert len(model.calls) == sum(calls)
+
+
+HOTEL_SIBLINGS = [
+    {
+        "service_name": name,
+        "description": "Find and reserve hotels",
+        "slots": [{"name": flag, "is_categorical": True, "possible_values": ["True", "False"]}],
+        "intents": [
+            {
+                "name": "SearchHotel",
+                "description": "Find a hotel in a city",
+                "is_transactional": False,
+                "required_slots": [],
+            }
+        ],
+    }
+    for name, flag in (("Hotels_1", "has_wifi"), ("Hotels_4", "smoking_allowed"))
+]
+
+
+def test_a_goal_moves_to_the_sibling_service_the_dialogue_shows(tmp_path: Path) -> None:
+    schema = tmp_path / "hotels.json"
+    schema.write_text(json.dumps(HOTEL_SIBLINGS))
+    context = Context(
+        schema_path=str(schema),
+        goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
+        vector_backend="memory",
+    )
+    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "siblings"}}
+    dialogue = [
+        ("USER", "Can you find me a hotel in Chicago?"),
+        ("SYSTEM", "The Palmer House is a 4 star hotel. It has free wifi."),
+        ("USER", "Sounds fine, thanks."),
+    ]
+    try:
+        first = graph.invoke(
+            {"dialogue_id": "h1", "utterances": _utterances(dialogue[:1])}, config, context=context
+        )
+        output = graph.invoke(
+            {"dialogue_id": "h1", "utterances": _utterances(dialogue[1:]), "final": True},
+            config,
+            context=context,
+        )
+    finally:
+        goal_memory.cache_clear()
+    # With nothing yet to tell them apart, the extractor's pick (deterministic) is Hotels_4.
+    assert [(g["domain"], g["intent"]) for g in first["goals"]] == [("Hotels_4", "SearchHotel")]
+    assert [(g["domain"], g["intent"]) for g in output["goals"]] == [("Hotels_1", "SearchHotel")]
+    assert output["goals"][0]["status"] == "completed"  # renamed, its lifecycle kept
