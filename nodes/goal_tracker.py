@@ -13,25 +13,29 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.runtime import Runtime
 
-from evals.datasets.sgd_schema import is_transactional, load_sgd_schema
+from evals.datasets.sgd_schema import is_transactional
 from graphs.context import Context, get_context
 from nodes.goal_tracker_llm import add_cost, llm_audit, llm_candidates, llm_links, uses_llm
+from nodes.goal_tracker_local import (
+    apply_status_cue,
+    evolve_links,
+    rename_by_evidence,
+    said_so_far,
+    schema_for,
+    service_evidence,
+)
 from nodes.judges.goal_extraction import Utterance, goal_extractor
 from nodes.judges.goal_status_cues import status_cue
 from nodes.judges.goal_tracking_local import (
     check_existence,
-    evolve,
     final_audit,
-    focus_goal,
-    offers_results,
     same_key,
 )
-from nodes.judges.service_evidence import ServiceEvidence
 from stores.goal_memory import Goal, GoalMemory
 
 if TYPE_CHECKING:
@@ -44,17 +48,6 @@ LOCAL = "local"
 def goal_memory(path: str | None, backend: str) -> GoalMemory:
     """One goal memory per (file, backend) in this process."""
     return GoalMemory(path, vector_backend="memory" if backend == "memory" else "chroma")
-
-
-@functools.lru_cache(maxsize=8)
-def _schema(path: str | None) -> Mapping[str, Any] | None:
-    return load_sgd_schema(path) if path else None
-
-
-@functools.lru_cache(maxsize=8)
-def _service_evidence(path: str | None) -> ServiceEvidence | None:
-    schema = _schema(path)
-    return ServiceEvidence.build(schema) if schema else None
 
 
 def _memory(context: Context) -> GoalMemory:
@@ -103,7 +96,7 @@ def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
     window = state["history"][max(0, state["cursor"] - 4) : state["cursor"]]
     recent = [Utterance(u["turn"], u["speaker"], u["text"]) for u in window]
     if uses_llm(context):
-        memory, schema = _memory(context), _schema(context.schema_path)
+        memory, schema = _memory(context), schema_for(context.schema_path)
         found, cost = llm_candidates(
             context, memory, state["dialogue_id"], utterance, recent, schema
         )
@@ -120,11 +113,11 @@ def extract_goals(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
         }
         for c in extractor.extract(utterance, recent)
     ]
-    evidence = _service_evidence(context.schema_path)
+    evidence = service_evidence(context.schema_path)
     if evidence is not None and candidates:
-        said = _said_so_far(state["history"], state["cursor"])
+        said = said_so_far(state["history"], state["cursor"])
         for candidate in candidates:
-            better = evidence.preferred(candidate["service"], candidate["intent"], said)
+            better = evidence.preferred(str(candidate["service"]), str(candidate["intent"]), said)
             candidate["service"] = better or candidate["service"]
     return {"candidates": candidates, "turn_ms": _now_ms() - started, "turn_cost": {}}
 
@@ -166,7 +159,7 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
     memory, dialogue_id = _memory(context), state["dialogue_id"]
     current = state["history"][state["cursor"]]
     turn, judge = current["turn"], context.goal_extraction_judge
-    schema = _schema(context.schema_path)
+    schema = schema_for(context.schema_path)
     named: list[str] = []
     cost = dict(state.get("turn_cost") or {})
     llm = uses_llm(context)
@@ -195,11 +188,11 @@ def update_memory(state: TrackerState, runtime: Runtime[Context]) -> dict[str, A
                     if depends_on:
                         memory.add_dependency(dialogue_id, goal.id, other_id, relation=relation)
             else:
-                _evolve(memory, goal, context, schema)
+                evolve_links(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        _rename_by_evidence(memory, dialogue_id, context, state, turn)
-        _apply_status_cue(memory, dialogue_id, current, named, judge, schema, state["history"])
+        rename_by_evidence(memory, dialogue_id, context, state["history"], state["cursor"], turn)
+        apply_status_cue(memory, dialogue_id, current, named, judge, schema, state["history"])
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
     elapsed = state["turn_ms"] + _now_ms() - started
@@ -240,7 +233,7 @@ def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str,
         return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
     memory, dialogue_id = _memory(get_context(runtime)), state["dialogue_id"]
     turn = len(state["history"])
-    schema = _schema(get_context(runtime).schema_path)
+    schema = schema_for(get_context(runtime).schema_path)
     history = state["history"]
 
     def is_lookup(goal: Goal) -> bool:
@@ -276,72 +269,6 @@ def _llm_audit(state: TrackerState, context: Context, closing: bool) -> dict[str
     if costs:
         costs[-1] = costs[-1] | add_cost(costs[-1], cost)
     return {"goals": goals, "turns": turns, "costs": costs, "audited_final": closing}
-
-
-def _evolve(memory: GoalMemory, goal: Goal, context: Context, schema: Any) -> None:
-    others = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
-    lookup = (
-        None
-        if not (goal.domain and goal.intent)
-        else not is_transactional(goal.domain, goal.intent, schema)
-    )
-    for other_id, relation, prerequisite in evolve(
-        goal, others, delta=context.delta, is_lookup=lookup
-    ):
-        if prerequisite:
-            memory.add_dependency(goal.dialogue_id, goal.id, other_id, relation=relation)
-
-
-def _apply_status_cue(
-    memory: GoalMemory,
-    dialogue_id: str,
-    current: Mapping[str, Any],
-    named: list[str],
-    judge: str,
-    schema: Any,
-    history: Sequence[Mapping[str, Any]],
-) -> None:
-    goals = memory.goals(dialogue_id)
-    focus = focus_goal(goals, named)
-    if focus is None:
-        return
-    cue = status_cue(current["speaker"], current["text"])
-    status = cue.status if cue else None
-    if (
-        status is None
-        and current["speaker"] == "SYSTEM"
-        and offers_results(current["text"], _user_said(history, current["turn"]))
-    ):
-        if focus.intent and not is_transactional(focus.domain, focus.intent, schema):
-            status = "completed"  # a lookup is done once its results are presented
-    if status is not None:
-        memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
-
-
-def _rename_by_evidence(
-    memory: GoalMemory, dialogue_id: str, context: Context, state: TrackerState, turn: int
-) -> None:
-    """Move goals to the sibling service the dialogue has now shown to be the one."""
-    evidence = _service_evidence(context.schema_path)
-    if evidence is None:
-        return
-    goals = memory.goals(dialogue_id)
-    said = _said_so_far(state["history"], state["cursor"])
-    for goal in goals:
-        better = evidence.preferred(goal.domain, goal.intent, said)
-        taken = any(g.domain == better and g.intent == goal.intent for g in goals)
-        if better and better != goal.domain and not taken:
-            memory.rename_service(dialogue_id, goal.id, better, turn=turn)
-
-
-def _said_so_far(history: Sequence[Mapping[str, Any]], cursor: int) -> str:
-    """Every utterance up to and including the current one."""
-    return " ".join(u["text"] for u in history[: cursor + 1])
-
-
-def _user_said(history: Sequence[Mapping[str, Any]], before: int) -> str:
-    """Everything the user said before utterance ``before`` (their names are not results)."""
-    return " ".join(u["text"] for u in history[: before - 1] if u["speaker"] == "USER")
 
 
 def _states(goals: list[dict[str, Any]]) -> dict[str, str]:

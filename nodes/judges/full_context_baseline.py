@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from nodes.judges.costed import CostedJudge
 from nodes.judges.goal_extraction import Utterance
-from nodes.judges.goal_tracking_llm import STATUSES, CostedJudge, JudgedGoal, render_context
+from nodes.judges.goal_tracking_llm import STATUSES, JudgedGoal, render_context
 from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT
+from nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT, GOAL_TRACKER_SYSTEM_PROMPT
 
 __all__ = ["FullContextJudge", "FullContextOutput", "JudgedGoal"]
 
@@ -33,8 +34,10 @@ class FullContextJudge(CostedJudge[FullContextOutput]):
     Args:
         spec: An LLM spec, e.g. ``"anthropic:claude-3-7-sonnet-latest"``.
         **kwargs: ``max_retries``, ``cache``, ``accounting`` (see
-            :class:`~nodes.judges.goal_tracking_llm.CostedJudge`).
+            :class:`~nodes.judges.costed.CostedJudge`).
     """
+
+    system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
 
     def __init__(self, spec: str | JudgeSpec, **kwargs: Any) -> None:
         super().__init__(

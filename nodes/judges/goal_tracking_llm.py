@@ -10,25 +10,23 @@
 Each prompt is bounded: the last few utterances and the goals the caller retrieved (top-k),
 never the whole dialogue (the contrast is :mod:`nodes.judges.full_context_baseline`). A failed
 call gives an empty answer with a reason, never a guess. Each invocation's tokens are kept as a
-:class:`CallRecord` for the tracker's cost records (and still reach the process-wide
-accounting).
+:class:`~nodes.judges.costed.CallRecord` for the tracker's cost records (and still reach the
+process-wide accounting).
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
 
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from nodes.judges.accounting import ACCOUNTING, JudgeAccounting
+from nodes.judges.costed import CallRecord, CostedJudge
 from nodes.judges.goal_extraction import CONTEXT_UTTERANCES, Utterance
-from nodes.judges.llm import LLMJudge
 from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_tracking import (
     AUDIT_PROMPT,
@@ -37,9 +35,7 @@ from nodes.prompts.goal_tracking import (
     TURN_UPDATE_PROMPT,
 )
 from stores.goal_memory import Goal
-from stores.llm_cache import LLMCache
 
-OutT = TypeVar("OutT", bound=BaseModel)
 TrackedStatus = Literal["open", "pending", "completed", "failed", "abandoned"]
 """A status the tracker may give a goal (``TRACKED_STATUSES``; never ``not_mentioned``)."""
 _Status = Annotated[TrackedStatus, BeforeValidator(normalise_status)]
@@ -49,113 +45,6 @@ _Text = Annotated[
 STATUSES = ", ".join(TRACKED_STATUSES)
 """The prompts' ``{statuses}`` field."""
 _NULL_IDS = {"", "null", "none", "new", "n/a", "-"}
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """Usage and outcome of one judge invocation, over all its attempts.
-
-    Attributes:
-        role: The judge role (the accounting key).
-        llm_calls: Model calls made (0 for a cache hit or a call that was not needed).
-        prompt_tokens: Input tokens the provider reported, summed over the attempts.
-        completion_tokens: Output tokens, summed over the attempts.
-        cache_hit: Whether the answer came from the response cache.
-        reason: Why there is no answer; None when the judge answered.
-    """
-
-    role: str
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cache_hit: bool = False
-    reason: str | None = None
-
-    def cost(self) -> dict[str, int]:
-        """The fields of the tracker's cost records (``llm_calls`` and the two token counts)."""
-        return {
-            "llm_calls": self.llm_calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
-
-
-class _UsageTap(JudgeAccounting):
-    """Accounting that forwards every record and keeps the calling thread's last one."""
-
-    def __init__(self, inner: JudgeAccounting) -> None:
-        super().__init__()
-        self.inner = inner
-        self.local = threading.local()
-
-    def record(self, role: str, **usage: Any) -> None:
-        """Forward to the shared accounting; keep the invocation as this thread's last."""
-        self.inner.record(role, **usage)
-        hit = bool(usage.get("cache_hit", False))
-        tokens = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-        calls = 0 if hit else int(usage.get("retries", 0)) + 1
-        self.local.last = CallRecord(role, calls, *tokens, cache_hit=hit)
-
-    def snapshot(self) -> dict[str, dict[str, float | int]]:
-        return self.inner.snapshot()
-
-    def reset(self) -> None:
-        self.inner.reset()
-
-
-class CostedJudge(Generic[OutT]):
-    """An :class:`LLMJudge` with the goal tracker's system prompt that keeps each call's cost.
-
-    Args:
-        role: The judge role (accounting key).
-        spec: An LLM spec, e.g. ``"openai:gpt-4o-mini"``.
-        prompt: The ``str.format`` template.
-        output_model: The pydantic model of the answer.
-        max_retries: Retries after a malformed answer or a failed call.
-        cache: A response cache, None, or ``"default"``.
-        accounting: Where usage is summed (default the process-wide ``ACCOUNTING``).
-    """
-
-    def __init__(
-        self,
-        role: str,
-        spec: str | JudgeSpec,
-        prompt: str,
-        output_model: type[OutT],
-        *,
-        max_retries: int = 3,
-        cache: LLMCache | None | Literal["default"] = "default",
-        accounting: JudgeAccounting | None = None,
-    ) -> None:
-        self._tap = _UsageTap(accounting if accounting is not None else ACCOUNTING)
-        self.llm = LLMJudge(
-            role=role,
-            spec=spec,
-            prompt=prompt,
-            output_model=output_model,
-            system=GOAL_TRACKER_SYSTEM_PROMPT,
-            max_retries=max_retries,
-            cache=cache,
-            accounting=self._tap,
-        )
-        self.name = self.llm.spec.raw
-
-    @property
-    def last(self) -> CallRecord:
-        """This thread's last invocation (sync methods only; a skipped call costs nothing)."""
-        record: CallRecord = getattr(self._tap.local, "last", CallRecord(self.llm.role))
-        return record
-
-    def ask(self, variables: Mapping[str, Any]) -> tuple[OutT | None, CallRecord]:
-        """Invoke the judge; the answer (None on failure) and the call's record."""
-        result = self.llm.invoke(variables)
-        record = replace(self.last, reason=None if result.ok else result.reason)
-        self._tap.local.last = record
-        return result.value, record
-
-    def skip(self) -> None:
-        """Record that no call was needed (the next :attr:`last` costs nothing)."""
-        self._tap.local.last = CallRecord(self.llm.role)
 
 
 # -- structured outputs ----------------------------------------------------------------------
@@ -281,6 +170,8 @@ class LLMTurnUpdater(CostedJudge[TurnUpdateOutput]):
         **kwargs: ``max_retries``, ``cache``, ``accounting`` (see :class:`CostedJudge`).
     """
 
+    system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
+
     def __init__(
         self, spec: str | JudgeSpec, *, context_window: int = CONTEXT_UTTERANCES, **kwargs: Any
     ) -> None:
@@ -330,6 +221,8 @@ class LLMTurnUpdater(CostedJudge[TurnUpdateOutput]):
 class LLMGraphEvolver(CostedJudge[LinksOutput]):
     """Links of a newly inserted goal to the goals in memory (Stage 3)."""
 
+    system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
+
     def __init__(self, spec: str | JudgeSpec, **kwargs: Any) -> None:
         super().__init__(
             "goal_graph_evolution", spec, GRAPH_EVOLUTION_PROMPT, LinksOutput, **kwargs
@@ -366,6 +259,8 @@ class LLMAuditor(CostedJudge[AuditOutput]):
         context_window: Utterances shown (the last ones); None shows all.
         **kwargs: ``max_retries``, ``cache``, ``accounting`` (see :class:`CostedJudge`).
     """
+
+    system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
 
     def __init__(
         self, spec: str | JudgeSpec, *, context_window: int | None = 12, **kwargs: Any
