@@ -1,0 +1,105 @@
+"""Task Success Rate (paper 002, Eq. 1) and its three evaluation channels.
+
+TSR = 0.25 * communicate_info_rate + 0.45 * action_rate + 0.30 * nl_assertion_rate. A channel a
+task does not have (no required strings, no action sets, no assertions), or one no judge could
+score, is dropped and the remaining weights are renormalised to sum to 1, as AgentChangeBench's
+own code does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from evals.goal_shift_schema import ActionSet, NLAssertionJudgment, ToolCall
+
+TSR_WEIGHTS: dict[str, float] = {"communicate_info": 0.25, "action": 0.45, "nl_assertion": 0.30}
+"""Channel weights of Eq. 1 (Appendix B.1)."""
+
+TSR_CHANNELS: tuple[str, ...] = ("communicate_info", "action", "nl_assertion")
+
+
+def communicate_info_rate(required: Sequence[str], assistant_texts: Iterable[str]) -> float | None:
+    """Share of required strings found in what the assistant said (case-insensitive).
+
+    Args:
+        required: The task's ``communicate_info`` strings.
+        assistant_texts: Every assistant message's text.
+
+    Returns:
+        The share in [0, 1], or None when the task requires nothing.
+    """
+    if not required:
+        return None
+    said = " ".join(assistant_texts).lower()
+    return sum(1 for item in required if item.lower() in said) / len(required)
+
+
+def params_match(arguments: Mapping[str, Any] | None, expected: Mapping[str, Any]) -> bool:
+    """Every expected parameter is present with an equal value (extra arguments are fine)."""
+    if not expected:
+        return True
+    if arguments is None:
+        return False
+    return all(key in arguments and arguments[key] == value for key, value in expected.items())
+
+
+def action_rate(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> float | None:
+    """Mean action-set score over the task's action sets.
+
+    Per allowed tool, the tool's first call scores 0.5, plus 0.5 if all expected parameters
+    match; an action set takes its best allowed tool.
+
+    Args:
+        action_sets: The task's action sets.
+        calls: Every tool call of the conversation, in order.
+
+    Returns:
+        The mean over action sets in [0, 1], or None when the task has none.
+    """
+    if not action_sets:
+        return None
+    first_call: dict[str, ToolCall] = {}
+    for call in calls:
+        first_call.setdefault(call.name, call)
+    total = 0.0
+    for action in action_sets:
+        best = 0.0
+        for tool in action.allowed_tools:
+            first = first_call.get(tool.function_name)
+            if first is not None:
+                matched = params_match(first.arguments, tool.params)
+                best = max(best, 1.0 if matched else 0.5)
+        total += best
+    return total / len(action_sets)
+
+
+def nl_assertion_rate(judgments: Sequence[NLAssertionJudgment]) -> float | None:
+    """Share of judged assertions met; assertions judged ``None`` are left out.
+
+    Returns:
+        The share in [0, 1], or None when nothing could be judged.
+    """
+    judged = [j.met for j in judgments if j.met is not None]
+    return sum(judged) / len(judged) if judged else None
+
+
+def task_success_rate(
+    channels: Mapping[str, float | None], weights: Mapping[str, float] | None = None
+) -> tuple[float | None, dict[str, float]]:
+    """Eq. 1 over the channels that have a value, weights renormalised.
+
+    Args:
+        channels: ``communicate_info``, ``action`` and ``nl_assertion`` rates (None = absent).
+        weights: Channel weights; default :data:`TSR_WEIGHTS`.
+
+    Returns:
+        ``(tsr, weights_used)``; tsr is None when no channel has a value.
+    """
+    chosen = weights or TSR_WEIGHTS
+    active = {name: chosen[name] for name in TSR_CHANNELS if channels.get(name) is not None}
+    total = sum(active.values())
+    if total <= 0:
+        return None, {}
+    used = {name: weight / total for name, weight in active.items()}
+    return sum(used[name] * float(channels[name] or 0.0) for name in used), used

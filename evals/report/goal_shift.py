@@ -1,0 +1,245 @@
+"""The goal-shift section of the report (AgentChangeBench, paper 002: Tables 7, 9, 10, Fig. 2).
+
+It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.goal_shift_summary` plus
+``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and shows:
+the headline figures; a Table 10-style table per domain and per persona (TSR with its channels,
+TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer and
+median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
+task, dotted lines at 0.7 and 0.95); and GSRT per shift.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from html import escape
+from statistics import fmean, quantiles
+from typing import Any
+
+from evals.report.page import (
+    Section,
+    fmt_num,
+    fmt_pct,
+    skipped_records_html,
+    table,
+    value_html,
+)
+from evals.report.svg import nice_ticks, svg_document, svg_text
+
+SECTION_ID = "goal-shift"
+MAX_SHIFT_ROWS = 300
+"""Shifts listed in the per-shift table (the rest are in conversations.jsonl)."""
+
+Row = Mapping[str, Any]
+
+
+def _pct(value: Any, digits: int = 1) -> str:
+    return value_html(fmt_pct(value, digits))
+
+
+def _joined(source: Row, keys: Sequence[str], fmt: Any) -> str:
+    return " / ".join(value_html(fmt(source.get(key))) for key in keys)
+
+
+def _table10_row(label: str, s: Row) -> list[str]:
+    channels, gsrt = s.get("tsr_channels") or {}, s.get("gsrt") or {}
+    tue_parts = _joined(s, ("tool_correctness", "param_validity"), lambda v: fmt_pct(v, 2))
+    tcrr_parts = _joined(s, ("tcrr_window", "tcrr_batch"), lambda v: fmt_pct(v, 2))
+    return [
+        escape(label),
+        escape(str(s.get("conversations", ""))),
+        _pct(s.get("tsr"), 2),
+        _joined(channels, ("communicate_info", "action", "nl_assertion"), fmt_pct),
+        f"{_pct(s.get('tue'), 2)} ({tue_parts})",
+        f"{_pct(s.get('tcrr'), 2)} ({tcrr_parts})",
+        escape(f"{s.get('num_redundant', 0)}/{s.get('num_tool_calls', 0)}"),
+        f"{escape(str(gsrt.get('shifts', 0)))} / "
+        + _joined(gsrt, ("recovery_rate", "transfer_rate"), fmt_pct),
+        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: fmt_num(v, 1)),
+    ]
+
+
+def _group_rows(summary: Row, key: str) -> list[list[str]]:
+    return [_table10_row(name, group) for name, group in (summary.get(key) or {}).items()]
+
+
+_TABLE10_HEADERS = [
+    "group",
+    "conversations",
+    "TSR",
+    "CI / actions / NL",
+    "TUE (TC / PA)",
+    "TCRR (W / B)",
+    "redundant / calls",
+    "GSRT shifts / recovery / transfer",
+    "median turns ack / tool / outcome",
+]
+
+
+def box_plot(
+    groups: Sequence[tuple[str, Sequence[float]]],
+    *,
+    title: str,
+    thresholds: Sequence[tuple[float, str]] = (),
+    domain: tuple[float, float] = (0.0, 1.02),
+    width: int = 680,
+) -> str:
+    """Horizontal box plots (quartiles, whiskers at 1.5 IQR, outliers as dots) as inline SVG.
+
+    Args:
+        groups: ``(label, values)`` per box; a group without values is drawn as ``n/a``.
+        title: Accessible name of the chart.
+        thresholds: ``(value, colour)`` dotted vertical lines (Fig. 2 marks 0.7 and 0.95).
+        domain: The value axis range (Fig. 2 clips to [0, 1.02]).
+        width: Width of the SVG in pixels.
+
+    Returns:
+        The ``<svg>`` element.
+    """
+    lo, hi = domain
+    left = max((len(label) for label, _ in groups), default=4) * 6.6 + 16
+    right, row_h, top = width - 16, 34, 8
+    bottom = top + row_h * max(len(groups), 1)
+
+    def px(value: float) -> float:
+        clipped = min(max(value, lo), hi)
+        return left + (clipped - lo) / (hi - lo) * (right - left)
+
+    parts = []
+    for tick in [t for t in nice_ticks(lo, min(hi, 1.0)) if lo <= t <= hi]:
+        x = px(tick)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#eee"/>')
+        parts.append(svg_text(x, bottom + 12, f"{tick:g}", anchor="middle"))
+    for value, colour in thresholds:
+        x = px(value)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="{colour}" '
+            'stroke-dasharray="3,3" stroke-width="1.5"/>'
+        )
+    for i, (label, values) in enumerate(groups):
+        mid = top + row_h * i + row_h / 2
+        parts.append(svg_text(left - 6, mid, label, anchor="end"))
+        parts.append(_box(sorted(values), mid, px))
+    return svg_document(parts, title=title, width=width, height=bottom + 24)
+
+
+def _box(values: list[float], mid: float, px: Callable[[float], float]) -> str:
+    if not values:
+        return svg_text(px(0.5), mid, "n/a", anchor="middle", cls="na")
+    q1, median, q3 = (
+        quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
+    )
+    reach = 1.5 * (q3 - q1)
+    inside = [v for v in values if q1 - reach <= v <= q3 + reach]
+    low, high = min(inside), max(inside)
+    tip = escape(
+        f"n={len(values)} min={values[0]:.3f} q1={q1:.3f} median={median:.3f} "
+        f"q3={q3:.3f} max={values[-1]:.3f} mean={fmean(values):.3f}"
+    )
+    h = 10
+    parts = [
+        f'<line x1="{px(low):.1f}" y1="{mid}" x2="{px(high):.1f}" y2="{mid}" stroke="#555"/>',
+        f'<rect x="{px(q1):.1f}" y="{mid - h:.1f}" width="{max(px(q3) - px(q1), 1):.1f}" '
+        f'height="{2 * h}" fill="#f4a6a0" stroke="#555"><title>{tip}</title></rect>',
+        f'<line x1="{px(median):.1f}" y1="{mid - h:.1f}" x2="{px(median):.1f}" '
+        f'y2="{mid + h:.1f}" stroke="#222" stroke-width="2"/>',
+    ]
+    parts += [
+        f'<circle cx="{px(v):.1f}" cy="{mid}" r="2.5" fill="#c44e4b">'
+        f"<title>{v:.3f}</title></circle>"
+        for v in values
+        if v not in inside
+    ]
+    return "".join(parts)
+
+
+def tue_components(rows: Sequence[Row]) -> list[tuple[str, list[float]]]:
+    """Fig. 2's three boxes: T per conversation, P per conversation, T per task (mean)."""
+
+    def values(key: str) -> list[float]:
+        return [float(row[key]) for row in rows if row.get(key) is not None]
+
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        if row.get("tool_correctness") is not None:
+            by_task[str(row["task_id"])].append(float(row["tool_correctness"]))
+    return [
+        ("TC per conversation", values("tool_correctness")),
+        ("PV per conversation", values("param_validity")),
+        ("TC per task", [fmean(v) for v in by_task.values()]),
+    ]
+
+
+def _shift_rows(rows: Sequence[Row]) -> list[list[str]]:
+    out = []
+    for row in rows:
+        for shift in row.get("shifts") or []:
+            out.append(
+                [
+                    escape(str(row["task_id"])),
+                    escape(str(shift["turn"])),
+                    escape(f"{shift.get('from_goal')} → {shift.get('to_goal')}"),
+                    *(value_html(fmt_num(shift.get(k))) for k in ("ack", "tool", "outcome")),
+                    "yes" if shift.get("transferred_to_human") else "no",
+                    '<span class="badge ok">recovered</span>'
+                    if shift.get("recovered")
+                    else '<span class="badge bad">not recovered</span>',
+                ]
+            )
+    return out
+
+
+def _issues_html(summary: Row) -> str:
+    issues = summary.get("issues") or []
+    if not issues:
+        return skipped_records_html(summary)
+    rows = [
+        [escape(str(i.get(key))) for key in ("dialogue_id", "field", "message")]
+        for i in issues[:MAX_SHIFT_ROWS]
+    ]
+    note = f"<h3>Transcript issues ({len(issues)}; conversations still scored)</h3>"
+    return skipped_records_html(summary) + note + table(["conversation", "field", "issue"], rows)
+
+
+_UPSTREAM_NOTE = "AgentChangeBench's code (TCRR pooled across conversations by turn number)"
+_DEFAULT_NOTE = "per conversation (TCRR window of 3 assistant turns, batch threshold 2)"
+_SHIFT_HEADERS = ["task", "shift turn", "goals", "ack", "tool", "outcome", "transfer", "verdict"]
+
+
+def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
+    """The report section of one goal-shift run (see the module docstring)."""
+    gsrt = summary.get("gsrt") or {}
+    overview = [
+        ("TSR", fmt_pct(summary.get("tsr"))),
+        ("TUE", fmt_pct(summary.get("tue"))),
+        ("TCRR", fmt_pct(summary.get("tcrr"))),
+        ("GSRT recovery", fmt_pct(gsrt.get("recovery_rate"))),
+        ("pass^1", fmt_pct((summary.get("pass_hat_k") or {}).get("1"))),
+    ]
+    mode = _UPSTREAM_NOTE if summary.get("compat") == "upstream" else _DEFAULT_NOTE
+    judges = "; ".join(
+        f"{role}: {', '.join(map(str, used)) if isinstance(used, list) else used}"
+        for role, used in (summary.get("judges") or {}).items()
+    )
+    components = box_plot(
+        tue_components(rows),
+        title="TUE components",
+        thresholds=[(0.7, "#e0892b"), (0.95, "#c44e4b")],
+    )
+    body = [
+        f'<p class="note">Tool metrics: {escape(mode)}. Judges: {escape(judges)}.</p>',
+        "<h3>Efficiency, redundancy and recovery (Table 10 layout)</h3>",
+        table(_TABLE10_HEADERS, [_table10_row("all", summary), *_group_rows(summary, "by_domain")]),
+        "<h3>By persona (Table 7)</h3>",
+        table(_TABLE10_HEADERS, _group_rows(summary, "by_persona")),
+        "<h3>By goal sequence</h3>",
+        table(_TABLE10_HEADERS, _group_rows(summary, "by_goal_sequence")),
+        "<h3>TUE components (Fig. 2)</h3>",
+        components,
+        '<p class="note">Dotted lines: tail threshold 0.7 (orange) and ceiling 0.95 (red); '
+        "axis clipped to [0, 1.02].</p>",
+        f"<h3>GSRT per shift ({escape(str(gsrt.get('shifts', 0)))} shifts)</h3>",
+        table(_SHIFT_HEADERS, _shift_rows(rows)[:MAX_SHIFT_ROWS]),
+        _issues_html(summary),
+    ]
+    return Section(SECTION_ID, "Goal-shift robustness (AgentChangeBench)", overview, "".join(body))

@@ -1,0 +1,210 @@
+"""Shift-detection and NL-assertion judges: scripted LLMs (good, malformed, out of order), local."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nodes.judges.llm as llm_module
+from evals.goal_shift_schema import (
+    Conversation,
+    Message,
+    NLAssertionJudgment,
+    ShiftJudgment,
+    StoredJudgments,
+    TaskSpec,
+    ToolCall,
+)
+from graphs.context import Context
+from graphs.goal_shift import graph
+from nodes.judges.nl_assertions import (
+    NOT_CHECKABLE,
+    LLMNLAssertionJudge,
+    LocalNLAssertionJudge,
+    nl_assertion_judge,
+)
+from nodes.judges.shift_detection import LLMShiftDetector, render_transcript, shift_detector
+from nodes.judges.shift_detection_local import LocalShiftDetector
+from nodes.judges.spec import parse_spec
+from stores.llm_cache import LLMCache
+from tests.fakes import ScriptedChatModel
+
+SPEC = parse_spec("openai:gpt-4o-mini")
+
+
+def message(turn: int, role: str, content: str = "", **extra: Any) -> Message:
+    return Message.model_validate({"turn": turn, "role": role, "content": content, **extra})
+
+
+def call(turn: int, call_id: str, name: str, arguments: dict[str, Any]) -> Message:
+    tool_call = ToolCall(id=call_id, name=name, arguments=arguments)
+    return message(turn, "assistant", tool_calls=[tool_call])
+
+
+CONVERSATION = Conversation(
+    dialogue_id="c1",
+    task_id="t1",
+    messages=[
+        message(0, "assistant", "Hi! How can I help you today?"),
+        message(1, "user", "I can't log in to my online banking, please verify my identity."),
+        call(2, "k1", "get_customer_by_phone", {"phone_number": "+1555"}),
+        message(3, "tool", '{"customer_id": "cust_1"}', tool_call_id="k1"),
+        message(4, "assistant", "Thanks Maria, your identity is verified and login is reset."),
+        message(5, "user", "Also, I see a charge I don't recognise. I want to dispute it."),
+        message(6, "assistant", "I can help you dispute that charge. Which transaction is it?"),
+        message(7, "user", "tx_101 for $89.99."),
+        call(8, "k2", "file_dispute", {"account_id": "a1", "tx_id": "tx_101"}),
+        message(9, "tool", '{"dispute_id": "d1"}', tool_call_id="k2"),
+        message(10, "assistant", "Your dispute for tx_101 is filed."),
+    ],
+    task=TaskSpec(
+        task_id="t1",
+        goals=["authentication", "dispute"],
+        nl_assertions=[
+            "Agent did not transfer the customer to a human agent when the goal changed",
+            "Agent explained next steps for the dispute",
+        ],
+    ),
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    cache = LLMCache(tmp_path / "llm_cache.sqlite")
+    monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
+    shift_detector.cache_clear()
+    nl_assertion_judge.cache_clear()
+    yield
+    shift_detector.cache_clear()
+    nl_assertion_judge.cache_clear()
+
+
+def detection(*shifts: dict[str, Any]) -> str:
+    return json.dumps(
+        {"start_goal": {"turn": 1, "goal": "authentication"}, "user_goal_shifts": list(shifts)}
+    )
+
+
+SHIFT = {
+    "turn": 5,
+    "from": "authentication",
+    "to": "dispute",
+    "acknowledgment_turn": 6,
+    "tool_turn": 8,
+    "outcome_turn": 10,
+    "transferred_to_human": False,
+}
+
+
+def test_llm_shift_detector_reads_the_appendix_g_answer() -> None:
+    model = ScriptedChatModel([f"<think>turn 5 moves on</think>```json\n{detection(SHIFT)}\n```"])
+    verdict = LLMShiftDetector(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
+    assert verdict.judge == "openai:gpt-4o-mini" and verdict.reason is None
+    assert verdict.shifts == [
+        ShiftJudgment(
+            turn=5,
+            from_goal="authentication",
+            to_goal="dispute",
+            acknowledgment_turn=6,
+            tool_turn=8,
+            outcome_turn=10,
+        )
+    ]
+    prompt = str(model.calls[0][-1].content)
+    assert "allowed_goals (ordered): [authentication, dispute]" in prompt
+    assert "5:user:Also, I see a charge" in prompt
+    assert '8:assistant:[call] file_dispute({"account_id": "a1", "tx_id": "tx_101"})' in prompt
+
+
+def test_llm_shift_detector_drops_shifts_out_of_goal_order() -> None:
+    wrong_goal = SHIFT | {"to": "payments"}
+    assistant_turn = SHIFT | {"turn": 6}
+    model = ScriptedChatModel([detection(wrong_goal, assistant_turn, SHIFT, SHIFT)])
+    verdict = LLMShiftDetector(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
+    assert verdict.shifts is not None and [s.turn for s in verdict.shifts] == [5]  # capped at 1
+    assert verdict.reason is not None and "payments" in verdict.reason
+
+
+def test_llm_shift_detector_retries_malformed_json_then_gives_up_with_a_reason() -> None:
+    retried = ScriptedChatModel(['{"user_goal_shifts": [{"turn": 5,', detection(SHIFT)])
+    verdict = LLMShiftDetector(SPEC, chat_model=retried, cache=None).detect(CONVERSATION)
+    assert verdict.shifts is not None and len(verdict.shifts) == 1 and len(retried.calls) == 2
+    broken = ScriptedChatModel(fallback="I cannot help with that.")
+    detector = LLMShiftDetector(SPEC, chat_model=broken, cache=None, max_retries=1, backoff_s=0)
+    failed = detector.detect(CONVERSATION)
+    assert failed.shifts is None and failed.reason and "gave up after 2 attempts" in failed.reason
+
+
+def test_llm_nl_judge_matches_answers_by_order() -> None:
+    answer = {"results": [{"nl_assertion": "x", "met": True, "justification": " no transfer "}]}
+    model = ScriptedChatModel([json.dumps(answer)])
+    verdict = LLMNLAssertionJudge(SPEC, chat_model=model, cache=None).judge(CONVERSATION)
+    first, second = verdict.judgments
+    assert (first.met, first.justification) == (True, "no transfer")
+    assert first.nl_assertion.startswith("Agent did not transfer")  # the task's wording
+    assert second.met is None and second.justification == "the judge skipped it"
+    assert "2. Agent explained next steps" in str(model.calls[0][-1].content)
+    malformed = ScriptedChatModel(fallback='{"results": [{"met": "perhaps"}]}')
+    judge = LLMNLAssertionJudge(SPEC, chat_model=malformed, cache=None, max_retries=0)
+    assert all(j.met is None for j in judge.judge(CONVERSATION).judgments)
+
+
+def test_local_nl_judge_checks_transfers_only() -> None:
+    verdict = LocalNLAssertionJudge().judge(CONVERSATION)
+    transfer, steps = verdict.judgments
+    assert transfer.met is True and steps.met is None and steps.justification == NOT_CHECKABLE
+    transferred = CONVERSATION.model_copy(
+        update={
+            "messages": [
+                *CONVERSATION.messages,
+                call(11, "k3", "transfer_to_human_agents", {"summary": "help"}),
+            ]
+        }
+    )
+    assert LocalNLAssertionJudge().judge(transferred).judgments[0].met is False
+
+
+def test_local_shift_detector_finds_the_dispute_shift() -> None:
+    verdict = LocalShiftDetector().detect(CONVERSATION)
+    assert verdict.judge == "local"
+    (shift,) = verdict.shifts or []
+    assert (shift.turn, shift.to_goal) == (5, "dispute")
+    assert shift.acknowledgment_turn == 6 and shift.tool_turn == 8 and shift.outcome_turn == 10
+    assert not shift.transferred_to_human
+    single = CONVERSATION.model_copy(update={"task": TaskSpec(task_id="t1", goals=["dispute"])})
+    assert LocalShiftDetector().detect(single).shifts == []
+
+
+def test_graph_judges_when_nothing_is_stored_and_reuses_when_stored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = ScriptedChatModel(
+        [detection(SHIFT), json.dumps({"results": [{"met": False}, {"met": True}]})]
+    )
+    monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
+    context = Context(shift_detection_judge=SPEC.raw, nl_assertion_judge=SPEC.raw)
+    judged = graph.invoke({"conversation": CONVERSATION.model_dump(mode="json")}, context=context)
+    assert judged["shift_judge"] == SPEC.raw and judged["nl_judge"] == SPEC.raw
+    assert judged["shifts"][0]["ack"] == 1 and judged["shifts"][0]["recovered"] is True
+    assert judged["tsr_channels"]["nl_assertion"] == 0.5
+    stored = CONVERSATION.model_copy(
+        update={
+            "stored": StoredJudgments(
+                shifts=[ShiftJudgment(turn=7, transferred_to_human=True)],
+                nl_assertions=[NLAssertionJudgment(nl_assertion="a", met=True)],
+            )
+        }
+    )
+    reused = graph.invoke({"conversation": stored.model_dump(mode="json")}, context=context)
+    assert reused["shift_judge"] == "stored" and reused["shifts"][0]["recovered"] is False
+    assert reused["tsr_channels"]["nl_assertion"] == 1.0
+    assert len(model.calls) == 2  # the stored conversation cost no call
+
+
+def test_render_transcript_marks_errors() -> None:
+    lines = render_transcript([message(3, "tool", "Error: nope", tool_call_id="k", error=True)])
+    assert lines == "3:tool:[error] Error: nope"
