@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor clean
+.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,9 +60,16 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.goal_extraction
 	$(BIN)/python -m bench.goal_tracking
 	$(BIN)/python -m bench.goal_tracking_tokens
+	$(BIN)/python -m bench.memory_retrieval
+	$(BIN)/python -m bench.memory_active
+	$(BIN)/python -m bench.slot_repair
+	$(BIN)/python -m bench.goal_shift
 
 train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_goal_extractor
+
+train-memory-judger: model  ## retrain the local memory judger on MS-TOD-style items from SGD train (writes nodes/judges/models/)
+	$(BIN)/python -m scripts.train_memory_judger
 
 train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_segmenter --max-dialogues 8000

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli import gsr, review, segment, track_goals
+from cli import goal_shift, gsr, memory, review, segment, track_goals
 from cli.common import UsageError
 
 
@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     gsr.add_parser(subparsers)
     review.add_parser(subparsers)
     track_goals.add_parser(subparsers)
+    memory.add_parser(subparsers)
+    goal_shift.add_parser(subparsers)
     return parser
 
 

@@ -87,6 +87,19 @@ class Context:
     """D_vec: ``chroma`` (a Chroma collection beside D_sym) or ``memory`` (numpy cosine over the
     embeddings D_sym keeps: lowest latency, one process)."""
 
+    memory_bank_path: str | None = None
+    """The memory banks' Chroma folder; None = ``.todeval/memory_bank``."""
+
+    memory_bank_backend: str = "chroma"
+    """``chroma`` (units on disk, the banks outlive the process) or ``memory`` (in process)."""
+
+    memory_bank_collection: str = "memory_bank"
+    """The Chroma collection holding the banks (one per benchmark: unit ids repeat across them)."""
+
+    memory_planner: str = "local"
+    """Who captures the session's intent description and asks the missing-slot query (MAP §4.2,
+    the paper's GPT-4o-mini planning steps)."""
+
     memory_retrieval: str = "hybrid"
     """Memory activation (MAP §4.2): ``dense`` (MiniLM over Chroma), ``bm25`` or ``hybrid``
     (both, scores min-max scaled and averaged)."""
@@ -111,6 +124,10 @@ class Context:
     reader_judge: str = "local"
     """Who writes the confirmation response (MAP Fig. 9 prompt; ``local``: a template that
     states the slot values)."""
+
+    schema_defaults: bool = True
+    """With a schema, the reader confirms the schema's defaults for optional slots nobody set
+    (SGD systems confirm "2 seats" unasked); memory and the context override them."""
 
     repair_agent: str = "local"
     """The agent under test in the proactive slot repair loop (MAP §4.3)."""

@@ -1,0 +1,358 @@
+"""``todeval memory``: MAP's memory-active policy on a multi-session benchmark (paper 001).
+
+``memory build-bench`` writes the benchmark (:mod:`cli.memory_build`); ``memory eval`` loads
+each individual's stored sessions into a memory bank, runs the memory-active graph on every
+evaluation item (one checkpointed thread per item: plan with memory, write the confirmation,
+repair its slots with a simulated user) and scores it: Recall@k, slot accuracy, JGA, DTE,
+success rate, BLEU, ROUGE-L. ``--ablation`` runs the paper's comparison grid into one table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from cli.common import UsageError, input_path, jsonl_line, progress, write_json
+from cli.memory_build import add_build_bench_parser
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.ms_tod import load_memory_bench
+from evals.memory_schema import MemoryBench, MsTodEvalItem
+from evals.metrics.memory import item_scores, memory_summary
+from evals.schema import RecordError
+from graphs.context import Context
+from graphs.memory_active import MemoryActiveOutput, build_memory_active_graph
+from graphs.runner import ThreadResult, run_corpus
+from nodes.judges.accounting import ACCOUNTING
+from nodes.judges.memory_judger import memory_judger
+from nodes.judges.memory_units import individual_units, memory_bank_builder
+from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
+from nodes.memory_active import bank_for
+from stores.checkpoint import open_checkpointer
+
+SUBSYSTEM = "memory_active"
+ABLATION_RETRIEVAL = ("bm25", "dense", "hybrid")
+
+
+class MemoryEvalRecord(BaseModel):
+    """One evaluation item and whose memory it needs (the runner's record, named by ``eval_id``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    eval_id: str
+    individual_id: str
+    item: MsTodEvalItem
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``memory`` with its ``build-bench`` and ``eval`` subcommands."""
+    memory = subparsers.add_parser(
+        "memory",
+        help="multi-session memory: build the benchmark, evaluate MAP on it",
+        description="MAP / MS-TOD (paper 001): memory-active responses and slot repair.",
+    )
+    commands = memory.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
+    add_build_bench_parser(commands)
+    add_eval_parser(commands)
+
+
+def add_eval_parser(subparsers: Any) -> None:
+    """Register ``eval``."""
+    defaults = Context()
+    parser = subparsers.add_parser(
+        "eval",
+        help="evaluate the memory-active policy on a benchmark file",
+        description=(
+            "Load each individual's stored sessions into a memory bank (QA units), then for "
+            "every evaluation item capture the intent, activate memory, ask the missing-slot "
+            "query, judge and re-rank the units, refine them, write the confirmation and repair "
+            "its slots with a simulated user. Writes OUT/items.jsonl and OUT/summary.json."
+        ),
+    )
+    parser.add_argument("bench", help="benchmark JSON (from `todeval memory build-bench`)")
+    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument(
+        "--retrieval", choices=ABLATION_RETRIEVAL, default=defaults.memory_retrieval
+    )
+    parser.add_argument(
+        "--judger", default=defaults.memory_judger, help="memory judger spec, or 'none'"
+    )
+    parser.add_argument("--alpha", type=float, default=defaults.alpha, help="re-rank weight")
+    parser.add_argument("--top-k", type=int, default=defaults.memory_top_k)
+    parser.add_argument(
+        "--no-refine", action="store_true", help="give the reader questions and answers"
+    )
+    parser.add_argument("--reader", default=defaults.reader_judge, help="reader judge spec")
+    parser.add_argument("--planner", default=defaults.memory_planner, help="planning judge spec")
+    parser.add_argument(
+        "--bank-builder", default="local", help="who turns sessions into QA units (spec)"
+    )
+    parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
+    parser.add_argument(
+        "--agreeableness",
+        choices=["high", "medium", "low"],
+        default="high",
+        help="the simulated user's agreeableness in the repair loop (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--bank-backend", choices=["chroma", "memory"], default=defaults.memory_bank_backend
+    )
+    parser.add_argument("--checkpoints", default=None, help="SQLite checkpoints (':memory:')")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N items")
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="run the grid: bm25/dense/hybrid x judger on/off, and hybrid+judger without "
+        "refinement; writes OUT/ablation.json (and the same rows in OUT/summary.json)",
+    )
+    parser.set_defaults(run=run_eval)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Evaluate one configuration (or the ablation grid) and write the outputs."""
+    source = input_path(args.bench)
+    context = _context(args, source)
+    bench, errors = _load(source)
+    args.out.mkdir(parents=True, exist_ok=True)
+    fill_banks(bench, context, args.bank_builder)
+    records = list(_records(bench))[: args.limit]
+    if args.ablation:
+        rows = [
+            evaluate(records, config, args, write=False) | {"configuration": label}
+            for label, config in ablation_grid(context)
+        ]
+        write_json(args.out / "ablation.json", rows)
+        write_json(args.out / "summary.json", {"ablation": rows})
+        print(ablation_table(rows))
+        return 0
+    summary = evaluate(records, context, args, write=True)
+    summary["skipped_records"] = [e.model_dump() | {"error": str(e)} for e in errors]
+    write_json(args.out / "summary.json", summary)
+    print(
+        f"evaluated {summary['items']} items: Recall@5 {_f(summary['recall_at_5'])}, slot "
+        f"accuracy {_f(summary['slot_accuracy'])}, JGA {_f(summary['jga'])}, DTE "
+        f"{_f(summary['dte'])}, success {_f(summary['success_rate'])}; {len(errors)} skipped; "
+        f"wrote {args.out / 'items.jsonl'} and {args.out / 'summary.json'}"
+    )
+    return 0
+
+
+def _context(args: argparse.Namespace, source: Path) -> Context:
+    try:
+        for spec in (args.reader, args.planner, args.bank_builder):
+            parse_spec(spec)
+        if args.judger != "none":
+            parse_spec(args.judger)
+    except JudgeSpecError as error:
+        raise UsageError(str(error)) from error
+    judgers = {args.judger, "local"} - {"none"} if args.ablation else {args.judger} - {"none"}
+    for spec in judgers:
+        try:  # load a local model now: a missing model is one error, not one per item
+            getattr(memory_judger(spec), "model", None)
+        except (FileNotFoundError, JudgeSpecError, JudgeConfigError) as error:
+            raise UsageError(f"memory judger {spec!r}: {error}") from error
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+    return Context(
+        memory_retrieval=args.retrieval,
+        memory_judger=args.judger,
+        alpha=args.alpha,
+        memory_top_k=args.top_k,
+        refine_memory=not args.no_refine,
+        reader_judge=args.reader,
+        memory_planner=args.planner,
+        schema_path=str(input_path(args.schema)) if args.schema else None,
+        memory_bank_backend=args.bank_backend,
+        memory_bank_collection=f"memory_bank_{digest}",  # one collection per benchmark file
+    )
+
+
+def _load(source: Path) -> tuple[MemoryBench, list[RecordError]]:
+    try:
+        return load_memory_bench(source)
+    except DatasetFormatError as error:
+        raise UsageError(str(error)) from error
+
+
+def fill_banks(bench: MemoryBench, context: Context, builder_spec: str) -> None:
+    """Store every individual's sessions as QA units (skipped when the bank already has them)."""
+    bank = bank_for(context)
+    try:
+        builder = memory_bank_builder(builder_spec)
+    except (JudgeSpecError, JudgeConfigError) as error:
+        raise UsageError(str(error)) from error
+    for individual in progress(bench.individuals, desc="memory banks", unit="individual"):
+        if bank.count(individual.individual_id) and builder_spec == "local":
+            continue  # the local units are deterministic: the stored ones are these
+        units, failures = individual_units(builder, individual)
+        for session_id, reason in failures.items():
+            print(f"memory bank: {individual.individual_id}/{session_id} not stored: {reason}")
+        bank.add_units(units)
+
+
+def _records(bench: MemoryBench) -> Iterator[MemoryEvalRecord]:
+    for individual in bench.individuals:
+        for item in individual.eval:
+            yield MemoryEvalRecord(
+                eval_id=item.eval_id, individual_id=individual.individual_id, item=item
+            )
+
+
+def ablation_grid(context: Context) -> list[tuple[str, Context]]:
+    """MAP's comparison (Fig. 6, Table 6).
+
+    Each retrieval mode with and without the judger, then hybrid + judger without refinement.
+    """
+    judger = context.memory_judger if context.memory_judger != "none" else "local"
+    grid = [
+        (
+            f"{mode} {'+ judger' if spec != 'none' else ''}".strip(),
+            replace(context, memory_retrieval=mode, memory_judger=spec, refine_memory=True),
+        )
+        for mode in ABLATION_RETRIEVAL
+        for spec in ("none", judger)
+    ]
+    grid.append(
+        ("hybrid + judger, no refinement", replace(
+            context, memory_retrieval="hybrid", memory_judger=judger, refine_memory=False
+        ))
+    )  # fmt: skip
+    return grid
+
+
+def evaluate(
+    records: Sequence[MemoryEvalRecord],
+    context: Context,
+    args: argparse.Namespace,
+    *,
+    write: bool,
+) -> dict[str, Any]:
+    """Run every item's thread under ``context`` and summarise; items.jsonl when ``write``."""
+    ACCOUNTING.reset()
+    persona = {"agreeableness": args.agreeableness}
+    bank = bank_for(context)
+    lines: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    started = time.perf_counter()
+    with open_checkpointer(args.checkpoints) as saver:
+        graph = build_memory_active_graph().compile(checkpointer=saver, name=SUBSYSTEM)
+        stream = run_corpus(
+            graph,
+            records,
+            subsystem=SUBSYSTEM,
+            context=context,
+            make_input=lambda record: _graph_input(record, persona),
+            output_keys=MemoryActiveOutput.__annotations__,
+        )
+        out = (args.out / "items.jsonl").open("w") if write else None
+        try:
+            clock = time.perf_counter()
+            for record, result in progress(stream, desc="memory eval", unit="item"):
+                latencies.append((time.perf_counter() - clock) * 1000.0)
+                assert result is not None and not isinstance(record, RecordError)
+                if result.output is None:
+                    failed.append({"eval_id": result.dialogue_id, "error": result.error})
+                else:
+                    line = item_line(record, result, bank.units(record.individual_id))
+                    lines.append(line)
+                    if out is not None:
+                        out.write(jsonl_line(line))
+                        out.flush()
+                clock = time.perf_counter()
+        finally:
+            if out is not None:
+                out.close()
+    summary = memory_summary(lines)
+    latencies.sort()
+    return summary | {
+        "failed": failed,
+        "seconds": round(time.perf_counter() - started, 2),
+        "latency_ms_p50": _percentile(latencies, 0.5),
+        "latency_ms_p95": _percentile(latencies, 0.95),
+        "configuration": {
+            "retrieval": context.memory_retrieval,
+            "judger": context.memory_judger,
+            "alpha": context.alpha,
+            "top_k": context.memory_top_k,
+            "selected": context.memory_selected,
+            "refine": context.refine_memory,
+            "reader": context.reader_judge,
+            "planner": context.memory_planner,
+            "repair_agent": context.repair_agent,
+            "user_simulator": context.user_simulator,
+            "supervisor": context.supervisor_judge,
+            "max_repair_turns": context.max_repair_turns,
+            "user_persona": persona,
+        },
+        "llm_usage": ACCOUNTING.snapshot(),
+    }
+
+
+def _graph_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str, Any]:
+    item = record.item
+    return {
+        "individual_id": record.individual_id,
+        "intent": item.intent,
+        "context": [turn.model_dump() for turn in item.context],
+        "task_goal": dict(item.task_goal),
+        "persona": persona | {"seed": int(hashlib.sha256(item.eval_id.encode()).hexdigest(), 16)
+                              % 2**31},
+    }  # fmt: skip
+
+
+def item_line(
+    record: MemoryEvalRecord, result: ThreadResult, units: Sequence[Any]
+) -> dict[str, Any]:
+    """One line of items.jsonl: what the graph did with the item and its scores."""
+    output = result.output or {}
+    item = record.item
+    relevant = set(item.relevant_session_ids)
+    repair = output.get("repair") or {}
+    line = {
+        "eval_id": item.eval_id,
+        "individual_id": record.individual_id,
+        "intent": item.intent,
+        "retrieved_unit_ids": [row["unit"]["unit_id"] for row in output.get("activated", [])],
+        "relevant_session_ids": item.relevant_session_ids,
+        "relevant_units": sum(1 for unit in units if unit.session_id in relevant),
+        "selected": output.get("selected", []),
+        "missing_slots": output.get("missing_slots"),
+        "task_goal": dict(item.task_goal),
+        "response": output.get("response"),
+        "reference_response": item.reference_response,
+        "dte": repair.get("dte"),
+        "repair_success": repair.get("success"),
+        "repair": repair or None,
+        "judges": output.get("judges", {}),
+        "reasons": output.get("reasons", []),
+        "thread_id": result.thread_id,
+    }
+    return line | {"scores": item_scores(line)}
+
+
+def ablation_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The grid as a text table."""
+    keys = ("recall_at_3", "recall_at_5", "recall_at_10", "slot_accuracy", "jga", "dte",
+            "success_rate", "bleu", "rouge_l")  # fmt: skip
+    header = f"{'configuration':34}" + "".join(f"{k:>14}" for k in keys)
+    body = [
+        f"{row['configuration']:34}" + "".join(f"{_f(row.get(k)):>14}" for k in keys)
+        for row in rows
+    ]
+    return "\n".join([header, *body])
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float | None:
+    if not sorted_values:
+        return None
+    return round(sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))], 3)
+
+
+def _f(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

@@ -1,0 +1,135 @@
+"""Whether a response mentions a slot value: slot accuracy and JGA of a text (paper 001).
+
+MAP's slot accuracy and JGA are read off a generated confirmation, so local and LLM readers are
+compared on the same text. A value counts as mentioned when, after lower-casing, turning
+punctuation into spaces and number words into digits (``two`` -> ``2``), its words appear as a
+contiguous run of the response's words; money drops ``$``, thousands commas and ``dollars``.
+Cheap equivalences beyond that:
+
+- times: ``12:15`` ~ ``12:15 pm`` ~ ``quarter past 12`` ~ ``12:15 in the afternoon``; the hour
+  and minute must agree, and am/pm when both sides say it (``18:00`` is ``6 pm``);
+- dates: ``March 2nd`` ~ ``2nd of March`` ~ ``march 2``;
+- flags, given the slot: ``True`` is mentioned when the slot's key word appears without a
+  negation near it (``shared_ride`` -> "a shared ride"), ``False`` / ``None`` when one is
+  ("no subtitles", "not shared", "subtitles: none").
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
+_MONTH = "|".join(_MONTHS)
+_NUM = r"\d{1,2}|" + "|".join(_NUMBER_WORDS)
+_DATE = re.compile(
+    rf"\b(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+of\s+(?P<m2>{_MONTH})\b)"
+)
+_TIME = re.compile(
+    rf"\b(?:(?P<rel>quarter past|half past|quarter to)\s+(?P<rh>{_NUM})"
+    r"|(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?|o'?clock)?)(?![\d:])"
+)
+_AFTER_PERIOD = re.compile(r"^\s*(?:in the )?(?P<p>morning|afternoon|evening|night)")
+_BEFORE_PERIOD = re.compile(r"(?P<p>morning|afternoon|evening|night)\s*(?:at\s+)?$")
+_NEGATIONS = frozenset({"no", "not", "non", "without", "none", "don't", "doesn't", "isn't"})
+_FLAG_FILLER = frozenset({"has", "is", "allowed", "good", "for", "of", "number", "free"})
+
+Time = tuple[int, int, str | None]  # hour 0-11, minute, "am" / "pm" / None
+
+
+def normalise(text: str) -> str:
+    """Lower-case, money and punctuation flattened, number words as digits, spaces collapsed."""
+    text = text.lower().replace("$", " ")
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    text = re.sub(r"[^\w\s]", " ", text)
+    words = [_NUMBER_WORDS.get(w, w) for w in text.split() if w not in ("dollars", "bucks")]
+    return " ".join(words)
+
+
+def times_in(text: str) -> list[Time]:
+    """Every clock time written in ``text`` (bare numbers without a period word are not times)."""
+    lowered = text.lower()
+    found: list[Time] = []
+    for match in _TIME.finditer(lowered):
+        after = _AFTER_PERIOD.match(lowered[match.end() :])
+        before = _BEFORE_PERIOD.search(lowered[max(0, match.start() - 16) : match.start()])
+        marked = after or before
+        period = marked["p"] if marked is not None else None
+        if match["rel"]:
+            hour, minute = int(_NUMBER_WORDS.get(match["rh"], match["rh"])), 0
+            minute = {"quarter past": 15, "half past": 30, "quarter to": 45}[match["rel"]]
+            if match["rel"] == "quarter to":
+                hour -= 1
+        else:
+            if not (match["m"] or match["ap"] or period):
+                continue
+            hour, minute = int(match["h"]), int(match["m"] or 0)
+        if hour > 24 or minute > 59:
+            continue
+        marker = (match["ap"] or "").replace(".", "")[:2] if not match["rel"] else ""
+        ampm = marker if marker in ("am", "pm") else None
+        if hour >= 13:
+            ampm = "pm"
+        elif ampm is None and period is not None:
+            ampm = "am" if period == "morning" else "pm"
+        found.append((hour % 12, minute, ampm))
+    return found
+
+
+def dates_in(text: str) -> list[tuple[int, int]]:
+    """Every ``(month, day)`` written as "March 2nd" or "2nd of March" in ``text``."""
+    return [
+        (_MONTHS[m["m1"] or m["m2"]], int(m["d1"] or m["d2"])) for m in _DATE.finditer(text.lower())
+    ]
+
+
+def _same_time(a: Time, b: Time) -> bool:
+    return a[:2] == b[:2] and (a[2] is None or b[2] is None or a[2] == b[2])
+
+
+def _flag_mentioned(value: str, text: str, slot: str) -> bool:
+    keys = [w for w in slot.lower().split("_") if w not in _FLAG_FILLER]
+    if not keys:
+        return False
+    stem = keys[0][:5]
+    words = normalise(text).split()
+    for index, word in enumerate(words):
+        if word.startswith(stem):
+            around = words[max(0, index - 3) : index] + words[index + 1 : index + 6]
+            negated = any(w in _NEGATIONS for w in around)
+            if negated == (value.lower() in ("false", "none")):
+                return True
+    return False
+
+
+def slot_value_mentioned(value: str, text: str, *, slot: str | None = None) -> bool:
+    """Whether ``text`` mentions the slot value ``value`` (see the module docstring).
+
+    Args:
+        value: The gold value, e.g. ``"12:15 pm"``, ``"2"``, ``"Sino"``.
+        text: The response.
+        slot: The slot's name; only needed for flag values (``True``, ``False``, ``None``).
+
+    Returns:
+        True when the value is mentioned.
+    """
+    if value.strip().lower() in ("true", "false", "none"):
+        return slot is not None and _flag_mentioned(value.strip(), text, slot)
+    wanted = normalise(value)
+    if wanted and f" {wanted} " in f" {normalise(text)} ":
+        return True
+    value_times = times_in(value)
+    if len(value_times) == 1 and any(_same_time(value_times[0], t) for t in times_in(text)):
+        return True
+    value_dates = dates_in(value)
+    return len(value_dates) == 1 and value_dates[0] in dates_in(text)

@@ -1,0 +1,346 @@
+"""The reader role: MAP's confirmation response ``r = LLM_Reader(c, A_core)`` (paper 001, §4.3).
+
+What the reader sees. Eq. 5 gives the reader the context ``c`` and the refined core answers
+``A_core``; the Figure 9 prompt also has a ``[TASK GOAL]`` block, "task goals identified in the
+dialogue". Filling that block with the gold task goal would hand the reader the answer the
+benchmark scores, so here it holds only what the dialogue identifies: the intent and the slot
+values the context states (``task_goal_hint``, from intent capture). Never the gold values.
+
+* ``local``: a template confirmation stating the intent in words and, per slot, the value the
+  context states, else the first (best-ranked) value memory holds: "Just to confirm, you'd like
+  to reserve restaurant with the restaurant name Gen Korean BBQ House, the location Milpitas and
+  the time 12:15 pm. Is that correct?". Memory is read from units' ``slot``/``value`` or from
+  answers worded ``"The {slot} was {value}."``; other answers are quoted as they are.
+* ``<provider>:<model>``: Figure 9 through :class:`LLMJudge`.
+
+:func:`confirmation_scorer` is the Figure 11 GPT-4 score of a confirmation response: LLM only;
+a local spec answers ``None`` with a reason (no local judge invents that score).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from evals.memory_schema import MemoryUnit, MsTodTurn
+from nodes.judges.memory_planning import LLMRole, render_context
+from nodes.judges.memory_units import intent_in_words, slot_in_words, slot_kind
+from nodes.judges.spec import JudgeSpecError, parse_spec
+from nodes.prompts.memory_active import (
+    GPT4_SCORE_PROMPT,
+    GPT4_SCORE_SYSTEM_PROMPT,
+    READER_PROMPT,
+    READER_SYSTEM_PROMPT,
+)
+
+__all__ = [
+    "ConfirmationScore",
+    "ConfirmationScorer",
+    "LLMConfirmationScorer",
+    "LLMReader",
+    "LocalConfirmationScorer",
+    "LocalReader",
+    "MemoryReader",
+    "ReaderResult",
+    "confirmation_scorer",
+    "memory_reader",
+    "memory_slots",
+    "render_memory",
+]
+
+ROLE = "reader"
+SCORE_ROLE = "gpt4_score"
+Memory = Sequence[str] | Sequence[MemoryUnit]
+#: A local answer ``"The {slot in words} was {value}."`` (``slot_answer`` of the memory units).
+_ANSWER = re.compile(r"^\s*the (?P<slot>[a-z0-9 ]+?) was (?P<value>.+?)\.?\s*$", re.IGNORECASE)
+#: An unrefined unit written as text: ``"Question: ... Answer: ..."`` or ``"Q: ... A: ..."``.
+_QA_PAIR = re.compile(r"^\s*(?:question|q):.*?\b(?:answer|a):\s*(?P<answer>.*)$", re.I | re.S)
+_KIND_ORDER = {"name": 0, "place": 1, "other": 2}
+
+
+class ReaderResult(BaseModel):
+    """A confirmation response and, for the local reader, the slot values it states."""
+
+    response: str | None = Field(description="The confirmation response; None if not written.")
+    slots: dict[str, str] | None = Field(
+        description="Slot -> value the response states (local reader); None when unknown."
+    )
+    judge: str = Field(description="The judge spec that wrote it.")
+    reason: str | None = Field(default=None, description="Why the response is None.")
+
+
+class MemoryReader(Protocol):
+    """Writes the confirmation response from the context and the refined memory."""
+
+    name: str
+
+    def respond(
+        self,
+        context: Sequence[MsTodTurn],
+        intent: str,
+        refined_memory: Memory,
+        task_goal_hint: Mapping[str, str] | None = None,
+        *,
+        defaults: Mapping[str, str] | None = None,
+    ) -> ReaderResult:
+        """The confirmation response.
+
+        Args:
+            context: The new session's utterances so far.
+            intent: The session's intent (given, as in MS-TOD).
+            refined_memory: ``A_core`` (core answers) or the selected units, best first.
+            task_goal_hint: Slot values the context states (intent capture), never gold.
+            defaults: Schema defaults of optional slots, confirmed only when neither the
+                context nor memory gives the slot (:func:`~nodes.judges.memory_planning.
+                attribute_defaults`).
+        """
+        ...
+
+
+def memory_slots(refined_memory: Memory) -> tuple[dict[str, str], list[str]]:
+    """Slot values memory holds (first, i.e. best-ranked, per slot) and unreadable answers.
+
+    A template reader is not distracted by questions: of an unrefined ``"Question: ...
+    Answer: ..."`` text only the answer is read.
+
+    Returns:
+        ``(slot -> value, answers that state no single slot value)``.
+    """
+    slots: dict[str, str] = {}
+    loose: list[str] = []
+    for item in refined_memory:
+        if isinstance(item, MemoryUnit) and item.slot and item.value:
+            slots.setdefault(item.slot, item.value)
+            continue
+        answer = item.answer if isinstance(item, MemoryUnit) else item
+        pair = _QA_PAIR.match(answer)
+        answer = pair["answer"] if pair else answer
+        match = _ANSWER.match(answer)
+        if match:
+            slots.setdefault("_".join(match["slot"].lower().split()), match["value"].strip())
+        elif answer.strip():
+            loose.append(answer.strip())
+    return slots, loose
+
+
+def render_memory(refined_memory: Memory) -> str:
+    """Memory as the reader prompt shows it: a core answer (or a Q/A pair) per line."""
+    lines = [
+        f"Q: {item.question} A: {item.answer}" if isinstance(item, MemoryUnit) else item
+        for item in refined_memory
+    ]
+    return "\n".join(line for line in lines if line.strip()) or "unavailable"
+
+
+def render_task_goal(
+    intent: str, hint: Mapping[str, str] | None, defaults: Mapping[str, str] | None = None
+) -> str:
+    """The ``[TASK GOAL]`` block: the intent, stated values, defaults; never gold values."""
+    lines = [f"intent: {intent_in_words(intent) if intent else 'unknown'}"]
+    lines += [f"{slot_in_words(slot)}: {value}" for slot, value in (hint or {}).items()]
+    lines += [
+        f"{slot_in_words(slot)}: {value} (default, unless the memory or the user says otherwise)"
+        for slot, value in (defaults or {}).items()
+        if slot not in (hint or {})
+    ]
+    return "\n".join(lines)
+
+
+def _slot_phrase(slot: str, value: str) -> str:
+    """``the time 12:15 pm``; a flag reads ``shared ride (yes)`` / ``no shared ride``."""
+    flag = value.strip().lower()
+    if flag == "true":
+        return f"{slot_in_words(slot)} (yes)"
+    if flag in ("false", "none"):
+        return f"no {slot_in_words(slot)}"
+    return f"the {slot_in_words(slot)} {value}"
+
+
+def _listing(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+class LocalReader:
+    """``local``: a template confirmation of the intent and the slot values it has."""
+
+    def __init__(self) -> None:
+        self.name = "local"
+
+    def respond(
+        self,
+        context: Sequence[MsTodTurn],
+        intent: str,
+        refined_memory: Memory,
+        task_goal_hint: Mapping[str, str] | None = None,
+        *,
+        defaults: Mapping[str, str] | None = None,
+    ) -> ReaderResult:
+        """Context values beat memory's (the user says them now); memory's beat defaults."""
+        remembered, loose = memory_slots(refined_memory)
+        slots = dict(defaults or {}) | remembered | dict(task_goal_hint or {})
+        ordered = sorted(slots.items(), key=lambda item: _KIND_ORDER[slot_kind(item[0])])
+        task = f"you'd like to {intent_in_words(intent)}" if intent else "you'd like this"
+        if ordered:
+            stated = _listing([_slot_phrase(s, v) for s, v in ordered])
+            response = f"Just to confirm, {task} with {stated}."
+        else:
+            response = f"Just to confirm, {task}."
+        if loose:
+            response += f" I also have on record: {' '.join(loose)}"
+        question = " Is that correct?" if ordered else " Could you give me the details?"
+        return ReaderResult(response=response + question, slots=dict(ordered), judge=self.name)
+
+
+class LLMReaderOutput(BaseModel):
+    """The reader prompt's JSON."""
+
+    response: str = Field(min_length=1, description="The confirmation response to the user.")
+
+
+class LLMReader(LLMRole[LLMReaderOutput]):
+    """Figure 9 through :class:`LLMJudge`."""
+
+    role = ROLE
+    prompt = READER_PROMPT
+    system = READER_SYSTEM_PROMPT
+    output_model = LLMReaderOutput
+
+    def respond(
+        self,
+        context: Sequence[MsTodTurn],
+        intent: str,
+        refined_memory: Memory,
+        task_goal_hint: Mapping[str, str] | None = None,
+        *,
+        defaults: Mapping[str, str] | None = None,
+    ) -> ReaderResult:
+        """One call; which slots the free-text response states is left to the metrics."""
+        result = self.llm.invoke(
+            {
+                "conversation_history": render_context(context),
+                "task_goal": render_task_goal(intent, task_goal_hint, defaults),
+                "memory": render_memory(refined_memory),
+            }
+        )
+        return ReaderResult(
+            response=result.value.response.strip() if result.value else None,
+            slots=None,
+            judge=self.name,
+            reason=result.reason if result.value is None else None,
+        )
+
+
+class ConfirmationScore(BaseModel):
+    """The Figure 11 score of a confirmation response."""
+
+    score: int | None = Field(description="1-10 (10 best); None if not judged.")
+    rationale: str | None = Field(default=None, description="The judge's rationale.")
+    judge: str = Field(description="The judge spec.")
+    reason: str | None = Field(default=None, description="Why the score is None.")
+
+
+class LLMScoreOutput(BaseModel):
+    """Figure 11's JSON."""
+
+    Rationale: str = Field(default="", description="The rationale of the score.")
+    Score: int = Field(ge=1, le=10, description="An integer score from 1 to 10.")
+
+
+class ConfirmationScorer(Protocol):
+    """Scores a confirmation response 1-10 (Figure 11)."""
+
+    name: str
+
+    def score(
+        self,
+        context: Sequence[MsTodTurn],
+        task_goal: Mapping[str, str],
+        reference: str,
+        predicted: str,
+    ) -> ConfirmationScore:
+        """Score ``predicted`` against the gold ``task_goal`` and the ``reference`` response."""
+        ...
+
+
+class LocalConfirmationScorer:
+    """A local spec: the GPT-4 score is not computed (``None`` with the reason)."""
+
+    def __init__(self, spec: str = "local") -> None:
+        self.name = spec
+
+    def score(
+        self,
+        context: Sequence[MsTodTurn],
+        task_goal: Mapping[str, str],
+        reference: str,
+        predicted: str,
+    ) -> ConfirmationScore:
+        """Always ``None``: no local judge invents this score."""
+        return ConfirmationScore(
+            score=None, judge=self.name, reason="the GPT-4 score needs an LLM judge"
+        )
+
+
+class LLMConfirmationScorer(LLMRole[LLMScoreOutput]):
+    """Figure 11 (the paper's "GPT-4 score") through :class:`LLMJudge`."""
+
+    role = SCORE_ROLE
+    prompt = GPT4_SCORE_PROMPT
+    system = GPT4_SCORE_SYSTEM_PROMPT
+    output_model = LLMScoreOutput
+
+    def score(
+        self,
+        context: Sequence[MsTodTurn],
+        task_goal: Mapping[str, str],
+        reference: str,
+        predicted: str,
+    ) -> ConfirmationScore:
+        """Score ``predicted`` against the gold ``task_goal`` and the ``reference`` response."""
+        result = self.llm.invoke(
+            {
+                "conversation_history": render_context(context),
+                "task_goal": "\n".join(f"{s}: {v}" for s, v in task_goal.items()) or "none",
+                "reference_answer": reference,
+                "predict_answer": predicted,
+            }
+        )
+        value = result.value
+        return ConfirmationScore(
+            score=value.Score if value else None,
+            rationale=value.Rationale.strip() if value else None,
+            judge=self.name,
+            reason=result.reason if value is None else None,
+        )
+
+
+@functools.lru_cache(maxsize=8)
+def memory_reader(spec: str = "local") -> MemoryReader:
+    """The reader for ``spec``: ``local`` or an LLM spec.
+
+    Raises:
+        JudgeSpecError: The spec is malformed or names an unknown local variant.
+    """
+    parsed = parse_spec(spec)
+    if not parsed.is_local:
+        return LLMReader(parsed)
+    if parsed.variant not in (None, "default", "template"):
+        raise JudgeSpecError(f"{ROLE}: no local variant {parsed.variant!r}")
+    return LocalReader()
+
+
+@functools.lru_cache(maxsize=8)
+def confirmation_scorer(spec: str = "local") -> ConfirmationScorer:
+    """The Figure 11 scorer for ``spec`` (a local spec scores ``None``, with a reason).
+
+    Raises:
+        JudgeSpecError: The spec is malformed.
+    """
+    parsed = parse_spec(spec)
+    if parsed.is_local:
+        return LocalConfirmationScorer(parsed.raw)
+    return LLMConfirmationScorer(parsed)

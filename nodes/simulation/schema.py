@@ -1,0 +1,153 @@
+"""What the simulated user knows and how it behaves, and what a backend reads and returns.
+
+:class:`UserScenario` (the task goal, MAP's slot set L, free-text instructions, goal shifts) and
+:class:`Persona` describe the user; :class:`SimulationRequest` is a backend's only input and
+:class:`SimulatedTurn` its reply; :class:`SimulatorBackend` is the ``user_simulator`` role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from evals.memory_schema import MsTodTurn
+
+__all__ = [
+    "SIMULATOR_ROLE",
+    "Agreeableness",
+    "GoalShift",
+    "Persona",
+    "SimulatedTurn",
+    "SimulationRequest",
+    "SimulatorBackend",
+    "UserScenario",
+    "Verbosity",
+]
+
+SIMULATOR_ROLE = "user_simulator"
+
+Agreeableness = Literal["low", "medium", "high"]
+Verbosity = Literal["terse", "normal", "verbose"]
+
+_AGREEABLENESS = frozenset({"low", "medium", "high"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Persona:
+    """How the simulated user behaves.
+
+    Attributes:
+        agreeableness: ProactiveEval's Big Five tiers (paper 003): how readily the user goes
+            along with the agent (high answers everything asked at once; low one detail per
+            turn and sometimes pushes back).
+        verbosity: How many words a reply uses.
+        answers_only_asked: True: the user answers only what is asked (tau2's progressive
+            disclosure); False: the user also volunteers the open slots of L.
+        style: Free-text persona for LLM simulators (ignored by the local one).
+        seed: Varies the local simulator's wording and push-backs, reproducibly.
+    """
+
+    agreeableness: Agreeableness = "high"
+    verbosity: Verbosity = "normal"
+    answers_only_asked: bool = True
+    style: str = ""
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.agreeableness not in _AGREEABLENESS:
+            raise ValueError(f"agreeableness must be low, medium or high: {self.agreeableness!r}")
+        if self.verbosity not in ("terse", "normal", "verbose"):
+            raise ValueError(f"verbosity must be terse, normal or verbose: {self.verbosity!r}")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> Persona:
+        """A persona from a plain mapping (graph state, JSON); unknown keys are an error."""
+        return cls(**dict(values or {}))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoalShift:
+    """A change of the user's goal from reply ``at_turn`` (0-based) on.
+
+    Attributes:
+        at_turn: The simulator reply that announces the shift.
+        updates: Slot -> new value; these replace (or add to) the task goal.
+        announcement: What the user says; None lets the simulator phrase it.
+    """
+
+    at_turn: int
+    updates: Mapping[str, str]
+    announcement: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserScenario:
+    """What the simulated user knows.
+
+    Attributes:
+        task_goal: Slot -> value the user wants (paper 001's task goal).
+        focus_slots: The slots the user knows were missed or got wrong (MAP's L); empty
+            means none in particular.
+        instructions: Free-text scenario for LLM simulators ("none" when empty).
+        goal_shifts: Goal changes by turn, for goal-shift harnesses.
+    """
+
+    task_goal: Mapping[str, str]
+    focus_slots: Sequence[str] = ()
+    instructions: str = ""
+    goal_shifts: Sequence[GoalShift] = ()
+
+    def goal_at(self, turn_index: int) -> dict[str, str]:
+        """The task goal in force at reply ``turn_index`` (every shift up to it applied)."""
+        goal = dict(self.task_goal)
+        for shift in sorted(self.goal_shifts, key=lambda s: s.at_turn):
+            if shift.at_turn <= turn_index:
+                goal.update(shift.updates)
+        return goal
+
+    def shift_at(self, turn_index: int) -> GoalShift | None:
+        """The shift announced at reply ``turn_index``, if any."""
+        return next((s for s in self.goal_shifts if s.at_turn == turn_index), None)
+
+
+class SimulatedTurn(BaseModel):
+    """One reply of the simulated user."""
+
+    utterance: str = Field(description="What the user says; empty when the simulator failed.")
+    revealed_slots: dict[str, str] = Field(
+        default_factory=dict, description="Slot -> value the reply states (goal slots only)."
+    )
+    stop: bool = Field(default=False, description="The user considers the task done.")
+    goal_shift: bool = Field(default=False, description="The reply announces a goal shift.")
+    judge: str = Field(description="The simulator spec that produced the reply.")
+    reason: str | None = Field(default=None, description="Why the utterance is empty.")
+
+    @property
+    def ok(self) -> bool:
+        """Whether the simulator produced a reply."""
+        return bool(self.utterance.strip())
+
+
+@dataclass(frozen=True)
+class SimulationRequest:
+    """Everything one reply depends on (a backend's only input)."""
+
+    scenario: UserScenario
+    persona: Persona
+    history: Sequence[MsTodTurn]
+    asked_slots: Sequence[str]
+    turn_index: int
+    open_slots: Sequence[str] = field(default_factory=tuple)
+
+
+class SimulatorBackend(Protocol):
+    """A ``user_simulator`` judge: local templates or an LLM."""
+
+    name: str
+
+    def reply(self, request: SimulationRequest) -> SimulatedTurn:
+        """The user's next message."""
+        ...

@@ -1,0 +1,242 @@
+"""Intent capture and the missing-slot query of MAP (paper 001, §4.2): local and scripted LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from evals.memory_schema import MsTodSession, MsTodTurn
+from nodes.judges.accounting import JudgeAccounting
+from nodes.judges.memory_planning import (
+    LLMIntentCapture,
+    LLMMissingSlotQuery,
+    LocalIntentCapture,
+    LocalMissingSlotQuery,
+    attribute_defaults,
+    intent_capturer,
+    missing_slot_querier,
+    render_context,
+    session_values,
+    stated_slot_values,
+    task_attributes,
+)
+from nodes.judges.spec import JudgeSpecError
+from tests.fakes import ScriptedChatModel
+
+SPEC = "openai:planner-test"
+RESTAURANTS = ServiceSchema(
+    service_name="Restaurants_2",
+    intents=[
+        IntentSchema(
+            name="ReserveRestaurant",
+            is_transactional=True,
+            required_slots=["restaurant_name", "location", "time"],
+            optional_slots={"number_of_seats": "2", "date": "today"},
+        )
+    ],
+)
+SESSIONS = [
+    MsTodSession(
+        session_id="s01",
+        domain="Restaurants_2",
+        intent="ReserveRestaurant",
+        content=[MsTodTurn(speaker="user", utterance="Book Sino in San Jose.")],
+        task_goal={"restaurant_name": "Sino", "location": "San Jose", "time": "11:30 am"},
+    ),
+    MsTodSession(
+        session_id="s02",
+        domain="Restaurants_2",
+        intent="ReserveRestaurant",
+        content=[MsTodTurn(speaker="user", utterance="A table at Ozumo please.")],
+        task_goal={"restaurant_name": "Ozumo", "location": "Palo Alto", "number_of_seats": "4"},
+    ),
+    MsTodSession(
+        session_id="s03",
+        domain="Media_2",
+        intent="RentMovie",
+        content=[MsTodTurn(speaker="user", utterance="Rent Sino Story.")],
+        task_goal={"movie_name": "Sino Story"},
+    ),
+]
+CONTEXT = [
+    MsTodTurn(
+        speaker="user",
+        utterance="Hi again, it's about the reserve restaurant for Sino. Make it 7 pm for 3.",
+    )
+]
+
+
+def scripted(*replies: object, fallback: object = None) -> ScriptedChatModel:
+    return ScriptedChatModel(list(replies), fallback=fallback)
+
+
+def test_render_context_names_the_assistant_as_the_paper_does() -> None:
+    turns = [*CONTEXT, MsTodTurn(speaker="system", utterance="Sure.")]
+    assert render_context(turns).splitlines() == [
+        f"user: {CONTEXT[0].utterance}",
+        "assistant: Sure.",
+    ]
+
+
+def test_task_attributes_come_from_the_schema_then_from_the_sessions() -> None:
+    schema = {"Restaurants_2": RESTAURANTS}
+    expected = ["restaurant_name", "location", "time", "number_of_seats", "date"]
+    assert task_attributes("ReserveRestaurant", schema=schema, service="Restaurants_2") == expected
+    # The service is read off the intent's stored sessions when not given.
+    assert task_attributes("ReserveRestaurant", schema=schema, sessions=SESSIONS) == expected
+    # No schema: the slots the intent's sessions set, most used first; other intents ignored.
+    from_sessions = task_attributes("ReserveRestaurant", sessions=SESSIONS)
+    assert from_sessions[:2] == ["restaurant_name", "location"]
+    assert set(from_sessions) == {"restaurant_name", "location", "time", "number_of_seats"}
+    assert task_attributes("BookHouse", sessions=SESSIONS) == []
+
+
+def test_task_attributes_pick_the_service_whose_slots_memory_uses() -> None:
+    hotels = {
+        name: ServiceSchema(
+            service_name=name,
+            intents=[IntentSchema(name="ReserveHotel", required_slots=slots)],
+        )
+        for name, slots in (
+            ("Hotels_1", ["hotel_name", "destination"]),
+            ("Hotels_4", ["place_name", "location"]),
+        )
+    }
+    assert task_attributes("ReserveHotel", schema=hotels) == ["hotel_name", "destination"]
+    assert task_attributes("ReserveHotel", schema=hotels, known_slots=["place_name"]) == [
+        "place_name",
+        "location",
+    ]
+    assert task_attributes("ReserveHotel", schema=hotels, service="Hotels_1") == [
+        "hotel_name",
+        "destination",
+    ]
+
+
+def test_defaults_are_the_optional_slots_defaults_but_dontcare() -> None:
+    music = ServiceSchema(
+        service_name="Music_1",
+        intents=[
+            IntentSchema(
+                name="PlaySong",
+                required_slots=["song_name"],
+                optional_slots={"artist": "dontcare", "playback_device": "TV"},
+            )
+        ],
+    )
+    schema = {"Restaurants_2": RESTAURANTS, "Music_1": music}
+    assert attribute_defaults("PlaySong", schema) == {"playback_device": "TV"}
+    assert attribute_defaults("ReserveRestaurant", schema) == {
+        "number_of_seats": "2",
+        "date": "today",
+    }
+    assert attribute_defaults("BookHouse", schema) == {}
+
+
+def test_stated_values_need_a_mention_and_numbers_need_their_slot_word() -> None:
+    text = "I'll stay for one day in Sino. One room is fine... oh and 4 stars."
+    candidates = [
+        ("restaurant_name", "Sino"),
+        ("restaurant_name", "Ozumo"),
+        ("number_of_days", "1"),
+        ("star_rating", "4"),
+        ("number_of_seats", "4"),  # "4" is said, but about stars
+        ("location", "San Jose"),
+    ]
+    assert stated_slot_values(text, candidates) == {
+        "restaurant_name": "Sino",
+        "number_of_days": "1",
+        "star_rating": "4",
+    }
+
+
+def test_local_capture_states_the_intent_and_the_remembered_values_the_context_names() -> None:
+    captured = LocalIntentCapture().capture(
+        CONTEXT, "ReserveRestaurant", known_values=session_values(SESSIONS, "ReserveRestaurant")
+    )
+    assert captured.stated_values == {"restaurant_name": "Sino"}
+    assert captured.intent_description == "The user wants to reserve restaurant for Sino"
+    assert captured.judge == "local" and captured.reason is None
+
+
+def test_local_capture_without_an_intent_is_not_judged() -> None:
+    captured = LocalIntentCapture().capture(CONTEXT, "")
+    assert captured.intent_description is None and captured.reason
+
+
+def test_missing_slot_query_lists_exactly_the_unfilled_attributes() -> None:
+    attributes = ["restaurant_name", "location", "time", "number_of_seats", "date"]
+    result = LocalMissingSlotQuery().query(
+        CONTEXT, "ReserveRestaurant", attributes, stated={"restaurant_name": "Sino", "time": "7 pm"}
+    )
+    assert result.missing_slots == ["location", "number_of_seats", "date"]
+    assert len(result.questions) == 3
+    assert all(q.startswith("What ") and "the user" in q for q in result.questions)
+    assert result.query is not None and "number of seats" in result.query
+    assert "restaurant name" not in result.query
+
+
+def test_missing_slot_query_with_everything_filled_is_empty_not_none() -> None:
+    result = LocalMissingSlotQuery().query(
+        CONTEXT, "ReserveRestaurant", ["restaurant_name"], stated={"restaurant_name": "Sino"}
+    )
+    assert result.missing_slots == [] and result.query == ""
+
+
+def test_missing_slot_query_without_attributes_says_why() -> None:
+    result = LocalMissingSlotQuery().query(CONTEXT, "BookHouse", [])
+    assert result.missing_slots is None and result.query is None
+    assert result.reason and "BookHouse" in result.reason
+
+
+def test_llm_capture_reads_the_description_after_reasoning() -> None:
+    model = scripted(
+        '<think>they mean the Sino booking</think>{"intent_description": '
+        '"The user wants to reserve a table at Sino for 3 at 7 pm"}'
+    )
+    capture = LLMIntentCapture(SPEC, chat_model=model, cache=None)
+    result = capture.capture(CONTEXT, "ReserveRestaurant")
+    assert result.intent_description == "The user wants to reserve a table at Sino for 3 at 7 pm"
+    assert result.judge == SPEC and result.stated_values == {}
+    sent = model.calls[0][-1].content
+    assert "reserve restaurant" in sent and "Make it 7 pm" in sent
+
+
+def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> None:
+    model = scripted(
+        '{"missing_slots": ["location", "number of seats"], "questions": ["Where',  # cut off
+        "<think>location and seats are not given</think>"
+        '{"missing_slots": ["location", "number of seats", "mood"], '
+        '"questions": ["Where does the user want to dine?", "How many people are there?"]}',
+    )
+    querier = LLMMissingSlotQuery(SPEC, chat_model=model, cache=None, max_retries=1)
+    querier.llm.backoff_s = 0
+    querier.llm.accounting = JudgeAccounting()
+    attributes = ["restaurant_name", "location", "time", "number_of_seats"]
+    result = querier.query(CONTEXT, "ReserveRestaurant", attributes)
+    assert result.missing_slots == ["location", "number_of_seats", "mood"]
+    assert result.query == "Where does the user want to dine? How many people are there?"
+    assert len(model.calls) == 2
+    # The prompt lists the attributes in words, never values.
+    first = model.calls[0][-1].content
+    assert "restaurant name, location, time, number of seats" in first
+    assert "11:30" not in first
+
+
+def test_llm_missing_query_that_never_parses_is_none_with_a_reason() -> None:
+    model = scripted(fallback="I cannot help with that.")
+    querier = LLMMissingSlotQuery(SPEC, chat_model=model, cache=None, max_retries=1)
+    querier.llm.accounting = JudgeAccounting()
+    result = querier.query(CONTEXT, "ReserveRestaurant", ["location"])
+    assert result.missing_slots is None and result.query is None
+    assert result.reason and "gave up" in result.reason
+    assert result.judge == SPEC
+
+
+def test_factories_resolve_specs() -> None:
+    assert isinstance(intent_capturer("local"), LocalIntentCapture)
+    assert isinstance(missing_slot_querier("local"), LocalMissingSlotQuery)
+    with pytest.raises(JudgeSpecError):
+        missing_slot_querier("local:oracle")
+    with pytest.raises(JudgeSpecError):
+        intent_capturer("nosuchprovider:model")
