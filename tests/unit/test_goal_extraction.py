@@ -17,10 +17,10 @@ from nodes.judges.goal_extraction import (
     Utterance,
     dialogue_utterances,
     goal_extractor,
-    request_clause,
     stated_values,
 )
 from nodes.judges.goal_extraction_features import FEATURE_NAMES, SchemaIndex
+from nodes.judges.request_cues import request_clause
 from nodes.judges.spec import JudgeSpecError
 
 # Services named and described unlike any SGD train service.
