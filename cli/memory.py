@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -22,7 +23,13 @@ from pydantic import BaseModel, ConfigDict
 from cli.common import UsageError, input_path, jsonl_line, progress, write_json
 from cli.memory_build import add_build_bench_parser
 from evals.datasets.errors import DatasetFormatError
+from evals.datasets.jsonio import open_binary
 from evals.datasets.ms_tod import load_memory_bench
+from evals.datasets.ms_tod_release import (
+    load_ms_tod_individual,
+    looks_like_ms_tod,
+    ms_tod_qa_units,
+)
 from evals.memory_schema import MemoryBench, MsTodEvalItem
 from evals.metrics.memory import item_scores, memory_summary
 from evals.schema import RecordError
@@ -75,7 +82,14 @@ def add_eval_parser(subparsers: Any) -> None:
             "its slots with a simulated user. Writes OUT/items.jsonl and OUT/summary.json."
         ),
     )
-    parser.add_argument("bench", help="benchmark JSON (from `todeval memory build-bench`)")
+    parser.add_argument(
+        "bench",
+        help="benchmark JSON (from `todeval memory build-bench`) or one individual's MS-TOD "
+        "session file (Figure 12)",
+    )
+    parser.add_argument(
+        "--qa-memory", default=None, help="MS-TOD QA memory JSON (Figure 13) for that file"
+    )
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument(
         "--retrieval", choices=ABLATION_RETRIEVAL, default=defaults.memory_retrieval
@@ -120,7 +134,10 @@ def run_eval(args: argparse.Namespace) -> int:
     context = _context(args, source)
     bench, errors = _load(source)
     args.out.mkdir(parents=True, exist_ok=True)
-    fill_banks(bench, context, args.bank_builder)
+    qa_memory = input_path(args.qa_memory) if args.qa_memory else None
+    if qa_memory is not None and len(bench.individuals) != 1:
+        raise UsageError("--qa-memory goes with one individual's MS-TOD session file")
+    fill_banks(bench, context, args.bank_builder, qa_memory)
     records = list(_records(bench))[: args.limit]
     if args.ablation:
         rows = [
@@ -173,15 +190,32 @@ def _context(args: argparse.Namespace, source: Path) -> Context:
 
 
 def _load(source: Path) -> tuple[MemoryBench, list[RecordError]]:
+    """A benchmark file, or one individual's MS-TOD session file (Figure 12)."""
     try:
+        with open_binary(source) as stream:
+            head = json.load(stream)
+        if looks_like_ms_tod(head):
+            individual, errors = load_ms_tod_individual(source)
+            return MemoryBench(individuals=[individual]), errors
         return load_memory_bench(source)
-    except DatasetFormatError as error:
-        raise UsageError(str(error)) from error
+    except (DatasetFormatError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: {error}") from error
 
 
-def fill_banks(bench: MemoryBench, context: Context, builder_spec: str) -> None:
-    """Store every individual's sessions as QA units (skipped when the bank already has them)."""
+def fill_banks(
+    bench: MemoryBench, context: Context, builder_spec: str, qa_memory: Path | None = None
+) -> None:
+    """Store every individual's sessions as QA units (skipped when the bank already has them).
+
+    ``qa_memory``: MS-TOD's own QA memory (Figure 13, session id -> units) for a one-individual
+    MS-TOD input, used instead of building units.
+    """
     bank = bank_for(context)
+    if qa_memory is not None:
+        [individual] = bench.individuals
+        memory = json.loads(qa_memory.read_text())
+        bank.add_units(ms_tod_qa_units(individual.individual_id, memory, individual.sessions))
+        return
     try:
         builder = memory_bank_builder(builder_spec)
     except (JudgeSpecError, JudgeConfigError) as error:

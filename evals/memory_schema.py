@@ -10,19 +10,45 @@ and question/answer pairs, one per task attribute).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 Speaker = Literal["user", "system"]
 
 
+def _speaker(value: Any) -> Any:
+    """MS-TOD's own files say ``assistant`` (Fig. 12); SGD says ``system``: one name."""
+    if isinstance(value, str) and value.strip().lower() in ("assistant", "system", "agent"):
+        return "system"
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _slot_values(value: Any) -> Any:
+    """Task goals hold text; MS-TOD's files also have numbers (``"number_of_rooms": 1``)."""
+    if isinstance(value, dict):
+        return {
+            key: str(item).lower() if isinstance(item, bool) else str(item)
+            for key, item in value.items()
+            if item is not None
+        }
+    return value
+
+
+TaskGoal = Annotated[dict[str, str], BeforeValidator(_slot_values)]
+
+
 class MsTodTurn(BaseModel):
-    """One utterance of a session's ``content`` or an eval item's ``context``."""
+    """One utterance of a session's ``content`` or an eval item's ``context``.
 
-    model_config = ConfigDict(extra="forbid")
+    Unknown fields (MS-TOD's ``is_confirmation``) are kept.
+    """
 
-    speaker: Speaker = Field(description="Who spoke: ``user`` or ``system``.")
+    model_config = ConfigDict(extra="allow")
+
+    speaker: Annotated[Speaker, BeforeValidator(_speaker)] = Field(
+        description="Who spoke: ``user`` or ``system`` (``assistant`` is read as ``system``)."
+    )
     utterance: str = Field(min_length=1, description="What was said.")
 
 
@@ -35,7 +61,7 @@ class MsTodSession(BaseModel):
     domain: str = Field(description="Service or domain, e.g. ``Restaurants_1``.")
     intent: str = Field(min_length=1, description="Intent pursued, e.g. ``ReserveRestaurant``.")
     content: list[MsTodTurn] = Field(min_length=1, description="The session's utterances.")
-    task_goal: dict[str, str] = Field(description="Slot -> value the user had set by its end.")
+    task_goal: TaskGoal = Field(description="Slot -> value the user had set by its end.")
 
 
 class MsTodEvalItem(BaseModel):
@@ -46,7 +72,7 @@ class MsTodEvalItem(BaseModel):
     eval_id: str = Field(min_length=1, description="Unique within the benchmark.")
     intent: str = Field(min_length=1, description="The item's intent, given to the system.")
     context: list[MsTodTurn] = Field(min_length=1, description="Utterances so far; last is user.")
-    task_goal: dict[str, str] = Field(description="Gold slot values of the confirmation.")
+    task_goal: TaskGoal = Field(description="Gold slot values of the confirmation.")
     reference_response: str = Field(description="The dataset's confirmation utterance.")
     relevant_session_ids: list[str] = Field(
         description="Stored sessions that hold the values this item needs."
