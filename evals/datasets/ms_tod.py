@@ -1,4 +1,4 @@
-"""An MS-TOD-style multi-session benchmark built from SGD, and its loader (paper 001, §3, App. B).
+"""An MS-TOD-style multi-session benchmark built from SGD (paper 001, §3, App. B).
 
 MS-TOD (paper 001) groups GPT-4-generated sessions into *individuals*: each holds earlier
 sessions of several intents and, per intent, a final session whose confirmation response must
@@ -31,31 +31,37 @@ story continued over sessions; an individual has 21 sessions (MS-TOD: about 24) 
 item per session rather than one per intent; the stored content stops before ``u``, so values
 the user first gave in ``u`` are in the task goal (and repeated in the eval context) but not in
 the stored text. Same seed, same input -> byte-identical JSON (:func:`dump_memory_bench`).
+:func:`load_memory_bench` (:mod:`evals.datasets.ms_tod_loader`, re-exported here) reads it back.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from evals.datasets.errors import DatasetFormatError, dotted
-from evals.datasets.jsonio import open_binary
+from evals.datasets.errors import DatasetFormatError
 from evals.datasets.loader import load_dialogues
+from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
 from evals.memory_words import intent_in_words, is_number_or_boolean, slot_kind
 from evals.schema import Dialogue, RecordError
+
+__all__ = [
+    "INTENTS_PER_INDIVIDUAL",
+    "REENTRY_TEMPLATE",
+    "SESSIONS_PER_INTENT",
+    "build_memory_bench",
+    "dump_memory_bench",
+    "load_memory_bench",
+]
 
 #: Intents per individual and sessions per intent (one eval item per session).
 INTENTS_PER_INDIVIDUAL = 7
 SESSIONS_PER_INTENT = 3
 REENTRY_TEMPLATE = "Hi again, it's about the {intent} for {value}."
-_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -268,113 +274,3 @@ def _individual(
             )
         )
     return Individual(individual_id=individual_id, sessions=sessions, eval=items)
-
-
-def load_memory_bench(path: str | Path) -> tuple[MemoryBench, list[RecordError]]:
-    """Read a benchmark file, keeping every well-formed individual, session and eval item.
-
-    A malformed session or eval item (or one whose ``relevant_session_ids`` name no session of
-    its individual, or a repeated id) becomes a :class:`RecordError` naming its id
-    (``individual/session`` or the ``eval_id``) and dotted field; the rest of its individual
-    still loads. An individual whose own fields are malformed is dropped whole.
-
-    Args:
-        path: The JSON file written by ``todeval memory build-bench`` (optionally gzipped).
-
-    Returns:
-        ``(bench, errors)``.
-
-    Raises:
-        DatasetFormatError: The file is missing, not JSON, or not ``{"individuals": [...]}``.
-    """
-    file = str(path)
-    with open_binary(Path(path)) as stream:
-        try:
-            raw = json.loads(stream.read())
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise DatasetFormatError(f"{file}: not JSON ({exc})") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("individuals"), list):
-        raise DatasetFormatError(f'{file}: expected {{"individuals": [...]}} (a MemoryBench)')
-    reader = _BenchReader(file)
-    kept = [reader.individual(i, record) for i, record in enumerate(raw["individuals"])]
-    return MemoryBench(individuals=[i for i in kept if i is not None]), reader.errors
-
-
-@dataclass
-class _BenchReader:
-    """Validates a bench file's parts one by one, collecting an error per bad part."""
-
-    file: str
-    errors: list[RecordError] = field(default_factory=list)
-    individual_ids: set[str] = field(default_factory=set)
-    eval_ids: set[str] = field(default_factory=set)
-
-    def fail(self, position: int, ident: str | None, where: str, message: str) -> None:
-        self.errors.append(
-            RecordError(
-                file=self.file, line=position, dialogue_id=ident, field=where, message=message
-            )
-        )
-
-    def validated(
-        self, model: type[_M], raw: Any, position: int, ident: str | None, where: str
-    ) -> _M | None:
-        try:
-            return model.model_validate(raw)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            self.fail(position, ident, f"{where}.{dotted(first['loc'])}".rstrip("."), first["msg"])
-            return None
-
-    def individual(self, index: int, raw: Any) -> Individual | None:
-        where, position = f"individuals.{index}", index + 1
-        if not isinstance(raw, dict):
-            self.fail(position, None, where, "expected an object")
-            return None
-        ident = _text_or_none(raw.get("individual_id"))
-        for key in ("sessions", "eval"):
-            if not isinstance(raw.get(key), list):
-                self.fail(position, ident, f"{where}.{key}", "expected a list")
-                return None
-        head = self.validated(
-            Individual, {**raw, "sessions": [], "eval": []}, position, ident, where
-        )
-        if head is None or head.individual_id in self.individual_ids:
-            if head is not None:
-                self.fail(position, ident, f"{where}.individual_id", "duplicate individual id")
-            return None
-        self.individual_ids.add(head.individual_id)
-        sessions: dict[str, MsTodSession] = {}
-        for j, record in enumerate(raw["sessions"]):
-            at = f"{where}.sessions.{j}"
-            sid = f"{head.individual_id}/{_text_or_none(_get(record, 'session_id'))}"
-            session = self.validated(MsTodSession, record, position, sid, at)
-            if session is not None and session.session_id in sessions:
-                self.fail(position, sid, f"{at}.session_id", "duplicate session id")
-            elif session is not None:
-                sessions[session.session_id] = session
-        items: list[MsTodEvalItem] = []
-        for j, record in enumerate(raw["eval"]):
-            at = f"{where}.eval.{j}"
-            eid = _text_or_none(_get(record, "eval_id"))
-            item = self.validated(MsTodEvalItem, record, position, eid, at)
-            if item is None:
-                continue
-            missing = [s for s in item.relevant_session_ids if s not in sessions]
-            if item.eval_id in self.eval_ids:
-                self.fail(position, eid, f"{at}.eval_id", "duplicate eval id in this benchmark")
-            elif missing:
-                message = f"no well-formed session {missing[0]!r} in {head.individual_id!r}"
-                self.fail(position, eid, f"{at}.relevant_session_ids", message)
-            else:
-                self.eval_ids.add(item.eval_id)
-                items.append(item)
-        return head.model_copy(update={"sessions": list(sessions.values()), "eval": items})
-
-
-def _get(raw: Any, key: str) -> Any:
-    return raw.get(key) if isinstance(raw, dict) else None
-
-
-def _text_or_none(value: Any) -> str | None:
-    return str(value) if isinstance(value, str | int) and str(value) else None

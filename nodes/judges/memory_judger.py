@@ -32,8 +32,8 @@ from evals.metrics.memory import slot_value_mentioned
 from nodes.judges import resolve_judge
 from nodes.judges.classifier import MLPClassifier
 from nodes.judges.cue_text import WORD
+from nodes.judges.llm_role import LLMRole
 from nodes.judges.local import register_local_judge
-from nodes.judges.memory_planning import LLMRole
 from nodes.judges.memory_units import intent_in_words, slot_in_words
 from nodes.judges.result import JudgeResult
 from nodes.judges.segmentation_features import Embed, FloatArray

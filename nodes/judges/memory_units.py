@@ -10,8 +10,8 @@ them from the session's task goal, one unit per slot, so banks are deterministic
   values (names, then one place: ``" for Gen Korean BBQ House in Milpitas"``).
 
 The LLM builder (:class:`LLMMemoryBankBuilder`, prompt in :mod:`nodes.prompts.memory_bank`)
-reads the session's dialogue and task goal; :func:`memory_bank_builder` picks one from a judge
-spec (``local`` by default).
+reads the session's dialogue (:func:`render_context`, the rendering every MAP prompt shares) and
+task goal; :func:`memory_bank_builder` picks one from a judge spec (``local`` by default).
 
 The naming helpers (:func:`intent_in_words`, :func:`slot_in_words`, :func:`slot_kind`...) are
 the project's shared convention for SGD identifiers in words; they live in
@@ -20,13 +20,13 @@ the project's shared convention for SGD identifiers in words; they live in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.memory_schema import Individual, MemoryUnit, MsTodSession
+from evals.memory_schema import Individual, MemoryUnit, MsTodSession, MsTodTurn
 from evals.memory_words import (
     SlotKind,
     intent_in_words,
@@ -35,11 +35,10 @@ from evals.memory_words import (
     slot_in_words,
     slot_kind,
 )
-from nodes.judges.llm import LLMJudge
+from nodes.judges.llm_role import LLMRole
 from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec, JudgeSpecError, parse_spec
+from nodes.judges.spec import JudgeSpecError, parse_spec
 from nodes.prompts.memory_bank import MEMORY_BANK_PROMPT, MEMORY_BANK_SYSTEM_PROMPT
-from stores.llm_cache import LLMCache
 
 __all__ = [
     "LLMMemoryBankBuilder",
@@ -55,12 +54,22 @@ __all__ = [
     "local_memory_units",
     "memory_bank_builder",
     "memory_unit_id",
+    "render_context",
     "salient_values",
     "slot_answer",
     "slot_in_words",
     "slot_kind",
     "slot_question",
 ]
+
+
+#: How the paper's prompts name the two sides of the dialogue.
+SPEAKER_NAMES = {"user": "user", "system": "assistant"}
+
+
+def render_context(context: Sequence[MsTodTurn]) -> str:
+    """Turns as the prompts show them: one ``"user: ..."``/``"assistant: ..."`` per line."""
+    return "\n".join(f"{SPEAKER_NAMES[t.speaker]}: {t.utterance}" for t in context)
 
 
 def intent_description(intent: str, task_goal: Mapping[str, str]) -> str:
@@ -160,38 +169,19 @@ class LocalMemoryBankBuilder:
         return JudgeResult(value=local_memory_units(individual_id, session), judge=self.name)
 
 
-class LLMMemoryBankBuilder:
+class LLMMemoryBankBuilder(LLMRole[SessionMemory]):
     """App. B.4 through :class:`LLMJudge`: an intent description and QA pairs per session.
 
     A pair whose ``Slot`` names a task-goal slot (first time) gets the id
     ``individual/session/slot`` and that slot's value; other pairs get ``.../qa<n>``.
-
-    Args:
-        spec: An LLM spec.
-        chat_model: A ready chat model (tests); else built from the spec.
-        cache: The LLM response cache (see :class:`LLMJudge`).
-        max_retries: Retries after a failed or malformed answer.
+    Built like every :class:`~nodes.judges.llm_role.LLMRole` (``spec``, ``chat_model=``,
+    ``cache=``, ``max_retries=``).
     """
 
-    def __init__(
-        self,
-        spec: JudgeSpec | str,
-        *,
-        chat_model: BaseChatModel | None = None,
-        cache: LLMCache | None | Literal["default"] = "default",
-        max_retries: int = 3,
-    ) -> None:
-        self.llm: LLMJudge[SessionMemory] = LLMJudge(
-            role=ROLE,
-            spec=spec,
-            prompt=MEMORY_BANK_PROMPT,
-            system=MEMORY_BANK_SYSTEM_PROMPT,
-            output_model=SessionMemory,
-            chat_model=chat_model,
-            cache=cache,
-            max_retries=max_retries,
-        )
-        self.name = self.llm.spec.raw
+    role = ROLE
+    prompt = MEMORY_BANK_PROMPT
+    system = MEMORY_BANK_SYSTEM_PROMPT
+    output_model = SessionMemory
 
     def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
         """Ask the model; ``value=None`` with the judge's reason when it gives no usable JSON."""
@@ -234,12 +224,9 @@ class LLMMemoryBankBuilder:
 
 
 def _variables(session: MsTodSession) -> dict[str, str]:
-    speaker = {"user": "user", "system": "assistant"}
     return {
         "intent": intent_in_words(session.intent),
-        "conversation_history": "\n".join(
-            f"{speaker[turn.speaker]}: {turn.utterance}" for turn in session.content
-        ),
+        "conversation_history": render_context(session.content),
         "task_goal": "\n".join(f"{s}: {v}" for s, v in session.task_goal.items()) or "none",
     }
 
