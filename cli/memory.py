@@ -12,16 +12,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import time
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from cli.common import UsageError, input_path, jsonl_line, progress, write_json
+from cli.common import UsageError, input_path, progress, write_json
 from cli.memory_build import add_build_bench_parser
+from cli.memory_runs import (
+    ABLATION_RETRIEVAL,
+    ablation_grid,
+    ablation_table,
+    eval_records,
+    evaluate,
+    fmt,
+)
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.jsonio import open_binary
 from evals.datasets.ms_tod import load_memory_bench
@@ -30,31 +33,13 @@ from evals.datasets.ms_tod_release import (
     looks_like_ms_tod,
     ms_tod_qa_units,
 )
-from evals.memory_schema import MemoryBench, MsTodEvalItem
-from evals.metrics.memory import item_scores, memory_summary
+from evals.memory_schema import MemoryBench
 from evals.schema import RecordError
 from graphs.context import Context
-from graphs.memory_active import MemoryActiveOutput, build_memory_active_graph
-from graphs.runner import ThreadResult, run_corpus
-from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.memory_judger import memory_judger
 from nodes.judges.memory_units import individual_units, memory_bank_builder
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
 from nodes.memory_active import bank_for
-from stores.checkpoint import open_checkpointer
-
-SUBSYSTEM = "memory_active"
-ABLATION_RETRIEVAL = ("bm25", "dense", "hybrid")
-
-
-class MemoryEvalRecord(BaseModel):
-    """One evaluation item and whose memory it needs (the runner's record, named by ``eval_id``)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    eval_id: str
-    individual_id: str
-    item: MsTodEvalItem
 
 
 def add_parser(subparsers: Any) -> None:
@@ -138,7 +123,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if qa_memory is not None and len(bench.individuals) != 1:
         raise UsageError("--qa-memory goes with one individual's MS-TOD session file")
     fill_banks(bench, context, args.bank_builder, qa_memory)
-    records = list(_records(bench))[: args.limit]
+    records = list(eval_records(bench))[: args.limit]
     if args.ablation:
         rows = [
             evaluate(records, config, args, write=False) | {"configuration": label}
@@ -152,9 +137,9 @@ def run_eval(args: argparse.Namespace) -> int:
     summary["skipped_records"] = [e.model_dump() | {"error": str(e)} for e in errors]
     write_json(args.out / "summary.json", summary)
     print(
-        f"evaluated {summary['items']} items: Recall@5 {_f(summary['recall_at_5'])}, slot "
-        f"accuracy {_f(summary['slot_accuracy'])}, JGA {_f(summary['jga'])}, DTE "
-        f"{_f(summary['dte'])}, success {_f(summary['success_rate'])}; {len(errors)} skipped; "
+        f"evaluated {summary['items']} items: Recall@5 {fmt(summary['recall_at_5'])}, slot "
+        f"accuracy {fmt(summary['slot_accuracy'])}, JGA {fmt(summary['jga'])}, DTE "
+        f"{fmt(summary['dte'])}, success {fmt(summary['success_rate'])}; {len(errors)} skipped; "
         f"wrote {args.out / 'items.jsonl'} and {args.out / 'summary.json'}"
     )
     return 0
@@ -227,166 +212,3 @@ def fill_banks(
         for session_id, reason in failures.items():
             print(f"memory bank: {individual.individual_id}/{session_id} not stored: {reason}")
         bank.add_units(units)
-
-
-def _records(bench: MemoryBench) -> Iterator[MemoryEvalRecord]:
-    for individual in bench.individuals:
-        for item in individual.eval:
-            yield MemoryEvalRecord(
-                eval_id=item.eval_id, individual_id=individual.individual_id, item=item
-            )
-
-
-def ablation_grid(context: Context) -> list[tuple[str, Context]]:
-    """MAP's comparison (Fig. 6, Table 6).
-
-    Each retrieval mode with and without the judger, then hybrid + judger without refinement.
-    """
-    judger = context.memory_judger if context.memory_judger != "none" else "local"
-    grid = [
-        (
-            f"{mode} {'+ judger' if spec != 'none' else ''}".strip(),
-            replace(context, memory_retrieval=mode, memory_judger=spec, refine_memory=True),
-        )
-        for mode in ABLATION_RETRIEVAL
-        for spec in ("none", judger)
-    ]
-    grid.append(
-        ("hybrid + judger, no refinement", replace(
-            context, memory_retrieval="hybrid", memory_judger=judger, refine_memory=False
-        ))
-    )  # fmt: skip
-    return grid
-
-
-def evaluate(
-    records: Sequence[MemoryEvalRecord],
-    context: Context,
-    args: argparse.Namespace,
-    *,
-    write: bool,
-) -> dict[str, Any]:
-    """Run every item's thread under ``context`` and summarise; items.jsonl when ``write``."""
-    ACCOUNTING.reset()
-    persona = {"agreeableness": args.agreeableness}
-    bank = bank_for(context)
-    lines: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
-    latencies: list[float] = []
-    started = time.perf_counter()
-    with open_checkpointer(args.checkpoints) as saver:
-        graph = build_memory_active_graph().compile(checkpointer=saver, name=SUBSYSTEM)
-        stream = run_corpus(
-            graph,
-            records,
-            subsystem=SUBSYSTEM,
-            context=context,
-            make_input=lambda record: _graph_input(record, persona),
-            output_keys=MemoryActiveOutput.__annotations__,
-        )
-        out = (args.out / "items.jsonl").open("w") if write else None
-        try:
-            clock = time.perf_counter()
-            for record, result in progress(stream, desc="memory eval", unit="item"):
-                latencies.append((time.perf_counter() - clock) * 1000.0)
-                assert result is not None and not isinstance(record, RecordError)
-                if result.output is None:
-                    failed.append({"eval_id": result.dialogue_id, "error": result.error})
-                else:
-                    line = item_line(record, result, bank.units(record.individual_id))
-                    lines.append(line)
-                    if out is not None:
-                        out.write(jsonl_line(line))
-                        out.flush()
-                clock = time.perf_counter()
-        finally:
-            if out is not None:
-                out.close()
-    summary = memory_summary(lines)
-    latencies.sort()
-    return summary | {
-        "failed": failed,
-        "seconds": round(time.perf_counter() - started, 2),
-        "latency_ms_p50": _percentile(latencies, 0.5),
-        "latency_ms_p95": _percentile(latencies, 0.95),
-        "configuration": {
-            "retrieval": context.memory_retrieval,
-            "judger": context.memory_judger,
-            "alpha": context.alpha,
-            "top_k": context.memory_top_k,
-            "selected": context.memory_selected,
-            "refine": context.refine_memory,
-            "reader": context.reader_judge,
-            "planner": context.memory_planner,
-            "repair_agent": context.repair_agent,
-            "user_simulator": context.user_simulator,
-            "supervisor": context.supervisor_judge,
-            "max_repair_turns": context.max_repair_turns,
-            "user_persona": persona,
-        },
-        "llm_usage": ACCOUNTING.snapshot(),
-    }
-
-
-def _graph_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str, Any]:
-    item = record.item
-    return {
-        "individual_id": record.individual_id,
-        "intent": item.intent,
-        "context": [turn.model_dump() for turn in item.context],
-        "task_goal": dict(item.task_goal),
-        "persona": persona | {"seed": int(hashlib.sha256(item.eval_id.encode()).hexdigest(), 16)
-                              % 2**31},
-    }  # fmt: skip
-
-
-def item_line(
-    record: MemoryEvalRecord, result: ThreadResult, units: Sequence[Any]
-) -> dict[str, Any]:
-    """One line of items.jsonl: what the graph did with the item and its scores."""
-    output = result.output or {}
-    item = record.item
-    relevant = set(item.relevant_session_ids)
-    repair = output.get("repair") or {}
-    line = {
-        "eval_id": item.eval_id,
-        "individual_id": record.individual_id,
-        "intent": item.intent,
-        "retrieved_unit_ids": [row["unit"]["unit_id"] for row in output.get("activated", [])],
-        "relevant_session_ids": item.relevant_session_ids,
-        "relevant_units": sum(1 for unit in units if unit.session_id in relevant),
-        "selected": output.get("selected", []),
-        "missing_slots": output.get("missing_slots"),
-        "task_goal": dict(item.task_goal),
-        "response": output.get("response"),
-        "reference_response": item.reference_response,
-        "dte": repair.get("dte"),
-        "repair_success": repair.get("success"),
-        "repair": repair or None,
-        "judges": output.get("judges", {}),
-        "reasons": output.get("reasons", []),
-        "thread_id": result.thread_id,
-    }
-    return line | {"scores": item_scores(line)}
-
-
-def ablation_table(rows: Sequence[dict[str, Any]]) -> str:
-    """The grid as a text table."""
-    keys = ("recall_at_3", "recall_at_5", "recall_at_10", "slot_accuracy", "jga", "dte",
-            "success_rate", "bleu", "rouge_l")  # fmt: skip
-    header = f"{'configuration':34}" + "".join(f"{k:>14}" for k in keys)
-    body = [
-        f"{row['configuration']:34}" + "".join(f"{_f(row.get(k)):>14}" for k in keys)
-        for row in rows
-    ]
-    return "\n".join([header, *body])
-
-
-def _percentile(sorted_values: Sequence[float], q: float) -> float | None:
-    if not sorted_values:
-        return None
-    return round(sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))], 3)
-
-
-def _f(value: Any) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
