@@ -1,0 +1,166 @@
+"""One record, every view the subsystems need, and which subsystems apply to it.
+
+The top-level evaluation reads records of any supported kind and hands each subsystem the view
+it works on: goal segmentation and Goal Success Rate read a :class:`~evals.schema.Dialogue`
+(user message + response per turn), the goal tracker reads its utterances (an
+:class:`~evals.goal_tracking_schema.AtodDialogue` when the record carries ATOD gold), goal-shift
+metrics read a :class:`~evals.goal_shift_schema.Conversation` (tool calls and results), and
+memory metrics read a :class:`MemoryItem` (a returning user's item and their earlier sessions).
+
+Which subsystems apply (issue 7's rule): segmentation + goal success and goal tracking always
+(every record has a dialogue view); goal-shift metrics when the record has tool calls or
+goal-shift annotations; memory metrics when the user has earlier sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evals.goal_shift_schema import Conversation
+from evals.goal_tracking_schema import AtodDialogue
+from evals.memory_schema import MsTodEvalItem, MsTodSession
+from evals.schema import Dialogue, Turn
+
+Suite = Literal["gsr", "goals", "shift", "memory"]
+SUITES: tuple[Suite, ...] = ("gsr", "goals", "shift", "memory")
+"""Every subsystem the evaluation can run, in report order."""
+
+
+class MemoryItem(BaseModel):
+    """A returning user's evaluation item with the sessions their memory is built from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    individual_id: str = Field(description="Whose memory.")
+    item: MsTodEvalItem = Field(description="The new session's item.")
+    sessions: list[MsTodSession] = Field(description="The user's earlier sessions.")
+
+
+class EvaluationRecord(BaseModel):
+    """A record with its views; ``dialogue`` is always there, the others when they apply."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str = Field(min_length=1, description="The record's id (dialogue id).")
+    kind: Literal["dialogue", "atod", "conversation", "memory"] = Field(
+        description="What the record was read as."
+    )
+    dialogue: Dialogue = Field(description="User message + response per turn.")
+    atod: AtodDialogue | None = Field(default=None, description="ATOD-annotated form, if any.")
+    conversation: Conversation | None = Field(default=None, description="Agent transcript.")
+    memory: MemoryItem | None = Field(default=None, description="Memory item and sessions.")
+
+    @property
+    def dialogue_id(self) -> str:
+        """The id the batch runner names threads by."""
+        return self.record_id
+
+
+def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES) -> list[Suite]:
+    """The subsystems of ``wanted`` that apply to ``record``, in :data:`SUITES` order."""
+    applies: dict[Suite, bool] = {
+        "gsr": True,
+        "goals": True,
+        "shift": record.conversation is not None and has_goal_shift_evidence(record.conversation),
+        "memory": record.memory is not None and bool(record.memory.sessions),
+    }
+    return [suite for suite in SUITES if suite in wanted and applies[suite]]
+
+
+def has_goal_shift_evidence(conversation: Conversation) -> bool:
+    """Tool calls in the transcript, or goal-shift annotations on its task."""
+    calls = any(message.tool_calls for message in conversation.messages)
+    task = conversation.task
+    shifts = task is not None and (len(task.goals) > 1 or bool(task.required_shifts))
+    return calls or shifts
+
+
+def dialogue_record(dialogue: Dialogue) -> EvaluationRecord:
+    """A Mind the Goal or SGD dialogue."""
+    return EvaluationRecord(record_id=dialogue.dialogue_id, kind="dialogue", dialogue=dialogue)
+
+
+def atod_record(atod: AtodDialogue) -> EvaluationRecord:
+    """An ATOD-annotated dialogue: its utterances paired into turns, its gold kept."""
+    pairs: list[tuple[str, list[str]]] = []
+    for turn in atod.turns:
+        if turn.speaker == "USER" or not pairs:
+            pairs.append((turn.utterance if turn.speaker == "USER" else "", []))
+        if turn.speaker == "SYSTEM":
+            pairs[-1][1].append(turn.utterance)
+    dialogue = _dialogue(atod.dialogue_id, pairs, {"source": "atod"})
+    return EvaluationRecord(record_id=atod.dialogue_id, kind="atod", dialogue=dialogue, atod=atod)
+
+
+def conversation_record(conversation: Conversation) -> EvaluationRecord:
+    """An agent transcript: each user message with the assistant's words until the next one.
+
+    Tool calls stay out of the response text; a turn's ``metadata`` names the tools called and
+    how many of their results were errors (what the local response teacher reads as E5).
+    """
+    pairs: list[tuple[str, list[str]]] = []
+    tools: list[list[str]] = []
+    errors: list[int] = []
+    for message in conversation.messages:
+        if message.role == "user" or not pairs:
+            pairs.append((message.content if message.role == "user" else "", []))
+            tools.append([])
+            errors.append(0)
+        if message.role == "assistant":
+            if message.content.strip():
+                pairs[-1][1].append(message.content)
+            tools[-1].extend(call.name for call in message.tool_calls)
+        elif message.role == "tool" and message.error:
+            errors[-1] += 1
+    dialogue = _dialogue(
+        conversation.dialogue_id,
+        pairs,
+        {"source": "agent_transcript", "task_id": conversation.task_id},
+        [{"tool_calls": names, "tool_errors": n} for names, n in zip(tools, errors, strict=True)],
+    )
+    return EvaluationRecord(
+        record_id=conversation.dialogue_id,
+        kind="conversation",
+        dialogue=dialogue,
+        conversation=conversation,
+    )
+
+
+def memory_record(item: MemoryItem) -> EvaluationRecord:
+    """A memory item: its context is the dialogue (the response is the system's to write)."""
+    pairs: list[tuple[str, list[str]]] = []
+    for turn in item.item.context:
+        if turn.speaker == "user" or not pairs:
+            pairs.append((turn.utterance if turn.speaker == "user" else "", []))
+        if turn.speaker == "system":
+            pairs[-1][1].append(turn.utterance)
+    dialogue = _dialogue(item.item.eval_id, pairs, {"source": "memory_item"})
+    return EvaluationRecord(
+        record_id=item.item.eval_id, kind="memory", dialogue=dialogue, memory=item
+    )
+
+
+def _dialogue(
+    dialogue_id: str,
+    pairs: list[tuple[str, list[str]]],
+    metadata: dict[str, str],
+    turn_metadata: Sequence[dict[str, object]] | None = None,
+) -> Dialogue:
+    extra = list(turn_metadata or [{} for _ in pairs])
+    metadata = dict(metadata)
+    if pairs and not pairs[0][0]:  # the system spoke first: a greeting, not a turn
+        metadata["opening"] = " ".join(pairs[0][1])
+        pairs, extra = pairs[1:], extra[1:]
+    turns = [
+        Turn(
+            turn_number=number,
+            user_msg=user,
+            response=" ".join(responses),
+            metadata={key: value for key, value in meta.items() if value},
+        )
+        for number, ((user, responses), meta) in enumerate(zip(pairs, extra, strict=True), 1)
+    ]
+    return Dialogue(dialogue_id=dialogue_id, turns=turns, metadata=metadata)

@@ -1,0 +1,99 @@
+"""Every record kind seen as a dialogue, and which subsystems apply to it."""
+
+from __future__ import annotations
+
+from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
+from evals.goal_tracking_schema import AtodDialogue
+from evals.memory_schema import MsTodEvalItem, MsTodSession
+from evals.record_views import (
+    MemoryItem,
+    applicable_suites,
+    atod_record,
+    conversation_record,
+    dialogue_record,
+    memory_record,
+)
+from evals.schema import Dialogue
+
+
+def _conversation(tool_calls: bool, goals: list[str]) -> Conversation:
+    messages = [
+        Message(turn=0, role="assistant", content="Hi! How can I help?"),
+        Message(turn=1, role="user", content="What's my balance?"),
+        Message(
+            turn=2,
+            role="assistant",
+            tool_calls=[ToolCall(id="c1", name="get_balance", arguments={})] if tool_calls else [],
+        ),
+        Message(turn=3, role="tool", tool_call_id="c1", content="oops", error=True),
+        Message(turn=4, role="assistant", content="It is $12."),
+        Message(turn=5, role="user", content="Actually, block my card."),
+        Message(turn=6, role="assistant", content="Done."),
+    ]
+    task = TaskSpec(task_id="t1", goals=goals)
+    return Conversation(dialogue_id="c1", task_id="t1", messages=messages, task=task)
+
+
+def test_a_transcript_pairs_user_messages_with_the_assistants_words() -> None:
+    record = conversation_record(_conversation(tool_calls=True, goals=["balance"]))
+    turns = record.dialogue.turns
+    assert [(t.user_msg, t.response) for t in turns] == [
+        ("What's my balance?", "It is $12."),
+        ("Actually, block my card.", "Done."),
+    ]
+    assert turns[0].metadata == {"tool_calls": ["get_balance"], "tool_errors": 1}
+    assert record.dialogue.metadata["opening"] == "Hi! How can I help?"
+    assert applicable_suites(record) == ["gsr", "goals", "shift"]
+
+
+def test_goal_shift_applies_to_annotated_shifts_even_without_tool_calls() -> None:
+    shifted = conversation_record(_conversation(tool_calls=False, goals=["balance", "card"]))
+    plain = conversation_record(_conversation(tool_calls=False, goals=["balance"]))
+    assert "shift" in applicable_suites(shifted) and "shift" not in applicable_suites(plain)
+
+
+def test_memory_applies_only_with_earlier_sessions_and_suites_can_be_narrowed() -> None:
+    item = MsTodEvalItem(
+        eval_id="e1",
+        intent="ReserveRestaurant",
+        context=[{"speaker": "user", "utterance": "Hi again, it's about Sino."}],
+        task_goal={"restaurant_name": "Sino"},
+        reference_response="Confirming Sino?",
+        relevant_session_ids=["s1"],
+    )
+    session = MsTodSession(
+        session_id="s1",
+        domain="Restaurants_1",
+        intent="ReserveRestaurant",
+        content=[{"speaker": "user", "utterance": "A table at Sino."}],
+        task_goal={"restaurant_name": "Sino"},
+    )
+    with_memory = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[session]))
+    without = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[]))
+    assert applicable_suites(with_memory) == ["gsr", "goals", "memory"]
+    assert applicable_suites(without) == ["gsr", "goals"]
+    assert applicable_suites(with_memory, ["memory", "shift"]) == ["memory"]
+    assert with_memory.dialogue.turns[0].user_msg == "Hi again, it's about Sino."
+
+
+def test_atod_and_plain_dialogues() -> None:
+    atod = AtodDialogue.model_validate(
+        {
+            "dialogue_id": "a1",
+            "turns": [
+                {"turn_id": 1, "speaker": "USER", "utterance": "Book a hotel."},
+                {"turn_id": 2, "speaker": "SYSTEM", "utterance": "Which city?"},
+                {"turn_id": 3, "speaker": "USER", "utterance": "Paris."},
+            ],
+        }
+    )
+    record = atod_record(atod)
+    assert [(t.user_msg, t.response) for t in record.dialogue.turns] == [
+        ("Book a hotel.", "Which city?"),
+        ("Paris.", ""),
+    ]
+    assert record.atod is atod and record.dialogue_id == "a1"
+    plain = Dialogue.model_validate(
+        {"dialog_id": "d1", "turns": [{"turn_number": 1, "user_msg": "hi", "response": "hello"}]}
+    )
+    assert applicable_suites(dialogue_record(plain)) == ["gsr", "goals"]
