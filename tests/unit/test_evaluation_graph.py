@@ -1,0 +1,108 @@
+"""The top-level evaluation graph: the suites that apply run in parallel, one result per record."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
+from evals.memory_schema import MsTodEvalItem, MsTodSession
+from evals.record_views import MemoryItem, conversation_record, dialogue_record, memory_record
+from evals.schema import Dialogue
+from graphs.context import Context
+from graphs.evaluation import build_evaluation_graph
+from nodes.goal_tracker import goal_memory
+from nodes.memory_active import memory_bank
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> Iterator[Context]:
+    memory_bank.cache_clear()
+    yield Context(
+        escalate_ambiguous=False,
+        goal_memory_path=str(tmp_path / "goals.sqlite"),
+        vector_backend="memory",
+        memory_bank_backend="memory",
+        memory_bank_collection="evaluation-test",
+        memory_judger="none",
+    )
+    goal_memory.cache_clear()
+    memory_bank.cache_clear()
+
+
+def _run(context: Context, record: Any, suites: list[str] | None = None) -> dict[str, Any]:
+    graph = build_evaluation_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": record.record_id}}
+    return graph.invoke(
+        {"record": record.model_dump(mode="json"), "suites": suites}, config, context=context
+    )
+
+
+DIALOGUE = Dialogue.model_validate(
+    {
+        "dialog_id": "d1",
+        "turns": [
+            {"turn_number": 1, "user_msg": "Find me an Italian restaurant in San Jose.",
+             "response": "Sino in San Jose is a good Italian place."},
+            {"turn_number": 2, "user_msg": "Great, thanks!", "response": "You're welcome."},
+        ],
+    }
+)  # fmt: skip
+
+
+def test_a_dialogue_gets_goal_success_and_goal_tracking(context: Context) -> None:
+    output = _run(context, dialogue_record(DIALOGUE))
+    assert output["record_id"] == "d1" and output["suites"] == ["gsr", "goals"]
+    assert set(output["results"]) == {"gsr", "goals"}
+    assert output["results"]["gsr"]["dialogue_id"] == "d1"
+    assert output["results"]["gsr"]["goals"]  # at least one segmented, scored goal
+    assert len(output["results"]["goals"]["turns"]) == 4  # one state per utterance
+
+
+def test_a_transcript_with_tool_calls_also_gets_goal_shift_metrics(context: Context) -> None:
+    conversation = Conversation(
+        dialogue_id="c1",
+        task_id="t1",
+        task=TaskSpec(task_id="t1", goals=["balance"]),
+        messages=[
+            Message(turn=0, role="user", content="What's my balance?"),
+            Message(
+                turn=1,
+                role="assistant",
+                tool_calls=[ToolCall(id="k1", name="get_balance", arguments={"id": "a"})],
+            ),
+            Message(turn=2, role="tool", tool_call_id="k1", content="12"),
+            Message(turn=3, role="assistant", content="Your balance is $12."),
+        ],
+    )
+    output = _run(context, conversation_record(conversation))
+    assert output["suites"] == ["gsr", "goals", "shift"]
+    assert output["results"]["shift"]["num_tool_calls"] == 1
+    only = _run(context, conversation_record(conversation), suites=["shift"])
+    assert list(only["results"]) == ["shift"]
+
+
+def test_a_returning_user_gets_memory_metrics(context: Context) -> None:
+    session = MsTodSession(
+        session_id="s1",
+        domain="Restaurants_1",
+        intent="ReserveRestaurant",
+        content=[{"speaker": "user", "utterance": "A table at Sino in San Jose."}],
+        task_goal={"restaurant_name": "Sino", "city": "San Jose"},
+    )
+    item = MsTodEvalItem(
+        eval_id="e1",
+        intent="ReserveRestaurant",
+        context=[{"speaker": "user", "utterance": "Hi again, it's about the table at Sino."}],
+        task_goal={"restaurant_name": "Sino", "city": "San Jose"},
+        reference_response="A table at Sino in San Jose?",
+        relevant_session_ids=["s1"],
+    )
+    record = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[session]))
+    output = _run(context, record, suites=["memory"])
+    memory = output["results"]["memory"]
+    assert "San Jose" in memory["response"] and memory["repair"]["success"] is True
