@@ -17,13 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from cli.common import fmt_figure
 from stores.paths import PROJECT_ROOT, data_dir
 
 SAMPLES = ("enterprise_dialogues.jsonl", "heldout_dialogues.jsonl")
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -> None:
@@ -34,12 +31,15 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
         f"{label}\n"
         f"  dialogues {counts['dialogues']}, turns {counts['turns']}, goals {summary['n_goals']}"
         f" (undecided {summary['undecided_goals']}), skipped {counts['skipped_records']}\n"
-        f"  GSR {_f(summary['gsr'])}  single-turn {_f(summary['gsr_single_turn'])}  multi-turn "
-        f"{_f(summary['gsr_multi_turn'])}  fractional {_f(summary['fractional_credit'])}  "
-        f"last-turn {_f(summary['last_turn_success_rate'])}\n"
+        f"  GSR {fmt_figure(summary['gsr'])}  single-turn "
+        f"{fmt_figure(summary['gsr_single_turn'])}  multi-turn "
+        f"{fmt_figure(summary['gsr_multi_turn'])}  fractional "
+        f"{fmt_figure(summary['fractional_credit'])}  last-turn "
+        f"{fmt_figure(summary['last_turn_success_rate'])}\n"
         f"  RCOF of failed goals: {rcof}, unattributed {summary['rcof_unattributed']}\n"
-        f"  ambiguous turns {summary['ambiguous']} (share {_f(summary['ambiguous_share'])}); "
-        f"Fleiss kappa (quality) {_f(summary['teacher_kappa']['quality']['fleiss_kappa'])}\n"
+        f"  ambiguous turns {summary['ambiguous']} (share "
+        f"{fmt_figure(summary['ambiguous_share'])}); Fleiss kappa (quality) "
+        f"{fmt_figure(summary['teacher_kappa']['quality']['fleiss_kappa'])}\n"
         f"  wall {elapsed:.1f} s (incl. start-up), {summary['n_goals'] / elapsed:.1f} goals/s, "
         f"{counts['turns'] / elapsed:.0f} turns/s, peak RSS {rss_mb:.0f} MB",
         flush=True,
@@ -51,9 +51,10 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
     for name, figures in rows:
         quality, cause = figures["quality"], figures["rcof"]
         print(
-            f"    {name:<16} quality acc {_f(quality['accuracy'])} kappa {_f(quality['kappa'])} "
-            f"(n {quality['n']}); rcof acc {_f(cause['accuracy'])} coverage "
-            f"{_f(cause['coverage'])} (n {cause['n']})"
+            f"    {name:<16} quality acc {fmt_figure(quality['accuracy'])} kappa "
+            f"{fmt_figure(quality['kappa'])} (n {quality['n']}); rcof acc "
+            f"{fmt_figure(cause['accuracy'])} coverage {fmt_figure(cause['coverage'])} "
+            f"(n {cause['n']})"
         )
 
 

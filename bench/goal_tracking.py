@@ -15,11 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from cli.common import fmt_figure
 from stores.paths import data_dir
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -> None:
@@ -29,14 +26,16 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
         f"{label}\n"
         f"  dialogues {counts['dialogues']}, utterances {counts['utterances']}, goals "
         f"{counts['goals']}\n"
-        f"  detection P {_f(summary['goal_detection_precision'])} R "
-        f"{_f(summary['goal_detection_recall'])} F1 {_f(summary['goal_detection_f1'])}; status "
-        f"accuracy {_f(summary['status_accuracy'])}; memory recall "
-        f"{_f(summary['memory_recall_accuracy'])}\n"
-        f"  dGCR {_f(summary['dgcr'])} (gold {_f(summary['dgcr_gold'])}); NTC "
-        f"{_f(summary['ntc'])} (gold {_f(summary['ntc_gold'])})\n"
-        f"  latency per utterance p50 {_f(summary['latency_ms_p50'])} ms, p95 "
-        f"{_f(summary['latency_ms_p95'])} ms; wall {elapsed:.1f} s, peak RSS {rss_mb:.0f} MB",
+        f"  detection P {fmt_figure(summary['goal_detection_precision'])} R "
+        f"{fmt_figure(summary['goal_detection_recall'])} F1 "
+        f"{fmt_figure(summary['goal_detection_f1'])}; status accuracy "
+        f"{fmt_figure(summary['status_accuracy'])}; memory recall "
+        f"{fmt_figure(summary['memory_recall_accuracy'])}\n"
+        f"  dGCR {fmt_figure(summary['dgcr'])} (gold {fmt_figure(summary['dgcr_gold'])}); NTC "
+        f"{fmt_figure(summary['ntc'])} (gold {fmt_figure(summary['ntc_gold'])})\n"
+        f"  latency per utterance p50 {fmt_figure(summary['latency_ms_p50'])} ms, p95 "
+        f"{fmt_figure(summary['latency_ms_p95'])} ms; wall {elapsed:.1f} s, peak RSS "
+        f"{rss_mb:.0f} MB",
         flush=True,
     )
 

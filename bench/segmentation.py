@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from cli.common import fmt_figure
 from stores.paths import PROJECT_ROOT, data_dir
 
 
@@ -33,8 +34,7 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
     counts, metrics = summary["counts"], summary["metrics"] or {}
 
     def fmt(key: str) -> str:
-        value = metrics.get(key)
-        return "n/a" if value is None else f"{value:.3f}"
+        return fmt_figure(metrics.get(key))
 
     print(
         f"{label}\n"

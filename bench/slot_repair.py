@@ -25,6 +25,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from cli.common import fmt_figure
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MsTodEvalItem
@@ -60,10 +61,6 @@ def confirmation(
     if not parts:
         return "Shall I go ahead?"
     return "Just to confirm: " + "; ".join(parts) + ". Is that correct?"
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _percentile(sorted_values: Sequence[float], share: float) -> float:
@@ -105,8 +102,9 @@ def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], agreeableness
     median, p95 = (_percentile(latencies, share) * 1000 for share in (0.5, 0.95))
     print(
         f"{label:38s} {agreeableness:6s} n={len(outputs)} (judged {len(judged)}) "
-        f"slot_acc(r)={accuracy:.3f} JGA(r)={jga:.3f} DTE={_f(dte)} S.R.={success:.3f} | "
-        f"needing repair {len(needing)}, DTE there {_f(dte_needing)} | "
+        f"slot_acc(r)={accuracy:.3f} JGA(r)={jga:.3f} DTE={fmt_figure(dte, 2)} "
+        f"S.R.={success:.3f} | "
+        f"needing repair {len(needing)}, DTE there {fmt_figure(dte_needing, 2)} | "
         f"latency median {median:.1f} ms p95 {p95:.1f} ms",
         flush=True,
     )

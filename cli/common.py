@@ -1,4 +1,4 @@
-"""Helpers every subcommand shares: progress bars, output files, usage errors."""
+"""Helpers every subcommand shares: progress bars, output files, usage errors, run results."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from tqdm import tqdm
 
+from evals.schema import RecordError
+from graphs.runner import ThreadResult
+
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 
 class UsageError(Exception):
@@ -75,3 +80,36 @@ def add_corpus_arguments(
         + ")",
     )
     parser.add_argument("--limit", type=int, default=None, help="only the first N records")
+
+
+def fmt_figure(value: float | None, digits: int = 3) -> str:
+    """A figure for a run's last line: ``digits`` decimals, or ``n/a`` when not computed."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def skipped_row(error: RecordError) -> dict[str, Any]:
+    """A record that could not be read, as ``summary.json`` lists it under ``skipped``."""
+    return error.model_dump() | {"error": str(error)}
+
+
+def usable_result(
+    record: R | RecordError,
+    result: ThreadResult | None,
+    *,
+    skipped: list[dict[str, Any]],
+    failed: list[dict[str, Any]],
+    id_key: str = "dialogue_id",
+) -> tuple[R, ThreadResult, dict[str, Any]] | None:
+    """One item of :func:`graphs.runner.run_corpus` as ``(record, result, output)``, or None.
+
+    An unreadable record is appended to ``skipped`` (:func:`skipped_row`) and a thread that
+    failed to ``failed`` (``{id_key: ..., "error": ...}``); both return None.
+    """
+    if isinstance(record, RecordError):
+        skipped.append(skipped_row(record))
+        return None
+    assert result is not None  # run_corpus pairs every record with its thread's result
+    if result.output is None:
+        failed.append({id_key: result.dialogue_id, "error": result.error})
+        return None
+    return record, result, result.output

@@ -74,9 +74,12 @@ def _field_name(key: str, section: str, defaults: Mapping[str, Any]) -> str | No
 
 def _checked(source: Path, where: str, value: Any, default: Any) -> Any:
     """The value if it has the setting's type (ints are fine where floats are expected)."""
-    if default is None or isinstance(value, type(default)):
+    if default is None:
         return value
-    if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+    same_kind = isinstance(value, bool) == isinstance(default, bool)  # bool is an int subclass
+    if same_kind and isinstance(value, type(default)):
+        return value
+    if same_kind and isinstance(default, float) and isinstance(value, int):
         return float(value)
     raise UsageError(
         f"{source}: {where} should be {type(default).__name__}, not {type(value).__name__}"

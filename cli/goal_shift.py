@@ -23,9 +23,12 @@ from langgraph.graph.state import CompiledStateGraph
 from cli.common import (
     UsageError,
     add_corpus_arguments,
+    fmt_figure,
     input_path,
     jsonl_line,
     progress,
+    skipped_row,
+    usable_result,
     write_json,
 )
 from evals.datasets.errors import DatasetFormatError
@@ -34,7 +37,6 @@ from evals.goal_shift_schema import Conversation
 from evals.metrics.goal_shift import Compat, goal_shift_summary, retention_drop
 from evals.report import write_report
 from evals.report.goal_shift import goal_shift_section
-from evals.schema import RecordError
 from graphs.context import Context
 from graphs.goal_shift import GoalShiftOutput, build_goal_shift_graph
 from graphs.runner import run_corpus
@@ -228,7 +230,7 @@ def score_run(
     # The thread id hashes the conversation and the context; the schemas join via the name.
     digest = hashlib.sha256(json.dumps(schemas, sort_keys=True).encode()).hexdigest()[:8]
     rows: list[dict[str, Any]] = []
-    skipped = [e.model_dump() | {"error": str(e)} for e in goal_run.task_errors]
+    skipped = [skipped_row(error) for error in goal_run.task_errors]
     failed: list[dict[str, Any]] = []
     records = goal_run.records[:limit] if limit is not None else goal_run.records
     stream = run_corpus(
@@ -240,15 +242,13 @@ def score_run(
         output_keys=GoalShiftOutput.__annotations__,
     )
     for record, result in progress(stream, desc="goal-shift", unit="conversation"):
-        if isinstance(record, RecordError) or result is None:
-            skipped.append(record.model_dump() | {"error": str(record)})
+        usable = usable_result(record, result, skipped=skipped, failed=failed)
+        if usable is None:
             continue
-        if result.output is None:
-            failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
-            continue
-        rows.append(result.output)
+        output = usable[2]
+        rows.append(output)
         if out is not None:
-            out.write(jsonl_line(result.output))
+            out.write(jsonl_line(output))
     return rows, skipped, failed
 
 
@@ -265,16 +265,13 @@ def _judges_used(rows: Iterable[Mapping[str, Any]], context: Context) -> dict[st
 
 def one_line(summary: Mapping[str, Any], out: Path) -> str:
     """The last line a run prints."""
-
-    def fig(value: Any) -> str:
-        return "n/a" if value is None else f"{value:.3f}"
-
     counts, gsrt = summary["counts"], summary["gsrt"]
     return (
         f"scored {counts['conversations']} conversations ({summary['num_tool_calls']} tool "
-        f"calls, {gsrt['shifts']} shifts): TSR {fig(summary['tsr'])}, TUE {fig(summary['tue'])} "
-        f"(T {fig(summary['tool_correctness'])}, P {fig(summary['param_validity'])}), TCRR "
-        f"{fig(summary['tcrr'])}, recovery {fig(gsrt['recovery_rate'])}; "
+        f"calls, {gsrt['shifts']} shifts): TSR {fmt_figure(summary['tsr'])}, TUE "
+        f"{fmt_figure(summary['tue'])} (T {fmt_figure(summary['tool_correctness'])}, P "
+        f"{fmt_figure(summary['param_validity'])}), TCRR {fmt_figure(summary['tcrr'])}, "
+        f"recovery {fmt_figure(gsrt['recovery_rate'])}; "
         f"{counts['conversations_with_issues']} with transcript issues, "
         f"{counts['skipped_records']} unreadable records skipped, "
         f"{counts['failed_conversations']} failed; wrote {out / 'conversations.jsonl'}, "

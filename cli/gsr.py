@@ -19,6 +19,7 @@ from typing import Any
 from cli.common import (
     UsageError,
     add_corpus_arguments,
+    fmt_figure,
     input_path,
     jsonl_line,
     progress,
@@ -204,10 +205,6 @@ def evaluate_corpus(
 def one_line(summary: dict[str, Any], out: Path) -> str:
     """The last line a run prints."""
     counts = summary["counts"]
-
-    def rate(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.3f}"
-
     how = (
         "but --checkpoints :memory: kept nothing to resume"
         if summary["run"]["checkpoints"] == ":memory:"
@@ -221,16 +218,16 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     )
     bounds = summary["gsr_bounds"]
     undecided = (
-        f" ({summary['undecided_goals']} undecided: GSR between {rate(bounds['lower'])} and "
-        f"{rate(bounds['upper'])})"
+        f" ({summary['undecided_goals']} undecided: GSR between {fmt_figure(bounds['lower'])} "
+        f"and {fmt_figure(bounds['upper'])})"
         if summary["undecided_goals"]
         else ""
     )
     return (
-        f"GSR {rate(summary['gsr'])} over {summary['n_goals']} goals{undecided} in "
-        f"{counts['dialogues']} "
-        f"dialogues (single-turn {rate(summary['gsr_single_turn'])}, multi-turn "
-        f"{rate(summary['gsr_multi_turn'])}); {summary['ambiguous']} ambiguous turns{review}; "
+        f"GSR {fmt_figure(summary['gsr'])} over {summary['n_goals']} goals{undecided} in "
+        f"{counts['dialogues']} dialogues (single-turn {fmt_figure(summary['gsr_single_turn'])}, "
+        f"multi-turn {fmt_figure(summary['gsr_multi_turn'])}); {summary['ambiguous']} ambiguous "
+        f"turns{review}; "
         f"{counts['skipped_records']} unreadable records skipped, {counts['failed_dialogues']} "
         f"failed; wrote {out / 'goals.jsonl'}, {out / 'summary.json'} and {out / 'report.html'}"
     )

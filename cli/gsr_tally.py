@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.goal_success import (
-    gsr_report,
+from cli.common import usable_result
+from evals.metrics.goal_success import gsr_report, score_goals, turn_report
+from evals.metrics.teacher_agreement import (
+    labeller_agreement,
     reference_agreement,
-    score_goals,
     teacher_agreement,
-    turn_report,
 )
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
@@ -74,13 +74,10 @@ class GsrTally:
         self, record: Dialogue | RecordError, result: ThreadResult | None
     ) -> list[dict[str, Any]]:
         """Take one record's result; return its goals.jsonl lines."""
-        if isinstance(record, RecordError):
-            self.skipped.append(record.model_dump() | {"error": str(record)})
+        usable = usable_result(record, result, skipped=self.skipped, failed=self.failed)
+        if usable is None:
             return []
-        assert result is not None  # run_corpus pairs every dialogue with its thread's result
-        if result.output is None:
-            self.failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
-            return []
+        record, result, _ = usable
         turns, goals = _labels_and_goals(result)
         self.dialogues += 1
         self.resumed += int(result.resumed)
@@ -120,9 +117,7 @@ class GsrTally:
         """Each teacher against every human verdict; the vote against audit verdicts only."""
         agreement = reference_agreement(self.turns, self.human)
         audited = any(ref is not None for ref in self.audited)
-        agreement["vote"] = (
-            reference_agreement(self.turns, self.audited)["vote"] if audited else None
-        )
+        agreement["vote"] = labeller_agreement(self.turns, self.audited) if audited else None
         agreement["audited_turns"] = sum(ref is not None for ref in self.audited)
         agreement["note"] = (
             "teachers: against every human verdict; vote: only against audit verdicts "

@@ -9,6 +9,11 @@ from collections.abc import Sequence
 
 from cli import goal_shift, gsr, memory, review, segment, track_goals
 from cli.common import UsageError
+from evals.datasets.errors import DatasetFormatError
+from nodes.judges.spec import JudgeConfigError, JudgeSpecError
+
+#: What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no traceback.
+USAGE_ERRORS = (UsageError, DatasetFormatError, JudgeSpecError, JudgeConfigError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except UsageError as error:
+    except USAGE_ERRORS as error:
         print(f"todeval {args.command}: error: {error}", file=sys.stderr)
         return 2
     return code

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, input_path, progress, write_json
+from cli.common import UsageError, fmt_figure, input_path, progress, skipped_row, write_json
 from cli.memory_build import add_build_bench_parser
 from cli.memory_runs import (
     ABLATION_RETRIEVAL,
@@ -23,7 +23,6 @@ from cli.memory_runs import (
     ablation_table,
     eval_records,
     evaluate,
-    fmt,
 )
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.jsonio import open_binary
@@ -37,6 +36,8 @@ from evals.memory_schema import MemoryBench
 from evals.schema import RecordError
 from graphs.context import Context
 from nodes.judges.memory_judger import memory_judger
+from nodes.judges.memory_planning import intent_capturer, missing_slot_querier
+from nodes.judges.memory_reader import memory_reader
 from nodes.judges.memory_units import individual_units, memory_bank_builder
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
 from nodes.memory_active import bank_for
@@ -134,24 +135,30 @@ def run_eval(args: argparse.Namespace) -> int:
         print(ablation_table(rows))
         return 0
     summary = evaluate(records, context, args, write=True)
-    summary["skipped_records"] = [e.model_dump() | {"error": str(e)} for e in errors]
+    summary["skipped_records"] = [skipped_row(error) for error in errors]
     write_json(args.out / "summary.json", summary)
     print(
-        f"evaluated {summary['items']} items: Recall@5 {fmt(summary['recall_at_5'])}, slot "
-        f"accuracy {fmt(summary['slot_accuracy'])}, JGA {fmt(summary['jga'])}, DTE "
-        f"{fmt(summary['dte'])}, success {fmt(summary['success_rate'])}; {len(errors)} skipped; "
+        f"evaluated {summary['items']} items: Recall@5 {fmt_figure(summary['recall_at_5'])}, "
+        f"slot accuracy {fmt_figure(summary['slot_accuracy'])}, JGA "
+        f"{fmt_figure(summary['jga'])}, DTE {fmt_figure(summary['dte'])}, success "
+        f"{fmt_figure(summary['success_rate'])}; {len(errors)} skipped; "
         f"wrote {args.out / 'items.jsonl'} and {args.out / 'summary.json'}"
     )
     return 0
 
 
 def _context(args: argparse.Namespace, source: Path) -> Context:
+    schema_path = str(input_path(args.schema)) if args.schema else None
     try:
-        for spec in (args.reader, args.planner, args.bank_builder):
-            parse_spec(spec)
+        parse_spec(args.bank_builder)  # built by fill_banks
         if args.judger != "none":
             parse_spec(args.judger)
-    except JudgeSpecError as error:
+        # Build the planning and reader judges now (the nodes reuse them): a bad spec, schema
+        # or missing LLM package is one error here, not one failed thread per item.
+        intent_capturer(args.planner, schema_path)
+        missing_slot_querier(args.planner)
+        memory_reader(args.reader)
+    except (JudgeSpecError, JudgeConfigError, DatasetFormatError) as error:
         raise UsageError(str(error)) from error
     judgers = {args.judger, "local"} - {"none"} if args.ablation else {args.judger} - {"none"}
     for spec in judgers:
@@ -168,7 +175,7 @@ def _context(args: argparse.Namespace, source: Path) -> Context:
         refine_memory=not args.no_refine,
         reader_judge=args.reader,
         memory_planner=args.planner,
-        schema_path=str(input_path(args.schema)) if args.schema else None,
+        schema_path=schema_path,
         memory_bank_backend=args.bank_backend,
         memory_bank_collection=f"memory_bank_{digest}",  # one collection per benchmark file
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from cli.common import jsonl_line, progress
+from cli.common import fmt_figure, jsonl_line, progress
 from evals.memory_schema import MemoryBench, MsTodEvalItem
 from evals.metrics.memory import item_scores, memory_summary
 from evals.schema import RecordError
@@ -146,6 +146,7 @@ def _graph_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str,
     return {
         "individual_id": record.individual_id,
         "intent": item.intent,
+        "service": (item.model_extra or {}).get("domain"),
         "context": [turn.model_dump() for turn in item.context],
         "task_goal": dict(item.task_goal),
         "persona": persona | {"seed": int(hashlib.sha256(item.eval_id.encode()).hexdigest(), 16)
@@ -189,7 +190,7 @@ def ablation_table(rows: Sequence[dict[str, Any]]) -> str:
             "success_rate", "bleu", "rouge_l")  # fmt: skip
     header = f"{'configuration':34}" + "".join(f"{k:>14}" for k in keys)
     body = [
-        f"{row['configuration']:34}" + "".join(f"{fmt(row.get(k)):>14}" for k in keys)
+        f"{row['configuration']:34}" + "".join(f"{fmt_figure(row.get(k)):>14}" for k in keys)
         for row in rows
     ]
     return "\n".join([header, *body])
@@ -199,8 +200,3 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float | None:
     if not sorted_values:
         return None
     return round(sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))], 3)
-
-
-def fmt(value: Any) -> str:
-    """A figure with three decimals, or ``n/a``."""
-    return "n/a" if value is None else f"{value:.3f}"

@@ -126,7 +126,17 @@ def _review_thread(
         if isinstance(verdict, str):  # "skip": leave this dialogue for later
             return answered, False
         cases = resume_thread(graph, thread_id, case["id"], verdict, context=context)
-        _log(args.dir, thread_id, case["value"], verdict)
+        asked = case["value"]
+        _log(
+            args.dir,
+            {
+                "dialogue_id": asked["dialogue_id"],
+                "turn_number": asked["turn_number"],
+                "thread_id": thread_id,
+                "verdict": verdict,
+                "teachers": asked["teachers"],
+            },
+        )
         answered += 1
     return answered, False
 
@@ -163,10 +173,8 @@ def audit_turns(args: argparse.Namespace, run_info: dict[str, Any], ask: Ask) ->
             "verdict": verdict,
             "voted": {"quality": turn["quality"], "rcof": turn["rcof"]},
             "teachers": turn["teachers"],
-            "at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        with (args.dir / "verdicts.jsonl").open("a") as log:
-            log.write(jsonl_line(record))
+        _log(args.dir, record)
         given += 1
     return given
 
@@ -233,14 +241,8 @@ def _case_line(thread_id: str, case: dict[str, Any]) -> str:
     return f"{case['dialogue_id']} turn {case['turn_number']} ({fields}): {labels}  [{thread_id}]"
 
 
-def _log(out: Path, thread_id: str, case: dict[str, Any], verdict: dict[str, Any]) -> None:
-    record = {
-        "dialogue_id": case["dialogue_id"],
-        "turn_number": case["turn_number"],
-        "thread_id": thread_id,
-        "verdict": verdict,
-        "teachers": case["teachers"],
-        "at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+def _log(out: Path, record: dict[str, Any]) -> None:
+    """Append ``record``, time-stamped, to ``out/verdicts.jsonl``."""
+    stamped = record | {"at": datetime.now(UTC).isoformat(timespec="seconds")}
     with (out / "verdicts.jsonl").open("a") as log:
-        log.write(jsonl_line(record))
+        log.write(jsonl_line(stamped))

@@ -16,6 +16,7 @@ from cli.common import (
     input_path,
     jsonl_line,
     progress,
+    usable_result,
     write_json,
 )
 from evals.datasets import detect_format, load_dialogues
@@ -128,21 +129,17 @@ class _Tally:
     def add(
         self, record: Dialogue | RecordError, result: ThreadResult | None
     ) -> dict[str, Any] | None:
-        if isinstance(record, RecordError):
-            self.skipped.append(record.model_dump() | {"error": str(record)})
+        usable = usable_result(record, result, skipped=self.skipped, failed=self.failed)
+        if usable is None:
             return None
-        assert result is not None  # run_corpus pairs every dialogue with its thread's result
-        if result.output is None:
-            self.failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
-            return None
-        output = result.output
+        dialogue, thread, output = usable
         labels = [turn["is_new_goal"] for turn in output["turns"]]
         self.dialogues += 1
         self.turns += len(labels)
         self.goals += len(output["goals"])
         self.new_goals += sum(bool(label) for label in labels[1:])
-        self.resumed += int(result.resumed)
-        gold = record.gold_new_goal_labels()
+        self.resumed += int(thread.resumed)
+        gold = dialogue.gold_new_goal_labels()
         if None in labels:
             self.unlabelled += 1
         elif gold is not None:

@@ -19,21 +19,25 @@ from typing import Any
 from cli.common import (
     UsageError,
     add_corpus_arguments,
+    fmt_figure,
     input_path,
     jsonl_line,
     progress,
+    usable_result,
     write_json,
 )
 from evals.datasets import detect_format, load_dialogues
 from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.loader import Format
-from evals.datasets.sgd_goals import sgd_to_atod
+from evals.datasets.sgd_goals import sgd_gold_or_error
 from evals.datasets.sgd_schema import load_sgd_schema
-from evals.goal_tracking_schema import AtodDialogue, AtodTurn
+from evals.goal_tracking_schema import AtodDialogue
 from evals.metrics.goal_detection import match_goals
+from evals.metrics.goal_records import gold_timeline, is_mentioned
 from evals.metrics.goal_tracking import goal_tracking_report
+from evals.record_views import atod_view
 from evals.report import goal_tracking_section, write_report
-from evals.schema import Dialogue, RecordError
+from evals.schema import RecordError
 from graphs.context import Context
 from graphs.goal_tracker import TrackerOutput, build_goal_tracker_graph
 from graphs.runner import ThreadResult, run_corpus
@@ -117,14 +121,11 @@ def run(args: argparse.Namespace) -> int:
             output_keys=TrackerOutput.__annotations__,
         )
         for record, result in progress(stream, desc="track-goals"):
-            if isinstance(record, RecordError):
-                skipped.append(record.model_dump() | {"error": str(record)})
+            usable = usable_result(record, result, skipped=skipped, failed=failed)
+            if usable is None:
                 continue
-            assert result is not None
-            if result.output is None:
-                failed.append({"dialogue_id": result.dialogue_id, "error": result.error})
-                continue
-            dialogue_result = scored_result(record, result)
+            atod, finished, _ = usable
+            dialogue_result = scored_result(atod, finished)
             results.append(dialogue_result)
             line = goals_line(dialogue_result)
             out.write(jsonl_line(line))
@@ -163,29 +164,23 @@ def run(args: argparse.Namespace) -> int:
 def list_records(
     source: Path, fmt: str, schema_path: str | None
 ) -> Iterator[AtodDialogue | RecordError]:
-    """Every record as an :class:`AtodDialogue` (gold when the format has it) or an error."""
+    """Every record as an :class:`AtodDialogue` (gold when the format has it) or an error.
+
+    Raises:
+        ValueError: (a ``DatasetFormatError``) the input or the schema cannot be read, or the
+            format is not recognised; raised here, before any record is read.
+    """
     if fmt == "atod" or (fmt == "auto" and looks_like_atod(source)):
-        yield from load_atod(source)
-        return
+        return load_atod(source)
     chosen: Format = detect_format(source) if fmt == "auto" else ("sgd" if fmt == "sgd" else "mtg")
     schema = load_sgd_schema(schema_path) if schema_path else None
-    for record in load_dialogues(source, chosen):
-        if isinstance(record, RecordError):
-            yield record
-        elif chosen == "sgd":
-            yield sgd_to_atod(record, schema)
-        else:
-            yield without_gold(record)
-
-
-def without_gold(dialogue: Dialogue) -> AtodDialogue:
-    """A Mind the Goal dialogue as utterances (user message, then response), no goal gold."""
-    turns: list[AtodTurn] = []
-    for turn in dialogue.turns:
-        for speaker, text in (("USER", turn.user_msg), ("SYSTEM", turn.response)):
-            if text:
-                turns.append(AtodTurn(turn_id=len(turns) + 1, speaker=speaker, utterance=text))
-    return AtodDialogue(dialogue_id=dialogue.dialogue_id, turns=turns, metadata={"gold": False})
+    records = load_dialogues(source, chosen)
+    if chosen == "sgd":
+        return (
+            r if isinstance(r, RecordError) else sgd_gold_or_error(r, schema, file=str(source))
+            for r in records
+        )
+    return (r if isinstance(r, RecordError) else atod_view(r) for r in records)
 
 
 def tracker_input(dialogue: AtodDialogue) -> dict[str, Any]:
@@ -237,14 +232,12 @@ def _gold_queries(
     if gold is None:
         return []
     pairs = dict(match_goals(goals, gold))
+    states = gold_timeline(gold.turns)
     expected_at: dict[int, set[str]] = {}
-    before: dict[str, str] = {goal.id: "not_mentioned" for goal in gold.goal_list}
-    for turn in gold.turns:
+    for turn, before in zip(gold.turns, [{}, *states[:-1]], strict=True):
         concerned = {change.goal_id for change in turn.goal_status_changes}
         if concerned:
-            expected_at[turn.turn_id] = {g for g in concerned if before[g] != "not_mentioned"}
-        before.update(turn.all_goals)
-        before.update({c.goal_id: c.new_status for c in turn.goal_status_changes})
+            expected_at[turn.turn_id] = {g for g in concerned if is_mentioned(before.get(g))}
     mapped = []
     for query in queries:
         retrieved = query["retrieved"]
@@ -268,8 +261,7 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     """The last line a run prints."""
 
     def fig(key: str) -> str:
-        value = summary.get(key)
-        return "n/a" if value is None else f"{value:.3f}"
+        return fmt_figure(summary.get(key))
 
     counts = summary["counts"]
     return (

@@ -33,6 +33,7 @@ from typing import Any, NotRequired, TypedDict
 from evals.metrics import goal_success as gs
 from evals.metrics.agreement import cohen_kappa, paired
 from evals.metrics.segmentation import boundary_prf, goal_spans
+from evals.metrics.teacher_agreement import labeller_agreement
 from evals.schema import Dialogue
 
 
@@ -229,4 +230,4 @@ def _vote_agreement(
     outputs: Mapping[str, Any] | None, reference_outputs: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     labels, references = _aligned(outputs, reference_outputs)
-    return gs.labeller_agreement(labels, references, ndigits=None)
+    return labeller_agreement(labels, references, ndigits=None)

@@ -42,8 +42,8 @@ def intent_in_words(intent: str) -> str:
 
 
 def slot_in_words(slot: str) -> str:
-    """An SGD slot in words: ``restaurant_name`` -> ``"restaurant name"``."""
-    return " ".join(_CAMEL_BOUNDARY.sub(" ", slot.replace("_", " ")).split()).lower()
+    """An SGD slot in words: ``restaurant_name`` -> ``"restaurant name"`` (as intents are)."""
+    return intent_in_words(slot)
 
 
 def slot_kind(slot: str) -> SlotKind:

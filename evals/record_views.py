@@ -14,13 +14,13 @@ goal-shift annotations; memory metrics when the user has earlier sessions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals.goal_shift_schema import Conversation
-from evals.goal_tracking_schema import AtodDialogue
+from evals.goal_tracking_schema import AtodDialogue, AtodTurn
 from evals.memory_schema import MsTodEvalItem, MsTodSession
 from evals.schema import Dialogue, Turn
 
@@ -85,12 +85,7 @@ def dialogue_record(dialogue: Dialogue) -> EvaluationRecord:
 
 def atod_record(atod: AtodDialogue) -> EvaluationRecord:
     """An ATOD-annotated dialogue: its utterances paired into turns, its gold kept."""
-    pairs: list[tuple[str, list[str]]] = []
-    for turn in atod.turns:
-        if turn.speaker == "USER" or not pairs:
-            pairs.append((turn.utterance if turn.speaker == "USER" else "", []))
-        if turn.speaker == "SYSTEM":
-            pairs[-1][1].append(turn.utterance)
+    pairs = _pairs((turn.speaker == "USER", turn.utterance) for turn in atod.turns)
     dialogue = _dialogue(atod.dialogue_id, pairs, {"source": "atod"})
     return EvaluationRecord(record_id=atod.dialogue_id, kind="atod", dialogue=dialogue, atod=atod)
 
@@ -131,16 +126,35 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
 
 def memory_record(item: MemoryItem) -> EvaluationRecord:
     """A memory item: its context is the dialogue (the response is the system's to write)."""
-    pairs: list[tuple[str, list[str]]] = []
-    for turn in item.item.context:
-        if turn.speaker == "user" or not pairs:
-            pairs.append((turn.utterance if turn.speaker == "user" else "", []))
-        if turn.speaker == "system":
-            pairs[-1][1].append(turn.utterance)
+    pairs = _pairs((turn.speaker == "user", turn.utterance) for turn in item.item.context)
     dialogue = _dialogue(item.item.eval_id, pairs, {"source": "memory_item"})
     return EvaluationRecord(
         record_id=item.item.eval_id, kind="memory", dialogue=dialogue, memory=item
     )
+
+
+def atod_view(dialogue: Dialogue) -> AtodDialogue:
+    """A dialogue as the goal tracker's utterances (user message, then response), no goal gold."""
+    turns: list[AtodTurn] = []
+    for turn in dialogue.turns:
+        for speaker, text in (("USER", turn.user_msg), ("SYSTEM", turn.response)):
+            if text:
+                turns.append(AtodTurn(turn_id=len(turns) + 1, speaker=speaker, utterance=text))
+    return AtodDialogue(dialogue_id=dialogue.dialogue_id, turns=turns, metadata={"gold": False})
+
+
+def _pairs(utterances: Iterable[tuple[bool, str]]) -> list[tuple[str, list[str]]]:
+    """``(by the user, text)`` in order -> (user message, the system's texts after it) per turn.
+
+    System texts before the first user message get a pair with an empty user message.
+    """
+    pairs: list[tuple[str, list[str]]] = []
+    for by_user, text in utterances:
+        if by_user or not pairs:
+            pairs.append((text if by_user else "", []))
+        if not by_user:
+            pairs[-1][1].append(text)
+    return pairs
 
 
 def _dialogue(

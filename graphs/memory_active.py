@@ -40,6 +40,8 @@ class MemoryActiveInput(TypedDict):
     individual_id: str
     intent: str
     """The item's intent (given to the system, as in MS-TOD)."""
+    service: NotRequired[str | None]
+    """The item's service (SGD ``Hotels_4``), when known: picks the schema's slots for it."""
     context: list[dict[str, str]]
     """The new session so far: ``[{speaker: user|system, utterance}]``, the user's turn last."""
     task_goal: NotRequired[dict[str, str]]

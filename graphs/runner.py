@@ -30,11 +30,11 @@ D = TypeVar("D", Dialogue, AtodDialogue)
 """A dialogue record whose texts a judge can prepare in batches."""
 
 #: The fields that name a record, in the order they are looked for.
-ID_FIELDS = ("dialogue_id", "eval_id", "conversation_id")
+ID_FIELDS = ("dialogue_id", "eval_id")
 
 
 def record_id(record: BaseModel) -> str:
-    """The record's id: its ``dialogue_id``, ``eval_id`` or ``conversation_id``."""
+    """The record's id: its ``dialogue_id`` or ``eval_id``."""
     for name in ID_FIELDS:
         value = getattr(record, name, None)
         if isinstance(value, str) and value:
@@ -86,15 +86,16 @@ def run_dialogue(
     thread_id = thread_id_for(subsystem, dialogue, context)
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     keys = list(output_keys)
+    name = record_id(dialogue)
     snapshot = graph.get_state(config)
     if snapshot.interrupts:
         # Never invoke a paused thread with None: LangGraph would resume it with the last answer.
-        return paused_result(graph, record_id(dialogue), thread_id, keys, resumed=True)
+        return paused_result(graph, name, thread_id, keys, resumed=True)
     # Pending tasks without ``next`` = killed right after the input checkpoint: not finished.
     pending = bool(snapshot.next or snapshot.tasks)
     if snapshot.values and not pending:
         values = {key: snapshot.values[key] for key in keys if key in snapshot.values}
-        return ThreadResult(record_id(dialogue), thread_id, values, resumed=True)
+        return ThreadResult(name, thread_id, values, resumed=True)
     # An interrupted thread resumes from its last checkpoint (input None); a new one starts.
     # durability="exit": one checkpoint per finished or paused dialogue instead of one per step
     # (about 40% faster on local judges). A dialogue killed mid-way restarts from its start; the
@@ -103,12 +104,10 @@ def run_dialogue(
     try:
         output = graph.invoke(graph_input, config, context=context, durability="exit")
     except Exception as error:  # noqa: BLE001 - one dialogue's failure must not stop the run
-        return ThreadResult(
-            record_id(dialogue), thread_id, None, f"{type(error).__name__}: {error}"
-        )
+        return ThreadResult(name, thread_id, None, f"{type(error).__name__}: {error}")
     if "__interrupt__" in output:
-        return paused_result(graph, record_id(dialogue), thread_id, keys)
-    return ThreadResult(record_id(dialogue), thread_id, dict(output))
+        return paused_result(graph, name, thread_id, keys)
+    return ThreadResult(name, thread_id, dict(output))
 
 
 def paused_result(

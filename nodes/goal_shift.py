@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.runtime import Runtime
 
 from evals.goal_shift_schema import Conversation, ToolSchema
+from evals.metrics.goal_shift import tool_use_figures
 from evals.metrics.goal_shift_recovery import goal_shift_recovery_time, shift_recovery
 from evals.metrics.task_success import (
     action_rate,
@@ -19,21 +20,14 @@ from evals.metrics.task_success import (
     nl_assertion_rate,
     task_success_rate,
 )
-from evals.metrics.tool_use import (
-    tool_call_records,
-    tool_call_redundancy,
-    tool_usage_efficiency,
-    tool_use_figures,
-)
+from evals.metrics.tool_redundancy import tool_call_redundancy
+from evals.metrics.tool_use import tool_call_records, tool_usage_efficiency
 from graphs.context import Context, get_context
 from nodes.judges.nl_assertions import nl_assertion_judge
 from nodes.judges.shift_detection import shift_detector
 
 if TYPE_CHECKING:
     from graphs.goal_shift import GoalShiftState
-
-STORED = "stored"
-"""The judge label of reused stored judgments."""
 
 
 def _conversation(state: GoalShiftState) -> Conversation:
@@ -78,7 +72,7 @@ def detect_shifts(state: GoalShiftState, runtime: Runtime[Context]) -> dict[str,
     if context.reuse_judgments and stored is not None:
         return {
             "shifts": [shift_recovery(s) for s in stored],
-            "shift_judge": STORED,
+            "shift_judge": conversation.stored.judge,
             "shift_reason": None,
             "shifts_judged": True,
         }
@@ -102,7 +96,7 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
         return {"tsr": None, "tsr_channels": empty, "tsr_weights": {}, "nl_assertions": []}
     stored = conversation.stored.nl_assertions
     if context.reuse_judgments and stored is not None:
-        judgments, judge = stored, STORED
+        judgments, judge = stored, conversation.stored.judge
     elif task.nl_assertions:
         verdict = nl_assertion_judge(context.nl_assertion_judge, context.llm_max_retries).judge(
             conversation

@@ -131,15 +131,18 @@ def check_existence_node(state: TrackerState, runtime: Runtime[Context]) -> dict
     memory = _memory(context)
     checked = []
     for candidate in state["candidates"]:
-        neighbours = memory.neighbours(
-            state["dialogue_id"], candidate["description"], context.top_k
-        )
-        if candidate["service"] and candidate["intent"]:  # the exact key beats top-k recall
-            neighbours += [
+        if candidate["service"] and candidate["intent"]:
+            # The exact key decides (see check_existence): D_sym has every goal with it, so a
+            # top-k query of D_vec would only cost time.
+            neighbours = [
                 (goal, 1.0)
                 for goal in memory.goals(state["dialogue_id"])
                 if same_key(candidate["service"], candidate["intent"], goal)
             ]
+        else:
+            neighbours = memory.neighbours(
+                state["dialogue_id"], candidate["description"], context.top_k
+            )
         match = check_existence(candidate["service"], candidate["intent"], neighbours, context.tau)
         checked.append(
             candidate
@@ -219,8 +222,7 @@ def route_after_update(
     every = get_context(runtime).audit_every
     if every > 0 and state["cursor"] % every == 0:
         return "proactive_audit"
-    nxt = route_next(state)
-    return "extract_goals" if nxt == "extract_goals" else nxt
+    return route_next(state)
 
 
 def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -231,9 +233,9 @@ def proactive_audit(state: TrackerState, runtime: Runtime[Context]) -> dict[str,
         return _llm_audit(state, context, closing)
     if not closing:
         return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
-    memory, dialogue_id = _memory(get_context(runtime)), state["dialogue_id"]
+    memory, dialogue_id = _memory(context), state["dialogue_id"]
     turn = len(state["history"])
-    schema = schema_for(get_context(runtime).schema_path)
+    schema = schema_for(context.schema_path)
     history = state["history"]
 
     def is_lookup(goal: Goal) -> bool:

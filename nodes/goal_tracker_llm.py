@@ -56,7 +56,8 @@ def llm_candidates(
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Stages 0-2 in one call: candidates with their match and status, and the call's cost."""
     updater, _, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
-    shown: dict[str, Goal] = {g.id: g for g, _ in memory.neighbours(dialogue_id, utterance.text)}
+    neighbours = memory.neighbours(dialogue_id, utterance.text, context.top_k)
+    shown: dict[str, Goal] = {g.id: g for g, _ in neighbours}
     for goal in memory.goals(dialogue_id, ["open", "pending"]):
         shown.setdefault(goal.id, goal)
     update = updater.update(utterance, recent, list(shown.values()), render_schema(schema))
@@ -83,7 +84,9 @@ def llm_links(
 ) -> tuple[list[tuple[str, float, bool]], dict[str, int]]:
     """Stage 3: the new goal's links (relation >= delta or a dependency) and the call's cost."""
     _, evolver, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
-    links = evolver.links(goal, memory.goals(goal.dialogue_id), delta=context.delta)
+    # Bounded like every tracker prompt: the new goal's top-k neighbours, not all of memory.
+    nearest = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
+    links = evolver.links(goal, [other for other, _ in nearest], delta=context.delta)
     return links, evolver.last.cost()
 
 

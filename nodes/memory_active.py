@@ -74,7 +74,9 @@ def capture_intent(state: MemoryActiveState, runtime: Runtime[Context]) -> dict[
     context = get_context(runtime)
     capturer = intent_capturer(context.memory_planner, context.schema_path)
     known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
-    captured = capturer.capture(_turns(state), state["intent"], known_values=known)
+    captured = capturer.capture(
+        _turns(state), state["intent"], known_values=known, service=state.get("service")
+    )
     return {
         "intent_description": captured.intent_description,
         "stated_values": dict(captured.stated_values),
@@ -107,6 +109,7 @@ def query_missing_slots(state: MemoryActiveState, runtime: Runtime[Context]) -> 
     attributes = task_attributes(
         state["intent"],
         schema=_schema(context.schema_path),
+        service=state.get("service"),
         known_slots=_known_slots(context, state),
     )
     querier = missing_slot_querier(context.memory_planner)
@@ -167,7 +170,12 @@ def write_response(state: MemoryActiveState, runtime: Runtime[Context]) -> dict[
     reader = memory_reader(context.reader_judge)
     schema = _schema(context.schema_path)
     defaults = (
-        attribute_defaults(state["intent"], schema, known_slots=_known_slots(context, state))
+        attribute_defaults(
+            state["intent"],
+            schema,
+            service=state.get("service"),
+            known_slots=_known_slots(context, state),
+        )
         if schema is not None and context.schema_defaults
         else None
     )

@@ -89,14 +89,14 @@ def vote_turn(turn_number: int, teachers: Sequence[dict[str, Any]]) -> dict[str,
     }
     if not judged:
         return voted
-    quality = judged[0]["quality"] if len(judged) == 1 else majority([t["quality"] for t in judged])
+    quality = majority([t["quality"] for t in judged])  # a single teacher's label stands
     voted["decided_by"] = "single_teacher" if len(judged) == 1 else "vote"
     if quality is None:
         return voted | {"ambiguous": True, "ambiguous_fields": ["quality"], "decided_by": None}
     voted["quality"] = quality
     if quality == "failure":
         codes = [t["rcof"] for t in judged if t["quality"] == "failure" and t["rcof"]]
-        rcof = codes[0] if len(codes) == 1 else majority(codes)
+        rcof = majority(codes)
         if codes and rcof is None:
             return voted | {"ambiguous": True, "ambiguous_fields": ["rcof"]}
         voted["rcof"] = rcof

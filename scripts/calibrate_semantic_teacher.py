@@ -56,14 +56,20 @@ def _fit_pairs(
     rows: Sequence[tuple[str, str | None, str, str, str]],
     vectors: VectorTable,
     rng: random.Random,
-    other_answer: Callable[[int], list[int]],
+    unrelated: Callable[[int, int], bool] = lambda i, j: True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fit of each ``(question, context, answer, service, dialogue)`` row to its own answer
-    and to a wrong one drawn from ``other_answer(row index)``."""
+    and to a wrong one: the answer of a row ``j`` of the same service, another dialogue, and
+    ``unrelated(row index, j)``."""
+    by_service: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_service.setdefault(row[3], []).append(i)
     vectors.load([t for row in rows for t in (row[0], row[1] or row[0], row[2])])
     true_fit, wrong_fit = [], []
-    for index, (question, context, answer, _, _) in enumerate(rows):
-        candidates = other_answer(index)
+    for index, (question, context, answer, service, dialogue_id) in enumerate(rows):
+        candidates = [
+            j for j in by_service[service] if rows[j][4] != dialogue_id and unrelated(index, j)
+        ]
         if not candidates:
             continue
         wrong = rows[rng.choice(candidates)][2]
@@ -83,14 +89,7 @@ def judged_pairs(
         for turn, (question, context) in zip(d.turns, question_texts(d), strict=True)
         if abstention(turn) is None
     ]
-    by_service: dict[str, list[int]] = {}
-    for i, row in enumerate(rows):
-        by_service.setdefault(row[3], []).append(i)
-
-    def same_service(i: int) -> list[int]:
-        return [j for j in by_service[rows[i][3]] if rows[j][4] != rows[i][4]]
-
-    return _fit_pairs(rows, vectors, random.Random(seed), same_service)
+    return _fit_pairs(rows, vectors, random.Random(seed))
 
 
 def informational_pairs(
@@ -109,16 +108,9 @@ def informational_pairs(
                     (question, context, turn.response, user_frames[0]["svc"], d.dialogue_id)
                 )
                 informed_slots.append(frozenset(informed))
-    by_service: dict[str, list[int]] = {}
-    for i, row in enumerate(rows):
-        by_service.setdefault(row[3], []).append(i)
 
-    def other_request(i: int) -> list[int]:
-        return [
-            j
-            for j in by_service[rows[i][3]]
-            if rows[j][4] != rows[i][4] and not informed_slots[j] & informed_slots[i]
-        ]
+    def other_request(i: int, j: int) -> bool:
+        return not informed_slots[j] & informed_slots[i]
 
     return _fit_pairs(rows, vectors, random.Random(seed), other_request)
 

@@ -28,6 +28,7 @@ from evals.metrics.agreement import accuracy, cohen_kappa
 from evals.schema import Dialogue
 from nodes.judges import get_local_judge
 from nodes.judges.turn_labels import ROLE, TurnLabel, TurnQualityTeacher
+from nodes.voting import majority
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data/samples/enterprise_dialogues.jsonl"
 VARIANTS = ("signals", "response", "semantic")
@@ -44,17 +45,13 @@ def run(teacher: TurnQualityTeacher, dialogues: Sequence[Dialogue]) -> list[Turn
     return [label for d in dialogues for label in teacher.label(d).turns]
 
 
-def majority(labels: Sequence[TurnLabel]) -> tuple[str | None, str | None]:
-    """The 2-of-3 vote on one turn: (quality, rcof)."""
-    votes = Counter(label.quality for label in labels if label.quality is not None)
-    winner = next((q for q, n in votes.items() if n >= 2), None)
+def two_of_three(labels: Sequence[TurnLabel]) -> tuple[str | None, str | None]:
+    """The 2-of-3 vote on one turn: (quality, rcof); a lone judging teacher decides nothing."""
+    judged = [label.quality for label in labels if label.quality is not None]
+    winner = majority(judged) if len(judged) >= 2 else None
     if winner != "failure":
         return winner, None
-    codes = Counter(label.rcof for label in labels if label.quality == "failure" and label.rcof)
-    ranked = codes.most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
-        return winner, None
-    return winner, ranked[0][0]
+    return winner, majority([lab.rcof for lab in labels if lab.quality == "failure" and lab.rcof])
 
 
 def _fmt(value: float | None) -> str:
@@ -95,7 +92,7 @@ def report(path: Path, show_errors: bool) -> None:
         quality = [label.quality for label in labels]
         rcof = [label.rcof for label in labels]
         print(_row(name, quality, rcof, gold_q, gold_r))
-    votes = [majority(per_turn) for per_turn in zip(*by_teacher.values(), strict=True)]
+    votes = [two_of_three(per_turn) for per_turn in zip(*by_teacher.values(), strict=True)]
     print(_row("2-of-3 vote", [v[0] for v in votes], [v[1] for v in votes], gold_q, gold_r))
     print(
         "(accuracy and kappa over the turns judged; rcof over gold failures called failure "
@@ -112,10 +109,11 @@ def report(path: Path, show_errors: bool) -> None:
         + ", ".join(f"{code} {recall[code]}/{n}" for code, n in sorted(gold_codes.items()))
     )
     if show_errors:
+        dialogue_ids = [d.dialogue_id for d in dialogues for _ in d.turns]
         for index, turn in enumerate(turns):
             labels = [by_teacher[name][index] for name in by_teacher]
             if votes[index][0] != turn.quality:
-                dialogue_id = next(d.dialogue_id for d in dialogues if turn in d.turns)
+                dialogue_id = dialogue_ids[index]
                 print(
                     f"\n{dialogue_id[:8]} turn {turn.turn_number}: gold {turn.quality} "
                     f"{turn.rcof or ''}, vote {votes[index][0]} {votes[index][1] or ''}"

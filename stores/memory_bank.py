@@ -139,7 +139,8 @@ class MemoryBank:
         batch = list({unit.unit_id: unit for unit in units}.values())
         if not batch:
             return 0
-        vectors = np.asarray(self.embedder.embed([unit_text(u) for u in batch]), np.float32)
+        texts = [unit_text(u) for u in batch]
+        vectors = np.asarray(self.embedder.embed(texts), np.float32)
         ids = [unit.unit_id for unit in batch]
         with self._lock:
             if self.collection is not None:
@@ -147,7 +148,7 @@ class MemoryBank:
                 self.collection.upsert(
                     ids=ids,
                     embeddings=vectors,
-                    documents=[unit_text(u) for u in batch],
+                    documents=texts,
                     metadatas=[_metadata(u) for u in batch],
                 )
             else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.detect import detect_format
@@ -27,7 +27,7 @@ from evals.datasets.jsonio import container_of, iter_records
 from evals.datasets.loader import load_dialogues
 from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
-from evals.datasets.sgd_goals import sgd_to_atod
+from evals.datasets.sgd_goals import sgd_gold_or_error
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.datasets.tau2 import load_goal_shift_run
 from evals.memory_schema import MemoryBench
@@ -52,9 +52,7 @@ def detect_record_kind(path: str | Path) -> RecordKind:
     """
     source = Path(path)
     if source.is_file():
-        with closing(iter_records(source, container_of(source))) as records:
-            first = next(records, None)
-        value = first.value if first is not None else None
+        value = _first_value(source)
         if isinstance(value, dict):
             if "simulations" in value or "messages" in value:
                 return "conversations"
@@ -95,8 +93,11 @@ def load_evaluation_records(
             if isinstance(dialogue, RecordError):
                 yield dialogue
             else:
-                record = dialogue_record(dialogue)
-                yield record.model_copy(update={"atod": sgd_to_atod(dialogue, schema)})
+                gold = sgd_gold_or_error(dialogue, schema, file=str(source))
+                if isinstance(gold, RecordError):
+                    yield gold
+                else:
+                    yield dialogue_record(dialogue).model_copy(update={"atod": gold})
     elif chosen == "mtg":
         for dialogue in load_dialogues(source, "mtg"):
             yield dialogue if isinstance(dialogue, RecordError) else dialogue_record(dialogue)
@@ -104,10 +105,15 @@ def load_evaluation_records(
         raise DatasetFormatError(f"{source}: unknown record kind {chosen!r}")
 
 
-def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
+def _first_value(source: Path) -> Any:
+    """The file's first record as parsed JSON (None when it has none or it is not JSON)."""
     with closing(iter_records(source, container_of(source))) as records:
         first = next(records, None)
-    value = first.value if first is not None else None
+    return first.value if first is not None else None
+
+
+def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
+    value = _first_value(source)
     errors: list[RecordError]
     if isinstance(value, dict) and "individuals" in value:
         bench, errors = load_memory_bench(source)

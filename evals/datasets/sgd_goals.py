@@ -4,7 +4,8 @@ SGD has no goal statuses, but its annotations say when each one changes. A goal 
 (service, intent) pair the user pursues (a user frame's active intent); goals are ``g1..gN`` in
 order of first mention, which is the compact files' ``goals`` order. There is one ATOD turn per
 utterance (``turn_id`` = utterance index + 1). A system frame acts on the goal its service call
-names, else on the intent the user last made active in that service.
+names, else on the intent the user last made active in that service (the frames are read by
+:mod:`evals.datasets.sgd_timeline`).
 
 Status mapping (every move is one of ``VALID_TRANSITIONS``):
 
@@ -50,26 +51,16 @@ as the ride's destination). Numbers, booleans and values under three characters 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping
 
-from evals.datasets.errors import FieldError
-from evals.datasets.sgd import NO_INTENT
+from evals.datasets.errors import error_from_exception
 from evals.datasets.sgd_schema import ServiceSchema, is_transactional
+from evals.datasets.sgd_timeline import Pair, Timeline
 from evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn, GoalStatus, StatusChange
-from evals.schema import Dialogue
+from evals.schema import Dialogue, RecordError
 
-#: System acts that show the system working on a goal (used to tell a retry from a goodbye).
-_PROGRESS_ACTS = frozenset(
-    {"CONFIRM", "REQUEST", "OFFER", "INFORM_COUNT", "NOTIFY_SUCCESS", "NOTIFY_FAILURE"}
-)
-_RESULT_ACTS = frozenset({"OFFER", "INFORM_COUNT"})
 _SOURCE_ACTS = frozenset({"OFFER", "INFORM"})
 _TRIVIAL_VALUE = re.compile(r"^(?:[-+$]?[\d.,]+%?|true|false|dontcare|none)$", re.IGNORECASE)
-
-Pair = tuple[str, str]
-Kind = Literal["confirm", "success", "failure", "results"]
 
 
 def sgd_to_atod(
@@ -90,7 +81,7 @@ def sgd_to_atod(
         FieldError: A turn has no SGD frames or a frame lacks a field; the error names it
             (``turns.2.metadata.sgd_user_frames.0.intent``).
     """
-    timeline = _Timeline.of(dialogue)
+    timeline = Timeline.of(dialogue)
     pairs = list(dict.fromkeys(pair for active in timeline.active.values() for pair in active))
     lookup = {pair: not is_transactional(*pair, schema) for pair in pairs}
     history = _Tracker(timeline, pairs, lookup).run()
@@ -128,149 +119,10 @@ def sgd_to_atod(
     )
 
 
-@dataclass(frozen=True)
-class _Utterance:
-    speaker: Literal["USER", "SYSTEM"]
-    text: str
-    frames: list[Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class _Act:
-    """What one system frame does to one goal."""
-
-    acts: frozenset[str]
-    values: list[tuple[str, str]]  # (act, value) pairs, for dependencies
-    call: str | None  # the method of its service call, if it made one
-
-    @property
-    def kind(self) -> Kind | None:
-        if "NOTIFY_FAILURE" in self.acts:
-            return "failure"
-        if "NOTIFY_SUCCESS" in self.acts:
-            return "success"
-        if "CONFIRM" in self.acts:
-            return "confirm"
-        return "results" if self.acts & _RESULT_ACTS else None
-
-    @property
-    def executes(self) -> bool:
-        return self.call is not None or bool(self.acts & {"NOTIFY_SUCCESS", "NOTIFY_FAILURE"})
-
-    @property
-    def progresses(self) -> bool:
-        return self.call is not None or bool(self.acts & _PROGRESS_ACTS)
-
-
-@dataclass
-class _Timeline:
-    """The dialogue's utterances and, per utterance, what its SGD frames say about each goal."""
-
-    utterances: list[_Utterance] = field(default_factory=list)
-    active: dict[int, list[Pair]] = field(default_factory=dict)  # user utterance -> pairs
-    dropped: dict[int, set[str]] = field(default_factory=dict)  # services set to NONE
-    state: dict[int, dict[str, dict[str, list[str]]]] = field(default_factory=dict)
-    acts: dict[int, dict[Pair, _Act]] = field(default_factory=dict)  # system utterance -> goal
-
-    @classmethod
-    def of(cls, dialogue: Dialogue) -> _Timeline:
-        timeline = cls()
-        last_intent: dict[str, str] = {}  # service -> the user's latest active intent there
-        for index, (where, utterance) in enumerate(_utterances(dialogue)):
-            timeline.utterances.append(utterance)
-            if utterance.speaker == "USER":
-                timeline._read_user(index, where, utterance.frames, last_intent)
-            else:
-                timeline._read_system(index, where, utterance.frames, last_intent)
-        return timeline
-
-    def last_active(self, pair: Pair) -> int:
-        return max(index for index, active in self.active.items() if pair in active)
-
-    def _read_user(
-        self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
-    ) -> None:
-        active: list[Pair] = []
-        self.dropped[index], self.state[index] = set(), {}
-        for j, frame in enumerate(frames):
-            service = _text(frame, "svc", f"{where}.{j}")
-            intent = _text(frame, "intent", f"{where}.{j}")
-            values = frame.get("sv", {})
-            if not isinstance(values, Mapping):
-                raise FieldError(f"{where}.{j}.sv", "expected slot -> list of values")
-            self.state[index][service] = {
-                slot: [str(v) for v in (vs if isinstance(vs, list) else [vs])]
-                for slot, vs in values.items()
-            }
-            if intent == NO_INTENT:
-                self.dropped[index].add(service)
-            elif (service, intent) not in active:
-                active.append((service, intent))
-                last[service] = intent
-        self.active[index] = active
-
-    def _read_system(
-        self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
-    ) -> None:
-        self.acts[index] = {}
-        for j, frame in enumerate(frames):
-            service = _text(frame, "svc", f"{where}.{j}")
-            raw_acts = frame.get("act", [])
-            if not isinstance(raw_acts, list) or not all(
-                isinstance(a, list) and a and isinstance(a[0], str) for a in raw_acts
-            ):
-                raise FieldError(f"{where}.{j}.act", "expected [[act, slot, values], ...]")
-            call = _call_method(frame.get("call"), f"{where}.{j}.call")
-            intent = call or last.get(service)
-            if intent is None:
-                continue  # the system speaks of a service the user never asked for
-            values = [(str(a[0]), str(v)) for a in raw_acts if len(a) > 2 for v in a[2]]
-            act = _Act(frozenset(str(a[0]) for a in raw_acts), values, call)
-            self.acts[index][(service, intent)] = act
-
-
-def _utterances(dialogue: Dialogue) -> Iterator[tuple[str, _Utterance]]:
-    """The dialogue's utterances with the dotted path of their frames."""
-    for k, turn in enumerate(dialogue.turns):
-        where = f"turns.{k}.metadata"
-        user = _frames(turn.metadata, "sgd_user_frames", where)
-        system = _frames(turn.metadata, "sgd_system_frames", where)
-        yield f"{where}.sgd_user_frames", _Utterance("USER", turn.user_msg, user)
-        # The loader pads a dialogue that ends on the user with an empty, frameless reply.
-        if k < len(dialogue.turns) - 1 or turn.response or system:
-            yield f"{where}.sgd_system_frames", _Utterance("SYSTEM", turn.response, system)
-
-
-def _frames(metadata: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
-    frames = metadata.get(key)
-    if not isinstance(frames, list) or not all(isinstance(f, Mapping) for f in frames):
-        raise FieldError(f"{where}.{key}", "expected a list of SGD frames; is this SGD data?")
-    return frames
-
-
-def _text(frame: Mapping[str, Any], key: str, where: str) -> str:
-    value = frame.get(key)
-    if not isinstance(value, str) or not value:
-        raise FieldError(f"{where}.{key}", "missing or not a string")
-    return value
-
-
-def _call_method(call: Any, where: str) -> str | None:
-    """The method of a service call: compact ``[method, parameters]`` or ``{method, ...}``."""
-    if call is None:
-        return None
-    method = call.get("method") if isinstance(call, Mapping) else None
-    if isinstance(call, list) and call:
-        method = call[0]
-    if not isinstance(method, str) or not method:
-        raise FieldError(where, "expected [method, parameters] or {method, parameters}")
-    return method
-
-
 class _Tracker:
     """Walks the timeline once, moving each goal's status by the rules of the module doc."""
 
-    def __init__(self, timeline: _Timeline, pairs: list[Pair], lookup: dict[Pair, bool]) -> None:
+    def __init__(self, timeline: Timeline, pairs: list[Pair], lookup: dict[Pair, bool]) -> None:
         self.timeline = timeline
         self.lookup = lookup
         self.status: dict[Pair, GoalStatus] = dict.fromkeys(pairs, "not_mentioned")
@@ -337,7 +189,21 @@ class _Tracker:
         )
 
 
-def _value_sources(timeline: _Timeline) -> dict[str, Pair | None]:
+def sgd_gold_or_error(
+    dialogue: Dialogue, schema: Mapping[str, ServiceSchema] | None, *, file: str
+) -> AtodDialogue | RecordError:
+    """:func:`sgd_to_atod`, or a :class:`RecordError` naming the frame field it cannot read.
+
+    One malformed record must not stop a corpus run: the caller reports it and goes on.
+    """
+    try:
+        return sgd_to_atod(dialogue, schema)
+    except ValueError as exc:  # FieldError included: names the malformed frame field
+        raw = {"dialogue_id": dialogue.dialogue_id}
+        return error_from_exception(exc, file=file, line=None, raw=raw)
+
+
+def _value_sources(timeline: Timeline) -> dict[str, Pair | None]:
     """Each value's first speaker: the goal the system offered or informed it for, or None."""
     first: dict[str, Pair | None] = {}
     for index, utterance in enumerate(timeline.utterances):
@@ -354,7 +220,7 @@ def _value_sources(timeline: _Timeline) -> dict[str, Pair | None]:
 
 
 def _goal(
-    timeline: _Timeline,
+    timeline: Timeline,
     pair: Pair,
     ids: Mapping[Pair, str],
     sources: Mapping[str, Pair | None],

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import FieldError
+from evals.datasets.errors import FieldError, dotted
 from evals.goal_shift_schema import (
     ActionSet,
     AllowedTool,
@@ -200,8 +200,7 @@ def task_spec(raw: Any, personas: Mapping[str, str] | None) -> TaskSpec:
         )
     except ValidationError as exc:
         problem = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise FieldError(f"evaluation_criteria.{where}", str(problem["msg"])) from exc
+        raise FieldError(f"evaluation_criteria.{dotted(problem['loc'])}", problem["msg"]) from exc
 
 
 def _action_sets(criteria: Mapping[str, Any]) -> list[ActionSet]:

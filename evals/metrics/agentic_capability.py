@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evals.metrics.goal_records import GoalRecord, _ratio, _round
+from evals.metrics.goal_records import GoalRecord, ratio, round4
 
 
 def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:
@@ -30,8 +30,8 @@ def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:
     Returns:
         The share in [0, 1]; ``None`` when no query has an expectation.
     """
-    correct, judged = _recall_counts(queries)
-    return _ratio(correct, judged)
+    correct, judged = recall_counts(queries)
+    return ratio(correct, judged)
 
 
 def proactivity_effectiveness(verdicts: Sequence[bool | None] | None = None) -> dict[str, Any]:
@@ -69,14 +69,15 @@ def proactivity_effectiveness(verdicts: Sequence[bool | None] | None = None) -> 
     elif not judged:
         reason = f"the judge gave no verdict on any of the {len(verdicts)} proactive actions"
     return {
-        "value": _round(_ratio(sum(judged), len(judged))),
+        "value": round4(ratio(sum(judged), len(judged))),
         "reason": reason,
         "n_actions": len(verdicts),
         "n_judged": len(judged),
     }
 
 
-def _recall_counts(queries: Iterable[GoalRecord]) -> tuple[int, int]:
+def recall_counts(queries: Iterable[GoalRecord]) -> tuple[int, int]:
+    """Correct and judged memory queries (see :func:`memory_recall_accuracy`)."""
     correct = judged = 0
     for query in queries:
         expected = query.get("expected")

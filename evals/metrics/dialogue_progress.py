@@ -10,15 +10,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evals.goal_tracking_schema import AtodTurn
-from evals.metrics.goal_detection import _check_one_to_one, _detection, _status_hits
+from evals.metrics.goal_detection import check_one_to_one, detection_scores, status_hits
 from evals.metrics.goal_records import (
     GoalRecord,
     Pair,
-    _mentioned,
-    _ratio,
-    _round,
     gold_statuses_at,
+    is_mentioned,
     predicted_states_at,
+    ratio,
+    round4,
 )
 
 PairsAt = Callable[[int], Sequence[Pair]] | Mapping[int, Sequence[Pair]]
@@ -62,15 +62,15 @@ def progress_curve(
     for k in range(1, bins + 1):
         turn = -(-k * len(gold_turns) // bins)
         pred = predicted_states_at(pred_turn_states, turn)
-        gold = {g: s for g, s in gold_statuses_at(gold_turns, turn).items() if _mentioned(s)}
+        gold = {g: s for g, s in gold_statuses_at(gold_turns, turn).items() if is_mentioned(s)}
         raw = pairs_at[turn] if isinstance(pairs_at, Mapping) else pairs_at(turn)
         pairs = [(p, g) for p, g in raw if p in pred and g in gold]
-        _check_one_to_one(pairs)
+        check_one_to_one(pairs)
         counts = {
             "n_gold": len(gold),
             "n_pred": len(pred),
             "n_matched": len(pairs),
-            "n_status_correct": _status_hits(pairs, pred, gold),
+            "n_status_correct": status_hits(pairs, pred, gold),
         }
         points.append({"progress": round(k / bins, 4), "turn": turn} | _curve_point(counts))
     return points
@@ -106,6 +106,6 @@ def pool_progress_curves(curves: Sequence[Sequence[Mapping[str, Any]]]) -> list[
 
 
 def _curve_point(counts: Mapping[str, int]) -> dict[str, Any]:
-    f1 = _detection(counts["n_matched"], counts["n_pred"], counts["n_gold"])["f1"]
-    accuracy = _ratio(counts["n_status_correct"], counts["n_matched"])
-    return {"detection_f1": _round(f1), "status_accuracy": _round(accuracy)} | dict(counts)
+    f1 = detection_scores(counts["n_matched"], counts["n_pred"], counts["n_gold"])["f1"]
+    accuracy = ratio(counts["n_status_correct"], counts["n_matched"])
+    return {"detection_f1": round4(f1), "status_accuracy": round4(accuracy)} | dict(counts)

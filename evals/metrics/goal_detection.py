@@ -24,11 +24,11 @@ from evals.goal_tracking_schema import AtodDialogue, AtodGoal
 from evals.metrics.goal_records import (
     GoalRecord,
     Pair,
-    _first_mentions,
-    _mentioned,
-    _ratio,
-    _status,
+    canonical_status,
+    first_mentions,
     gold_statuses_at,
+    is_mentioned,
+    ratio,
 )
 
 GoalKey = Callable[[GoalRecord | AtodGoal], Hashable | None]
@@ -101,11 +101,11 @@ def match_goals(
     if len(set(ids)) != len(ids):
         raise ValueError(f"predicted goal ids must be unique, got {ids}")
     state = gold_statuses_at(gold.turns, turn)
-    first = _first_mentions(gold.turns)
+    first = first_mentions(gold.turns)
     listed = {goal.id for goal in gold.goal_list}
     unlisted = [AtodGoal(id=goal_id) for goal_id in state if goal_id not in listed]
     golds = sorted(
-        (goal for goal in [*gold.goal_list, *unlisted] if _mentioned(state.get(goal.id))),
+        (goal for goal in [*gold.goal_list, *unlisted] if is_mentioned(state.get(goal.id))),
         key=lambda goal: first[goal.id],
     )
     preds = sorted(range(len(predicted)), key=lambda i: (_first_turn(predicted[i]), i))
@@ -156,10 +156,10 @@ def goal_detection_prf(pairs: Sequence[Pair], n_pred: int, n_gold: int) -> Detec
     Raises:
         ValueError: An id appears in two pairs, or there are more pairs than goals on a side.
     """
-    _check_one_to_one(pairs)
+    check_one_to_one(pairs)
     if len(pairs) > min(n_pred, n_gold):
         raise ValueError(f"{len(pairs)} pairs for {n_pred} predicted and {n_gold} gold goals")
-    return _detection(len(pairs), n_pred, n_gold)
+    return detection_scores(len(pairs), n_pred, n_gold)
 
 
 def status_tracking_accuracy(
@@ -173,32 +173,41 @@ def status_tracking_accuracy(
     Raises:
         ValueError: A pair names a goal missing from its status map.
     """
-    return _ratio(_status_hits(pairs, pred_status, gold_status), len(pairs))
+    return ratio(status_hits(pairs, pred_status, gold_status), len(pairs))
 
 
-def _detection(tp: int, n_pred: int, n_gold: int) -> DetectionScores:
+def detection_scores(tp: int, n_pred: int, n_gold: int) -> DetectionScores:
+    """Precision, recall and F1 from ``tp`` matched pairs (see :func:`goal_detection_prf`)."""
     return {
-        "precision": _ratio(tp, n_pred),
-        "recall": _ratio(tp, n_gold),
-        "f1": _ratio(2 * tp, n_pred + n_gold),
+        "precision": ratio(tp, n_pred),
+        "recall": ratio(tp, n_gold),
+        "f1": ratio(2 * tp, n_pred + n_gold),
         "tp": tp,
         "n_pred": n_pred,
         "n_gold": n_gold,
     }
 
 
-def _status_hits(
+def status_hits(
     pairs: Sequence[Pair], pred_status: Mapping[str, Any], gold_status: Mapping[str, Any]
 ) -> int:
+    """How many pairs have the same predicted and gold status (case-blind).
+
+    Raises:
+        ValueError: A pair names a goal missing from its status map.
+    """
     missing = [p for p, g in pairs if p not in pred_status] + [
         g for p, g in pairs if g not in gold_status
     ]
     if missing:
         raise ValueError(f"no status for matched goal(s) {missing}")
-    return sum(_status(pred_status[p]) == _status(gold_status[g]) for p, g in pairs)
+    return sum(
+        canonical_status(pred_status[p]) == canonical_status(gold_status[g]) for p, g in pairs
+    )
 
 
-def _check_one_to_one(pairs: Sequence[Pair]) -> None:
+def check_one_to_one(pairs: Sequence[Pair]) -> None:
+    """Raise ``ValueError`` if an id appears in two pairs."""
     for side in (0, 1):
         ids = [pair[side] for pair in pairs]
         if len(set(ids)) != len(ids):
@@ -207,6 +216,8 @@ def _check_one_to_one(pairs: Sequence[Pair]) -> None:
 
 def _first_turn(goal: GoalRecord) -> float:
     turns = [
-        int(e["turn"]) for e in goal.get("status_history") or [] if _mentioned(_status(e["status"]))
+        int(e["turn"])
+        for e in goal.get("status_history") or []
+        if is_mentioned(canonical_status(e["status"]))
     ]
     return min(turns, default=float("inf"))

@@ -43,7 +43,7 @@ def gold_statuses_at(turns: Sequence[AtodTurn], turn: int | None = None) -> dict
     last = len(turns) if turn is None else turn
     if not 1 <= last <= len(turns):
         raise ValueError(f"turn must be in 1..{len(turns)}, got {turn}")
-    return _gold_timeline(turns[:last])[-1]
+    return gold_timeline(turns[:last])[-1]
 
 
 def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
@@ -53,7 +53,7 @@ def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
     """
     history: dict[str, list[dict[str, Any]]] = defaultdict(list)
     previous: dict[str, str] = {}
-    for utterance, state in zip(dialogue.turns, _gold_timeline(dialogue.turns), strict=True):
+    for utterance, state in zip(dialogue.turns, gold_timeline(dialogue.turns), strict=True):
         for goal_id, status in state.items():
             if status != previous.get(goal_id, NOT_MENTIONED):
                 history[goal_id].append({"turn": utterance.turn_id, "status": status})
@@ -84,11 +84,11 @@ def predicted_states_at(records: Sequence[GoalRecord], turn: int) -> dict[str, s
     if not earlier:
         return {}
     latest = max(earlier, key=lambda record: int(record["turn"]))
-    states = {str(g): _status(s) for g, s in (latest.get("goal_states") or {}).items()}
-    return {goal_id: str(status) for goal_id, status in states.items() if _mentioned(status)}
+    states = {str(g): canonical_status(s) for g, s in (latest.get("goal_states") or {}).items()}
+    return {goal_id: str(status) for goal_id, status in states.items() if is_mentioned(status)}
 
 
-def _gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
+def gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
     """The gold statuses after each utterance, accumulated."""
     state: dict[str, str] = {}
     timeline = []
@@ -99,31 +99,36 @@ def _gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
     return timeline
 
 
-def _first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
+def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
     """Gold goal id -> the first utterance after which it is mentioned."""
     first: dict[str, int] = {}
-    for utterance, state in zip(turns, _gold_timeline(turns), strict=True):
+    for utterance, state in zip(turns, gold_timeline(turns), strict=True):
         for goal_id, status in state.items():
-            if _mentioned(status):
+            if is_mentioned(status):
                 first.setdefault(goal_id, utterance.turn_id)
     return first
 
 
-def _status(value: object) -> str | None:
+def canonical_status(value: object) -> str | None:
+    """A status in its canonical lower-case spelling; ``None`` stays ``None``."""
     return None if value is None else str(normalise_status(value))
 
 
-def _mentioned(status: str | None) -> bool:
+def is_mentioned(status: str | None) -> bool:
+    """Whether a (canonical) status says the goal has come up: set and not ``not_mentioned``."""
     return status is not None and status != NOT_MENTIONED
 
 
-def _ratio(numerator: int, denominator: int) -> float | None:
+def ratio(numerator: int, denominator: int) -> float | None:
+    """``numerator / denominator``, ``None`` over nothing."""
     return numerator / denominator if denominator else None
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def mean_or_none(values: Sequence[float]) -> float | None:
+    """The mean of ``values``, ``None`` for none."""
     return sum(values) / len(values) if values else None
 
 
-def _round(value: float | None) -> float | None:
+def round4(value: float | None) -> float | None:
+    """A rate as reports and curves give it: rounded to 4 decimals (``None`` stays)."""
     return None if value is None else round(value, 4)

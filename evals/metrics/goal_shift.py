@@ -18,14 +18,12 @@ from typing import Any, Literal
 
 from evals.metrics.goal_shift_recovery import goal_shift_recovery_time
 from evals.metrics.task_success import TSR_CHANNELS
-from evals.metrics.tool_use import (
+from evals.metrics.tool_redundancy import (
     Redundancy,
-    ToolCallRecord,
     pooled_tool_call_redundancy,
     tool_call_redundancy,
-    tool_usage_efficiency,
-    tool_use_figures,
 )
+from evals.metrics.tool_use import ToolCallRecord, ToolUsage, tool_usage_efficiency
 
 Compat = Literal["none", "upstream"]
 
@@ -78,6 +76,20 @@ def pass_hat_ks(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 def _mean(values: Sequence[float | None]) -> float | None:
     present = [float(v) for v in values if v is not None]
     return fmean(present) if present else None
+
+
+def tool_use_figures(usage: ToolUsage, redundancy: Redundancy) -> dict[str, float | int | None]:
+    """The summary fields of TUE and TCRR (``tue``, ``tool_correctness``, ... ``num_redundant``)."""
+    return {
+        "tue": usage.tue,
+        "tool_correctness": usage.tool_correctness,
+        "param_validity": usage.param_validity,
+        "num_tool_calls": usage.calls,
+        "tcrr": redundancy.tcrr,
+        "tcrr_window": redundancy.tcrr_window,
+        "tcrr_batch": redundancy.tcrr_batch,
+        "num_redundant": redundancy.redundant,
+    }
 
 
 def goal_shift_summary(

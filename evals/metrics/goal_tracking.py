@@ -26,38 +26,38 @@ from typing import Any
 
 from evals.goal_tracking_schema import AtodDialogue
 from evals.metrics.agentic_capability import (
-    _recall_counts,
     memory_recall_accuracy,
     proactivity_effectiveness,
+    recall_counts,
 )
 from evals.metrics.dialogue_progress import PairsAt, pool_progress_curves, progress_curve
 from evals.metrics.goal_detection import (
     DetectionScores,
     GoalKey,
     Similarity,
-    _detection,
-    _status_hits,
+    detection_scores,
     goal_detection_prf,
     goal_key,
     match_goals,
+    status_hits,
     status_tracking_accuracy,
 )
 from evals.metrics.goal_records import (
     NOT_MENTIONED,
     GoalRecord,
     Pair,
-    _mean,
-    _mentioned,
-    _ratio,
-    _round,
     gold_goal_records,
     gold_statuses_at,
+    is_mentioned,
+    mean_or_none,
     predicted_states_at,
+    ratio,
+    round4,
 )
 from evals.metrics.task_completion import (
-    _goal_counts,
     dependency_aware_goal_completion_rate,
     dgcr,
+    goal_counts,
     turns_to_completion,
     turns_to_completion_per_goal,
 )
@@ -140,7 +140,7 @@ def goal_tracking_report(
     rows = []
     for result in dialogue_results:
         goals = list(result.get("goals") or [])
-        completed, decided, blocked = _goal_counts(goals)
+        completed, decided, blocked = goal_counts(goals)
         dialogue_spans = turns_to_completion_per_goal(goals)
         _add(totals, completed=completed, decided=decided, blocked=blocked)
         spans += dialogue_spans
@@ -149,8 +149,8 @@ def goal_tracking_report(
             verdicts = (verdicts or []) + list(result["proactivity_verdicts"])
         row: dict[str, Any] = {
             "dialogue_id": result.get("dialogue_id"),
-            "dgcr": _ratio(completed, decided),
-            "ntc": _mean(dialogue_spans),
+            "dgcr": ratio(completed, decided),
+            "ntc": mean_or_none(dialogue_spans),
             "goal_detection_f1": None,
             "status_accuracy": None,
             "memory_recall_accuracy": None,
@@ -159,52 +159,51 @@ def goal_tracking_report(
             gold = result["gold"]
             gold = gold if isinstance(gold, AtodDialogue) else AtodDialogue.model_validate(gold)
             gold_goals = gold_goal_records(gold)
-            gold_completed, gold_decided, _ = _goal_counts(gold_goals)
+            gold_completed, gold_decided, _ = goal_counts(gold_goals)
             gold_spans += turns_to_completion_per_goal(gold_goals)
             counts = _gold_counts(goals, result.get("queries") or [], gold, matcher)
             _add(totals, gold_dialogues=1, gold_completed=gold_completed, **counts)
             _add(totals, gold_decided=gold_decided)
-            f1 = _detection(counts["tp"], counts["n_pred"], counts["n_gold"])["f1"]
+            f1 = detection_scores(counts["tp"], counts["n_pred"], counts["n_gold"])["f1"]
             row["goal_detection_f1"] = f1
-            row["status_accuracy"] = _ratio(counts["status_correct"], counts["tp"])
-            row["memory_recall_accuracy"] = _ratio(
-                counts["recall_correct"], counts["recall_judged"]
-            )
+            row["status_accuracy"] = ratio(counts["status_correct"], counts["tp"])
+            row["memory_recall_accuracy"] = ratio(counts["recall_correct"], counts["recall_judged"])
             turns = list(result.get("turns") or [])
             if turns:
                 curves.append(
                     progress_curve(turns, gold.turns, _rematch(goals, turns, gold, matcher), bins)
                 )
         rows.append(row)
-    detection = _detection(totals["tp"], totals["n_pred"], totals["n_gold"])
+    detection = detection_scores(totals["tp"], totals["n_pred"], totals["n_gold"])
     means = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_recall_accuracy")
     summary = {
         "n_dialogues": len(rows),
         "n_gold_dialogues": totals["gold_dialogues"],
-        "dgcr": _round(_ratio(totals["completed"], totals["decided"])),
-        "dgcr_gold": _round(_ratio(totals["gold_completed"], totals["gold_decided"])),
+        "dgcr": round4(ratio(totals["completed"], totals["decided"])),
+        "dgcr_gold": round4(ratio(totals["gold_completed"], totals["gold_decided"])),
         "n_decided_goals": totals["decided"],
         "n_blocked_goals": totals["blocked"],
-        "ntc": _round(_mean(spans)),
-        "ntc_gold": _round(_mean(gold_spans)),
+        "ntc": round4(mean_or_none(spans)),
+        "ntc_gold": round4(mean_or_none(gold_spans)),
         "n_completed_goals": len(spans),
-        "goal_detection_precision": _round(detection["precision"]),
-        "goal_detection_recall": _round(detection["recall"]),
-        "goal_detection_f1": _round(detection["f1"]),
+        "goal_detection_precision": round4(detection["precision"]),
+        "goal_detection_recall": round4(detection["recall"]),
+        "goal_detection_f1": round4(detection["f1"]),
         "n_pred_goals": totals["n_pred"],
         "n_gold_goals": totals["n_gold"],
         "n_matched_goals": totals["tp"],
-        "status_accuracy": _round(_ratio(totals["status_correct"], totals["tp"])),
+        "status_accuracy": round4(ratio(totals["status_correct"], totals["tp"])),
         "progress_curve": pool_progress_curves(curves),
-        "memory_recall_accuracy": _round(_ratio(totals["recall_correct"], totals["recall_judged"])),
+        "memory_recall_accuracy": round4(ratio(totals["recall_correct"], totals["recall_judged"])),
         "n_memory_queries": totals["recall_judged"],
         "proactivity_effectiveness": proactivity_effectiveness(verdicts),
     }
     macro = {
-        name: _round(_mean([row[name] for row in rows if row[name] is not None])) for name in means
+        name: round4(mean_or_none([row[name] for row in rows if row[name] is not None]))
+        for name in means
     }
     rounded = [
-        {name: row[name] if name == "dialogue_id" else _round(row[name]) for name in row}
+        {name: row[name] if name == "dialogue_id" else round4(row[name]) for name in row}
         for row in rows
     ]
     return summary | cost_report(costs) | {"dialogues": rounded, "macro": macro}
@@ -223,12 +222,12 @@ def _gold_counts(
     pairs = matcher(goals, gold, None)
     final = gold_statuses_at(gold.turns)
     pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
-    correct, judged = _recall_counts(queries)
+    correct, judged = recall_counts(queries)
     return {
         "tp": len(pairs),
         "n_pred": len(goals),
-        "n_gold": sum(_mentioned(status) for status in final.values()),
-        "status_correct": _status_hits(pairs, pred, final),
+        "n_gold": sum(is_mentioned(status) for status in final.values()),
+        "status_correct": status_hits(pairs, pred, final),
         "recall_correct": correct,
         "recall_judged": judged,
     }

@@ -182,6 +182,11 @@ class MemoryItemRecord(BaseModel):
     )
     repair_success: bool | None = Field(default=None, description="Did the loop empty L?")
     gpt4_score: float | None = Field(default=None, description="GPT-4 score (1-10), if judged.")
+    scores: dict[str, float | None] | None = Field(
+        default=None,
+        description="The record's item_scores when already computed (an items.jsonl line); "
+        "the summary reuses them instead of scoring the item again.",
+    )
 
 
 def item_scores(record: MemoryItemRecord | Mapping[str, Any]) -> dict[str, float | None]:
@@ -207,7 +212,8 @@ def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> d
 
     Each figure is the mean over the items where it is defined (``None`` when none are);
     ``bleu`` is corpus BLEU over the items with a response and a reference. ``gpt4_score`` is
-    ``None`` with ``gpt4_score_reason`` when no item was scored by an LLM judge.
+    ``None`` with ``gpt4_score_reason`` when no item was scored by an LLM judge. A record's
+    ``scores`` (:func:`item_scores`, as ``items.jsonl`` lines carry them) are reused as they are.
 
     Returns:
         ``items``, ``recall_at_3``, ``recall_at_5``, ``recall_at_10``, ``hit_at_5``,
@@ -215,7 +221,7 @@ def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> d
         ``gpt4_score`` (+ ``gpt4_score_reason``), ``repair_loops``.
     """
     items = [MemoryItemRecord.model_validate(r) for r in records]
-    per_item = [item_scores(item) for item in items]
+    per_item = [item.scores if item.scores is not None else item_scores(item) for item in items]
 
     def mean(key: str) -> float | None:
         values = [s[key] for s in per_item if s[key] is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from evals.goal_tracking_schema import DECIDED_STATUSES
-from evals.metrics.goal_records import GoalRecord, _mentioned, _status
+from evals.metrics.goal_records import GoalRecord, canonical_status, is_mentioned
 
 
 def dependency_aware_goal_completion_rate(
@@ -64,19 +64,20 @@ def turns_to_completion_per_goal(goals: Iterable[GoalRecord]) -> list[int]:
     for goal in goals:
         history = sorted(
             (
-                (int(entry["turn"]), _status(entry["status"]))
+                (int(entry["turn"]), canonical_status(entry["status"]))
                 for entry in goal.get("status_history") or []
             ),
             key=lambda entry: entry[0],
         )
-        started = next((turn for turn, status in history if _mentioned(status)), None)
+        started = next((turn for turn, status in history if is_mentioned(status)), None)
         completed = next((turn for turn, status in history if status == "completed"), None)
         if started is not None and completed is not None:
             spans.append(completed - started)
     return spans
 
 
-def _goal_counts(goals: Sequence[GoalRecord]) -> tuple[int, int, int]:
+def goal_counts(goals: Sequence[GoalRecord]) -> tuple[int, int, int]:
+    """Completed, decided and blocked goals of goal records, as dGCR counts them."""
     statuses = {str(goal["goal_id"]): goal.get("status") for goal in goals}
     dependencies = {str(goal["goal_id"]): goal.get("dependencies") or [] for goal in goals}
     return _dgcr_counts(statuses, dependencies)
@@ -89,9 +90,9 @@ def _dgcr_counts(
     completed = decided = blocked = 0
     for goal_id, status in statuses.items():
         prerequisites = [p for p in (dependencies or {}).get(goal_id, ()) if p != goal_id]
-        if any(_status(statuses.get(p)) != "completed" for p in prerequisites):
+        if any(canonical_status(statuses.get(p)) != "completed" for p in prerequisites):
             blocked += 1
-        elif _status(status) in DECIDED_STATUSES:
+        elif canonical_status(status) in DECIDED_STATUSES:
             decided += 1
-            completed += _status(status) == "completed"
+            completed += canonical_status(status) == "completed"
     return completed, decided, blocked

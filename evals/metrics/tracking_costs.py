@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from evals.metrics.goal_records import GoalRecord, _mean, _round
+from evals.metrics.goal_records import GoalRecord, mean_or_none, round4
 
 
 def cost_report(records: Sequence[GoalRecord]) -> dict[str, Any]:
@@ -33,13 +33,13 @@ def cost_report(records: Sequence[GoalRecord]) -> dict[str, Any]:
     latencies = sorted(_values(records, "latency_ms"))
     return {
         "n_turns": len(records),
-        "latency_ms_p50": _round(_percentile(latencies, 50)),
-        "latency_ms_p95": _round(_percentile(latencies, 95)),
-        "latency_ms_mean": _round(_mean(latencies)),
-        "llm_calls_per_turn": _round(_mean(_values(records, "llm_calls"))),
-        "prompt_tokens_per_turn": _round(_mean(_values(records, "prompt_tokens"))),
-        "completion_tokens_per_turn": _round(_mean(_values(records, "completion_tokens"))),
-        "prompt_tokens_by_turn": {t: _round(_mean(by_turn[t])) for t in sorted(by_turn)},
+        "latency_ms_p50": round4(_percentile(latencies, 50)),
+        "latency_ms_p95": round4(_percentile(latencies, 95)),
+        "latency_ms_mean": round4(mean_or_none(latencies)),
+        "llm_calls_per_turn": round4(mean_or_none(_values(records, "llm_calls"))),
+        "prompt_tokens_per_turn": round4(mean_or_none(_values(records, "prompt_tokens"))),
+        "completion_tokens_per_turn": round4(mean_or_none(_values(records, "completion_tokens"))),
+        "prompt_tokens_by_turn": {t: round4(mean_or_none(by_turn[t])) for t in sorted(by_turn)},
     }
 
 

@@ -18,11 +18,11 @@ from typing import Any
 
 from evals.report.page import (
     Section,
-    fmt_num,
     fmt_pct,
+    num_html,
+    pct_html,
     skipped_records_html,
     table,
-    value_html,
 )
 from evals.report.svg import nice_ticks, svg_document, svg_text
 
@@ -33,29 +33,25 @@ MAX_SHIFT_ROWS = 300
 Row = Mapping[str, Any]
 
 
-def _pct(value: Any, digits: int = 1) -> str:
-    return value_html(fmt_pct(value, digits))
-
-
-def _joined(source: Row, keys: Sequence[str], fmt: Any) -> str:
-    return " / ".join(value_html(fmt(source.get(key))) for key in keys)
+def _joined(source: Row, keys: Sequence[str], cell: Callable[[Any], str]) -> str:
+    return " / ".join(cell(source.get(key)) for key in keys)
 
 
 def _table10_row(label: str, s: Row) -> list[str]:
     channels, gsrt = s.get("tsr_channels") or {}, s.get("gsrt") or {}
-    tue_parts = _joined(s, ("tool_correctness", "param_validity"), lambda v: fmt_pct(v, 2))
-    tcrr_parts = _joined(s, ("tcrr_window", "tcrr_batch"), lambda v: fmt_pct(v, 2))
+    tue_parts = _joined(s, ("tool_correctness", "param_validity"), lambda v: pct_html(v, 2))
+    tcrr_parts = _joined(s, ("tcrr_window", "tcrr_batch"), lambda v: pct_html(v, 2))
     return [
         escape(label),
         escape(str(s.get("conversations", ""))),
-        _pct(s.get("tsr"), 2),
-        _joined(channels, ("communicate_info", "action", "nl_assertion"), fmt_pct),
-        f"{_pct(s.get('tue'), 2)} ({tue_parts})",
-        f"{_pct(s.get('tcrr'), 2)} ({tcrr_parts})",
+        pct_html(s.get("tsr"), 2),
+        _joined(channels, ("communicate_info", "action", "nl_assertion"), pct_html),
+        f"{pct_html(s.get('tue'), 2)} ({tue_parts})",
+        f"{pct_html(s.get('tcrr'), 2)} ({tcrr_parts})",
         escape(f"{s.get('num_redundant', 0)}/{s.get('num_tool_calls', 0)}"),
         f"{escape(str(gsrt.get('shifts', 0)))} / "
-        + _joined(gsrt, ("recovery_rate", "transfer_rate"), fmt_pct),
-        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: fmt_num(v, 1)),
+        + _joined(gsrt, ("recovery_rate", "transfer_rate"), pct_html),
+        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: num_html(v, 1)),
     ]
 
 
@@ -179,7 +175,7 @@ def _shift_rows(rows: Sequence[Row]) -> list[list[str]]:
                     escape(str(row["task_id"])),
                     escape(str(shift["turn"])),
                     escape(f"{shift.get('from_goal')} → {shift.get('to_goal')}"),
-                    *(value_html(fmt_num(shift.get(k))) for k in ("ack", "tool", "outcome")),
+                    *(num_html(shift.get(k)) for k in ("ack", "tool", "outcome")),
                     "yes" if shift.get("transferred_to_human") else "no",
                     '<span class="badge ok">recovered</span>'
                     if shift.get("recovered")

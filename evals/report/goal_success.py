@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from evals.metrics.goal_success import LENGTH_BUCKETS
 from evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals_html
 from evals.report.page import (
     MISSING,
@@ -21,16 +22,16 @@ from evals.report.page import (
     figure,
     fmt_num,
     fmt_pct,
+    num_html,
+    pct_html,
     skipped_records_html,
     table,
-    value_html,
 )
 from evals.report.svg import Series, bar_chart
 from evals.schema import RCOF_CODES
 
 __all__ = ["SECTION_ID", "goal_success_section"]
 
-_LENGTHS = ("1", "2", "3", "4+")
 _AGREEMENT = (
     ("quality", "accuracy"),
     ("quality", "kappa"),
@@ -40,14 +41,6 @@ _AGREEMENT = (
     ("rcof", "n"),
     ("rcof", "coverage"),
 )
-
-
-def _n(value: Any) -> str:
-    return value_html(fmt_num(value))
-
-
-def _p(value: Any) -> str:
-    return value_html(fmt_pct(value))
 
 
 def _overview(summary: Record) -> list[tuple[str, str]]:
@@ -73,19 +66,20 @@ def _key_figures(summary: Record) -> str:
     counts, judges, get = summary.get("counts") or {}, summary.get("judges") or {}, summary.get
     teachers = ", ".join(str(t) for t in judges.get("teachers") or []) or MISSING
     rows = [
-        ("dialogues / turns", _n(counts.get("dialogues")), _n(counts.get("turns"))),
-        ("goals / single-turn / multi-turn", _n(get("n_goals")), _n(get("n_single_turn_goals")),
-         _n(get("n_multi_turn_goals"))),
-        ("failed / undecided goals", _n(get("failed_goals")), _n(get("undecided_goals"))),
+        ("dialogues / turns", num_html(counts.get("dialogues")), num_html(counts.get("turns"))),
+        ("goals / single-turn / multi-turn", num_html(get("n_goals")),
+         num_html(get("n_single_turn_goals")), num_html(get("n_multi_turn_goals"))),
+        ("failed / undecided goals", num_html(get("failed_goals")),
+         num_html(get("undecided_goals"))),
         ("GSR if every undecided goal failed / succeeded", escape(_bounds(summary))),
-        ("failed goals without a root cause", _n(get("rcof_unattributed"))),
-        ("fractional credit (mean share of good turns)", _p(get("fractional_credit"))),
-        ("last-turn success rate", _p(get("last_turn_success_rate"))),
-        ("ambiguous turns / share", _n(get("ambiguous")), _p(get("ambiguous_share"))),
-        ("turns pending review / human verdicts", _n(get("pending_review")),
-         _n(get("human_verdicts"))),
-        ("skipped records / failed dialogues", _n(counts.get("skipped_records")),
-         _n(counts.get("failed_dialogues"))),
+        ("failed goals without a root cause", num_html(get("rcof_unattributed"))),
+        ("fractional credit (mean share of good turns)", pct_html(get("fractional_credit"))),
+        ("last-turn success rate", pct_html(get("last_turn_success_rate"))),
+        ("ambiguous turns / share", num_html(get("ambiguous")), pct_html(get("ambiguous_share"))),
+        ("turns pending review / human verdicts", num_html(get("pending_review")),
+         num_html(get("human_verdicts"))),
+        ("skipped records / failed dialogues", num_html(counts.get("skipped_records")),
+         num_html(counts.get("failed_dialogues"))),
         ("segmenter", escape(str(judges.get("segmenter") or MISSING))),
         ("teachers", escape(teachers)),
     ]  # fmt: skip
@@ -95,10 +89,10 @@ def _key_figures(summary: Record) -> str:
 
 def _length_chart(summary: Record) -> str:
     by_length = summary.get("gsr_by_length") or {}
-    cells = [by_length.get(k) or {} for k in _LENGTHS]
+    cells = [by_length.get(k) or {} for k in LENGTH_BUCKETS]
     labels = [f"{fmt_pct(c.get('gsr'), 0)} · n={fmt_num(c.get('n'))}" for c in cells]
     svg = bar_chart(
-        [f"{k} turn{'' if k == '1' else 's'}" for k in _LENGTHS],
+        [f"{k} turn{'' if k == '1' else 's'}" for k in LENGTH_BUCKETS],
         [Series("GSR", [as_number(c.get("gsr")) for c in cells], labels)],
         title="GSR by goal length",
         horizontal=False,
@@ -145,7 +139,7 @@ def _agreement_block(block: Record, name: str) -> str:
     cells = [
         [escape(judge)]
         + [
-            (_p if key in ("accuracy", "coverage") else _n)(stat(row, p, key))
+            (pct_html if key in ("accuracy", "coverage") else num_html)(stat(row, p, key))
             for p, key in _AGREEMENT
         ]
         for judge, row in rows
@@ -153,7 +147,7 @@ def _agreement_block(block: Record, name: str) -> str:
     headers = ["judge", "quality acc.", "quality κ", "n", "RCOF acc.", "RCOF κ", "n", "coverage"]
     caption = f"Accuracy and Cohen's κ of each teacher and of the vote against {name}."
     return (
-        f"<h4>Against {escape(name)} ({_n(block.get('n_turns'))} turns)</h4>"
+        f"<h4>Against {escape(name)} ({num_html(block.get('n_turns'))} turns)</h4>"
         + figure(svg, caption)
         + table(headers, cells)
     )
@@ -162,8 +156,8 @@ def _agreement_block(block: Record, name: str) -> str:
 def _agreement(summary: Record) -> str:
     kappa = summary.get("teacher_kappa") or {}
     fleiss = "; ".join(
-        f"{label} {_n((kappa.get(key) or {}).get('fleiss_kappa'))} over "
-        f"{_n((kappa.get(key) or {}).get('n_turns'))} turns"
+        f"{label} {num_html((kappa.get(key) or {}).get('fleiss_kappa'))} over "
+        f"{num_html((kappa.get(key) or {}).get('n_turns'))} turns"
         for key, label in (("quality", "turn quality"), ("outcome", "goal outcome"))
     )
     parts = [f"<h3>Teacher agreement</h3><p>Fleiss' κ among the teachers: {fleiss}.</p>"]

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from evals.report.page import MISSING, anchor_id, fmt_pct, shorten, table, value_html
+from evals.report.page import MISSING, anchor_id, pct_html, shorten, table, value_html
 from evals.schema import RCOF_CODES
 
 #: Id of the Goal Success Rate section; the ids of the failed-goal table and drill-downs
@@ -122,7 +122,7 @@ def _drilldown(did: str, goals: Sequence[Record], dialogue: Record | None, aid: 
         parts.append(
             f'<div class="goal {cls}"><p><b>{_goal_name(goal)}</b> · turns {_span(goal)} · '
             f"{_goal_status(goal)}{cause} · fractional credit "
-            f"{value_html(fmt_pct(goal.get('fractional_credit')))}</p>"
+            f"{pct_html(goal.get('fractional_credit'))}</p>"
             f"{table(headers, rows, cls='turns')}</div>"
         )
     if dialogue is None:

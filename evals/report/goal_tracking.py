@@ -22,6 +22,8 @@ from evals.report.page import (
     figure,
     fmt_num,
     fmt_pct,
+    num_html,
+    pct_html,
     skipped_records_html,
     table,
     value_html,
@@ -49,11 +51,11 @@ _COSTS = (
     "completion_tokens_per_turn",
 )
 _MACRO = (
-    ("dGCR", "dgcr", fmt_pct),
-    ("NTC", "ntc", fmt_num),
-    ("detection F1", "goal_detection_f1", fmt_pct),
-    ("status accuracy", "status_accuracy", fmt_pct),
-    ("memory recall", "memory_recall_accuracy", fmt_pct),
+    ("dGCR", "dgcr", pct_html),
+    ("NTC", "ntc", num_html),
+    ("detection F1", "goal_detection_f1", pct_html),
+    ("status accuracy", "status_accuracy", pct_html),
+    ("memory recall", "memory_recall_accuracy", pct_html),
 )
 
 
@@ -127,8 +129,7 @@ def _key_figures(summary: Record) -> str:
     counts, get, macro = summary.get("counts") or {}, summary.get, summary.get("macro") or {}
     proactivity = get("proactivity_effectiveness") or {}
 
-    def n(value: Any) -> str:
-        return value_html(fmt_num(value))
+    n = num_html
 
     def f(key: str, fmt: Any = fmt_pct) -> str:
         return _fig(summary, key, fmt)
@@ -157,7 +158,7 @@ def _key_figures(summary: Record) -> str:
          f("llm_calls_per_turn", fmt_num), f("prompt_tokens_per_turn", fmt_num),
          f("completion_tokens_per_turn", fmt_num)),
         ("per-dialogue means: " + ", ".join(name for name, _, _ in _MACRO),
-         *(value_html(fmt(macro.get(key))) for _, key, fmt in _MACRO)),
+         *(cell(macro.get(key)) for _, key, cell in _MACRO)),
         ("judges", _judges(get("judges"))),
     ]  # fmt: skip
     body = "".join(f"<tr><th>{escape(k)}</th><td>{' / '.join(v)}</td></tr>" for k, *v in rows)
@@ -202,10 +203,9 @@ def _progress_curve(summary: Record) -> str:
         "status correct",
     ]
     rows = [
-        [_pct_axis(float(p["progress"])), *([value_html(fmt_num(p.get("turn")))] if with_turn
-         else []), *(value_html(fmt_pct(p.get(k))) for k in ("detection_f1", "status_accuracy")),
-         *(value_html(fmt_num(p.get(k))) for k in ("n_gold", "n_pred", "n_matched",
-                                                   "n_status_correct"))]
+        [_pct_axis(float(p["progress"])), *([num_html(p.get("turn"))] if with_turn else []),
+         *(pct_html(p.get(k)) for k in ("detection_f1", "status_accuracy")),
+         *(num_html(p.get(k)) for k in ("n_gold", "n_pred", "n_matched", "n_status_correct"))]
         for p in points
     ]  # fmt: skip
     return (

@@ -17,7 +17,7 @@ from typing import Any
 
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
 from evals.metrics.task_completion import dgcr, turns_to_completion
-from evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten, value_html
+from evals.report.page import MISSING, anchor_id, num_html, pct_html, shorten
 from evals.report.svg import clip_label, legend, svg_document, svg_text
 
 #: Id of the goal-tracking section; the ids of its timelines start with it.
@@ -181,11 +181,11 @@ def _facts(dialogue: Record, figures: Record) -> str:
         ntc = None
     facts = [
         f"{len(goals)} goal{'' if len(goals) == 1 else 's'}",
-        f"dGCR {value_html(fmt_pct(dgcr(statuses, prerequisites)))}",
-        f"NTC {value_html(fmt_num(ntc))}",
+        f"dGCR {pct_html(dgcr(statuses, prerequisites))}",
+        f"NTC {num_html(ntc)}",
     ]
     facts += [
-        f"{name} {value_html(fmt_pct(figures.get(key)))}"
+        f"{name} {pct_html(figures.get(key))}"
         for name, key in (("detection F1", "goal_detection_f1"), ("status acc.", "status_accuracy"))
         if key in figures
     ]

@@ -72,6 +72,16 @@ def value_html(text: str) -> str:
     return escape(text)
 
 
+def pct_html(value: Any, digits: int = 1) -> str:
+    """A table cell for a fraction: :func:`fmt_pct`, escaped, :data:`MISSING` marked."""
+    return value_html(fmt_pct(value, digits))
+
+
+def num_html(value: Any, digits: int = 2) -> str:
+    """A table cell for a number: :func:`fmt_num`, escaped, :data:`MISSING` marked."""
+    return value_html(fmt_num(value, digits))
+
+
 def shorten(text: Any, limit: int) -> str:
     """``text`` on one line (``None`` as empty), cut to ``limit`` characters with ``…``."""
     flat = " ".join(str(text if text is not None else "").split())

@@ -17,8 +17,6 @@ same service).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from nodes.judges.cue_text import cue
@@ -267,12 +265,3 @@ def goal_features(
         ones * flags["system_question"],
     ]
     return np.stack(columns, axis=1).astype(np.float32)
-
-
-def context_texts(
-    context: Sequence[tuple[str, str]],
-) -> tuple[str, list[str]]:
-    """The system's last utterance and the user's earlier ones from ``(speaker, text)`` pairs."""
-    system = next((text for speaker, text in reversed(context) if speaker == "SYSTEM"), "")
-    users = [text for speaker, text in context if speaker == "USER"]
-    return system, users

@@ -14,16 +14,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evals.goal_tracking_schema import GoalStatus
+from nodes.judges.cue_text import cue
 
 Speaker = Literal["USER", "SYSTEM"]
 
 
-def _cue(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
 #: The system reports the task done (SGD's NOTIFY_SUCCESS in words).
-SYSTEM_DONE = _cue(
+SYSTEM_DONE = cue(
     r"\b(is|are|has been|have been|was|were|got)\s+(successfully\s+)?(booked|reserved|"
     r"confirmed|scheduled|placed|submitted|set( up)?|made|added|transferred|sent|purchased|"
     r"cancell?ed|created|completed|processed|successful)\b|\bsuccessfully\b|"
@@ -34,7 +31,7 @@ SYSTEM_DONE = _cue(
     r"(start|play)\b|\bstarting (the|your)\b"
 )
 #: The system reports it could not do the task (NOTIFY_FAILURE in words).
-SYSTEM_FAILED = _cue(
+SYSTEM_FAILED = cue(
     r"\b(sorry|unfortunately|i apologi[sz]e|my apologies|apologies|regretfully)\b[^.?!]{0,80}"
     r"\b(couldn'?t|could not|can'?t|cannot|unable|failed|wasn'?t able|was not able|not "
     r"available|unavailable|unsuccessful|not successful|no (availability|seats|tables|rooms|"
@@ -45,7 +42,7 @@ SYSTEM_FAILED = _cue(
     r"reserve|buy|purchase|complete)\b"
 )
 #: The system asks the user to confirm or choose before acting: waiting on the user.
-SYSTEM_AWAITS_CONFIRMATION = _cue(
+SYSTEM_AWAITS_CONFIRMATION = cue(
     r"\bplease confirm\b|\bconfirm(ing)?:|\blet me confirm\b|\bto confirm\b|"
     r"\bcan you confirm\b|\bconfirmation details\b|\bconfirm (the|some|these|your) "
     r"(details|information|following)\b|\bjust to (make sure|double check|confirm)\b|"
@@ -55,13 +52,13 @@ SYSTEM_AWAITS_CONFIRMATION = _cue(
     r"(right|correct|ok|okay)\b|\bso you'?d like\b|\byou (would|'d) like\b[^.!]*\?"
 )
 #: The user drops the goal.
-USER_ABANDONS = _cue(
+USER_ABANDONS = cue(
     r"\b(never ?mind|forget (it|about it|that)|cancel (that|it|the request)|don'?t bother|"
     r"no longer need|not interested( anymore)?|skip (it|that)|let'?s drop)\b|"
     r"\b(no|nah),? (thanks|thank you)[,.]? (i'?ll|i will) (do|handle|sort|figure)\b"
 )
 #: The user puts the goal on hold (asynchronous: it stays alive, waiting on the user).
-USER_DEFERS = _cue(
+USER_DEFERS = cue(
     r"\b(i'?ll|i will|let me) (let you know|get back to you|think about it|check (with|and)|"
     r"decide later|come back)\b|\bnot (right )?now\b|\blater\b[^.?!]{0,20}\b(decide|book|do)\b|"
     r"\bhold (off|on)\b"

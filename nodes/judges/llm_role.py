@@ -8,7 +8,7 @@ The chat model itself is built (or injected) by :class:`LLMJudge`, never here.
 
 from __future__ import annotations
 
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
@@ -32,6 +32,7 @@ class LLMRole(Generic[OutT]):
         chat_model: A ready chat model (tests); else built from the spec.
         cache: The LLM response cache (see :class:`LLMJudge`).
         max_retries: Retries after a failed or malformed answer.
+        **llm_kwargs: Any other :class:`LLMJudge` setting (``backoff_s``, ``accounting``...).
     """
 
     role: str
@@ -46,6 +47,7 @@ class LLMRole(Generic[OutT]):
         chat_model: BaseChatModel | None = None,
         cache: LLMCache | None | Literal["default"] = "default",
         max_retries: int = 3,
+        **llm_kwargs: Any,
     ) -> None:
         self.llm: LLMJudge[OutT] = LLMJudge(
             role=self.role,
@@ -56,5 +58,6 @@ class LLMRole(Generic[OutT]):
             chat_model=chat_model,
             cache=cache,
             max_retries=max_retries,
+            **llm_kwargs,
         )
         self.name = self.llm.spec.raw

@@ -132,7 +132,8 @@ def judger_features(
     value_in_context = [
         bool(u.value) and slot_value_mentioned(u.value or "", context, slot=u.slot) for u in units
     ]
-    named = np.array([_named_share(u, _content_words(context)) for u in units], np.float32)
+    context_words = _content_words(context)
+    named = np.array([_named_share(u, context_words) for u in units], np.float32)
     description = per_unit[:, 2] @ ctx
     columns = [
         question_to_query,

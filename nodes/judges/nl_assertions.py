@@ -16,16 +16,15 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from evals.goal_shift_schema import Conversation, NLAssertionJudgment
 from nodes.judges import resolve_judge
-from nodes.judges.llm import LLMJudge
+from nodes.judges.llm_role import LLMRole
 from nodes.judges.local import register_local_judge
 from nodes.judges.shift_detection import TRANSFER_TOOL, render_transcript
-from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_shift import NL_ASSERTION_PROMPT, NL_ASSERTION_SYSTEM_PROMPT
 
 ROLE = "nl_assertion"
@@ -103,20 +102,13 @@ class NLAssertionOutput(BaseModel):
     results: list[_Result] = Field(description="One entry per expectation.")
 
 
-class LLMNLAssertionJudge:
+class LLMNLAssertionJudge(LLMRole[NLAssertionOutput]):
     """All of a conversation's assertions in one call; results matched by order."""
 
-    def __init__(self, spec: JudgeSpec, *, max_retries: int = 3, **llm: Any) -> None:
-        self.name = spec.raw
-        self.llm = LLMJudge(
-            role=ROLE,
-            spec=spec,
-            prompt=NL_ASSERTION_PROMPT,
-            system=NL_ASSERTION_SYSTEM_PROMPT,
-            output_model=NLAssertionOutput,
-            max_retries=max_retries,
-            **llm,
-        )
+    role = ROLE
+    prompt = NL_ASSERTION_PROMPT
+    system = NL_ASSERTION_SYSTEM_PROMPT
+    output_model = NLAssertionOutput
 
     def judge(self, conversation: Conversation) -> NLVerdict:
         """Ask once; an answer with fewer results leaves the missing assertions unjudged."""
@@ -154,8 +146,7 @@ def _local_nl_judge() -> LocalNLAssertionJudge:
 @functools.lru_cache(maxsize=16)
 def nl_assertion_judge(spec: str, max_retries: int = 3) -> NLAssertionJudge:
     """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
-    judge: Any = resolve_judge(
+    judge: NLAssertionJudge = resolve_judge(
         ROLE, spec, lambda parsed: LLMNLAssertionJudge(parsed, max_retries=max_retries)
     )
-    result: NLAssertionJudge = judge
-    return result
+    return judge

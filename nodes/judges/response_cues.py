@@ -134,5 +134,5 @@ def looks_cut_off(response: str) -> bool:
     words = WORD.findall(text.lower())
     if not words or words[-1] not in _DANGLING:
         return False
-    last = sentences(text)[-1] if sentences(text) else text
+    last = (sentences(text) or [text])[-1]
     return not QUESTION_OPENING.search(last)

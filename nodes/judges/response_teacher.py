@@ -146,6 +146,8 @@ class ResponseTeacher:
     def __init__(self, embed: Embed | None = None) -> None:
         """Use ``embed`` for the routing check (default: MiniLM, loaded on first use)."""
         self.vectors = VectorTable(embed)
+        # Route tables seen so far: a corpus has few (the given table plus routes it uses).
+        self._domains: dict[tuple[tuple[str, str], ...], RouteDomains] = {}
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
         """Embed the chunk's routed questions and the route names in one batch."""
@@ -162,13 +164,20 @@ class ResponseTeacher:
     ) -> TeacherVerdict:
         """One label per turn, in order; ``routes`` is the deployment's route table."""
         table = route_table(dialogue, routes)
-        domains = RouteDomains.build(table, self.vectors) if len(table) > 1 else None
+        domains = self._route_domains(table) if len(table) > 1 else None
         history: list[str] = []
         labels = []
         for turn in dialogue.turns:
             history.append(turn.user_msg)
             labels.append(self._label_turn(turn, history, domains))
         return TeacherVerdict(judge=self.name, turns=labels)
+
+    def _route_domains(self, table: Mapping[str, str]) -> RouteDomains:
+        """The table's route profiles, embedded once per distinct table."""
+        key = tuple(sorted(table.items()))
+        if key not in self._domains:
+            self._domains[key] = RouteDomains.build(table, self.vectors)
+        return self._domains[key]
 
     def _label_turn(
         self, turn: Turn, history: list[str], domains: RouteDomains | None

@@ -75,8 +75,13 @@ class SegmentationJudge(Protocol):
         ...
 
 
-def embed_dialogue_texts(dialogues: Sequence[Dialogue], *, replies: bool = True) -> None:
-    """Embed the messages of ``dialogues`` in one batch, so later calls hit the cache."""
+def embed_dialogue_texts(
+    dialogues: Sequence[Dialogue], embed: Embed | None = None, *, replies: bool = True
+) -> None:
+    """Embed the messages of ``dialogues`` in one batch, so later calls hit the cache.
+
+    ``embed`` is the segmenter's embedding function (default: MiniLM).
+    """
     texts = [
         text
         for dialogue in dialogues
@@ -84,7 +89,7 @@ def embed_dialogue_texts(dialogues: Sequence[Dialogue], *, replies: bool = True)
         for text in ((turn.user_msg, turn.response) if replies else (turn.user_msg,))
     ]
     if texts:
-        get_embedder().embed(texts)
+        (embed or get_embedder().embed)(texts)
 
 
 def long_pauses(dialogue: Dialogue, time_gap_minutes: float) -> list[bool]:
@@ -117,7 +122,7 @@ class LearnedSegmenter:
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
         """Embed the chunk's messages in one batch."""
-        embed_dialogue_texts(dialogues)
+        embed_dialogue_texts(dialogues, self.embed)
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None

@@ -15,15 +15,14 @@ import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
 from nodes.judges import resolve_judge
-from nodes.judges.llm import LLMJudge
+from nodes.judges.llm_role import LLMRole
 from nodes.judges.local import register_local_judge
-from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_shift import (
     SHIFT_DETECTION_PROMPT,
     SHIFT_DETECTION_SYSTEM_PROMPT,
@@ -129,20 +128,13 @@ def checked_shifts(
     return kept, dropped
 
 
-class LLMShiftDetector:
+class LLMShiftDetector(LLMRole[ShiftDetectionOutput]):
     """The Appendix G prompt: goal order and indexed transcript in, shifts and events out."""
 
-    def __init__(self, spec: JudgeSpec, *, max_retries: int = 3, **llm: Any) -> None:
-        self.name = spec.raw
-        self.llm = LLMJudge(
-            role=ROLE,
-            spec=spec,
-            prompt=SHIFT_DETECTION_PROMPT,
-            system=SHIFT_DETECTION_SYSTEM_PROMPT,
-            output_model=ShiftDetectionOutput,
-            max_retries=max_retries,
-            **llm,
-        )
+    role = ROLE
+    prompt = SHIFT_DETECTION_PROMPT
+    system = SHIFT_DETECTION_SYSTEM_PROMPT
+    output_model = ShiftDetectionOutput
 
     def detect(self, conversation: Conversation) -> ShiftVerdict:
         """One call per conversation; shifts out of the goal order are dropped, with a reason."""
@@ -174,8 +166,7 @@ def _local_shift_detector() -> ShiftDetector:
 @functools.lru_cache(maxsize=16)
 def shift_detector(spec: str, max_retries: int = 3) -> ShiftDetector:
     """The detector for ``spec`` (built once per spec; raises on unknown specs)."""
-    detector: Any = resolve_judge(
+    detector: ShiftDetector = resolve_judge(
         ROLE, spec, lambda parsed: LLMShiftDetector(parsed, max_retries=max_retries)
     )
-    result: ShiftDetector = detector
-    return result
+    return detector

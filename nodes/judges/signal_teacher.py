@@ -46,6 +46,7 @@ from nodes.judges.user_signal_cues import (
     ALTERNATIVES,
     COMPLAINT_CAUSES,
     CORRECTION,
+    EXPLICIT_CORRECTION,
     NEGATIVE_FEEDBACK,
     POSITIVE_FEEDBACK,
     feedback_polarity,
@@ -63,9 +64,6 @@ REPHRASE_MIN = 0.69
 _GOING_ELSEWHERE = re.compile(r"\bi(?:'| wi)?ll\b", re.IGNORECASE)
 #: A bare "no"/"not" opening: a correction only when the response asked nothing.
 _BARE_NO = re.compile(r"^\s*(no|nope|nah|not)\b", re.IGNORECASE)
-_EXPLICIT_CORRECTION = re.compile(
-    r"\bi (meant|mean|said|asked|was asking)\b|\bmisunderst|\bmisread\b", re.IGNORECASE
-)
 
 
 class SignalTeacher:
@@ -122,7 +120,7 @@ def _reaction(turn: Turn, nxt: Turn, similarity: float | None) -> TurnLabel:
         return TurnLabel(k, "failure", cause, f"user gave up in turn {k + 1}: {quoted}")
     if NEGATIVE_FEEDBACK.search(message) or cause is not None:
         return TurnLabel(k, "failure", cause, f"negative feedback in turn {k + 1}: {quoted}")
-    bare_no = _BARE_NO.search(message) and not _EXPLICIT_CORRECTION.search(message)
+    bare_no = _BARE_NO.search(message) and not EXPLICIT_CORRECTION.search(message)
     if CORRECTION.search(message) and not (asked and bare_no):
         return TurnLabel(
             k, "failure", cause, f"user corrected the assistant in turn {k + 1}: {quoted}"

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, field_validator
 from evals.memory_schema import MsTodTurn
 from evals.memory_words import slot_in_words
 from nodes.judges.llm import LLMJudge
+from nodes.judges.llm_role import LLMRole
 from nodes.judges.result import JudgeResult
 from nodes.judges.slot_repair_roles import AGENT_ROLE, SUPERVISOR_ROLE, AgentTurn, RepairRequest
 from nodes.judges.spec import JudgeSpec
@@ -41,20 +42,13 @@ class LLMAgentTurn(BaseModel):
     )
 
 
-class LLMRepairAgent:
+class LLMRepairAgent(LLMRole[LLMAgentTurn]):
     """An LLM is the agent under test (:data:`REPAIR_AGENT_PROMPT`)."""
 
-    def __init__(self, spec: JudgeSpec, *, max_retries: int = 3, **llm_kwargs: Any) -> None:
-        self.name = spec.raw
-        self.llm = LLMJudge(
-            role=AGENT_ROLE,
-            spec=spec,
-            prompt=REPAIR_AGENT_PROMPT,
-            system=REPAIR_AGENT_SYSTEM_PROMPT,
-            output_model=LLMAgentTurn,
-            max_retries=max_retries,
-            **llm_kwargs,
-        )
+    role = AGENT_ROLE
+    prompt = REPAIR_AGENT_PROMPT
+    system = REPAIR_AGENT_SYSTEM_PROMPT
+    output_model = LLMAgentTurn
 
     def speak(self, request: RepairRequest) -> AgentTurn:
         """One call per turn; slots it names outside L are read from the text instead."""

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
-from evals.schema import Dialogue
+from evals.schema import Dialogue, Quality
 
 ROLE = "turn_quality"
 """The judge role every teacher fills."""
-
-Quality = Literal["success", "failure"]
 
 
 @dataclass(frozen=True)

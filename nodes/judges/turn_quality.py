@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 import nodes.judges.response_teacher
 import nodes.judges.semantic_teacher
 import nodes.judges.signal_teacher  # noqa: F401
-from evals.schema import RCOF_CODES, Dialogue, Rcof, Turn
+from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, Turn
 from nodes.judges import resolve_judge
 from nodes.judges.llm import LLMJudge
 from nodes.judges.spec import JudgeSpec
@@ -64,7 +64,7 @@ class LLMTurnQuality(BaseModel):
     """One turn of the teacher's output."""
 
     turn_number: int = Field(description="The turn's number, starting at 1.")
-    quality: Literal["success", "failure"] = Field(
+    quality: Quality = Field(
         description="success if the response served the user, judged with the follow-ups."
     )
     rcof: Rcof | None = Field(

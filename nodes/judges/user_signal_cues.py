@@ -26,6 +26,7 @@ __all__ = [
     "ALTERNATIVES",
     "COMPLAINT_CAUSES",
     "CORRECTION",
+    "EXPLICIT_CORRECTION",
     "NEGATIVE_FEEDBACK",
     "POSITIVE_FEEDBACK",
     "carries_domain",
@@ -58,9 +59,14 @@ NEGATIVE_FEEDBACK = cue(
     r"^\s*(hello|hi|hey|anyone|anybody)( there)?\s*\?+\s*$|\bstill there\s*\?"
 )
 
+_I_MEANT = r"\bi (meant|mean|said|asked|was asking)\b|\bmisunderst|\bmisread\b"
+
+#: The user saying outright what they meant or that they were misread ("I meant ...").
+EXPLICIT_CORRECTION = cue(_I_MEANT)
+
 #: The user correcting what the assistant took them to mean ("no, I meant ...").
 CORRECTION = cue(
-    r"\bi (meant|mean|said|asked|was asking)\b|\bmisunderst|\bmisread\b|"
+    _I_MEANT + "|"
     r"\bi'?m (asking|talking) about\b|\bi was (asking|talking) about\b|"
     r"^\s*(no|nope|nah)\s*[,.!:-]|^\s*not\s+\S+\s*[,.;!-]|^\s*not\s+(the|my|a|an|that|this)\b|"
     r"\b(it'?s|its|i need|i want|i meant?|i asked( about| for)?|i'?m asking( about| for)?)\b"
@@ -120,8 +126,8 @@ COMPLAINT_CAUSES: dict[str, re.Pattern[str]] = {
         r"know)\b|\bjust (answer|tell me)\b|\bwhy the refusal\b"
     ),
     "E1": cue(
-        r"\bmisunderst|\bmisread\b|\bnot what i (asked|meant|said|wanted)\b|"
-        r"\bi (meant|mean|said|asked|was asking)\b|\bthat'?s not my question\b|"
+        _I_MEANT + "|"
+        r"\bnot what i (asked|meant|said|wanted)\b|\bthat'?s not my question\b|"
         r"\bi'?m (asking|talking) about\b|\bi was (asking|talking) about\b|"
         r"\byou (didn'?t|did not) (understand|get it)\b"
     ),
@@ -209,8 +215,20 @@ def feedback_polarity(metadata: Mapping[str, Any]) -> Literal["positive", "negat
     if not isinstance(value, str):
         return None
     text = value.lower()
-    if re.search(r"down|dislike|negative|bad|unhelpful|👎|-1", text):
+    if _NEGATIVE_FEEDBACK.search(text):
         return "negative"
-    if re.search(r"up|like|positive|good|helpful|👍|\+1|love", text):
+    if _POSITIVE_FEEDBACK.search(text):
         return "positive"
     return None
+
+
+# Whole words, so "upset" is not "up"; a negation before a positive word makes it negative
+# ("not helpful", "no good").
+_NEGATIVE_FEEDBACK = re.compile(
+    r"\b(thumbs?[\s_-]?down|down|dislike[ds]?|unliked|negative|bad|unhelpful|useless|wrong)\b|"
+    r"\b(not|no|never|isn't|wasn't)\b[\s\w']{0,12}\b(good|helpful|useful|great|liked?)\b|"
+    r"👎|-1"
+)
+_POSITIVE_FEEDBACK = re.compile(
+    r"\b(thumbs?[\s_-]?up|up|liked?|positive|good|great|helpful|useful|love[ds]?)\b|👍|\+1"
+)

@@ -7,12 +7,9 @@ goal shift on that shift's turn; slots it reports outside the goal are dropped.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
-from nodes.judges.llm import LLMJudge
-from nodes.judges.spec import JudgeSpec
+from nodes.judges.llm_role import LLMRole
 from nodes.prompts.simulation import (
     AGREEABLENESS_LINES,
     COOPERATIVENESS_LINES,
@@ -36,20 +33,13 @@ class LLMUserTurn(BaseModel):
     stop: bool = Field(default=False, description="True if the message ends with ###STOP###.")
 
 
-class LLMUser:
+class LLMUser(LLMRole[LLMUserTurn]):
     """An LLM plays the user (:data:`USER_SIMULATOR_PROMPT`)."""
 
-    def __init__(self, spec: JudgeSpec, *, max_retries: int = 3, **llm_kwargs: Any) -> None:
-        self.name = spec.raw
-        self.llm = LLMJudge(
-            role=SIMULATOR_ROLE,
-            spec=spec,
-            prompt=USER_SIMULATOR_PROMPT,
-            system=USER_SIMULATOR_SYSTEM_PROMPT,
-            output_model=LLMUserTurn,
-            max_retries=max_retries,
-            **llm_kwargs,
-        )
+    role = SIMULATOR_ROLE
+    prompt = USER_SIMULATOR_PROMPT
+    system = USER_SIMULATOR_SYSTEM_PROMPT
+    output_model = LLMUserTurn
 
     def reply(self, request: SimulationRequest) -> SimulatedTurn:
         """One call per reply; a failed call yields an empty utterance with the reason."""

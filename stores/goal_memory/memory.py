@@ -362,21 +362,20 @@ class GoalMemory:
         A checkpointed graph keeps the snapshot in its state; restoring it after a crash or a
         resume undoes writes of a turn that never reached its checkpoint.
         """
-        goals = [Goal.from_dict(dict(item)) for item in snapshot]
+        goals = [replace(Goal.from_dict(dict(item)), dialogue_id=dialogue_id) for item in snapshot]
         vectors = self._embed([goal.description for goal in goals]) if goals else None
         with self._lock, self._sym.transaction():
             self._sym.clear(dialogue_id)
             if self._index is not None:
                 self._index.delete_dialogue(dialogue_id)
-            for seq, goal in enumerate(goals, start=1):
-                assert vectors is not None
-                self._sym.insert(replace(goal, dialogue_id=dialogue_id), seq, vectors[seq - 1])
+            if vectors is not None:
+                for seq, (goal, vector) in enumerate(zip(goals, vectors, strict=True), start=1):
+                    self._sym.insert(goal, seq, vector)
+                if self._index is not None:
+                    self._index.upsert(goals, vectors)
             for goal in goals:
                 for prerequisite in goal.dependencies:
                     self._sym.upsert_edge(dialogue_id, goal.id, prerequisite, 1.0)
-            if self._index is not None and goals:
-                assert vectors is not None
-                self._index.upsert(goals, vectors)
 
     def clear(self, dialogue_id: str) -> None:
         """Forget a dialogue: its goals, edges, rejection log and vectors."""

@@ -91,3 +91,55 @@ def test_track_goals_scores_against_atod_gold(tmp_path: Path) -> None:
     assert summary["memory_recall_accuracy"] is not None
     assert summary["latency_ms_p50"] is not None and len(summary["progress_curve"]) == 10
     assert "goal-tracking" in (out / "report.html").read_text()
+
+
+def test_track_goals_skips_an_sgd_record_whose_frames_are_malformed(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    find = {
+        "svc": "Restaurants_9",
+        "intent": "FindRestaurants",
+        "sv": {"cuisine": ["Italian"], "city": ["San Jose"]},
+        "req": [],
+    }
+    offer = {"svc": "Restaurants_9", "act": [["OFFER", "restaurant_name", ["Sino"]]]}
+
+    def dialogue(dialogue_id: str, user_frame: dict[str, Any]) -> str:
+        turns = [
+            {"s": "U", "t": "Find me an Italian restaurant in San Jose.", "f": [user_frame]},
+            {"s": "S", "t": "How about Sino in San Jose?", "f": [offer]},
+        ]
+        return json.dumps({"dialogue_id": dialogue_id, "turns": turns}) + "\n"
+
+    no_intent = {"svc": "Restaurants_9", "sv": {}}  # loads, but names no intent
+    corpus = tmp_path / "sgd.jsonl"
+    corpus.write_text(
+        dialogue("good-1", find) + dialogue("bad", no_intent) + dialogue("good-2", find)
+    )
+    out = tmp_path / "run"
+    code = main(
+        [
+            "track-goals",
+            str(corpus),
+            "--format",
+            "sgd",
+            "--schema",
+            str(schema),
+            "--vector-backend",
+            "memory",
+            "--checkpoints",
+            ":memory:",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    lines = [json.loads(x) for x in (out / "goals.jsonl").read_text().splitlines()]
+    assert [line["dialogue_id"] for line in lines] == ["good-1", "good-2"]
+    assert all(line["gold"] == {"g1": "completed"} for line in lines)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["dialogues"] == 2 and summary["counts"]["skipped_records"] == 1
+    (skipped,) = summary["skipped"]
+    assert skipped["dialogue_id"] == "bad"
+    assert skipped["field"] == "turns.0.metadata.sgd_user_frames.0.intent"
+    assert skipped["file"] == str(corpus)

@@ -27,12 +27,11 @@ from evals.metrics.task_success import (
     nl_assertion_rate,
     task_success_rate,
 )
+from evals.metrics.tool_redundancy import pooled_tool_call_redundancy, tool_call_redundancy
 from evals.metrics.tool_use import (
     ToolCallRecord,
     arguments_satisfy_schema,
-    pooled_tool_call_redundancy,
     tool_call_records,
-    tool_call_redundancy,
     tool_usage_efficiency,
 )
 from graphs.context import Context

@@ -11,13 +11,15 @@ from evals.metrics.goal_success import (
     goal_quality,
     goal_success_rate,
     gsr_report,
-    labeller_agreement,
-    reference_agreement,
     root_cause,
     score_goals,
+    turn_report,
+)
+from evals.metrics.teacher_agreement import (
+    labeller_agreement,
+    reference_agreement,
     teacher_agreement,
     turn_outcome,
-    turn_report,
 )
 
 S, F = "success", "failure"

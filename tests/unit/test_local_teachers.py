@@ -299,6 +299,14 @@ def test_explicit_feedback_decides(signals: SignalTeacher) -> None:
     assert feedback_polarity({}) is None
 
 
+def test_free_text_feedback_is_read_by_whole_words_and_negations() -> None:
+    for text in ("not helpful", "no good", "thumbs_down", "unliked", "👎"):
+        assert feedback_polarity({"feedback": text}) == "negative", text
+    for text in ("very helpful", "thumbs_up", "loved it", "+1"):
+        assert feedback_polarity({"feedback": text}) == "positive", text
+    assert feedback_polarity({"feedback": "upset"}) is None  # not "up"
+
+
 def test_moving_on_is_weak_success(signals: SignalTeacher) -> None:
     label = one(signals, QUESTION, {"u": "Another question: how do I book a meeting room?"})
     assert label.quality == "success" and "weak" in label.rationale
