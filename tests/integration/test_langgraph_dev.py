@@ -3,93 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 
-from tests.integration.conftest import (
-    REPO_ROOT,
-    VENV_BIN,
-    free_port,
-    kill_process_group,
-    subprocess_env,
-)
-
 pytestmark = pytest.mark.integration
-
-STARTUP_TIMEOUT_S = 240.0
-"""Guards against a hung start only; a cold start imports the graphs and their models."""
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-API_URL = re.compile(r"API:\s*(https?://\S+)")
-
-
-def _server_url(log: Path, process: subprocess.Popen[Any]) -> str:
-    """Wait for the ``API: http://host:port`` line the server logs, then for ``/ok``.
-
-    The URL is read from the log, not assumed: ``langgraph dev`` silently moves to another port
-    when the one asked for is taken ("Port N is already in use, using port M instead").
-    """
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    url = None
-    while time.monotonic() < deadline:
-        text = ANSI.sub("", log.read_text(errors="replace"))
-        if url is None and (match := API_URL.search(text)):
-            url = match.group(1).rstrip("/")
-        if process.poll() is not None:
-            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{text[-4000:]}")
-        if url is not None:
-            try:
-                with urllib.request.urlopen(f"{url}/ok", timeout=5) as response:
-                    if response.status == 200:
-                        return url
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-        time.sleep(0.2)
-    text = ANSI.sub("", log.read_text(errors="replace"))
-    pytest.fail(f"langgraph dev not ready after {STARTUP_TIMEOUT_S}s:\n{text[-4000:]}")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``langgraph dev`` from the repo root on a free port; killed (whole group) afterwards."""
-    work = tmp_path_factory.mktemp("langgraph_dev")
-    log = work / "server.log"
-    port = free_port()
-    command = [
-        str(VENV_BIN / "langgraph"),
-        "dev",
-        "--config",
-        "langgraph.json",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--no-browser",
-        "--no-reload",
-    ]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=subprocess_env(work / "home"),
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield _server_url(log, process)
-    finally:
-        kill_process_group(process)
-
 
 #: Two local teachers split on turn 1: the user complains (signals: failure) about an answer
 #: that shows no failure sign by itself (response: success), so the vote ties and escalates.
