@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         reuse_judgments=args.reuse_judgments,
     )
     try:
-        _check_judges(context)
+        check_judges(context)
         goal_run = _load(source, args)
         clean = _load(input_path(args.clean), args) if args.clean else None
     except (JudgeSpecError, JudgeConfigError, DatasetFormatError) as error:
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if not rows else 0
 
 
-def _check_judges(context: Context) -> None:
+def check_judges(context: Context) -> None:
     """Fail on a bad spec before any conversation is read (judges themselves build lazily)."""
     check_spec(SHIFT_ROLE, context.shift_detection_judge)
     check_spec(NL_ROLE, context.nl_assertion_judge)

@@ -99,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
     context = Context(
         segmentation_judge=args.segmenter,
         teachers=teachers,
-        routes=_route_table(args.routes)
-        if args.routes
-        else _corpus_routes(source, fmt, args.limit),
+        routes=_route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit),
         escalate_ambiguous=not args.no_escalation,
     )
     summary = evaluate_corpus(
@@ -121,7 +119,7 @@ def _route_table(path: Path) -> dict[str, str]:
     return {str(route): description for route, description in table.items()}
 
 
-def _corpus_routes(source: Path, fmt: Format, limit: int | None) -> dict[str, str]:
+def corpus_routes(source: Path, fmt: Format, limit: int | None) -> dict[str, str]:
     """A first, cheap pass over the input: the routes its turns name (the default table)."""
     records = islice(load_dialogues(source, fmt), limit)
     return routes_used(record for record in records if isinstance(record, Dialogue))

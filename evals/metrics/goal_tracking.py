@@ -68,6 +68,7 @@ __all__ = [
     "DetectionScores",
     "GoalKey",
     "GoalRecord",
+    "GoalTrackingTally",
     "Matcher",
     "Pair",
     "PairsAt",
@@ -120,33 +121,61 @@ def goal_tracking_report(
         ``proactivity_effectiveness`` (a dict, see :func:`proactivity_effectiveness`); the
         :func:`cost_report` figures; ``n_dialogues``, ``n_gold_dialogues``; ``dialogues``:
         per dialogue ``dialogue_id``, ``dgcr``, ``ntc``, ``goal_detection_f1``,
-        ``status_accuracy``, ``memory_recall_accuracy``; ``macro``: their means over the
-        dialogues where each is defined. Pooled as the module notes say; rounded.
+        ``status_accuracy``, ``memory_recall_accuracy`` and ``counts``; ``macro``: their means
+        over the dialogues where each is defined. Pooled as the module notes say; rounded.
+    """
+    tally = GoalTrackingTally(key=key, similar=similar, threshold=threshold, bins=bins)
+    for result in dialogue_results:
+        tally.add(result)
+    return tally.report()
+
+
+#: The per-dialogue figures whose plain means are the report's ``macro``.
+PER_DIALOGUE = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_recall_accuracy")
+
+
+class GoalTrackingTally:
+    """:func:`goal_tracking_report` one dialogue at a time, so a run need not keep its gold.
+
+    ``add`` scores a dialogue and keeps only counts, spans, curve points and cost records;
+    ``report`` pools them. Arguments as in :func:`goal_tracking_report`.
     """
 
-    def matcher(
-        predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
+    def __init__(
+        self,
+        *,
+        key: GoalKey | None = goal_key,
+        similar: Similarity | None = None,
+        threshold: float = 0.5,
+        bins: int = 10,
+    ) -> None:
+        self.key, self.similar, self.threshold, self.bins = key, similar, threshold, bins
+        self.totals: dict[str, int] = defaultdict(int)
+        self.spans: list[int] = []
+        self.gold_spans: list[int] = []
+        self.curves: list[list[dict[str, Any]]] = []
+        self.costs: list[GoalRecord] = []
+        self.verdicts: list[bool | None] | None = None
+        self.rows: list[dict[str, Any]] = []
+
+    def _matcher(
+        self, predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
     ) -> list[Pair]:
         return match_goals(
-            predicted, gold, turn=turn, key=key, similar=similar, threshold=threshold
+            predicted, gold, turn=turn, key=self.key, similar=self.similar, threshold=self.threshold
         )
 
-    totals: dict[str, int] = defaultdict(int)
-    spans: list[int] = []
-    gold_spans: list[int] = []
-    curves: list[list[dict[str, Any]]] = []
-    costs: list[GoalRecord] = []
-    verdicts: list[bool | None] | None = None
-    rows = []
-    for result in dialogue_results:
+    def add(self, result: GoalRecord) -> dict[str, Any]:
+        """Score one dialogue's result; returns its row (figures and the ``counts`` behind them)."""
         goals = list(result.get("goals") or [])
         completed, decided, blocked = goal_counts(goals)
         dialogue_spans = turns_to_completion_per_goal(goals)
-        _add(totals, completed=completed, decided=decided, blocked=blocked)
-        spans += dialogue_spans
-        costs += list(result.get("costs") or [])
+        _add(self.totals, completed=completed, decided=decided, blocked=blocked)
+        self.spans += dialogue_spans
+        self.costs += list(result.get("costs") or [])
         if result.get("proactivity_verdicts") is not None:
-            verdicts = (verdicts or []) + list(result["proactivity_verdicts"])
+            self.verdicts = (self.verdicts or []) + list(result["proactivity_verdicts"])
+        counts: dict[str, int] = {"completed": completed, "decided": decided}
         row: dict[str, Any] = {
             "dialogue_id": result.get("dialogue_id"),
             "dgcr": ratio(completed, decided),
@@ -160,53 +189,62 @@ def goal_tracking_report(
             gold = gold if isinstance(gold, AtodDialogue) else AtodDialogue.model_validate(gold)
             gold_goals = gold_goal_records(gold)
             gold_completed, gold_decided, _ = goal_counts(gold_goals)
-            gold_spans += turns_to_completion_per_goal(gold_goals)
-            counts = _gold_counts(goals, result.get("queries") or [], gold, matcher)
-            _add(totals, gold_dialogues=1, gold_completed=gold_completed, **counts)
-            _add(totals, gold_decided=gold_decided)
-            f1 = detection_scores(counts["tp"], counts["n_pred"], counts["n_gold"])["f1"]
+            self.gold_spans += turns_to_completion_per_goal(gold_goals)
+            found = _gold_counts(goals, result.get("queries") or [], gold, self._matcher)
+            counts |= found
+            _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)
+            _add(self.totals, gold_decided=gold_decided)
+            f1 = detection_scores(found["tp"], found["n_pred"], found["n_gold"])["f1"]
             row["goal_detection_f1"] = f1
-            row["status_accuracy"] = ratio(counts["status_correct"], counts["tp"])
-            row["memory_recall_accuracy"] = ratio(counts["recall_correct"], counts["recall_judged"])
+            row["status_accuracy"] = ratio(found["status_correct"], found["tp"])
+            row["memory_recall_accuracy"] = ratio(found["recall_correct"], found["recall_judged"])
             turns = list(result.get("turns") or [])
             if turns:
-                curves.append(
-                    progress_curve(turns, gold.turns, _rematch(goals, turns, gold, matcher), bins)
-                )
-        rows.append(row)
-    detection = detection_scores(totals["tp"], totals["n_pred"], totals["n_gold"])
-    means = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_recall_accuracy")
-    summary = {
-        "n_dialogues": len(rows),
-        "n_gold_dialogues": totals["gold_dialogues"],
-        "dgcr": round4(ratio(totals["completed"], totals["decided"])),
-        "dgcr_gold": round4(ratio(totals["gold_completed"], totals["gold_decided"])),
-        "n_decided_goals": totals["decided"],
-        "n_blocked_goals": totals["blocked"],
-        "ntc": round4(mean_or_none(spans)),
-        "ntc_gold": round4(mean_or_none(gold_spans)),
-        "n_completed_goals": len(spans),
-        "goal_detection_precision": round4(detection["precision"]),
-        "goal_detection_recall": round4(detection["recall"]),
-        "goal_detection_f1": round4(detection["f1"]),
-        "n_pred_goals": totals["n_pred"],
-        "n_gold_goals": totals["n_gold"],
-        "n_matched_goals": totals["tp"],
-        "status_accuracy": round4(ratio(totals["status_correct"], totals["tp"])),
-        "progress_curve": pool_progress_curves(curves),
-        "memory_recall_accuracy": round4(ratio(totals["recall_correct"], totals["recall_judged"])),
-        "n_memory_queries": totals["recall_judged"],
-        "proactivity_effectiveness": proactivity_effectiveness(verdicts),
-    }
-    macro = {
-        name: round4(mean_or_none([row[name] for row in rows if row[name] is not None]))
-        for name in means
-    }
-    rounded = [
-        {name: row[name] if name == "dialogue_id" else round4(row[name]) for name in row}
-        for row in rows
-    ]
-    return summary | cost_report(costs) | {"dialogues": rounded, "macro": macro}
+                pairs_at = _rematch(goals, turns, gold, self._matcher)
+                self.curves.append(progress_curve(turns, gold.turns, pairs_at, self.bins))
+        row["counts"] = counts
+        self.rows.append(row)  # unrounded: the macro means are taken over exact values
+        return _rounded(row)
+
+    def report(self) -> dict[str, Any]:
+        """The corpus figures so far (see :func:`goal_tracking_report`)."""
+        totals, rows = self.totals, self.rows
+        detection = detection_scores(totals["tp"], totals["n_pred"], totals["n_gold"])
+        summary = {
+            "n_dialogues": len(rows),
+            "n_gold_dialogues": totals["gold_dialogues"],
+            "dgcr": round4(ratio(totals["completed"], totals["decided"])),
+            "dgcr_gold": round4(ratio(totals["gold_completed"], totals["gold_decided"])),
+            "n_decided_goals": totals["decided"],
+            "n_blocked_goals": totals["blocked"],
+            "ntc": round4(mean_or_none(self.spans)),
+            "ntc_gold": round4(mean_or_none(self.gold_spans)),
+            "n_completed_goals": len(self.spans),
+            "goal_detection_precision": round4(detection["precision"]),
+            "goal_detection_recall": round4(detection["recall"]),
+            "goal_detection_f1": round4(detection["f1"]),
+            "n_pred_goals": totals["n_pred"],
+            "n_gold_goals": totals["n_gold"],
+            "n_matched_goals": totals["tp"],
+            "status_accuracy": round4(ratio(totals["status_correct"], totals["tp"])),
+            "progress_curve": pool_progress_curves(self.curves),
+            "memory_recall_accuracy": round4(
+                ratio(totals["recall_correct"], totals["recall_judged"])
+            ),
+            "n_memory_queries": totals["recall_judged"],
+            "proactivity_effectiveness": proactivity_effectiveness(self.verdicts),
+        }
+        macro = {
+            name: round4(mean_or_none([row[name] for row in rows if row[name] is not None]))
+            for name in PER_DIALOGUE
+        }
+        dialogues = [_rounded(row) for row in rows]
+        return summary | cost_report(self.costs) | {"dialogues": dialogues, "macro": macro}
+
+
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    keep = ("dialogue_id", "counts")
+    return {name: value if name in keep else round4(value) for name, value in row.items()}
 
 
 Matcher = Callable[[Sequence[GoalRecord], AtodDialogue, int | None], list[Pair]]

@@ -617,6 +617,7 @@ def test_goal_tracking_report_by_hand() -> None:
         "goal_detection_f1": None,
         "status_accuracy": None,
         "memory_recall_accuracy": None,
+        "counts": {"completed": 2, "decided": 3},
     }
     assert report["dialogues"][1]["goal_detection_f1"] == 1.0
     assert report["macro"] == {

@@ -1,0 +1,397 @@
+"""``todeval evaluate``: every method that applies to each record, one report (the main job).
+
+Reads any input ``todeval`` knows (Mind the Goal, SGD, ATOD, agent transcripts / tau2 results,
+a memory benchmark or MS-TOD sessions), runs the top-level evaluation graph on each record (goal
+segmentation + Goal Success Rate and goal tracking always; goal-shift metrics for transcripts
+with tool calls or shifts; memory metrics for returning users) and writes ``OUT/results.jsonl``
+(one line per record, in input order, flushed as it finishes), ``OUT/summary.json`` (one
+section per subsystem, judge specs, LLM usage, skipped records) and ``OUT/report.html``.
+Re-running the same command reads finished threads back from the checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, replace
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from cli.common import (
+    UsageError,
+    fmt_figure,
+    input_path,
+    jsonl_line,
+    progress,
+    skipped_row,
+    write_json,
+)
+from cli.config import build_context
+from cli.evaluate_lines import SuiteTallies
+from cli.goal_shift import check_judges as check_shift_judges
+from cli.gsr import corpus_routes
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.evaluation_records import (
+    RecordKind,
+    detect_record_kind,
+    load_evaluation_records,
+)
+from evals.metrics.record_metrics import METRICS, corpus_values
+from evals.record_views import SUITES, EvaluationRecord, Suite
+from evals.report.page import Section, fmt_num, fmt_pct, skipped_records_html, table
+from evals.report.page import write_report as write_page
+from evals.schema import RecordError
+from graphs.context import Context
+from graphs.evaluation import EvaluationOutput, build_evaluation_graph
+from graphs.runner import ThreadResult, run_corpus
+from nodes.judges.accounting import ACCOUNTING
+from nodes.judges.goal_extraction import goal_extractor
+from nodes.judges.memory_judger import memory_judger
+from nodes.judges.segmentation import segmentation_judge
+from nodes.judges.spec import JudgeConfigError, JudgeSpecError
+from nodes.judges.turn_quality import turn_quality_teacher
+from stores.checkpoint import open_checkpointer
+
+SUBSYSTEM = "evaluation"
+GRAPH_ID = "evaluation"
+"""The evaluation graph's id in ``langgraph.json`` (what ``--server`` runs)."""
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``evaluate`` and its options."""
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="run every evaluation that applies to each record; one report (the main job)",
+        description=(
+            "Evaluate a corpus with every method that applies: goal segmentation and Goal "
+            "Success Rate (Mind the Goal) and goal tracking (ATOD) on every dialogue; "
+            "TSR/TUE/TCRR/GSRT (AgentChangeBench) on agent transcripts with tool calls or goal "
+            "shifts; memory retrieval and slot repair (MAP) on returning users' items. Writes "
+            "OUT/results.jsonl, OUT/summary.json and OUT/report.html. Judges and thresholds "
+            "come from --config (todeval.toml), overridden by --judge ROLE=SPEC. Re-running "
+            "the same command resumes from the checkpoints."
+        ),
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="one or more inputs, each any of: dialogues (Mind the Goal, SGD file or folder, "
+        "ATOD), agent transcripts or tau2 results, a memory benchmark or MS-TOD session file",
+    )
+    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument(
+        "--suite",
+        default="all",
+        help="which evaluations: all (default) or a comma list of " + ", ".join(SUITES),
+    )
+    parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
+    parser.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="ROLE=SPEC",
+        help="override one judge role, e.g. --judge reader=openai:gpt-4o-mini or "
+        "--judge teachers=local,anthropic:claude-3-5-haiku-latest (repeatable)",
+    )
+    parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
+    parser.add_argument(
+        "--escalate",
+        action="store_true",
+        help="pause turns the teachers split on for a human (answer them in LangGraph Studio); "
+        "by default they stay unlabelled and their goals undecided",
+    )
+    parser.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=1,
+        help="records evaluated at once (default 1; local judges are CPU-bound)",
+    )
+    parser.add_argument(
+        "--checkpoints",
+        default=None,
+        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+    )
+    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
+    parser.set_defaults(run=run)
+
+
+def parse_suites(raw: str) -> list[Suite]:
+    """``all`` or a comma list of suite names."""
+    names = [name.strip() for name in raw.split(",") if name.strip()]
+    if names == ["all"]:
+        return list(SUITES)
+    unknown = [name for name in names if name not in SUITES]
+    if unknown or not names:
+        raise UsageError(f"--suite {raw!r}: expected all or a comma list of {', '.join(SUITES)}")
+    return [suite for suite in SUITES if suite in names]
+
+
+def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; teachers split)."""
+    overrides: dict[str, Any] = {}
+    known = set(asdict(Context()))
+    for pair in pairs:
+        role, sep, spec = pair.partition("=")
+        role, spec = role.strip(), spec.strip()
+        name = role if role in known else f"{role}_judge"
+        if not sep or not spec or name not in known:
+            raise UsageError(f"--judge {pair!r}: expected ROLE=SPEC with a known role")
+        overrides[name] = [s.strip() for s in spec.split(",") if s.strip()]
+        if name != "teachers":
+            overrides[name] = spec
+    return overrides
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate the corpus, write the outputs, print a one-line summary."""
+    sources = [input_path(raw) for raw in args.inputs]
+    suites = parse_suites(args.suite)
+    if args.max_concurrency < 1:
+        raise UsageError("--max-concurrency must be at least 1")
+    overrides = judge_overrides(args.judge) | {
+        "schema_path": str(input_path(args.schema)) if args.schema else None,
+    }
+    context = build_context(args.config, overrides)
+    context = replace(context, escalate_ambiguous=bool(args.escalate))
+    summary = evaluate_corpus(
+        sources,
+        context,
+        out=args.out,
+        suites=suites,
+        checkpoints=args.checkpoints,
+        limit=args.limit,
+        max_concurrency=args.max_concurrency,
+    )
+    print(one_line(summary, args.out))
+    return 1 if summary["counts"]["records"] == 0 else 0
+
+
+def check_judges(context: Context, suites: Sequence[Suite]) -> None:
+    """Build every judge the suites will use: a bad spec is one error now, not one per record."""
+    try:
+        if "gsr" in suites:
+            segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+            for spec in context.teachers:
+                turn_quality_teacher(spec, context.llm_max_retries)
+        if "goals" in suites:
+            goal_extractor(context.goal_extraction_judge, context.schema_path)
+        if "shift" in suites:
+            check_shift_judges(context)
+        if "memory" in suites and context.memory_judger != "none":
+            getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
+    except (JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError) as error:
+        raise UsageError(str(error)) from error
+
+
+def detect_kinds(sources: Sequence[Path]) -> list[RecordKind]:
+    """What each input holds (a UsageError naming the file when it is of no known kind)."""
+    try:
+        return [detect_record_kind(source) for source in sources]
+    except DatasetFormatError as error:
+        raise UsageError(str(error)) from error
+
+
+def run_context(
+    context: Context, inputs: Sequence[tuple[Path, RecordKind]], limit: int | None
+) -> Context:
+    """The context a corpus runs under: routes from the corpus, one memory bank per input."""
+    updates: dict[str, Any] = {}
+    if not context.routes:
+        routes: dict[str, str] = {}
+        for source, kind in inputs:
+            if kind in ("mtg", "sgd"):
+                routes |= corpus_routes(source, kind, limit)
+        updates["routes"] = routes
+    memory = [source for source, kind in inputs if kind == "memory"]
+    if memory and context.memory_bank_collection == Context().memory_bank_collection:
+        digest = hashlib.sha256()
+        for source in memory:  # unit ids repeat across benchmarks: one collection per input
+            digest.update(source.read_bytes())
+        updates["memory_bank_collection"] = f"memory_bank_{digest.hexdigest()[:12]}"
+    return replace(context, **updates)
+
+
+def corpus_records(
+    inputs: Sequence[tuple[Path, RecordKind]], schema_path: str | None, limit: int | None
+) -> Iterator[EvaluationRecord | RecordError]:
+    """Every input's records in turn (lazily), the first ``limit`` in all."""
+    records: Iterator[EvaluationRecord | RecordError] = (
+        record
+        for source, kind in inputs
+        for record in load_evaluation_records(source, kind, schema_path=schema_path)
+    )
+    return islice(records, limit) if limit is not None else records
+
+
+def evaluate_corpus(
+    sources: Sequence[Path],
+    context: Context,
+    *,
+    out: Path,
+    suites: Sequence[Suite] = SUITES,
+    checkpoints: str | None = None,
+    limit: int | None = None,
+    max_concurrency: int = 1,
+) -> dict[str, Any]:
+    """Evaluate every record of ``sources``; write results.jsonl, summary.json and report.html.
+
+    Returns:
+        The summary (as written to ``summary.json``).
+    """
+    inputs = list(zip(sources, detect_kinds(sources), strict=True))
+    context = run_context(context, inputs, limit)
+    check_judges(context, suites)
+    out.mkdir(parents=True, exist_ok=True)
+    ACCOUNTING.reset()
+    started = time.perf_counter()
+    tallies = SuiteTallies(context)
+    skipped: list[dict[str, Any]] = []
+    records = corpus_records(inputs, context.schema_path, limit)
+    lines: list[dict[str, Any]] = []  # compact: status and metrics only
+    with open_checkpointer(checkpoints) as saver:
+        graph = build_evaluation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
+        stream = run_corpus(
+            graph,
+            records,
+            subsystem=f"{SUBSYSTEM}:{'+'.join(suites)}",
+            context=context,
+            make_input=lambda record: {
+                "record": record.model_dump(mode="json"),
+                "suites": list(suites),
+            },
+            output_keys=EvaluationOutput.__annotations__,
+            max_concurrency=max_concurrency,
+        )
+        with (out / "results.jsonl").open("w") as results:
+            for record, result in progress(stream, desc="evaluate", unit="record"):
+                line = _line(record, result, tallies, skipped)
+                if line is None:
+                    continue
+                results.write(jsonl_line(line))
+                results.flush()  # a killed run leaves whole lines behind
+                lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
+    summary = _summary(inputs, context, suites, tallies, lines, skipped, checkpoints)
+    summary["elapsed_s"] = round(time.perf_counter() - started, 2)
+    write_json(out / "summary.json", summary)
+    write_report(out / "report.html", summary, tallies)
+    return summary
+
+
+def _line(
+    record: EvaluationRecord | RecordError,
+    result: ThreadResult | None,
+    tallies: SuiteTallies,
+    skipped: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    if isinstance(record, RecordError):
+        skipped.append(skipped_row(record))
+        return None
+    assert result is not None  # run_corpus pairs every record with its thread's result
+    return tallies.add(record, result)
+
+
+def _summary(
+    inputs: Sequence[tuple[Path, RecordKind]],
+    context: Context,
+    suites: Sequence[Suite],
+    tallies: SuiteTallies,
+    lines: Sequence[dict[str, Any]],
+    skipped: list[dict[str, Any]],
+    checkpoints: str | None,
+) -> dict[str, Any]:
+    failed = [{"record_id": x["record_id"], "error": x["error"]} for x in lines if x["error"]]
+    paused = [x["record_id"] for x in lines if x["status"] == "paused"]
+    sections = tallies.summaries()
+    return {
+        "metrics": corpus_values(line["metrics"] for line in lines),
+        "sections": sections,
+        "judges": {suite: section.get("judges") for suite, section in sections.items()},
+        "llm_usage": ACCOUNTING.snapshot(),
+        "counts": {
+            "records": len(lines),
+            "by_suite": {suite: _ran(tallies, suite) for suite in suites},
+            "skipped_records": len(skipped),
+            "failed_records": len(failed),
+            "paused_records": len(paused),
+        },
+        "skipped": skipped,
+        "failed": failed,
+        "paused": paused,
+        "run": {
+            "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
+            "suites": list(suites),
+            "checkpoints": checkpoints,
+            "context": asdict(context),
+        },
+    }
+
+
+def _ran(tallies: SuiteTallies, suite: str) -> int:
+    section_counts = {
+        "gsr": tallies.gsr.dialogues,
+        "goals": len(tallies.goals.rows),
+        "shift": len(tallies.shift_rows),
+        "memory": len(tallies.memory_lines),
+    }
+    return section_counts.get(suite, 0)
+
+
+def overview_section(summary: dict[str, Any]) -> Section:
+    """Every corpus figure in one table, then the run's skipped and failed records."""
+    values = summary["metrics"]
+    fmt = {"dte": fmt_num}
+    rows = [
+        [info.suite, info.label, fmt.get(name, fmt_pct)(values.get(name))]
+        for name, info in METRICS.items()
+        if name in values
+    ]
+    counts = summary["counts"]
+    cards = [
+        ("records", str(counts["records"])),
+        ("skipped", str(counts["skipped_records"])),
+        ("failed", str(counts["failed_records"])),
+        ("paused", str(counts["paused_records"])),
+    ]
+    body = table(["suite", "figure", "value"], rows) + skipped_records_html(
+        {"skipped": summary["skipped"], "failed": summary["failed"]}
+    )
+    return Section("evaluation", "All figures", cards, body)
+
+
+def write_report(path: Path, summary: dict[str, Any], tallies: SuiteTallies) -> None:
+    """One offline page: the figures first, then each subsystem's section."""
+    sections = [overview_section(summary), *tallies.sections(summary["sections"])]
+    context = summary["run"]["context"]
+    write_page(
+        path,
+        "todeval: evaluation",
+        sections,
+        meta={
+            "inputs": ", ".join(Path(i["path"]).name for i in summary["run"]["inputs"]),
+            "suites": ", ".join(summary["run"]["suites"]),
+            "teachers": ", ".join(context["teachers"]),
+            "segmenter": context["segmentation_judge"],
+            "goal extraction": context["goal_extraction_judge"],
+        },
+    )
+
+
+def one_line(summary: dict[str, Any], out: Path) -> str:
+    """The last line a run prints."""
+    figures = ", ".join(
+        f"{METRICS[name].label} {fmt_figure(value)}"
+        for name, value in summary["metrics"].items()
+        if name in ("gsr", "goal_detection_f1", "dgcr", "tsr", "recall_at_5", "jga")
+    )
+    counts = summary["counts"]
+    ran = ", ".join(f"{suite} {n}" for suite, n in counts["by_suite"].items())
+    return (
+        f"evaluated {counts['records']} records ({ran}): {figures or 'no figures'}; "
+        f"{counts['skipped_records']} unreadable records skipped, {counts['failed_records']} "
+        f"failed, {counts['paused_records']} paused; wrote {out / 'results.jsonl'}, "
+        f"{out / 'summary.json'} and {out / 'report.html'}"
+    )

@@ -1,0 +1,157 @@
+"""Each record's share of the corpus figures, so runs can be resampled and compared per record.
+
+A corpus figure here is a ratio of sums: ``sum(num) / sum(den)`` over the records that have a
+part for it. Pooled figures give each record its counts (GSR: goals that succeeded over decided
+goals), figures averaged over records give each its value over 1 (TSR). So the corpus value of
+:func:`corpus_value` equals the subsystem summary's figure, and a bootstrap over records
+(``todeval compare``) resamples exactly what the summary pooled.
+
+The parts are read from the per-suite lines of ``results.jsonl`` (see ``cli/evaluate.py``):
+``gsr`` holds the goal lines of ``todeval gsr``, ``goals`` the tracker's row with its
+``counts`` (:class:`~evals.metrics.goal_tracking.GoalTrackingTally`), ``shift`` the goal-shift
+graph's row, ``memory`` the item line of ``todeval memory eval``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from evals.metrics.tool_redundancy import tool_call_redundancy
+from evals.metrics.tool_use import tool_usage_efficiency
+
+
+class Part(TypedDict):
+    """One record's numerator and denominator of a corpus figure."""
+
+    num: float
+    den: float
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What a figure is: its suite, a readable name, and which direction is better."""
+
+    suite: str
+    label: str
+    higher_is_better: bool = True
+
+
+#: Every figure a record can contribute to, in report order.
+METRICS: dict[str, MetricInfo] = {
+    "gsr": MetricInfo("gsr", "Goal Success Rate"),
+    "goal_detection_f1": MetricInfo("goals", "goal detection F1"),
+    "status_accuracy": MetricInfo("goals", "goal status accuracy"),
+    "dgcr": MetricInfo("goals", "dGCR"),
+    "memory_recall_accuracy": MetricInfo("goals", "memory recall accuracy"),
+    "tsr": MetricInfo("shift", "TSR"),
+    "tool_correctness": MetricInfo("shift", "tool correctness (T)"),
+    "param_validity": MetricInfo("shift", "parameter validity (P)"),
+    "tcrr": MetricInfo("shift", "TCRR", higher_is_better=False),
+    "shift_recovery_rate": MetricInfo("shift", "goal-shift recovery rate"),
+    "recall_at_5": MetricInfo("memory", "memory Recall@5"),
+    "slot_accuracy": MetricInfo("memory", "slot accuracy"),
+    "jga": MetricInfo("memory", "JGA"),
+    "dte": MetricInfo("memory", "DTE", higher_is_better=False),
+    "repair_success_rate": MetricInfo("memory", "repair success rate (S.R.)"),
+}
+
+
+def _part(num: float, den: float) -> Part | None:
+    return {"num": float(num), "den": float(den)} if den else None
+
+
+def _mean_part(value: Any) -> Part | None:
+    """A per-record value averaged over records: ``value / 1`` (None when not computed)."""
+    return None if value is None else _part(float(value), 1.0)
+
+
+def gsr_parts(goal_lines: Sequence[Mapping[str, Any]]) -> dict[str, Part | None]:
+    """GSR: goals that succeeded over decided goals (undecided goals are left out)."""
+    decided = [goal["success"] for goal in goal_lines if goal.get("success") is not None]
+    return {"gsr": _part(sum(bool(s) for s in decided), len(decided))}
+
+
+def goal_tracking_parts(row: Mapping[str, Any]) -> dict[str, Part | None]:
+    """Detection F1 (``2tp / (pred + gold)``), status accuracy, dGCR and memory recall counts."""
+    counts: Mapping[str, int] = row.get("counts") or {}
+    parts: dict[str, Part | None] = {
+        "dgcr": _part(counts.get("completed", 0), counts.get("decided", 0))
+    }
+    if "tp" in counts:  # the record has gold goals
+        tp = counts["tp"]
+        parts["goal_detection_f1"] = _part(2 * tp, counts["n_pred"] + counts["n_gold"])
+        parts["status_accuracy"] = _part(counts["status_correct"], tp)
+        parts["memory_recall_accuracy"] = _part(counts["recall_correct"], counts["recall_judged"])
+    return parts
+
+
+def goal_shift_parts(row: Mapping[str, Any]) -> dict[str, Part | None]:
+    """TSR (mean over conversations), T, P and TCRR (pooled over calls), shifts recovered."""
+    calls = row.get("tool_calls") or []
+    usage = tool_usage_efficiency(calls)
+    redundancy = tool_call_redundancy(calls)
+    shifts = row.get("shifts") or []
+    return {
+        "tsr": _mean_part(row.get("tsr")),
+        "tool_correctness": _part(usage.correct, usage.judged_calls),
+        "param_validity": _part(usage.valid, usage.calls),
+        "tcrr": _part(redundancy.redundant, redundancy.calls),
+        "shift_recovery_rate": _part(sum(bool(s["recovered"]) for s in shifts), len(shifts)),
+    }
+
+
+def memory_parts(line: Mapping[str, Any]) -> dict[str, Part | None]:
+    """Recall@5, slot accuracy, JGA (item means), DTE and repair success (over repair loops)."""
+    scores: Mapping[str, Any] = line.get("scores") or {}
+    success = line.get("repair_success")
+    return {
+        "recall_at_5": _mean_part(scores.get("recall_at_5")),
+        "slot_accuracy": _mean_part(scores.get("slot_accuracy")),
+        "jga": _mean_part(scores.get("jga")),
+        "dte": _mean_part(line.get("dte")),
+        "repair_success_rate": None if success is None else _part(bool(success), 1),
+    }
+
+
+#: How each suite's line in ``results.jsonl`` becomes parts.
+SUITE_PARTS: dict[str, Callable[[Any], dict[str, Part | None]]] = {
+    "gsr": lambda line: gsr_parts(line["goals"]),
+    "goals": lambda line: goal_tracking_parts(line["figures"]),
+    "shift": goal_shift_parts,
+    "memory": memory_parts,
+}
+
+
+def record_parts(results: Mapping[str, Any]) -> dict[str, Part]:
+    """A record's parts over every suite it ran (``results`` keyed by suite); defined only."""
+    parts: dict[str, Part] = {}
+    for suite, line in results.items():
+        if suite in SUITE_PARTS and line is not None:
+            parts |= {k: v for k, v in SUITE_PARTS[suite](line).items() if v is not None}
+    return parts
+
+
+def corpus_value(parts: Iterable[Part]) -> float | None:
+    """``sum(num) / sum(den)``; None when no record has a part."""
+    num = den = 0.0
+    for part in parts:
+        num += part["num"]
+        den += part["den"]
+    return num / den if den else None
+
+
+def corpus_values(records: Iterable[Mapping[str, Part]]) -> dict[str, float | None]:
+    """Every metric's corpus value over records' parts (``results.jsonl`` ``metrics`` fields)."""
+    pooled: dict[str, list[float]] = {}
+    for parts in records:
+        for name, part in parts.items():
+            sums = pooled.setdefault(name, [0.0, 0.0])
+            sums[0] += part["num"]
+            sums[1] += part["den"]
+    return {
+        name: (pooled[name][0] / pooled[name][1] if pooled[name][1] else None)
+        for name in METRICS
+        if name in pooled
+    }

@@ -1,0 +1,158 @@
+"""``todeval evaluate`` as a user runs it: every suite that applies, one report, resumable."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.main import main
+from evals.metrics.record_metrics import METRICS
+from nodes.goal_tracker import goal_memory
+from nodes.memory_active import memory_bank
+from tests.unit.test_cli_memory import BENCH
+
+DIALOGUES: list[Any] = [
+    {"dialog_id": "d1", "turns": [
+        {"turn_number": 1, "user_msg": "Find me an Italian restaurant in San Jose.",
+         "response": "Sino in San Jose is a good Italian place."},
+        {"turn_number": 2, "user_msg": "Great, thanks!", "response": "You're welcome."},
+    ]},
+    {"dialog_id": "broken", "turns": [{"turn_number": 1, "response": "no user message"}]},
+    {"dialog_id": "d2", "turns": [
+        {"turn_number": 1, "user_msg": "How do I reset my VPN password?",
+         "response": "I'm sorry, I can't help with that."},
+        {"turn_number": 2, "user_msg": "That's useless, I asked about the VPN.",
+         "response": "Open the self-service portal and choose VPN, then Reset."},
+    ]},
+]  # fmt: skip
+
+TRANSCRIPT = {
+    "id": "c1",
+    "task_id": "t1",
+    "messages": [
+        {"role": "user", "content": "What's the status of order #W1?"},
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"id": "k1", "name": "get_order_details",
+                         "arguments": {"order_id": "#W1"}}]},
+        {"role": "tool", "tool_call_id": "k1", "content": "{\"status\": \"delivered\"}"},
+        {"role": "assistant", "content": "Order #W1 was delivered."},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[Path]:
+    dialogues = tmp_path / "dialogues.jsonl"
+    dialogues.write_text("".join(json.dumps(d) + "\n" for d in DIALOGUES))
+    transcripts = tmp_path / "transcripts.jsonl"
+    transcripts.write_text(json.dumps(TRANSCRIPT) + "\n")
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(BENCH))
+    return [dialogues, transcripts, bench]
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Iterator[Path]:
+    memory_bank.cache_clear()
+    goal_memory.cache_clear()
+    path = tmp_path / "todeval.toml"
+    path.write_text(
+        '[judges]\nsegmentation = "local:rules"\nmemory_judger = "none"\n'
+        f'[run]\nvector_backend = "memory"\ngoal_memory_path = "{tmp_path / "goals.sqlite"}"\n'
+        'memory_bank_backend = "memory"\n'
+    )
+    yield path
+    memory_bank.cache_clear()
+    goal_memory.cache_clear()
+
+
+def _evaluate(inputs: list[Path], out: Path, config: Path, *extra: str) -> int:
+    checkpoints = out.parent / "checkpoints.sqlite"
+    return main(["evaluate", *map(str, inputs), "--config", str(config),
+                 "--checkpoints", str(checkpoints), "--out", str(out), *extra])  # fmt: skip
+
+
+def _lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_every_applicable_suite_runs_and_the_figures_agree(
+    inputs: list[Path], config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    assert _evaluate(inputs, out, config) == 0
+    lines = _lines(out)
+    # Input order; the broken dialogue is skipped, named by its id and field.
+    assert [line["record_id"] for line in lines] == ["d1", "d2", "c1", "e1", "e2"]
+    by_id = {line["record_id"]: line for line in lines}
+    assert by_id["d1"]["suites"] == ["gsr", "goals"]
+    assert by_id["c1"]["suites"] == ["gsr", "goals", "shift"]
+    assert by_id["e1"]["suites"] == ["gsr", "goals", "memory"]
+    assert all(line["status"] == "done" for line in lines)
+    summary = json.loads((out / "summary.json").read_text())
+    skipped = {row["dialogue_id"]: row["field"] for row in summary["skipped"]}
+    assert set(skipped) == {"broken", "bad"}  # the bench's u2 has a broken item too
+    assert "user_msg" in skipped["broken"]
+    assert set(summary["sections"]) == {"gsr", "goals", "shift", "memory"}
+    assert summary["counts"]["by_suite"] == {"gsr": 5, "goals": 5, "shift": 1, "memory": 2}
+    # The per-record parts pool to each subsystem's own figure.
+    sections, metrics = summary["sections"], summary["metrics"]
+    pairs = [
+        ("gsr", "gsr"),
+        ("goals", "dgcr"),
+        ("shift", "tsr"),
+        ("shift", "tool_correctness"),
+        ("shift", "tcrr"),
+        ("memory", "recall_at_5"),
+        ("memory", "jga"),
+        ("memory", "dte"),
+    ]
+    for suite, name in pairs:  # a figure nobody could compute is absent, and None in its section
+        assert metrics.get(name) == pytest.approx(sections[suite][name], abs=1e-4), name
+    assert metrics["tool_correctness"] == 1.0 and metrics["jga"] > 0
+    assert set(metrics) <= set(METRICS)
+    gsr_goals = [g for line in lines for g in line["gsr"]["goals"] if g["success"] is not None]
+    assert metrics["gsr"] == pytest.approx(sum(g["success"] for g in gsr_goals) / len(gsr_goals))
+    report = (out / "report.html").read_text()
+    for title in ("All figures", "Goal-shift robustness", "Memory and slot repair"):
+        assert title in report
+    printed = capsys.readouterr().out
+    assert "evaluated 5 records" in printed and "2 unreadable records skipped" in printed
+
+
+def test_a_rerun_reads_every_thread_back_without_duplicates(
+    inputs: list[Path], config: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    assert _evaluate(inputs, out, config) == 0
+    first = _lines(out)
+    assert _evaluate(inputs, out, config) == 0
+    again = _lines(out)
+    assert [line["record_id"] for line in again] == [line["record_id"] for line in first]
+    assert all(line["resumed"] for line in again) and not any(line["resumed"] for line in first)
+    assert [line["metrics"] for line in again] == [line["metrics"] for line in first]
+
+
+def test_one_suite_only(inputs: list[Path], config: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert _evaluate(inputs[1:2], out, config, "--suite", "shift") == 0
+    (line,) = _lines(out)
+    assert line["suites"] == ["shift"] and "gsr" not in line
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["sections"]) == {"shift"}
+
+
+def test_bad_options_are_usage_errors(
+    inputs: list[Path], config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    assert _evaluate(inputs, out, config, "--suite", "gsr,nope") == 2
+    assert _evaluate(inputs, out, config, "--judge", "reader") == 2
+    assert _evaluate(inputs, out, config, "--judge", "segmentation=nosuch:provider:x") == 2
+    errors = capsys.readouterr().err
+    assert "--suite" in errors and "--judge 'reader'" in errors
+    assert not (out / "results.jsonl").exists()
