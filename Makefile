@@ -26,10 +26,12 @@ $(VENV)/.installed: pyproject.toml
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
 
-demo: model  ## Goal Success Rate on the bundled sample: goals.jsonl, summary.json, report.html
-	$(BIN)/todeval gsr data/samples/enterprise_dialogues.jsonl --out $(OUT)
+SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json
 
-review: $(VENV)/.installed  ## answer the demo run's escalated turns (reads answers from stdin)
+demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html
+	$(BIN)/todeval evaluate $(SAMPLES) --out $(OUT)
+
+review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
 
 test: model  ## the whole offline test suite (unit + integration)

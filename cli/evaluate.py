@@ -41,7 +41,7 @@ from evals.datasets.evaluation_records import (
 )
 from evals.metrics.record_metrics import METRICS, corpus_values
 from evals.record_views import SUITES, EvaluationRecord, Suite
-from evals.report.page import Section, fmt_num, fmt_pct, skipped_records_html, table
+from evals.report.evaluation import figures_section, records_section
 from evals.report.page import write_report as write_page
 from evals.schema import RecordError
 from graphs.context import Context
@@ -56,6 +56,11 @@ from nodes.judges.turn_quality import turn_quality_teacher
 from stores.checkpoint import open_checkpointer
 
 SUBSYSTEM = "evaluation"
+REPORT_RECORDS = 300
+"""Records the report lists with their drill-down (all of them are in results.jsonl)."""
+
+Drilldown = tuple[dict[str, Any], dict[str, Any]]
+"""A record's results.jsonl line and its dialogue view, as the report shows them."""
 GRAPH_ID = "evaluation"
 """The evaluation graph's id in ``langgraph.json`` (what ``--server`` runs)."""
 
@@ -252,6 +257,7 @@ def evaluate_corpus(
     skipped: list[dict[str, Any]] = []
     records = corpus_records(inputs, context.schema_path, limit)
     lines: list[dict[str, Any]] = []  # compact: status and metrics only
+    shown: list[Drilldown] = []  # the first records, in full, for the report's drill-down
     with open_checkpointer(checkpoints) as saver:
         graph = build_evaluation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         stream = run_corpus(
@@ -274,10 +280,13 @@ def evaluate_corpus(
                 results.write(jsonl_line(line))
                 results.flush()  # a killed run leaves whole lines behind
                 lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
+                if len(shown) < REPORT_RECORDS:
+                    assert not isinstance(record, RecordError)
+                    shown.append((line, record.dialogue.model_dump(mode="json")))
     summary = _summary(inputs, context, suites, tallies, lines, skipped, checkpoints)
     summary["elapsed_s"] = round(time.perf_counter() - started, 2)
     write_json(out / "summary.json", summary)
-    write_report(out / "report.html", summary, tallies)
+    write_report(out / "report.html", summary, tallies, shown)
     return summary
 
 
@@ -340,31 +349,17 @@ def _ran(tallies: SuiteTallies, suite: str) -> int:
     return section_counts.get(suite, 0)
 
 
-def overview_section(summary: dict[str, Any]) -> Section:
-    """Every corpus figure in one table, then the run's skipped and failed records."""
-    values = summary["metrics"]
-    fmt = {"dte": fmt_num}
-    rows = [
-        [info.suite, info.label, fmt.get(name, fmt_pct)(values.get(name))]
-        for name, info in METRICS.items()
-        if name in values
+def write_report(
+    path: Path, summary: dict[str, Any], tallies: SuiteTallies, shown: Sequence[Drilldown]
+) -> None:
+    """One offline page: every figure first, then each subsystem's section, then the records."""
+    lines = [line for line, _ in shown]
+    dialogues = {line["record_id"]: dialogue for line, dialogue in shown}
+    sections = [
+        figures_section(summary),
+        *tallies.sections(summary["sections"]),
+        records_section(lines, dialogues, total=summary["counts"]["records"]),
     ]
-    counts = summary["counts"]
-    cards = [
-        ("records", str(counts["records"])),
-        ("skipped", str(counts["skipped_records"])),
-        ("failed", str(counts["failed_records"])),
-        ("paused", str(counts["paused_records"])),
-    ]
-    body = table(["suite", "figure", "value"], rows) + skipped_records_html(
-        {"skipped": summary["skipped"], "failed": summary["failed"]}
-    )
-    return Section("evaluation", "All figures", cards, body)
-
-
-def write_report(path: Path, summary: dict[str, Any], tallies: SuiteTallies) -> None:
-    """One offline page: the figures first, then each subsystem's section."""
-    sections = [overview_section(summary), *tallies.sections(summary["sections"])]
     context = summary["run"]["context"]
     write_page(
         path,

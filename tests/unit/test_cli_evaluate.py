@@ -118,8 +118,14 @@ def test_every_applicable_suite_runs_and_the_figures_agree(
     gsr_goals = [g for line in lines for g in line["gsr"]["goals"] if g["success"] is not None]
     assert metrics["gsr"] == pytest.approx(sum(g["success"] for g in gsr_goals) / len(gsr_goals))
     report = (out / "report.html").read_text()
-    for title in ("All figures", "Goal-shift robustness", "Memory and slot repair"):
+    for title in ("All figures", "Goal-shift robustness", "Memory and slot repair", "Records"):
         assert title in report
+    # Drill-down: d2's turns with the voted quality of its complaint-answered first turn.
+    d2 = report[report.index('<details id="records-d2'):]
+    d2 = d2[: d2.index("</details>")]
+    assert "How do I reset my VPN password?" in d2
+    first_vote = by_id["d2"]["gsr"]["goals"][0]["turns"][0]["quality"]
+    assert f"<td>{first_vote}</td>" in d2
     printed = capsys.readouterr().out
     assert "evaluated 5 records" in printed and "2 unreadable records skipped" in printed
 
