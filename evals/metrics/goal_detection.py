@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict
 
 from evals.goal_tracking_schema import AtodDialogue, AtodGoal
 from evals.metrics.goal_records import (

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
 from evals.goal_shift_schema import ShiftJudgment
 

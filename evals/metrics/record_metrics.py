@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict
 
 from evals.metrics.tool_redundancy import tool_call_redundancy
 from evals.metrics.tool_use import tool_usage_efficiency

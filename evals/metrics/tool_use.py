@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
 from evals.goal_shift_schema import Message, ToolSchema
 

@@ -1,0 +1,234 @@
+"""Bootstrap intervals of corpus figures and paired differences between two runs.
+
+A corpus figure is a ratio of sums over records
+(:func:`~evals.metrics.record_metrics.corpus_value`), so drawing records with replacement and
+pooling their parts again is exactly the figure computed on a resampled corpus.
+:func:`bootstrap_interval` gives the percentile bootstrap interval of one run's figure;
+:func:`paired_difference` the interval of ``B - A`` when both runs' figures are recomputed on the
+*same* resampled records, so what a record contributes to both (how hard that dialogue is)
+cancels out of the difference.
+
+Pairing rule: a record counts for a metric's difference only when both runs have its part for
+that metric (a record that failed, or was not judged, in one run compares nothing). The
+difference's ``value_a``/``value_b`` are therefore the figures over those shared records and may
+differ from each run's own figure over all its records.
+
+The resampling is vectorised: blocks of index rows (``numpy.random.default_rng(seed)``) gather
+each column of numerators and denominators and sum along the row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from evals.metrics.record_metrics import Part
+
+Change = Literal["better", "worse", "higher", "lower", "no clear change"]
+"""How B compares with A: better/worse for a metric with a direction, higher/lower without."""
+
+_BLOCK_CELLS = 1 << 22
+"""Index cells drawn per block (32 MB of int64), so memory stays flat however many records."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A corpus figure with its bootstrap interval.
+
+    Attributes:
+        value: The figure over all ``n`` records (None when no denominator is positive).
+        low: Lower end of the interval (None when the figure is None).
+        high: Upper end of the interval.
+        n: Records that have a part for the figure.
+    """
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """``B - A`` over the records both runs have a part for, with its paired bootstrap interval.
+
+    Attributes:
+        value_a: A's figure over the shared records.
+        value_b: B's figure over the shared records.
+        delta: ``value_b - value_a`` (None when either is None).
+        low: Lower end of the interval of the difference.
+        high: Upper end of the interval of the difference.
+        n: Records both runs have a part for.
+        excludes_zero: Whether the interval lies wholly above or below 0 (a clear change).
+    """
+
+    value_a: float | None
+    value_b: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    n: int
+    excludes_zero: bool
+
+
+@dataclass(frozen=True)
+class RecordChange:
+    """One record's own value (``num / den``) in both runs."""
+
+    record_id: str
+    value_a: float
+    value_b: float
+
+    @property
+    def change(self) -> float:
+        """``value_b - value_a``."""
+        return self.value_b - self.value_a
+
+
+def _columns(parts: Sequence[Part]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    num = np.fromiter((p["num"] for p in parts), dtype=np.float64, count=len(parts))
+    den = np.fromiter((p["den"] for p in parts), dtype=np.float64, count=len(parts))
+    return num, den
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def _resampled_sums(
+    columns: Sequence[npt.NDArray[np.float64]], resamples: int, seed: int
+) -> Iterator[list[npt.NDArray[np.float64]]]:
+    """Per block of resamples, each column summed over that block's resampled records."""
+    n = len(columns[0])
+    rng = np.random.default_rng(seed)
+    block = max(1, _BLOCK_CELLS // n)
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        # One index matrix for every column: A and B see the same resampled records.
+        index = rng.integers(0, n, size=(rows, n))
+        yield [np.take(column, index).sum(axis=1) for column in columns]
+
+
+def _percentiles(stats: npt.NDArray[np.float64], level: float) -> tuple[float | None, float | None]:
+    """The central ``level`` percentile range, over resamples whose figure is defined."""
+    finite = stats[np.isfinite(stats)]
+    if not finite.size:
+        return None, None
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _check(resamples: int, level: float) -> None:
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+
+
+def bootstrap_interval(
+    parts: Sequence[Part], *, resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> Interval:
+    """Percentile bootstrap interval of ``sum(num) / sum(den)`` over records.
+
+    Args:
+        parts: One part per record that has the figure.
+        resamples: Bootstrap resamples (records drawn with replacement, as many as there are).
+        seed: Seed of ``numpy.random.default_rng``; the same seed gives the same interval.
+        level: Coverage of the interval (0.95: the 2.5th to 97.5th percentile).
+
+    Returns:
+        The figure, its interval and ``n``; all None when no record has a positive denominator.
+        Resamples whose denominators sum to 0 are left out of the percentiles.
+
+    Raises:
+        ValueError: If ``resamples`` < 1 or ``level`` is not in (0, 1).
+    """
+    _check(resamples, level)
+    num, den = _columns(parts)
+    value = _ratio(float(num.sum()), float(den.sum()))
+    if value is None:
+        return Interval(None, None, None, len(parts))
+    stats = np.empty(resamples)
+    done = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for num_sums, den_sums in _resampled_sums([num, den], resamples, seed):
+            stats[done : done + len(num_sums)] = num_sums / den_sums
+            done += len(num_sums)
+    low, high = _percentiles(stats, level)
+    return Interval(value, low, high, len(parts))
+
+
+def paired_difference(
+    pairs: Sequence[tuple[Part, Part]],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> PairedDifference:
+    """Paired percentile bootstrap of ``B - A`` over records both runs have a part for.
+
+    Args:
+        pairs: ``(part in A, part in B)`` per shared record (see the module's pairing rule).
+        resamples: Bootstrap resamples; each draws one set of records used for both runs.
+        seed: Seed of ``numpy.random.default_rng``.
+        level: Coverage of the interval.
+
+    Returns:
+        Both figures over the shared records, the difference and its interval. A resample where
+        either run's denominators sum to 0 is left out of the percentiles.
+
+    Raises:
+        ValueError: If ``resamples`` < 1 or ``level`` is not in (0, 1).
+    """
+    _check(resamples, level)
+    num_a, den_a = _columns([a for a, _ in pairs])
+    num_b, den_b = _columns([b for _, b in pairs])
+    value_a = _ratio(float(num_a.sum()), float(den_a.sum()))
+    value_b = _ratio(float(num_b.sum()), float(den_b.sum()))
+    if value_a is None or value_b is None:
+        return PairedDifference(value_a, value_b, None, None, None, len(pairs), False)
+    stats = np.empty(resamples)
+    done = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for sa, da, sb, db in _resampled_sums([num_a, den_a, num_b, den_b], resamples, seed):
+            stats[done : done + len(sa)] = sb / db - sa / da
+            done += len(sa)
+    low, high = _percentiles(stats, level)
+    excludes_zero = low is not None and high is not None and (low > 0 or high < 0)
+    return PairedDifference(
+        value_a, value_b, value_b - value_a, low, high, len(pairs), excludes_zero
+    )
+
+
+def change_verdict(difference: PairedDifference, higher_is_better: bool | None) -> Change:
+    """``better``/``worse`` when the interval excludes 0 (``higher``/``lower`` for no direction)."""
+    if not difference.excludes_zero or difference.delta is None:
+        return "no clear change"
+    up = difference.delta > 0
+    if higher_is_better is None:
+        return "higher" if up else "lower"
+    return "better" if up == higher_is_better else "worse"
+
+
+def most_changed(pairs: Mapping[str, tuple[Part, Part]], top: int) -> list[RecordChange]:
+    """The ``top`` records whose own value moved most between the runs, largest move first.
+
+    Args:
+        pairs: ``record_id -> (part in A, part in B)``, in the order ties should keep.
+        top: How many records to return.
+
+    Returns:
+        Records with a defined value on both sides and a non-zero change, by ``|B - A|``.
+    """
+    changes = [
+        RecordChange(record_id, a["num"] / a["den"], b["num"] / b["den"])
+        for record_id, (a, b) in pairs.items()
+        if a["den"] and b["den"]
+    ]
+    moved = [c for c in changes if c.change != 0]
+    return sorted(moved, key=lambda c: -abs(c.change))[: max(top, 0)]
