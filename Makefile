@@ -66,6 +66,7 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.memory_active
 	$(BIN)/python -m bench.slot_repair
 	$(BIN)/python -m bench.goal_shift
+	$(BIN)/python -m bench.evaluation
 
 train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_goal_extractor

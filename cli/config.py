@@ -87,10 +87,17 @@ def _checked(source: Path, where: str, value: Any, default: Any) -> Any:
 
 
 def build_context(
-    config: str | Path | None = None, overrides: Mapping[str, Any] | None = None
+    config: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    base: Mapping[str, Any] | None = None,
 ) -> Context:
-    """The run's Context: defaults, then the config file, then CLI flags (``None`` = unset)."""
-    settings = read_config(config) if config is not None else {}
+    """The run's Context: defaults, the command's ``base``, the config file, then CLI flags.
+
+    ``None`` in ``overrides`` means "flag not given".
+    """
+    settings = dict(base or {})
+    settings.update(read_config(config) if config is not None else {})
     settings.update({key: value for key, value in (overrides or {}).items() if value is not None})
     known = {f.name for f in fields(Context)}
     unknown = sorted(set(settings) - known)

@@ -59,6 +59,10 @@ SUBSYSTEM = "evaluation"
 REPORT_RECORDS = 300
 """Records the report lists with their drill-down (all of them are in results.jsonl)."""
 
+EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory"}
+"""Offline evaluation keeps each dialogue's goal vectors in process (about twice as fast as
+Chroma on disk, which serves the online tracker); a config file or flag may choose Chroma."""
+
 Drilldown = tuple[dict[str, Any], dict[str, Any]]
 """A record's results.jsonl line and its dialogue view, as the report shows them."""
 GRAPH_ID = "evaluation"
@@ -160,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = judge_overrides(args.judge) | {
         "schema_path": str(input_path(args.schema)) if args.schema else None,
     }
-    context = build_context(args.config, overrides)
+    context = build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
     context = replace(context, escalate_ambiguous=bool(args.escalate))
     summary = evaluate_corpus(
         sources,
