@@ -10,8 +10,8 @@ cancels out of the difference.
 
 Pairing rule: a record counts for a metric's difference only when both runs have its part for
 that metric (a record that failed, or was not judged, in one run compares nothing). The
-difference's ``value_a``/``value_b`` are therefore the figures over those shared records and may
-differ from each run's own figure over all its records.
+difference's ``a``/``b`` are therefore the figures over those shared records and may differ from
+each run's own figure over all its records.
 
 The resampling is vectorised: blocks of index rows (``numpy.random.default_rng(seed)``) gather
 each column of numerators and denominators and sum along the row.
@@ -19,7 +19,7 @@ each column of numerators and denominators and sum along the row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,17 +57,18 @@ class PairedDifference:
     """``B - A`` over the records both runs have a part for, with its paired bootstrap interval.
 
     Attributes:
-        value_a: A's figure over the shared records.
-        value_b: B's figure over the shared records.
-        delta: ``value_b - value_a`` (None when either is None).
+        a: A's figure over the shared records, with its interval from the same resamples
+            (equal to :func:`bootstrap_interval` of A's parts in this order and seed).
+        b: B's figure over the shared records, likewise.
+        delta: ``b.value - a.value`` (None when either is None).
         low: Lower end of the interval of the difference.
         high: Upper end of the interval of the difference.
         n: Records both runs have a part for.
         excludes_zero: Whether the interval lies wholly above or below 0 (a clear change).
     """
 
-    value_a: float | None
-    value_b: float | None
+    a: Interval
+    b: Interval
     delta: float | None
     low: float | None
     high: float | None
@@ -99,18 +100,27 @@ def _ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
-def _resampled_sums(
-    columns: Sequence[npt.NDArray[np.float64]], resamples: int, seed: int
-) -> Iterator[list[npt.NDArray[np.float64]]]:
-    """Per block of resamples, each column summed over that block's resampled records."""
-    n = len(columns[0])
+def _resampled_ratios(
+    columns: Sequence[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+    resamples: int,
+    seed: int,
+) -> list[npt.NDArray[np.float64]]:
+    """Per ``(num, den)`` column pair, its ratio of sums in each resample (NaN when den is 0).
+
+    Every pair is gathered with the same index rows: A and B see the same resampled records.
+    """
+    n = len(columns[0][0])
     rng = np.random.default_rng(seed)
     block = max(1, _BLOCK_CELLS // n)
-    for start in range(0, resamples, block):
-        rows = min(block, resamples - start)
-        # One index matrix for every column: A and B see the same resampled records.
-        index = rng.integers(0, n, size=(rows, n))
-        yield [np.take(column, index).sum(axis=1) for column in columns]
+    ratios = [np.empty(resamples) for _ in columns]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for start in range(0, resamples, block):
+            rows = min(block, resamples - start)
+            index = rng.integers(0, n, size=(rows, n))
+            for out, (num, den) in zip(ratios, columns, strict=True):
+                sums = np.take(num, index).sum(axis=1), np.take(den, index).sum(axis=1)
+                out[start : start + rows] = sums[0] / sums[1]
+    return ratios
 
 
 def _percentiles(stats: npt.NDArray[np.float64], level: float) -> tuple[float | None, float | None]:
@@ -150,17 +160,22 @@ def bootstrap_interval(
     """
     _check(resamples, level)
     num, den = _columns(parts)
+    if not den.sum():  # nothing to resample (and no figure to bound)
+        return Interval(None, None, None, len(parts))
+    return _interval(num, den, _resampled_ratios([(num, den)], resamples, seed)[0], level)
+
+
+def _interval(
+    num: npt.NDArray[np.float64],
+    den: npt.NDArray[np.float64],
+    ratios: npt.NDArray[np.float64],
+    level: float,
+) -> Interval:
     value = _ratio(float(num.sum()), float(den.sum()))
     if value is None:
-        return Interval(None, None, None, len(parts))
-    stats = np.empty(resamples)
-    done = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for num_sums, den_sums in _resampled_sums([num, den], resamples, seed):
-            stats[done : done + len(num_sums)] = num_sums / den_sums
-            done += len(num_sums)
-    low, high = _percentiles(stats, level)
-    return Interval(value, low, high, len(parts))
+        return Interval(None, None, None, len(num))
+    low, high = _percentiles(ratios, level)
+    return Interval(value, low, high, len(num))
 
 
 def paired_difference(
@@ -179,30 +194,26 @@ def paired_difference(
         level: Coverage of the interval.
 
     Returns:
-        Both figures over the shared records, the difference and its interval. A resample where
-        either run's denominators sum to 0 is left out of the percentiles.
+        Both figures over the shared records with their intervals, the difference and its
+        interval. A resample where either run's denominators sum to 0 is left out of the
+        difference's percentiles.
 
     Raises:
         ValueError: If ``resamples`` < 1 or ``level`` is not in (0, 1).
     """
     _check(resamples, level)
-    num_a, den_a = _columns([a for a, _ in pairs])
-    num_b, den_b = _columns([b for _, b in pairs])
-    value_a = _ratio(float(num_a.sum()), float(den_a.sum()))
-    value_b = _ratio(float(num_b.sum()), float(den_b.sum()))
-    if value_a is None or value_b is None:
-        return PairedDifference(value_a, value_b, None, None, None, len(pairs), False)
-    stats = np.empty(resamples)
-    done = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for sa, da, sb, db in _resampled_sums([num_a, den_a, num_b, den_b], resamples, seed):
-            stats[done : done + len(sa)] = sb / db - sa / da
-            done += len(sa)
-    low, high = _percentiles(stats, level)
+    columns = [_columns([a for a, _ in pairs]), _columns([b for _, b in pairs])]
+    if not pairs:
+        empty = Interval(None, None, None, 0)
+        return PairedDifference(empty, empty, None, None, None, 0, False)
+    ratios_a, ratios_b = _resampled_ratios(columns, resamples, seed)
+    a = _interval(*columns[0], ratios_a, level)
+    b = _interval(*columns[1], ratios_b, level)
+    if a.value is None or b.value is None:
+        return PairedDifference(a, b, None, None, None, len(pairs), False)
+    low, high = _percentiles(ratios_b - ratios_a, level)
     excludes_zero = low is not None and high is not None and (low > 0 or high < 0)
-    return PairedDifference(
-        value_a, value_b, value_b - value_a, low, high, len(pairs), excludes_zero
-    )
+    return PairedDifference(a, b, b.value - a.value, low, high, len(pairs), excludes_zero)
 
 
 def change_verdict(difference: PairedDifference, higher_is_better: bool | None) -> Change:
