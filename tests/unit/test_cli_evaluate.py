@@ -121,7 +121,7 @@ def test_every_applicable_suite_runs_and_the_figures_agree(
     for title in ("All figures", "Goal-shift robustness", "Memory and slot repair", "Records"):
         assert title in report
     # Drill-down: d2's turns with the voted quality of its complaint-answered first turn.
-    d2 = report[report.index('<details id="records-d2'):]
+    d2 = report[report.index('<details id="records-d2') :]
     d2 = d2[: d2.index("</details>")]
     assert "How do I reset my VPN password?" in d2
     first_vote = by_id["d2"]["gsr"]["goals"][0]["turns"][0]["quality"]
