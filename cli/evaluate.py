@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from cli.common import (
     UsageError,
@@ -46,6 +49,7 @@ from evals.report.page import write_report as write_page
 from evals.schema import RecordError
 from graphs.context import Context
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
+from graphs.remote_runner import run_corpus_remote
 from graphs.runner import ThreadResult, run_corpus
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.goal_extraction import goal_extractor
@@ -120,6 +124,13 @@ def add_parser(subparsers: Any) -> None:
         help="records evaluated at once (default 1; local judges are CPU-bound)",
     )
     parser.add_argument(
+        "--server",
+        default=None,
+        metavar="URL",
+        help="run the evaluation graph on a LangGraph server (langgraph dev, a deployment) "
+        "through langgraph-sdk instead of in this process; LANGGRAPH_API_KEY is sent if set",
+    )
+    parser.add_argument(
         "--checkpoints",
         default=None,
         help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
@@ -174,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         checkpoints=args.checkpoints,
         limit=args.limit,
         max_concurrency=args.max_concurrency,
+        server=args.server,
     )
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["records"] == 0 else 0
@@ -245,8 +257,12 @@ def evaluate_corpus(
     checkpoints: str | None = None,
     limit: int | None = None,
     max_concurrency: int = 1,
+    server: str | None = None,
 ) -> dict[str, Any]:
     """Evaluate every record of ``sources``; write results.jsonl, summary.json and report.html.
+
+    With ``server`` (a LangGraph server URL) the records run there, on its threads, through
+    langgraph-sdk; the checkpoints are then the server's, and ``checkpoints`` is unused.
 
     Returns:
         The summary (as written to ``summary.json``).
@@ -262,20 +278,8 @@ def evaluate_corpus(
     records = corpus_records(inputs, context.schema_path, limit)
     lines: list[dict[str, Any]] = []  # compact: status and metrics only
     shown: list[Drilldown] = []  # the first records, in full, for the report's drill-down
-    with open_checkpointer(checkpoints) as saver:
-        graph = build_evaluation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
-        stream = run_corpus(
-            graph,
-            records,
-            subsystem=f"{SUBSYSTEM}:{'+'.join(suites)}",
-            context=context,
-            make_input=lambda record: {
-                "record": record.model_dump(mode="json"),
-                "suites": list(suites),
-            },
-            output_keys=EvaluationOutput.__annotations__,
-            max_concurrency=max_concurrency,
-        )
+    with open_checkpointer(checkpoints if server is None else ":memory:") as saver:
+        stream = _run_records(records, context, suites, saver, max_concurrency, server)
         with (out / "results.jsonl").open("w") as results:
             for record, result in progress(stream, desc="evaluate", unit="record"):
                 line = _line(record, result, tallies, skipped)
@@ -292,6 +296,45 @@ def evaluate_corpus(
     write_json(out / "summary.json", summary)
     write_report(out / "report.html", summary, tallies, shown)
     return summary
+
+
+def _run_records(
+    records: Iterable[EvaluationRecord | RecordError],
+    context: Context,
+    suites: Sequence[Suite],
+    saver: BaseCheckpointSaver[str],
+    max_concurrency: int,
+    server: str | None,
+) -> Iterator[tuple[EvaluationRecord | RecordError, ThreadResult | None]]:
+    """Each record with its thread's result, in input order: in process or on ``server``."""
+
+    def graph_input(record: EvaluationRecord) -> dict[str, Any]:
+        return {"record": record.model_dump(mode="json"), "suites": list(suites)}
+
+    subsystem = f"{SUBSYSTEM}:{'+'.join(suites)}"
+    keys = EvaluationOutput.__annotations__
+    if server is not None:
+        return run_corpus_remote(
+            server,
+            GRAPH_ID,
+            records,
+            subsystem=subsystem,
+            context=context,
+            make_input=graph_input,
+            output_keys=keys,
+            max_concurrency=max_concurrency,
+            api_key=os.environ.get("LANGGRAPH_API_KEY"),
+        )
+    graph = build_evaluation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
+    return run_corpus(
+        graph,
+        records,
+        subsystem=subsystem,
+        context=context,
+        make_input=graph_input,
+        output_keys=keys,
+        max_concurrency=max_concurrency,
+    )
 
 
 def _line(

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli import compare, evaluate, goal_shift, gsr, memory, review, segment, track_goals
+from cli import compare, evaluate, experiment, goal_shift, gsr, memory, review, segment, track_goals
 from cli.common import UsageError
 from evals.datasets.errors import DatasetFormatError
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     evaluate.add_parser(subparsers)
     compare.add_parser(subparsers)
+    experiment.add_parser(subparsers)
     segment.add_parser(subparsers)
     gsr.add_parser(subparsers)
     review.add_parser(subparsers)

@@ -14,6 +14,7 @@ goal-shift annotations; memory metrics when the user has earlier sessions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -23,6 +24,9 @@ from evals.goal_shift_schema import Conversation
 from evals.goal_tracking_schema import AtodDialogue, AtodTurn
 from evals.memory_schema import MsTodEvalItem, MsTodSession
 from evals.schema import Dialogue, Turn
+
+CONTROL_TOKENS = re.compile(r"###[A-Z-]+###")
+"""The user simulator's control tokens (``###STOP###``): not something the user said."""
 
 Suite = Literal["gsr", "goals", "shift", "memory"]
 SUITES: tuple[Suite, ...] = ("gsr", "goals", "shift", "memory")
@@ -62,7 +66,8 @@ class EvaluationRecord(BaseModel):
 def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES) -> list[Suite]:
     """The subsystems of ``wanted`` that apply to ``record``, in :data:`SUITES` order."""
     applies: dict[Suite, bool] = {
-        "gsr": True,
+        # A memory item's context waits for the system's reply: nothing answered, nothing to score.
+        "gsr": any(turn.response.strip() for turn in record.dialogue.turns),
         "goals": True,
         "shift": record.conversation is not None and has_goal_shift_evidence(record.conversation),
         "memory": record.memory is not None and bool(record.memory.sessions),
@@ -101,7 +106,8 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
     errors: list[int] = []
     for message in conversation.messages:
         if message.role == "user" or not pairs:
-            pairs.append((message.content if message.role == "user" else "", []))
+            said = CONTROL_TOKENS.sub("", message.content).strip()
+            pairs.append((said if message.role == "user" else "", []))
             tools.append([])
             errors.append(0)
         if message.role == "assistant":
@@ -168,6 +174,11 @@ def _dialogue(
     if pairs and not pairs[0][0]:  # the system spoke first: a greeting, not a turn
         metadata["opening"] = " ".join(pairs[0][1])
         pairs, extra = pairs[1:], extra[1:]
+    if len(pairs) > 1 and not pairs[-1][1] and not extra[-1].get("tool_calls"):
+        # The user's last message ended the transcript: no reply was due, so no turn to judge.
+        if pairs[-1][0]:
+            metadata["unanswered"] = pairs[-1][0]
+        pairs, extra = pairs[:-1], extra[:-1]
     turns = [
         Turn(
             turn_number=number,

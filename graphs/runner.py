@@ -7,9 +7,13 @@ ones from their last checkpoint, while a changed judge or a changed dialogue get
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from typing import Any, TypeVar
@@ -161,24 +165,111 @@ def run_corpus(
     context: Context,
     make_input: Callable[[R], dict[str, Any]],
     output_keys: Iterable[str],
+    max_concurrency: int = 1,
 ) -> Iterator[tuple[R | RecordError, ThreadResult | None]]:
-    """Yield each record with its thread's result (None for records that failed to load)."""
+    """Yield each record with its thread's result (None for records that failed to load).
+
+    Args:
+        graph: The subsystem graph, compiled with a checkpointer.
+        records: The corpus, read lazily (at most ``2 * max_concurrency`` records ahead).
+        subsystem: Names the threads (see :func:`thread_id_for`).
+        context: The run's context, passed to every thread.
+        make_input: A record's graph input.
+        output_keys: The state keys a finished thread reports.
+        max_concurrency: Records run at once in worker threads; results still come in input
+            order. 1 runs them one after another in the caller's thread.
+    """
     keys = list(output_keys)
-    for record in records:
-        if isinstance(record, RecordError):
-            yield record, None
-            continue
-        yield (
+
+    def run_one(record: R) -> ThreadResult:
+        return run_dialogue(
+            graph,
             record,
-            run_dialogue(
-                graph,
-                record,
-                subsystem=subsystem,
-                context=context,
-                make_input=make_input,
-                output_keys=keys,
-            ),
+            subsystem=subsystem,
+            context=context,
+            make_input=make_input,
+            output_keys=keys,
         )
+
+    return run_in_order(records, run_one, max_concurrency=max_concurrency)
+
+
+def run_in_order(
+    records: Iterable[R | RecordError],
+    run_one: Callable[[R], ThreadResult],
+    *,
+    max_concurrency: int = 1,
+) -> Iterator[tuple[R | RecordError, ThreadResult | None]]:
+    """``(record, run_one(record))`` for each record, in input order, up to N running at once.
+
+    Records are read lazily, at most ``2 * max_concurrency`` ahead of the consumer, so memory
+    stays flat however long the corpus. A :class:`RecordError` passes through in its place with
+    None. Records with the same id run one after the other (they may share a thread, which two
+    concurrent runs would corrupt). An exception from ``run_one`` is raised when its record's
+    turn comes; one from the input after the records read before it have been yielded.
+
+    Raises:
+        ValueError: ``max_concurrency`` is below 1.
+    """
+    if max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+    if max_concurrency == 1:
+        for record in records:
+            yield record, None if isinstance(record, RecordError) else run_one(record)
+        return
+
+    iterator = iter(records)
+    window: deque[tuple[R | RecordError, Future[ThreadResult] | None]] = deque()
+    latest: dict[str, Future[ThreadResult]] = {}  # each record id's last submitted run
+    more = True
+    input_error: Exception | None = None
+    pool = ThreadPoolExecutor(max_concurrency, thread_name_prefix="todeval-runner")
+
+    def submit(record: R) -> Future[ThreadResult]:
+        name = record_id(record)
+        earlier = latest.get(name)
+
+        def task() -> ThreadResult:
+            if earlier is not None:
+                # FIFO pool: ``earlier`` started before this task, so waiting cannot deadlock.
+                wait_for([earlier])
+            return run_one(record)
+
+        # The caller's context variables (a tracing parent run, say) reach the worker.
+        future = pool.submit(contextvars.copy_context().run, task)
+        latest[name] = future
+        return future
+
+    try:
+        while True:
+            while more and len(window) < 2 * max_concurrency:
+                try:
+                    record = next(iterator)
+                except StopIteration:
+                    more = False
+                    break
+                except Exception as error:  # noqa: BLE001 - raised after the records before it
+                    more = False
+                    input_error = error
+                    break
+                if isinstance(record, RecordError):
+                    window.append((record, None))
+                else:
+                    window.append((record, submit(record)))
+            if not window:
+                break
+            record, future = window.popleft()
+            if future is None:
+                yield record, None
+                continue
+            if not isinstance(record, RecordError) and latest.get(record_id(record)) is future:
+                del latest[record_id(record)]
+            yield record, future.result()
+        if input_error is not None:
+            raise input_error
+    finally:
+        # A consumer that stops early: drop what has not started, wait for what has.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def prepared_in_chunks(

@@ -1,16 +1,27 @@
-"""Validate the bundled sample (data/samples/enterprise_dialogues.jsonl) and print its counts.
+"""Validate the bundled samples (data/samples/) and print their counts.
 
-Every line must load with ``evals.schema.Dialogue.model_validate`` and the sample as a whole must
-meet the coverage rules below (goal structure, RCOF codes, time gaps). Exits 1 on any invalid line
-or violated rule, 0 otherwise.
+- Mind the Goal dialogues (``enterprise_dialogues.jsonl``, ``heldout_dialogues.jsonl``): every
+  line must load with ``evals.schema.Dialogue.model_validate`` and the file as a whole must meet
+  the coverage rules below (goal structure, RCOF codes, time gaps).
+- Agent transcripts (``agent_transcripts.jsonl``): every line must load as an
+  ``evals.goal_shift_schema.Conversation`` without transcript issues, with a multi-goal task,
+  tools and arguments of its domain's Appendix C.1 list, and the file must cover redundant,
+  failing and transfer calls (:func:`check_transcripts`).
+- Returning users (``returning_users.json``): it must load as an ``evals.memory_schema.MemoryBench``
+  with no record error, and every item must refer back to a stored session
+  (:func:`check_returning_users`).
 
-Usage: ``python -m scripts.check_sample [PATH]``
+The kind is told from the file (``{"individuals": ...}``, JSONL lines with ``messages``, else
+Mind the Goal). Exits 1 on any invalid record or violated rule, 0 otherwise.
+
+Usage: ``python -m scripts.check_sample [PATH ...]`` (default: the three ``make demo`` samples)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import uuid
 from collections import Counter
@@ -19,9 +30,20 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evals.schema import RCOF_CODES, Dialogue, Turn
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.evaluation_records import detect_record_kind
+from evals.datasets.ms_tod_loader import load_memory_bench
+from evals.datasets.tau2 import load_goal_shift_run
+from evals.datasets.tau2_tools import paper_tool_schemas
+from evals.goal_shift_schema import Conversation
+from evals.metrics.slot_mention import slot_value_mentioned
+from evals.metrics.tool_redundancy import redundant_calls
+from evals.metrics.tool_use import PARAM_ERROR_KEYWORDS, arguments_satisfy_schema, tool_call_records
+from evals.schema import RCOF_CODES, Dialogue, RecordError, Turn
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data/samples/enterprise_dialogues.jsonl"
+SAMPLES = Path(__file__).resolve().parent.parent / "data/samples"
+DEFAULT_PATH = SAMPLES / "enterprise_dialogues.jsonl"
+DEMO_PATHS = [DEFAULT_PATH, SAMPLES / "agent_transcripts.jsonl", SAMPLES / "returning_users.json"]
 
 # Coverage rules.
 MIN_DIALOGUES, MAX_DIALOGUES = 30, 34
@@ -211,25 +233,185 @@ def summarise(report: Report) -> None:
         rules.append(f"fewer than {MIN_WITHOUT_TIMESTAMPS} dialogues without timestamps")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Check the sample; return the process exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
-    args = parser.parse_args(argv)
-    path: Path = args.path
-    if not path.is_file():
-        print(f"FAIL: {path} not found", file=sys.stderr)
-        return 1
+# -- agent transcripts (agentchangebench-style JSONL) ------------------------------------------
+
+TRANSCRIPTS = (6, 12)  # conversations
+TRANSCRIPT_DOMAINS = {"airline", "retail", "banking"}
+MIN_3_GOAL_CONVERSATIONS = 2
+TRANSFER_TOOL = "transfer_to_human_agents"
+
+
+def transcript_problems(conversation: Conversation) -> list[str]:
+    """Task, tool and shape problems of one loaded conversation."""
+    problems = [f"{issue.field}: {issue.message}" for issue in conversation.issues]
+    task = conversation.task
+    if task is None:
+        return [*problems, "no task"]
+    if len(task.goals) < 2 or task.required_shifts != len(task.goals) - 1:
+        problems.append("task needs >= 2 goals and required_shifts = goals - 1")
+    if not (task.action_sets and task.communicate_info and task.nl_assertions):
+        problems.append("task needs action_sets, communicate_info and nl_assertions")
+    schemas = paper_tool_schemas(conversation.domain) or {}
+    if conversation.domain not in TRANSCRIPT_DOMAINS:
+        problems.append(f"domain {conversation.domain!r} not one of {sorted(TRANSCRIPT_DOMAINS)}")
+    for message in conversation.messages:
+        for call in message.tool_calls:
+            schema = schemas.get(call.name)
+            if schema is None or not arguments_satisfy_schema(call.arguments, schema):
+                problems.append(f"turn {message.turn}: {call.name} not a valid Appendix C.1 call")
+    if not any(m.role == "user" and m.content.strip() for m in conversation.messages):
+        problems.append("no user message")
+    return problems
+
+
+def check_transcripts(path: Path) -> list[str]:
+    """Print the transcript sample's counts; return its problems (records and coverage)."""
+    problems: list[str] = []
+    conversations: list[Conversation] = []
+    for record in load_goal_shift_run(path).records:
+        if isinstance(record, RecordError):
+            problems.append(f"line {record.line} ({record.dialogue_id}): {record.message}")
+            continue
+        conversations.append(record)
+        problems += [f"{record.dialogue_id}: {p}" for p in transcript_problems(record)]
+    ids = [c.dialogue_id for c in conversations]
+    calls = [call for c in conversations for m in c.messages for call in m.tool_calls]
+    results = [m for c in conversations for m in c.messages if m.role == "tool"]
+    errors = [m for m in results if m.error]
+    param_errors = [m for m in errors if any(k in m.content.lower() for k in PARAM_ERROR_KEYWORDS)]
+    redundant = sum(
+        kind is not None
+        for c in conversations
+        for kind in redundant_calls(tool_call_records(c.messages, None))
+    )
+    transfers = sum(call.name == TRANSFER_TOOL for call in calls)
+    goal_counts = Counter(len(c.task.goals) for c in conversations if c.task)
+    domains = Counter(c.domain for c in conversations)
+    print(f"conversations:             {len(conversations)} ({dict(sorted(domains.items()))})")
+    print(f"messages:                  {sum(len(c.messages) for c in conversations)}")
+    print(f"goals per conversation:    {dict(sorted(goal_counts.items()))}")
+    print(f"tool calls:                {len(calls)} ({len({c.name for c in calls})} tools)")
+    print(f"error results:             {len(errors)} ({len(param_errors)} name a parameter)")
+    print(f"redundant calls (TCRR):    {redundant}")
+    print(f"transfers to a human:      {transfers}")
+    low, high = TRANSCRIPTS
+    if not low <= len(conversations) <= high:
+        problems.append(f"{len(conversations)} conversations, expected {low}-{high}")
+    if len(set(ids)) != len(ids):
+        problems.append("duplicate dialogue_id")
+    if set(domains) != TRANSCRIPT_DOMAINS:
+        problems.append(
+            f"domains {sorted(map(str, domains))}, expected all of airline/retail/banking"
+        )
+    if sum(n for goals, n in goal_counts.items() if goals >= 3) < MIN_3_GOAL_CONVERSATIONS:
+        problems.append(f"fewer than {MIN_3_GOAL_CONVERSATIONS} conversations with >= 3 goals")
+    for what, count in (("redundant call", redundant), ("parameter error", len(param_errors))):
+        if count < 1:
+            problems.append(f"no {what}")
+    if len(errors) <= len(param_errors):
+        problems.append("no error result other than a parameter error")
+    if transfers < 1:
+        problems.append("no transfer_to_human_agents call")
+    return problems
+
+
+# -- returning users (MemoryBench JSON) -------------------------------------------------------
+
+INDIVIDUALS = (3, 5)
+SESSIONS_PER_USER = (3, 4)
+ITEMS_PER_USER = (1, 2)
+MIN_INTENTS = 4
+SGD_SERVICE = re.compile(r"^[A-Z][A-Za-z]+_\d+$")
+SGD_INTENT = re.compile(r"^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
+
+
+def check_returning_users(path: Path) -> list[str]:
+    """Print the memory sample's counts; return its problems (records and coverage)."""
+    bench, errors = load_memory_bench(path)
+    problems = [f"{e.dialogue_id}: {e.field}: {e.message}" for e in errors]
+    intents: Counter[str] = Counter()
+    new_value_items = memory_only_items = hard_negative_users = 0
+    for person in bench.individuals:
+        who = person.individual_id
+        sessions = {s.session_id: s for s in person.sessions}
+        for range_, count, what in (
+            (SESSIONS_PER_USER, len(sessions), "sessions"),
+            (ITEMS_PER_USER, len(person.eval), "eval items"),
+        ):
+            if not range_[0] <= count <= range_[1]:
+                problems.append(f"{who}: {count} {what}, expected {range_[0]}-{range_[1]}")
+        own = Counter(s.intent for s in sessions.values())
+        hard_negative_users += any(n > 1 for n in own.values())
+        intents.update(own)
+        for s in sessions.values():
+            if not SGD_SERVICE.match(s.domain) or not SGD_INTENT.match(s.intent):
+                problems.append(f"{who}/{s.session_id}: {s.domain}/{s.intent} is not SGD-like")
+            if not s.task_goal:
+                problems.append(f"{who}/{s.session_id}: empty task_goal")
+        for item in person.eval:
+            relevant = [sessions[sid] for sid in item.relevant_session_ids]
+            said = " ".join(t.utterance for t in item.context)
+            stored = {(k, v) for s in relevant for k, v in s.task_goal.items()}
+            if item.context[-1].speaker != "user" or not item.task_goal:
+                problems.append(f"{item.eval_id}: context must end with the user; gold needed")
+            if not relevant or any(s.intent != item.intent for s in relevant):
+                problems.append(f"{item.eval_id}: relevant sessions must share its intent")
+            if not any(slot_value_mentioned(v, said, slot=k) for k, v in stored):
+                problems.append(f"{item.eval_id}: context names no stored value")
+            new_value_items += any((k, v) not in stored for k, v in item.task_goal.items())
+            memory_only_items += all((k, v) in stored for k, v in item.task_goal.items())
+    items = sum(len(p.eval) for p in bench.individuals)
+    print(f"individuals:               {len(bench.individuals)}")
+    print(f"sessions:                  {sum(len(p.sessions) for p in bench.individuals)}")
+    print(f"intents:                   {dict(sorted(intents.items()))}")
+    print(f"eval items:                {items} ({memory_only_items} answerable from memory "
+          f"alone, {new_value_items} with a new value in the context)")  # fmt: skip
+    low, high = INDIVIDUALS
+    if not low <= len(bench.individuals) <= high:
+        problems.append(f"{len(bench.individuals)} individuals, expected {low}-{high}")
+    if len(intents) < MIN_INTENTS:
+        problems.append(f"{len(intents)} intents, expected >= {MIN_INTENTS}")
+    if not (new_value_items and memory_only_items and hard_negative_users):
+        problems.append("need items from memory alone, items with new values and a hard negative")
+    return problems
+
+
+def check(path: Path) -> list[str]:
+    """Check one sample file of the kind :func:`detect_record_kind` tells; return its problems."""
+    try:
+        kind = detect_record_kind(path)
+        if kind == "memory":
+            return check_returning_users(path)
+        if kind == "conversations":
+            return check_transcripts(path)
+    except DatasetFormatError as error:
+        return [str(error)]
     report = load(path)
     summarise(report)
-    problems = report.line_errors + report.rule_errors
-    for problem in problems:
-        print(f"FAIL: {problem}", file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} problem(s) in {path}", file=sys.stderr)
-        return 1
-    print(f"OK: {path.name} is valid and meets the coverage rules")
-    return 0
+    return report.line_errors + report.rule_errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check the samples; return the process exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("paths", nargs="*", type=Path, default=DEMO_PATHS)
+    args = parser.parse_args(argv)
+    failed = 0
+    for path in args.paths:
+        print(f"== {path.name}")
+        if not path.is_file():
+            print(f"FAIL: {path} not found", file=sys.stderr)
+            failed += 1
+            continue
+        problems = check(path)
+        for problem in problems:
+            print(f"FAIL: {problem}", file=sys.stderr)
+        if problems:
+            print(f"{len(problems)} problem(s) in {path}", file=sys.stderr)
+            failed += 1
+        else:
+            print(f"OK: {path.name} is valid and meets the coverage rules")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
+from evals.record_views import CONTROL_TOKENS
 from nodes.judges.shift_detection import NO_SHIFT_TO_FIND, TRANSFER_TOOL, ShiftVerdict
 from stores.embeddings import cosine_matrix, get_embedder
 
@@ -49,7 +50,6 @@ _STOP = frozenset(
     "get by the and for with from into this that your my our about make made info".split()
 )
 _TRANSFER_NOTICE = re.compile(r"transferr?(ed|ing) (you )?to a human", re.IGNORECASE)
-_CONTROL = re.compile(r"###[A-Z-]+###")
 
 
 def _stems(text: str) -> set[str]:
@@ -184,4 +184,4 @@ def _tool_vector(tool: str) -> NDArray[np.float32]:
 
 def _said(message: Message) -> str:
     """The message's text without the user simulator's control tokens (``###STOP###``)."""
-    return _CONTROL.sub("", message.content).strip()
+    return CONTROL_TOKENS.sub("", message.content).strip()

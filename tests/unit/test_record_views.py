@@ -70,8 +70,9 @@ def test_memory_applies_only_with_earlier_sessions_and_suites_can_be_narrowed() 
     )
     with_memory = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[session]))
     without = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[]))
-    assert applicable_suites(with_memory) == ["gsr", "goals", "memory"]
-    assert applicable_suites(without) == ["gsr", "goals"]
+    # The item's context waits for the system's reply: no answered turn for Goal Success Rate.
+    assert applicable_suites(with_memory) == ["goals", "memory"]
+    assert applicable_suites(without) == ["goals"]
     assert applicable_suites(with_memory, ["memory", "shift"]) == ["memory"]
     assert with_memory.dialogue.turns[0].user_msg == "Hi again, it's about Sino."
 
@@ -88,12 +89,32 @@ def test_atod_and_plain_dialogues() -> None:
         }
     )
     record = atod_record(atod)
+    # The last user message ended the transcript unanswered: kept aside, not judged as a turn.
     assert [(t.user_msg, t.response) for t in record.dialogue.turns] == [
-        ("Book a hotel.", "Which city?"),
-        ("Paris.", ""),
+        ("Book a hotel.", "Which city?")
     ]
+    assert record.dialogue.metadata["unanswered"] == "Paris."
+    assert len(record.atod.turns) == 3  # the tracker still reads every utterance
     assert record.atod is atod and record.dialogue_id == "a1"
     plain = Dialogue.model_validate(
         {"dialog_id": "d1", "turns": [{"turn_number": 1, "user_msg": "hi", "response": "hello"}]}
     )
     assert applicable_suites(dialogue_record(plain)) == ["gsr", "goals"]
+
+
+def test_a_transcript_ending_on_the_user_has_no_unanswered_turn_to_judge() -> None:
+    conversation = Conversation(
+        dialogue_id="c9",
+        task_id="t9",
+        messages=[
+            Message(turn=0, role="user", content="Cancel my order #W2, please."),
+            Message(turn=1, role="assistant", content="Done: order #W2 is cancelled."),
+            Message(turn=2, role="user", content="Thanks! ###STOP###"),
+        ],
+    )
+    dialogue = conversation_record(conversation).dialogue
+    # The simulator's stop token is not speech; its last message got no reply and is no turn.
+    assert [(t.user_msg, t.response) for t in dialogue.turns] == [
+        ("Cancel my order #W2, please.", "Done: order #W2 is cancelled.")
+    ]
+    assert dialogue.metadata["unanswered"] == "Thanks!"
