@@ -15,7 +15,7 @@ import argparse
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
@@ -43,14 +43,14 @@ from evals.datasets.evaluation_records import (
     load_evaluation_records,
 )
 from evals.metrics.record_metrics import METRICS, corpus_values
-from evals.record_views import SUITES, EvaluationRecord, Suite
+from evals.record_views import SUITES, EvaluationRecord, Suite, atod_view
 from evals.report.evaluation import figures_section, records_section
 from evals.report.page import write_report as write_page
 from evals.schema import RecordError
 from graphs.context import Context
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from graphs.remote_runner import run_corpus_remote
-from graphs.runner import ThreadResult, run_corpus
+from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.goal_extraction import goal_extractor
 from nodes.judges.memory_judger import memory_judger
@@ -328,13 +328,41 @@ def _run_records(
     graph = build_evaluation_graph().compile(checkpointer=saver, name=SUBSYSTEM)
     return run_corpus(
         graph,
-        records,
+        prepared_in_chunks(records, judge_preparer(context, suites)),
         subsystem=subsystem,
         context=context,
         make_input=graph_input,
         output_keys=keys,
         max_concurrency=max_concurrency,
     )
+
+
+def judge_preparer(
+    context: Context, suites: Sequence[Suite]
+) -> Callable[[Sequence[EvaluationRecord]], None]:
+    """Batch work for a chunk of records: the local judges embed all its texts at once.
+
+    The graph's nodes get the same (cached) judges, so they find the vectors ready; about
+    twice as fast as one small batch per dialogue.
+    """
+    segmenter = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+    teachers = [turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers]
+    extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
+
+    def prepare(records: Sequence[EvaluationRecord]) -> None:
+        dialogues = [record.dialogue for record in records]
+        if "gsr" in suites:
+            segmenter.prepare(dialogues)
+            for teacher in teachers:
+                teacher.prepare(dialogues)
+        if "goals" in suites:
+            extractor.prepare([text for record in records for text in _utterances(record)])
+
+    return prepare
+
+
+def _utterances(record: EvaluationRecord) -> list[str]:
+    return [turn.utterance for turn in (record.atod or atod_view(record.dialogue)).turns]
 
 
 def _line(

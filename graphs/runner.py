@@ -24,14 +24,15 @@ from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
 from evals.goal_tracking_schema import AtodDialogue
+from evals.record_views import EvaluationRecord
 from evals.schema import Dialogue, RecordError
 from graphs.context import Context
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""
 
-D = TypeVar("D", Dialogue, AtodDialogue)
-"""A dialogue record whose texts a judge can prepare in batches."""
+D = TypeVar("D", Dialogue, AtodDialogue, EvaluationRecord)
+"""A record whose texts a judge can prepare in batches."""
 
 #: The fields that name a record, in the order they are looked for.
 ID_FIELDS = ("dialogue_id", "eval_id")
