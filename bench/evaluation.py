@@ -46,7 +46,7 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
 def checkpoint_overhead(sgd: Path, schema: Path, limit: int, home: Path) -> None:
     """The evaluation graph on ``limit`` dialogues: no checkpointer vs the SQLite runner."""
     os.environ["TODEVAL_HOME"] = str(home)  # the warm embedding cache of the runs above
-    from cli.evaluate import EVALUATE_DEFAULTS
+    from cli.evaluate_setup import EVALUATE_DEFAULTS
     from evals.datasets.evaluation_records import load_evaluation_records
     from evals.record_views import EvaluationRecord
     from graphs.context import Context

@@ -17,7 +17,8 @@ from typing import Any
 
 from cli.common import fmt_figure, input_path
 from cli.config import build_context
-from cli.evaluate import (
+from cli.evaluate_lines import SuiteTallies
+from cli.evaluate_setup import (
     EVALUATE_DEFAULTS,
     check_judges,
     corpus_records,
@@ -26,7 +27,6 @@ from cli.evaluate import (
     parse_suites,
     run_context,
 )
-from cli.evaluate_lines import SuiteTallies
 from evals.langsmith_suite_evaluators import corpus_key
 from evals.metrics.record_metrics import METRICS
 from evals.record_views import EvaluationRecord
