@@ -108,8 +108,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--escalate",
         action="store_true",
-        help="pause turns the teachers split on for a human (answer them in LangGraph Studio); "
-        "by default they stay unlabelled and their goals undecided",
+        help="with --server: pause turns the teachers split on for a human; answer them in "
+        "LangGraph Studio on that server, then re-run to collect. By default they stay "
+        "unlabelled and their goals undecided (todeval gsr + todeval review ask locally)",
     )
     parser.add_argument(
         "--max-concurrency",
@@ -143,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
         "schema_path": str(input_path(args.schema)) if args.schema else None,
     }
     context = build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
+    if args.escalate and not args.server:
+        raise UsageError(
+            "--escalate needs --server: the paused threads are answered in LangGraph Studio "
+            "(for questions on this machine, use todeval gsr and todeval review)"
+        )
     context = replace(context, escalate_ambiguous=bool(args.escalate))
     summary = evaluate_corpus(
         sources,

@@ -163,9 +163,11 @@ def test_bad_options_are_usage_errors(
     out = tmp_path / "run"
     assert _evaluate(inputs, out, config, "--suite", "gsr,nope") == 2
     assert _evaluate(inputs, out, config, "--judge", "reader") == 2
+    assert _evaluate(inputs, out, config, "--escalate") == 2
     assert _evaluate(inputs, out, config, "--judge", "segmentation=nosuch:provider:x") == 2
     errors = capsys.readouterr().err
     assert "--suite" in errors and "--judge 'reader'" in errors
+    assert "--escalate needs --server" in errors
     assert not (out / "results.jsonl").exists()
 
 
