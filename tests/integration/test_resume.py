@@ -245,3 +245,39 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
     fresh_summary = json.loads((fresh_out / "summary.json").read_text())
     assert fresh_summary["counts"]["resumed_from_checkpoint"] == 0
     assert fresh == by_id
+
+
+def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: Any) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    ids = write_corpus(corpus, 150)
+    out = tmp_path / "out"
+    checkpoints = str(tmp_path / "ckpt.sqlite")
+    command = [str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
+               "--checkpoints", checkpoints, "--max-concurrency", "2"]  # fmt: skip
+    env = subprocess_env(tmp_path / "home")
+    with (tmp_path / "first.log").open("w") as log:
+        first = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while len(_complete_lines(out / "results.jsonl")) < KILL_AFTER_LINES:  # flushed per record
+        if first.poll() is not None or time.monotonic() > deadline:
+            pytest.fail((tmp_path / "first.log").read_text()[-3000:])
+        time.sleep(0.02)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=60)
+    before_kill = _complete_lines(out / "results.jsonl")
+    assert not (out / "summary.json").exists()
+
+    with (tmp_path / "again.log").open("w") as log:
+        again = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    again.wait(timeout=RUN_TIMEOUT_S)
+    assert again.returncode == 0, (tmp_path / "again.log").read_text()[-3000:]
+    lines = _complete_lines(out / "results.jsonl")
+    assert [line["record_id"] for line in lines] == ids  # input order, each exactly once
+    resumed = [line["record_id"] for line in lines if line["resumed"]]
+    assert len(before_kill) <= len(resumed) < len(ids)
+    by_id = {line["record_id"]: line for line in lines}
+    for line in before_kill:  # what the killed run wrote is what the resumed run reads back
+        assert by_id[line["record_id"]]["metrics"] == line["metrics"]
+        assert by_id[line["record_id"]]["gsr"] == line["gsr"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["records"] == len(ids) and summary["counts"]["failed_records"] == 0
