@@ -30,21 +30,17 @@ from cli.common import (
     skipped_row,
     write_json,
 )
-from cli.config import build_context
 from cli.evaluate_lines import SuiteTallies
 from cli.evaluate_setup import (
-    EVALUATE_DEFAULTS,
     check_judges,
+    command_context,
     corpus_records,
     detect_kinds,
-    judge_overrides,
     judge_preparer,
     parse_suites,
     run_context,
 )
-from evals.datasets.evaluation_records import (
-    RecordKind,
-)
+from evals.datasets.evaluation_records import RecordKind
 from evals.metrics.record_metrics import METRICS, corpus_values
 from evals.record_views import SUITES, EvaluationRecord, Suite
 from evals.report.evaluation import figures_section, records_section
@@ -140,10 +136,7 @@ def run(args: argparse.Namespace) -> int:
     suites = parse_suites(args.suite)
     if args.max_concurrency < 1:
         raise UsageError("--max-concurrency must be at least 1")
-    overrides = judge_overrides(args.judge) | {
-        "schema_path": str(input_path(args.schema)) if args.schema else None,
-    }
-    context = build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
+    context = command_context(args.config, args.judge, args.schema)
     if args.escalate and not args.server:
         raise UsageError(
             "--escalate needs --server: the paused threads are answered in LangGraph Studio "
@@ -285,7 +278,7 @@ def _summary(
         "llm_usage": ACCOUNTING.snapshot(),
         "counts": {
             "records": len(lines),
-            "by_suite": {suite: _ran(tallies, suite) for suite in suites},
+            "by_suite": {suite: tallies.records_in(suite) for suite in suites},
             "skipped_records": len(skipped),
             "failed_records": len(failed),
             "paused_records": len(paused),
@@ -300,16 +293,6 @@ def _summary(
             "context": asdict(context),
         },
     }
-
-
-def _ran(tallies: SuiteTallies, suite: str) -> int:
-    section_counts = {
-        "gsr": tallies.gsr.dialogues,
-        "goals": len(tallies.goals.rows),
-        "shift": len(tallies.shift_rows),
-        "memory": len(tallies.memory_lines),
-    }
-    return section_counts.get(suite, 0)
 
 
 def write_report(

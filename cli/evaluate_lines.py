@@ -99,6 +99,16 @@ class SuiteTallies:
             return item
         raise ValueError(f"unknown suite {suite!r}")
 
+    def records_in(self, suite: str) -> int:
+        """How many records the suite has scored so far."""
+        scored = {
+            "gsr": self.gsr.dialogues,
+            "goals": len(self.goals.rows),
+            "shift": len(self.shift_rows),
+            "memory": len(self.memory_lines),
+        }
+        return scored.get(suite, 0)
+
     def summaries(self) -> dict[str, dict[str, Any]]:
         """Each suite that ran: its command's summary figures."""
         sections: dict[str, dict[str, Any]] = {}

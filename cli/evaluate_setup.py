@@ -7,14 +7,14 @@ memory bank per input) and the batch work the local judges do per chunk of recor
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError
+from cli.common import UsageError, input_path
+from cli.config import build_context
 from cli.goal_shift import check_judges as check_shift_judges
 from cli.gsr import corpus_routes
 from evals.datasets.errors import DatasetFormatError
@@ -31,6 +31,7 @@ from nodes.judges.memory_judger import memory_judger
 from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from nodes.judges.turn_quality import turn_quality_teacher
+from stores.memory_bank import collection_for
 
 EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory"}
 """Offline evaluation keeps each dialogue's goal vectors in process (about twice as fast as
@@ -58,10 +59,20 @@ def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
         name = role if role in known else f"{role}_judge"
         if not sep or not spec or name not in known:
             raise UsageError(f"--judge {pair!r}: expected ROLE=SPEC with a known role")
-        overrides[name] = [s.strip() for s in spec.split(",") if s.strip()]
-        if name != "teachers":
-            overrides[name] = spec
+        teachers = [s.strip() for s in spec.split(",") if s.strip()]
+        overrides[name] = teachers if name == "teachers" else spec
     return overrides
+
+
+def command_context(config: str | None, judges: Sequence[str], schema: str | None) -> Context:
+    """The context ``--config``, ``--judge ROLE=SPEC`` and ``--schema`` give.
+
+    Over the command's defaults (:data:`EVALUATE_DEFAULTS`); flags beat the config file.
+    """
+    overrides = judge_overrides(judges) | {
+        "schema_path": str(input_path(schema)) if schema else None,
+    }
+    return build_context(config, overrides, base=EVALUATE_DEFAULTS)
 
 
 def check_judges(context: Context, suites: Sequence[Suite]) -> None:
@@ -102,10 +113,7 @@ def run_context(
         updates["routes"] = routes
     memory = [source for source, kind in inputs if kind == "memory"]
     if memory and context.memory_bank_collection == Context().memory_bank_collection:
-        digest = hashlib.sha256()
-        for source in memory:  # unit ids repeat across benchmarks: one collection per input
-            digest.update(source.read_bytes())
-        updates["memory_bank_collection"] = f"memory_bank_{digest.hexdigest()[:12]}"
+        updates["memory_bank_collection"] = collection_for(memory)
     return replace(context, **updates)
 
 

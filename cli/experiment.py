@@ -16,14 +16,12 @@ from itertools import islice
 from typing import Any
 
 from cli.common import fmt_figure, input_path
-from cli.config import build_context
 from cli.evaluate_lines import SuiteTallies
 from cli.evaluate_setup import (
-    EVALUATE_DEFAULTS,
     check_judges,
+    command_context,
     corpus_records,
     detect_kinds,
-    judge_overrides,
     parse_suites,
     run_context,
 )
@@ -57,10 +55,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment and print each figure's corpus value."""
     sources = [input_path(raw) for raw in args.inputs]
     suites = parse_suites(args.suite)
-    overrides = judge_overrides(args.judge) | {
-        "schema_path": str(input_path(args.schema)) if args.schema else None,
-    }
-    context = build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
+    context = command_context(args.config, args.judge, args.schema)
     inputs = list(zip(sources, detect_kinds(sources), strict=True))
     context = replace(run_context(context, inputs, args.limit), escalate_ambiguous=False)
     check_judges(context, suites)

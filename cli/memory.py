@@ -10,7 +10,6 @@ success rate, BLEU, ROUGE-L. ``--ablation`` runs the paper's comparison grid int
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from nodes.judges.memory_reader import memory_reader
 from nodes.judges.memory_units import individual_units, memory_bank_builder
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
 from nodes.memory_active import bank_for
+from stores.memory_bank import collection_for
 
 
 def add_parser(subparsers: Any) -> None:
@@ -166,7 +166,6 @@ def _context(args: argparse.Namespace, source: Path) -> Context:
             getattr(memory_judger(spec), "model", None)
         except (FileNotFoundError, JudgeSpecError, JudgeConfigError) as error:
             raise UsageError(f"memory judger {spec!r}: {error}") from error
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
     return Context(
         memory_retrieval=args.retrieval,
         memory_judger=args.judger,
@@ -177,7 +176,7 @@ def _context(args: argparse.Namespace, source: Path) -> Context:
         memory_planner=args.planner,
         schema_path=schema_path,
         memory_bank_backend=args.bank_backend,
-        memory_bank_collection=f"memory_bank_{digest}",  # one collection per benchmark file
+        memory_bank_collection=collection_for([source]),
     )
 
 

@@ -26,6 +26,7 @@ collection per benchmark (``collection=``) rather than mixing benchmarks in one.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -56,6 +57,18 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed ``texts``: shape (len(texts), dim), unit-length rows."""
         ...
+
+
+def collection_for(files: Sequence[Path]) -> str:
+    """The bank collection of one or more benchmark files, named by their content.
+
+    Unit ids repeat across benchmarks, so each benchmark gets its own collection; the same
+    file gives the same name wherever it is evaluated (``memory eval`` or ``evaluate``).
+    """
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return f"memory_bank_{digest.hexdigest()[:12]}"
 
 
 def unit_text(unit: MemoryUnit) -> str:
