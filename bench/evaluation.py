@@ -49,9 +49,9 @@ def checkpoint_overhead(sgd: Path, schema: Path, limit: int, home: Path) -> None
     from cli.evaluate_setup import EVALUATE_DEFAULTS
     from evals.datasets.evaluation_records import load_evaluation_records
     from evals.record_views import EvaluationRecord
-    from graphs.context import Context
     from graphs.evaluation import EvaluationOutput, build_evaluation_graph
     from graphs.runner import run_corpus
+    from nodes.context import Context
     from stores.checkpoint import open_checkpointer
 
     records = [

@@ -20,7 +20,7 @@ import numpy as np
 
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.schema import Dialogue
-from nodes.judges.goal_extraction import (
+from nodes.goal_tracking.judges.goal_extraction.judge import (
     CONTEXT_UTTERANCES,
     LocalGoalExtractor,
     dialogue_utterances,

@@ -21,11 +21,11 @@ from typing import Any
 from cli.goal_shift import score_run
 from evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
 from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift import goal_shift_summary
-from graphs.context import Context
+from evals.metrics.goal_shift.summary import goal_shift_summary
 from graphs.goal_shift import build_goal_shift_graph
-from nodes.judges.nl_assertions import nl_assertion_judge
-from nodes.judges.shift_detection import shift_detector
+from nodes.context import Context
+from nodes.goal_shift.judges.nl_assertion.judge import nl_assertion_judge
+from nodes.goal_shift.judges.shift_detection.judge import shift_detector
 from stores.checkpoint import open_checkpointer
 from stores.paths import data_dir
 

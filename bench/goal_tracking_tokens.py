@@ -28,16 +28,16 @@ from evals.datasets import load_dialogues, split_records
 from evals.datasets.sgd_goals import sgd_to_atod
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.schema import Dialogue
-from nodes.judges import llm as llm_module
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.full_context_baseline import FullContextJudge
-from nodes.judges.goal_extraction import Utterance, dialogue_utterances
-from nodes.judges.goal_tracking_llm import (
+from nodes.goal_tracking.baselines.full_context import FullContextJudge
+from nodes.goal_tracking.judges.goal_extraction.judge import Utterance, dialogue_utterances
+from nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
+from nodes.judges import llm as llm_module
+from nodes.judges.accounting import JudgeAccounting
 from stores.goal_memory import Goal
 from stores.paths import data_dir
 from tests.fakes import ScriptedChatModel, count_tokens

@@ -4,7 +4,7 @@ Builds the bench from SGD (``build_memory_bench``, timed), stores every individu
 units (one per task-goal slot) in a :class:`~stores.memory_bank.MemoryBank`, and queries each
 eval item's context (the re-entry sentence + the user's utterance) against its individual's
 bank in ``dense``, ``bm25`` and ``hybrid`` mode. Prints Recall@3/5/10 (capped, see
-``evals.metrics.memory``), hit@5 and the search latency. No judger, no re-rank: this is the
+``evals.metrics.memory.scores``), hit@5 and the search latency. No judger, no re-rank: this is the
 activation step alone. Figures only, not a test.
 """
 
@@ -18,8 +18,8 @@ from statistics import fmean, median
 
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MemoryBench
-from evals.metrics.memory import hit_at_k, recall_at_k
-from nodes.judges.memory_units import local_memory_units
+from evals.metrics.memory.scores import hit_at_k, recall_at_k
+from nodes.memory.judges.bank_builder.judge import local_memory_units
 from stores.memory_bank import RETRIEVAL_MODES, MemoryBank
 from stores.paths import data_dir
 

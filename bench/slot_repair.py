@@ -1,7 +1,7 @@
 """Benchmark: MAP's proactive slot repair loop with local judges (paper 001, §4.3, Table 4).
 
 Builds the MS-TOD-style bench from SGD (``build_memory_bench``, timed) and runs the first
-``--items`` eval items through :data:`graphs.slot_repair.graph` with the default local judges
+``--items`` eval items through :data:`graphs.memory.graph` with the default local judges
 (``local:proactive`` agent, ``local`` templated user, ``local:mention`` supervisor), once per
 agreeableness tier of the simulated user, for two kinds of confirmation response r:
 
@@ -10,7 +10,7 @@ agreeableness tier of the simulated user, for two kinds of confirmation response
   another item's value for the same slot), so the loop has work to do.
 
 Prints slot accuracy and JGA of r before repair, DTE and S.R. after (DTE counts the
-confirmation as turn 1, see :mod:`graphs.slot_repair`), DTE over the items that needed repair,
+confirmation as turn 1, see :mod:`graphs.memory`), DTE over the items that needed repair,
 and the per-item latency. Figures only, not a test.
 """
 
@@ -30,9 +30,9 @@ from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MsTodEvalItem
 from evals.memory_words import slot_in_words
-from evals.metrics.memory import dialogue_turn_efficiency, joint_goal_accuracy, slot_accuracy
-from graphs.context import Context
-from graphs.slot_repair import graph
+from evals.metrics.memory.scores import dialogue_turn_efficiency, joint_goal_accuracy, slot_accuracy
+from graphs.memory import slot_repair_graph as graph
+from nodes.context import Context
 from stores.paths import data_dir
 
 DROP, GARBLE = 0.25, 0.15  # share of gold slots the template confirmation drops / garbles

@@ -1,6 +1,6 @@
 """``todeval.toml``: judge specs per role and the papers' thresholds, overridden by CLI flags.
 
-Every key names a :class:`~graphs.context.Context` field; the sections only group them::
+Every key names a :class:`~nodes.context.Context` field; the sections only group them::
 
     [judges]
     segmentation = "local"                 # = segmentation_judge
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.common import UsageError
-from graphs.context import Context
+from nodes.context import Context
 
 SECTIONS = ("judges", "thresholds", "run")
 

@@ -46,10 +46,10 @@ from evals.record_views import SUITES, EvaluationRecord, Suite
 from evals.report.evaluation import figures_section, records_section
 from evals.report.page import write_report as write_page
 from evals.schema import RecordError
-from graphs.context import Context
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from graphs.remote_runner import run_corpus_remote
 from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
+from nodes.context import Context
 from nodes.judges.accounting import ACCOUNTING
 from stores.checkpoint import open_checkpointer
 

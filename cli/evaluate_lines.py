@@ -17,9 +17,9 @@ from typing import Any
 from cli.gsr_tally import GsrTally
 from cli.memory_runs import MemoryEvalRecord, item_line
 from cli.track_goals import REPORT_TIMELINES, goals_line, scored_result
-from evals.metrics.goal_shift import goal_shift_summary
-from evals.metrics.goal_tracking import GoalTrackingTally
-from evals.metrics.memory import memory_summary
+from evals.metrics.goal_shift.summary import goal_shift_summary
+from evals.metrics.goal_tracking.report import GoalTrackingTally
+from evals.metrics.memory.scores import memory_summary
 from evals.metrics.record_metrics import record_parts
 from evals.record_views import EvaluationRecord, atod_view
 from evals.report.goal_shift import goal_shift_section
@@ -27,9 +27,9 @@ from evals.report.goal_success import goal_success_section
 from evals.report.goal_tracking import goal_tracking_section
 from evals.report.memory import memory_section
 from evals.report.page import Section
-from graphs.context import Context
 from graphs.runner import ThreadResult
-from nodes.memory_active import bank_for
+from nodes.context import Context
+from nodes.memory.memory_active import bank_for
 
 
 @dataclass

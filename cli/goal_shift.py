@@ -34,16 +34,17 @@ from cli.common import (
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
 from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift import Compat, goal_shift_summary, retention_drop
+from evals.metrics.goal_shift.summary import Compat, goal_shift_summary, retention_drop
 from evals.report import write_report
 from evals.report.goal_shift import goal_shift_section
-from graphs.context import Context
-from graphs.goal_shift import GoalShiftOutput, build_goal_shift_graph
+from graphs.goal_shift import build_goal_shift_graph
 from graphs.runner import run_corpus
+from nodes.context import Context
+from nodes.goal_shift.judges.nl_assertion.judge import ROLE as NL_ROLE
+from nodes.goal_shift.judges.shift_detection.judge import ROLE as SHIFT_ROLE
+from nodes.goal_shift.state import GoalShiftOutput
 from nodes.judges import check_spec
 from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.nl_assertions import ROLE as NL_ROLE
-from nodes.judges.shift_detection import ROLE as SHIFT_ROLE
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from stores.checkpoint import open_checkpointer
 from stores.paths import data_dir

@@ -30,13 +30,14 @@ from evals.datasets import detect_format, load_dialogues
 from evals.datasets.loader import Format
 from evals.report import goal_success_section, write_report
 from evals.schema import Dialogue, RecordError, routes_used
-from graphs.context import Context
-from graphs.goal_success import GoalSuccessOutput, build_goal_success_graph
+from graphs.goal_success import build_goal_success_graph
 from graphs.runner import prepared_in_chunks, run_corpus
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation.judge import segmentation_judge
+from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
+from nodes.goal_success.state import GoalSuccessOutput
 from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
-from nodes.judges.turn_quality import turn_quality_teacher
 from stores.checkpoint import open_checkpointer
 
 SUBSYSTEM = "goal_success"

@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from cli.common import usable_result
-from evals.metrics.goal_success import gsr_report, score_goals, turn_report
-from evals.metrics.teacher_agreement import (
+from evals.metrics.goal_success.success_rate import gsr_report, score_goals, turn_report
+from evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,
     reference_agreement,
     teacher_agreement,
 )
 from evals.schema import Dialogue, RecordError
-from graphs.context import Context
 from graphs.runner import ThreadResult
+from nodes.context import Context
 
 REPORT_FAILED_GOALS = 500
 """Failed goals (with their dialogues) the HTML report shows in full."""

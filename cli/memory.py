@@ -33,13 +33,13 @@ from evals.datasets.ms_tod_release import (
 )
 from evals.memory_schema import MemoryBench
 from evals.schema import RecordError
-from graphs.context import Context
-from nodes.judges.memory_judger import memory_judger
-from nodes.judges.memory_planning import intent_capturer, missing_slot_querier
-from nodes.judges.memory_reader import memory_reader
-from nodes.judges.memory_units import individual_units, memory_bank_builder
+from nodes.context import Context
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
-from nodes.memory_active import bank_for
+from nodes.memory.judges.bank_builder.judge import individual_units, memory_bank_builder
+from nodes.memory.judges.memory_judger.judge import memory_judger
+from nodes.memory.judges.planning import intent_capturer, missing_slot_querier
+from nodes.memory.judges.reader.judge import memory_reader
+from nodes.memory.memory_active import bank_for
 from stores.memory_bank import collection_for
 
 

@@ -1,8 +1,8 @@
 """``todeval memory eval``'s runs: one configuration over the items, and the ablation grid.
 
-Each item is one checkpointed thread of the memory-active graph (:mod:`graphs.memory_active`);
+Each item is one checkpointed thread of the memory-active graph (:mod:`graphs.memory`);
 its line in ``items.jsonl`` holds what the graph did and the item's scores
-(:func:`evals.metrics.memory.item_scores`).
+(:func:`evals.metrics.memory.scores.item_scores`).
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from pydantic import BaseModel, ConfigDict
 
 from cli.common import fmt_figure, jsonl_line, progress
 from evals.memory_schema import MemoryBench, MsTodEvalItem
-from evals.metrics.memory import item_scores, memory_summary
+from evals.metrics.memory.scores import item_scores, memory_summary
 from evals.schema import RecordError
-from graphs.context import Context
-from graphs.memory_active import MemoryActiveOutput, build_memory_active_graph
+from graphs.memory import build_memory_graph
 from graphs.runner import ThreadResult, run_corpus
+from nodes.context import Context
 from nodes.judges.accounting import ACCOUNTING
-from nodes.memory_active import bank_for
+from nodes.memory.memory_active import bank_for
+from nodes.memory.state import MemoryOutput
 from stores.checkpoint import open_checkpointer
 
 SUBSYSTEM = "memory_active"
@@ -88,14 +89,14 @@ def evaluate(
     latencies: list[float] = []
     started = time.perf_counter()
     with open_checkpointer(args.checkpoints) as saver:
-        graph = build_memory_active_graph().compile(checkpointer=saver, name=SUBSYSTEM)
+        graph = build_memory_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         stream = run_corpus(
             graph,
             records,
             subsystem=SUBSYSTEM,
             context=context,
             make_input=lambda record: _graph_input(record, persona),
-            output_keys=MemoryActiveOutput.__annotations__,
+            output_keys=MemoryOutput.__annotations__,
         )
         out = (args.out / "items.jsonl").open("w") if write else None
         try:

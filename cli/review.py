@@ -26,10 +26,10 @@ from cli.gsr import SUBSYSTEM, evaluate_corpus, one_line
 from cli.gsr_tally import read_audits
 from evals.datasets import load_dialogues
 from evals.schema import Dialogue
-from graphs.context import Context
 from graphs.goal_success import build_goal_success_graph
 from graphs.runner import pending_interrupts, resume_thread
-from nodes.voting import ESCALATION_KIND, HumanVerdict, escalation_case
+from nodes.context import Context
+from nodes.goal_success.voting import ESCALATION_KIND, HumanVerdict, escalation_case
 from stores.checkpoint import open_checkpointer
 
 Ask = Callable[[str], str]

@@ -20,13 +20,14 @@ from cli.common import (
     write_json,
 )
 from evals.datasets import detect_format, load_dialogues
-from evals.metrics.segmentation import segmentation_report
+from evals.metrics.goal_success.segmentation import segmentation_report
 from evals.schema import Dialogue, RecordError
-from graphs.context import Context
-from graphs.goal_segmentation import SegmentationOutput, build_goal_segmentation_graph
+from graphs.goal_success import build_goal_segmentation_graph
 from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation.judge import segmentation_judge
+from nodes.goal_success.state import SegmentationOutput
 from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from stores.checkpoint import open_checkpointer
 

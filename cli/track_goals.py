@@ -32,17 +32,18 @@ from evals.datasets.loader import Format
 from evals.datasets.sgd_goals import sgd_gold_or_error
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_detection import match_goals
-from evals.metrics.goal_records import gold_timeline, is_mentioned
-from evals.metrics.goal_tracking import goal_tracking_report
+from evals.metrics.goal_tracking.goal_detection import match_goals
+from evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
+from evals.metrics.goal_tracking.report import goal_tracking_report
 from evals.record_views import atod_view
 from evals.report import goal_tracking_section, write_report
 from evals.schema import RecordError
-from graphs.context import Context
-from graphs.goal_tracker import TrackerOutput, build_goal_tracker_graph
+from graphs.goal_tracking import build_goal_tracking_graph
 from graphs.runner import ThreadResult, run_corpus
+from nodes.context import Context
+from nodes.goal_tracking.judges.goal_extraction.judge import goal_extractor
+from nodes.goal_tracking.state import GoalTrackingOutput
 from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.goal_extraction import goal_extractor
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from stores.checkpoint import open_checkpointer
 
@@ -111,14 +112,14 @@ def run(args: argparse.Namespace) -> int:
     skipped: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     with open_checkpointer(args.checkpoints) as saver, (args.out / "goals.jsonl").open("w") as out:
-        graph = build_goal_tracker_graph().compile(checkpointer=saver, name=SUBSYSTEM)
+        graph = build_goal_tracking_graph().compile(checkpointer=saver, name=SUBSYSTEM)
         stream = run_corpus(
             graph,
             records,
             subsystem=SUBSYSTEM,
             context=context,
             make_input=tracker_input,
-            output_keys=TrackerOutput.__annotations__,
+            output_keys=GoalTrackingOutput.__annotations__,
         )
         for record, result in progress(stream, desc="track-goals"):
             usable = usable_result(record, result, skipped=skipped, failed=failed)

@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NotRequired, TypedDict
 
-from evals.metrics import goal_success as gs
 from evals.metrics.agreement import cohen_kappa, paired
-from evals.metrics.segmentation import boundary_prf, goal_spans
-from evals.metrics.teacher_agreement import labeller_agreement
+from evals.metrics.goal_success import success_rate as gs
+from evals.metrics.goal_success.segmentation import boundary_prf, goal_spans
+from evals.metrics.goal_success.teacher_agreement import labeller_agreement
 from evals.schema import Dialogue
 
 

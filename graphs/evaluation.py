@@ -26,13 +26,13 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
-from graphs.context import Context, get_context
 from graphs.goal_shift import graph as goal_shift_graph
 from graphs.goal_success import graph as goal_success_graph
-from graphs.goal_tracker import graph as goal_tracker_graph
-from graphs.memory_active import graph as memory_active_graph
-from nodes.judges.memory_units import local_memory_units
-from nodes.memory_active import bank_for
+from graphs.goal_tracking import graph as goal_tracker_graph
+from graphs.memory import graph as memory_active_graph
+from nodes.context import Context, get_context
+from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.memory_active import bank_for
 
 #: The node that runs each suite.
 SUITE_NODES: dict[Suite, str] = {

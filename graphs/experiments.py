@@ -38,9 +38,9 @@ from evals.langsmith_suite_evaluators import (
 from evals.metrics.record_metrics import record_parts
 from evals.record_views import SUITES, EvaluationRecord
 from evals.schema import Dialogue, routes_used
-from graphs.context import Context
 from graphs.evaluation import graph as evaluation_graph
 from graphs.goal_success import graph as goal_success_graph
+from nodes.context import Context
 
 FALLBACK_SUITES = ("gsr", "shift")
 """The suites whose metrics :func:`fallback_line` reads off the graph's output alone."""

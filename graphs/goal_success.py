@@ -1,69 +1,102 @@
-"""Goal success subsystem: segmentation and teacher voting composed, then GSR per goal (paper 004).
+"""Goal success subsystem (paper 004, "Mind the Goal"): three graphs, composed.
 
-``goal_segmentation`` (subgraph) -> ``teacher_voting`` (subgraph; may pause for a human) ->
-``score_goals``: a goal succeeds only if every turn in it succeeds, and a failed goal's root
-cause is the code of its earliest failed turn. Each goal also carries the paper's footnote-1
-alternatives: fractional credit and last-turn success.
+``goal_segmentation`` (Section 4.1): ``segment_goals`` (the judge) -> ``build_goal_spans``;
+per turn ``is_new_goal`` (turn 1 always starts a goal) and the goal spans.
 
-The subgraphs run inside wrapper nodes (their state keys differ from this graph's); they share
-this graph's checkpointer, so their state stays inspectable with ``get_state(config,
-subgraphs=True)`` and an interrupt inside ``teacher_voting`` pauses the whole thread.
+``teacher_voting`` (Section 6): ``assign_teachers`` -> ``label_turns`` once per teacher (``Send``,
+in parallel) -> ``vote_labels`` -> ``escalate_to_human`` when a turn is ambiguous: the graph
+pauses with ``interrupt()`` and resumes with ``Command(resume={"quality": ..., "rcof": ...,
+"note": ...})``, in the CLI (``todeval review``) or in LangGraph Studio. See
+:mod:`nodes.goal_success.voting` for the voting rules.
+
+``goal_success`` (Sections 4.2-4.3): ``goal_segmentation`` (subgraph) -> ``teacher_voting``
+(subgraph; may pause for a human) -> ``score_goals``: a goal succeeds only if every turn in it
+succeeds, and a failed goal's root cause is the code of its earliest failed turn. Each goal also
+carries the paper's footnote-1 alternatives: fractional credit and last-turn success.
+
+The subgraphs run inside wrapper nodes (their state keys differ from the parent's); they share
+its checkpointer, so their state stays inspectable with ``get_state(config, subgraphs=True)``
+and an interrupt inside ``teacher_voting`` pauses the whole thread.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from typing_extensions import TypedDict
 
-from graphs.context import Context, get_context
-from graphs.goal_segmentation import SegmentationOutput
-from graphs.goal_segmentation import graph as goal_segmentation_graph
-from graphs.teacher_voting import VotedTurn
-from graphs.teacher_voting import graph as teacher_voting_graph
-from nodes.goal_success import score_goals
-
-
-class GoalScore(TypedDict):
-    """One goal's outcome (see :func:`evals.metrics.goal_success.score_goals`)."""
-
-    goal_index: int
-    start_turn: int
-    end_turn: int
-    n_turns: int
-    success: bool | None
-    rcof: str | None
-    fractional_credit: float | None
-    last_turn_success: bool | None
-    turns: list[VotedTurn]
-
-
-class GoalSuccessInput(TypedDict):
-    """A dialogue record: ``dialog_id`` and ``turns[{turn_number, user_msg, response, ...}]``."""
-
-    dialogue: dict[str, Any]
+from nodes.context import Context, get_context
+from nodes.goal_success.scoring import score_goals
+from nodes.goal_success.segmentation import build_goal_spans, segment_goals
+from nodes.goal_success.state import (
+    GoalSuccessInput,
+    GoalSuccessOutput,
+    GoalSuccessState,
+    SegmentationInput,
+    SegmentationOutput,
+    SegmentationState,
+    TeacherTask,
+    VotingInput,
+    VotingOutput,
+    VotingState,
+)
+from nodes.goal_success.voting import (
+    assign_teachers,
+    escalate_to_human,
+    label_turns,
+    route_after_vote,
+    send_to_teachers,
+    vote_labels,
+)
 
 
-class GoalSuccessOutput(TypedDict):
-    """Goals with their success and root cause, the voted turns and who judged."""
+def build_goal_segmentation_graph() -> StateGraph[Any, Context, Any, Any]:
+    """``segment_goals`` (the judge) then ``build_goal_spans``."""
+    builder = StateGraph(
+        SegmentationState,
+        context_schema=Context,
+        input_schema=SegmentationInput,
+        output_schema=SegmentationOutput,
+    )
+    builder.add_node("segment_goals", segment_goals)
+    builder.add_node("build_goal_spans", build_goal_spans)
+    builder.add_edge(START, "segment_goals")
+    builder.add_edge("segment_goals", "build_goal_spans")
+    builder.add_edge("build_goal_spans", END)
+    return builder
 
-    dialogue_id: str
-    segmentation: SegmentationOutput
-    turns: list[VotedTurn]
-    teachers: list[str]
-    human_verdicts: list[dict[str, Any]]
-    goals: list[GoalScore]
+
+segmentation_graph = build_goal_segmentation_graph().compile(name="goal_segmentation")
 
 
-class GoalSuccessState(GoalSuccessInput, GoalSuccessOutput, total=False):
-    """Everything the graph's nodes read and write."""
+def build_teacher_voting_graph() -> StateGraph[Any, Context, Any, Any]:
+    """Teachers in parallel, then the vote, then (if needed) the human."""
+    builder = StateGraph(
+        VotingState,
+        context_schema=Context,
+        input_schema=VotingInput,
+        output_schema=VotingOutput,
+    )
+    builder.add_node("assign_teachers", assign_teachers)
+    # A Send target reads its own input (TeacherTask), not the graph state.
+    builder.add_node("label_turns", cast(Any, label_turns), input_schema=TeacherTask)
+    builder.add_node("vote_labels", vote_labels)
+    builder.add_node("escalate_to_human", escalate_to_human)
+    builder.add_edge(START, "assign_teachers")
+    builder.add_conditional_edges("assign_teachers", send_to_teachers, ["label_turns"])
+    builder.add_edge("label_turns", "vote_labels")
+    builder.add_conditional_edges("vote_labels", route_after_vote, ["escalate_to_human", END])
+    builder.add_edge("escalate_to_human", END)
+    return builder
+
+
+voting_graph = build_teacher_voting_graph().compile(name="teacher_voting")
 
 
 def run_goal_segmentation(state: GoalSuccessState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The goal-segmentation subgraph on this dialogue."""
-    output = goal_segmentation_graph.invoke(
+    output = segmentation_graph.invoke(
         {"dialogue": state["dialogue"]}, context=get_context(runtime)
     )
     return {"dialogue_id": output["dialogue_id"], "segmentation": output}
@@ -71,9 +104,7 @@ def run_goal_segmentation(state: GoalSuccessState, runtime: Runtime[Context]) ->
 
 def run_teacher_voting(state: GoalSuccessState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The teacher-voting subgraph on this dialogue (pauses here for a human when ambiguous)."""
-    output = teacher_voting_graph.invoke(
-        {"dialogue": state["dialogue"]}, context=get_context(runtime)
-    )
+    output = voting_graph.invoke({"dialogue": state["dialogue"]}, context=get_context(runtime))
     return {
         "turns": output["turns"],
         "teachers": output["teachers"],

@@ -20,8 +20,8 @@ from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import RunStatus
 
 from evals.schema import RecordError
-from graphs.context import Context
 from graphs.runner import R, ThreadResult, record_id, run_in_order, thread_id_for
+from nodes.context import Context
 
 THREAD_NAMESPACE = uuid.UUID("6f1d3a52-2c0e-5b8e-9a47-7d0c1e5f4b21")
 """uuid5 namespace of todeval's server threads (any fixed UUID; changing it orphans threads)."""

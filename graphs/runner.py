@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from evals.goal_tracking_schema import AtodDialogue
 from evals.record_views import EvaluationRecord
 from evals.schema import Dialogue, RecordError
-from graphs.context import Context
+from nodes.context import Context
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""

@@ -32,11 +32,15 @@ from numpy.typing import NDArray
 
 from evals.datasets import load_dialogues, split_records
 from evals.schema import Dialogue
-from nodes.judges.response_teacher import RouteDomains, route_profile
-from nodes.judges.semantic_teacher import abstention, answer_fit, question_texts
-from nodes.judges.signal_teacher import can_rephrase
-from nodes.judges.user_signal_cues import carries_domain
-from nodes.judges.vector_table import VectorTable
+from nodes.goal_success.judges.turn_quality.local_response import RouteDomains, route_profile
+from nodes.goal_success.judges.turn_quality.local_semantic import (
+    abstention,
+    answer_fit,
+    question_texts,
+)
+from nodes.goal_success.judges.turn_quality.local_signals import can_rephrase
+from nodes.goal_success.judges.turn_quality.user_cues import carries_domain
+from nodes.judges.vectors import VectorTable
 from stores.paths import data_dir
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)

@@ -36,9 +36,13 @@ from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.datasets.tau2 import load_goal_shift_run
 from evals.datasets.tau2_tools import paper_tool_schemas
 from evals.goal_shift_schema import Conversation
-from evals.metrics.slot_mention import slot_value_mentioned
-from evals.metrics.tool_redundancy import redundant_calls
-from evals.metrics.tool_use import PARAM_ERROR_KEYWORDS, arguments_satisfy_schema, tool_call_records
+from evals.metrics.goal_shift.tool_redundancy import redundant_calls
+from evals.metrics.goal_shift.tool_use import (
+    PARAM_ERROR_KEYWORDS,
+    arguments_satisfy_schema,
+    tool_call_records,
+)
+from evals.metrics.memory.slot_mention import slot_value_mentioned
 from evals.schema import RCOF_CODES, Dialogue, RecordError, Turn
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data/samples"

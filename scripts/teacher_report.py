@@ -20,15 +20,15 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-import nodes.judges.response_teacher  # noqa: F401  (importing registers the teacher)
-import nodes.judges.semantic_teacher  # noqa: F401
-import nodes.judges.signal_teacher  # noqa: F401
+import nodes.goal_success.judges.turn_quality.local_response  # noqa: F401  (importing registers the teacher)
+import nodes.goal_success.judges.turn_quality.local_semantic  # noqa: F401
+import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401
 from evals.datasets import load_dialogues, split_records
 from evals.metrics.agreement import accuracy, cohen_kappa
 from evals.schema import Dialogue
+from nodes.goal_success.judges.turn_quality.role import ROLE, TurnLabel, TurnQualityTeacher
+from nodes.goal_success.voting import majority
 from nodes.judges import get_local_judge
-from nodes.judges.turn_labels import ROLE, TurnLabel, TurnQualityTeacher
-from nodes.voting import majority
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data/samples/enterprise_dialogues.jsonl"
 VARIANTS = ("signals", "response", "semantic")

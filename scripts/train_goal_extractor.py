@@ -1,7 +1,7 @@
 """Train the local goal extractor's intent scorer on SGD train (``make train-goal-extractor``).
 
 One row per (user utterance, intent of ``schema_train.json``), features from
-:mod:`nodes.judges.goal_extraction_features`; positive when the utterance starts that
+:mod:`nodes.goal_tracking.judges.goal_extraction.features`; positive when the utterance starts that
 ``(service, intent)`` goal in SGD's ``segments``. Rows where the intent is already active
 (the user refers back to a goal) are left out: they are neither clearly positive nor negative
 for "raises a goal". Most easy negatives are subsampled.
@@ -26,13 +26,13 @@ from numpy.typing import NDArray
 from evals.datasets import load_dialogues, split_records
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.schema import Dialogue
-from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.judges.goal_extraction import (
+from nodes.goal_tracking.judges.goal_extraction.judge import (
     CONTEXT_UTTERANCES,
     MODEL_PATH,
     LocalGoalExtractor,
     dialogue_utterances,
 )
+from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from scripts.train_segmenter import TableEmbed, embedding_table
 from stores.paths import data_dir
 
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     model.metadata |= {
         "role": "goal_extraction",
         "trained_on": f"SGD train ({len(train)} dialogues, seed {args.seed}), schema_train.json",
-        "features": "nodes/judges/goal_extraction_features.py",
+        "features": "nodes/goal_tracking/judges/goal_extraction/features.py",
         "label": "the utterance starts the (service, intent) goal (SGD segments)",
         "threshold_tuned_on": f"SGD train held out ({len(valid)} dialogues), dialogue-level F1",
         "validation": valid_report,

@@ -33,17 +33,22 @@ from numpy.typing import NDArray
 from evals.datasets.ms_tod import build_memory_bench
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem
-from evals.metrics.memory import recall_at_k
+from evals.metrics.memory.scores import recall_at_k
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.judges.memory_judger import FEATURE_NAMES, MODEL_PATH, judger_features, query_questions
-from nodes.judges.memory_planning import (
+from nodes.memory.judges.bank_builder.judge import intent_in_words, local_memory_units
+from nodes.memory.judges.memory_judger.judge import (
+    FEATURE_NAMES,
+    MODEL_PATH,
+    judger_features,
+    query_questions,
+)
+from nodes.memory.judges.planning import (
     LocalIntentCapture,
     LocalMissingSlotQuery,
     render_context,
     session_values,
     task_attributes,
 )
-from nodes.judges.memory_units import intent_in_words, local_memory_units
 from stores.embeddings import get_embedder
 from stores.memory_bank import MemoryBank, RetrievalMode, unit_text
 from stores.paths import data_dir

@@ -17,16 +17,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evals.datasets import load_dialogues, split_records
-from evals.metrics.segmentation import segmentation_report
+from evals.metrics.goal_success.segmentation import segmentation_report
 from evals.schema import Dialogue
-from graphs.context import Context
-from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.judges.segmentation import MODEL_PATH, LearnedSegmenter
-from nodes.judges.segmentation_features import (
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation.features import (
     ActPrototypes,
     segmentation_features,
     turn_texts,
 )
+from nodes.goal_success.judges.segmentation.judge import MODEL_PATH, LearnedSegmenter
+from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from stores.embeddings import get_embedder
 from stores.paths import data_dir
 
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     model.metadata |= {
         "role": "segmentation",
         "trained_on": f"SGD train ({len(train)} dialogues, seed {args.seed})",
-        "features": "nodes/judges/segmentation_features.py",
+        "features": "nodes/goal_success/judges/segmentation/features.py",
         "validation": valid_report,
         "sgd_dev": dev_report,
     }

@@ -8,7 +8,7 @@ goals), figures averaged over records give each its value over 1 (TSR). So the c
 
 The parts are read from the per-suite lines of ``results.jsonl`` (see ``cli/evaluate.py``):
 ``gsr`` holds the goal lines of ``todeval gsr``, ``goals`` the tracker's row with its
-``counts`` (:class:`~evals.metrics.goal_tracking.GoalTrackingTally`), ``shift`` the goal-shift
+``counts`` (:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``shift`` the goal-shift
 graph's row, ``memory`` the item line of ``todeval memory eval``.
 """
 
@@ -20,8 +20,8 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from evals.metrics.tool_redundancy import tool_call_redundancy
-from evals.metrics.tool_use import tool_usage_efficiency
+from evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
+from evals.metrics.goal_shift.tool_use import tool_usage_efficiency
 
 
 class Part(TypedDict):

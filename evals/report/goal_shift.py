@@ -1,6 +1,6 @@
 """The goal-shift section of the report (AgentChangeBench, paper 002: Tables 7, 9, 10, Fig. 2).
 
-It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.goal_shift_summary` plus
+It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.summary.goal_shift_summary` plus
 ``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and shows:
 the headline figures; a Table 10-style table per domain and per persona (TSR with its channels,
 TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer and

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from evals.metrics.goal_success import LENGTH_BUCKETS
+from evals.metrics.goal_success.success_rate import LENGTH_BUCKETS
 from evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals_html
 from evals.report.page import (
     MISSING,

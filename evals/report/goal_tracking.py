@@ -1,6 +1,6 @@
 """The goal-tracking section of the report (ATOD, paper 000, Sections 6-8, Fig. 3).
 
-It reads a goal-tracking run's summary (:func:`evals.metrics.goal_tracking.goal_tracking_report`
+It reads a goal-tracking run's summary (:func:`evals.metrics.goal_tracking.report.goal_tracking_report`
 plus ``counts`` and ``judges``) and its ``goals.jsonl`` lines, and shows: the headline figures
 (dGCR, NTC, detection F1, status accuracy, memory recall, latency, LLM calls), the key figures
 with the reason a figure is missing where one is known, detection F1 and status accuracy over
@@ -248,7 +248,7 @@ def goal_tracking_section(
     """The goal-tracking section: figures, the progress curve, token growth and goal timelines.
 
     Args:
-        summary: The run's summary: :func:`evals.metrics.goal_tracking.goal_tracking_report`
+        summary: The run's summary: :func:`evals.metrics.goal_tracking.report.goal_tracking_report`
             plus ``counts`` and ``judges``; any figure may be ``None`` (shown as ``—``, with
             the reason when one is known).
         dialogues: The lines of the run's ``goals.jsonl`` (``dialogue_id``, ``goals``,

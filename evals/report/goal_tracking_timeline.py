@@ -16,7 +16,7 @@ from html import escape
 from typing import Any
 
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from evals.metrics.task_completion import dgcr, turns_to_completion
+from evals.metrics.goal_tracking.task_completion import dgcr, turns_to_completion
 from evals.report.page import MISSING, anchor_id, num_html, pct_html, shorten
 from evals.report.svg import clip_label, legend, svg_document, svg_text
 

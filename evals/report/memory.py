@@ -1,6 +1,6 @@
 """The memory section of the report (MAP / MS-TOD, paper 001: Tables 2-4, Fig. 6).
 
-It reads a memory run's summary (:func:`evals.metrics.memory.memory_summary` plus ``judges``)
+It reads a memory run's summary (:func:`evals.metrics.memory.scores.memory_summary` plus ``judges``)
 and its item lines (``todeval memory eval``'s ``items.jsonl``), and shows: the headline
 figures; retrieval (Recall@3/5/10, hit@5), response (slot accuracy, JGA, BLEU, ROUGE-L) and
 repair (DTE, S.R.) tables; DTE per item as a histogram; and the items whose confirmation missed

@@ -35,10 +35,10 @@ from evals.langsmith_suite_evaluators import corpus_key
 from evals.metrics.record_metrics import METRICS, corpus_values
 from evals.record_views import EvaluationRecord, conversation_record, dialogue_record
 from evals.schema import Dialogue
-from graphs.context import Context
 from graphs.experiments import corpus_dataset_name, evaluation_experiment, fallback_line
-from nodes.goal_tracker import goal_memory
-from nodes.memory_active import memory_bank
+from nodes.context import Context
+from nodes.goal_tracking.tracker import goal_memory
+from nodes.memory.memory_active import memory_bank
 from tests.integration.conftest import make_dialogue
 from tests.integration.langsmith_capture import LangSmithCapture
 

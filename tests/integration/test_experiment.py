@@ -9,8 +9,8 @@ import pytest
 
 from cli.main import main
 from evals.datasets import load_dialogues, split_records
-from graphs.context import Context
 from graphs.experiments import gsr_experiment
+from nodes.context import Context
 
 pytestmark = pytest.mark.integration
 

@@ -13,10 +13,10 @@ from pydantic import BaseModel
 
 from evals.record_views import EvaluationRecord, dialogue_record
 from evals.schema import Dialogue, RecordError
-from graphs.context import Context
 from graphs.evaluation import EvaluationOutput
 from graphs.remote_runner import resume_remote, run_corpus_remote, server_thread_id
 from graphs.runner import ThreadResult, record_id, thread_id_for
+from nodes.context import Context
 from tests.integration.conftest import make_dialogue
 from tests.integration.test_langgraph_dev import DISPUTED
 

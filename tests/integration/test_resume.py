@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from langgraph.types import RunnableConfig
 
-import nodes.segmentation
-from graphs.context import Context
-from graphs.goal_segmentation import build_goal_segmentation_graph
+import nodes.goal_success.segmentation
+from graphs.goal_success import build_goal_segmentation_graph
+from nodes.context import Context
 from stores.checkpoint import open_checkpointer
 from tests.integration.conftest import VENV_BIN, subprocess_env, write_corpus
 
@@ -28,14 +28,14 @@ def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(
     tmp_path: Path, dialogue: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     judge_calls: list[str] = []
-    real_judge = nodes.segmentation.segmentation_judge
+    real_judge = nodes.goal_success.segmentation.segmentation_judge
 
     def counting_judge(spec: str, *args: Any, **kwargs: Any) -> Any:
         judge_calls.append(spec)
         return real_judge(spec, *args, **kwargs)
 
     # segment_goals looks the factory up in its module at call time: one call per execution.
-    monkeypatch.setattr(nodes.segmentation, "segmentation_judge", counting_judge)
+    monkeypatch.setattr(nodes.goal_success.segmentation, "segmentation_judge", counting_judge)
     path = tmp_path / "ckpt.sqlite"
     config: RunnableConfig = {"configurable": {"thread_id": "resume-me"}}
 

@@ -24,7 +24,7 @@ from evals.record_views import (
     dialogue_record,
 )
 from evals.schema import Dialogue
-from graphs.context import Context
+from nodes.context import Context
 from tests.integration.conftest import REPO_ROOT
 from tests.integration.test_langgraph_dev import DISPUTED
 

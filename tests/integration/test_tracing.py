@@ -24,8 +24,8 @@ TRACED_RUN = """
 import json, sys
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langsmith.run_trees import get_cached_client
-from graphs.context import Context
-from graphs.goal_segmentation import build_goal_segmentation_graph
+from nodes.context import Context
+from graphs.goal_success import build_goal_segmentation_graph
 from stores.checkpoint import open_checkpointer
 
 dialogue = json.loads(sys.argv[1])
@@ -115,7 +115,7 @@ TRACED_GSR = """
 import json, sys
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langsmith.run_trees import get_cached_client
-from graphs.context import Context
+from nodes.context import Context
 from graphs.goal_success import graph
 
 output = graph.invoke(

@@ -11,8 +11,8 @@ import pytest
 
 from cli.main import main
 from evals.metrics.record_metrics import METRICS
-from nodes.goal_tracker import goal_memory
-from nodes.memory_active import memory_bank
+from nodes.goal_tracking.tracker import goal_memory
+from nodes.memory.memory_active import memory_bank
 from tests.unit.test_cli_memory import BENCH
 
 DIALOGUES: list[Any] = [

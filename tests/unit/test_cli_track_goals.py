@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cli.main import main
-from nodes.goal_tracker import goal_memory
+from nodes.goal_tracking.tracker import goal_memory
 from tests.unit.test_goal_tracker import SCHEMA
 
 ATOD: dict[str, Any] = {

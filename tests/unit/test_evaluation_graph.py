@@ -13,10 +13,10 @@ from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
 from evals.memory_schema import MsTodEvalItem, MsTodSession
 from evals.record_views import MemoryItem, conversation_record, dialogue_record, memory_record
 from evals.schema import Dialogue
-from graphs.context import Context
 from graphs.evaluation import build_evaluation_graph
-from nodes.goal_tracker import goal_memory
-from nodes.memory_active import memory_bank
+from nodes.context import Context
+from nodes.goal_tracking.tracker import goal_memory
+from nodes.memory.memory_active import memory_bank
 
 
 @pytest.fixture

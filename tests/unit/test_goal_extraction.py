@@ -10,8 +10,8 @@ import pytest
 
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.schema import Dialogue
-from nodes.judges.classifier import MLPClassifier
-from nodes.judges.goal_extraction import (
+from nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES, SchemaIndex
+from nodes.goal_tracking.judges.goal_extraction.judge import (
     MODEL_PATH,
     LocalGoalExtractor,
     Utterance,
@@ -19,8 +19,8 @@ from nodes.judges.goal_extraction import (
     goal_extractor,
     stated_values,
 )
-from nodes.judges.goal_extraction_features import FEATURE_NAMES, SchemaIndex
-from nodes.judges.request_cues import request_clause
+from nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
+from nodes.judges.classifier import MLPClassifier
 from nodes.judges.spec import JudgeSpecError
 
 # Services named and described unlike any SGD train service.

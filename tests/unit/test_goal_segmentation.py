@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.context import Context
-from graphs.goal_segmentation import build_goal_segmentation_graph
+from graphs.goal_success import build_goal_segmentation_graph
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation.judge import segmentation_judge
 from nodes.judges import llm as llm_module
-from nodes.judges.segmentation import segmentation_judge
 from nodes.judges.spec import JudgeSpecError
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel

@@ -19,16 +19,20 @@ from evals.goal_shift_schema import (
     TaskSpec,
     ToolCall,
 )
-from graphs.context import Context
 from graphs.goal_shift import graph
-from nodes.judges.nl_assertions import (
+from nodes.context import Context
+from nodes.goal_shift.judges.nl_assertion.judge import (
     NOT_CHECKABLE,
     LLMNLAssertionJudge,
     LocalNLAssertionJudge,
     nl_assertion_judge,
 )
-from nodes.judges.shift_detection import LLMShiftDetector, render_transcript, shift_detector
-from nodes.judges.shift_detection_local import LocalShiftDetector
+from nodes.goal_shift.judges.shift_detection.judge import (
+    LLMShiftDetector,
+    render_transcript,
+    shift_detector,
+)
+from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
 from nodes.judges.spec import parse_spec
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from nodes.judges.goal_status_cues import status_cue
+from nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue
 from stores.paths import data_dir
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.metrics.goal_success import (
+from evals.metrics.goal_success.success_rate import (
     earliest_failed_turn,
     goal_quality,
     goal_success_rate,
@@ -15,7 +15,7 @@ from evals.metrics.goal_success import (
     score_goals,
     turn_report,
 )
-from evals.metrics.teacher_agreement import (
+from evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,
     reference_agreement,
     teacher_agreement,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.context import Context
-from graphs.goal_tracker import build_goal_tracker_graph
-from nodes.goal_tracker import goal_memory
+from graphs.goal_tracking import build_goal_tracking_graph
+from nodes.context import Context
+from nodes.goal_tracking.tracker import goal_memory
 
 SCHEMA = [
     {
@@ -83,7 +83,7 @@ def _statuses(output: dict[str, Any]) -> dict[str, tuple[str, str]]:
 
 
 def test_offline_run_tracks_each_goal_lifecycle(context: Context) -> None:
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "offline"}}
     output = graph.invoke(
         {"dialogue_id": "d1", "utterances": _utterances(DIALOGUE), "final": True},
@@ -109,7 +109,7 @@ def test_offline_run_tracks_each_goal_lifecycle(context: Context) -> None:
 
 
 def test_online_one_utterance_per_call_matches_offline(context: Context) -> None:
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "online"}}
     states = []
     for index, utterance in enumerate(DIALOGUE):
@@ -129,7 +129,7 @@ def test_online_one_utterance_per_call_matches_offline(context: Context) -> None
 
 
 def test_a_resumed_thread_restores_the_memory_from_its_checkpoint(context: Context) -> None:
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "resume"}}
     graph.invoke(
         {"dialogue_id": "d3", "utterances": _utterances(DIALOGUE[:3])}, config, context=context
@@ -145,7 +145,7 @@ def test_a_resumed_thread_restores_the_memory_from_its_checkpoint(context: Conte
 
 
 def test_completion_with_an_unmet_prerequisite_is_rejected_and_logged(context: Context) -> None:
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "blocked"}}
     # The table is "booked" while the search it depends on is still open.
     dialogue = [
@@ -217,7 +217,7 @@ def _scripted_tracker_llm(messages: list[Any]) -> str:
 def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     context: Context, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from nodes.goal_tracker_llm import llm_judges
+    from nodes.goal_tracking.llm_steps import llm_judges
     from nodes.judges import llm as llm_module
     from stores.llm_cache import LLMCache
     from tests.fakes import ScriptedChatModel
@@ -227,7 +227,7 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
     llm_judges.cache_clear()
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "llm"}}
     llm_context = Context(**{**context.__dict__, "goal_extraction_judge": "openai:fake"})
     output = graph.invoke(
@@ -273,7 +273,7 @@ def test_a_goal_moves_to_the_sibling_service_the_dialogue_shows(tmp_path: Path) 
         goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
         vector_backend="memory",
     )
-    graph = build_goal_tracker_graph().compile(checkpointer=InMemorySaver())
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "siblings"}}
     dialogue = [
         ("USER", "Can you find me a hotel in Chicago?"),

@@ -13,11 +13,9 @@ from pydantic import ValidationError
 
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.goal_tracking_schema import TRACKED_STATUSES
-from nodes.judges import llm as llm_module
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.full_context_baseline import FullContextJudge
-from nodes.judges.goal_extraction import Utterance
-from nodes.judges.goal_tracking_llm import (
+from nodes.goal_tracking.baselines.full_context import FullContextJudge
+from nodes.goal_tracking.judges.goal_extraction.judge import Utterance
+from nodes.goal_tracking.judges.goal_extraction.llm import (
     GoalUpdate,
     LLMAuditor,
     LLMGraphEvolver,
@@ -27,6 +25,8 @@ from nodes.judges.goal_tracking_llm import (
     render_goals,
     render_schema,
 )
+from nodes.judges import llm as llm_module
+from nodes.judges.accounting import JudgeAccounting
 from stores.goal_memory import Goal
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel, count_tokens

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from evals.metrics.goal_tracking import (
+from evals.metrics.goal_tracking.report import (
     cost_report,
     dependency_aware_goal_completion_rate,
     dgcr,

@@ -24,8 +24,8 @@ from evals.langsmith_evaluators import (
     turn_quality_accuracy,
     turn_quality_kappa,
 )
-from evals.metrics.goal_success import score_goals
-from evals.metrics.segmentation import goal_spans
+from evals.metrics.goal_success.segmentation import goal_spans
+from evals.metrics.goal_success.success_rate import score_goals
 from evals.schema import Dialogue
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "enterprise_dialogues.jsonl"

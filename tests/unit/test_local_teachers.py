@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 
 from evals.schema import Dialogue
+from nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
+from nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
+from nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
+from nodes.goal_success.judges.turn_quality.response_cues import looks_cut_off
+from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from nodes.goal_success.judges.turn_quality.user_cues import feedback_polarity
 from nodes.judges import get_local_judge
-from nodes.judges.response_cues import looks_cut_off
-from nodes.judges.response_teacher import ResponseTeacher
-from nodes.judges.semantic_teacher import SemanticTeacher
-from nodes.judges.signal_teacher import SignalTeacher
-from nodes.judges.turn_labels import ROLE, TeacherVerdict, TurnLabel
-from nodes.judges.user_signal_cues import feedback_polarity
 
 
 def dialogue(*turns: dict[str, Any], dialogue_id: str = "d-1") -> Dialogue:

@@ -10,10 +10,10 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
-from graphs.context import Context
-from graphs.memory_active import build_memory_active_graph
-from nodes.judges.memory_units import local_memory_units
-from nodes.memory_active import memory_bank, rerank
+from graphs.memory import build_memory_graph
+from nodes.context import Context
+from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.memory_active import memory_bank, rerank
 
 STORED = MsTodSession(
     session_id="s1",
@@ -36,7 +36,7 @@ def context() -> Iterator[Context]:
 
 
 def _run(context: Context, **extra: Any) -> dict[str, Any]:
-    graph = build_memory_active_graph().compile(checkpointer=InMemorySaver())
+    graph = build_memory_graph().compile(checkpointer=InMemorySaver())
     utterance = "Hi again, it's about the reserve restaurant for Sino. For 7 pm please."
     return graph.invoke(
         {

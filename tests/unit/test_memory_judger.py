@@ -11,8 +11,11 @@ import numpy as np
 import pytest
 
 from evals.memory_schema import MemoryUnit
+from nodes.goal_success.judges.segmentation.features import FloatArray
 from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.memory_judger import (
+from nodes.judges.spec import JudgeSpecError
+from nodes.memory.judges.bank_builder.judge import intent_description, slot_answer, slot_question
+from nodes.memory.judges.memory_judger.judge import (
     FEATURE_NAMES,
     MODEL_PATH,
     LLMMemoryJudger,
@@ -21,9 +24,6 @@ from nodes.judges.memory_judger import (
     memory_judger,
     query_questions,
 )
-from nodes.judges.memory_units import intent_description, slot_answer, slot_question
-from nodes.judges.segmentation_features import FloatArray
-from nodes.judges.spec import JudgeSpecError
 from tests.fakes import ScriptedChatModel
 
 CONTEXT = "user: Hi again, it's about the reserve restaurant for Gen Korean BBQ House."

@@ -7,7 +7,8 @@ import pytest
 from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
 from evals.memory_schema import MsTodSession, MsTodTurn
 from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.memory_planning import (
+from nodes.judges.spec import JudgeSpecError
+from nodes.memory.judges.planning import (
     LLMIntentCapture,
     LLMMissingSlotQuery,
     LocalIntentCapture,
@@ -20,7 +21,6 @@ from nodes.judges.memory_planning import (
     stated_slot_values,
     task_attributes,
 )
-from nodes.judges.spec import JudgeSpecError
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:planner-test"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from evals.memory_schema import MemoryUnit, MsTodTurn
-from evals.metrics.memory import joint_goal_accuracy, slot_value_mentioned
+from evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
 from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.memory_reader import (
+from nodes.judges.spec import JudgeSpecError
+from nodes.memory.judges.bank_builder.judge import slot_answer, slot_question
+from nodes.memory.judges.reader.judge import (
     LLMConfirmationScorer,
     LLMReader,
     LocalReader,
@@ -16,8 +18,6 @@ from nodes.judges.memory_reader import (
     memory_slots,
     render_memory,
 )
-from nodes.judges.memory_units import slot_answer, slot_question
-from nodes.judges.spec import JudgeSpecError
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:reader-test"

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from evals.memory_schema import Individual, MsTodSession
-from nodes.judges.memory_units import (
+from nodes.judges.spec import JudgeSpecError
+from nodes.memory.judges.bank_builder.judge import (
     LLMMemoryBankBuilder,
     LocalMemoryBankBuilder,
     individual_units,
@@ -20,7 +21,6 @@ from nodes.judges.memory_units import (
     slot_in_words,
     slot_kind,
 )
-from nodes.judges.spec import JudgeSpecError
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:gpt-4o-mini"

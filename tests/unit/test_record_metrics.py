@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from evals.metrics.goal_tracking import GoalTrackingTally
+from evals.metrics.goal_shift.tool_use import tool_usage_efficiency
+from evals.metrics.goal_tracking.report import GoalTrackingTally
 from evals.metrics.record_metrics import (
     corpus_value,
     corpus_values,
@@ -16,7 +17,6 @@ from evals.metrics.record_metrics import (
     memory_parts,
     record_parts,
 )
-from evals.metrics.tool_use import tool_usage_efficiency
 
 
 def _call(error: bool | None, valid: bool = True, turn: int = 1) -> dict[str, Any]:

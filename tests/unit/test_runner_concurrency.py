@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from evals.schema import RecordError
-from graphs.context import Context
 from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
+from nodes.context import Context
 from stores.checkpoint import open_checkpointer
 
 N = 4

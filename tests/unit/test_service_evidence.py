@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from evals.datasets.sgd_schema import ServiceSchema
-from nodes.judges.service_evidence import ServiceEvidence
+from nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
 
 
 def _service(name: str, slots: list[tuple[str, bool]], intents: list[str]) -> ServiceSchema:

@@ -10,9 +10,9 @@ import pytest
 
 import nodes.judges.llm as llm_module
 from evals.memory_schema import MsTodTurn
-from evals.metrics.memory import slot_value_mentioned
+from evals.metrics.memory.scores import slot_value_mentioned
 from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.simulation import (
+from nodes.simulation.judges.user_simulator import (
     GoalShift,
     LLMUser,
     Persona,

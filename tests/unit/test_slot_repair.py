@@ -11,10 +11,11 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 import nodes.judges.llm as llm_module
-from graphs.context import Context
-from graphs.slot_repair import build_slot_repair_graph, graph
+from graphs.memory import build_slot_repair_graph
+from graphs.memory import slot_repair_graph as graph
+from nodes.context import Context
 from nodes.judges.local import register_local_judge
-from nodes.judges.slot_repair import (
+from nodes.memory.judges.slot_repair.judge import (
     MentionSupervisor,
     ProactiveAgent,
     RepairRequest,
@@ -22,7 +23,12 @@ from nodes.judges.slot_repair import (
     repair_agent,
     supervisor,
 )
-from nodes.simulation import SIMULATOR_ROLE, SimulatedTurn, SimulationRequest, simulator_backend
+from nodes.simulation.judges.user_simulator import (
+    SIMULATOR_ROLE,
+    SimulatedTurn,
+    SimulationRequest,
+    simulator_backend,
+)
 from stores.checkpoint import open_checkpointer
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel

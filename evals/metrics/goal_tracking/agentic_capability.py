@@ -1,0 +1,90 @@
+"""Agentic capability metrics (ATOD, paper 000, Section 6.2): memory recall and proactivity.
+
+Memory Recall Accuracy scores the tracker's memory lookups against the gold goals; Proactivity
+Effectiveness the share of its proactive actions an LLM judge found appropriate and beneficial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from evals.metrics.goal_tracking.goal_records import GoalRecord, ratio, round4
+
+
+def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:
+    """Memory Recall Accuracy: the share of memory lookups that returned the right goal (6.2).
+
+    The paper's "proportion of retrieval queries whose outputs match the ground-truth memory
+    state": a query is the tracker's existence check for an utterance (Stage 1), its output the
+    memory entry it retrieved (``retrieved``, mapped to the gold goal that entry matches, or
+    ``None`` when it retrieved nothing and inserted a new goal), and the ground truth the gold
+    goals the utterance concerns that memory should already hold (``expected``; an empty set
+    for an utterance that raises only new goals). The output matches when it is one of the
+    expected goals, or nothing when nothing is expected. Only the goal's identity is checked;
+    its statuses are scored by status tracking accuracy. Queries with ``expected`` ``None``
+    have no ground truth and are skipped. A retrieved entry matching no gold goal must be given
+    as a value that is no gold id (not ``None``, which means nothing was retrieved). A string
+    ``expected`` is one id.
+
+    Returns:
+        The share in [0, 1]; ``None`` when no query has an expectation.
+    """
+    correct, judged = recall_counts(queries)
+    return ratio(correct, judged)
+
+
+def proactivity_effectiveness(verdicts: Sequence[bool | None] | None = None) -> dict[str, Any]:
+    """Proactivity Effectiveness: the share of proactive actions judged apt and useful (6.2).
+
+    A proactive action is a goal or status change the tracker made without an explicit user
+    prompt; whether it was contextually appropriate and beneficial takes an LLM judge, so
+    without its verdicts there is no figure.
+
+    Args:
+        verdicts: One per proactive action: ``True`` appropriate and beneficial, ``False`` not,
+            ``None`` no verdict; ``None`` when no judge ran.
+
+    Returns:
+        ``{"value", "reason", "n_actions", "n_judged"}``: ``value`` rounded, or ``None`` with
+        the ``reason``.
+
+    Raises:
+        ValueError: A verdict is neither a bool nor ``None``.
+    """
+    if verdicts is None:
+        return {
+            "value": None,
+            "reason": "needs LLM-judge verdicts on the proactive actions (goal or status "
+            "changes made without an explicit user prompt); none were given",
+            "n_actions": 0,
+            "n_judged": 0,
+        }
+    if any(v is not None and not isinstance(v, bool) for v in verdicts):
+        raise ValueError(f"verdicts must be True, False or None, got {list(verdicts)}")
+    judged = [v for v in verdicts if v is not None]
+    reason = None
+    if not verdicts:
+        reason = "no proactive action to judge"
+    elif not judged:
+        reason = f"the judge gave no verdict on any of the {len(verdicts)} proactive actions"
+    return {
+        "value": round4(ratio(sum(judged), len(judged))),
+        "reason": reason,
+        "n_actions": len(verdicts),
+        "n_judged": len(judged),
+    }
+
+
+def recall_counts(queries: Iterable[GoalRecord]) -> tuple[int, int]:
+    """Correct and judged memory queries (see :func:`memory_recall_accuracy`)."""
+    correct = judged = 0
+    for query in queries:
+        expected = query.get("expected")
+        if expected is None:
+            continue
+        expected = {expected} if isinstance(expected, str) else set(expected)
+        retrieved = query.get("retrieved")
+        judged += 1
+        correct += not expected if retrieved is None else retrieved in expected
+    return correct, judged

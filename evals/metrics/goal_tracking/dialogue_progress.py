@@ -1,0 +1,115 @@
+"""Goal tracking against normalised dialogue progress (ATOD, paper 000, Section 7 and Fig. 3).
+
+Detection F1 and status tracking accuracy scored at points through each dialogue, for online
+evaluation, and pooled over dialogues into a corpus curve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from evals.goal_tracking_schema import AtodTurn
+from evals.metrics.goal_tracking.goal_detection import (
+    check_one_to_one,
+    detection_scores,
+    status_hits,
+)
+from evals.metrics.goal_tracking.goal_records import (
+    GoalRecord,
+    Pair,
+    gold_statuses_at,
+    is_mentioned,
+    predicted_states_at,
+    ratio,
+    round4,
+)
+
+PairsAt = Callable[[int], Sequence[Pair]] | Mapping[int, Sequence[Pair]]
+
+
+def progress_curve(
+    pred_turn_states: Sequence[GoalRecord],
+    gold_turns: Sequence[AtodTurn],
+    pairs_at: PairsAt,
+    bins: int = 10,
+) -> list[dict[str, Any]]:
+    """Detection F1 and status accuracy against normalised dialogue progress (Fig. 3).
+
+    For p = k / bins (k = 1..bins) the state after utterance t = ceil(p * T) is scored, T being
+    the number of gold utterances, in integer arithmetic: 9/11 of 77 utterances is 63, where the
+    float ``ceil(9 / 11 * 77)`` gives 64 (and ``ceil(3 * 0.1 * 10)`` gives 4).
+    The tracker's state at t is the ``goal_states`` of its last record at or before t (a turn
+    without a record keeps the previous state; none yet is an empty memory); gold goals count
+    once mentioned. Pairs naming a goal absent at t on either side are ignored, so a matching
+    of the whole dialogue may be passed for every t, though re-matching at t
+    (:func:`match_goals` with ``turn=t``) is what :func:`goal_tracking_report` does.
+
+    Args:
+        pred_turn_states: The tracker's ``{"turn", "goal_states"}`` records.
+        gold_turns: The gold utterances.
+        pairs_at: Utterance index -> pairs, as a function or a mapping.
+        bins: Number of progress points.
+
+    Returns:
+        Per point: ``progress``, ``turn``, ``detection_f1``, ``status_accuracy`` (rounded) and
+        the counts ``n_gold``, ``n_pred``, ``n_matched``, ``n_status_correct`` that
+        :func:`pool_progress_curves` adds up.
+
+    Raises:
+        ValueError: ``bins`` is below 1, there are no gold utterances, or pairs at a point are
+            not one-to-one.
+    """
+    if bins < 1 or not gold_turns:
+        raise ValueError(f"need bins >= 1 and gold utterances, got {bins} and {len(gold_turns)}")
+    points = []
+    for k in range(1, bins + 1):
+        turn = -(-k * len(gold_turns) // bins)
+        pred = predicted_states_at(pred_turn_states, turn)
+        gold = {g: s for g, s in gold_statuses_at(gold_turns, turn).items() if is_mentioned(s)}
+        raw = pairs_at[turn] if isinstance(pairs_at, Mapping) else pairs_at(turn)
+        pairs = [(p, g) for p, g in raw if p in pred and g in gold]
+        check_one_to_one(pairs)
+        counts = {
+            "n_gold": len(gold),
+            "n_pred": len(pred),
+            "n_matched": len(pairs),
+            "n_status_correct": status_hits(pairs, pred, gold),
+        }
+        points.append({"progress": round(k / bins, 4), "turn": turn} | _curve_point(counts))
+    return points
+
+
+def pool_progress_curves(curves: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """A corpus curve: counts summed over dialogues point by point, then rates recomputed.
+
+    Pooling, not averaging the dialogues' ratios: a point's F1 is 2 sum(matched) / (sum(pred) +
+    sum(gold)) and its accuracy sum(correct) / sum(matched), so a dialogue weighs by its goals,
+    and one with no goal yet at a point adds nothing there (an average would have to drop its
+    ``None``). ``n_dialogues`` counts every curve pooled.
+
+    Returns:
+        Per point: ``progress``, ``detection_f1``, ``status_accuracy``, ``n_gold``, ``n_pred``,
+        ``n_matched``, ``n_status_correct`` and ``n_dialogues``; empty for no curves.
+
+    Raises:
+        ValueError: The curves have different progress points.
+    """
+    grids = {tuple(point["progress"] for point in curve) for curve in curves}
+    if len(grids) > 1:
+        raise ValueError("every curve must have the same progress points (same bins)")
+    pooled = []
+    for index, progress in enumerate(next(iter(grids), ())):
+        counts = {
+            name: sum(int(curve[index][name]) for curve in curves)
+            for name in ("n_gold", "n_pred", "n_matched", "n_status_correct")
+        }
+        point = {"progress": progress} | _curve_point(counts) | {"n_dialogues": len(curves)}
+        pooled.append(point)
+    return pooled
+
+
+def _curve_point(counts: Mapping[str, int]) -> dict[str, Any]:
+    f1 = detection_scores(counts["n_matched"], counts["n_pred"], counts["n_gold"])["f1"]
+    accuracy = ratio(counts["n_status_correct"], counts["n_matched"])
+    return {"detection_f1": round4(f1), "status_accuracy": round4(accuracy)} | dict(counts)

@@ -1,0 +1,225 @@
+"""Goal detection and status tracking (ATOD, paper 000, Section 7 and Table 3).
+
+The paper's module capability figures: Goal Detection Accuracy, "coverage of correctly
+identified active goals", and Status Tracking Accuracy, "state classification accuracy among
+detected goals". Definitional choices, all taken where the paper leaves room:
+
+- A gold goal exists for detection only once mentioned: its gold status at that point is not
+  ``not_mentioned``. We read the paper's "active goals" this way, so completed, failed and
+  abandoned goals stay in the set, as they stay in memory.
+- Predicted and gold goals are paired one-to-one by :func:`match_goals`. Detection precision is
+  pairs / predicted goals, recall ("coverage of correctly identified active goals", Section 7)
+  pairs / gold goals, and F1 = 2 pairs / (predicted + gold). So F1 is 0, not ``None``, when one
+  side is empty and the other is not, and ``None`` only when both are empty.
+- Status tracking accuracy is over the matched pairs ("among detected goals").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+from typing_extensions import TypedDict
+
+from evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from evals.metrics.goal_tracking.goal_records import (
+    GoalRecord,
+    Pair,
+    canonical_status,
+    first_mentions,
+    gold_statuses_at,
+    is_mentioned,
+    ratio,
+)
+
+GoalKey = Callable[[GoalRecord | AtodGoal], Hashable | None]
+
+
+Similarity = Callable[[GoalRecord, AtodGoal], float]
+
+
+class DetectionScores(TypedDict):
+    """Goal detection precision, recall and F1 with their counts."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    tp: int
+    n_pred: int
+    n_gold: int
+
+
+def goal_key(goal: GoalRecord | AtodGoal) -> Hashable | None:
+    """``(service or domain, intent)`` lower-cased and stripped; ``None`` if either is empty."""
+    raw: tuple[object, object]
+    if isinstance(goal, AtodGoal):
+        raw = (goal.domain, goal.intent)
+    else:
+        raw = (goal.get("service") or goal.get("domain"), goal.get("intent"))
+    service, intent = (str(part or "").strip().lower() for part in raw)
+    return (service, intent) if service and intent else None
+
+
+def match_goals(
+    predicted: Sequence[GoalRecord],
+    gold: AtodDialogue,
+    *,
+    turn: int | None = None,
+    key: GoalKey | None = goal_key,
+    similar: Similarity | None = None,
+    threshold: float = 0.5,
+) -> list[Pair]:
+    """Pair predicted goals with the gold goals mentioned by ``turn``, one-to-one.
+
+    Gold goals whose status after utterance ``turn`` is ``not_mentioned`` (or never set) are
+    left out. Pass only the predicted goals the tracker held at that point. Both sides are
+    ordered by first mention (the first non-``not_mentioned`` turn of ``status_history`` for
+    predictions; list order breaks ties).
+
+    1. By key: a goal with a key pairs with the first free goal of the other side with an equal
+       key, so two hotel bookings pair in the order they came up. Goals whose keys differ never
+       pair, not even by similarity.
+    2. By similarity, if ``similar`` is given, among the goals still free where either side has
+       no key (all of them with ``key=None``): the pairs scoring at least ``threshold`` are taken
+       greedily, highest score first (ties in gold then prediction order), each goal once.
+       Greedy, not optimal: a pair is never given up for a better total.
+
+    Args:
+        predicted: The tracker's goals (``goal_id``, ``service``, ``intent``, ...).
+        gold: The annotated dialogue.
+        turn: The utterance after which to match; ``None`` for the end of the dialogue.
+        key: Goal -> hashable key or ``None``; ``None`` to match by similarity alone.
+        similar: ``similar(predicted_goal, gold_goal) -> float``.
+        threshold: The least similarity that pairs two goals.
+
+    Returns:
+        ``(predicted id, gold id)`` pairs.
+
+    Raises:
+        ValueError: Two predicted goals share an id, or ``turn`` is outside the dialogue.
+    """
+    ids = [str(goal["goal_id"]) for goal in predicted]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"predicted goal ids must be unique, got {ids}")
+    state = gold_statuses_at(gold.turns, turn)
+    first = first_mentions(gold.turns)
+    listed = {goal.id for goal in gold.goal_list}
+    unlisted = [AtodGoal(id=goal_id) for goal_id in state if goal_id not in listed]
+    golds = sorted(
+        (goal for goal in [*gold.goal_list, *unlisted] if is_mentioned(state.get(goal.id))),
+        key=lambda goal: first[goal.id],
+    )
+    preds = sorted(range(len(predicted)), key=lambda i: (_first_turn(predicted[i]), i))
+    pairs: list[Pair] = []
+    free = {goal.id for goal in golds}
+    if key is not None:
+        queues: dict[Hashable, list[str]] = defaultdict(list)
+        for goal in golds:
+            gold_key = key(goal)
+            if gold_key is not None:
+                queues[gold_key].append(goal.id)
+        for i in preds:
+            pred_key = key(predicted[i])
+            if pred_key is not None and queues.get(pred_key):
+                gold_id = queues[pred_key].pop(0)
+                pairs.append((ids[i], gold_id))
+                free.discard(gold_id)
+    if similar is not None:
+        taken = {pred_id for pred_id, _ in pairs}
+        scored = [
+            (similar(predicted[i], goal), g, i)
+            for g, goal in enumerate(golds)
+            for i in preds
+            if goal.id in free
+            and ids[i] not in taken
+            and (key is None or key(goal) is None or key(predicted[i]) is None)
+        ]
+        for score, g, i in sorted(scored, key=lambda item: (-item[0], item[1], item[2])):
+            if score >= threshold and golds[g].id in free and ids[i] not in taken:
+                pairs.append((ids[i], golds[g].id))
+                free.discard(golds[g].id)
+                taken.add(ids[i])
+    return pairs
+
+
+def goal_detection_prf(pairs: Sequence[Pair], n_pred: int, n_gold: int) -> DetectionScores:
+    """Goal detection precision, recall and F1 from matched pairs (Table 3, Section 7).
+
+    Args:
+        pairs: One-to-one ``(predicted id, gold id)`` matches.
+        n_pred: Predicted goals.
+        n_gold: Gold goals mentioned so far.
+
+    Returns:
+        precision = pairs / n_pred (``None`` if 0), recall = pairs / n_gold (``None`` if 0), and
+        F1 = 2 pairs / (n_pred + n_gold) (``None`` only if both are 0), unrounded.
+
+    Raises:
+        ValueError: An id appears in two pairs, or there are more pairs than goals on a side.
+    """
+    check_one_to_one(pairs)
+    if len(pairs) > min(n_pred, n_gold):
+        raise ValueError(f"{len(pairs)} pairs for {n_pred} predicted and {n_gold} gold goals")
+    return detection_scores(len(pairs), n_pred, n_gold)
+
+
+def status_tracking_accuracy(
+    pairs: Sequence[Pair], pred_status: Mapping[str, str], gold_status: Mapping[str, str]
+) -> float | None:
+    """Share of matched goals whose predicted status equals the gold one (case-blind).
+
+    Returns:
+        The share in [0, 1]; ``None`` when nothing is matched.
+
+    Raises:
+        ValueError: A pair names a goal missing from its status map.
+    """
+    return ratio(status_hits(pairs, pred_status, gold_status), len(pairs))
+
+
+def detection_scores(tp: int, n_pred: int, n_gold: int) -> DetectionScores:
+    """Precision, recall and F1 from ``tp`` matched pairs (see :func:`goal_detection_prf`)."""
+    return {
+        "precision": ratio(tp, n_pred),
+        "recall": ratio(tp, n_gold),
+        "f1": ratio(2 * tp, n_pred + n_gold),
+        "tp": tp,
+        "n_pred": n_pred,
+        "n_gold": n_gold,
+    }
+
+
+def status_hits(
+    pairs: Sequence[Pair], pred_status: Mapping[str, Any], gold_status: Mapping[str, Any]
+) -> int:
+    """How many pairs have the same predicted and gold status (case-blind).
+
+    Raises:
+        ValueError: A pair names a goal missing from its status map.
+    """
+    missing = [p for p, g in pairs if p not in pred_status] + [
+        g for p, g in pairs if g not in gold_status
+    ]
+    if missing:
+        raise ValueError(f"no status for matched goal(s) {missing}")
+    return sum(
+        canonical_status(pred_status[p]) == canonical_status(gold_status[g]) for p, g in pairs
+    )
+
+
+def check_one_to_one(pairs: Sequence[Pair]) -> None:
+    """Raise ``ValueError`` if an id appears in two pairs."""
+    for side in (0, 1):
+        ids = [pair[side] for pair in pairs]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"pairs must be one-to-one, got {list(pairs)}")
+
+
+def _first_turn(goal: GoalRecord) -> float:
+    turns = [
+        int(e["turn"])
+        for e in goal.get("status_history") or []
+        if is_mentioned(canonical_status(e["status"]))
+    ]
+    return min(turns, default=float("inf"))

@@ -1,0 +1,66 @@
+"""Goal tracker subsystem: ATOD's agentic memory over a dialogue, turn by turn (paper 000, §5).
+
+Offline, one call carries a whole dialogue (``utterances`` = every utterance, ``final=True``).
+Online, each call on the same thread adds the utterances said since the last call and returns
+the current goal states; ``final=True`` on the last call runs the closing audit.
+
+``append_utterances`` -> ``sync_memory`` -> per utterance ``extract_goals`` ->
+``check_existence`` -> ``update_memory`` (-> ``proactive_audit`` every ``audit_every``
+utterances and at the end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from nodes.context import Context
+from nodes.goal_tracking.state import (
+    GoalTrackingInput,
+    GoalTrackingOutput,
+    GoalTrackingState,
+)
+from nodes.goal_tracking.tracker import (
+    append_utterances,
+    check_existence_node,
+    extract_goals,
+    proactive_audit,
+    route_after_update,
+    route_next,
+    sync_memory,
+    update_memory,
+)
+
+
+def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
+    """The turn pipeline as a loop over unprocessed utterances."""
+    builder = StateGraph(
+        GoalTrackingState,
+        context_schema=Context,
+        input_schema=GoalTrackingInput,
+        output_schema=GoalTrackingOutput,
+    )
+    builder.add_node("append_utterances", append_utterances)
+    builder.add_node("sync_memory", sync_memory)
+    builder.add_node("extract_goals", extract_goals)
+    builder.add_node("check_existence", check_existence_node)
+    builder.add_node("update_memory", update_memory)
+    builder.add_node("proactive_audit", proactive_audit)
+    builder.add_edge(START, "append_utterances")
+    builder.add_edge("append_utterances", "sync_memory")
+    builder.add_conditional_edges(
+        "sync_memory", route_next, ["extract_goals", "proactive_audit", END]
+    )
+    builder.add_edge("extract_goals", "check_existence")
+    builder.add_edge("check_existence", "update_memory")
+    builder.add_conditional_edges(
+        "update_memory", route_after_update, ["proactive_audit", "extract_goals", END]
+    )
+    builder.add_conditional_edges(
+        "proactive_audit", route_next, ["extract_goals", "proactive_audit", END]
+    )
+    return builder
+
+
+graph = build_goal_tracking_graph().compile(name="goal_tracking")

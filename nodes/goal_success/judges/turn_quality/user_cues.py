@@ -1,0 +1,234 @@
+"""User signals the local ``turn_quality`` teachers read (paper 004, Section 4.3, Appendix A).
+
+*User signals* (Appendix A: rephrasing, abandonment, switches to search, explicit feedback)
+are read from the message that follows a response: negative and positive feedback,
+corrections, giving up, asking for alternatives, what a complaint says went wrong, and
+whether a message acknowledges, leans on the previous one, asks something or names its own
+topic. Patterns are written from those definitions and from how people talk in general
+(apologies, "never mind"), not from any one dataset.
+
+The response's own failure signs are in :mod:`nodes.goal_success.judges.turn_quality.response_cues`; shared
+segmentation cues (acknowledgements, follow-ups, topic switches) come from
+:mod:`nodes.goal_success.judges.segmentation.features`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from nodes.goal_success.judges.segmentation.features import USER_CUES, content_words
+from nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
+
+__all__ = [
+    "ABANDONMENT",
+    "ALTERNATIVES",
+    "COMPLAINT_CAUSES",
+    "CORRECTION",
+    "EXPLICIT_CORRECTION",
+    "NEGATIVE_FEEDBACK",
+    "POSITIVE_FEEDBACK",
+    "carries_domain",
+    "feedback_polarity",
+    "is_acknowledgement",
+    "is_elliptic",
+    "makes_request",
+]
+
+_I_WILL = r"\bi(?:'| wi)?ll\b"
+
+#: Explicit negative feedback and doubt about the previous answer.
+NEGATIVE_FEEDBACK = cue(
+    r"\b(that'?s|thats|this is|it'?s|its|you'?re|you are|answer is) (not correct|"
+    r"not true|not it|wrong|incorrect|inaccurate|outdated|useless|unhelpful|irrelevant)\b|"
+    r"^\s*(wrong|incorrect|not quite)\b|\bnot what i\b|\b(useless|unhelpful)\b|"
+    r"\b(wrong|incorrect|inaccurate|outdated) (answer|info|information|page|link|article|"
+    r"document|doc|source|reply|response|policy|number|date|amount|one)\b|"
+    r"\b(doesn'?t|does not|didn'?t|did not) (help|work|answer|make sense)\b|"
+    r"\b(doesn'?t|does not|didn'?t|did not) (seem|sound|look) (right|correct)\b|"
+    r"\bdon'?t think (that'?s|this is|that is|it'?s) (right|correct)\b|"
+    r"\bnot (helpful|useful|correct|true|relevant)\b|\bno help\b|"
+    r"\bnot right\b(?!\s+(now|away|this|at the moment|today))|"
+    r"^\s*why (not|can'?t you|won'?t you|couldn'?t you|did you)\b|"
+    r"\bare you sure\b|\bis that (right|correct|true)\?|\breally\s*\?|\bi thought\b|"
+    r"\byou (didn'?t|did not|never) (answer|read|listen)\b|\bthat'?s not my question\b|"
+    r"\b(ugh+|argh+|sigh|smh|ffs|seriously|come on|ridiculous|annoying|frustrating)\b|"
+    r"\?\?|\bthumbs? ?down\b|👎|^\s*(please |pls |plz )?(try|do it|do that) again\b|"
+    r"\bdid (it|that|this) (go through|work|get (saved|sent|submitted|done))\s*\?|"
+    r"^\s*(hello|hi|hey|anyone|anybody)( there)?\s*\?+\s*$|\bstill there\s*\?"
+)
+
+_I_MEANT = r"\bi (meant|mean|said|asked|was asking)\b|\bmisunderst|\bmisread\b"
+
+#: The user saying outright what they meant or that they were misread ("I meant ...").
+EXPLICIT_CORRECTION = cue(_I_MEANT)
+
+#: The user correcting what the assistant took them to mean ("no, I meant ...").
+CORRECTION = cue(
+    _I_MEANT + "|"
+    r"\bi'?m (asking|talking) about\b|\bi was (asking|talking) about\b|"
+    r"^\s*(no|nope|nah)\s*[,.!:-]|^\s*not\s+\S+\s*[,.;!-]|^\s*not\s+(the|my|a|an|that|this)\b|"
+    r"\b(it'?s|its|i need|i want|i meant?|i asked( about| for)?|i'?m asking( about| for)?)\b"
+    r"[^.?!]{1,40}?,?\s+not\s+(?!sure|yet|too|much|many|only|just|really|always)"
+    r"(a |an |the |my |about |for )?\w+"
+)
+
+#: Giving up, or taking the need elsewhere (Appendix A: abandonment, switches to search).
+ABANDONMENT = cue(
+    r"\b(never ?mind|nvm|nevermind|forget (it|about it|that)|give up|giving up|"
+    r"not worth it)\b|"
+    rf"{_I_WILL} (just |rather |probably )?(ask|call|email|contact|message|ping|check with|"
+    r"go (to|ask)|figure|find it|google|search|look (it )?up)\b(?!\s+(you|for your|again|"
+    r"later|at a later))|"
+    rf"{_I_WILL} (just )?(do|handle|sort|book|file|sort) (it|this|that) (myself|my ?self|manually|"
+    r"by hand|in person|elsewhere|at|some ?where|another way)\b|"
+    r"\b(search|google|look) (it |that )?(up )?(myself|on my own|elsewhere)\b|"
+    r"\b(ask|try) (someone|somebody|somewhere) else\b|\bgo elsewhere\b|"
+    r"\b(just|i'?ll) (google|search)\b"
+)
+
+#: Asking for other options: browsing, not a complaint, however close to the last message.
+ALTERNATIVES = cue(
+    r"\b(any ?other|anything else|something else|what else|other (options?|ones?|choices)|"
+    r"more (options|results|choices)|alternatives?|a different one|another one)\b"
+)
+
+#: Explicit positive feedback: thanks, praise, "that worked".
+POSITIVE_FEEDBACK = cue(
+    r"\b(thanks|thank you|thank u|thx|thnx|ty|tysm|cheers|appreciated?|perfect|great|awesome|"
+    r"excellent|brilliant|fantastic|wonderful|amazing|helpful|that helps|that worked|"
+    r"(it|that|this) work(s|ed)|worked|working now|got it|makes sense|exactly|spot on|sorted|"
+    r"solved|fixed|cool|nice|lovely|good to know|that answers)\b|"
+    r"\bthumbs? ?up\b|[👍🙏🙌👌✅💯🎉😊🙂]"
+)
+
+#: What a complaint says went wrong, by root-cause code (checked in this order).
+COMPLAINT_CAUSES: dict[str, re.Pattern[str]] = {
+    "E5": cue(
+        r"\bcut (off|short)\b|\bgot cut\b|\b(incomplete|unfinished|truncated|half (a |an )?"
+        r"(answer|message|reply|sentence))\b|\bdidn'?t (finish|complete)\b|"
+        r"\b(blank|empty|no) (answer|reply|response|message)\b|"
+        r"^\s*(hello|hi|anyone)( there)?\s*\?+\s*$|\bstill there\s*\?|\bstopped mid"
+    ),
+    "E6": cue(
+        r"\bwrong (department|team|bot|agent|person|group|desk|area|section|place|channel|"
+        r"queue)\b|\bnot (the )?(right|correct) (department|team|bot|agent|person|group|desk)\b|"
+        r"\b(transfer|route|redirect) me\b"
+    ),
+    "E3": cue(
+        r"\b(page|link|article|doc|document|source|kb|policy|snippet|citation)s? "
+        r"(you )?(linked|sent|cited|quoted|shared|showed|says|said)\b|"
+        r"\bwrong (page|link|article|doc|document|source|policy|kb)\b|\boutdated\b"
+    ),
+    "E2": cue(
+        r"^\s*why (not|can'?t you|won'?t you|couldn'?t you)\b|\byou (should|must) (be able to|"
+        r"know)\b|\bjust (answer|tell me)\b|\bwhy the refusal\b"
+    ),
+    "E1": cue(
+        _I_MEANT + "|"
+        r"\bnot what i (asked|meant|said|wanted)\b|\bthat'?s not my question\b|"
+        r"\bi'?m (asking|talking) about\b|\bi was (asking|talking) about\b|"
+        r"\byou (didn'?t|did not) (understand|get it)\b"
+    ),
+}
+
+_ACK_WORDS = frozenset(
+    "ok okay k kk okey alright right sure yes yeah yep yup no nope thanks thank you thx ty tysm "
+    "cheers great perfect cool nice awesome good fine got it thats that's is all everything "
+    "bye goodbye cya wonderful excellent amazing lovely brilliant sounds will do np noted "
+    "understood lol haha much very so appreciated appreciate a lot done for the help "
+    "see ya have day worked works working useful helps helped nvm nevermind".split()
+)
+_LEADING_ACK = cue(
+    r"^\s*((ok(ay)?|k|kk|great|thanks|thx|cool|alright|right|ugh|hmm|oh|yes|yeah|sure|fine)"
+    r"\b[\s,.!:;-]*)+"
+)
+#: Leading conjunctions ("and", "so", "also", "btw") that :func:`makes_request` reads past.
+_OPENER = cue(r"^\s*((and|so|but|then|also|or|btw|plus)\b[\s,:-]*)+")
+
+
+def is_acknowledgement(text: str) -> bool:
+    """True for a message with no request in it: thanks, "ok", an emoji, a goodbye."""
+    words = WORD.findall(text.lower())
+    if not words:
+        return bool(text.strip())  # emoji or punctuation only
+    if "?" in text:
+        return False
+    return all(word in _ACK_WORDS for word in words) or (
+        bool(USER_CUES["closing"].search(text)) and not content_words(text) - _ACK_WORDS
+    )
+
+
+def is_elliptic(text: str) -> bool:
+    """True when a message leans on the previous one for its meaning.
+
+    A follow-up opener after any leading "ok"/"thanks" ("ok and does it ...", "what about
+    contractors?"), a reference back with at most four content words ("how long are those"),
+    or at most two content words at all ("jury duty?").
+    """
+    core = _LEADING_ACK.sub("", text)
+    words = content_words(core)
+    return (
+        len(words) <= 2
+        or bool(USER_CUES["follow_up"].search(core))
+        or (bool(USER_CUES["anaphora"].search(core)) and len(words) <= 4)
+    )
+
+
+def makes_request(message: str) -> bool:
+    """True when a user message asks or requests something (a question, "can you", "I need").
+
+    Any sentence counts, read past a leading "ok"/"thanks" and "and"/"also": "ok. also do we
+    have ..." asks; "ok, found it in the portal" does not.
+    """
+    if "?" in message:
+        return True
+    for sentence in sentences(message) or [message]:
+        core = _OPENER.sub("", _LEADING_ACK.sub("", sentence))
+        if USER_CUES["request"].search(core) or QUESTION_OPENING.search(core):
+            return True
+    return False
+
+
+def carries_domain(message: str) -> bool:
+    """True when a message names its own topic: not a follow-up, thanks or complaint."""
+    return not (
+        is_acknowledgement(message)
+        or is_elliptic(message)
+        or NEGATIVE_FEEDBACK.search(message)
+        or CORRECTION.search(message)
+    )
+
+
+def feedback_polarity(metadata: Mapping[str, Any]) -> Literal["positive", "negative"] | None:
+    """Explicit feedback on a turn (``metadata["feedback"]``): thumbs, likes, ratings.
+
+    Accepts strings (``thumbs_down``, ``dislike``, ``negative``, ``👎``), booleans and numbers
+    (positive > 0 > negative); anything else is no feedback.
+    """
+    value = metadata.get("feedback")
+    if isinstance(value, bool):
+        return "positive" if value else "negative"
+    if isinstance(value, int | float):
+        return "positive" if value > 0 else "negative" if value < 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.lower()
+    if _NEGATIVE_FEEDBACK.search(text):
+        return "negative"
+    if _POSITIVE_FEEDBACK.search(text):
+        return "positive"
+    return None
+
+
+# Whole words, so "upset" is not "up"; a negation before a positive word makes it negative
+# ("not helpful", "no good").
+_NEGATIVE_FEEDBACK = re.compile(
+    r"\b(thumbs?[\s_-]?down|down|dislike[ds]?|unliked|negative|bad|unhelpful|useless|wrong)\b|"
+    r"\b(not|no|never|isn't|wasn't)\b[\s\w']{0,12}\b(good|helpful|useful|great|liked?)\b|"
+    r"👎|-1"
+)
+_POSITIVE_FEEDBACK = re.compile(
+    r"\b(thumbs?[\s_-]?up|up|liked?|positive|good|great|helpful|useful|love[ds]?)\b|👍|\+1"
+)

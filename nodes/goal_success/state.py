@@ -1,0 +1,141 @@
+"""State of the goal-success graphs (paper 004): segmentation, teacher voting, goal scores.
+
+Kept below ``graphs/`` so the nodes can import their own state types (imports point down).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, NotRequired
+
+from typing_extensions import TypedDict
+
+
+class TurnSegment(TypedDict):
+    """One turn's label."""
+
+    turn_number: int
+    is_new_goal: bool | None
+    p_new_goal: float | None
+
+
+class GoalSpan(TypedDict):
+    """A goal: turns ``start_turn..end_turn`` (1-based, inclusive)."""
+
+    goal_index: int
+    start_turn: int
+    end_turn: int
+
+
+class SegmentationInput(TypedDict):
+    """A dialogue record: ``dialog_id`` and ``turns[{turn_number, user_msg, response, ...}]``."""
+
+    dialogue: dict[str, Any]
+
+
+class SegmentationOutput(TypedDict):
+    """The labels and goal spans of one dialogue."""
+
+    dialogue_id: str
+    turns: list[TurnSegment]
+    goals: list[GoalSpan]
+    judge: str
+    reason: NotRequired[str | None]
+
+
+class SegmentationState(SegmentationInput, SegmentationOutput, total=False):
+    """Everything the graph's nodes read and write."""
+
+
+class TeacherTurnLabel(TypedDict):
+    """One teacher's label for one turn."""
+
+    judge: str
+    quality: str | None
+    rcof: str | None
+    rationale: str
+
+
+class VotedTurn(TypedDict):
+    """The final labels of one turn, with every teacher's label and how it was decided."""
+
+    turn_number: int
+    quality: str | None
+    rcof: str | None
+    ambiguous: bool
+    ambiguous_fields: list[str]
+    decided_by: str | None
+    teachers: list[TeacherTurnLabel]
+    human: NotRequired[dict[str, Any]]
+
+
+class TeacherLabels(TypedDict):
+    """Everything one teacher said about a dialogue (``index`` = its place in the teacher list)."""
+
+    index: int
+    judge: str
+    turns: list[TeacherTurnLabel]
+
+
+class TeacherTask(TypedDict):
+    """What ``Send`` hands one teacher."""
+
+    dialogue: dict[str, Any]
+    teacher: str
+    index: int
+
+
+class VotingInput(TypedDict):
+    """A dialogue record: ``dialog_id`` and ``turns[{turn_number, user_msg, response, ...}]``."""
+
+    dialogue: dict[str, Any]
+
+
+class VotingOutput(TypedDict):
+    """The voted labels of every turn, the teachers asked, and the human verdicts given."""
+
+    dialogue_id: str
+    teachers: list[str]
+    turns: list[VotedTurn]
+    human_verdicts: list[dict[str, Any]]
+
+
+class VotingState(VotingInput, VotingOutput, total=False):
+    """Everything the graph's nodes read and write."""
+
+    labels: Annotated[list[TeacherLabels], operator.add]
+
+
+class GoalScore(TypedDict):
+    """One goal's outcome (see :func:`evals.metrics.goal_success.success_rate.score_goals`)."""
+
+    goal_index: int
+    start_turn: int
+    end_turn: int
+    n_turns: int
+    success: bool | None
+    rcof: str | None
+    fractional_credit: float | None
+    last_turn_success: bool | None
+    turns: list[VotedTurn]
+
+
+class GoalSuccessInput(TypedDict):
+    """A dialogue record: ``dialog_id`` and ``turns[{turn_number, user_msg, response, ...}]``."""
+
+    dialogue: dict[str, Any]
+
+
+class GoalSuccessOutput(TypedDict):
+    """Goals with their success and root cause, the voted turns and who judged."""
+
+    dialogue_id: str
+    segmentation: SegmentationOutput
+    turns: list[VotedTurn]
+    teachers: list[str]
+    human_verdicts: list[dict[str, Any]]
+    goals: list[GoalScore]
+
+
+class GoalSuccessState(GoalSuccessInput, GoalSuccessOutput, total=False):
+    """Everything the graph's nodes read and write."""

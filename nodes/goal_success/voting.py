@@ -1,0 +1,228 @@
+"""Nodes of the teacher-voting graph: teachers label, the majority decides, a human breaks ties.
+
+Paper 004, Section 6: "If two or more teacher models agree on a label, we accept the annotation
+as ground truth. In cases where all three models disagree, we mark [it] as ambiguous and
+escalate to human annotators." Per turn and per field:
+
+* ``quality`` is voted over the teachers that could judge the turn; a label given by a strict
+  majority of them wins. A tie (e.g. one success, one failure when the third abstained) is
+  ambiguous. When a single teacher could judge, its label stands (``decided_by="single_teacher"``).
+* ``rcof`` is voted, for a failed turn, over the teachers that said failure and named a code:
+  one code stands, a strict majority wins, otherwise (e.g. E3 vs E4) the cause is ambiguous.
+
+An ambiguous turn pauses the graph with ``interrupt()`` carrying the excerpt and every
+teacher's label and rationale; ``Command(resume={"quality": ..., "rcof": ..., "note": ...})``
+records the human verdict (``decided_by="human"``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send, interrupt
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof
+from nodes.context import Context, get_context
+from nodes.goal_success.judges.turn_quality.judge import normalise_rcof, turn_quality_teacher
+from nodes.goal_success.state import TeacherTask, VotingState
+
+ESCALATION_KIND = "turn_quality_escalation"
+"""``kind`` of every interrupt this graph raises (lets reviewers tell them from others)."""
+
+EXCERPT_RADIUS = 1
+"""Turns shown before and after the ambiguous one."""
+
+
+class HumanVerdict(BaseModel):
+    """What a reviewer answers to an escalation (``Command(resume=...)``)."""
+
+    quality: Quality = Field(description="success or failure.")
+    rcof: Rcof | None = Field(default=None, description="E1-E7 for a failure, else null.")
+    note: str = Field(default="", description="Why, in the reviewer's words (optional).")
+    reviewer: str | None = Field(default=None, description="Who decided (optional).")
+
+    @field_validator("quality", mode="before")
+    @classmethod
+    def _short_forms(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip().lower()
+            return {"s": "success", "f": "failure"}.get(text, text)
+        return value
+
+    @field_validator("rcof", mode="before")
+    @classmethod
+    def _code(cls, value: object) -> object:
+        return normalise_rcof(value)
+
+    @model_validator(mode="after")
+    def _cause_only_for_failure(self) -> HumanVerdict:
+        if self.quality == "success" and self.rcof is not None:
+            raise ValueError("a successful turn has no root cause; leave rcof null")
+        return self
+
+
+def majority(labels: Sequence[str]) -> str | None:
+    """The label given by a strict majority of ``labels``, else None."""
+    if not labels:
+        return None
+    label, count = Counter(labels).most_common(1)[0]
+    return label if count * 2 > len(labels) else None
+
+
+def vote_turn(turn_number: int, teachers: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The voted labels of one turn from each teacher's ``{judge, quality, rcof, rationale}``."""
+    judged = [t for t in teachers if t["quality"] is not None]
+    voted: dict[str, Any] = {
+        "turn_number": turn_number,
+        "quality": None,
+        "rcof": None,
+        "ambiguous": False,
+        "ambiguous_fields": [],
+        "decided_by": None,
+        "teachers": list(teachers),
+    }
+    if not judged:
+        return voted
+    quality = majority([t["quality"] for t in judged])  # a single teacher's label stands
+    voted["decided_by"] = "single_teacher" if len(judged) == 1 else "vote"
+    if quality is None:
+        return voted | {"ambiguous": True, "ambiguous_fields": ["quality"], "decided_by": None}
+    voted["quality"] = quality
+    if quality == "failure":
+        codes = [t["rcof"] for t in judged if t["quality"] == "failure" and t["rcof"]]
+        rcof = majority(codes)
+        if codes and rcof is None:
+            return voted | {"ambiguous": True, "ambiguous_fields": ["rcof"]}
+        voted["rcof"] = rcof
+    return voted
+
+
+def escalation_case(dialogue: Dialogue, turn: dict[str, Any], error: str | None) -> dict[str, Any]:
+    """The interrupt payload: the excerpt, the teachers' labels and what to answer."""
+    k = turn["turn_number"]
+    excerpt = [
+        {
+            "turn_number": t.turn_number,
+            "user_msg": t.user_msg,
+            "response": t.response,
+            "source_names": t.source_names,
+            "source_snippets": t.source_snippets,
+        }
+        for t in dialogue.turns
+        if abs(t.turn_number - k) <= EXCERPT_RADIUS
+    ]
+    case: dict[str, Any] = {
+        "kind": ESCALATION_KIND,
+        "dialogue_id": dialogue.dialogue_id,
+        "turn_number": k,
+        "ambiguous_fields": turn["ambiguous_fields"],
+        "voted_quality": turn["quality"],
+        "excerpt": excerpt,
+        "teachers": turn["teachers"],
+        "answer_with": {
+            "quality": "success | failure",
+            "rcof": "E1..E7 for a failure, else null",
+            "note": "optional",
+        },
+        "rcof_codes": RCOF_CODES,
+    }
+    if error:
+        case["error"] = error
+    return case
+
+
+def ask_human(dialogue: Dialogue, turn: dict[str, Any]) -> HumanVerdict:
+    """``interrupt()`` until the reviewer's answer validates (each retry is a new interrupt)."""
+    error: str | None = None
+    while True:
+        answer = interrupt(escalation_case(dialogue, turn, error))
+        try:
+            return HumanVerdict.model_validate(answer)
+        except ValidationError as invalid:
+            first = invalid.errors()[0]
+            error = f"invalid verdict {answer!r}: {first['msg']}"
+
+
+# -- nodes -----------------------------------------------------------------------------------
+# Routers take a plain mapping: LangGraph evaluates their type hints at build time, and the
+# state types live in the graph module, which imports this one.
+
+
+def assign_teachers(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Record the run's teachers (from ``Context.teachers``) and the dialogue id."""
+    context = get_context(runtime)
+    if not context.teachers:
+        raise ValueError("Context.teachers is empty: teacher voting needs at least one teacher")
+    dialogue = Dialogue.model_validate(state["dialogue"])
+    return {"dialogue_id": dialogue.dialogue_id, "teachers": list(context.teachers)}
+
+
+def send_to_teachers(state: Mapping[str, Any]) -> list[Send]:
+    """Fan the dialogue out to every teacher (``Send``), run in parallel."""
+    return [
+        Send("label_turns", {"dialogue": state["dialogue"], "teacher": spec, "index": index})
+        for index, spec in enumerate(state["teachers"])
+    ]
+
+
+def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """One teacher labels every turn."""
+    context = get_context(runtime)
+    dialogue = Dialogue.model_validate(task["dialogue"])
+    teacher = turn_quality_teacher(task["teacher"], context.llm_max_retries)
+    verdict = teacher.label(dialogue, routes=context.routes)
+    turns = [
+        {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
+        for t in verdict.turns
+    ]
+    if [t.turn_number for t in verdict.turns] != [t.turn_number for t in dialogue.turns]:
+        raise ValueError(f"teacher {teacher.name} did not label every turn in order")
+    return {"labels": [{"index": task["index"], "judge": verdict.judge, "turns": turns}]}
+
+
+def vote_labels(state: VotingState) -> dict[str, Any]:
+    """Majority vote per turn and field over the teachers that could judge."""
+    labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
+    dialogue = Dialogue.model_validate(state["dialogue"])
+    return {
+        "turns": [
+            vote_turn(turn.turn_number, [dict(teacher["turns"][i]) for teacher in labels])
+            for i, turn in enumerate(dialogue.turns)
+        ],
+        "human_verdicts": [],
+    }
+
+
+def route_after_vote(
+    state: Mapping[str, Any], runtime: Runtime[Context]
+) -> Literal["escalate_to_human", "__end__"]:
+    """Escalate when a turn is ambiguous and escalation is on."""
+    ambiguous = any(turn["ambiguous"] for turn in state["turns"])
+    return (
+        "escalate_to_human" if ambiguous and get_context(runtime).escalate_ambiguous else "__end__"
+    )
+
+
+def escalate_to_human(state: VotingState) -> dict[str, Any]:
+    """Ask a human about each ambiguous turn, in order; apply the verdicts."""
+    dialogue = Dialogue.model_validate(state["dialogue"])
+    turns: list[dict[str, Any]] = []
+    verdicts: list[dict[str, Any]] = []
+    for voted in state["turns"]:
+        turn = dict(voted)
+        if not turn["ambiguous"]:
+            turns.append(turn)
+            continue
+        verdict = ask_human(dialogue, turn)
+        record = {"turn_number": turn["turn_number"], **verdict.model_dump()}
+        verdicts.append(record)
+        turns.append(turn | {"quality": verdict.quality, "rcof": verdict.rcof} | _human(record))
+    return {"turns": turns, "human_verdicts": verdicts}
+
+
+def _human(record: dict[str, Any]) -> dict[str, Any]:
+    return {"decided_by": "human", "human": record}

@@ -1,0 +1,267 @@
+"""Features for the local goal extractor: one row per (user utterance, schema intent).
+
+ATOD (paper 000, Section 5.2) extracts candidate goals from the utterance ``u_t`` and its
+context ``c_t``. With an SGD-style schema a goal is a ``(service, intent)`` pair, so the
+question for every intent of the schema is "does this utterance raise it?". Every feature is
+*relational* (MiniLM cosines between the utterance, or its context, and the schema's own
+texts; ranks and margins among the intents; cue flags), never a raw embedding, so a model
+trained on SGD train applies to services it has never seen (SGD dev/test), as long as their
+schema describes them.
+
+The schema texts compared: each intent's name and description, its service's domain and
+description, and the descriptions of the slots the intent takes. The context used: the
+system's previous utterance (an offer such as "Would you like to book a table?" followed by
+"Yes" starts a booking) and the user's previous utterances (a booking after a lookup in the
+same service).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nodes.goal_success.judges.segmentation.features import FloatArray
+from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, humanise, words
+from nodes.judges.text import cue
+
+__all__ = [
+    "FEATURE_NAMES",
+    "SchemaIndex",
+    "goal_features",
+    "humanise",
+]
+
+#: The user asks for a transaction (booking, purchase, payment, playback, a ride).
+TRANSACT_CUE = cue(
+    r"\b(book|booking|reserve|reservation|buy|purchase|rent|schedule|set up|set an?|add|"
+    r"transfer|send|pay|play|call (me )?an?|get me an?|make an?|order|hire|visit|tickets?)\b"
+)
+#: The user asks to look something up.
+LOOKUP_CUE = cue(
+    r"\b(find|search|look(ing)? (for|up)|show|check|what|which|where|any|suggest|recommend|"
+    r"browse|discover|list|know|tell me|options?|available|how)\b"
+)
+#: The user accepts or confirms what the system said.
+AFFIRM_CUE = cue(
+    r"^\s*(yes|yeah|yep|yup|sure|ok|okay|correct|right|great|perfect|fine|sounds good|"
+    r"that (works|sounds|is|would)|please do|go ahead|do it|absolutely|definitely|of course)\b"
+)
+#: The user closes or declines.
+CLOSING_CUE = cue(
+    r"\b(thanks|thank you|that('s| is| will be) (all|it)|nothing else|bye|goodbye|"
+    r"no,? (thanks|thank you)|not (now|right now|at the moment))\b"
+)
+#: The system offers a transaction ("Would you like to book ...?").
+OFFER_CUE = cue(
+    r"\b(would|do) you (like|want|wish)( me)? to (book|reserve|buy|purchase|rent|make|schedule|"
+    r"play|set|transfer|get|call|proceed|visit|order|add)\b|\bshall i (book|reserve|buy|"
+    r"make|schedule|play|set|get)\b"
+)
+#: The system offers further help.
+MORE_HELP_CUE = cue(r"\banything else\b|\bsomething else\b|\bhelp (you )?with\b")
+NEGATION_CUE = cue(r"^\s*(no|nope|nah)\b|\b(don't|do not|not)\b")
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "u_intent",
+    "u_service",
+    "u_slots",
+    "u_score",
+    "u_margin",
+    "u_inverse_rank",
+    "u_margin_in_service",
+    "u_service_margin",
+    "s_intent",
+    "s_service",
+    "s_slots",
+    "s_margin",
+    "ctx_intent",
+    "ctx_service",
+    "ctx_service_margin",
+    "ctx_lookup_in_service",
+    "has_sibling",
+    "u_sibling_margin",
+    "s_sibling_margin",
+    "ctx_sibling_margin",
+    "slot_affinity_sibling_margin",
+    "topic_service",
+    "topic_service_margin",
+    "topic_slots_margin",
+    "u_name_overlap",
+    "u_domain_overlap",
+    "u_description_overlap",
+    "ctx_domain_overlap",
+    "u_overlap_margin",
+    "transactional",
+    "transactional_x_transact_cue",
+    "lookup_x_lookup_cue",
+    "transactional_x_offer",
+    "transact_cue",
+    "lookup_cue",
+    "affirm",
+    "closing",
+    "negation",
+    "question",
+    "n_words",
+    "system_offer",
+    "system_more_help",
+    "system_question",
+)
+
+
+def _overlap(wanted: frozenset[str], present: frozenset[str]) -> float:
+    return len(wanted & present) / len(wanted) if wanted else 0.0
+
+
+def _margin(scores: FloatArray, exclude: np.ndarray | None = None) -> FloatArray:
+    """``scores[i] - max(scores[j])`` over the rows ``j`` that ``exclude[i]`` does not mask."""
+    n = len(scores)
+    mask = ~np.eye(n, dtype=bool) if exclude is None else ~exclude
+    others = np.where(mask, scores[None, :], -np.inf).max(axis=1)
+    return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
+
+
+def _inverse_rank(scores: FloatArray) -> FloatArray:
+    ranks = np.empty(len(scores), np.float32)
+    ranks[np.argsort(-scores)] = np.arange(len(scores), dtype=np.float32)
+    return (1.0 / (1.0 + ranks)).astype(np.float32)
+
+
+def goal_features(
+    index: SchemaIndex,
+    utterance: FloatArray,
+    utterance_text: str,
+    system: FloatArray | None,
+    system_text: str,
+    context_users: FloatArray,
+    context_all: FloatArray | None = None,
+    context_text: str = "",
+) -> FloatArray:
+    """Feature rows, one per intent of ``index``, for one user utterance.
+
+    Args:
+        index: The schema's intents and vectors.
+        utterance: The user utterance's MiniLM vector.
+        utterance_text: Its text (for the cue flags).
+        system: The system's previous utterance vector, or None at the dialogue's start.
+        system_text: Its text ("" when None).
+        context_users: Vectors of the user's earlier utterances in the context, ``(k, dim)``.
+        context_all: Vectors of every context utterance (both speakers), ``(m, dim)``.
+        context_text: The context's texts joined (for word overlap with the service).
+
+    Returns:
+        ``(len(index), len(FEATURE_NAMES))`` float32.
+    """
+    n = len(index)
+    same_service = index.service_ids[:, None] == index.service_ids[None, :]
+    u_intent = index.intent_vecs @ utterance
+    u_service = index.service_vecs @ utterance
+    u_slots = index.slot_vecs @ utterance
+    u_score = u_intent + 0.5 * u_service
+    u_in_service = _margin(u_intent, ~same_service | np.eye(n, dtype=bool))
+    u_in_service = np.where(same_service.sum(axis=1) > 1, u_in_service, 0.0)
+    if system is not None:
+        s_intent, s_service = index.intent_vecs @ system, index.service_vecs @ system
+        s_slots = index.slot_vecs @ system
+        s_margin = _margin(s_intent + 0.5 * s_service)
+    else:
+        s_intent = s_service = s_slots = s_margin = np.zeros(n, np.float32)
+    if len(context_users):
+        c_intent = (index.intent_vecs @ context_users.T).max(axis=1)
+        c_service = (index.service_vecs @ context_users.T).max(axis=1)
+        c_service_margin = _margin(c_service, same_service)
+    else:
+        c_intent = c_service = c_service_margin = np.zeros(n, np.float32)
+    # A transaction after a lookup in the same service: how strongly the utterance and its
+    # context raised the service's lookup intents.
+    raised = np.maximum(u_intent, c_intent)
+    lookup_rows = same_service & (index.transactional[None, :] < 0.5)
+    lookup_in_service = np.where(lookup_rows, raised[None, :], -1.0).max(axis=1)
+    lookup_in_service = np.where(index.transactional > 0.5, np.maximum(lookup_in_service, 0), 0)
+
+    flags = {
+        "transact": bool(TRANSACT_CUE.search(utterance_text)),
+        "lookup": bool(LOOKUP_CUE.search(utterance_text)),
+        "affirm": bool(AFFIRM_CUE.search(utterance_text)),
+        "closing": bool(CLOSING_CUE.search(utterance_text)),
+        "negation": bool(NEGATION_CUE.search(utterance_text)),
+        "question": "?" in utterance_text,
+        "offer": bool(OFFER_CUE.search(system_text)),
+        "more_help": bool(MORE_HELP_CUE.search(system_text)),
+        "system_question": "?" in system_text,
+    }
+    # Telling sibling intents apart: which service's texts and slots the dialogue is about.
+    has_sibling = index.siblings.any(axis=1)
+    in_play = np.vstack([utterance[None, :], *([system[None, :]] if system is not None else [])])
+    in_play = np.vstack([in_play, context_users]) if len(context_users) else in_play
+    slot_affinity = (index.service_slot_vecs @ in_play.T).max(axis=1)
+    s_score = s_intent + 0.5 * s_service
+
+    def sibling_margin(scores: FloatArray) -> FloatArray:
+        return np.where(has_sibling, _margin(scores, ~index.siblings), 0.0).astype(np.float32)
+
+    # The topic in play over the whole context, and plain word overlap (MiniLM blurs
+    # "one way" and "round trip").
+    if context_all is not None and len(context_all):
+        topic = (index.service_vecs @ context_all.T).mean(axis=1)
+        topic_slots = (index.service_slot_vecs @ context_all.T).mean(axis=1)
+    else:
+        topic = topic_slots = np.zeros(n, np.float32)
+    said, before = words(utterance_text), words(context_text)
+    lexical = np.array(
+        [
+            [
+                _overlap(index.name_words[i], said),
+                _overlap(index.domain_words[i], said),
+                _overlap(index.description_words[i], said),
+                _overlap(index.domain_words[i], before),
+            ]
+            for i in range(n)
+        ],
+        np.float32,
+    ).reshape(n, 4)
+    lexical_margin = _margin(lexical[:, 0] + lexical[:, 1] + lexical[:, 2])
+
+    tx = index.transactional
+    ones = np.ones(n, np.float32)
+    columns = [
+        u_intent,
+        u_service,
+        u_slots,
+        u_score,
+        _margin(u_score),
+        _inverse_rank(u_score),
+        u_in_service,
+        _margin(u_service, same_service),
+        s_intent,
+        s_service,
+        s_slots,
+        s_margin,
+        c_intent,
+        c_service,
+        c_service_margin,
+        lookup_in_service,
+        has_sibling.astype(np.float32),
+        sibling_margin(u_score),
+        sibling_margin(s_score),
+        sibling_margin(c_intent + 0.5 * c_service),
+        sibling_margin(slot_affinity),
+        topic,
+        _margin(topic, same_service),
+        _margin(topic_slots, same_service),
+        *lexical.T,
+        lexical_margin,
+        tx,
+        tx * flags["transact"],
+        (1 - tx) * flags["lookup"],
+        tx * flags["offer"],
+        ones * flags["transact"],
+        ones * flags["lookup"],
+        ones * flags["affirm"],
+        ones * flags["closing"],
+        ones * flags["negation"],
+        ones * flags["question"],
+        ones * min(len(utterance_text.split()), 40) / 20.0,
+        ones * flags["offer"],
+        ones * flags["more_help"],
+        ones * flags["system_question"],
+    ]
+    return np.stack(columns, axis=1).astype(np.float32)

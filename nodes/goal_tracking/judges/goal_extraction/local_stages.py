@@ -1,0 +1,161 @@
+"""Local judges of the goal tracker: existence check, status update, graph evolution, audit.
+
+Paper 000 §5.2 gives each of these decisions to an LLM judge; these are the transparent local
+versions. Goal extraction has its own module (:mod:`nodes.goal_tracking.judges.goal_extraction.judge`).
+
+* **Existence check** (Stage 1): with a schema, a candidate matches the goal in memory with the
+  same (service, intent), a live one first (a user refining a search, or coming back to a
+  settled goal, is still on that goal; SGD's goals are distinct pairs). Without a schema, the
+  most similar neighbour's cosine is the confidence.
+* **Status update** (Stage 2 and 4): the dialogue act of the utterance
+  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_cues`) applies to the *focus* goal: the goal the utterance
+  names, else the live goal touched most recently. A system reply that offers results
+  completes a lookup (a non-transactional intent).
+* **Graph evolution** (Stage 3): a transaction depends on an earlier lookup of the same service
+  (find a restaurant, then reserve it); other relations are cosine similarities, recorded but
+  not prerequisites.
+* **Proactive audit** (Stage 4): at the end of a dialogue, a live lookup that the system
+  answered is completed (its results were given, the user moved on or stopped asking), and a
+  live transaction the user left for a later goal and never came back to is abandoned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from evals.goal_tracking_schema import GoalStatus
+from stores.goal_memory import Goal
+
+LIVE: tuple[GoalStatus, ...] = ("open", "pending")
+"""Statuses of a goal still being worked on."""
+
+RESULTS_OFFERED = re.compile(
+    r"\bi (found|have found|see|got)\b|\bthere (is|are) \d+|\b\d+ (results?|options?|"
+    r"restaurants?|hotels?|flights?|events?|movies?|songs?|houses?|apartments?|cars?|"
+    r"doctors?|dentists?|salons?|buses|trains?|attractions?|places?)\b|\bhow about\b|"
+    r"\bwhat about\b|\bwould you like\b[^.?!]*\?|\bthe (weather|temperature|balance)\b|"
+    r"\bit (is|'s) (located|at|on)\b|\bthe (address|phone number) is\b",
+    re.IGNORECASE,
+)
+"""A system reply that presents results (SGD's OFFER / INFORM_COUNT in words)."""
+
+_ASKS_FOR_DETAILS = re.compile(
+    r"^\s*(what|which|when|where|who|how many|how long|for how|do you|did you|would you like "
+    r"to|could you|can you tell|any preference|please (tell|specify|provide))\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
+
+
+def offers_results(reply: str, user_said: str) -> bool:
+    """Whether a system reply presents results (SGD's OFFER in words).
+
+    It says so ("I found 3"), or it names something the user did not (a restaurant, a flight)
+    without asking the user for details.
+    """
+    if RESULTS_OFFERED.search(reply):
+        return True
+    if _ASKS_FOR_DETAILS.search(reply):
+        return False
+    return any(name not in user_said for name in _NAME.findall(reply))
+
+
+@dataclass(frozen=True)
+class Match:
+    """The existence check's answer for one candidate goal."""
+
+    goal_id: str | None
+    confidence: float
+    reason: str
+
+
+def same_key(service: str, intent: str, goal: Goal) -> bool:
+    """Whether ``goal`` is the (service, intent) pair named (case-insensitive)."""
+    return bool(service and intent) and (
+        (goal.domain.lower(), goal.intent.lower()) == (service.lower(), intent.lower())
+    )
+
+
+def check_existence(
+    service: str, intent: str, neighbours: Sequence[tuple[Goal, float]], tau: float
+) -> Match:
+    """Match a candidate to a goal in memory, or not (confidence < ``tau`` means new)."""
+    if service and intent:
+        same = [goal for goal, _ in neighbours if same_key(service, intent, goal)]
+        same.sort(key=lambda goal: goal.status not in LIVE)  # live goals first
+        if same:
+            return Match(same[0].id, 1.0, f"same service and intent as {same[0].id}")
+        return Match(None, 0.0, "no goal with this service and intent")
+    if not neighbours:
+        return Match(None, 0.0, "memory is empty")
+    goal, similarity = neighbours[0]
+    if similarity >= tau:
+        return Match(goal.id, similarity, f"cosine {similarity:.2f} to {goal.id} >= tau {tau}")
+    return Match(None, similarity, f"nearest goal {goal.id} at cosine {similarity:.2f} < {tau}")
+
+
+def focus_goal(goals: Sequence[Goal], named: Sequence[str]) -> Goal | None:
+    """The goal a status cue applies to: one the utterance named, else the latest live goal."""
+    by_id = {goal.id: goal for goal in goals}
+    for goal_id in named:
+        if goal_id in by_id and by_id[goal_id].status in LIVE:
+            return by_id[goal_id]
+    live = [goal for goal in goals if goal.status in LIVE]
+    return max(live, key=lambda goal: (goal.updated_turn, goal.id), default=None)
+
+
+def evolve(
+    new: Goal, others: Sequence[tuple[Goal, float]], *, delta: float, is_lookup: bool | None
+) -> list[tuple[str, float, bool]]:
+    """Links of a new goal: ``(other goal id, relation, new depends on it)`` with relation >= delta.
+
+    Args:
+        new: The goal just inserted.
+        others: Its neighbours in memory with their cosine similarity.
+        delta: The relation threshold.
+        is_lookup: Whether ``new`` is a lookup (None without a schema): a lookup depends on
+            nothing; a transaction depends on an earlier lookup of its service.
+    """
+    links = []
+    for other, similarity in others:
+        if other.id == new.id:
+            continue
+        prerequisite = (
+            is_lookup is False
+            and bool(new.domain)
+            and other.domain == new.domain
+            and other.intent != new.intent
+            and other.created_turn < new.created_turn
+        )
+        relation = 1.0 if prerequisite else similarity
+        if relation >= delta:
+            links.append((other.id, round(float(relation), 4), prerequisite))
+    return links
+
+
+def final_audit(
+    goals: Sequence[Goal], *, is_lookup: Callable[[Goal], bool], answered: Callable[[Goal], bool]
+) -> list[tuple[str, GoalStatus, str]]:
+    """``(goal id, new status, evidence)`` for the live goals at the end of a dialogue.
+
+    Args:
+        goals: The dialogue's goals.
+        is_lookup: Whether a goal is a search rather than a transaction.
+        answered: Whether the system replied to the goal after it was raised without failing.
+    """
+    if not goals:
+        return []
+    latest = max(goal.created_turn for goal in goals)
+    decisions: list[tuple[str, GoalStatus, str]] = []
+    for goal in goals:
+        if goal.status not in LIVE:
+            continue
+        if is_lookup(goal) and answered(goal):
+            decisions.append((goal.id, "completed", "the system answered this search"))
+        elif goal.updated_turn < latest:
+            decisions.append(
+                (goal.id, "abandoned", "the user moved on to a later goal and never came back")
+            )
+    return decisions

@@ -1,0 +1,134 @@
+"""A schema's texts embedded once: the intents the goal extractor scores (ATOD §5.2).
+
+One row per ``(service, intent)`` of an SGD-style schema, with the MiniLM vectors of the
+intent's name and description, its service's domain and description, and its slots'
+descriptions, plus which rows are siblings (the same intent offered by two services).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from nodes.goal_success.judges.segmentation.features import Embed, FloatArray
+
+#: Intents of different services this similar (cosine of name + description) are siblings.
+SIBLING_SIMILARITY = 0.8
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+_WORD = re.compile(r"[a-z0-9]+")
+STOP_WORDS = frozenset(
+    "a an the for to of in on at by and or with your you user's user a given on any from "
+    "this that their my".split()
+)
+
+
+def words(text: str) -> frozenset[str]:
+    """Lower-cased words, a plural ``s`` cut ("flights" -> "flight"); "one-way" adds "oneway"."""
+    tokens = _WORD.findall(text.lower())
+    joined = ["".join(pair) for pair in zip(tokens, tokens[1:], strict=False)]
+    return frozenset(t[:-1] if len(t) > 3 and t.endswith("s") else t for t in tokens + joined)
+
+
+def humanise(name: str) -> str:
+    """``ReserveRestaurant`` -> ``Reserve Restaurant``; ``Restaurants_2`` -> ``Restaurants``."""
+    return _CAMEL.sub(" ", name.split("_")[0]).strip()
+
+
+@dataclass(frozen=True)
+class SchemaIndex:
+    """The schema's intents and the MiniLM vectors of their texts, row ``i`` per intent.
+
+    Attributes:
+        pairs: ``(service, intent)`` per row.
+        intents: The intent schemas, per row.
+        intent_vecs: "Intent Name: intent description", embedded.
+        service_vecs: "Domain: service description" of the row's service, embedded.
+        slot_vecs: Normalised mean of the row's slot description vectors (zeros if none).
+        service_slot_vecs: The same over all slots of the row's service.
+        siblings: ``[i, j]`` when intents ``i`` and ``j`` of different services do the same
+            thing (same name, or near-identical descriptions), e.g. two hotel services'
+            ``ReserveHotel``: only the services' other texts and slots tell them apart.
+        service_ids: The row's service as an integer, for within/between-service margins.
+        transactional: 1.0 for transactional intents.
+        name_words: Stemmed words of the intent's name ("reserve", "restaurant").
+        domain_words: Stemmed words of the service's domain ("rental", "car").
+        description_words: Stemmed content words of the intent's description.
+    """
+
+    pairs: list[tuple[str, str]]
+    intents: list[IntentSchema]
+    intent_vecs: FloatArray
+    service_vecs: FloatArray
+    slot_vecs: FloatArray
+    service_slot_vecs: FloatArray
+    siblings: np.ndarray
+    service_ids: np.ndarray
+    transactional: FloatArray
+    name_words: list[frozenset[str]] = field(default_factory=list)
+    domain_words: list[frozenset[str]] = field(default_factory=list)
+    description_words: list[frozenset[str]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, schema: Mapping[str, ServiceSchema], embed: Embed) -> SchemaIndex:
+        """Embed the schema's intent, service and slot texts in one batch."""
+        pairs, intents, intent_texts, service_texts, slot_lists = [], [], [], [], []
+        service_ids, service_slots = [], []
+        for number, service in enumerate(schema.values()):
+            descriptions = {slot.name: slot.description or slot.name for slot in service.slots}
+            for intent in service.intents:
+                pairs.append((service.service_name, intent.name))
+                intents.append(intent)
+                service_ids.append(number)
+                intent_texts.append(f"{humanise(intent.name)}: {intent.description}")
+                domain = humanise(service.service_name)
+                service_texts.append(f"{domain}: {service.description}")
+                names = [*intent.required_slots, *intent.optional_slots]
+                slot_lists.append([descriptions.get(name, name) for name in names])
+                service_slots.append(list(descriptions.values()))
+        slot_texts = sorted({text for texts in service_slots for text in texts})
+        vectors = embed([*intent_texts, *service_texts, *slot_texts]) if pairs else None
+        n = len(pairs)
+        if vectors is None:
+            empty, none = np.zeros((0, 384), np.float32), np.zeros((0, 0), bool)
+            zero = np.zeros(0, np.float32)
+            return cls([], [], empty, empty, empty, empty, none, np.zeros(0, int), zero)
+        slot_table = dict(zip(slot_texts, vectors[2 * n :], strict=True))
+        names = [humanise(intent) for _, intent in pairs]
+        same_name = np.array([[a == b for b in names] for a in names])
+        ids = np.asarray(service_ids)
+        near = vectors[:n] @ vectors[:n].T >= SIBLING_SIMILARITY
+        return cls(
+            pairs=pairs,
+            intents=intents,
+            intent_vecs=vectors[:n],
+            service_vecs=vectors[n : 2 * n],
+            slot_vecs=_mean_vectors(slot_lists, slot_table),
+            service_slot_vecs=_mean_vectors(service_slots, slot_table),
+            siblings=(same_name | near) & (ids[:, None] != ids[None, :]),
+            service_ids=ids,
+            transactional=np.asarray([i.is_transactional for i in intents], np.float32),
+            name_words=[words(humanise(intent)) for _, intent in pairs],
+            domain_words=[words(humanise(service)) for service, _ in pairs],
+            description_words=[words(i.description) - STOP_WORDS for i in intents],
+        )
+
+    def __len__(self) -> int:
+        """Number of intents."""
+        return len(self.pairs)
+
+
+def _mean_vectors(groups: list[list[str]], table: dict[str, FloatArray]) -> FloatArray:
+    """Per group, the normalised mean of its texts' vectors (zeros for an empty group)."""
+    dim = len(next(iter(table.values()))) if table else 384
+    out = np.zeros((len(groups), dim), np.float32)
+    for row, texts in enumerate(groups):
+        known = [table[text] for text in texts if text in table]
+        if known:
+            mean = np.mean(known, axis=0)
+            out[row] = mean / max(float(np.linalg.norm(mean)), 1e-6)
+    return out

@@ -1,0 +1,100 @@
+"""The goal tracker's LLM path: the batched judges of :mod:`nodes.goal_tracking.judges.goal_extraction.llm`.
+
+When ``Context.goal_extraction_judge`` names an LLM, one call per utterance extracts the goals,
+answers the existence check against the retrieved goals (a match when the judge's confidence
+is at least tau) and gives each goal's status; a second call links a goal when one is inserted,
+and the audit asks every ``audit_every`` utterances and at the end. Each call's tokens go into
+the utterance's cost record.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nodes.context import Context
+from nodes.goal_tracking.judges.goal_extraction.judge import Utterance
+from nodes.goal_tracking.judges.goal_extraction.llm import (
+    LLMAuditor,
+    LLMGraphEvolver,
+    LLMTurnUpdater,
+    render_schema,
+)
+from nodes.judges.spec import parse_spec
+from stores.goal_memory import Goal, GoalMemory
+
+
+def uses_llm(context: Context) -> bool:
+    """Whether the tracker's judges are LLMs (the extraction spec decides for all of them)."""
+    return not parse_spec(context.goal_extraction_judge).is_local
+
+
+@functools.lru_cache(maxsize=8)
+def llm_judges(spec: str, max_retries: int) -> tuple[LLMTurnUpdater, LLMGraphEvolver, LLMAuditor]:
+    """The three LLM judges for ``spec`` (built once per spec)."""
+    return (
+        LLMTurnUpdater(spec, max_retries=max_retries),
+        LLMGraphEvolver(spec, max_retries=max_retries),
+        LLMAuditor(spec, max_retries=max_retries),
+    )
+
+
+def add_cost(total: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    """Two cost records' calls and tokens summed."""
+    keys = ("llm_calls", "prompt_tokens", "completion_tokens")
+    return {key: int(total.get(key, 0)) + int(more.get(key, 0)) for key in keys}
+
+
+def llm_candidates(
+    context: Context,
+    memory: GoalMemory,
+    dialogue_id: str,
+    utterance: Utterance,
+    recent: Sequence[Utterance],
+    schema: Any,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Stages 0-2 in one call: candidates with their match and status, and the call's cost."""
+    updater, _, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    neighbours = memory.neighbours(dialogue_id, utterance.text, context.top_k)
+    shown: dict[str, Goal] = {g.id: g for g, _ in neighbours}
+    for goal in memory.goals(dialogue_id, ["open", "pending"]):
+        shown.setdefault(goal.id, goal)
+    update = updater.update(utterance, recent, list(shown.values()), render_schema(schema))
+    candidates = [
+        {
+            "description": goal.description,
+            "service": goal.service,
+            "intent": goal.intent,
+            "slots": dict(goal.slots),
+            "confidence": goal.confidence or 0.0,
+            "evidence": update.reason or "llm turn update",
+            "memory_id": goal.matched(context.tau),
+            "match_confidence": goal.confidence or 0.0,
+            "match": f"{context.goal_extraction_judge}: confidence {goal.confidence}",
+            "status": goal.status,
+        }
+        for goal in update.goals
+    ]
+    return candidates, update.call.cost()
+
+
+def llm_links(
+    context: Context, memory: GoalMemory, goal: Goal
+) -> tuple[list[tuple[str, float, bool]], dict[str, int]]:
+    """Stage 3: the new goal's links (relation >= delta or a dependency) and the call's cost."""
+    _, evolver, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    # Bounded like every tracker prompt: the new goal's top-k neighbours, not all of memory.
+    nearest = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
+    links = evolver.links(goal, [other for other, _ in nearest], delta=context.delta)
+    return links, evolver.last.cost()
+
+
+def llm_audit(
+    context: Context, memory: GoalMemory, dialogue_id: str, history: Sequence[Mapping[str, Any]]
+) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
+    """Stage 4: out-of-date statuses of the live goals, and the call's cost."""
+    _, _, auditor = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    said = [Utterance(u["turn"], u["speaker"], u["text"]) for u in history]
+    updates = auditor.audit(memory.goals(dialogue_id), said)
+    return [(g, str(status), why) for g, status, why in updates], auditor.last.cost()

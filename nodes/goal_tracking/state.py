@@ -1,0 +1,39 @@
+"""State of the goal-tracking graph (ATOD, paper 000, §5): utterances in, goals and costs out.
+
+Kept below ``graphs/`` so the nodes can import their own state types (imports point down).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
+
+
+class GoalTrackingInput(TypedDict):
+    """New utterances of one dialogue: ``[{"speaker": "USER"|"SYSTEM", "text": ...}]``."""
+
+    dialogue_id: str
+    utterances: list[dict[str, Any]]
+    final: NotRequired[bool]
+
+
+class GoalTrackingOutput(TypedDict):
+    """The goal memory after the last utterance, and per-utterance records."""
+
+    dialogue_id: str
+    goals: list[dict[str, Any]]
+    turns: list[dict[str, Any]]
+    costs: list[dict[str, Any]]
+    queries: list[dict[str, Any]]
+
+
+class GoalTrackingState(GoalTrackingInput, GoalTrackingOutput, total=False):
+    """Everything the graph's nodes read and write."""
+
+    history: list[dict[str, Any]]
+    cursor: int
+    candidates: list[dict[str, Any]]
+    turn_ms: float
+    turn_cost: dict[str, int]
+    audited_final: bool

@@ -1,0 +1,33 @@
+"""Text helpers the local teachers' cue modules share: patterns, words, sentences.
+
+:mod:`nodes.goal_success.judges.turn_quality.user_cues` (Appendix A) and :mod:`nodes.goal_success.judges.turn_quality.response_cues`
+(Appendix B) build their regex cues with :func:`cue` and split messages with :data:`WORD`
+and :func:`sentences`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["QUESTION_OPENING", "WORD", "cue", "sentences"]
+
+
+def cue(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled case-insensitively."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
+#: A lower-cased word (letters, digits, apostrophes).
+WORD = re.compile(r"[a-z0-9']+")
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+#: A sentence that opens like a question may end on a preposition ("where are you going to").
+QUESTION_OPENING = cue(
+    r"^\s*(which|what|whats|when|where|wheres|who|whom|whose|whos|how|hows|why|do|does|did|"
+    r"are|is|was|were|can|could|"
+    r"would|will|shall|should|may|have|has)\b"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (split after ``.``, ``!``, ``?``), stripped, non-empty."""
+    return [part.strip() for part in _SENTENCE.findall(text) if part.strip()]

@@ -1,0 +1,54 @@
+"""Precomputed MiniLM vectors for the local ``turn_quality`` teachers.
+
+:class:`VectorTable` holds a chunk's MiniLM vectors so the embedding teachers label thousands
+of turns per second after ``prepare``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from nodes.goal_success.judges.segmentation.features import Embed, FloatArray
+
+__all__ = ["VectorTable"]
+
+
+class VectorTable:
+    """MiniLM vectors of a chunk's texts, embedded in one batch by a teacher's ``prepare``.
+
+    Labelling then only looks vectors up (thousands of turns per second); a text that was not
+    prepared is embedded on the spot (the embedder's disk cache makes repeats cheap). Each
+    :meth:`load` replaces the table, so memory stays bounded by one chunk.
+
+    Args:
+        embed: The embedding function; default MiniLM (:func:`stores.embeddings.get_embedder`),
+            loaded on first use, never at import time.
+    """
+
+    def __init__(self, embed: Embed | None = None) -> None:
+        self._embed = embed
+        self._table: dict[str, FloatArray] = {}
+
+    def embed(self, texts: list[str]) -> FloatArray:
+        """Embed ``texts`` with the configured function (rows L2-normalised)."""
+        if self._embed is None:
+            from stores.embeddings import get_embedder
+
+            self._embed = get_embedder().embed
+        return self._embed(texts)
+
+    def load(self, texts: Iterable[str]) -> None:
+        """Embed the distinct ``texts`` in one batch and keep them as the current table."""
+        unique = list(dict.fromkeys(texts))
+        vectors = self.embed(unique) if unique else np.zeros((0, 384), np.float32)
+        self._table = dict(zip(unique, vectors, strict=True))
+
+    def get(self, texts: list[str]) -> FloatArray:
+        """Vectors for ``texts``, shape ``(len(texts), dim)``, from the table where possible."""
+        table = self._table  # one reference: a concurrent load() swaps, never mutates
+        missing = list(dict.fromkeys(t for t in texts if t not in table))
+        found = dict(zip(missing, self.embed(missing), strict=True)) if missing else {}
+        rows = [table[t] if t in table else found[t] for t in texts]
+        return np.stack(rows) if rows else np.zeros((0, 384), np.float32)

@@ -1,0 +1,150 @@
+"""Memory-guided dialogue planning judges: intent capture and the missing-slot query (paper 001).
+
+MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent description
+``k_i`` (the retrieval query), then uses chain-of-thought prompting to hypothesise the missing
+slot query ``q_miss`` (what the memory must supply). Two roles, each in its own module and
+re-exported here:
+
+* ``intent_capture`` (:mod:`nodes.memory.judges.intent_capture.judge`) - ``local``: the given intent in words
+  plus the values the context states, worded like a stored session's description. LLM:
+  :data:`INTENT_CAPTURE_PROMPT`.
+* ``missing_slot_query`` (:mod:`nodes.memory.judges.missing_slot_query.judge`) - ``local``: the intent's task
+  attributes that the context does not fill, each asked as a third-person question (Figure 8's
+  rules). LLM: Figure 8 with chain of thought (:data:`MISSING_SLOT_QUERY_PROMPT`).
+
+This module holds what the planning stage reads from an SGD ``schema.json`` and from memory:
+the intent's task attributes (:func:`task_attributes`: required and optional slots of the
+schema when given, else the slots its stored sessions use) and the schema's defaults
+(:func:`attribute_defaults`). It also re-exports :class:`~nodes.judges.llm_role.LLMRole` and
+:func:`~nodes.memory.judges.bank_builder.judge.render_context`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from evals.memory_schema import MsTodSession
+from nodes.judges.llm_role import LLMRole
+from nodes.memory.judges.bank_builder.judge import render_context
+from nodes.memory.judges.intent_capture.judge import (
+    CapturedIntent,
+    IntentCapturer,
+    LLMIntentCapture,
+    LocalIntentCapture,
+    intent_capturer,
+    session_values,
+    stated_slot_values,
+)
+from nodes.memory.judges.missing_slot_query.judge import (
+    LLMMissingSlotQuery,
+    LocalMissingSlotQuery,
+    MissingSlotQuerier,
+    MissingSlotQuery,
+    missing_question,
+    missing_slot_querier,
+)
+
+__all__ = [
+    "CapturedIntent",
+    "IntentCapturer",
+    "LLMIntentCapture",
+    "LLMMissingSlotQuery",
+    "LLMRole",
+    "LocalIntentCapture",
+    "LocalMissingSlotQuery",
+    "attribute_defaults",
+    "MissingSlotQuerier",
+    "MissingSlotQuery",
+    "intent_capturer",
+    "missing_question",
+    "missing_slot_querier",
+    "render_context",
+    "schema_intent",
+    "session_values",
+    "stated_slot_values",
+    "task_attributes",
+]
+
+
+def schema_intent(
+    intent: str,
+    schema: Mapping[str, ServiceSchema],
+    *,
+    service: str | None = None,
+    sessions: Iterable[MsTodSession] = (),
+    known_slots: Iterable[str] = (),
+) -> IntentSchema | None:
+    """The schema's ``intent`` in ``service``, else in the service whose slots memory uses most.
+
+    Two hotel services' ``ReserveHotel`` name their slots differently; the one whose required
+    and optional slots best cover the slots of the intent's stored sessions and ``known_slots``
+    (e.g. the bank's units) is chosen (the schema's order breaks ties).
+    """
+    offering = {
+        name: spec for name, svc in schema.items() if (spec := svc.intent(intent)) is not None
+    }
+    if service in offering:
+        return offering[service]
+    used = _used_slots(intent, sessions, known_slots)
+    ranked = sorted(
+        offering.values(),
+        key=lambda spec: -sum(used[s] for s in [*spec.required_slots, *spec.optional_slots]),
+    )
+    return ranked[0] if ranked else None
+
+
+def _used_slots(
+    intent: str, sessions: Iterable[MsTodSession], known_slots: Iterable[str]
+) -> Counter[str]:
+    used = Counter(slot for s in sessions if s.intent == intent for slot in s.task_goal)
+    used.update(known_slots)
+    return used
+
+
+def task_attributes(
+    intent: str,
+    *,
+    schema: Mapping[str, ServiceSchema] | None = None,
+    service: str | None = None,
+    sessions: Iterable[MsTodSession] = (),
+    known_slots: Iterable[str] = (),
+) -> list[str]:
+    """The slots a task goal of ``intent`` has (Figure 8's ``task_attributes``).
+
+    With a schema: the required then optional slots of the intent (:func:`schema_intent` picks
+    the service); SGD confirmations state the optional slots too (``number_of_seats``,
+    ``date``), so both count. Without a schema (or if it lacks the intent): every slot the
+    intent's stored sessions and ``known_slots`` set, most used first.
+    """
+    sessions = list(sessions)
+    known_slots = list(known_slots)
+    if schema is not None:
+        spec = schema_intent(
+            intent, schema, service=service, sessions=sessions, known_slots=known_slots
+        )
+        if spec is not None:
+            return list(dict.fromkeys([*spec.required_slots, *spec.optional_slots]))
+    return [slot for slot, _ in _used_slots(intent, sessions, known_slots).most_common()]
+
+
+def attribute_defaults(
+    intent: str,
+    schema: Mapping[str, ServiceSchema],
+    *,
+    service: str | None = None,
+    sessions: Iterable[MsTodSession] = (),
+    known_slots: Iterable[str] = (),
+) -> dict[str, str]:
+    """The schema's default values of the intent's optional slots (``"dontcare"`` left out).
+
+    A system confirms them when nobody said otherwise (SGD's CONFIRM acts state
+    ``number_of_seats: 2`` unasked); the reader may take them as its last resort.
+    """
+    spec = schema_intent(
+        intent, schema, service=service, sessions=sessions, known_slots=known_slots
+    )
+    if spec is None:
+        return {}
+    return {s: v for s, v in spec.optional_slots.items() if v and v.lower() != "dontcare"}

@@ -1,0 +1,193 @@
+"""Nodes of the memory-active graph: MAP's memory-guided dialogue planning (paper 001, §4.2-4.3).
+
+``capture_intent`` -> ``activate_memory`` -> ``query_missing_slots`` -> ``judge_memory``
+(score each activated unit, re-rank ``s_final = alpha * s_retrieval + (1 - alpha) * s_judger``)
+-> ``refine_memory`` (the top ``memory_selected`` units, questions dropped) -> ``write_response``
+(the reader's confirmation). The memory bank is a :class:`stores.memory_bank.MemoryBank` named
+by the context (path, backend, collection); the graph reads it and never writes it.
+
+The gold task goal, when the input has one, is read only by the repair step that follows in
+the graph: no planning node and not the reader ever see it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from evals.datasets.sgd_schema import load_sgd_schema
+from evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
+from nodes.context import Context, get_context
+from nodes.memory.judges.memory_judger.judge import memory_judger
+from nodes.memory.judges.planning import (
+    attribute_defaults,
+    intent_capturer,
+    missing_slot_querier,
+    render_context,
+    task_attributes,
+)
+from nodes.memory.judges.reader.judge import memory_reader
+from nodes.memory.state import MemoryState
+from stores.memory_bank import RETRIEVAL_MODES, MemoryBank, RetrievalMode
+
+
+@functools.lru_cache(maxsize=8)
+def memory_bank(path: str | None, backend: str, collection: str) -> MemoryBank:
+    """One memory bank per (folder, backend, collection) in this process."""
+    if backend == "memory":
+        return MemoryBank(path, backend="memory", collection=collection)
+    return MemoryBank(path, backend="chroma", collection=collection)
+
+
+def bank_for(context: Context) -> MemoryBank:
+    """The memory bank the context names."""
+    return memory_bank(
+        context.memory_bank_path, context.memory_bank_backend, context.memory_bank_collection
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _schema(path: str | None) -> Mapping[str, Any] | None:
+    return load_sgd_schema(path) if path else None
+
+
+def _turns(state: MemoryState) -> list[MsTodTurn]:
+    return [MsTodTurn.model_validate(turn) for turn in state["context"]]
+
+
+def _intent_units(context: Context, state: MemoryState) -> list[MemoryUnit]:
+    units = bank_for(context).units(state["individual_id"])
+    return [unit for unit in units if unit.intent == state["intent"]]
+
+
+def _known_slots(context: Context, state: MemoryState) -> list[str]:
+    return [unit.slot for unit in _intent_units(context, state) if unit.slot]
+
+
+def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Intent capture: the session's intent description k_i and the values the context states."""
+    context = get_context(runtime)
+    capturer = intent_capturer(context.memory_planner, context.schema_path)
+    known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
+    captured = capturer.capture(
+        _turns(state), state["intent"], known_values=known, service=state.get("service")
+    )
+    return {
+        "intent_description": captured.intent_description,
+        "stated_values": dict(captured.stated_values),
+        "judges": {"memory_planner": captured.judge},
+        "reasons": [f"intent capture: {captured.reason}"] if captured.reason else [],
+    }
+
+
+def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Memory activation: the user's top-k QA units for k_i (the context when k_i is missing)."""
+    context = get_context(runtime)
+    mode = context.memory_retrieval
+    if mode not in RETRIEVAL_MODES:
+        raise ValueError(f"memory_retrieval must be one of {RETRIEVAL_MODES}, not {mode!r}")
+    query = state.get("intent_description") or render_context(_turns(state))
+    retrieval: RetrievalMode = mode
+    hits = bank_for(context).search(state["individual_id"], query, context.memory_top_k, retrieval)
+    activated = [
+        ScoredUnit(unit=unit, retrieval_score=score, final_score=score).model_dump()
+        for unit, score in hits
+    ]
+    return {"activated": activated}
+
+
+def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The missing-slot query q_miss: the intent's task attributes the context leaves open."""
+    context = get_context(runtime)
+    # The stored units' slots pick the schema's service (Hotels_1 or Hotels_4?) or, without a
+    # schema, are the attributes themselves (most used first).
+    attributes = task_attributes(
+        state["intent"],
+        schema=_schema(context.schema_path),
+        service=state.get("service"),
+        known_slots=_known_slots(context, state),
+    )
+    querier = missing_slot_querier(context.memory_planner)
+    missing = querier.query(
+        _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
+    )
+    reasons = [f"missing-slot query: {missing.reason}"] if missing.reason else []
+    return {
+        "missing_slots": missing.missing_slots,
+        "missing_query": missing.query,
+        "reasons": [*state.get("reasons", []), *reasons],
+    }
+
+
+def judge_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The memory judger scores each activated unit; re-rank by s_final (Eq. 4)."""
+    context = get_context(runtime)
+    scored = [ScoredUnit.model_validate(row) for row in state["activated"]]
+    judger = memory_judger(context.memory_judger)
+    judges = {**state.get("judges", {}), "memory_judger": getattr(judger, "name", "none")}
+    if judger is None or not scored:
+        return {"judges": judges}
+    scores = judger.score(
+        render_context(_turns(state)),
+        state.get("missing_query") or "",
+        [row.unit for row in scored],
+    )
+    reranked = [
+        rerank(row, score, context.alpha) for row, score in zip(scored, scores, strict=True)
+    ]
+    reranked.sort(key=lambda row: -row.final_score)  # stable: retrieval order breaks ties
+    return {"activated": [row.model_dump() for row in reranked], "judges": judges}
+
+
+def rerank(row: ScoredUnit, judger_score: float | None, alpha: float) -> ScoredUnit:
+    """``s_final = alpha * s_retrieval + (1 - alpha) * s_judger``; s_retrieval alone if unjudged."""
+    if judger_score is None:
+        return row.model_copy(update={"judger_score": None, "final_score": row.retrieval_score})
+    final = alpha * row.retrieval_score + (1.0 - alpha) * judger_score
+    return row.model_copy(update={"judger_score": judger_score, "final_score": final})
+
+
+def refine_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Keep the top units; with refinement only their core answers, else question and answer."""
+    context = get_context(runtime)
+    selected = [ScoredUnit.model_validate(row).unit for row in state["activated"]]
+    selected = selected[: context.memory_selected]
+    if context.refine_memory:
+        refined = [unit.answer for unit in selected]
+    else:
+        refined = [f"Question: {unit.question} Answer: {unit.answer}" for unit in selected]
+    return {"selected": [unit.unit_id for unit in selected], "refined": refined}
+
+
+def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The reader writes the confirmation from the context and the refined memory (Fig. 9)."""
+    context = get_context(runtime)
+    reader = memory_reader(context.reader_judge)
+    schema = _schema(context.schema_path)
+    defaults = (
+        attribute_defaults(
+            state["intent"],
+            schema,
+            service=state.get("service"),
+            known_slots=_known_slots(context, state),
+        )
+        if schema is not None and context.schema_defaults
+        else None
+    )
+    result = reader.respond(
+        _turns(state),
+        state["intent"],
+        list(state.get("refined", [])),
+        task_goal_hint=state.get("stated_values") or None,
+        defaults=defaults,
+    )
+    reasons = [f"reader: {result.reason}"] if result.reason else []
+    return {
+        "response": result.response,
+        "response_slots": result.slots,
+        "judges": {**state.get("judges", {}), "reader": result.judge},
+        "reasons": [*state.get("reasons", []), *reasons],
+    }
