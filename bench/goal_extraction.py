@@ -20,9 +20,9 @@ import numpy as np
 
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction.judge import (
+from nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
+from nodes.goal_tracking.judges.goal_extraction.role import (
     CONTEXT_UTTERANCES,
-    LocalGoalExtractor,
     dialogue_utterances,
     extract_dialogue,
 )

@@ -24,8 +24,8 @@ from evals.goal_shift_schema import Conversation
 from evals.metrics.goal_shift.summary import goal_shift_summary
 from graphs.goal_shift import build_goal_shift_graph
 from nodes.context import Context
-from nodes.goal_shift.judges.nl_assertion.judge import nl_assertion_judge
-from nodes.goal_shift.judges.shift_detection.judge import shift_detector
+from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from nodes.goal_shift.judges.shift_detection import shift_detector
 from stores.checkpoint import open_checkpointer
 from stores.paths import data_dir
 

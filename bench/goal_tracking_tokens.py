@@ -29,13 +29,13 @@ from evals.datasets.sgd_goals import sgd_to_atod
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.schema import Dialogue
 from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.judges.goal_extraction.judge import Utterance, dialogue_utterances
 from nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
 from nodes.judges import llm as llm_module
 from nodes.judges.accounting import JudgeAccounting
 from stores.goal_memory import Goal

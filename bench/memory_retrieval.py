@@ -19,7 +19,7 @@ from statistics import fmean, median
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MemoryBench
 from evals.metrics.memory.scores import hit_at_k, recall_at_k
-from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.judges.units import local_memory_units
 from stores.memory_bank import RETRIEVAL_MODES, MemoryBank
 from stores.paths import data_dir
 

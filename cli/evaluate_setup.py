@@ -26,11 +26,11 @@ from evals.datasets.evaluation_records import (
 from evals.record_views import SUITES, EvaluationRecord, Suite, atod_view
 from evals.schema import RecordError
 from nodes.context import Context
-from nodes.goal_success.judges.segmentation.judge import segmentation_judge
-from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
-from nodes.goal_tracking.judges.goal_extraction.judge import goal_extractor
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
-from nodes.memory.judges.memory_judger.judge import memory_judger
+from nodes.memory.judges.memory_judger import memory_judger
 from stores.memory_bank import collection_for
 
 EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory"}

@@ -40,8 +40,8 @@ from evals.report.goal_shift import goal_shift_section
 from graphs.goal_shift import build_goal_shift_graph
 from graphs.runner import run_corpus
 from nodes.context import Context
-from nodes.goal_shift.judges.nl_assertion.judge import ROLE as NL_ROLE
-from nodes.goal_shift.judges.shift_detection.judge import ROLE as SHIFT_ROLE
+from nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
+from nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
 from nodes.goal_shift.state import GoalShiftOutput
 from nodes.judges import check_spec
 from nodes.judges.accounting import ACCOUNTING

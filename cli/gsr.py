@@ -33,8 +33,8 @@ from evals.schema import Dialogue, RecordError, routes_used
 from graphs.goal_success import build_goal_success_graph
 from graphs.runner import prepared_in_chunks, run_corpus
 from nodes.context import Context
-from nodes.goal_success.judges.segmentation.judge import segmentation_judge
-from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from nodes.goal_success.state import GoalSuccessOutput
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError

@@ -35,10 +35,11 @@ from evals.memory_schema import MemoryBench
 from evals.schema import RecordError
 from nodes.context import Context
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
-from nodes.memory.judges.bank_builder.judge import individual_units, memory_bank_builder
-from nodes.memory.judges.memory_judger.judge import memory_judger
-from nodes.memory.judges.planning import intent_capturer, missing_slot_querier
-from nodes.memory.judges.reader.judge import memory_reader
+from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from nodes.memory.judges.intent_capture import intent_capturer
+from nodes.memory.judges.memory_judger import memory_judger
+from nodes.memory.judges.missing_slot_query import missing_slot_querier
+from nodes.memory.judges.reader import memory_reader
 from nodes.memory.memory_active import bank_for
 from stores.memory_bank import collection_for
 

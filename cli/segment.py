@@ -25,7 +25,7 @@ from evals.schema import Dialogue, RecordError
 from graphs.goal_success import build_goal_segmentation_graph
 from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
 from nodes.context import Context
-from nodes.goal_success.judges.segmentation.judge import segmentation_judge
+from nodes.goal_success.judges.segmentation import segmentation_judge
 from nodes.goal_success.state import SegmentationOutput
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError

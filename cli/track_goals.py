@@ -41,7 +41,7 @@ from evals.schema import RecordError
 from graphs.goal_tracking import build_goal_tracking_graph
 from graphs.runner import ThreadResult, run_corpus
 from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction.judge import goal_extractor
+from nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from nodes.goal_tracking.state import GoalTrackingOutput
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError

@@ -3,7 +3,7 @@
 The project's shared naming convention: ``ReserveRestaurant`` -> "reserve restaurant",
 ``restaurant_name`` -> "restaurant name". Used by the benchmark builder (the re-entry sentence),
 the local memory units (questions, answers, intent descriptions) and the local judges. It lives
-in ``evals`` so the data layer can use it; :mod:`nodes.memory.judges.bank_builder.judge` re-exports it.
+in ``evals`` so the data layer can use it; :mod:`nodes.memory.judges.bank_builder` re-exports it.
 """
 
 from __future__ import annotations

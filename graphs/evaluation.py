@@ -31,7 +31,7 @@ from graphs.goal_success import graph as goal_success_graph
 from graphs.goal_tracking import graph as goal_tracker_graph
 from graphs.memory import graph as memory_active_graph
 from nodes.context import Context, get_context
-from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.judges.units import local_memory_units
 from nodes.memory.memory_active import bank_for
 
 #: The node that runs each suite.

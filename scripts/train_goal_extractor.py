@@ -26,12 +26,8 @@ from numpy.typing import NDArray
 from evals.datasets import load_dialogues, split_records
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction.judge import (
-    CONTEXT_UTTERANCES,
-    MODEL_PATH,
-    LocalGoalExtractor,
-    dialogue_utterances,
-)
+from nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
+from nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, dialogue_utterances
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from scripts.train_segmenter import TableEmbed, embedding_table
 from stores.paths import data_dir

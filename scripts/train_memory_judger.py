@@ -33,22 +33,19 @@ from numpy.typing import NDArray
 from evals.datasets.ms_tod import build_memory_bench
 from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem
+from evals.memory_words import intent_in_words
 from evals.metrics.memory.scores import recall_at_k
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.memory.judges.bank_builder.judge import intent_in_words, local_memory_units
-from nodes.memory.judges.memory_judger.judge import (
+from nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
+from nodes.memory.judges.memory_judger.local import (
     FEATURE_NAMES,
     MODEL_PATH,
     judger_features,
     query_questions,
 )
-from nodes.memory.judges.planning import (
-    LocalIntentCapture,
-    LocalMissingSlotQuery,
-    render_context,
-    session_values,
-    task_attributes,
-)
+from nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from nodes.memory.judges.planning import task_attributes
+from nodes.memory.judges.units import local_memory_units, render_context
 from stores.embeddings import get_embedder
 from stores.memory_bank import MemoryBank, RetrievalMode, unit_text
 from stores.paths import data_dir

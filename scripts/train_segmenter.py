@@ -25,7 +25,7 @@ from nodes.goal_success.judges.segmentation.features import (
     segmentation_features,
     turn_texts,
 )
-from nodes.goal_success.judges.segmentation.judge import MODEL_PATH, LearnedSegmenter
+from nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
 from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from stores.embeddings import get_embedder
 from stores.paths import data_dir

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from nodes.judges import llm as llm_module
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel

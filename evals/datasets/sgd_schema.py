@@ -10,6 +10,7 @@ on services it has never seen), and the SGD -> ATOD converter asks :func:`is_tra
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -107,3 +108,28 @@ def is_transactional(
     if spec is not None:
         return spec.is_transactional
     return not intent.startswith(LOOKUP_PREFIXES)
+
+
+def stated_values(service: ServiceSchema, intent: str, text: str) -> dict[str, str]:
+    """Categorical slot values of ``intent`` that ``text`` names word for word.
+
+    Only values that cannot be confused with ordinary words or numbers ("True", "1") count.
+    """
+    spec = service.intent(intent)
+    if spec is None:
+        return {}
+    wanted = {*spec.required_slots, *spec.optional_slots}
+    found: dict[str, str] = {}
+    lowered = text.lower()
+    for slot in service.slots:
+        if slot.name not in wanted or not slot.is_categorical:
+            continue
+        for value in slot.possible_values:
+            if len(value) < 3 or value.lower() in {"true", "false", "dontcare"}:
+                continue
+            if value.replace(".", "").isdigit():
+                continue
+            if re.search(rf"\b{re.escape(value.lower())}\b", lowered):
+                found[slot.name] = value
+                break
+    return found

@@ -6,10 +6,10 @@ goals), figures averaged over records give each its value over 1 (TSR). So the c
 :func:`corpus_value` equals the subsystem summary's figure, and a bootstrap over records
 (``todeval compare``) resamples exactly what the summary pooled.
 
-The parts are read from the per-suite lines of ``results.jsonl`` (see ``cli/evaluate.py``):
-``gsr`` holds the goal lines of ``todeval gsr``, ``goals`` the tracker's row with its
-``counts`` (:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``shift`` the goal-shift
-graph's row, ``memory`` the item line of ``todeval memory eval``.
+The parts are read from the per-suite lines of ``results.jsonl`` (see ``cli/evaluate.py``): ``gsr``
+holds the goal lines of ``todeval gsr``, ``goals`` the tracker's row with its ``counts``
+(:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``shift`` the goal-shift graph's
+row, ``memory`` the item line of ``todeval memory eval``.
 """
 
 from __future__ import annotations

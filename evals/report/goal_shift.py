@@ -1,10 +1,10 @@
 """The goal-shift section of the report (AgentChangeBench, paper 002: Tables 7, 9, 10, Fig. 2).
 
-It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.summary.goal_shift_summary` plus
-``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and shows:
-the headline figures; a Table 10-style table per domain and per persona (TSR with its channels,
-TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer and
-median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
+It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.summary.goal_shift_summary`
+plus ``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and
+shows: the headline figures; a Table 10-style table per domain and per persona (TSR with its
+channels, TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer
+and median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
 task, dotted lines at 0.7 and 0.95); and GSRT per shift.
 """
 

@@ -1,11 +1,12 @@
 """The goal-tracking section of the report (ATOD, paper 000, Sections 6-8, Fig. 3).
 
-It reads a goal-tracking run's summary (:func:`evals.metrics.goal_tracking.report.goal_tracking_report`
-plus ``counts`` and ``judges``) and its ``goals.jsonl`` lines, and shows: the headline figures
-(dGCR, NTC, detection F1, status accuracy, memory recall, latency, LLM calls), the key figures
-with the reason a figure is missing where one is known, detection F1 and status accuracy over
-normalised dialogue progress (Fig. 3), prompt tokens by utterance (Section 8.2), and a goal
-timeline per dialogue (:mod:`evals.report.goal_tracking_timeline`).
+It reads a goal-tracking run's summary
+(:func:`evals.metrics.goal_tracking.report.goal_tracking_report` plus ``counts`` and ``judges``) and
+its ``goals.jsonl`` lines, and shows: the headline figures (dGCR, NTC, detection F1, status
+accuracy, memory recall, latency, LLM calls), the key figures with the reason a figure is missing
+where one is known, detection F1 and status accuracy over normalised dialogue progress (Fig. 3),
+prompt tokens by utterance (Section 8.2), and a goal timeline per dialogue
+(:mod:`evals.report.goal_tracking_timeline`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from evals.metrics.goal_shift.task_success import (
 from evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
 from evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
 from nodes.context import Context, get_context
-from nodes.goal_shift.judges.nl_assertion.judge import nl_assertion_judge
-from nodes.goal_shift.judges.shift_detection.judge import shift_detector
+from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from nodes.goal_shift.judges.shift_detection import shift_detector
 from nodes.goal_shift.state import GoalShiftState
 
 

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from evals.metrics.goal_success.segmentation import goal_spans
 from evals.schema import Dialogue
 from nodes.context import Context, get_context
-from nodes.goal_success.judges.segmentation.judge import segmentation_judge
+from nodes.goal_success.judges.segmentation import segmentation_judge
 from nodes.goal_success.state import SegmentationState
 
 

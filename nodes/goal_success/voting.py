@@ -27,7 +27,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof
 from nodes.context import Context, get_context
-from nodes.goal_success.judges.turn_quality.judge import normalise_rcof, turn_quality_teacher
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality.role import normalise_rcof
 from nodes.goal_success.state import TeacherTask, VotingState
 
 ESCALATION_KIND = "turn_quality_escalation"

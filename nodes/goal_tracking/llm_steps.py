@@ -1,4 +1,4 @@
-"""The goal tracker's LLM path: the batched judges of :mod:`nodes.goal_tracking.judges.goal_extraction.llm`.
+"""The goal tracker's LLM path, inside its nodes.
 
 When ``Context.goal_extraction_judge`` names an LLM, one call per utterance extracts the goals,
 answers the existence check against the retrieved goals (a match when the judge's confidence
@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction.judge import Utterance
 from nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from nodes.judges.spec import parse_spec
 from stores.goal_memory import Goal, GoalMemory
 

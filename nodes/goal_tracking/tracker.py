@@ -20,12 +20,13 @@ from langgraph.runtime import Runtime
 
 from evals.datasets.sgd_schema import is_transactional
 from nodes.context import Context, get_context
-from nodes.goal_tracking.judges.goal_extraction.judge import Utterance, goal_extractor
+from nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from nodes.goal_tracking.judges.goal_extraction.local_stages import (
     check_existence,
     final_audit,
     same_key,
 )
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue
 from nodes.goal_tracking.llm_steps import add_cost, llm_audit, llm_candidates, llm_links, uses_llm
 from nodes.goal_tracking.local_steps import (

@@ -17,8 +17,6 @@ from nodes.judges.llm import LLMJudge
 from nodes.judges.spec import JudgeSpec
 from stores.llm_cache import LLMCache
 
-__all__ = ["LLMRole"]
-
 OutT = TypeVar("OutT", bound=BaseModel)
 
 

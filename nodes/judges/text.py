@@ -1,15 +1,13 @@
 """Text helpers the local teachers' cue modules share: patterns, words, sentences.
 
-:mod:`nodes.goal_success.judges.turn_quality.user_cues` (Appendix A) and :mod:`nodes.goal_success.judges.turn_quality.response_cues`
-(Appendix B) build their regex cues with :func:`cue` and split messages with :data:`WORD`
-and :func:`sentences`.
+:mod:`nodes.goal_success.judges.turn_quality.user_cues` (Appendix A) and
+:mod:`nodes.goal_success.judges.turn_quality.response_cues` (Appendix B) build their regex cues with
+:func:`cue` and split messages with :data:`WORD` and :func:`sentences`.
 """
 
 from __future__ import annotations
 
 import re
-
-__all__ = ["QUESTION_OPENING", "WORD", "cue", "sentences"]
 
 
 def cue(pattern: str) -> re.Pattern[str]:

@@ -6,13 +6,14 @@ of turns per second after ``prepare``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
-from nodes.goal_success.judges.segmentation.features import Embed, FloatArray
-
-__all__ = ["VectorTable"]
+FloatArray = NDArray[np.float32]
+Embed = Callable[[Sequence[str]], FloatArray]
+"""A sentence-embedding function: texts in, one L2-normalised row per text out."""
 
 
 class VectorTable:

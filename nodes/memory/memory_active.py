@@ -21,15 +21,12 @@ from langgraph.runtime import Runtime
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
 from nodes.context import Context, get_context
-from nodes.memory.judges.memory_judger.judge import memory_judger
-from nodes.memory.judges.planning import (
-    attribute_defaults,
-    intent_capturer,
-    missing_slot_querier,
-    render_context,
-    task_attributes,
-)
-from nodes.memory.judges.reader.judge import memory_reader
+from nodes.memory.judges.intent_capture import intent_capturer
+from nodes.memory.judges.memory_judger import memory_judger
+from nodes.memory.judges.missing_slot_query import missing_slot_querier
+from nodes.memory.judges.planning import attribute_defaults, task_attributes
+from nodes.memory.judges.reader import memory_reader
+from nodes.memory.judges.units import render_context
 from nodes.memory.state import MemoryState
 from stores.memory_bank import RETRIEVAL_MODES, MemoryBank, RetrievalMode
 

@@ -17,7 +17,8 @@ from pydantic import TypeAdapter
 
 from evals.memory_schema import MsTodTurn
 from nodes.context import Context, get_context
-from nodes.memory.judges.slot_repair.judge import RepairRequest, repair_agent, supervisor
+from nodes.memory.judges.slot_repair import repair_agent, supervisor
+from nodes.memory.judges.slot_repair.role import RepairRequest
 from nodes.memory.state import SlotRepairState
 from nodes.simulation.judges.user_simulator import Persona, UserScenario, UserSimulator
 

@@ -32,7 +32,8 @@ class SlotRepairInput(TypedDict):
     response: str
     intent: NotRequired[str | None]
     persona: NotRequired[dict[str, Any]]
-    """The simulated user's :class:`~nodes.simulation.judges.user_simulator.Persona` fields; default cooperative."""
+    """The simulated user's ``Persona`` fields (:mod:`nodes.simulation.judges.user_simulator`);
+    default cooperative."""
 
 
 class SlotRepairOutput(TypedDict):
@@ -75,7 +76,8 @@ class MemoryInput(TypedDict):
     task_goal: NotRequired[dict[str, str]]
     """Gold slot values; read only by the repair loop (and by scoring), never by the reader."""
     persona: NotRequired[dict[str, Any]]
-    """The simulated user's persona for the repair loop (see :class:`nodes.simulation.judges.user_simulator.Persona`)."""
+    """The simulated user's persona for the repair loop (``Persona`` of
+    :mod:`nodes.simulation.judges.user_simulator`)."""
 
 
 class MemoryOutput(TypedDict):

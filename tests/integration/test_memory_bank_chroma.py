@@ -8,7 +8,7 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 
 from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.judges.units import local_memory_units
 from stores.embeddings import EmbeddingCache, MiniLMEmbedder
 from stores.memory_bank import RETRIEVAL_MODES, MemoryBank
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cli.main import build_parser, main
-from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, script_teachers
 
 CLEAN: dict[str, Any] = {

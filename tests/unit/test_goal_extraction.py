@@ -10,16 +10,16 @@ import pytest
 
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES, SchemaIndex
-from nodes.goal_tracking.judges.goal_extraction.judge import (
+from nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
+from nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
-    Utterance,
-    dialogue_utterances,
-    goal_extractor,
     stated_values,
 )
 from nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
+from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from nodes.judges.classifier import MLPClassifier
 from nodes.judges.spec import JudgeSpecError
 

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.goal_success import build_goal_segmentation_graph
 from nodes.context import Context
-from nodes.goal_success.judges.segmentation.judge import segmentation_judge
+from nodes.goal_success.judges.segmentation import segmentation_judge
 from nodes.judges import llm as llm_module
 from nodes.judges.spec import JudgeSpecError
 from stores.llm_cache import LLMCache

@@ -21,18 +21,14 @@ from evals.goal_shift_schema import (
 )
 from graphs.goal_shift import graph
 from nodes.context import Context
-from nodes.goal_shift.judges.nl_assertion.judge import (
-    NOT_CHECKABLE,
-    LLMNLAssertionJudge,
-    LocalNLAssertionJudge,
-    nl_assertion_judge,
-)
-from nodes.goal_shift.judges.shift_detection.judge import (
-    LLMShiftDetector,
-    render_transcript,
-    shift_detector,
-)
+from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
+from nodes.goal_shift.judges.nl_assertion.local import LocalNLAssertionJudge
+from nodes.goal_shift.judges.nl_assertion.role import NOT_CHECKABLE
+from nodes.goal_shift.judges.shift_detection import shift_detector
+from nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
 from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
+from nodes.goal_shift.judges.shift_detection.role import render_transcript
 from nodes.judges.spec import parse_spec
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel

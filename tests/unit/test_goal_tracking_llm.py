@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.goal_tracking_schema import TRACKED_STATUSES
 from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.judges.goal_extraction.judge import Utterance
 from nodes.goal_tracking.judges.goal_extraction.llm import (
     GoalUpdate,
     LLMAuditor,
@@ -25,6 +24,7 @@ from nodes.goal_tracking.judges.goal_extraction.llm import (
     render_goals,
     render_schema,
 )
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from nodes.judges import llm as llm_module
 from nodes.judges.accounting import JudgeAccounting
 from stores.goal_memory import Goal

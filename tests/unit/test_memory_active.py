@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
 from graphs.memory import build_memory_graph
 from nodes.context import Context
-from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.judges.units import local_memory_units
 from nodes.memory.memory_active import memory_bank, rerank
 
 STORED = MsTodSession(

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.memory.judges.bank_builder.judge import local_memory_units
+from nodes.memory.judges.units import local_memory_units
 from stores.memory_bank import MemoryBank, RetrievalMode, min_max, tokenize, unit_text
 
 DIM = 256

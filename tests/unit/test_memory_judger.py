@@ -11,19 +11,19 @@ import numpy as np
 import pytest
 
 from evals.memory_schema import MemoryUnit
-from nodes.goal_success.judges.segmentation.features import FloatArray
 from nodes.judges.accounting import JudgeAccounting
 from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.bank_builder.judge import intent_description, slot_answer, slot_question
-from nodes.memory.judges.memory_judger.judge import (
+from nodes.judges.vectors import FloatArray
+from nodes.memory.judges.memory_judger import memory_judger
+from nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
+from nodes.memory.judges.memory_judger.local import (
     FEATURE_NAMES,
     MODEL_PATH,
-    LLMMemoryJudger,
     LocalMemoryJudger,
     judger_features,
-    memory_judger,
     query_questions,
 )
+from nodes.memory.judges.units import intent_description, slot_answer, slot_question
 from tests.fakes import ScriptedChatModel
 
 CONTEXT = "user: Hi again, it's about the reserve restaurant for Gen Korean BBQ House."

@@ -8,19 +8,18 @@ from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
 from evals.memory_schema import MsTodSession, MsTodTurn
 from nodes.judges.accounting import JudgeAccounting
 from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.planning import (
-    LLMIntentCapture,
-    LLMMissingSlotQuery,
+from nodes.memory.judges.intent_capture import intent_capturer
+from nodes.memory.judges.intent_capture.llm import LLMIntentCapture
+from nodes.memory.judges.intent_capture.local import (
     LocalIntentCapture,
-    LocalMissingSlotQuery,
-    attribute_defaults,
-    intent_capturer,
-    missing_slot_querier,
-    render_context,
     session_values,
     stated_slot_values,
-    task_attributes,
 )
+from nodes.memory.judges.missing_slot_query import missing_slot_querier
+from nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
+from nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from nodes.memory.judges.planning import attribute_defaults, task_attributes
+from nodes.memory.judges.units import render_context
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:planner-test"

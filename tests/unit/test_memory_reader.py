@@ -8,16 +8,12 @@ from evals.memory_schema import MemoryUnit, MsTodTurn
 from evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
 from nodes.judges.accounting import JudgeAccounting
 from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.bank_builder.judge import slot_answer, slot_question
-from nodes.memory.judges.reader.judge import (
-    LLMConfirmationScorer,
-    LLMReader,
-    LocalReader,
-    confirmation_scorer,
-    memory_reader,
-    memory_slots,
-    render_memory,
-)
+from nodes.memory.judges.confirmation_score import confirmation_scorer
+from nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
+from nodes.memory.judges.reader import memory_reader
+from nodes.memory.judges.reader.llm import LLMReader, render_memory
+from nodes.memory.judges.reader.local import LocalReader, memory_slots
+from nodes.memory.judges.units import slot_answer, slot_question
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:reader-test"

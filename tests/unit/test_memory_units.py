@@ -8,19 +8,12 @@ import json
 import pytest
 
 from evals.memory_schema import Individual, MsTodSession
+from evals.memory_words import intent_in_words, is_number_or_boolean, slot_in_words, slot_kind
 from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.bank_builder.judge import (
-    LLMMemoryBankBuilder,
-    LocalMemoryBankBuilder,
-    individual_units,
-    intent_description,
-    intent_in_words,
-    is_number_or_boolean,
-    local_memory_units,
-    memory_bank_builder,
-    slot_in_words,
-    slot_kind,
-)
+from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
+from nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
+from nodes.memory.judges.units import intent_description, local_memory_units
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:gpt-4o-mini"

@@ -15,14 +15,9 @@ from graphs.memory import build_slot_repair_graph
 from graphs.memory import slot_repair_graph as graph
 from nodes.context import Context
 from nodes.judges.local import register_local_judge
-from nodes.memory.judges.slot_repair.judge import (
-    MentionSupervisor,
-    ProactiveAgent,
-    RepairRequest,
-    missing_or_wrong_slots,
-    repair_agent,
-    supervisor,
-)
+from nodes.memory.judges.slot_repair import missing_or_wrong_slots, repair_agent, supervisor
+from nodes.memory.judges.slot_repair.local import MentionSupervisor, ProactiveAgent
+from nodes.memory.judges.slot_repair.role import RepairRequest
 from nodes.simulation.judges.user_simulator import (
     SIMULATOR_ROLE,
     SimulatedTurn,

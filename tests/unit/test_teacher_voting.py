@@ -13,7 +13,7 @@ from langgraph.types import Command
 
 from graphs.goal_success import build_goal_success_graph, build_teacher_voting_graph
 from nodes.context import Context
-from nodes.goal_success.judges.turn_quality.judge import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from nodes.goal_success.voting import ESCALATION_KIND, majority, vote_turn
 from nodes.judges import llm as llm_module
 from tests.fakes import ScriptedChatModel
@@ -183,7 +183,7 @@ def test_llm_teacher_prompt_has_canonical_codes_and_sources(
     ],
 )
 def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> None:
-    from nodes.goal_success.judges.turn_quality.judge import normalise_rcof
+    from nodes.goal_success.judges.turn_quality.role import normalise_rcof
 
     assert normalise_rcof(said) == code
 
@@ -191,7 +191,7 @@ def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> 
 def test_llm_success_with_a_cause_drops_the_cause_and_bad_codes_are_rejected() -> None:
     from pydantic import ValidationError
 
-    from nodes.goal_success.judges.turn_quality.judge import LLMTurnQuality
+    from nodes.goal_success.judges.turn_quality.llm import LLMTurnQuality
 
     ok = LLMTurnQuality.model_validate({"turn_number": 1, "quality": "Success", "rcof": "E2"})
     assert (ok.quality, ok.rcof) == ("success", None)

@@ -1,10 +1,10 @@
 """Agreement of teachers, their vote and reference labels on voted turns (paper 004).
 
-Section 6 votes several teachers per turn; Appendix C checks the labels against human
-annotators. :func:`teacher_agreement` measures the teachers against each other (Fleiss' and
-pairwise Cohen's kappa), :func:`reference_agreement` each teacher and the vote against gold
-labels or human verdicts. Voted turns are :mod:`evals.metrics.goal_success.success_rate`'s records, each
-with its ``teachers`` list; the statistics are :mod:`evals.metrics.agreement`'s.
+Section 6 votes several teachers per turn; Appendix C checks the labels against human annotators.
+:func:`teacher_agreement` measures the teachers against each other (Fleiss' and pairwise Cohen's
+kappa), :func:`reference_agreement` each teacher and the vote against gold labels or human verdicts.
+Voted turns are :mod:`evals.metrics.goal_success.success_rate`'s records, each with its ``teachers``
+list; the statistics are :mod:`evals.metrics.agreement`'s.
 """
 
 from __future__ import annotations

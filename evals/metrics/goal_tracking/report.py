@@ -3,12 +3,13 @@
 :func:`goal_tracking_report` gathers a tracker's figures over many dialogues from the metric
 modules, whose public names are re-exported here:
 
-- :mod:`evals.metrics.goal_tracking.goal_records`: the tracker's and gold goal records and states, and the
-  conventions the figures share (``None`` over nothing, rates rounded to 4 decimals).
+- :mod:`evals.metrics.goal_tracking.goal_records`: the tracker's and gold goal records and states,
+  and the conventions the figures share (``None`` over nothing, rates rounded to 4 decimals).
 - :mod:`evals.metrics.goal_tracking.task_completion`: dGCR and NTC (Section 6.1).
-- :mod:`evals.metrics.goal_tracking.goal_detection`: goal matching, detection precision, recall and F1, and
-  status tracking accuracy (Section 7, Table 3).
-- :mod:`evals.metrics.goal_tracking.dialogue_progress`: both against normalised dialogue progress (Fig. 3).
+- :mod:`evals.metrics.goal_tracking.goal_detection`: goal matching, detection precision, recall and
+  F1, and status tracking accuracy (Section 7, Table 3).
+- :mod:`evals.metrics.goal_tracking.dialogue_progress`: both against normalised dialogue progress
+  (Fig. 3).
 - :mod:`evals.metrics.goal_tracking.agentic_capability`: Memory Recall Accuracy and Proactivity
   Effectiveness (Section 6.2).
 - :mod:`evals.metrics.goal_tracking.costs`: per-turn latency, LLM calls and tokens (Section 8.2).

@@ -13,13 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.goal_tracking.judges.goal_extraction.judge import Utterance
 from nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, JudgedGoal, render_context
+from nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from nodes.judges.costed import CostedJudge
 from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT, GOAL_TRACKER_SYSTEM_PROMPT
-
-__all__ = ["FullContextJudge", "FullContextOutput", "JudgedGoal"]
 
 
 class FullContextOutput(BaseModel):
@@ -49,10 +47,9 @@ class FullContextJudge(CostedJudge[FullContextOutput]):
     ) -> list[JudgedGoal]:
         """Every goal of the dialogue so far with its current status.
 
-        Args:
-            utterances_so_far: The dialogue up to and including the current utterance.
-            schema_text: :func:`~nodes.goal_tracking.judges.goal_extraction.llm.render_schema` of the schema,
-                or ``"none"``.
+        Args: utterances_so_far: The dialogue up to and including the current utterance.
+            schema_text: :func:`~nodes.goal_tracking.judges.goal_extraction.llm.render_schema` of
+            the schema, or ``"none"``.
 
         Returns:
             The goals; ``[]`` when the judge gave no usable answer (:attr:`last` says why).

@@ -5,18 +5,18 @@ MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent
 slot query ``q_miss`` (what the memory must supply). Two roles, each in its own module and
 re-exported here:
 
-* ``intent_capture`` (:mod:`nodes.memory.judges.intent_capture.judge`) - ``local``: the given intent in words
-  plus the values the context states, worded like a stored session's description. LLM:
+* ``intent_capture`` (:mod:`nodes.memory.judges.intent_capture`) - ``local``: the given intent in
+  words plus the values the context states, worded like a stored session's description. LLM:
   :data:`INTENT_CAPTURE_PROMPT`.
-* ``missing_slot_query`` (:mod:`nodes.memory.judges.missing_slot_query.judge`) - ``local``: the intent's task
-  attributes that the context does not fill, each asked as a third-person question (Figure 8's
+* ``missing_slot_query`` (:mod:`nodes.memory.judges.missing_slot_query`) - ``local``: the intent's
+  task attributes that the context does not fill, each asked as a third-person question (Figure 8's
   rules). LLM: Figure 8 with chain of thought (:data:`MISSING_SLOT_QUERY_PROMPT`).
 
 This module holds what the planning stage reads from an SGD ``schema.json`` and from memory:
 the intent's task attributes (:func:`task_attributes`: required and optional slots of the
 schema when given, else the slots its stored sessions use) and the schema's defaults
 (:func:`attribute_defaults`). It also re-exports :class:`~nodes.judges.llm_role.LLMRole` and
-:func:`~nodes.memory.judges.bank_builder.judge.render_context`.
+:func:`~nodes.memory.judges.bank_builder.render_context`.
 """
 
 from __future__ import annotations
@@ -26,46 +26,6 @@ from collections.abc import Iterable, Mapping
 
 from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
 from evals.memory_schema import MsTodSession
-from nodes.judges.llm_role import LLMRole
-from nodes.memory.judges.bank_builder.judge import render_context
-from nodes.memory.judges.intent_capture.judge import (
-    CapturedIntent,
-    IntentCapturer,
-    LLMIntentCapture,
-    LocalIntentCapture,
-    intent_capturer,
-    session_values,
-    stated_slot_values,
-)
-from nodes.memory.judges.missing_slot_query.judge import (
-    LLMMissingSlotQuery,
-    LocalMissingSlotQuery,
-    MissingSlotQuerier,
-    MissingSlotQuery,
-    missing_question,
-    missing_slot_querier,
-)
-
-__all__ = [
-    "CapturedIntent",
-    "IntentCapturer",
-    "LLMIntentCapture",
-    "LLMMissingSlotQuery",
-    "LLMRole",
-    "LocalIntentCapture",
-    "LocalMissingSlotQuery",
-    "attribute_defaults",
-    "MissingSlotQuerier",
-    "MissingSlotQuery",
-    "intent_capturer",
-    "missing_question",
-    "missing_slot_querier",
-    "render_context",
-    "schema_intent",
-    "session_values",
-    "stated_slot_values",
-    "task_attributes",
-]
 
 
 def schema_intent(

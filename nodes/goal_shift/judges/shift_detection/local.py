@@ -29,11 +29,14 @@ from numpy.typing import NDArray
 
 from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
 from evals.record_views import CONTROL_TOKENS
-from nodes.goal_shift.judges.shift_detection.judge import (
+from nodes.goal_shift.judges.shift_detection.role import (
     NO_SHIFT_TO_FIND,
+    ROLE,
     TRANSFER_TOOL,
+    ShiftDetector,
     ShiftVerdict,
 )
+from nodes.judges.local import register_local_judge
 from stores.embeddings import cosine_matrix, get_embedder
 
 GOAL_HINTS: dict[str, str] = {
@@ -189,3 +192,11 @@ def _tool_vector(tool: str) -> NDArray[np.float32]:
 def _said(message: Message) -> str:
     """The message's text without the user simulator's control tokens (``###STOP###``)."""
     return CONTROL_TOKENS.sub("", message.content).strip()
+
+
+@register_local_judge(ROLE, "default", default=True)
+def _local_shift_detector() -> ShiftDetector:
+    # Imported here: the local detector needs this module's types and loads MiniLM.
+    from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
+
+    return LocalShiftDetector()

@@ -1,0 +1,32 @@
+"""The goal-segmentation judge role: ``is_new_goal`` for every turn (paper 004, Section 4.1).
+
+Three judges share one interface, :class:`SegmentationJudge`:
+
+* ``local`` / ``local:learned`` - a small classifier on MiniLM features and cue flags
+  (:mod:`nodes.goal_success.judges.segmentation.features`), trained on SGD train by ``make
+  train-segmenter``.
+* ``local:rules`` - the same cues and embedding similarities combined by hand, no training:
+  a transparent baseline and a fallback for domains far from SGD.
+* ``<provider>:<model>`` - the paper's Appendix D prompt through :class:`LLMJudge`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import nodes.goal_success.judges.segmentation.local  # noqa: F401  (registers the local judges)
+from nodes.goal_success.judges.segmentation.llm import LLMSegmenter
+from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationJudge
+from nodes.judges import resolve_judge
+
+
+@functools.lru_cache(maxsize=16)
+def segmentation_judge(spec: str, max_retries: int = 3) -> SegmentationJudge:
+    """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
+    judge: SegmentationJudge = resolve_judge(
+        ROLE, spec, lambda parsed: LLMSegmenter(parsed, max_retries=max_retries)
+    )
+    return judge
+
+
+__all__ = ["segmentation_judge"]

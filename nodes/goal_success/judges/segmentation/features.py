@@ -15,17 +15,13 @@ the training data, has no timestamps.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from numpy.typing import NDArray
 
 from evals.schema import Dialogue
-
-FloatArray = NDArray[np.float32]
-Embed = Callable[[Sequence[str]], FloatArray]
+from nodes.judges.vectors import Embed, FloatArray
 
 
 def _cue(pattern: str) -> re.Pattern[str]:

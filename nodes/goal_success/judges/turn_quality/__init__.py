@@ -1,0 +1,36 @@
+"""The teacher role, ``turn_quality``: ``quality``, ``rcof`` and a rationale per turn (paper 004).
+
+* ``local:response`` (= ``local``), ``local:signals``, ``local:semantic`` - three local teachers
+  that read different evidence (the response itself, the user's reactions, answer-question fit);
+  see their modules.
+* ``<provider>:<model>`` - the paper's Appendix D prompt (canonical RCOF codes) through
+  :class:`LLMJudge`, reasoning in ``<think>`` tags stripped, JSON validated into pydantic.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import nodes.goal_success.judges.turn_quality.local_response
+import nodes.goal_success.judges.turn_quality.local_semantic
+import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401  (registers the local teachers)
+from nodes.goal_success.judges.turn_quality.llm import LLMTeacher
+from nodes.goal_success.judges.turn_quality.role import (
+    ROLE,
+    TurnQualityTeacher,
+)
+from nodes.judges import resolve_judge
+
+
+@functools.lru_cache(maxsize=32)
+def turn_quality_teacher(spec: str, max_retries: int = 3) -> TurnQualityTeacher:
+    """The teacher for ``spec`` (built once per spec; raises on unknown specs)."""
+    teacher: Any = resolve_judge(
+        ROLE, spec, lambda parsed: LLMTeacher(parsed, max_retries=max_retries)
+    )
+    result: TurnQualityTeacher = teacher
+    return result
+
+
+__all__ = ["turn_quality_teacher"]

@@ -52,12 +52,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from evals.schema import Dialogue, Turn
-from nodes.goal_success.judges.segmentation.features import (
-    PREVIOUS_REPLY_CUES,
-    USER_CUES,
-    Embed,
-    FloatArray,
-)
+from nodes.goal_success.judges.segmentation.features import PREVIOUS_REPLY_CUES, USER_CUES
 from nodes.goal_success.judges.turn_quality.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
@@ -76,7 +71,7 @@ from nodes.goal_success.judges.turn_quality.user_cues import (
     makes_request,
 )
 from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import VectorTable
+from nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 #: A message that opens with an acknowledgement or a report of what the user did.
 _OPENS_OR_CLOSES = re.compile(

@@ -40,7 +40,6 @@ from evals.schema import Dialogue, Turn
 from nodes.goal_success.judges.segmentation.features import (
     EXPLICIT_SWITCH,
     USER_CUES,
-    Embed,
     content_words,
 )
 from nodes.goal_success.judges.turn_quality.response_cues import CONCESSION
@@ -57,7 +56,7 @@ from nodes.goal_success.judges.turn_quality.user_cues import (
     is_acknowledgement,
 )
 from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import VectorTable
+from nodes.judges.vectors import Embed, VectorTable
 
 #: Cosine of two consecutive user messages above which the second re-asks the first.
 #: 98th percentile of MiniLM cosine over SGD dev's same-goal consecutive user messages, after

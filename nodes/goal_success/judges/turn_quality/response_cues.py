@@ -6,7 +6,8 @@ found", error text and codes, a concession of a previous mistake, a clarifying q
 to the user, a reply cut off mid-sentence. Patterns are written from those definitions and
 from how assistants talk in general (apologies, concessions), not from any one dataset.
 
-The user's reaction to a response is read by :mod:`nodes.goal_success.judges.turn_quality.user_cues`.
+The user's reaction to a response is read by
+:mod:`nodes.goal_success.judges.turn_quality.user_cues`.
 """
 
 from __future__ import annotations
@@ -14,18 +15,6 @@ from __future__ import annotations
 import re
 
 from nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
-
-__all__ = [
-    "CAPABILITY_LIMIT",
-    "CONCESSION",
-    "ERROR_CODE",
-    "ERROR_TEXT",
-    "NO_RESULTS",
-    "REFUSAL",
-    "asks_user",
-    "is_clarification",
-    "looks_cut_off",
-]
 
 #: A refusal: the assistant declines to help or answer.
 REFUSAL = cue(

@@ -7,11 +7,12 @@ the teachers that could (:mod:`nodes.goal_success.voting`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.schema import Dialogue, Quality
+from evals.schema import RCOF_CODES, Dialogue, Quality
 
 ROLE = "turn_quality"
 """The judge role every teacher fills."""
@@ -74,3 +75,31 @@ def abstain(dialogue: Dialogue, judge: str, reason: str) -> TeacherVerdict:
         turns=[TurnLabel(turn.turn_number, None, None, reason) for turn in dialogue.turns],
         reason=reason,
     )
+
+
+_CODE = re.compile(r"\bE\s*([1-7])\b", re.IGNORECASE)
+
+_NAMES = {name.lower(): code for code, name in RCOF_CODES.items()} | {
+    "language understanding failure": "E1",
+    "refusal to answer": "E2",
+    "incorrect sources": "E3",
+    "out-of-domain": "E7",
+    "out-of-domain query": "E7",
+    "unsupported": "E7",
+}
+
+
+def normalise_rcof(value: object) -> object:
+    """``"E3"``, ``"e3"``, ``"E3 - Incorrect Retrieval"`` or a cause's name -> ``"E3"``.
+
+    ``null``/``none``/empty -> None; anything else is left for validation to reject.
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.lower() in {"", "null", "none", "n/a", "-"}:
+        return None
+    match = _CODE.search(text)
+    if match:
+        return f"E{match.group(1)}"
+    return _NAMES.get(text.lower(), text)

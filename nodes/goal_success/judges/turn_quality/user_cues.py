@@ -7,8 +7,8 @@ whether a message acknowledges, leans on the previous one, asks something or nam
 topic. Patterns are written from those definitions and from how people talk in general
 (apologies, "never mind"), not from any one dataset.
 
-The response's own failure signs are in :mod:`nodes.goal_success.judges.turn_quality.response_cues`; shared
-segmentation cues (acknowledgements, follow-ups, topic switches) come from
+The response's own failure signs are in :mod:`nodes.goal_success.judges.turn_quality.response_cues`;
+shared segmentation cues (acknowledgements, follow-ups, topic switches) come from
 :mod:`nodes.goal_success.judges.segmentation.features`.
 """
 
@@ -20,21 +20,6 @@ from typing import Any, Literal
 
 from nodes.goal_success.judges.segmentation.features import USER_CUES, content_words
 from nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
-
-__all__ = [
-    "ABANDONMENT",
-    "ALTERNATIVES",
-    "COMPLAINT_CAUSES",
-    "CORRECTION",
-    "EXPLICIT_CORRECTION",
-    "NEGATIVE_FEEDBACK",
-    "POSITIVE_FEEDBACK",
-    "carries_domain",
-    "feedback_polarity",
-    "is_acknowledgement",
-    "is_elliptic",
-    "makes_request",
-]
 
 _I_WILL = r"\bi(?:'| wi)?ll\b"
 

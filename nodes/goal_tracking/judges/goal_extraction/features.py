@@ -19,16 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nodes.goal_success.judges.segmentation.features import FloatArray
-from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, humanise, words
+from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
 from nodes.judges.text import cue
-
-__all__ = [
-    "FEATURE_NAMES",
-    "SchemaIndex",
-    "goal_features",
-    "humanise",
-]
+from nodes.judges.vectors import FloatArray
 
 #: The user asks for a transaction (booking, purchase, payment, playback, a ride).
 TRANSACT_CUE = cue(

@@ -7,8 +7,8 @@
   inserted.
 * :class:`LLMAuditor` - Stage 4 (:data:`AUDIT_PROMPT`), every ``audit_every`` utterances.
 
-Each prompt is bounded: the last few utterances and the goals the caller retrieved (top-k),
-never the whole dialogue (the contrast is :mod:`nodes.goal_tracking.baselines.full_context`). A failed
+Each prompt is bounded: the last few utterances and the goals the caller retrieved (top-k), never
+the whole dialogue (the contrast is :mod:`nodes.goal_tracking.baselines.full_context`). A failed
 call gives an empty answer with a reason, never a guess. Each invocation's tokens are kept as a
 :class:`~nodes.judges.costed.CallRecord` for the tracker's cost records (and still reach the
 process-wide accounting).
@@ -25,7 +25,7 @@ from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_v
 
 from evals.datasets.sgd_schema import ServiceSchema
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from nodes.goal_tracking.judges.goal_extraction.judge import CONTEXT_UTTERANCES, Utterance
+from nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, Utterance
 from nodes.judges.costed import CallRecord, CostedJudge
 from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_tracking import (

@@ -1,16 +1,16 @@
 """Local judges of the goal tracker: existence check, status update, graph evolution, audit.
 
 Paper 000 §5.2 gives each of these decisions to an LLM judge; these are the transparent local
-versions. Goal extraction has its own module (:mod:`nodes.goal_tracking.judges.goal_extraction.judge`).
+versions. Goal extraction has its own module (:mod:`nodes.goal_tracking.judges.goal_extraction`).
 
 * **Existence check** (Stage 1): with a schema, a candidate matches the goal in memory with the
   same (service, intent), a live one first (a user refining a search, or coming back to a
   settled goal, is still on that goal; SGD's goals are distinct pairs). Without a schema, the
   most similar neighbour's cosine is the confidence.
 * **Status update** (Stage 2 and 4): the dialogue act of the utterance
-  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_cues`) applies to the *focus* goal: the goal the utterance
-  names, else the live goal touched most recently. A system reply that offers results
-  completes a lookup (a non-transactional intent).
+  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_cues`) applies to the *focus* goal: the
+  goal the utterance names, else the live goal touched most recently. A system reply that offers
+  results completes a lookup (a non-transactional intent).
 * **Graph evolution** (Stage 3): a transaction depends on an earlier lookup of the same service
   (find a restaurant, then reserve it); other relations are cosine similarities, recorded but
   not prerequisites.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
-from nodes.goal_success.judges.segmentation.features import Embed, FloatArray
+from nodes.judges.vectors import Embed, FloatArray
 
 #: Intents of different services this similar (cosine of name + description) are siblings.
 SIBLING_SIMILARITY = 0.8

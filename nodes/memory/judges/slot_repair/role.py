@@ -1,9 +1,10 @@
 """The two judge roles of MAP's proactive slot repair loop (paper 001, §4.3): their interface.
 
 ``repair_agent`` (the agent under test) reads a :class:`RepairRequest` and speaks an
-:class:`AgentTurn`; ``supervisor_judge`` finds L and, after each exchange, the slots it
-resolved. The implementations are in :mod:`nodes.memory.judges.slot_repair.local` and
-:mod:`nodes.memory.judges.slot_repair.llm`; :mod:`nodes.memory.judges.slot_repair.judge` resolves specs to them.
+:class:`AgentTurn`; ``supervisor_judge`` finds L and, after each exchange, the slots it resolved.
+The implementations are in :mod:`nodes.memory.judges.slot_repair.local` and
+:mod:`nodes.memory.judges.slot_repair.llm`; :mod:`nodes.memory.judges.slot_repair` resolves specs to
+them.
 """
 
 from __future__ import annotations

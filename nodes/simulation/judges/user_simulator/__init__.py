@@ -17,19 +17,20 @@ so a checkpointed dialogue resumes to the same words.
 
 Backends (the ``user_simulator`` judge role):
 
-- ``local`` (= ``local:templated``, :mod:`nodes.simulation.judges.user_simulator.local`): deterministic templates. It
-  states the goal's values for the slots the agent asked about; the persona sets how many per
-  turn (agreeableness high: all, medium: two, low: one, and a seeded one-in-three chance of
-  pushing back without a value), the wording (verbosity) and whether it volunteers the open
-  slots of L unasked (``answers_only_asked=False``).
+- ``local`` (= ``local:templated``, :mod:`nodes.simulation.judges.user_simulator.local`):
+  deterministic templates. It states the goal's values for the slots the agent asked about; the
+  persona sets how many per turn (agreeableness high: all, medium: two, low: one, and a seeded
+  one-in-three chance of pushing back without a value), the wording (verbosity) and whether it
+  volunteers the open slots of L unasked (``answers_only_asked=False``).
 - ``<provider>:<model>`` (:mod:`nodes.simulation.judges.user_simulator.llm`):
   :data:`~nodes.prompts.simulation.USER_SIMULATOR_PROMPT` through
   :class:`~nodes.judges.llm.LLMJudge` (tau2's simulation guidelines plus the persona lines).
 
-The package: :mod:`~nodes.simulation.judges.user_simulator.role` (scenario, persona, request and reply types),
-:mod:`~nodes.simulation.judges.user_simulator.words` (goals, dialogues and slot names rendered for prompts; which
-slots an utterance asks about), the two backends, and here :class:`UserSimulator` and
-:func:`simulator_backend`. Importing the package registers the local backend.
+The package: :mod:`~nodes.simulation.judges.user_simulator.role` (scenario, persona, request and
+reply types), :mod:`~nodes.simulation.judges.user_simulator.words` (goals, dialogues and slot names
+rendered for prompts; which slots an utterance asks about), the two backends, and here
+:class:`UserSimulator` and :func:`simulator_backend`. Importing the package registers the local
+backend.
 
 Extension points for later harnesses:
 

@@ -30,8 +30,6 @@ from nodes.simulation.judges.user_simulator.words import (
     slots_in_words,
 )
 
-__all__ = ["LLMUser", "LLMUserTurn"]
-
 
 class LLMUserTurn(BaseModel):
     """The LLM simulator's answer."""

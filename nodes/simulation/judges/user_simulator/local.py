@@ -24,8 +24,6 @@ from nodes.simulation.judges.user_simulator.role import (
 )
 from nodes.simulation.judges.user_simulator.words import announce_shift, slots_in_words
 
-__all__ = ["TemplatedUser"]
-
 # How many asked-about details one reply gives, by agreeableness (None: all of them).
 _PER_TURN: dict[str, int | None] = {"high": None, "medium": 2, "low": 1}
 _PUSHBACK_CHANCE = 1 / 3  # low agreeableness: a turn that gives nothing

@@ -15,18 +15,6 @@ from pydantic import BaseModel, Field
 
 from evals.memory_schema import MsTodTurn
 
-__all__ = [
-    "SIMULATOR_ROLE",
-    "Agreeableness",
-    "GoalShift",
-    "Persona",
-    "SimulatedTurn",
-    "SimulationRequest",
-    "SimulatorBackend",
-    "UserScenario",
-    "Verbosity",
-]
-
 SIMULATOR_ROLE = "user_simulator"
 
 Agreeableness = Literal["low", "medium", "high"]

@@ -1,7 +1,7 @@
 """Slots and dialogues in words: what the simulator's prompts show and what an agent asked.
 
 Shared by both simulator backends and by the slot repair judges
-(:mod:`nodes.memory.judges.slot_repair.judge`), so the user, the agent and the supervisor see the goal and
+(:mod:`nodes.memory.judges.slot_repair`), so the user, the agent and the supervisor see the goal and
 the dialogue rendered the same way.
 """
 
@@ -12,14 +12,6 @@ from collections.abc import Mapping, Sequence
 
 from evals.memory_schema import MsTodTurn
 from evals.memory_words import slot_in_words
-
-__all__ = [
-    "announce_shift",
-    "render_goal",
-    "render_history",
-    "slots_asked_about",
-    "slots_in_words",
-]
 
 # Words too common in slot names to signal, alone, that an utterance asks about the slot.
 _GENERIC = frozenset({"name", "number", "of", "the", "type", "is", "to", "a", "for", "by"})

@@ -1,59 +1,28 @@
-r"""The memory judger role: does a QA memory unit contribute to the task goal? (paper 001, §4.2).
+"""The local memory judger (MAP Eq. 2-3), registered on import.
 
-MAP scores each activated unit with ``s = P(y=1 | c_i, q_miss, (q, a))`` (Eq. 2), a model trained
-with cross-entropy (Eq. 3), then re-ranks by ``alpha * s_retrieval + (1 - alpha) * s``.
-
-* ``local`` (= ``local:learned``): a one-hidden-layer MLP (:mod:`nodes.judges.classifier`) on
-  relational MiniLM features of the unit and the context (:func:`judger_features`): how close its
-  question is to the missing-slot questions, how close its session's intent description and its
-  answer are to the context, how much of what the description names (beyond the intent) the
-  context says, and the same relative to the other activated units (so a same-intent sibling
-  session loses to the one the user names). No feature names a slot, intent or service, so it
-  transfers to unseen ones.
-  ``scripts/train_memory_judger.py`` trains it on MS-TOD-style items built from SGD train.
-* ``<provider>:<model>``: :data:`MEMORY_JUDGER_PROMPT` per unit through :class:`LLMJudge`; a unit
-  whose answer cannot be read scores ``None``.
-* ``none``: no judger (:func:`memory_judger` returns ``None``); the re-rank keeps ``s_retrieval``.
+A small MLP over MiniLM similarities and overlap features, trained on SGD train with
+cross-entropy (``make train-memory-judger``).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
-from pydantic import BaseModel, Field, field_validator
 
 from evals.memory_schema import MemoryUnit
+from evals.memory_words import intent_in_words, slot_in_words
 from evals.metrics.memory.scores import slot_value_mentioned
-from nodes.goal_success.judges.segmentation.features import Embed, FloatArray
-from nodes.judges import resolve_judge
 from nodes.judges.classifier import MLPClassifier
-from nodes.judges.llm_role import LLMRole
 from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
 from nodes.judges.text import WORD
-from nodes.judges.vectors import VectorTable
-from nodes.memory.judges.bank_builder.judge import intent_in_words, slot_in_words
-from nodes.prompts.memory import MEMORY_JUDGER_PROMPT, MEMORY_JUDGER_SYSTEM_PROMPT
+from nodes.judges.vectors import Embed, FloatArray, VectorTable
+from nodes.memory.judges.memory_judger.role import ROLE
 
-__all__ = [
-    "FEATURE_NAMES",
-    "MODEL_PATH",
-    "ROLE",
-    "LLMMemoryJudger",
-    "LocalMemoryJudger",
-    "MemoryJudger",
-    "judger_features",
-    "memory_judger",
-    "query_questions",
-]
-
-ROLE = "memory_judger"
 MODEL_PATH = Path(__file__).parent / "memory_judger.npz"
+
 #: Column order of :func:`judger_features`.
 FEATURE_NAMES = (
     "question_to_query",
@@ -68,22 +37,11 @@ FEATURE_NAMES = (
     "description_named",
     "description_named_margin",
 )
+
 _STOP = frozenset(
     "a an the to of for in on at and or with from by is was were be the user wants want "
     "did does do what which when where how who i it its this that".split()
 )
-
-
-class MemoryJudger(Protocol):
-    """Scores activated memory units: ``P(unit contributes to the task goal)`` each."""
-
-    name: str
-
-    def score(
-        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
-    ) -> list[float | None]:
-        """One probability per unit (None where the judge could not judge)."""
-        ...
 
 
 def query_questions(missing_query: str) -> list[str]:
@@ -190,78 +148,6 @@ class LocalMemoryJudger:
         return [round(float(p), 4) for p in probabilities]
 
 
-class LLMJudgement(BaseModel):
-    """The memory judger prompt's JSON."""
-
-    probability: float = Field(ge=0.0, le=1.0, description="P(the unit contributes), 0-1.")
-    rationale: str = Field(default="", description="One short sentence saying why.")
-
-    @field_validator("probability", mode="before")
-    @classmethod
-    def _percent(cls, value: object) -> object:
-        # "85%" or 85 from a model that answered in percent.
-        if isinstance(value, str) and value.strip().endswith("%"):
-            return float(value.strip()[:-1]) / 100
-        if isinstance(value, int | float) and 1 < value <= 100:
-            return value / 100
-        return value
-
-
-class LLMMemoryJudger(LLMRole[LLMJudgement]):
-    """:data:`MEMORY_JUDGER_PROMPT`, one call per unit, through :class:`LLMJudge`."""
-
-    role = ROLE
-    prompt = MEMORY_JUDGER_PROMPT
-    system = MEMORY_JUDGER_SYSTEM_PROMPT
-    output_model = LLMJudgement
-
-    def judge(
-        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
-    ) -> list[JudgeResult[float]]:
-        """Every unit's probability with the reason when it could not be judged."""
-        results = []
-        for unit in units:
-            answer = self.llm.invoke(
-                {
-                    "conversation_history": context,
-                    "missing_query": missing_query or "none",
-                    "intent_description": unit.intent_description,
-                    "question": unit.question,
-                    "answer": unit.answer,
-                }
-            )
-            value = answer.value
-            results.append(
-                JudgeResult(
-                    value=value.probability if value else None,
-                    judge=self.name,
-                    reason=value.rationale if value else answer.reason,
-                )
-            )
-        return results
-
-    def score(
-        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
-    ) -> list[float | None]:
-        """``P(y=1)`` per unit; None where the model's answer could not be used."""
-        return [result.value for result in self.judge(context, missing_query, units)]
-
-
 @register_local_judge(ROLE, "learned", default=True)
 def _learned() -> LocalMemoryJudger:
     return LocalMemoryJudger()
-
-
-@functools.lru_cache(maxsize=8)
-def memory_judger(spec: str = "local") -> MemoryJudger | None:
-    """The memory judger for ``spec``: ``local``, an LLM spec, or ``none`` (no judger).
-
-    The local model is loaded on first :meth:`~LocalMemoryJudger.score`, not here.
-
-    Raises:
-        JudgeSpecError: The spec is malformed or names an unknown local variant.
-    """
-    if spec.strip().lower() == "none":
-        return None
-    judger: MemoryJudger = resolve_judge(ROLE, spec, lambda parsed: LLMMemoryJudger(parsed))
-    return judger

@@ -1,78 +1,35 @@
-"""The goal-segmentation judge role: ``is_new_goal`` for every turn (paper 004, Section 4.1).
+"""Local segmentation judges: ``local:learned`` (default) and ``local:rules``.
 
-Three judges share one interface, :class:`SegmentationJudge`:
-
-* ``local`` / ``local:learned`` - a small classifier on MiniLM features and cue flags
-  (:mod:`nodes.goal_success.judges.segmentation.features`), trained on SGD train by ``make train-segmenter``.
-* ``local:rules`` - the same cues and embedding similarities combined by hand, no training:
-  a transparent baseline and a fallback for domains far from SGD.
-* ``<provider>:<model>`` - the paper's Appendix D prompt through :class:`LLMJudge`.
+Importing this module registers both.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
-from pydantic import BaseModel, Field, field_validator
 
-from evals.schema import Dialogue, yes_no_to_bool
+from evals.schema import Dialogue
 from nodes.goal_success.judges.segmentation.features import (
     EXPLICIT_SWITCH,
     PREVIOUS_REPLY_CUES,
     USER_CUES,
     ActPrototypes,
-    Embed,
     minutes_since_previous,
     segmentation_features,
     turn_texts,
 )
-from nodes.judges import resolve_judge
+from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
 from nodes.judges.classifier import MLPClassifier
-from nodes.judges.llm import LLMJudge
 from nodes.judges.local import register_local_judge
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_success import (
-    SEGMENTATION_PROMPT,
-    SEGMENTATION_SYSTEM_PROMPT,
-    TURN_TEMPLATE,
-)
+from nodes.judges.vectors import Embed
 from stores.embeddings import get_embedder
 
-ROLE = "segmentation"
 MODEL_PATH = Path(__file__).parent / "segmentation_mlp.npz"
+
 #: Log-odds added for a pause longer than ``time_gap_minutes`` (a signal, not a rule).
 TIME_GAP_LOGIT = 2.0
-
-
-@dataclass(frozen=True)
-class SegmentationVerdict:
-    """A judge's labels for one dialogue; turn 1 is always a new goal."""
-
-    is_new_goal: list[bool | None]
-    judge: str
-    probabilities: list[float | None] | None = None
-    reason: str | None = None
-
-
-class SegmentationJudge(Protocol):
-    """Anything that labels every turn of a dialogue with ``is_new_goal``."""
-
-    name: str
-
-    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
-        """Batch work for dialogues about to be segmented (may do nothing)."""
-        ...
-
-    def segment(
-        self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
-    ) -> SegmentationVerdict:
-        """Label each turn of ``dialogue``."""
-        ...
 
 
 def embed_dialogue_texts(
@@ -200,69 +157,6 @@ class RuleSegmenter:
         return bool((shifted and not user("anaphora")) or (long_pause and user("request")))
 
 
-class LLMSegmentTurn(BaseModel):
-    """One turn of the Appendix D output."""
-
-    turn_number: int = Field(description="The turn's number, starting at 1.")
-    is_new_goal: bool = Field(description="yes if this turn starts a new goal, else no.")
-
-    @field_validator("is_new_goal", mode="before")
-    @classmethod
-    def _yes_no(cls, value: object) -> object:
-        return yes_no_to_bool(value)
-
-
-class LLMSegmentation(BaseModel):
-    """The Appendix D JSON, segmentation fields only."""
-
-    dialog_id: str | int | None = Field(default=None, description="The dialogue's id.")
-    turns: list[LLMSegmentTurn] = Field(description="One entry per turn.")
-
-
-class LLMSegmenter:
-    """An LLM reads the whole dialogue and labels every turn (Appendix D prompt)."""
-
-    def __init__(self, spec: JudgeSpec, *, max_retries: int = 3) -> None:
-        self.name = spec.raw
-        self.llm = LLMJudge(
-            role=ROLE,
-            spec=spec,
-            prompt=SEGMENTATION_PROMPT,
-            system=SEGMENTATION_SYSTEM_PROMPT,
-            output_model=LLMSegmentation,
-            max_retries=max_retries,
-        )
-
-    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
-        """Nothing to batch: one call per dialogue."""
-
-    def segment(
-        self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
-    ) -> SegmentationVerdict:
-        """One call per dialogue; turns the model leaves out stay ``None``."""
-        result = self.llm.invoke(
-            {"dialog_id": dialogue.dialogue_id, "question": render_dialogue(dialogue)}
-        )
-        n = len(dialogue.turns)
-        if result.value is None:
-            return SegmentationVerdict([True] + [None] * (n - 1), self.name, reason=result.reason)
-        by_number = {turn.turn_number: turn.is_new_goal for turn in result.value.turns}
-        labels: list[bool | None] = [True, *(by_number.get(k) for k in range(2, n + 1))]
-        missing = [k for k in range(2, n + 1) if k not in by_number]
-        reason = f"the judge gave no label for turns {missing}" if missing else None
-        return SegmentationVerdict(labels, self.name, reason=reason)
-
-
-def render_dialogue(dialogue: Dialogue) -> str:
-    """The dialogue as the judge reads it, one block per turn."""
-    return "\n\n".join(
-        TURN_TEMPLATE.format(
-            turn_number=turn.turn_number, user_msg=turn.user_msg, response=turn.response
-        )
-        for turn in dialogue.turns
-    )
-
-
 @register_local_judge(ROLE, "learned", default=True)
 def _learned() -> LearnedSegmenter:
     return LearnedSegmenter()
@@ -271,12 +165,3 @@ def _learned() -> LearnedSegmenter:
 @register_local_judge(ROLE, "rules")
 def _rules() -> RuleSegmenter:
     return RuleSegmenter()
-
-
-@functools.lru_cache(maxsize=16)
-def segmentation_judge(spec: str, max_retries: int = 3) -> SegmentationJudge:
-    """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
-    judge: SegmentationJudge = resolve_judge(
-        ROLE, spec, lambda parsed: LLMSegmenter(parsed, max_retries=max_retries)
-    )
-    return judge

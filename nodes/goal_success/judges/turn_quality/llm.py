@@ -1,34 +1,22 @@
-"""The teacher role, ``turn_quality``: ``quality``, ``rcof`` and a rationale per turn (paper 004).
+"""The LLM teacher: paper 004's Appendix D prompt, quality and root cause per turn.
 
-* ``local:response`` (= ``local``), ``local:signals``, ``local:semantic`` - three local teachers
-  that read different evidence (the response itself, the user's reactions, answer-question fit);
-  see their modules.
-* ``<provider>:<model>`` - the paper's Appendix D prompt (canonical RCOF codes) through
-  :class:`LLMJudge`, reasoning in ``<think>`` tags stripped, JSON validated into pydantic.
+Root causes come back in the canonical codes of §4.3 / Appendix B.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-# Imported for their registrations of the local teachers.
-import nodes.goal_success.judges.turn_quality.local_response
-import nodes.goal_success.judges.turn_quality.local_semantic
-import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401
-from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, Turn
+from evals.schema import Dialogue, Quality, Rcof, Turn
 from nodes.goal_success.judges.turn_quality.role import (
     ROLE,
     TeacherVerdict,
     TurnLabel,
-    TurnQualityTeacher,
     abstain,
+    normalise_rcof,
 )
-from nodes.judges import resolve_judge
 from nodes.judges.llm import LLMJudge
 from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_success import (
@@ -36,34 +24,6 @@ from nodes.prompts.goal_success import (
     TEACHER_SYSTEM_PROMPT,
     TEACHER_TURN_TEMPLATE,
 )
-
-__all__ = ["LLMTeacher", "normalise_rcof", "render_dialogue_for_teacher", "turn_quality_teacher"]
-
-_CODE = re.compile(r"\bE\s*([1-7])\b", re.IGNORECASE)
-_NAMES = {name.lower(): code for code, name in RCOF_CODES.items()} | {
-    "language understanding failure": "E1",
-    "refusal to answer": "E2",
-    "incorrect sources": "E3",
-    "out-of-domain": "E7",
-    "out-of-domain query": "E7",
-    "unsupported": "E7",
-}
-
-
-def normalise_rcof(value: object) -> object:
-    """``"E3"``, ``"e3"``, ``"E3 - Incorrect Retrieval"`` or a cause's name -> ``"E3"``.
-
-    ``null``/``none``/empty -> None; anything else is left for validation to reject.
-    """
-    if value is None:
-        return None
-    text = str(value).strip()
-    if text.lower() in {"", "null", "none", "n/a", "-"}:
-        return None
-    match = _CODE.search(text)
-    if match:
-        return f"E{match.group(1)}"
-    return _NAMES.get(text.lower(), text)
 
 
 class LLMTurnQuality(BaseModel):
@@ -168,13 +128,3 @@ def _sources(turn: Turn) -> str:
 
 def _at(items: Sequence[str], index: int) -> str:
     return items[index] if index < len(items) else ""
-
-
-@functools.lru_cache(maxsize=32)
-def turn_quality_teacher(spec: str, max_retries: int = 3) -> TurnQualityTeacher:
-    """The teacher for ``spec`` (built once per spec; raises on unknown specs)."""
-    teacher: Any = resolve_judge(
-        ROLE, spec, lambda parsed: LLMTeacher(parsed, max_retries=max_retries)
-    )
-    result: TurnQualityTeacher = teacher
-    return result

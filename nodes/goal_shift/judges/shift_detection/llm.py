@@ -1,79 +1,21 @@
-"""The shift-detection judge role: where the user shifted goals and when the agent recovered.
-
-Used when a transcript has no stored judge output (``gsrt_v2``) or stored outputs are not
-reused. Two judges share :class:`ShiftDetector`:
-
-* ``<provider>:<model>`` - the Appendix G prompt (:mod:`nodes.prompts.goal_shift`) through
-  :class:`LLMJudge`; shifts are checked against the task's goal order before they are kept.
-* ``local`` - :class:`LocalShiftDetector`, transparent rules over MiniLM similarities between
-  messages and the task's goal labels (see its docstring).
-"""
+"""The LLM shift detector: AgentChangeBench Appendix G prompt through LLMRole."""
 
 from __future__ import annotations
 
-import functools
-import json
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
-from nodes.judges import resolve_judge
+from evals.goal_shift_schema import Conversation, ShiftJudgment
+from nodes.goal_shift.judges.shift_detection.role import (
+    NO_SHIFT_TO_FIND,
+    ROLE,
+    ShiftVerdict,
+    render_transcript,
+)
 from nodes.judges.llm_role import LLMRole
-from nodes.judges.local import register_local_judge
 from nodes.prompts.goal_shift import (
     SHIFT_DETECTION_PROMPT,
     SHIFT_DETECTION_SYSTEM_PROMPT,
-    TRANSCRIPT_LINE,
 )
-
-ROLE = "shift_detection"
-NO_SHIFT_TO_FIND = "no goal shift to find: the task has fewer than two goals (or is missing)"
-TRANSFER_TOOL = "transfer_to_human_agents"
-"""The tau2 tool that hands the user to a human agent (a shift after it is not recovered)."""
-TOOL_RESULT_CHARS = 400
-"""Tool results are cut to this many characters in the judge's transcript."""
-
-
-@dataclass(frozen=True)
-class ShiftVerdict:
-    """A judge's shifts for one conversation (None when it could not judge), and who judged."""
-
-    shifts: list[ShiftJudgment] | None
-    judge: str
-    reason: str | None = None
-
-
-class ShiftDetector(Protocol):
-    """Anything that finds goal shifts and recovery events in a conversation."""
-
-    name: str
-
-    def detect(self, conversation: Conversation) -> ShiftVerdict:
-        """The shifts of ``conversation`` against its task's goal sequence."""
-        ...
-
-
-def render_transcript(messages: Sequence[Message]) -> str:
-    """One line per turn, ``<turn>:<role>:<text>``, tool calls and results written out."""
-    lines = []
-    for message in messages:
-        parts = [message.content.strip()] if message.content.strip() else []
-        for call in message.tool_calls:
-            arguments = (
-                json.dumps(call.arguments, ensure_ascii=False)
-                if call.arguments is not None
-                else call.raw_arguments or ""
-            )
-            parts.append(f"[call] {call.name}({arguments})")
-        if message.role == "tool":
-            tag = "[error]" if message.error else "[result]"
-            parts = [f"{tag} {message.content.strip()[:TOOL_RESULT_CHARS]}"]
-        text = " ".join(" ".join(parts).split())
-        lines.append(TRANSCRIPT_LINE.format(turn=message.turn, role=message.role, text=text))
-    return "\n".join(lines)
 
 
 class _Shift(BaseModel):
@@ -153,20 +95,3 @@ class LLMShiftDetector(LLMRole[ShiftDetectionOutput]):
         kept, dropped = checked_shifts(result.value, conversation)
         reason = f"dropped shifts out of goal order: {', '.join(dropped)}" if dropped else None
         return ShiftVerdict(kept, self.name, reason)
-
-
-@register_local_judge(ROLE, "default", default=True)
-def _local_shift_detector() -> ShiftDetector:
-    # Imported here: the local detector needs this module's types and loads MiniLM.
-    from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
-
-    return LocalShiftDetector()
-
-
-@functools.lru_cache(maxsize=16)
-def shift_detector(spec: str, max_retries: int = 3) -> ShiftDetector:
-    """The detector for ``spec`` (built once per spec; raises on unknown specs)."""
-    detector: ShiftDetector = resolve_judge(
-        ROLE, spec, lambda parsed: LLMShiftDetector(parsed, max_retries=max_retries)
-    )
-    return detector

@@ -1,0 +1,78 @@
+"""What goal extraction returns: candidate goals per utterance (ATOD, paper 000, §5.2, Stage 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from evals.schema import Dialogue
+
+ROLE = "goal_extraction"
+CONTEXT_UTTERANCES = 4
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One utterance of the dialogue, numbered by turn."""
+
+    turn: int
+    speaker: Literal["USER", "SYSTEM"]
+    text: str
+
+
+@dataclass(frozen=True)
+class CandidateGoal:
+    """A goal the utterance raises or refers to (ATOD's candidate ``g_t^(i)``).
+
+    Attributes:
+        description: Standardised text of the goal (ATOD's ``goal_description``).
+        service: Schema service, e.g. ``Restaurants_2``; ``""`` without a schema.
+        intent: Schema intent, e.g. ``ReserveRestaurant``; ``""`` without a schema.
+        slots: Slot values the utterance states (categorical slots only).
+        confidence: The extractor's probability that the goal is real, in [0, 1].
+        evidence: The text the goal was read from.
+    """
+
+    description: str
+    service: str
+    intent: str
+    slots: dict[str, str] = field(default_factory=dict)
+    confidence: float = 1.0
+    evidence: str = ""
+
+
+class GoalExtractor(Protocol):
+    """Anything that turns an utterance and its context into candidate goals."""
+
+    name: str
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Batch-embed a chunk's utterances (may do nothing)."""
+        ...
+
+    def extract(self, utterance: Utterance, context: Sequence[Utterance]) -> list[CandidateGoal]:
+        """The goals ``utterance`` raises, given the utterances before it."""
+        ...
+
+
+def dialogue_utterances(dialogue: Dialogue) -> list[Utterance]:
+    """The dialogue's utterances in order: each turn's user message, then its response."""
+    utterances = []
+    for turn in dialogue.turns:
+        utterances.append(Utterance(turn.turn_number, "USER", turn.user_msg))
+        if turn.response:
+            utterances.append(Utterance(turn.turn_number, "SYSTEM", turn.response))
+    return utterances
+
+
+def extract_dialogue(
+    extractor: GoalExtractor,
+    utterances: Sequence[Utterance],
+    context_size: int = CONTEXT_UTTERANCES,
+) -> list[list[CandidateGoal]]:
+    """Candidate goals of every utterance, each read with the ``context_size`` before it."""
+    return [
+        extractor.extract(utterance, utterances[max(0, k - context_size) : k])
+        for k, utterance in enumerate(utterances)
+    ]

@@ -1,0 +1,99 @@
+"""The local intent capture: the given intent in words plus the values the context states."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from evals.datasets.sgd_schema import ServiceSchema, stated_values
+from evals.memory_schema import MsTodSession
+from evals.metrics.memory.scores import slot_value_mentioned
+from evals.metrics.memory.slot_mention import normalise
+from nodes.memory.judges.intent_capture.role import CapturedIntent, Turns
+from nodes.memory.judges.units import intent_description
+
+#: A number counts as stated for a slot only this close (in words) to a word of the slot's name.
+NUMBER_WINDOW = 3
+
+_GENERIC_SLOT_WORDS = frozenset({"number", "of", "num", "count", "total"})
+
+
+def session_values(sessions: Iterable[MsTodSession], intent: str) -> list[tuple[str, str]]:
+    """The ``(slot, value)`` pairs the stored sessions of ``intent`` hold, in order."""
+    return [
+        (slot, value)
+        for session in sessions
+        if session.intent == intent
+        for slot, value in session.task_goal.items()
+    ]
+
+
+def stated_slot_values(text: str, candidates: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The candidate values ``text`` mentions, one per slot.
+
+    Of several mentioned values of a slot the longest wins (it is the more specific one:
+    "Sipan Peruvian Restaurant & Bar" over "Sipan").
+    A bare number ("2", "one") is too common to trust on its own: it counts only when a word
+    of its slot's name stands within :data:`NUMBER_WINDOW` words of it ("one day" fills
+    ``number_of_days``, not ``number_of_rooms``).
+    """
+    found: dict[str, str] = {}
+    for slot, value in candidates:
+        if len(value) <= len(found.get(slot, "")):
+            continue
+        if normalise(value).isdigit() and not _number_near_slot(value, text, slot):
+            continue
+        if slot_value_mentioned(value, text, slot=slot):
+            found[slot] = value
+    return found
+
+
+def _number_near_slot(value: str, text: str, slot: str) -> bool:
+    words = normalise(text).split()
+    wanted = normalise(value)
+    stems = [w.rstrip("s")[:4] for w in slot.lower().split("_") if w not in _GENERIC_SLOT_WORDS]
+    for at, word in enumerate(words):
+        if word != wanted:
+            continue
+        window = words[max(0, at - NUMBER_WINDOW) : at + NUMBER_WINDOW + 1]
+        if any(w.startswith(stem) for stem in stems for w in window):
+            return True
+    return False
+
+
+class LocalIntentCapture:
+    """``local``: the given intent in words plus the stated values, worded like ``k_j``.
+
+    Args:
+        schema: An SGD schema; its categorical values of the intent count as candidates too.
+    """
+
+    def __init__(self, schema: Mapping[str, ServiceSchema] | None = None) -> None:
+        self.name = "local"
+        self.schema = dict(schema) if schema is not None else None
+
+    def capture(
+        self,
+        context: Turns,
+        intent: str,
+        *,
+        known_values: Iterable[tuple[str, str]] = (),
+        service: str | None = None,
+    ) -> CapturedIntent:
+        """The stated values and ``"The user wants to {intent} for {name} in {place}"``."""
+        if not intent:
+            return CapturedIntent(
+                intent="",
+                intent_description=None,
+                judge=self.name,
+                reason="the local judge needs the session's intent (MS-TOD gives it)",
+            )
+        text = "\n".join(t.utterance for t in context)
+        stated = stated_slot_values(text, known_values)
+        if self.schema is not None and service in self.schema:
+            stated = stated_values(self.schema[service], intent, text) | stated
+        return CapturedIntent(
+            intent=intent,
+            intent_description=intent_description(intent, stated),
+            stated_values=stated,
+            judge=self.name,
+        )

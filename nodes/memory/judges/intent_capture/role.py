@@ -1,0 +1,46 @@
+"""What intent capture returns: the intent description k_i and the values stated (MAP §4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from evals.memory_schema import MsTodTurn
+
+INTENT_ROLE = "intent_capture"
+
+Turns = Sequence[MsTodTurn]
+
+
+class CapturedIntent(BaseModel):
+    """The intent description ``k_i`` of the current session (§4.2, intent capture)."""
+
+    intent: str = Field(description="The intent given to the system (SGD name), '' if none.")
+    intent_description: str | None = Field(
+        description="k_i: one sentence summarising the user's objective; None if not judged."
+    )
+    stated_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="Slot -> value the context states (local judge only; {} from an LLM).",
+    )
+    judge: str = Field(description="The judge spec that produced it.")
+    reason: str | None = Field(default=None, description="Why the description is None.")
+
+
+class IntentCapturer(Protocol):
+    """Anything that writes the intent description ``k_i`` of a session's context."""
+
+    name: str
+
+    def capture(
+        self,
+        context: Turns,
+        intent: str,
+        *,
+        known_values: Iterable[tuple[str, str]] = (),
+        service: str | None = None,
+    ) -> CapturedIntent:
+        """The context's intent description (``known_values``: candidate slot values)."""
+        ...
