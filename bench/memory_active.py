@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from bench.cli_run import run_cli
-from cli.memory_runs import ablation_table
+from graphs.api import ablation_table
 from stores.paths import PROJECT_ROOT, data_dir
 
 

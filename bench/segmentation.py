@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from cli.common import fmt_figure
+from graphs.api import fmt_figure
 from stores.paths import PROJECT_ROOT, data_dir
 
 

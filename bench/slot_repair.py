@@ -25,12 +25,12 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from cli.common import fmt_figure
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MsTodEvalItem
 from evals.memory_words import slot_in_words
 from evals.metrics.memory.scores import dialogue_turn_efficiency, joint_goal_accuracy, slot_accuracy
+from graphs.api import fmt_figure
 from graphs.memory import slot_repair_graph as graph
 from nodes.context import Context
 from stores.paths import data_dir

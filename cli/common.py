@@ -1,43 +1,51 @@
-"""Helpers every subcommand shares: progress bars, output files, usage errors, run results."""
+"""Helpers every subcommand shares: progress bars, usage errors, input paths, corpus arguments."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
 from tqdm import tqdm
 
-from evals.schema import RecordError
-from graphs.runner import ThreadResult
+from graphs.api import (
+    EVALUATE_DEFAULTS,
+    SUITES,
+    Context,
+    Format,
+    Suite,
+    build_context,
+    detect_format,
+    fmt_figure,
+    suite_named,
+)
 
 T = TypeVar("T")
-R = TypeVar("R", bound=BaseModel)
+
+__all__ = [
+    "UsageError",
+    "add_corpus_arguments",
+    "command_context",
+    "fmt_figure",
+    "input_path",
+    "parse_suites",
+    "progress",
+    "resolved_format",
+]
 
 
 class UsageError(Exception):
     """A problem with what the user asked for (bad spec, missing file): exit code 2."""
 
 
-def progress(items: Iterable[T], *, desc: str, unit: str = "dialogue") -> Iterator[T]:
+def progress(items: Iterable[T], desc: str, unit: str = "dialogue") -> Iterator[T]:
     """A progress bar on stderr, hidden when stderr is not a terminal unless TODEVAL_PROGRESS=1."""
     disable = not (sys.stderr.isatty() or os.environ.get("TODEVAL_PROGRESS") == "1")
     yield from tqdm(items, desc=desc, unit=unit, disable=disable, dynamic_ncols=True)
-
-
-def write_json(path: Path, payload: Any) -> None:
-    """Pretty JSON with a trailing newline."""
-    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
-
-
-def jsonl_line(payload: Any) -> str:
-    """One compact JSON line."""
-    return json.dumps(payload, ensure_ascii=False, default=str) + "\n"
 
 
 def input_path(raw: str) -> Path:
@@ -46,6 +54,16 @@ def input_path(raw: str) -> Path:
     if not path.exists():
         raise UsageError(f"input not found: {path}")
     return path
+
+
+def resolved_format(source: Path, fmt: str) -> Format:
+    """``--format``, with ``auto`` decided from the file (a UsageError when it cannot be)."""
+    if fmt != "auto":
+        return "sgd" if fmt == "sgd" else "mtg"
+    try:
+        return detect_format(source)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
 
 
 FORMAT_HELP = {
@@ -82,34 +100,38 @@ def add_corpus_arguments(
     parser.add_argument("--limit", type=int, default=None, help="only the first N records")
 
 
-def fmt_figure(value: float | None, digits: int = 3) -> str:
-    """A figure for a run's last line: ``digits`` decimals, or ``n/a`` when not computed."""
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def parse_suites(raw: str) -> list[Suite]:
+    """``all`` or a comma list of suite names (or their short names)."""
+    names = [name.strip() for name in raw.split(",") if name.strip()]
+    if names == ["all"]:
+        return list(SUITES)
+    wanted = {suite_named(name) for name in names}
+    if None in wanted or not names:
+        raise UsageError(f"--suite {raw!r}: expected all or a comma list of {', '.join(SUITES)}")
+    return [suite for suite in SUITES if suite in wanted]
 
 
-def skipped_row(error: RecordError) -> dict[str, Any]:
-    """A record that could not be read, as ``summary.json`` lists it under ``skipped``."""
-    return error.model_dump() | {"error": str(error)}
+def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; teachers split)."""
+    overrides: dict[str, Any] = {}
+    known = {f.name for f in fields(Context)}
+    for pair in pairs:
+        role, sep, spec = pair.partition("=")
+        role, spec = role.strip(), spec.strip()
+        name = role if role in known else f"{role}_judge"
+        if not sep or not spec or name not in known:
+            raise UsageError(f"--judge {pair!r}: expected ROLE=SPEC with a known role")
+        teachers = [s.strip() for s in spec.split(",") if s.strip()]
+        overrides[name] = teachers if name == "teachers" else spec
+    return overrides
 
 
-def usable_result(
-    record: R | RecordError,
-    result: ThreadResult | None,
-    *,
-    skipped: list[dict[str, Any]],
-    failed: list[dict[str, Any]],
-    id_key: str = "dialogue_id",
-) -> tuple[R, ThreadResult, dict[str, Any]] | None:
-    """One item of :func:`graphs.runner.run_corpus` as ``(record, result, output)``, or None.
+def command_context(config: str | None, judges: Sequence[str], schema: str | None) -> Context:
+    """The context ``--config``, ``--judge ROLE=SPEC`` and ``--schema`` give.
 
-    An unreadable record is appended to ``skipped`` (:func:`skipped_row`) and a thread that
-    failed to ``failed`` (``{id_key: ..., "error": ...}``); both return None.
+    Over the evaluation's defaults (``EVALUATE_DEFAULTS``); flags beat the config file.
     """
-    if isinstance(record, RecordError):
-        skipped.append(skipped_row(record))
-        return None
-    assert result is not None  # run_corpus pairs every record with its thread's result
-    if result.output is None:
-        failed.append({id_key: result.dialogue_id, "error": result.error})
-        return None
-    return record, result, result.output
+    overrides = judge_overrides(judges) | {
+        "schema_path": str(input_path(schema)) if schema else None,
+    }
+    return build_context(config, overrides, base=EVALUATE_DEFAULTS)

@@ -7,13 +7,36 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli import compare, evaluate, experiment, goal_shift, gsr, memory, review, segment, track_goals
+from cli import (
+    compare,
+    evaluate,
+    experiment,
+    goal_shift,
+    goal_success,
+    goal_tracking,
+    memory,
+    review,
+)
 from cli.common import UsageError
-from evals.datasets.errors import DatasetFormatError
-from nodes.judges.spec import JudgeConfigError, JudgeSpecError
+from graphs.api import (
+    ConfigError,
+    DatasetFormatError,
+    JudgeConfigError,
+    JudgeSpecError,
+    RunReadError,
+)
+from graphs.review import ReviewError
 
 #: What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no traceback.
-USAGE_ERRORS = (UsageError, DatasetFormatError, JudgeSpecError, JudgeConfigError)
+USAGE_ERRORS = (
+    UsageError,
+    ConfigError,
+    DatasetFormatError,
+    JudgeSpecError,
+    JudgeConfigError,
+    RunReadError,
+    ReviewError,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,10 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_parser(subparsers)
     compare.add_parser(subparsers)
     experiment.add_parser(subparsers)
-    segment.add_parser(subparsers)
-    gsr.add_parser(subparsers)
+    goal_success.add_parser(subparsers)
     review.add_parser(subparsers)
-    track_goals.add_parser(subparsers)
+    goal_tracking.add_parser(subparsers)
     memory.add_parser(subparsers)
     goal_shift.add_parser(subparsers)
     return parser

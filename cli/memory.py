@@ -1,47 +1,38 @@
 """``todeval memory``: MAP's memory-active policy on a multi-session benchmark (paper 001).
 
-``memory build-bench`` writes the benchmark (:mod:`cli.memory_build`); ``memory eval`` loads
-each individual's stored sessions into a memory bank, runs the memory-active graph on every
-evaluation item (one checkpointed thread per item: plan with memory, write the confirmation,
-repair its slots with a simulated user) and scores it: Recall@k, slot accuracy, JGA, DTE,
-success rate, BLEU, ROUGE-L. ``--ablation`` runs the paper's comparison grid into one table.
+``memory build-bench`` writes the benchmark from SGD; ``memory eval`` stores each individual's
+sessions in a memory bank and runs the memory graph on every item (``--ablation``: the paper's
+comparison grid). The work is :mod:`graphs.corpus.memory`; this module parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, fmt_figure, input_path, progress, skipped_row, write_json
-from cli.memory_build import add_build_bench_parser
-from cli.memory_runs import (
-    ABLATION_RETRIEVAL,
-    ablation_grid,
-    ablation_table,
-    eval_records,
-    evaluate,
-)
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.jsonio import open_binary
-from evals.datasets.ms_tod import load_memory_bench
-from evals.datasets.ms_tod_release import (
-    load_ms_tod_individual,
-    looks_like_ms_tod,
-    ms_tod_qa_units,
-)
-from evals.memory_schema import MemoryBench
+from cli.common import UsageError, fmt_figure, input_path, progress
+from evals.results import skipped_row
 from evals.schema import RecordError
-from nodes.context import Context
-from nodes.judges.spec import JudgeConfigError, JudgeSpecError, parse_spec
-from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
-from nodes.memory.judges.intent_capture import intent_capturer
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.memory.judges.missing_slot_query import missing_slot_querier
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.memory_active import bank_for
-from stores.memory_bank import collection_for
+from graphs.api import (
+    ABLATION_RETRIEVAL,
+    INTENTS_PER_INDIVIDUAL,
+    SESSIONS_PER_INTENT,
+    Context,
+    ablation_table,
+    build_memory_bench,
+    check_memory_judges,
+    collection_for,
+    dump_memory_bench,
+    eval_records,
+    fill_banks,
+    load_memory_input,
+    memory_ablation,
+    memory_corpus,
+    write_json,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -92,7 +83,9 @@ def add_eval_parser(subparsers: Any) -> None:
     parser.add_argument("--reader", default=defaults.reader_judge, help="reader judge spec")
     parser.add_argument("--planner", default=defaults.memory_planner, help="planning judge spec")
     parser.add_argument(
-        "--bank-builder", default="local", help="who turns sessions into QA units (spec)"
+        "--bank-builder",
+        default=defaults.memory_bank_builder,
+        help="who turns sessions into QA units: local (one unit per slot) or an LLM spec",
     )
     parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
     parser.add_argument(
@@ -118,24 +111,46 @@ def add_eval_parser(subparsers: Any) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate one configuration (or the ablation grid) and write the outputs."""
     source = input_path(args.bench)
-    context = _context(args, source)
-    bench, errors = _load(source)
+    context = Context(
+        memory_retrieval=args.retrieval,
+        memory_judger=args.judger,
+        alpha=args.alpha,
+        memory_top_k=args.top_k,
+        refine_memory=not args.no_refine,
+        reader_judge=args.reader,
+        memory_planner=args.planner,
+        memory_bank_builder=args.bank_builder,
+        schema_path=str(input_path(args.schema)) if args.schema else None,
+        memory_bank_backend=args.bank_backend,
+        memory_bank_collection=collection_for([source]),
+    )
+    check_memory_judges(context, judgers=("local",) if args.ablation else ())
+    bench, errors = load_memory_input(source)
     args.out.mkdir(parents=True, exist_ok=True)
     qa_memory = input_path(args.qa_memory) if args.qa_memory else None
     if qa_memory is not None and len(bench.individuals) != 1:
         raise UsageError("--qa-memory goes with one individual's MS-TOD session file")
-    fill_banks(bench, context, args.bank_builder, qa_memory)
+    fill_banks(
+        bench,
+        context,
+        qa_memory=qa_memory,
+        report=print,
+        progress=lambda items: progress(items, "memory banks", "individual"),
+    )
     records = list(eval_records(bench))[: args.limit]
     if args.ablation:
-        rows = [
-            evaluate(records, config, args, write=False) | {"configuration": label}
-            for label, config in ablation_grid(context)
-        ]
+        rows = memory_ablation(
+            records, context, agreeableness=args.agreeableness, checkpoints=args.checkpoints,
+            progress=progress,
+        )  # fmt: skip
         write_json(args.out / "ablation.json", rows)
         write_json(args.out / "summary.json", {"ablation": rows})
         print(ablation_table(rows))
         return 0
-    summary = evaluate(records, context, args, write=True)
+    summary = memory_corpus(
+        records, context, out=args.out, agreeableness=args.agreeableness,
+        checkpoints=args.checkpoints, progress=progress,
+    )  # fmt: skip
     summary["skipped_records"] = [skipped_row(error) for error in errors]
     write_json(args.out / "summary.json", summary)
     print(
@@ -148,74 +163,74 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _context(args: argparse.Namespace, source: Path) -> Context:
-    schema_path = str(input_path(args.schema)) if args.schema else None
-    try:
-        parse_spec(args.bank_builder)  # built by fill_banks
-        if args.judger != "none":
-            parse_spec(args.judger)
-        # Build the planning and reader judges now (the nodes reuse them): a bad spec, schema
-        # or missing LLM package is one error here, not one failed thread per item.
-        intent_capturer(args.planner, schema_path)
-        missing_slot_querier(args.planner)
-        memory_reader(args.reader)
-    except (JudgeSpecError, JudgeConfigError, DatasetFormatError) as error:
-        raise UsageError(str(error)) from error
-    judgers = {args.judger, "local"} - {"none"} if args.ablation else {args.judger} - {"none"}
-    for spec in judgers:
-        try:  # load a local model now: a missing model is one error, not one per item
-            getattr(memory_judger(spec), "model", None)
-        except (FileNotFoundError, JudgeSpecError, JudgeConfigError) as error:
-            raise UsageError(f"memory judger {spec!r}: {error}") from error
-    return Context(
-        memory_retrieval=args.retrieval,
-        memory_judger=args.judger,
-        alpha=args.alpha,
-        memory_top_k=args.top_k,
-        refine_memory=not args.no_refine,
-        reader_judge=args.reader,
-        memory_planner=args.planner,
-        schema_path=schema_path,
-        memory_bank_backend=args.bank_backend,
-        memory_bank_collection=collection_for([source]),
-    )
+def add_build_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``build-bench`` on a subparsers object (``memory``'s, or any other).
 
-
-def _load(source: Path) -> tuple[MemoryBench, list[RecordError]]:
-    """A benchmark file, or one individual's MS-TOD session file (Figure 12)."""
-    try:
-        with open_binary(source) as stream:
-            head = json.load(stream)
-        if looks_like_ms_tod(head):
-            individual, errors = load_ms_tod_individual(source)
-            return MemoryBench(individuals=[individual]), errors
-        return load_memory_bench(source)
-    except (DatasetFormatError, json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: {error}") from error
-
-
-def fill_banks(
-    bench: MemoryBench, context: Context, builder_spec: str, qa_memory: Path | None = None
-) -> None:
-    """Store every individual's sessions as QA units (skipped when the bank already has them).
-
-    ``qa_memory``: MS-TOD's own QA memory (Figure 13, session id -> units) for a one-individual
-    MS-TOD input, used instead of building units.
+    Returns:
+        The sub-parser, with ``run`` set as its default.
     """
-    bank = bank_for(context)
-    if qa_memory is not None:
-        [individual] = bench.individuals
-        memory = json.loads(qa_memory.read_text())
-        bank.add_units(ms_tod_qa_units(individual.individual_id, memory, individual.sessions))
-        return
-    try:
-        builder = memory_bank_builder(builder_spec)
-    except (JudgeSpecError, JudgeConfigError) as error:
-        raise UsageError(str(error)) from error
-    for individual in progress(bench.individuals, desc="memory banks", unit="individual"):
-        if bank.count(individual.individual_id) and builder_spec == "local":
-            continue  # the local units are deterministic: the stored ones are these
-        units, failures = individual_units(builder, individual)
-        for session_id, reason in failures.items():
-            print(f"memory bank: {individual.individual_id}/{session_id} not stored: {reason}")
-        bank.add_units(units)
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "build-bench",
+        help="build the multi-session memory benchmark from SGD",
+        description=(
+            "Build MS-TOD-style individuals from SGD dialogues in which the system confirms a "
+            f"transaction: {INTENTS_PER_INDIVIDUAL} intents x {SESSIONS_PER_INTENT} stored "
+            "sessions each, one evaluation item per session (the user's utterance before the "
+            "confirmation, in a new session, after a re-entry sentence). Same seed, same file."
+        ),
+    )
+    parser.add_argument(
+        "--sgd",
+        required=True,
+        help="SGD data: a compact sgd_<split>.jsonl(.gz), a folder holding one, or the "
+        "original release (root or split folder)",
+    )
+    parser.add_argument("--split", default="dev", help="train, dev or test (default: dev)")
+    parser.add_argument("--out", required=True, type=Path, help="the benchmark JSON to write")
+    parser.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    parser.add_argument(
+        "--individuals",
+        type=int,
+        default=None,
+        help="at most N individuals (default: as many as the data allows)",
+    )
+    parser.set_defaults(run=run_build_bench)
+    return parser
+
+
+def run_build_bench(args: argparse.Namespace) -> int:
+    """Build the benchmark, write it, print its counts.
+
+    Raises:
+        UsageError: The SGD input is missing or unreadable, or ``--individuals`` is below 1.
+    """
+    source = input_path(args.sgd)
+    if args.individuals is not None and args.individuals < 1:
+        raise UsageError("--individuals must be at least 1")
+    errors: list[RecordError] = []
+    began = time.perf_counter()
+    bench = build_memory_bench(
+        source, args.split, seed=args.seed, individuals=args.individuals, errors=errors
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dump_memory_bench(bench, out)
+    for skipped in errors[:5]:
+        print(f"skipped SGD record: {skipped}", file=sys.stderr)
+    if len(errors) > 5:
+        print(f"... and {len(errors) - 5} more unreadable SGD records", file=sys.stderr)
+    sessions = sum(len(individual.sessions) for individual in bench.individuals)
+    items = sum(len(individual.eval) for individual in bench.individuals)
+    print(
+        f"{len(bench.individuals)} individuals, {sessions} sessions, {items} eval items "
+        f"(SGD {args.split}, seed {args.seed}, {len(errors)} unreadable records) -> {out} "
+        f"in {time.perf_counter() - began:.1f}s"
+    )
+    if not bench.individuals:
+        print(
+            f"no individual could be built: need {INTENTS_PER_INDIVIDUAL} intents with "
+            f"{SESSIONS_PER_INTENT}+ confirmed dialogues each",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,36 +1,25 @@
-"""``todeval review DIR``: answer a ``todeval gsr`` run's escalations, then rewrite its outputs.
+"""``todeval review DIR``: answer a goal-success run's escalations, then rewrite its outputs.
 
-The open cases are read from the checkpointer (the threads that ``DIR/summary.json`` lists as
-paused). Each answer resumes its thread with ``Command(resume=...)``; verdicts are kept in the
-graph state (so they feed the agreement figures) and appended to ``DIR/verdicts.jsonl``.
-``--audit N`` also asks about N random turns the vote decided; those verdicts (logged with
-``"audit": true``) measure the vote itself against humans.
+The review itself is :class:`graphs.review.GoalSuccessReview` (the open cases on the run's
+checkpointer, resuming a thread with ``Command(resume=...)``, ``verdicts.jsonl``, the audit
+sample, the rewrite); this module shows each case and reads the verdicts from stdin, so they
+can be piped. ``--audit N`` also asks about N random turns the vote decided; those verdicts
+(logged with ``"audit": true``) measure the vote itself against humans.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import sys
 import textwrap
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from cli.common import UsageError, jsonl_line
-from cli.gsr import SUBSYSTEM, evaluate_corpus, one_line
-from cli.gsr_tally import read_audits
-from evals.datasets import load_dialogues
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_success_graph
-from graphs.runner import pending_interrupts, resume_thread
-from nodes.context import Context
-from nodes.goal_success.voting import ESCALATION_KIND, HumanVerdict, escalation_case
-from stores.checkpoint import open_checkpointer
+from cli.common import fmt_figure
+from graphs.review import ESCALATION_KIND, GoalSuccessReview, HumanVerdict
 
 Ask = Callable[[str], str]
 
@@ -39,15 +28,16 @@ def add_parser(subparsers: Any) -> None:
     """Register ``review`` and its options."""
     parser = subparsers.add_parser(
         "review",
-        help="answer the turns a gsr run escalated to a human, then rewrite its outputs",
+        help="answer the turns a goal-success run escalated to a human, then rewrite its outputs",
         description=(
-            "Shows each ambiguous turn of a `todeval gsr` run (the excerpt and every teacher's "
-            "label and rationale), takes your verdict and resumes that dialogue's thread. "
+            "Shows each ambiguous turn of a `todeval goal-success` run (the excerpt and every "
+            "teacher's label and rationale), takes your verdict and resumes that dialogue's "
+            "thread. "
             "Answers are read from stdin, so they can be piped. When done, goals.jsonl, "
             "summary.json and report.html are rewritten with the verdicts."
         ),
     )
-    parser.add_argument("dir", type=Path, help="the --out folder of a `todeval gsr` run")
+    parser.add_argument("dir", type=Path, help="the --out folder of a goal-success run")
     parser.add_argument("--list", action="store_true", help="only list the open cases")
     parser.add_argument("--reviewer", default=None, help="your name, stored with each verdict")
     parser.add_argument(
@@ -64,21 +54,11 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, ask: Ask = input) -> int:
     """List or answer the open cases; rewrite the outputs if anything was answered."""
-    summary_path = args.dir / "summary.json"
-    if not summary_path.exists():
-        raise UsageError(f"{summary_path} not found: run `todeval gsr ... --out {args.dir}` first")
-    summary = json.loads(summary_path.read_text())
-    if summary.get("subsystem") != SUBSYSTEM:
-        raise UsageError(f"{summary_path} is not the summary of a `todeval gsr` run")
-    run_info = summary["run"]
-    if run_info["checkpoints"] == ":memory:":
-        raise UsageError("that run kept no checkpoints (--checkpoints :memory:): nothing to resume")
-    context = Context(**run_info["context"])
+    review = GoalSuccessReview(args.dir)
     answered = 0
-    with open_checkpointer(run_info["checkpoints"]) as saver:
-        graph = build_goal_success_graph().compile(checkpointer=saver, name=SUBSYSTEM)
-        threads = [t["thread_id"] for t in summary.get("pending_review_threads", [])]
-        open_cases = [(t, case) for t in threads for case in pending_interrupts(graph, t)]
+    stop = False
+    with review.opened():
+        open_cases = review.open_cases()
         if args.list:
             for thread_id, case in open_cases:
                 print(_case_line(thread_id, case["value"]))
@@ -86,95 +66,58 @@ def run(args: argparse.Namespace, ask: Ask = input) -> int:
             return 0
         if not open_cases:
             print(f"no open cases in {args.dir}")
-        stop = False
-        for thread_id in threads:
-            answered_here, stop = _review_thread(graph, thread_id, context, args, ask)
+        for thread_id in review.threads:
+            answered_here, stop = _review_thread(review, thread_id, args.reviewer, ask)
             answered += answered_here
             if stop:
                 break
     if args.audit and not stop:
-        answered += audit_turns(args, run_info, ask)
-    if answered:
-        summary = evaluate_corpus(
-            Path(run_info["input"]),
-            run_info["format"],
-            context,
-            out=args.dir,
-            checkpoints=run_info["checkpoints"],
-            limit=run_info["limit"],
-        )
-        print(f"{answered} verdicts recorded; " + one_line(summary, args.dir))
-    else:
+        answered += _audit(review, args, ask)
+    if not answered:
         print("no verdicts given; outputs unchanged")
+        return 0
+    summary = review.rewrite()
+    print(
+        f"{answered} verdicts recorded; GSR {fmt_figure(summary['gsr'])} over "
+        f"{summary['n_goals']} goals, {summary['pending_review']} turns still await a verdict; "
+        f"rewrote {args.dir / 'goals.jsonl'}, {args.dir / 'summary.json'} and "
+        f"{args.dir / 'report.html'}"
+    )
     return 0
 
 
 def _review_thread(
-    graph: Any, thread_id: str, context: Context, args: argparse.Namespace, ask: Ask
+    review: GoalSuccessReview, thread_id: str, reviewer: str | None, ask: Ask
 ) -> tuple[int, bool]:
     """Answer a thread's questions one after the other; (answers given, user asked to stop)."""
     answered = 0
-    cases = pending_interrupts(graph, thread_id)
+    cases = review.questions(thread_id)
     while cases:
         case = cases[0]
         if case["value"].get("kind") != ESCALATION_KIND:
             return answered, False  # someone else's question; leave it alone
         print(render_case(case["value"]))
-        verdict = _ask_verdict(ask, args.reviewer)
+        verdict = _ask_verdict(ask, reviewer)
         if verdict is None:
             return answered, True
         if isinstance(verdict, str):  # "skip": leave this dialogue for later
             return answered, False
-        cases = resume_thread(graph, thread_id, case["id"], verdict, context=context)
-        asked = case["value"]
-        _log(
-            args.dir,
-            {
-                "dialogue_id": asked["dialogue_id"],
-                "turn_number": asked["turn_number"],
-                "thread_id": thread_id,
-                "verdict": verdict,
-                "teachers": asked["teachers"],
-            },
-        )
+        cases = review.answer(thread_id, case, verdict)
         answered += 1
     return answered, False
 
 
-def audit_turns(args: argparse.Namespace, run_info: dict[str, Any], ask: Ask) -> int:
+def _audit(review: GoalSuccessReview, args: argparse.Namespace, ask: Ask) -> int:
     """Ask for verdicts on ``args.audit`` random vote-decided turns; returns how many given."""
-    audited = read_audits(args.dir / "verdicts.jsonl")
-    candidates = []
-    for line in (args.dir / "goals.jsonl").read_text().splitlines():
-        goal = json.loads(line)
-        for turn in goal["turns"]:
-            key = (goal["dialogue_id"], turn["turn_number"])
-            if turn["decided_by"] in {"vote", "single_teacher"} and key not in audited:
-                candidates.append((key, turn))
-    picked = random.Random(args.seed).sample(candidates, min(args.audit, len(candidates)))
-    wanted = {key[0] for key, _ in picked}
-    records = load_dialogues(Path(run_info["input"]), run_info["format"])
-    texts = {
-        d.dialogue_id: d for d in records if isinstance(d, Dialogue) and d.dialogue_id in wanted
-    }
     given = 0
-    for (dialogue_id, number), turn in sorted(picked, key=lambda item: item[0]):
-        case = escalation_case(texts[dialogue_id], turn | {"ambiguous_fields": []}, None)
-        print(render_case(case | {"voted": turn}))
+    for case in review.audit_cases(args.audit, args.seed):
+        print(render_case(case))
         verdict = _ask_verdict(ask, args.reviewer)
         if verdict is None:
             break
         if isinstance(verdict, str):
             continue
-        record = {
-            "audit": True,
-            "dialogue_id": dialogue_id,
-            "turn_number": number,
-            "verdict": verdict,
-            "voted": {"quality": turn["quality"], "rcof": turn["rcof"]},
-            "teachers": turn["teachers"],
-        }
-        _log(args.dir, record)
+        review.record_audit(case, verdict)
         given += 1
     return given
 
@@ -239,10 +182,3 @@ def _case_line(thread_id: str, case: dict[str, Any]) -> str:
     )
     fields = "+".join(case["ambiguous_fields"])
     return f"{case['dialogue_id']} turn {case['turn_number']} ({fields}): {labels}  [{thread_id}]"
-
-
-def _log(out: Path, record: dict[str, Any]) -> None:
-    """Append ``record``, time-stamped, to ``out/verdicts.jsonl``."""
-    stamped = record | {"at": datetime.now(UTC).isoformat(timespec="seconds")}
-    with (out / "verdicts.jsonl").open("a") as log:
-        log.write(jsonl_line(stamped))

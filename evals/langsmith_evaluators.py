@@ -1,40 +1,47 @@
-"""The goal-success metrics (paper 004) as LangSmith evaluators.
+"""todeval's figures as LangSmith evaluators, so experiments can be compared in LangSmith.
 
-Use them with ``langsmith.evaluate`` to score and compare runs of the goal-success graph::
+The target of an experiment returns a record's ``results.jsonl`` line
+(:class:`~evals.results.EvaluationLine`): its ``metrics`` hold the record's share of each corpus
+figure as a :class:`~evals.metrics.record_metrics.Part` ``{"num", "den"}``. For every metric in
+:data:`~evals.metrics.record_metrics.METRICS` there is
 
-    examples = [dialogue_example(dialogue) for dialogue in dialogues]
-    client.create_examples(dataset_id=dataset.id, examples=examples)  # or pass Examples offline
+- a row evaluator named after the metric (``gsr``, ``tsr``, ...) scoring the record's own value
+  ``num / den``, or ``None`` with a comment when the record has no part for it (the suite did not
+  run, the figure was undefined for it, or the target failed), so LangSmith's mean is over the
+  records that have one;
+- a summary evaluator named ``<metric>_corpus`` scoring the corpus figure ``sum(num) / sum(den)``
+  over the experiment's records, which is what ``summary.json`` reports.
+
+Records with gold turn labels (Mind the Goal's ``is_new_goal``/``quality``/``rcof``) are also
+scored against them when the goal-success suite runs: turn-quality accuracy, root-cause accuracy
+and coverage, segmentation F1 (rows); turn-quality kappa and the gold GSR (summary).
+
+Use them with ``langsmith.evaluate``::
+
     langsmith.evaluate(
-        target,  # inputs {"dialogue": ...} -> {"dialogue_id", "goals", "turns"}
-        data=dataset.name,
-        evaluators=ROW_EVALUATORS,
-        summary_evaluators=SUMMARY_EVALUATORS,
+        target,  # inputs {"record": ...} -> a results.jsonl line
+        data=[evaluation_example(record) for record in records],  # as Examples or a dataset
+        evaluators=row_evaluators(["goal_success"]),
+        summary_evaluators=summary_evaluators(["goal_success"]),
     )
 
-Offline (nothing uploaded, no server contacted), pass ``langsmith.schemas.Example`` objects as
-``data``, ``upload_results=False`` and a client that never needs the network, e.g.
-``Client(api_url="http://127.0.0.1:9", api_key="unused", auto_batch_tracing=False, info={})``.
-
-The target's outputs are ``{"dialogue_id", "goals": [score_goals output], "turns": [voted
-turns]}``; an example's reference outputs are the gold ``{"turns": [{"turn_number",
-"is_new_goal", "quality", "rcof"}]}`` (any label may be ``None``). Predicted and gold turns are
-matched by ``turn_number``. Every evaluator takes both ``outputs`` and ``reference_outputs``
-(LangSmith passes arguments by name), whether or not it reads both, and returns ``{"key",
-"score", "comment"}``; the score is ``None`` (and the comment says why) when the metric cannot
-be computed, e.g. without gold labels, so LangSmith's averages are over the examples where it
-could.
+Every evaluator takes both ``outputs`` and ``reference_outputs`` (LangSmith passes arguments by
+name) and returns ``{"key", "score", "comment"}``. LangSmith reads a row evaluator's feedback key
+from a literal ``"key"`` in its source; these keys are built from the metric's name, so
+``graphs.experiments.KeyedRunEvaluator`` wraps them to report it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NotRequired, TypedDict
 
 from evals.metrics.agreement import cohen_kappa, paired
 from evals.metrics.goal_success import success_rate as gs
 from evals.metrics.goal_success.segmentation import boundary_prf, goal_spans
 from evals.metrics.goal_success.teacher_agreement import labeller_agreement
-from evals.schema import Dialogue
+from evals.metrics.record_metrics import METRICS, MetricInfo, Part, corpus_value
+from evals.record_views import SUITES, EvaluationRecord, applicable_suites
 
 
 class Feedback(TypedDict):
@@ -49,16 +56,21 @@ RowEvaluator = Callable[[dict[str, Any], dict[str, Any]], Feedback]
 SummaryEvaluator = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Feedback]
 
 
-def dialogue_example(dialogue: Dialogue) -> dict[str, Any]:
-    """A LangSmith example for a dialogue: the dialogue as input, its gold turn labels as output.
+def evaluation_example(record: EvaluationRecord) -> dict[str, Any]:
+    """A LangSmith example for a record: the record as input; what it is and its gold as output.
 
     Returns:
-        ``{"inputs": {"dialogue": <JSON dict>}, "outputs": {"turns": [{"turn_number",
-        "is_new_goal", "quality", "rcof"}]}}``, ready for ``Client.create_examples``.
+        ``{"inputs": {"record": <JSON dict>}, "outputs": {"record_id", "kind", "suites",
+        "turns"}}`` where ``suites`` are the suites that apply to the record and ``turns`` its
+        gold turn labels (``turn_number``, ``is_new_goal``, ``quality``, ``rcof``; any may be
+        None); ready for ``Client.create_examples`` or ``langsmith.schemas.Example(**...)``.
     """
     return {
-        "inputs": {"dialogue": dialogue.model_dump(mode="json")},
+        "inputs": {"record": record.model_dump(mode="json")},
         "outputs": {
+            "record_id": record.record_id,
+            "kind": record.kind,
+            "suites": list(applicable_suites(record)),
             "turns": [
                 {
                     "turn_number": turn.turn_number,
@@ -66,24 +78,114 @@ def dialogue_example(dialogue: Dialogue) -> dict[str, Any]:
                     "quality": turn.quality,
                     "rcof": turn.rcof,
                 }
-                for turn in dialogue.turns
-            ]
+                for turn in record.dialogue.turns
+            ],
         },
     }
 
 
-# --- row evaluators -------------------------------------------------------------------------
+# --- every figure -----------------------------------------------------------------------------
 
 
-def goal_success_rate(outputs: dict[str, Any], reference_outputs: dict[str, Any]) -> Feedback:
-    """This dialogue's GSR: the share of its decided goals whose every turn succeeded."""
-    goals = _goals(outputs)
-    decided = [goal for goal in goals if goal["success"] is not None]
-    comment = (
-        f"{sum(goal['success'] for goal in decided)} of {len(decided)} decided goals succeeded; "
-        f"{len(goals) - len(decided)} undecided"
-    )
-    return _feedback("goal_success_rate", gs.goal_success_rate(goals), comment)
+def corpus_key(metric: str) -> str:
+    """The feedback key of a metric's corpus figure (its summary evaluator's name)."""
+    return f"{metric}_corpus"
+
+
+def metric_evaluator(metric: str) -> RowEvaluator:
+    """The row evaluator of ``metric``: this record's ``num / den``, feedback key ``metric``."""
+    info = _info(metric)
+
+    def evaluate(outputs: dict[str, Any], reference_outputs: dict[str, Any]) -> Feedback:
+        part, missing = _part(outputs, metric)
+        if part is None:
+            return {"key": metric, "score": None, "comment": f"no score: {missing}"}
+        return {
+            "key": metric,
+            "score": part["num"] / part["den"],
+            "comment": f"{part['num']:g} / {part['den']:g}",
+        }
+
+    # LangSmith names the evaluator's traced run after the function.
+    evaluate.__name__ = evaluate.__qualname__ = metric
+    evaluate.__doc__ = f"This record's {info.label}: its part's numerator over its denominator."
+    return evaluate
+
+
+def corpus_evaluator(metric: str) -> SummaryEvaluator:
+    """The summary evaluator of ``metric``: ``sum(num) / sum(den)`` over the experiment."""
+    info = _info(metric)
+    key = corpus_key(metric)
+
+    def evaluate(
+        outputs: list[dict[str, Any]], reference_outputs: list[dict[str, Any]]
+    ) -> Feedback:
+        parts = [part for output in outputs if (part := _part(output, metric)[0]) is not None]
+        value = corpus_value(parts)
+        comment = f"over {len(parts)} records of {len(outputs)}"
+        if value is None:
+            return {
+                "key": key,
+                "score": None,
+                "comment": f"no score: no record has a part, {comment}",
+            }
+        num = sum(part["num"] for part in parts)
+        den = sum(part["den"] for part in parts)
+        return {"key": key, "score": value, "comment": f"{num:g} / {den:g} {comment}"}
+
+    evaluate.__name__ = evaluate.__qualname__ = key
+    evaluate.__doc__ = f"The corpus {info.label}: pooled numerators over pooled denominators."
+    return evaluate
+
+
+def suite_metrics(suites: Iterable[str] | None = None) -> list[str]:
+    """The metrics of ``suites`` (default: every suite), in report order.
+
+    Raises:
+        ValueError: A suite that does not exist.
+    """
+    wanted = list(SUITES if suites is None else suites)
+    unknown = sorted(set(wanted) - set(SUITES))
+    if unknown:
+        raise ValueError(f"unknown suite(s) {unknown}; expected some of {list(SUITES)}")
+    return [name for name, info in METRICS.items() if info.suite in wanted]
+
+
+def _info(metric: str) -> MetricInfo:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {list(METRICS)}")
+    return METRICS[metric]
+
+
+def _part(outputs: Mapping[str, Any] | None, metric: str) -> tuple[Part | None, str]:
+    """The record's part of ``metric`` with a positive denominator, or why there is none."""
+    if not outputs:
+        return None, "the target returned no line for this record"
+    raw = (outputs.get("metrics") or {}).get(metric)
+    if raw is None:
+        suite = METRICS[metric].suite
+        if outputs.get("error"):
+            return None, f"the record failed: {outputs['error']}"
+        if suite not in (outputs.get("suites") or [suite]):
+            return None, f"the {suite} suite did not run on this record"
+        return None, f"the record has no part for {metric} (undefined for it)"
+    try:
+        num, den = float(raw["num"]), float(raw["den"])
+    except (KeyError, TypeError, ValueError):
+        return None, f"malformed part for {metric}: {raw!r}"
+    if den <= 0:
+        return None, f"the record's part for {metric} has denominator {den:g}"
+    return {"num": num, "den": den}, ""
+
+
+ROW_EVALUATORS: dict[str, RowEvaluator] = {name: metric_evaluator(name) for name in METRICS}
+"""Metric name -> its row evaluator (function ``__name__`` = the metric)."""
+
+SUMMARY_EVALUATORS: dict[str, SummaryEvaluator] = {name: corpus_evaluator(name) for name in METRICS}
+"""Metric name -> its corpus evaluator (function ``__name__`` = ``<metric>_corpus``)."""
+
+
+# --- goal success against gold turn labels ----------------------------------------------------
 
 
 def turn_quality_accuracy(outputs: dict[str, Any], reference_outputs: dict[str, Any]) -> Feedback:
@@ -132,17 +234,6 @@ def segmentation_f1(outputs: dict[str, Any], reference_outputs: dict[str, Any]) 
     return _feedback("segmentation_f1", scores.f1, comment)
 
 
-# --- summary evaluators ---------------------------------------------------------------------
-
-
-def gsr(outputs: list[dict[str, Any]], reference_outputs: list[dict[str, Any]]) -> Feedback:
-    """GSR pooled over the goals of all dialogues (the paper's corpus figure, as a fraction)."""
-    goals = [goal for output in outputs for goal in _goals(output)]
-    undecided = sum(goal["success"] is None for goal in goals)
-    comment = f"{len(goals)} goals of {len(outputs)} dialogues, {undecided} undecided"
-    return _feedback("gsr", gs.goal_success_rate(goals), comment)
-
-
 def turn_quality_kappa(
     outputs: list[dict[str, Any]], reference_outputs: list[dict[str, Any]]
 ) -> Feedback:
@@ -177,17 +268,30 @@ def gold_gsr(outputs: list[dict[str, Any]], reference_outputs: list[dict[str, An
     return _feedback("gold_gsr", gs.goal_success_rate(goals), comment)
 
 
-ROW_EVALUATORS: list[RowEvaluator] = [
-    goal_success_rate,
+GOLD_ROW_EVALUATORS: list[RowEvaluator] = [
     turn_quality_accuracy,
     rcof_accuracy,
     rcof_coverage,
     segmentation_f1,
 ]
-"""Per-example evaluators, for ``evaluate(..., evaluators=ROW_EVALUATORS)``."""
+"""Goal-success rows against gold (run with the goal-success suite)."""
 
-SUMMARY_EVALUATORS: list[SummaryEvaluator] = [gsr, turn_quality_kappa, gold_gsr]
-"""Experiment-level evaluators, for ``evaluate(..., summary_evaluators=SUMMARY_EVALUATORS)``."""
+GOLD_SUMMARY_EVALUATORS: list[SummaryEvaluator] = [turn_quality_kappa, gold_gsr]
+"""Goal-success corpus figures against gold."""
+
+
+def row_evaluators(suites: Iterable[str] | None = None) -> list[RowEvaluator]:
+    """One row evaluator per metric of ``suites`` (+ the gold ones with goal success)."""
+    wanted = list(SUITES if suites is None else suites)
+    gold = GOLD_ROW_EVALUATORS if "goal_success" in wanted else []
+    return [ROW_EVALUATORS[name] for name in suite_metrics(wanted)] + gold
+
+
+def summary_evaluators(suites: Iterable[str] | None = None) -> list[SummaryEvaluator]:
+    """One corpus evaluator per metric of ``suites`` (+ the gold ones with goal success)."""
+    wanted = list(SUITES if suites is None else suites)
+    gold = GOLD_SUMMARY_EVALUATORS if "goal_success" in wanted else []
+    return [SUMMARY_EVALUATORS[name] for name in suite_metrics(wanted)] + gold
 
 
 def _feedback(key: str, score: float | None, comment: str) -> Feedback:
@@ -199,7 +303,8 @@ def _feedback(key: str, score: float | None, comment: str) -> Feedback:
 
 
 def _goals(outputs: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
-    return list((outputs or {}).get("goals") or [])
+    """The goal-success goal lines of a record's line."""
+    return list(((outputs or {}).get("goal_success") or {}).get("goals") or [])
 
 
 def _gold_turns(reference_outputs: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
@@ -219,7 +324,7 @@ def _aligned(
     outputs: Mapping[str, Any] | None, reference_outputs: Mapping[str, Any] | None
 ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any] | None]]:
     """Voted labels and gold labels per gold turn; a turn the output lacks counts as unjudged."""
-    voted = {int(turn["turn_number"]): turn for turn in (outputs or {}).get("turns") or []}
+    voted = {int(t["turn_number"]): t for goal in _goals(outputs) for t in goal["turns"]}
     gold = _gold_turns(reference_outputs)
     missing: Mapping[str, Any] = {"quality": None, "rcof": None}
     labels = [voted.get(int(turn["turn_number"]), missing) for turn in gold]

@@ -10,6 +10,7 @@ and question/answer pairs, one per task attribute).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -130,3 +131,22 @@ class ScoredUnit(BaseModel):
     final_score: float = Field(
         description="alpha * s_prev + (1 - alpha) * s_judger, or s_prev without a judger."
     )
+
+
+class MemoryEvalRecord(BaseModel):
+    """One evaluation item and whose memory it needs (a run's record, named by ``eval_id``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    eval_id: str
+    individual_id: str
+    item: MsTodEvalItem
+
+
+def eval_records(bench: MemoryBench) -> Iterator[MemoryEvalRecord]:
+    """Every evaluation item of the benchmark with its individual."""
+    for individual in bench.individuals:
+        for item in individual.eval:
+            yield MemoryEvalRecord(
+                eval_id=item.eval_id, individual_id=individual.individual_id, item=item
+            )

@@ -28,8 +28,22 @@ from evals.schema import Dialogue, Turn
 CONTROL_TOKENS = re.compile(r"###[A-Z-]+###")
 """The user simulator's control tokens (``###STOP###``): not something the user said."""
 
-Suite = Literal["gsr", "goals", "shift", "memory"]
-SUITES: tuple[Suite, ...] = ("gsr", "goals", "shift", "memory")
+Suite = Literal["goal_success", "goal_tracking", "goal_shift", "memory"]
+SUITES: tuple[Suite, ...] = ("goal_success", "goal_tracking", "goal_shift", "memory")
+#: Short names a user may type for a suite (the CLI's ``--suite``, the graph's input).
+SUITE_ALIASES: dict[str, Suite] = {
+    "gsr": "goal_success",
+    "goals": "goal_tracking",
+    "shift": "goal_shift",
+}
+
+
+def suite_named(name: str) -> Suite | None:
+    """The suite a name or alias means, or None."""
+    names: dict[str, Suite] = {suite: suite for suite in SUITES}
+    return names.get(SUITE_ALIASES.get(name, name))
+
+
 """Every subsystem the evaluation can run, in report order."""
 
 
@@ -67,9 +81,10 @@ def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES
     """The subsystems of ``wanted`` that apply to ``record``, in :data:`SUITES` order."""
     applies: dict[Suite, bool] = {
         # A memory item's context waits for the system's reply: nothing answered, nothing to score.
-        "gsr": any(turn.response.strip() for turn in record.dialogue.turns),
-        "goals": True,
-        "shift": record.conversation is not None and has_goal_shift_evidence(record.conversation),
+        "goal_success": any(turn.response.strip() for turn in record.dialogue.turns),
+        "goal_tracking": True,
+        "goal_shift": record.conversation is not None
+        and has_goal_shift_evidence(record.conversation),
         "memory": record.memory is not None and bool(record.memory.sessions),
     }
     return [suite for suite in SUITES if suite in wanted and applies[suite]]

@@ -25,20 +25,27 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
+from evals.memory_schema import Individual
+from evals.record_views import (
+    SUITES,
+    EvaluationRecord,
+    Suite,
+    applicable_suites,
+    atod_view,
+    suite_named,
+)
 from graphs.goal_shift import graph as goal_shift_graph
 from graphs.goal_success import graph as goal_success_graph
 from graphs.goal_tracking import graph as goal_tracker_graph
 from graphs.memory import graph as memory_active_graph
 from nodes.context import Context, get_context
-from nodes.memory.judges.units import local_memory_units
-from nodes.memory.memory_active import bank_for
+from nodes.memory.bank import fill_bank
 
 #: The node that runs each suite.
 SUITE_NODES: dict[Suite, str] = {
-    "gsr": "run_goal_success",
-    "goals": "run_goal_tracking",
-    "shift": "run_goal_shift",
+    "goal_success": "run_goal_success",
+    "goal_tracking": "run_goal_tracking",
+    "goal_shift": "run_goal_shift",
     "memory": "run_memory",
 }
 
@@ -80,7 +87,8 @@ class EvaluationState(EvaluationInput, total=False):
 def plan_suites(state: EvaluationState) -> dict[str, Any]:
     """Validate the record and decide which suites run."""
     record = EvaluationRecord.model_validate(state["record"])
-    wanted = [s for s in SUITES if s in (state.get("suites") or SUITES)]
+    named = {suite_named(name) for name in state.get("suites") or SUITES}
+    wanted = [s for s in SUITES if s in named]
     return {"record_id": record.record_id, "suites": applicable_suites(record, wanted)}
 
 
@@ -99,7 +107,7 @@ def run_goal_success(payload: dict[str, Any], runtime: Runtime[Context]) -> dict
     output = goal_success_graph.invoke(
         {"dialogue": record.dialogue.model_dump(mode="json")}, context=get_context(runtime)
     )
-    return {"results": {"gsr": output}}
+    return {"results": {"goal_success": output}}
 
 
 def run_goal_tracking(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
@@ -113,7 +121,7 @@ def run_goal_tracking(payload: dict[str, Any], runtime: Runtime[Context]) -> dic
         },
         context=get_context(runtime),
     )
-    return {"results": {"goals": output}}
+    return {"results": {"goal_tracking": output}}
 
 
 def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
@@ -130,7 +138,7 @@ def run_goal_shift(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[s
         {"conversation": record.conversation.model_dump(mode="json")},
         context=get_context(runtime),
     )
-    return {"results": {"shift": output}}
+    return {"results": {"goal_shift": output}}
 
 
 def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
@@ -139,13 +147,10 @@ def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, 
     assert record.memory is not None  # the router sends only records that have one
     context = get_context(runtime)
     memory = record.memory
-    bank = bank_for(context)
-    if not bank.count(memory.individual_id):  # local units are deterministic: store once
-        bank.add_units(
-            unit
-            for session in memory.sessions
-            for unit in local_memory_units(memory.individual_id, session)
-        )
+    fill_bank(
+        context,
+        Individual(individual_id=memory.individual_id, sessions=memory.sessions, eval=[]),
+    )
     item = memory.item
     output = memory_active_graph.invoke(
         {

@@ -1,11 +1,11 @@
-"""The project's graphs as LangSmith experiments: the project's evaluators on a corpus.
+"""todeval's evaluation as a LangSmith experiment: the evaluation graph and todeval's evaluators.
 
-``gsr_experiment(dialogues)`` runs ``langsmith.evaluate`` with the goal-success graph as the
-target and :mod:`evals.langsmith_evaluators` as row and summary evaluators.
-``evaluation_experiment(records)`` runs the top-level evaluation graph and scores every figure
-``todeval evaluate`` reports with :mod:`evals.langsmith_suite_evaluators`. Results are uploaded
-(so experiments can be compared side by side in LangSmith) only when ``LANGSMITH_API_KEY`` is
-set; otherwise the run stays local (``upload_results=False``) and nothing is sent.
+``evaluation_experiment(records)`` runs ``langsmith.evaluate`` with the top-level evaluation
+graph as the target, each record's ``results.jsonl`` line (the same line ``todeval evaluate``
+writes) as its output, and :mod:`evals.langsmith_evaluators` as row and summary evaluators.
+Results are uploaded (so experiments can be compared side by side in LangSmith) only when
+``LANGSMITH_API_KEY`` is set; otherwise the run stays local (``upload_results=False``) and nothing
+is sent.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import islice
+from pathlib import Path
 from typing import Any, cast
 
 import langsmith
@@ -24,81 +26,31 @@ from langsmith.evaluation._runner import ExperimentResults
 from langsmith.evaluation.evaluator import DynamicRunEvaluator
 
 from evals.langsmith_evaluators import (
-    ROW_EVALUATORS,
-    SUMMARY_EVALUATORS,
     RowEvaluator,
-    dialogue_example,
-)
-from evals.langsmith_suite_evaluators import (
     evaluation_example,
     row_evaluators,
     suite_metrics,
     summary_evaluators,
 )
-from evals.metrics.record_metrics import record_parts
-from evals.record_views import SUITES, EvaluationRecord
-from evals.schema import Dialogue, routes_used
+from evals.metrics.evaluation import EvaluationTally
+from evals.record_views import SUITES, EvaluationRecord, Suite, suite_named
+from evals.results import ThreadResult
+from evals.schema import routes_used
+from graphs.corpus.evaluation import (
+    check_judges,
+    corpus_records,
+    detect_kinds,
+    evaluation_judges,
+    run_context,
+)
 from graphs.evaluation import graph as evaluation_graph
-from graphs.goal_success import graph as goal_success_graph
 from nodes.context import Context
-
-FALLBACK_SUITES = ("gsr", "shift")
-"""The suites whose metrics :func:`fallback_line` reads off the graph's output alone."""
-
-LineBuilder = Callable[[EvaluationRecord, dict[str, Any]], dict[str, Any]]
-"""(record, evaluation graph output) -> the record's ``results.jsonl`` line with ``metrics``."""
+from nodes.memory.bank import bank_for
 
 
 def offline_client() -> Client:
     """A client that never contacts a server (no tracing thread, server info given up front)."""
     return Client(api_url="http://127.0.0.1:9", api_key="unused", auto_batch_tracing=False, info={})
-
-
-def gsr_experiment(
-    dialogues: Sequence[Dialogue],
-    *,
-    context: Context | None = None,
-    client: Client | None = None,
-    upload_results: bool | None = None,
-    experiment_prefix: str = "todeval-gsr",
-) -> ExperimentResults:
-    """Evaluate ``dialogues`` with the goal-success graph as a LangSmith experiment.
-
-    Args:
-        dialogues: The corpus; gold ``is_new_goal``/``quality``/``rcof`` become the reference.
-        context: Judges and thresholds. Escalation is switched off: an experiment has no human
-            to ask, so ambiguous turns stay unlabelled.
-        client: A LangSmith client; default: the environment's when uploading, else offline.
-        upload_results: Upload to LangSmith; default: when ``LANGSMITH_API_KEY`` is set.
-        experiment_prefix: Name prefix of the experiment in LangSmith.
-    """
-    upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload_results is None else upload_results
-    run_context = context or Context()
-    routes = run_context.routes or routes_used(dialogues)
-    run_context = replace(run_context, escalate_ambiguous=False, routes=routes)
-
-    def target(inputs: dict[str, Any]) -> dict[str, Any]:
-        # Offline, langsmith traces the target "locally", but LangChain's tracer inside the
-        # graph would still post each run to the client; keep the graph untraced then.
-        with langsmith.tracing_context(enabled=upload):
-            output: dict[str, Any] = goal_success_graph.invoke(inputs, context=run_context)
-        return output
-
-    examples: Any = [
-        schemas.Example(id=uuid.uuid4(), dataset_id=uuid.uuid4(), **dialogue_example(d))
-        for d in dialogues
-    ]
-    return langsmith.evaluate(
-        target,
-        data=examples,
-        # langsmith's annotations predate its (outputs, reference_outputs) evaluator form.
-        evaluators=cast(Any, ROW_EVALUATORS),
-        summary_evaluators=cast(Any, SUMMARY_EVALUATORS),
-        client=client or (Client() if upload else offline_client()),
-        upload_results=upload,
-        experiment_prefix=experiment_prefix,
-        metadata={"segmenter": run_context.segmentation_judge, "teachers": run_context.teachers},
-    )
 
 
 def evaluation_experiment(
@@ -109,59 +61,51 @@ def evaluation_experiment(
     client: Client | None = None,
     upload_results: bool | None = None,
     experiment_prefix: str = "todeval-evaluation",
-    to_line: LineBuilder | None = None,
     dataset_name: str | None = None,
 ) -> ExperimentResults:
     """Evaluate ``records`` with the top-level evaluation graph as a LangSmith experiment.
 
-    Each record's run returns its ``results.jsonl`` line; one row evaluator per metric scores the
-    record's own value and one summary evaluator per metric the corpus figure (``<metric>_corpus``,
-    what ``summary.json`` reports), see :mod:`evals.langsmith_suite_evaluators`.
+    Each record's run returns its ``results.jsonl`` line (built by the same tally as
+    ``todeval evaluate``); one row evaluator per metric scores the record's own value and one
+    summary evaluator per metric the corpus figure (``<metric>_corpus``, what ``summary.json``
+    reports), see :mod:`evals.langsmith_evaluators`. With the goal-success suite, records with
+    gold turn labels are also scored against them.
 
     Args:
         records: The corpus (``load_evaluation_records``).
         context: Judges and thresholds. Escalation is switched off: an experiment has no human
             to ask, so ambiguous turns stay unlabelled.
         suites: The suites to run where they apply (default: all); only their metrics are
-            scored. Without ``to_line`` only the GSR and goal-shift suites run.
+            scored. Short names (``gsr``, ``goals``, ``shift``) are accepted.
         client: A LangSmith client; default: the environment's when uploading, else offline.
         upload_results: Upload to LangSmith; default: when ``LANGSMITH_API_KEY`` is set.
         experiment_prefix: Name prefix of the experiment in LangSmith.
-        to_line: Builds the line from the record and the graph's output, e.g. the CLI's line
-            builder, so the experiment scores exactly the lines ``todeval evaluate`` writes.
-            Default: :func:`fallback_line`, which has only the GSR and goal-shift metrics.
         dataset_name: When uploading, the LangSmith dataset that holds the records as examples
             (created if absent, each record added once), so experiments on the same records
             line up in LangSmith's comparison view. Default: :func:`corpus_dataset_name`, the
             same for the same records. Offline the examples exist only in this experiment.
 
     Raises:
-        ValueError: An unknown suite, or only suites the fallback line cannot score.
+        ValueError: An unknown suite.
     """
     upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload_results is None else upload_results
-    wanted = list(suites or SUITES)
-    suite_metrics(wanted)  # raises on an unknown suite before any work
-    if to_line is None:  # score (and run) only what the fallback line can compute
-        wanted = [suite for suite in wanted if suite in FALLBACK_SUITES]
-        if not wanted:
-            raise ValueError(
-                f"suites {list(suites or [])} need the CLI's line builder as to_line; "
-                f"without it only {list(FALLBACK_SUITES)} can be scored"
-            )
-    metrics = suite_metrics(wanted)
+    wanted = [suite_named(name) or name for name in (suites or SUITES)]
+    metrics = suite_metrics(wanted)  # raises on an unknown suite before any work
     run_context = context or Context()
     routes = run_context.routes or routes_used(record.dialogue for record in records)
     run_context = replace(run_context, escalate_ambiguous=False, routes=routes)
-    build_line = to_line or fallback_line
+    tally = EvaluationTally(evaluation_judges(run_context), bank_for(run_context).units)
 
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
         record = EvaluationRecord.model_validate(inputs["record"])
-        # As in gsr_experiment: offline, keep LangChain's tracer inside the graph quiet.
+        # Offline, langsmith traces the target "locally", but LangChain's tracer inside the
+        # graph would still post each run to the client; keep the graph untraced then.
         with langsmith.tracing_context(enabled=upload):
             output: dict[str, Any] = evaluation_graph.invoke(
                 {"record": inputs["record"], "suites": wanted}, context=run_context
             )
-        return build_line(record, output)
+        result = ThreadResult(record.record_id, record.record_id, output)
+        return tally.line_for(record, result)
 
     run_client = client or (Client() if upload else offline_client())
     if upload:
@@ -186,7 +130,6 @@ def evaluation_experiment(
             "metrics": metrics,
             "segmenter": run_context.segmentation_judge,
             "teachers": run_context.teachers,
-            "line_builder": getattr(build_line, "__qualname__", repr(build_line)),
         },
     )
 
@@ -208,26 +151,6 @@ class KeyedRunEvaluator(DynamicRunEvaluator):
     def feedback_keys(self) -> list[str]:
         """The metric's name."""
         return [self.key]
-
-
-def fallback_line(record: EvaluationRecord, output: Mapping[str, Any]) -> dict[str, Any]:
-    """A record's line without the CLI: its id, kind, suites and the metrics the graph gives.
-
-    Only GSR (from the goal-success output's goals) and the goal-shift figures (from the
-    goal-shift output) can be read off the graph's output alone. The goal-tracking figures need
-    the CLI's tally against the record's gold goals and the memory figures the CLI's item line,
-    so they are left out here: pass the CLI's line builder as ``to_line`` to score them.
-    """
-    results: Mapping[str, Any] = output.get("results") or {}
-    readable = {suite: results[suite] for suite in FALLBACK_SUITES if suite in results}
-    return {
-        "record_id": output.get("record_id", record.record_id),
-        "kind": record.kind,
-        "suites": list(output.get("suites") or []),
-        "status": "done",
-        "error": None,
-        "metrics": record_parts(readable),
-    }
 
 
 def dataset_examples(
@@ -275,3 +198,46 @@ def corpus_dataset_name(records: Sequence[EvaluationRecord]) -> str:
 
 def _fingerprint(example: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(example, sort_keys=True).encode()).hexdigest()
+
+
+def corpus_experiment(
+    sources: Sequence[Path],
+    context: Context,
+    *,
+    suites: Sequence[Suite] = SUITES,
+    limit: int | None = None,
+    experiment_prefix: str = "todeval-evaluation",
+    dataset_name: str | None = None,
+) -> tuple[ExperimentResults, int]:
+    """:func:`evaluation_experiment` over input files, set up as ``todeval evaluate`` does.
+
+    Returns:
+        The experiment and how many records it ran (unreadable records are left out).
+
+    Raises:
+        DatasetFormatError, JudgeSpecError, JudgeConfigError: as :func:`evaluate_corpus`.
+    """
+    inputs = list(zip(sources, detect_kinds(sources), strict=True))
+    context = replace(run_context(context, inputs, limit), escalate_ambiguous=False)
+    check_judges(context, suites)
+    records = [
+        r
+        for r in islice(corpus_records(inputs, context.schema_path, None), limit)
+        if isinstance(r, EvaluationRecord)
+    ]
+    results = evaluation_experiment(
+        records,
+        context=context,
+        suites=suites,
+        experiment_prefix=experiment_prefix,
+        dataset_name=dataset_name,
+    )
+    return results, len(records)
+
+
+def corpus_scores(results: ExperimentResults) -> dict[str, float | None]:
+    """The summary evaluators' scores, by feedback key (after every row has finished)."""
+    for _ in results:  # the summary is computed once the rows are consumed
+        pass
+    summary: Any = results._summary_results or {"results": []}  # langsmith keeps it private
+    return {feedback.key: feedback.score for feedback in summary["results"]}

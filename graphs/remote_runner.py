@@ -19,8 +19,9 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import RunStatus
 
+from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.runner import R, ThreadResult, record_id, run_in_order, thread_id_for
+from graphs.runner import R, record_id, run_in_order, thread_id_for
 from nodes.context import Context
 
 THREAD_NAMESPACE = uuid.UUID("6f1d3a52-2c0e-5b8e-9a47-7d0c1e5f4b21")

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -23,15 +23,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.record_views import EvaluationRecord
-from evals.schema import Dialogue, RecordError
+from evals.results import ThreadResult
+from evals.schema import RecordError
 from nodes.context import Context
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""
 
-D = TypeVar("D", Dialogue, AtodDialogue, EvaluationRecord)
+D = TypeVar("D", bound=BaseModel)
 """A record whose texts a judge can prepare in batches."""
 
 #: The fields that name a record, in the order they are looked for.
@@ -45,28 +44,6 @@ def record_id(record: BaseModel) -> str:
         if isinstance(value, str) and value:
             return value
     raise TypeError(f"{type(record).__name__} has none of the id fields {ID_FIELDS}")
-
-
-@dataclass(frozen=True)
-class ThreadResult:
-    """What one dialogue's thread produced (``output``) or why it failed (``error``)."""
-
-    dialogue_id: str
-    thread_id: str
-    output: dict[str, Any] | None
-    error: str | None = None
-    resumed: bool = False
-    """True when the output came from an earlier run's thread."""
-    interrupts: list[dict[str, Any]] = field(default_factory=list)
-    """Questions for a human (``{"id", "value"}``) when the thread paused with ``interrupt()``.
-
-    ``output`` then holds the values so far, and under ``"subgraphs"`` the values of each
-    subgraph paused inside a node (keyed by that node's name)."""
-
-    @property
-    def paused(self) -> bool:
-        """Whether the thread waits for a human (``todeval review`` or Studio resumes it)."""
-        return bool(self.interrupts)
 
 
 def thread_id_for(subsystem: str, record: BaseModel, context: Context) -> str:

@@ -96,6 +96,10 @@ class Context:
     memory_bank_collection: str = "memory_bank"
     """The Chroma collection holding the banks (one per benchmark: unit ids repeat across them)."""
 
+    memory_bank_builder: str = "local"
+    """Who turns each stored session into QA memory units (MAP App. B.4): ``local`` (one unit per
+    task-goal slot, deterministic) or an LLM spec (the memory construction prompt)."""
+
     memory_planner: str = "local"
     """Who captures the session's intent description and asks the missing-slot query (MAP §4.2,
     the paper's GPT-4o-mini planning steps)."""

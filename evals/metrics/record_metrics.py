@@ -6,10 +6,11 @@ goals), figures averaged over records give each its value over 1 (TSR). So the c
 :func:`corpus_value` equals the subsystem summary's figure, and a bootstrap over records
 (``todeval compare``) resamples exactly what the summary pooled.
 
-The parts are read from the per-suite lines of ``results.jsonl`` (see ``cli/evaluate.py``): ``gsr``
-holds the goal lines of ``todeval gsr``, ``goals`` the tracker's row with its ``counts``
-(:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``shift`` the goal-shift graph's
-row, ``memory`` the item line of ``todeval memory eval``.
+The parts are read from the per-suite lines of ``results.jsonl`` (see
+:mod:`evals.metrics.evaluation`): ``goal_success`` holds the goal lines of ``todeval goal-success``,
+``goal_tracking`` the tracker's row with its ``counts``
+(:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``goal_shift`` the goal-shift
+graph's row, ``memory`` the item line of ``todeval memory eval``.
 """
 
 from __future__ import annotations
@@ -42,16 +43,16 @@ class MetricInfo:
 
 #: Every figure a record can contribute to, in report order.
 METRICS: dict[str, MetricInfo] = {
-    "gsr": MetricInfo("gsr", "Goal Success Rate"),
-    "goal_detection_f1": MetricInfo("goals", "goal detection F1"),
-    "status_accuracy": MetricInfo("goals", "goal status accuracy"),
-    "dgcr": MetricInfo("goals", "dGCR"),
-    "memory_recall_accuracy": MetricInfo("goals", "memory recall accuracy"),
-    "tsr": MetricInfo("shift", "TSR"),
-    "tool_correctness": MetricInfo("shift", "tool correctness (T)"),
-    "param_validity": MetricInfo("shift", "parameter validity (P)"),
-    "tcrr": MetricInfo("shift", "TCRR", higher_is_better=False),
-    "shift_recovery_rate": MetricInfo("shift", "goal-shift recovery rate"),
+    "gsr": MetricInfo("goal_success", "Goal Success Rate"),
+    "goal_detection_f1": MetricInfo("goal_tracking", "goal detection F1"),
+    "status_accuracy": MetricInfo("goal_tracking", "goal status accuracy"),
+    "dgcr": MetricInfo("goal_tracking", "dGCR"),
+    "memory_recall_accuracy": MetricInfo("goal_tracking", "memory recall accuracy"),
+    "tsr": MetricInfo("goal_shift", "TSR"),
+    "tool_correctness": MetricInfo("goal_shift", "tool correctness (T)"),
+    "param_validity": MetricInfo("goal_shift", "parameter validity (P)"),
+    "tcrr": MetricInfo("goal_shift", "TCRR", higher_is_better=False),
+    "shift_recovery_rate": MetricInfo("goal_shift", "goal-shift recovery rate"),
     "recall_at_5": MetricInfo("memory", "memory Recall@5"),
     "slot_accuracy": MetricInfo("memory", "slot accuracy"),
     "jga": MetricInfo("memory", "JGA"),
@@ -119,9 +120,9 @@ def memory_parts(line: Mapping[str, Any]) -> dict[str, Part | None]:
 
 #: How each suite's line in ``results.jsonl`` becomes parts.
 SUITE_PARTS: dict[str, Callable[[Any], dict[str, Part | None]]] = {
-    "gsr": lambda line: gsr_parts(line["goals"]),
-    "goals": lambda line: goal_tracking_parts(line["figures"]),
-    "shift": goal_shift_parts,
+    "goal_success": lambda line: gsr_parts(line["goals"]),
+    "goal_tracking": lambda line: goal_tracking_parts(line["figures"]),
+    "goal_shift": goal_shift_parts,
     "memory": memory_parts,
 }
 

@@ -78,7 +78,7 @@ def _value(part: Row | None) -> float | None:
 
 
 def _gsr_goals(line: Row) -> str:
-    goals = (line.get("gsr") or {}).get("goals") or []
+    goals = (line.get("goal_success") or {}).get("goals") or []
     if not goals:
         return ""
     rows = [
@@ -95,7 +95,7 @@ def _gsr_goals(line: Row) -> str:
 
 
 def _tracked_goals(line: Row) -> str:
-    goals = (line.get("goals") or {}).get("goals") or []
+    goals = (line.get("goal_tracking") or {}).get("goals") or []
     if not goals:
         return ""
     rows = [
@@ -117,7 +117,7 @@ def _turns(line: Row, dialogue: Row | None) -> str:
         return ""
     voted = {
         t["turn_number"]: t
-        for g in (line.get("gsr") or {}).get("goals") or []
+        for g in (line.get("goal_success") or {}).get("goals") or []
         for t in g.get("turns") or []
     }
     rows = []
@@ -139,7 +139,7 @@ def _drilldown(line: Row, dialogue: Row | None) -> str:
     parts = [_gsr_goals(line), _tracked_goals(line), _turns(line, dialogue)]
     if line.get("error"):
         parts.insert(0, f'<p class="note">Failed: {escape(str(line["error"]))}</p>')
-    shift = line.get("shift")
+    shift = line.get("goal_shift")
     if shift:
         parts.append(
             f"<p>TSR {fmt_pct(shift.get('tsr'))}, TUE {fmt_pct(shift.get('tue'))}, "

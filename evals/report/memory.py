@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from evals.outputs import fmt_figure
 from evals.report.page import (
     Section,
     figure,
@@ -123,3 +124,27 @@ def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
         else '<p class="note">Every confirmation stated every gold slot.</p>',
     ]
     return Section(SECTION_ID, "Memory and slot repair (MAP / MS-TOD)", overview, "".join(body))
+
+
+ABLATION_FIGURES = (
+    "recall_at_3",
+    "recall_at_5",
+    "recall_at_10",
+    "slot_accuracy",
+    "jga",
+    "dte",
+    "success_rate",
+    "bleu",
+    "rouge_l",
+)
+
+
+def ablation_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """MAP's comparison grid as a text table: one configuration per row."""
+    header = f"{'configuration':34}" + "".join(f"{k:>14}" for k in ABLATION_FIGURES)
+    body = [
+        f"{row['configuration']:34}"
+        + "".join(f"{fmt_figure(row.get(k)):>14}" for k in ABLATION_FIGURES)
+        for row in rows
+    ]
+    return "\n".join([header, *body])

@@ -17,6 +17,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from evals.outputs import write_text_atomically
+
 MISSING = "—"
 """How a figure that could not be computed is shown (never as 0)."""
 
@@ -203,7 +205,7 @@ def write_report(
     """
     html = render_report(title, sections, meta=meta)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    write_text_atomically(path, html)
 
 
 _CSS = """

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
 from nodes.context import Context, get_context
+from nodes.memory.bank import bank_for
 from nodes.memory.judges.intent_capture import intent_capturer
 from nodes.memory.judges.memory_judger import memory_judger
 from nodes.memory.judges.missing_slot_query import missing_slot_querier
@@ -28,22 +29,7 @@ from nodes.memory.judges.planning import attribute_defaults, task_attributes
 from nodes.memory.judges.reader import memory_reader
 from nodes.memory.judges.units import render_context
 from nodes.memory.state import MemoryState
-from stores.memory_bank import RETRIEVAL_MODES, MemoryBank, RetrievalMode
-
-
-@functools.lru_cache(maxsize=8)
-def memory_bank(path: str | None, backend: str, collection: str) -> MemoryBank:
-    """One memory bank per (folder, backend, collection) in this process."""
-    if backend == "memory":
-        return MemoryBank(path, backend="memory", collection=collection)
-    return MemoryBank(path, backend="chroma", collection=collection)
-
-
-def bank_for(context: Context) -> MemoryBank:
-    """The memory bank the context names."""
-    return memory_bank(
-        context.memory_bank_path, context.memory_bank_backend, context.memory_bank_collection
-    )
+from stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
 
 
 @functools.lru_cache(maxsize=8)

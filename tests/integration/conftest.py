@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.integration.llm_server import llm_server_url  # noqa: F401
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 """The venv the tests run in; ``todeval`` and ``langgraph`` live beside its python."""

@@ -31,14 +31,14 @@ from evals.goal_shift_schema import (
     TaskSpec,
     ToolCall,
 )
-from evals.langsmith_suite_evaluators import corpus_key
+from evals.langsmith_evaluators import GOLD_ROW_EVALUATORS, corpus_key
 from evals.metrics.record_metrics import METRICS, corpus_values
 from evals.record_views import EvaluationRecord, conversation_record, dialogue_record
 from evals.schema import Dialogue
-from graphs.experiments import corpus_dataset_name, evaluation_experiment, fallback_line
+from graphs.experiments import corpus_dataset_name, evaluation_experiment
 from nodes.context import Context
 from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.memory_active import memory_bank
+from nodes.memory.bank import memory_bank
 from tests.integration.conftest import make_dialogue
 from tests.integration.langsmith_capture import LangSmithCapture
 
@@ -51,7 +51,7 @@ pytestmark = [
     ),
 ]
 
-SCORED = [name for name, info in METRICS.items() if info.suite in ("gsr", "shift")]
+SCORED = [name for name, info in METRICS.items() if info.suite in ("goal_success", "goal_shift")]
 """What the experiment scores without the CLI's line builder."""
 
 
@@ -157,23 +157,29 @@ def _feedback(row: Any) -> dict[str, Any]:
 def test_offline_experiment_scores_every_line_and_pools_the_corpus(
     records: list[EvaluationRecord], context: Context, no_network: list[object]
 ) -> None:
-    results = evaluation_experiment(records, context=context, upload_results=False)
+    results = evaluation_experiment(
+        records, context=context, suites=["goal_success", "goal_shift"], upload_results=False
+    )
     rows = list(results)
     assert [row["example"].inputs["record"]["record_id"] for row in rows] == [
         r.record_id for r in records
     ]
     lines = [row["run"].outputs for row in rows]
-    assert [line["suites"] for line in lines] == [["gsr"], ["gsr"], ["gsr", "shift"]]
+    assert [line["suites"] for line in lines] == [
+        ["goal_success"],
+        ["goal_success"],
+        ["goal_success", "goal_shift"],
+    ]
     assert set(lines[2]["metrics"]) == set(SCORED)  # the transcript has every gsr/shift part
     assert lines[2]["metrics"]["tcrr"] == {"num": 1.0, "den": 3.0}  # k2 repeats k1
 
     for row, line in zip(rows, lines, strict=True):
         feedback = _feedback(row)
-        assert set(feedback) == set(SCORED)
+        assert set(feedback) == set(SCORED) | {f.__name__ for f in GOLD_ROW_EVALUATORS}
         for name in SCORED:
             part = line["metrics"].get(name)
             if part is None:
-                assert feedback[name].score is None and "shift suite did not run" in str(
+                assert feedback[name].score is None and "goal_shift suite did not run" in str(
                     feedback[name].comment
                 )
             else:
@@ -181,7 +187,8 @@ def test_offline_experiment_scores_every_line_and_pools_the_corpus(
 
     summary = {result.key: result.score for result in results._summary_results["results"]}
     expected = corpus_values(line["metrics"] for line in lines)
-    assert summary == pytest.approx({corpus_key(name): expected[name] for name in SCORED})
+    figures = {key: value for key, value in summary.items() if key.endswith("_corpus")}
+    assert figures == pytest.approx({corpus_key(name): expected[name] for name in SCORED})
     # GSR pools goals: the unhelpful dialogue's failed goal weighs less than the others' goals.
     gsr_rows = [_feedback(row)["gsr"].score for row in rows]
     assert 0.0 in gsr_rows
@@ -189,38 +196,29 @@ def test_offline_experiment_scores_every_line_and_pools_the_corpus(
     assert not no_network  # nothing left the machine
 
 
-def test_a_line_builder_sees_every_suite_and_its_metrics_are_scored(
+def test_goal_tracking_is_scored_by_the_same_tally_as_evaluate(
     records: list[EvaluationRecord], context: Context, no_network: list[object]
 ) -> None:
-    seen: list[tuple[str, list[str]]] = []
-
-    def to_line(record: EvaluationRecord, output: dict[str, Any]) -> dict[str, Any]:
-        seen.append((record.record_id, sorted(output["results"])))
-        line = fallback_line(record, output)
-        # Stands in for the CLI's tally: one decided goal, completed, per goal-tracking run.
-        line["metrics"]["dgcr"] = {"num": 1.0, "den": 1.0 + len(output["results"]["goals"])}
-        return line
-
     results = evaluation_experiment(
-        records[:1], context=context, suites=["gsr", "goals"], to_line=to_line,
+        records[:1], context=context, suites=["goal_success", "goal_tracking"],
         upload_results=False,
     )  # fmt: skip
-    assert seen == [("d-helpful", ["goals", "gsr"])]
     [row] = list(results)
-    names = {name for name, info in METRICS.items() if info.suite in ("gsr", "goals")}
-    assert set(_feedback(row)) == names
-    dgcr = row["run"].outputs["metrics"]["dgcr"]
-    assert _feedback(row)["dgcr"].score == pytest.approx(dgcr["num"] / dgcr["den"])
+    line = row["run"].outputs
+    assert {"goal_success", "goal_tracking", "metrics"} <= set(line)
+    assert "dgcr" in line["goal_tracking"]["figures"]  # the tracker's row, scored by the tally
+    names = {
+        name for name, info in METRICS.items() if info.suite in ("goal_success", "goal_tracking")
+    }
+    assert set(_feedback(row)) == names | {f.__name__ for f in GOLD_ROW_EVALUATORS}
+    for name, part in line["metrics"].items():
+        assert _feedback(row)[name].score == pytest.approx(part["num"] / part["den"])
     assert not no_network
 
 
-def test_without_a_line_builder_goal_tracking_alone_is_refused(
-    records: list[EvaluationRecord],
-) -> None:
-    with pytest.raises(ValueError, match="line builder"):
-        evaluation_experiment(records, suites=["goals", "memory"], upload_results=False)
+def test_an_unknown_suite_is_refused(records: list[EvaluationRecord]) -> None:
     with pytest.raises(ValueError, match="unknown suite"):
-        evaluation_experiment(records, suites=["gsr", "nope"], upload_results=False)
+        evaluation_experiment(records, suites=["goal_success", "nope"], upload_results=False)
 
 
 # --- uploads -----------------------------------------------------------------------------
@@ -336,6 +334,7 @@ def _upload(
 ) -> list[Any]:
     """Run the experiment with uploads to ``capture``; its rows once every upload is sent."""
     client = Client(api_url=capture.url, api_key="test", auto_batch_tracing=True)
+    kwargs.setdefault("suites", ["goal_success", "goal_shift"])
     results = evaluation_experiment(
         records, context=context, client=client, upload_results=True, **kwargs
     )
@@ -369,8 +368,9 @@ def test_uploaded_experiment_sends_feedback_for_every_metric(
     assert dataset["name"] == corpus_dataset_name(records)
     assert experiment["reference_dataset_id"] == dataset["id"]
     assert len(capture.examples) == len(records)
-    assert experiment["extra"]["metadata"]["suites"] == ["gsr", "shift"]
-    assert experiment["evaluator_keys"] == SCORED  # the progress view names each metric
+    assert experiment["extra"]["metadata"]["suites"] == ["goal_success", "goal_shift"]
+    # The progress view names each metric (and each check against gold turn labels).
+    assert experiment["evaluator_keys"] == SCORED + [f.__name__ for f in GOLD_ROW_EVALUATORS]
 
     # One root run per record in the experiment, each with the line it returned.
     run_ids = {str(row["run"].id) for row in rows}
@@ -388,7 +388,7 @@ def test_uploaded_experiment_sends_feedback_for_every_metric(
     summary_feedback = [f for f in capture.feedback if not f.get("run_id")]
     for row in rows:
         sent = {f["key"]: f for f in row_feedback if f["run_id"] == str(row["run"].id)}
-        assert set(sent) == set(SCORED)
+        assert set(sent) == set(SCORED) | {f.__name__ for f in GOLD_ROW_EVALUATORS}
         for key, result in _feedback(row).items():
             assert sent[key].get("score") == (
                 None if result.score is None else pytest.approx(result.score, abs=1e-4)
@@ -397,7 +397,8 @@ def test_uploaded_experiment_sends_feedback_for_every_metric(
     lines = [row["run"].outputs for row in rows]
     expected = corpus_values(line["metrics"] for line in lines)
     sent_summary = {f["key"]: f for f in summary_feedback}
-    assert set(sent_summary) == {corpus_key(name) for name in SCORED}
+    gold = {"turn_quality_kappa", "gold_gsr"}
+    assert set(sent_summary) == {corpus_key(name) for name in SCORED} | gold
     for name in SCORED:
         assert sent_summary[corpus_key(name)]["session_id"] == experiment["id"]
         assert sent_summary[corpus_key(name)]["score"] == pytest.approx(expected[name], abs=1e-4)

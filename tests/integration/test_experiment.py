@@ -1,4 +1,4 @@
-"""The goal-success graph as a LangSmith experiment, run offline on the bundled sample."""
+"""Goal success as a LangSmith experiment, run offline on the bundled sample: same as the CLI."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 
 from cli.main import main
 from evals.datasets import load_dialogues, split_records
-from graphs.experiments import gsr_experiment
+from evals.record_views import dialogue_record
+from graphs.experiments import evaluation_experiment
 from nodes.context import Context
 
 pytestmark = pytest.mark.integration
@@ -21,13 +22,16 @@ SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "enterprise_
 def test_experiment_scores_match_the_cli(tmp_path: Path, no_network: list[object]) -> None:
     dialogues, errors = split_records(load_dialogues(SAMPLE))
     assert not errors
-    results = gsr_experiment(dialogues, context=Context(), upload_results=False)
+    records = [dialogue_record(dialogue) for dialogue in dialogues]
+    results = evaluation_experiment(
+        records, context=Context(), suites=["goal_success"], upload_results=False
+    )
     rows = list(results)
     assert len(rows) == len(dialogues)
     for row in rows:
         keys = {r.key for r in row["evaluation_results"]["results"]}
         assert keys == {
-            "goal_success_rate",
+            "gsr",
             "turn_quality_accuracy",
             "rcof_accuracy",
             "rcof_coverage",
@@ -40,10 +44,11 @@ def test_experiment_scores_match_the_cli(tmp_path: Path, no_network: list[object
     out = tmp_path / "cli"
     assert (
         main(
-            ["gsr", str(SAMPLE), "--no-escalation", "--checkpoints", ":memory:", "--out", str(out)]
+            ["goal-success", str(SAMPLE), "--no-escalation", "--checkpoints", ":memory:"]
+            + ["--out", str(out)]
         )
         == 0
     )
     summary = json.loads((out / "summary.json").read_text())
-    assert summary_scores["gsr"] == pytest.approx(summary["gsr"], abs=1e-4)
+    assert summary_scores["gsr_corpus"] == pytest.approx(summary["gsr"], abs=1e-4)
     assert summary_scores["gold_gsr"] == pytest.approx(37 / 78, abs=1e-4)  # sample README

@@ -193,7 +193,7 @@ def test_goal_tracker_runs_online_one_utterance_per_call(server: str) -> None:
             for index, (speaker, text) in enumerate(said):
                 output = await client.runs.wait(
                     thread_id,
-                    "goal_tracker",
+                    "goal_tracking",
                     input={
                         "dialogue_id": "online-1",
                         "utterances": [{"speaker": speaker, "text": text}],

@@ -89,7 +89,9 @@ def test_the_printed_figures_are_the_summary_it_wrote(
     assert gsr is not None, printed
     assert summary["metrics"]["gsr"] is not None
     assert float(gsr.group(1)) == pytest.approx(summary["metrics"]["gsr"], abs=5e-5)
-    assert summary["sections"]["gsr"]["gsr"] == pytest.approx(summary["metrics"]["gsr"], abs=1e-4)
+    assert summary["sections"]["goal_success"]["gsr"] == pytest.approx(
+        summary["metrics"]["gsr"], abs=1e-4
+    )
     records = re.search(r"^(\d+) records evaluated", printed, re.M)
     assert records is not None and int(records.group(1)) == len(lines)
     # Every dialogue of the first sample was evaluated, with local judges only.
@@ -115,11 +117,14 @@ def test_the_goals_cell_opens_a_dialogue_from_the_run(
     line = by_id[opened.group(1)]
     outcomes = re.findall(r"^  goal \d+: turns? [\d-]+, (\w+)", printed, re.M)
     expected = [{True: "success", False: "failure", None: "undecided"}[g["success"]]
-                for g in line["gsr"]["goals"]]  # fmt: skip
+                for g in line["goal_success"]["goals"]]  # fmt: skip
     assert outcomes == expected and outcomes
-    for goal in line.get("goals", {}).get("goals", []):  # the tracker's goals and status
+    for goal in line.get("goal_tracking", {}).get("goals", []):  # the tracker's goals and status
         assert f"  {goal['goal_id']}: {goal['description']!r}: {goal['status']}" in printed
-    assert len(re.findall(r"^     user: ", printed, re.M)) == line["gsr"]["goals"][-1]["end_turn"]
+    assert (
+        len(re.findall(r"^     user: ", printed, re.M))
+        == line["goal_success"]["goals"][-1]["end_turn"]
+    )
     # The same record through the graph directly gives the run's labels.
     assert "same as the run: True" in _text(cells["graph-direct"])
 

@@ -12,10 +12,11 @@ from langgraph_sdk.client import SyncLangGraphClient
 from pydantic import BaseModel
 
 from evals.record_views import EvaluationRecord, dialogue_record
+from evals.results import ThreadResult
 from evals.schema import Dialogue, RecordError
 from graphs.evaluation import EvaluationOutput
 from graphs.remote_runner import resume_remote, run_corpus_remote, server_thread_id
-from graphs.runner import ThreadResult, record_id, thread_id_for
+from graphs.runner import record_id, thread_id_for
 from nodes.context import Context
 from tests.integration.conftest import make_dialogue
 from tests.integration.test_langgraph_dev import DISPUTED
@@ -30,7 +31,7 @@ UNREADABLE = RecordError(file="corpus.jsonl", line=2, message="not JSON")
 def evaluation_input(record: BaseModel) -> dict[str, Any]:
     """The evaluation graph's input for a record (typed loosely: mypy solves ``R`` to the union
     with ``RecordError``, which is a model too)."""
-    return {"record": record.model_dump(mode="json"), "suites": ["gsr"]}
+    return {"record": record.model_dump(mode="json"), "suites": ["goal_success"]}
 
 
 @pytest.fixture
@@ -89,8 +90,8 @@ def test_corpus_runs_on_the_server_in_order_and_a_rerun_reads_it_back(
         assert result.thread_id == server_thread_id(thread_id_for(subsystem, record, NO_ESCALATION))
         assert result.output is not None
         assert result.output["record_id"] == record.record_id
-        assert result.output["suites"] == ["gsr"]
-        gsr = result.output["results"]["gsr"]
+        assert result.output["suites"] == ["goal_success"]
+        gsr = result.output["results"]["goal_success"]
         assert gsr["dialogue_id"] == record.record_id
         assert [t["turn_number"] for t in gsr["turns"]] == [1, 2, 3, 4]
         assert gsr["goals"], gsr
@@ -136,7 +137,7 @@ def test_a_failing_run_is_that_records_error_and_the_others_finish(
     assert failed.error is not None and failed.error.startswith("ValidationError: ")
     assert "dialogue" in failed.error
     assert finished.error is None and finished.output is not None
-    assert finished.output["results"]["gsr"]["goals"]
+    assert finished.output["results"]["goal_success"]["goals"]
 
 
 def test_paused_thread_is_reported_not_rerun_and_resume_remote_answers_it(
@@ -166,7 +167,7 @@ def test_paused_thread_is_reported_not_rerun_and_resume_remote_answers_it(
     assert left == []
     [(_, done)] = run_remote(server, records, subsystem, context)
     assert done is not None and done.resumed and not done.paused and done.output is not None
-    first_turn = done.output["results"]["gsr"]["turns"][0]
+    first_turn = done.output["results"]["goal_success"]["turns"][0]
     assert (first_turn["quality"], first_turn["rcof"], first_turn["decided_by"]) == (
         "failure",
         "E1",
@@ -195,7 +196,7 @@ def test_todeval_evaluate_runs_on_the_server(
 
     first = evaluate("first")
     assert [line["record_id"] for line in first] == [d["dialog_id"] for d in dialogues]
-    assert all(line["status"] == "done" and line["gsr"]["goals"] for line in first)
+    assert all(line["status"] == "done" and line["goal_success"]["goals"] for line in first)
     assert not any(line["resumed"] for line in first)
     again = evaluate("again")  # read back from the server's threads, not run again
     assert all(line["resumed"] for line in again)

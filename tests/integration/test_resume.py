@@ -278,6 +278,6 @@ def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: A
     by_id = {line["record_id"]: line for line in lines}
     for line in before_kill:  # what the killed run wrote is what the resumed run reads back
         assert by_id[line["record_id"]]["metrics"] == line["metrics"]
-        assert by_id[line["record_id"]]["gsr"] == line["gsr"]
+        assert by_id[line["record_id"]]["goal_success"] == line["goal_success"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"]["records"] == len(ids) and summary["counts"]["failed_records"] == 0

@@ -103,11 +103,11 @@ def test_escalation_pauses_the_evaluation_and_resumes_through_the_server(server:
             first = await client.runs.wait(
                 thread_id,
                 "evaluation",
-                input={"record": record, "suites": ["gsr", "goals"]},
+                input={"record": record, "suites": ["goal_success", "goal_tracking"]},
                 context=CONTEXT,
             )
             assert isinstance(first, dict) and "__error__" not in first, first
-            assert first["suites"] == ["gsr", "goals"]
+            assert first["suites"] == ["goal_success", "goal_tracking"]
 
             paused = await client.threads.get_state(thread_id, subgraphs=True)
             (question,) = paused["interrupts"]
@@ -122,9 +122,9 @@ def test_escalation_pauses_the_evaluation_and_resumes_through_the_server(server:
             assert set(tasks) == {"run_goal_success", "run_goal_tracking"}
             tracking = tasks["run_goal_tracking"]
             assert tracking["interrupts"] == [] and tracking["error"] is None
-            goals_then = tracking["result"]["results"]["goals"]
+            goals_then = tracking["result"]["results"]["goal_tracking"]
             assert goals_then["dialogue_id"] == dialogue.dialogue_id
-            assert paused["values"]["results"] == {"goals": goals_then}
+            assert paused["values"]["results"] == {"goal_tracking": goals_then}
             assert tracking["state"]["next"] == []  # the goal tracker ran to its end
 
             # The paused states, nested: evaluation -> goal_success -> teacher_voting.
@@ -150,16 +150,16 @@ def test_escalation_pauses_the_evaluation_and_resumes_through_the_server(server:
             )
             assert isinstance(output, dict) and "__error__" not in output, output
             assert output["record_id"] == dialogue.dialogue_id
-            assert set(output["results"]) == {"gsr", "goals"}
-            turn = output["results"]["gsr"]["turns"][0]
+            assert set(output["results"]) == {"goal_success", "goal_tracking"}
+            turn = output["results"]["goal_success"]["turns"][0]
             assert (turn["quality"], turn["rcof"], turn["decided_by"]) == ("failure", "E1", "human")
-            assert output["results"]["gsr"]["human_verdicts"] == [
+            assert output["results"]["goal_success"]["human_verdicts"] == [
                 {"turn_number": 1, **VERDICT, "reviewer": None}
             ]
-            assert output["results"]["gsr"]["goals"][0]["success"] is False
+            assert output["results"]["goal_success"]["goals"][0]["success"] is False
             # The finished sibling was not run again on resume: its saved result is reused
             # (a rerun would measure new per-utterance latencies).
-            assert output["results"]["goals"] == goals_then
+            assert output["results"]["goal_tracking"] == goals_then
 
             final = await client.threads.get_state(thread_id, subgraphs=True)
             assert final["next"] == [] and final["interrupts"] == [] and final["tasks"] == []
@@ -223,7 +223,7 @@ def test_an_agent_transcript_also_gets_goal_shift_metrics(server: str) -> None:
     record = conversation_record(conversation)
     payload = record.model_dump(mode="json")
     expected = applicable_suites(EvaluationRecord.model_validate(payload))
-    assert "shift" in expected  # the record has tool calls
+    assert "goal_shift" in expected  # the record has tool calls
 
     async def scenario() -> None:
         client: Any = get_client(url=server, api_key=None)  # SDK answers are JSON dicts
@@ -238,12 +238,12 @@ def test_an_agent_transcript_also_gets_goal_shift_metrics(server: str) -> None:
             assert isinstance(output, dict) and "__error__" not in output, output
             assert output["suites"] == expected
             assert set(output["results"]) == set(expected)
-            shift = output["results"]["shift"]
+            shift = output["results"]["goal_shift"]
             assert shift["dialogue_id"] == conversation.dialogue_id
             assert [c["name"] for c in shift["tool_calls"]] == ["get_balance", "transfer_funds"]
             assert shift["num_tool_calls"] == 2
             # Two user messages, two turns; each turn's metadata names its tool calls.
-            gsr_turns = output["results"]["gsr"]["turns"]
+            gsr_turns = output["results"]["goal_success"]["turns"]
             assert [t["turn_number"] for t in gsr_turns] == [1, 2]
             assert [t.metadata["tool_calls"] for t in record.dialogue.turns] == [
                 ["get_balance"],

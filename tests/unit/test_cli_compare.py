@@ -11,7 +11,6 @@ import pytest
 
 import cli.main
 from cli import compare
-from cli.common import UsageError
 
 
 def todeval(*argv: str) -> int:
@@ -41,12 +40,12 @@ def line(record_id: str, metrics: dict[str, Any], status: str = "done") -> dict[
     return {
         "record_id": record_id,
         "kind": "dialogue",
-        "suites": ["gsr"],
+        "suites": ["goal_success"],
         "thread_id": f"evaluate:{record_id}",
         "status": status,
         "error": None if status == "done" else "boom",
         "metrics": metrics,
-        "gsr": {"goals": []},
+        "goal_success": {"goals": []},
     }
 
 
@@ -74,7 +73,7 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
             line("only-a", gsr(1, 1)),
         ],
         summary={
-            "judges": {"gsr": {"teachers": ["local"], "segmenter": "local"}},
+            "judges": {"goal_success": {"teachers": ["local"], "segmenter": "local"}},
             "run": {"context": {"tau": 0.75, "teachers": ["local"], "alpha": 0.5}},
         },
     )
@@ -116,7 +115,7 @@ def test_compare_prints_the_table_and_writes_json_and_html(
     assert figures["most_changed"][0]["change"] == pytest.approx(1.0)
     assert result["records"] == {"both": 5, "only_a": ["only-a"], "only_b": ["only-b"]}
     assert result["metrics"]["tcrr"]["difference"]["delta"] == pytest.approx(0.4)
-    assert result["runs"]["a"]["judges"]["gsr"]["teachers"] == ["local"]
+    assert result["runs"]["a"]["judges"]["goal_success"]["teachers"] == ["local"]
     assert result["runs"]["b"]["judges"] is None
     assert result["runs"]["b"]["summary_error"] == "no summary.json"
     assert result["runs"]["b"]["status"] == {"done": 5, "failed": 1}
@@ -133,7 +132,7 @@ def test_compare_prints_the_table_and_writes_json_and_html(
     assert gsr_changes.index(">r3<") < gsr_changes.index(">r1<")
     assert "+50.0 pp" in html  # the GSR difference in percentage points
     assert "only-a" in html and "only-b" in html
-    assert "judges.gsr.teachers" in html and "no summary.json" in html
+    assert "judges.goal_success.teachers" in html and "no summary.json" in html
 
 
 def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
@@ -142,7 +141,7 @@ def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
 
     def summary(teachers: list[str], alpha: float) -> dict[str, Any]:
         context = {"tau": 0.75, "alpha": alpha, "teachers": teachers}
-        return {"judges": {"gsr": {"teachers": teachers}}, "run": {"context": context}}
+        return {"judges": {"goal_success": {"teachers": teachers}}, "run": {"context": context}}
 
     run_a = write_run(tmp_path / "a", lines_a, summary(["local"], 0.5))
     run_b = write_run(tmp_path / "b", lines_b, summary(["openai:gpt-4o", "local"], 0.5))
@@ -153,7 +152,7 @@ def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
     assert metrics["tcrr"]["change"] == "worse"  # more redundant calls
     html = (out / "compare.html").read_text()
     judges = html[html.index('id="compare-judges"') :]
-    assert "judges.gsr.teachers" in judges and "openai:gpt-4o" in judges
+    assert "judges.goal_success.teachers" in judges and "openai:gpt-4o" in judges
     # The differing setting is listed and marked; the ones both runs share are not.
     assert "teachers <span" in judges and "alpha" not in judges and "tau" not in judges
 
@@ -168,7 +167,7 @@ def test_a_run_compared_with_itself_shows_no_change(tmp_path: Path) -> None:
         assert figures["difference"]["low"] <= 0.0 <= figures["difference"]["high"]
         assert figures["change"] == "no clear change" and figures["most_changed"] == []
     html = (out / "compare.html").read_text()
-    assert "judges.gsr.teachers" in html and "differs" not in html
+    assert "judges.goal_success.teachers" in html and "differs" not in html
 
 
 def test_same_seed_gives_the_same_intervals(tmp_path: Path) -> None:
@@ -236,10 +235,7 @@ def test_runs_without_a_shared_record_exit_1(tmp_path: Path) -> None:
     assert result["metrics"]["gsr"]["change"] == "no clear change"
 
 
-def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
+def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_a, run_b = two_runs(tmp_path)
-    args = argparse.Namespace(
-        dir_a=str(run_a), dir_b=str(run_b), out=None, resamples=0, seed=0, top=2
-    )
-    with pytest.raises(UsageError, match="--resamples"):
-        compare.run(args)
+    assert cli.main.main(["compare", str(run_a), str(run_b), "--resamples", "0"]) == 2
+    assert "resamples must be at least 1" in capsys.readouterr().err

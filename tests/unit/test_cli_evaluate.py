@@ -12,7 +12,7 @@ import pytest
 from cli.main import main
 from evals.metrics.record_metrics import METRICS
 from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.memory_active import memory_bank
+from nodes.memory.bank import memory_bank
 from tests.unit.test_cli_memory import BENCH
 
 DIALOGUES: list[Any] = [
@@ -89,24 +89,29 @@ def test_every_applicable_suite_runs_and_the_figures_agree(
     # Input order; the broken dialogue is skipped, named by its id and field.
     assert [line["record_id"] for line in lines] == ["d1", "d2", "c1", "e1", "e2"]
     by_id = {line["record_id"]: line for line in lines}
-    assert by_id["d1"]["suites"] == ["gsr", "goals"]
-    assert by_id["c1"]["suites"] == ["gsr", "goals", "shift"]
-    assert by_id["e1"]["suites"] == ["goals", "memory"]  # the item awaits the reply: no GSR
+    assert by_id["d1"]["suites"] == ["goal_success", "goal_tracking"]
+    assert by_id["c1"]["suites"] == ["goal_success", "goal_tracking", "goal_shift"]
+    assert by_id["e1"]["suites"] == ["goal_tracking", "memory"]  # the item awaits the reply: no GSR
     assert all(line["status"] == "done" for line in lines)
     summary = json.loads((out / "summary.json").read_text())
     skipped = {row["dialogue_id"]: row["field"] for row in summary["skipped"]}
     assert set(skipped) == {"broken", "bad"}  # the bench's u2 has a broken item too
     assert "user_msg" in skipped["broken"]
-    assert set(summary["sections"]) == {"gsr", "goals", "shift", "memory"}
-    assert summary["counts"]["by_suite"] == {"gsr": 3, "goals": 5, "shift": 1, "memory": 2}
+    assert set(summary["sections"]) == {"goal_success", "goal_tracking", "goal_shift", "memory"}
+    assert summary["counts"]["by_suite"] == {
+        "goal_success": 3,
+        "goal_tracking": 5,
+        "goal_shift": 1,
+        "memory": 2,
+    }
     # The per-record parts pool to each subsystem's own figure.
     sections, metrics = summary["sections"], summary["metrics"]
     pairs = [
-        ("gsr", "gsr"),
-        ("goals", "dgcr"),
-        ("shift", "tsr"),
-        ("shift", "tool_correctness"),
-        ("shift", "tcrr"),
+        ("goal_success", "gsr"),
+        ("goal_tracking", "dgcr"),
+        ("goal_shift", "tsr"),
+        ("goal_shift", "tool_correctness"),
+        ("goal_shift", "tcrr"),
         ("memory", "recall_at_5"),
         ("memory", "jga"),
         ("memory", "dte"),
@@ -118,7 +123,7 @@ def test_every_applicable_suite_runs_and_the_figures_agree(
     gsr_goals = [
         g
         for line in lines
-        for g in line.get("gsr", {}).get("goals", [])
+        for g in line.get("goal_success", {}).get("goals", [])
         if g["success"] is not None
     ]
     assert metrics["gsr"] == pytest.approx(sum(g["success"] for g in gsr_goals) / len(gsr_goals))
@@ -129,7 +134,7 @@ def test_every_applicable_suite_runs_and_the_figures_agree(
     d2 = report[report.index('<details id="records-d2') :]
     d2 = d2[: d2.index("</details>")]
     assert "How do I reset my VPN password?" in d2
-    first_vote = by_id["d2"]["gsr"]["goals"][0]["turns"][0]["quality"]
+    first_vote = by_id["d2"]["goal_success"]["goals"][0]["turns"][0]["quality"]
     assert f"<td>{first_vote}</td>" in d2
     printed = capsys.readouterr().out
     assert "evaluated 5 records" in printed and "2 unreadable records skipped" in printed
@@ -152,9 +157,9 @@ def test_one_suite_only(inputs: list[Path], config: Path, tmp_path: Path) -> Non
     out = tmp_path / "run"
     assert _evaluate(inputs[1:2], out, config, "--suite", "shift") == 0
     (line,) = _lines(out)
-    assert line["suites"] == ["shift"] and "gsr" not in line
+    assert line["suites"] == ["goal_shift"] and "gsr" not in line
     summary = json.loads((out / "summary.json").read_text())
-    assert set(summary["sections"]) == {"shift"}
+    assert set(summary["sections"]) == {"goal_shift"}
 
 
 def test_bad_options_are_usage_errors(

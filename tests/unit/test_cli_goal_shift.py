@@ -12,6 +12,7 @@ import pytest
 from cli import goal_shift
 from cli.common import UsageError
 from graphs import runner
+from graphs.api import JudgeSpecError
 from tests.unit.test_tau2_loader import GOOD_MESSAGES, RUN40, call, needs_run40, results_file
 
 CONTRACT = {
@@ -109,7 +110,7 @@ def test_run_with_a_malformed_transcript_and_an_unreadable_record(tmp_path: Path
 
 def test_bad_judge_spec_and_missing_input_are_usage_errors(tmp_path: Path) -> None:
     results = results_file(tmp_path, [{"id": "s1", "task_id": "t1", "messages": GOOD_MESSAGES}])
-    with pytest.raises(UsageError, match="local variant"):
+    with pytest.raises(JudgeSpecError, match="local variant"):  # main() exits 2 on it
         todeval(str(results), "--out", str(tmp_path / "o"), "--judge", "local:psychic")
     with pytest.raises(UsageError, match="not found"):
         todeval(str(tmp_path / "none.json"), "--out", str(tmp_path / "o"))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cli.main import main
-from nodes.memory.memory_active import memory_bank
+from nodes.memory.bank import memory_bank
 
 
 def _session(sid: str, intent: str, goal: dict[str, str], said: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from evals.schema import Dialogue
 from graphs.evaluation import build_evaluation_graph
 from nodes.context import Context
 from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.memory_active import memory_bank
+from nodes.memory.bank import memory_bank
 
 
 @pytest.fixture
@@ -56,11 +56,11 @@ DIALOGUE = Dialogue.model_validate(
 
 def test_a_dialogue_gets_goal_success_and_goal_tracking(context: Context) -> None:
     output = _run(context, dialogue_record(DIALOGUE))
-    assert output["record_id"] == "d1" and output["suites"] == ["gsr", "goals"]
-    assert set(output["results"]) == {"gsr", "goals"}
-    assert output["results"]["gsr"]["dialogue_id"] == "d1"
-    assert output["results"]["gsr"]["goals"]  # at least one segmented, scored goal
-    assert len(output["results"]["goals"]["turns"]) == 4  # one state per utterance
+    assert output["record_id"] == "d1" and output["suites"] == ["goal_success", "goal_tracking"]
+    assert set(output["results"]) == {"goal_success", "goal_tracking"}
+    assert output["results"]["goal_success"]["dialogue_id"] == "d1"
+    assert output["results"]["goal_success"]["goals"]  # at least one segmented, scored goal
+    assert len(output["results"]["goal_tracking"]["turns"]) == 4  # one state per utterance
 
 
 def test_a_transcript_with_tool_calls_also_gets_goal_shift_metrics(context: Context) -> None:
@@ -80,10 +80,10 @@ def test_a_transcript_with_tool_calls_also_gets_goal_shift_metrics(context: Cont
         ],
     )
     output = _run(context, conversation_record(conversation))
-    assert output["suites"] == ["gsr", "goals", "shift"]
-    assert output["results"]["shift"]["num_tool_calls"] == 1
-    only = _run(context, conversation_record(conversation), suites=["shift"])
-    assert list(only["results"]) == ["shift"]
+    assert output["suites"] == ["goal_success", "goal_tracking", "goal_shift"]
+    assert output["results"]["goal_shift"]["num_tool_calls"] == 1
+    only = _run(context, conversation_record(conversation), suites=["goal_shift"])
+    assert list(only["results"]) == ["goal_shift"]
 
 
 def test_a_returning_user_gets_memory_metrics(context: Context) -> None:

@@ -36,7 +36,7 @@ def test_memory_bench_and_ms_tod_files_become_memory_items(tmp_path: Path) -> No
     assert detect_record_kind(bench) == "memory"
     good, bad = _records(bench)
     assert [r.record_id for r in good] == ["e1", "e2"] and len(bad) == 1  # the malformed item
-    assert applicable_suites(good[0]) == ["goals", "memory"]  # nothing answered yet: no GSR
+    assert applicable_suites(good[0]) == ["goal_tracking", "memory"]  # nothing answered yet: no GSR
     ms_tod = tmp_path / "individual.json"
     ms_tod.write_text(json.dumps(SESSIONS))
     good, bad = _records(ms_tod)
@@ -60,7 +60,7 @@ def test_a_tau2_results_file_becomes_conversations() -> None:
     assert detect_record_kind(RUN40) == "conversations"
     good, bad = _records(RUN40)
     assert len(good) == 40 and not bad
-    assert all("shift" in applicable_suites(r) for r in good)
+    assert all("goal_shift" in applicable_suites(r) for r in good)
 
 
 @pytest.mark.skipif(not SGD_DEV.exists(), reason="shared SGD data not present")

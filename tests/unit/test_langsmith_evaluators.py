@@ -1,4 +1,4 @@
-"""The goal-success metrics as LangSmith evaluators: unit calls and an offline ``evaluate`` run."""
+"""Goal success against gold as LangSmith evaluators: unit calls and an offline ``evaluate`` run."""
 
 from __future__ import annotations
 
@@ -14,18 +14,20 @@ from evals.datasets import load_dialogues, split_records
 from evals.langsmith_evaluators import (
     ROW_EVALUATORS,
     SUMMARY_EVALUATORS,
-    dialogue_example,
-    goal_success_rate,
+    evaluation_example,
     gold_gsr,
-    gsr,
     rcof_accuracy,
     rcof_coverage,
+    row_evaluators,
     segmentation_f1,
+    summary_evaluators,
     turn_quality_accuracy,
     turn_quality_kappa,
 )
 from evals.metrics.goal_success.segmentation import goal_spans
 from evals.metrics.goal_success.success_rate import score_goals
+from evals.metrics.record_metrics import record_parts
+from evals.record_views import EvaluationRecord, dialogue_record
 from evals.schema import Dialogue
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "enterprise_dialogues.jsonl"
@@ -50,12 +52,22 @@ def gold(
 
 
 def output(labels: list[bool], turns: list[dict[str, Any]]) -> dict[str, Any]:
-    """A goal-success graph output: goals from ``is_new_goal`` labels and voted turns."""
+    """A results.jsonl line: goals from ``is_new_goal`` labels and voted turns, and metrics."""
     spans = [
         {"goal_index": i, "start_turn": start, "end_turn": end}
         for i, (start, end) in enumerate(goal_spans(labels))
     ]
-    return {"dialogue_id": "d", "goals": score_goals(spans, turns), "turns": turns}
+    part = {"goals": score_goals(spans, turns)}
+    return {
+        "record_id": "d",
+        "suites": ["goal_success"],
+        "goal_success": part,
+        "metrics": record_parts({"goal_success": part}),
+    }
+
+
+GSR = ROW_EVALUATORS["gsr"]
+GSR_CORPUS = SUMMARY_EVALUATORS["gsr"]
 
 
 # --- row evaluators, called directly ----------------------------------------------------------
@@ -77,10 +89,10 @@ PREDICTED = output(
 
 def test_row_evaluators_hand_computed() -> None:
     # Goals (1-3) failed, (4) and (5) succeeded.
-    gsr_row = goal_success_rate(PREDICTED, REFERENCE)
-    assert gsr_row["key"] == "goal_success_rate"
+    gsr_row = GSR(PREDICTED, REFERENCE)
+    assert gsr_row["key"] == "gsr"
     assert gsr_row["score"] == pytest.approx(2 / 3)
-    assert gsr_row["comment"] == "2 of 3 decided goals succeeded; 0 undecided"
+    assert gsr_row["comment"] == "2 / 3"
     # Turns 1-4 have gold quality; the vote gets 1, 2, 4 right.
     assert turn_quality_accuracy(PREDICTED, REFERENCE)["score"] == 0.75
     # Gold coded failures: turn 2 (E3, voted E4) and turn 3 (E1, voted success, no code).
@@ -95,9 +107,9 @@ def test_row_evaluators_hand_computed() -> None:
 def test_row_evaluators_say_why_there_is_no_score() -> None:
     undecided = output([True, False], [voted(1, S), voted(2, None)])
     unlabelled = {"turns": [gold(1, None, None), gold(2, None, None)]}
-    row = goal_success_rate(undecided, unlabelled)
+    row = GSR(undecided, unlabelled)
     assert row["score"] is None
-    assert row["comment"] == "no score: 0 of 0 decided goals succeeded; 1 undecided"
+    assert row["comment"] == "no score: the record has no part for gsr (undefined for it)"
     assert turn_quality_accuracy(undecided, unlabelled)["score"] is None
     assert rcof_accuracy(undecided, unlabelled)["score"] is None
     assert rcof_coverage(undecided, unlabelled)["score"] is None
@@ -114,16 +126,16 @@ def test_row_evaluators_say_why_there_is_no_score() -> None:
 
 
 def test_turns_missing_from_the_output_count_as_unjudged() -> None:
-    partial = {"goals": [], "turns": [voted(2, F, "E3")]}
+    partial = {"goal_success": {"goals": [{"start_turn": 2, "turns": [voted(2, F, "E3")]}]}}
     assert turn_quality_accuracy(partial, REFERENCE)["score"] == 1.0  # turn 2 only
     assert rcof_coverage(partial, REFERENCE)["score"] == 0.5  # turn 3 has no vote at all
-    assert goal_success_rate({}, REFERENCE)["score"] is None
+    assert GSR({}, REFERENCE)["score"] is None
 
 
 def test_summary_evaluators_pool_over_dialogues() -> None:
     outputs = [PREDICTED, output([True], [voted(1, F, "E2")])]
     references = [REFERENCE, {"turns": [gold(1, True, F, "E2")]}]
-    assert gsr(outputs, references)["score"] == pytest.approx(2 / 4)
+    assert GSR_CORPUS(outputs, references)["score"] == pytest.approx(2 / 4)
     # Pooled turns with both labels: (S,S) (F,F) (S,F) (S,S) (F,F): p_o 4/5, p_e 12/25.
     assert turn_quality_kappa(outputs, references)["score"] == pytest.approx((0.8 - 0.48) / 0.52)
     # Gold goals (1-2) failed, (3-4) failed, (5) undecided, (1) failed.
@@ -135,10 +147,11 @@ def test_summary_evaluators_pool_over_dialogues() -> None:
     assert "1 dialogues left out" in unsegmented["comment"]
 
 
-def test_dialogue_example_carries_the_gold_labels() -> None:
+def test_evaluation_example_carries_the_gold_labels() -> None:
     dialogue = first_dialogues(1)[0]
-    example = dialogue_example(dialogue)
-    assert Dialogue.model_validate(example["inputs"]["dialogue"]) == dialogue
+    example = evaluation_example(dialogue_record(dialogue))
+    record = EvaluationRecord.model_validate(example["inputs"]["record"])
+    assert record.dialogue == dialogue
     assert example["outputs"]["turns"] == [
         gold(1, True, S),
         gold(2, False, S),
@@ -167,8 +180,8 @@ EDITS: dict[str, dict[str, Any]] = {
 
 
 def flipped_gold_target(inputs: dict[str, Any]) -> dict[str, Any]:
-    """A stand-in for the goal-success graph: the gold labels with the edits above."""
-    dialogue = Dialogue.model_validate(inputs["dialogue"])
+    """A stand-in for the evaluation graph: the gold labels with the edits above, as a line."""
+    dialogue = EvaluationRecord.model_validate(inputs["record"]).dialogue
     edit = EDITS[dialogue.dialogue_id[:8]]
     labels = dialogue.gold_new_goal_labels()
     assert labels is not None
@@ -178,15 +191,17 @@ def flipped_gold_target(inputs: dict[str, Any]) -> dict[str, Any]:
     for t in dialogue.turns:
         quality, rcof = edit["turns"].get(t.turn_number, (t.quality, t.rcof))
         turns.append(voted(t.turn_number, quality, rcof))
-    return output(labels, turns) | {"dialogue_id": dialogue.dialogue_id}
+    return output(labels, turns) | {"record_id": dialogue.dialogue_id}
 
 
 @pytest.mark.filterwarnings("ignore::langsmith._internal._beta_decorator.LangSmithBetaWarning")
 def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object]) -> None:
     dataset_id = uuid.uuid4()
     examples = [
-        schemas.Example(id=uuid.uuid4(), dataset_id=dataset_id, **dialogue_example(dialogue))
-        for dialogue in first_dialogues(4)
+        schemas.Example(
+            id=uuid.uuid4(), dataset_id=dataset_id, **evaluation_example(dialogue_record(d))
+        )
+        for d in first_dialogues(4)
     ]
     # A client that needs no server: no background tracing thread, server info given up front.
     client = Client(
@@ -195,13 +210,13 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
     results = langsmith.evaluate(
         flipped_gold_target,
         data=examples,
-        evaluators=ROW_EVALUATORS,
-        summary_evaluators=SUMMARY_EVALUATORS,
+        evaluators=row_evaluators(["goal_success"]),
+        summary_evaluators=summary_evaluators(["goal_success"]),
         client=client,
         upload_results=False,
     )
     feedback = {
-        row["example"].inputs["dialogue"]["dialogue_id"][:8]: row["evaluation_results"]["results"]
+        row["example"].inputs["record"]["record_id"][:8]: row["evaluation_results"]["results"]
         for row in results
     }
     rows = {key: {r.key: r.score for r in found} for key, found in feedback.items()}
@@ -215,7 +230,7 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
     assert rows == {
         # gold goals (1-3)(4-5): both now succeed; turn 4 wrong; E4 left uncoded
         "4d966fbe": {
-            "goal_success_rate": 1.0,
+            "gsr": 1.0,
             "turn_quality_accuracy": 0.8,
             "rcof_accuracy": None,
             "rcof_coverage": 0.0,
@@ -223,7 +238,7 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
         },
         # one goal (1-6) failing first at turn 2; turn 2 wrong; E3 at turn 5 kept; boundary missed
         "b7709d25": {
-            "goal_success_rate": 0.0,
+            "gsr": 0.0,
             "turn_quality_accuracy": pytest.approx(5 / 6),
             "rcof_accuracy": 1.0,
             "rcof_coverage": 1.0,
@@ -231,7 +246,7 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
         },
         # goals (1)(2)(3-4): failed E2, success, success; boundaries {2,3} vs gold {3}
         "a510a53a": {
-            "goal_success_rate": pytest.approx(2 / 3),
+            "gsr": pytest.approx(2 / 3),
             "turn_quality_accuracy": 1.0,
             "rcof_accuracy": 0.0,
             "rcof_coverage": 1.0,
@@ -239,7 +254,7 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
         },
         # goals (1)(2-3)(4-5): undecided, success, failed E3
         "dcb03fe4": {
-            "goal_success_rate": 0.5,
+            "gsr": 0.5,
             "turn_quality_accuracy": 1.0,
             "rcof_accuracy": 1.0,
             "rcof_coverage": 1.0,
@@ -252,7 +267,7 @@ def test_langsmith_evaluate_offline_scores_hand_computed(no_network: list[object
     # Kappa over 19 turns with both labels: 2 disagreements, 4 failures on each side:
     # p_o = 17/19, p_e = (15^2 + 4^2) / 19^2 -> kappa = 82/120.
     assert summary == {
-        "gsr": 0.625,
+        "gsr_corpus": 0.625,
         "turn_quality_kappa": pytest.approx(82 / 120),
         "gold_gsr": pytest.approx(5 / 9),
     }

@@ -12,8 +12,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
 from graphs.memory import build_memory_graph
 from nodes.context import Context
+from nodes.memory.bank import memory_bank
 from nodes.memory.judges.units import local_memory_units
-from nodes.memory.memory_active import memory_bank, rerank
+from nodes.memory.memory_active import rerank
 
 STORED = MsTodSession(
     session_id="s1",

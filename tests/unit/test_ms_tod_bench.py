@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cli.common import UsageError
-from cli.memory_build import add_build_bench_parser
+from cli.memory import add_build_bench_parser
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench, dump_memory_bench, load_memory_bench
 from evals.memory_words import intent_in_words, is_number_or_boolean

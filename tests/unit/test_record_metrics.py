@@ -73,7 +73,7 @@ def test_tool_parts_pool_over_calls_like_the_summary() -> None:
         {"tsr": 0.0, "tool_calls": [_call(False), _call(None, turn=5)],
          "shifts": [{"recovered": True}, {"recovered": False}]},
     ]  # fmt: skip
-    values = corpus_values(record_parts({"shift": row}) for row in rows)
+    values = corpus_values(record_parts({"goal_shift": row}) for row in rows)
     pooled = tool_usage_efficiency(call for row in rows for call in row["tool_calls"])
     assert values["tool_correctness"] == pytest.approx(pooled.tool_correctness)
     assert values["param_validity"] == pytest.approx(pooled.param_validity)

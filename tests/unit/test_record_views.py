@@ -43,13 +43,14 @@ def test_a_transcript_pairs_user_messages_with_the_assistants_words() -> None:
     ]
     assert turns[0].metadata == {"tool_calls": ["get_balance"], "tool_errors": 1}
     assert record.dialogue.metadata["opening"] == "Hi! How can I help?"
-    assert applicable_suites(record) == ["gsr", "goals", "shift"]
+    assert applicable_suites(record) == ["goal_success", "goal_tracking", "goal_shift"]
 
 
 def test_goal_shift_applies_to_annotated_shifts_even_without_tool_calls() -> None:
     shifted = conversation_record(_conversation(tool_calls=False, goals=["balance", "card"]))
     plain = conversation_record(_conversation(tool_calls=False, goals=["balance"]))
-    assert "shift" in applicable_suites(shifted) and "shift" not in applicable_suites(plain)
+    assert "goal_shift" in applicable_suites(shifted)
+    assert "goal_shift" not in applicable_suites(plain)
 
 
 def test_memory_applies_only_with_earlier_sessions_and_suites_can_be_narrowed() -> None:
@@ -71,9 +72,9 @@ def test_memory_applies_only_with_earlier_sessions_and_suites_can_be_narrowed() 
     with_memory = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[session]))
     without = memory_record(MemoryItem(individual_id="u1", item=item, sessions=[]))
     # The item's context waits for the system's reply: no answered turn for Goal Success Rate.
-    assert applicable_suites(with_memory) == ["goals", "memory"]
-    assert applicable_suites(without) == ["goals"]
-    assert applicable_suites(with_memory, ["memory", "shift"]) == ["memory"]
+    assert applicable_suites(with_memory) == ["goal_tracking", "memory"]
+    assert applicable_suites(without) == ["goal_tracking"]
+    assert applicable_suites(with_memory, ["memory", "goal_shift"]) == ["memory"]
     assert with_memory.dialogue.turns[0].user_msg == "Hi again, it's about Sino."
 
 
@@ -99,7 +100,7 @@ def test_atod_and_plain_dialogues() -> None:
     plain = Dialogue.model_validate(
         {"dialog_id": "d1", "turns": [{"turn_number": 1, "user_msg": "hi", "response": "hello"}]}
     )
-    assert applicable_suites(dialogue_record(plain)) == ["gsr", "goals"]
+    assert applicable_suites(dialogue_record(plain)) == ["goal_success", "goal_tracking"]
 
 
 def test_a_transcript_ending_on_the_user_has_no_unanswered_turn_to_judge() -> None:

@@ -18,8 +18,9 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
+from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.runner import ThreadResult, prepared_in_chunks, run_corpus
+from graphs.runner import prepared_in_chunks, run_corpus
 from nodes.context import Context
 from stores.checkpoint import open_checkpointer
 

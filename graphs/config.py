@@ -24,10 +24,13 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError
 from nodes.context import Context
 
 SECTIONS = ("judges", "thresholds", "run")
+
+
+class ConfigError(ValueError):
+    """A config file or setting that cannot be used (the message names the key and the file)."""
 
 
 def _defaults() -> dict[str, Any]:
@@ -39,24 +42,24 @@ def read_config(path: str | Path) -> dict[str, Any]:
     """The file's settings as Context field -> value.
 
     Raises:
-        UsageError: Missing file, invalid TOML, unknown section or key, wrong type.
+        ConfigError: Missing file, invalid TOML, unknown section or key, wrong type.
     """
     source = Path(path)
     try:
         raw = tomllib.loads(source.read_text(encoding="utf-8"))
     except OSError as error:
-        raise UsageError(f"{source}: cannot read the config ({error.strerror})") from error
+        raise ConfigError(f"{source}: cannot read the config ({error.strerror})") from error
     except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{source}: not valid TOML ({error})") from error
+        raise ConfigError(f"{source}: not valid TOML ({error})") from error
     defaults = _defaults()
     settings: dict[str, Any] = {}
     for section, values in raw.items():
         if section not in SECTIONS or not isinstance(values, dict):
-            raise UsageError(f"{source}: unknown section [{section}] (expected {SECTIONS})")
+            raise ConfigError(f"{source}: unknown section [{section}] (expected {SECTIONS})")
         for key, value in values.items():
             name = _field_name(key, section, defaults)
             if name is None:
-                raise UsageError(
+                raise ConfigError(
                     f"{source}: [{section}] {key} is not a setting; known: "
                     + ", ".join(sorted(defaults))
                 )
@@ -81,7 +84,7 @@ def _checked(source: Path, where: str, value: Any, default: Any) -> Any:
         return value
     if same_kind and isinstance(default, float) and isinstance(value, int):
         return float(value)
-    raise UsageError(
+    raise ConfigError(
         f"{source}: {where} should be {type(default).__name__}, not {type(value).__name__}"
     )
 
@@ -102,5 +105,5 @@ def build_context(
     known = {f.name for f in fields(Context)}
     unknown = sorted(set(settings) - known)
     if unknown:
-        raise UsageError(f"unknown settings: {', '.join(unknown)}")
+        raise ConfigError(f"unknown settings: {', '.join(unknown)}")
     return replace(Context(), **settings)

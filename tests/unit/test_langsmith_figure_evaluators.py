@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from evals.langsmith_suite_evaluators import (
+from evals.langsmith_evaluators import (
+    GOLD_ROW_EVALUATORS,
+    GOLD_SUMMARY_EVALUATORS,
     ROW_EVALUATORS,
     SUMMARY_EVALUATORS,
     corpus_key,
@@ -23,13 +25,17 @@ from evals.schema import Dialogue
 LINES: list[dict[str, Any]] = [
     {
         "record_id": "a",
-        "suites": ["gsr", "goals"],
+        "suites": ["goal_success", "goal_tracking"],
         "metrics": {"gsr": {"num": 3.0, "den": 4.0}, "dgcr": {"num": 1.0, "den": 2.0}},
     },
-    {"record_id": "b", "suites": ["gsr", "goals"], "metrics": {"gsr": {"num": 0.0, "den": 1.0}}},
+    {
+        "record_id": "b",
+        "suites": ["goal_success", "goal_tracking"],
+        "metrics": {"gsr": {"num": 0.0, "den": 1.0}},
+    },
     {
         "record_id": "c",
-        "suites": ["gsr", "goals", "shift"],
+        "suites": ["goal_success", "goal_tracking", "goal_shift"],
         "metrics": {
             "gsr": {"num": 1.0, "den": 1.0},
             "tsr": {"num": 0.5, "den": 1.0},
@@ -55,7 +61,9 @@ def test_a_record_without_a_part_scores_none_and_says_why() -> None:
     assert undefined["score"] is None and "no part for dgcr" in undefined["comment"]
     not_run = _row("tsr", LINES[0])
     assert not_run["score"] is None and "shift suite did not run" in not_run["comment"]
-    failed = _row("gsr", {"record_id": "x", "suites": ["gsr"], "error": "boom", "metrics": {}})
+    failed = _row(
+        "gsr", {"record_id": "x", "suites": ["goal_success"], "error": "boom", "metrics": {}}
+    )
     assert failed["score"] is None and "boom" in failed["comment"]
     nothing = _row("gsr", None)  # the target raised: LangSmith passes empty outputs
     assert nothing["score"] is None and "no line" in nothing["comment"]
@@ -87,11 +95,18 @@ def test_summary_comments_count_records_and_none_without_parts() -> None:
 
 
 def test_evaluators_carry_their_metric_names_and_follow_the_suites() -> None:
-    assert [f.__name__ for f in row_evaluators()] == list(METRICS)
-    assert [f.__name__ for f in summary_evaluators()] == [corpus_key(m) for m in METRICS]
-    shift = [f.__name__ for f in row_evaluators(["shift"])]
-    assert shift == [name for name, info in METRICS.items() if info.suite == "shift"]
-    assert [f.__name__ for f in summary_evaluators(["gsr"])] == ["gsr_corpus"]
+    gold_rows = [f.__name__ for f in GOLD_ROW_EVALUATORS]
+    gold_corpus = [f.__name__ for f in GOLD_SUMMARY_EVALUATORS]
+    assert [f.__name__ for f in row_evaluators()] == list(METRICS) + gold_rows
+    assert [f.__name__ for f in summary_evaluators()] == [
+        corpus_key(m) for m in METRICS
+    ] + gold_corpus
+    shift = [f.__name__ for f in row_evaluators(["goal_shift"])]
+    assert shift == [name for name, info in METRICS.items() if info.suite == "goal_shift"]
+    assert [f.__name__ for f in summary_evaluators(["goal_success"])] == [
+        "gsr_corpus",
+        *gold_corpus,
+    ]
     with pytest.raises(ValueError, match="unknown suite"):
         row_evaluators(["gsr", "nope"])
 
@@ -103,4 +118,9 @@ def test_evaluation_example_holds_the_record_and_its_applicable_suites() -> None
     example = evaluation_example(dialogue_record(dialogue))
     assert example["inputs"]["record"]["record_id"] == "d1"
     assert example["inputs"]["record"]["dialogue"]["turns"][0]["user_msg"] == "Hi"
-    assert example["outputs"] == {"record_id": "d1", "kind": "dialogue", "suites": ["gsr", "goals"]}
+    assert example["outputs"] == {
+        "record_id": "d1",
+        "kind": "dialogue",
+        "suites": ["goal_success", "goal_tracking"],
+        "turns": [{"turn_number": 1, "is_new_goal": None, "quality": None, "rcof": None}],
+    }

@@ -1,7 +1,10 @@
-"""What ``todeval gsr`` gathers while results stream in: goal lines, counts, agreement inputs.
+"""Goal success over a corpus, as results stream in: goal lines, counts, agreement inputs.
 
-Memory stays small per turn (labels without rationales); full goals and dialogue texts are
-kept only for the failed goals the report shows.
+:class:`GoalSuccessTally` turns each dialogue's goal-success output into its ``goals.jsonl``
+lines and, at the end, the figures of ``summary.json``; :class:`SegmentationTally` does the
+same for goal segmentation alone (``segments.jsonl``). Memory stays small per turn (labels
+without rationales); full goals and dialogue texts are kept only for the failed goals the
+report shows.
 """
 
 from __future__ import annotations
@@ -11,16 +14,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cli.common import usable_result
+from evals.metrics.goal_success.segmentation import segmentation_report
 from evals.metrics.goal_success.success_rate import gsr_report, score_goals, turn_report
 from evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,
     reference_agreement,
     teacher_agreement,
 )
+from evals.results import GoalLine, SegmentLine, ThreadResult, usable_result
 from evals.schema import Dialogue, RecordError
-from graphs.runner import ThreadResult
-from nodes.context import Context
 
 REPORT_FAILED_GOALS = 500
 """Failed goals (with their dialogues) the HTML report shows in full."""
@@ -42,7 +44,7 @@ def read_audits(path: Path) -> dict[AuditKey, dict[str, Any]]:
     return audits
 
 
-class GsrTally:
+class GoalSuccessTally:
     """Accumulates one run's results; :meth:`summary` turns them into summary.json.
 
     Args:
@@ -125,8 +127,12 @@ class GsrTally:
         )
         return agreement
 
-    def summary(self, context: Context) -> dict[str, Any]:
-        """The figures of summary.json (the caller adds run details)."""
+    def summary(self, judges: Mapping[str, Any]) -> dict[str, Any]:
+        """The figures of summary.json (the caller adds run details).
+
+        Args:
+            judges: Who judged: ``{"segmenter": spec, "teachers": [specs]}``.
+        """
         turn_figures = turn_report(self.turns)
         has_gold = any(ref is not None for ref in self.gold)
         has_human = any(ref is not None for ref in self.human)
@@ -138,7 +144,7 @@ class GsrTally:
             "teacher_kappa": teacher_agreement(self.turns),
             "gold_agreement": reference_agreement(self.turns, self.gold) if has_gold else None,
             "human_agreement": self._human_agreement() if has_human else None,
-            "judges": {"segmenter": context.segmentation_judge, "teachers": list(context.teachers)},
+            "judges": dict(judges),
             "counts": {
                 "dialogues": self.dialogues,
                 "turns": len(self.turns),
@@ -170,6 +176,10 @@ def _awaits_human(turn: dict[str, Any]) -> bool:
 
 
 def _goal_line(dialogue_id: str, goal: dict[str, Any]) -> dict[str, Any]:
+    return _goal_model(dialogue_id, goal).row()
+
+
+def _goal_model(dialogue_id: str, goal: dict[str, Any]) -> GoalLine:
     turns = [
         {
             "turn_number": t["turn_number"],
@@ -182,19 +192,19 @@ def _goal_line(dialogue_id: str, goal: dict[str, Any]) -> dict[str, Any]:
         }
         for t in goal["turns"]
     ]
-    return {
-        "dialogue_id": dialogue_id,
-        "goal_index": goal["goal_index"],
-        "start_turn": goal["start_turn"],
-        "end_turn": goal["end_turn"],
-        "n_turns": goal["n_turns"],
-        "success": goal["success"],
-        "rcof": goal["rcof"],
-        "fractional_credit": goal["fractional_credit"],
-        "last_turn_success": goal["last_turn_success"],
-        "pending_review": any(_awaits_human(t) for t in goal["turns"]),
-        "turns": turns,
-    }
+    return GoalLine(
+        dialogue_id=dialogue_id,
+        goal_index=goal["goal_index"],
+        start_turn=goal["start_turn"],
+        end_turn=goal["end_turn"],
+        n_turns=goal["n_turns"],
+        success=goal["success"],
+        rcof=goal["rcof"],
+        fractional_credit=goal["fractional_credit"],
+        last_turn_success=goal["last_turn_success"],
+        pending_review=any(_awaits_human(t) for t in goal["turns"]),
+        turns=turns,
+    )
 
 
 def _compact(turn: dict[str, Any]) -> dict[str, Any]:
@@ -210,3 +220,69 @@ def _compact(turn: dict[str, Any]) -> dict[str, Any]:
             for t in turn["teachers"]
         ],
     }
+
+
+class SegmentationTally:
+    """Goal segmentation over a corpus: counts, skipped records, gold/predicted label pairs."""
+
+    def __init__(self) -> None:
+        self.dialogues = self.turns = self.goals = self.new_goals = self.resumed = 0
+        self.skipped: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+        self.pairs: list[tuple[list[bool], list[bool]]] = []
+        self.unlabelled = 0
+
+    def add(
+        self, record: Dialogue | RecordError, result: ThreadResult | None
+    ) -> list[dict[str, Any]]:
+        """Take one dialogue's segmentation; return its ``segments.jsonl`` line (or none)."""
+        usable = usable_result(record, result, skipped=self.skipped, failed=self.failed)
+        if usable is None:
+            return []
+        dialogue, thread, output = usable
+        labels = [turn["is_new_goal"] for turn in output["turns"]]
+        self.dialogues += 1
+        self.turns += len(labels)
+        self.goals += len(output["goals"])
+        self.new_goals += sum(bool(label) for label in labels[1:])
+        self.resumed += int(thread.resumed)
+        gold = dialogue.gold_new_goal_labels()
+        if None in labels:
+            self.unlabelled += 1
+        elif gold is not None:
+            self.pairs.append((gold, [bool(label) for label in labels]))
+        line = SegmentLine.model_validate(
+            {
+                "dialogue_id": output["dialogue_id"],
+                "turns": [
+                    {"turn_number": t["turn_number"], "is_new_goal": t["is_new_goal"]}
+                    for t in output["turns"]
+                ],
+                "goals": output["goals"],
+                "judge": output["judge"],
+                **({"reason": output["reason"]} if output.get("reason") else {}),
+            }
+        )
+        return [line.row()]
+
+    def summary(self, judge: str) -> dict[str, Any]:
+        """The figures of summary.json (the caller adds run details)."""
+        later_turns = self.turns - self.dialogues
+        metrics: dict[str, Any] | None = segmentation_report(self.pairs) if self.pairs else None
+        return {
+            "judge": judge,
+            "counts": {
+                "dialogues": self.dialogues,
+                "turns": self.turns,
+                "goals": self.goals,
+                "new_goal_share": round(self.new_goals / later_turns, 4) if later_turns else None,
+                "resumed_from_checkpoint": self.resumed,
+                "skipped_records": len(self.skipped),
+                "failed_dialogues": len(self.failed),
+                "dialogues_with_unlabelled_turns": self.unlabelled,
+            },
+            "metrics": metrics,
+            "metrics_note": None if metrics else "no gold is_new_goal labels in the input",
+            "skipped": self.skipped,
+            "failed": self.failed,
+        }

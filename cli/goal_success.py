@@ -1,0 +1,209 @@
+"""``todeval goal-success`` (alias ``gsr``): Goal Success Rate and root causes (paper 004).
+
+Also ``todeval segment`` (= ``goal-success --segmentation-only``): goal segmentation alone.
+The work is :mod:`graphs.corpus.goal_success`; this module parses, shows progress and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from cli.common import (
+    UsageError,
+    add_corpus_arguments,
+    fmt_figure,
+    input_path,
+    progress,
+    resolved_format,
+)
+from graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
+
+COMMAND = "goal-success"
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``goal-success`` (alias ``gsr``) and ``segment``."""
+    defaults = Context()
+    parser = subparsers.add_parser(
+        COMMAND,
+        aliases=["gsr"],
+        help="Goal Success Rate and root causes (E1-E7) with multi-teacher voting",
+        description=(
+            "Segment every dialogue into goals, have several teachers label each turn's quality "
+            "and root cause, take the majority, and score each goal: it succeeds only if every "
+            "turn succeeds; a failed goal's root cause is its earliest failed turn's code. "
+            "Writes OUT/goals.jsonl, OUT/summary.json and OUT/report.html. Turns on which the "
+            "teachers all disagree wait for a human: run `todeval review OUT`. Re-running the "
+            "same command resumes from the checkpoints. With --segmentation-only, only goal "
+            "segmentation runs (OUT/segments.jsonl, OUT/summary.json)."
+        ),
+    )
+    add_corpus_arguments(parser, checkpoints_note=", which also makes `todeval review` impossible")
+    parser.add_argument(
+        "--teachers",
+        default=",".join(defaults.teachers),
+        help="comma-separated teacher specs, local and LLM mixed freely "
+        "(default: %(default)s; e.g. openai:gpt-4o,anthropic:claude-3-5-haiku-latest,local)",
+    )
+    _add_segmentation_arguments(parser, flag="--segmenter")
+    parser.add_argument(
+        "--routes",
+        type=Path,
+        default=None,
+        help="JSON route table for the routing check (E6): {route: what it handles}; "
+        "default: the routes the input uses, described by their names",
+    )
+    parser.add_argument(
+        "--no-escalation",
+        action="store_true",
+        help="do not pause for humans: ambiguous turns stay unlabelled (null)",
+    )
+    parser.add_argument(
+        "--segmentation-only",
+        action="store_true",
+        help="only split the dialogues into goals (is_new_goal per turn; P/R/F1, Pk and "
+        "WindowDiff against gold when the input has it)",
+    )
+    parser.set_defaults(run=run)
+    segment = subparsers.add_parser(
+        "segment",
+        help="split dialogues into goals (= goal-success --segmentation-only)",
+        description=(
+            "Label every turn with is_new_goal (turn 1 always starts a goal) and write the "
+            "goal spans. Writes OUT/segments.jsonl and OUT/summary.json (with precision, recall, "
+            "F1, Pk and WindowDiff when the input has gold labels). Re-running the same command "
+            "resumes: finished dialogues are read back from the checkpoints."
+        ),
+    )
+    add_corpus_arguments(segment)
+    _add_segmentation_arguments(segment, flag="--judge")
+    segment.set_defaults(run=run, segmentation_only=True)
+
+
+def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -> None:
+    defaults = Context()
+    parser.add_argument(
+        flag,
+        dest="segmenter",
+        default=defaults.segmentation_judge,
+        help="goal segmentation judge: local (default, learned), local:rules or provider:model "
+        "(e.g. openai:gpt-4o-mini)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="new-goal probability cut-off for local:learned (default: the tuned one)",
+    )
+    parser.add_argument(
+        "--time-gap-minutes",
+        type=float,
+        default=defaults.time_gap_minutes,
+        help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate (or segment) the corpus, write the outputs, print a one-line summary."""
+    source = input_path(args.input)
+    fmt = resolved_format(source, args.format)
+    context = Context(
+        segmentation_judge=args.segmenter,
+        new_goal_threshold=args.threshold,
+        time_gap_minutes=args.time_gap_minutes,
+    )
+    if args.segmentation_only:
+        summary = segmentation_corpus(
+            source,
+            fmt,
+            context,
+            out=args.out,
+            checkpoints=args.checkpoints,
+            limit=args.limit,
+            progress=progress,
+        )
+        print(segmentation_line(summary, args.out))
+        return 1 if summary["counts"]["dialogues"] == 0 else 0
+    teachers = [spec.strip() for spec in args.teachers.split(",") if spec.strip()]
+    if not teachers:
+        raise UsageError("--teachers needs at least one teacher spec")
+    routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
+    context = Context(
+        segmentation_judge=args.segmenter,
+        new_goal_threshold=args.threshold,
+        time_gap_minutes=args.time_gap_minutes,
+        teachers=teachers,
+        routes=routes,
+        escalate_ambiguous=not args.no_escalation,
+    )
+    summary = goal_success_corpus(
+        source,
+        fmt,
+        context,
+        out=args.out,
+        checkpoints=args.checkpoints,
+        limit=args.limit,
+        progress=progress,
+    )
+    print(one_line(summary, args.out))
+    return 1 if summary["counts"]["dialogues"] == 0 else 0
+
+
+def _route_table(path: Path) -> dict[str, str]:
+    try:
+        table = json.loads(input_path(str(path)).read_text())
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--routes {path}: not JSON ({error})") from error
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise UsageError(f"--routes {path}: expected a JSON object {{route: description}}")
+    return {str(route): description for route, description in table.items()}
+
+
+def one_line(summary: dict[str, Any], out: Path) -> str:
+    """The last line a goal-success run prints."""
+    counts = summary["counts"]
+    how = (
+        "but --checkpoints :memory: kept nothing to resume"
+        if summary["run"]["checkpoints"] == ":memory:"
+        else f"todeval review {out}"
+    )
+    review = (
+        f"; {summary['pending_review']} turns in {counts['pending_review_dialogues']} dialogues "
+        f"await a human verdict ({how})"
+        if summary["pending_review"]
+        else ""
+    )
+    bounds = summary["gsr_bounds"]
+    undecided = (
+        f" ({summary['undecided_goals']} undecided: GSR between {fmt_figure(bounds['lower'])} "
+        f"and {fmt_figure(bounds['upper'])})"
+        if summary["undecided_goals"]
+        else ""
+    )
+    return (
+        f"GSR {fmt_figure(summary['gsr'])} over {summary['n_goals']} goals{undecided} in "
+        f"{counts['dialogues']} dialogues (single-turn {fmt_figure(summary['gsr_single_turn'])}, "
+        f"multi-turn {fmt_figure(summary['gsr_multi_turn'])}); {summary['ambiguous']} ambiguous "
+        f"turns{review}; "
+        f"{counts['skipped_records']} unreadable records skipped, {counts['failed_dialogues']} "
+        f"failed; wrote {out / 'goals.jsonl'}, {out / 'summary.json'} and {out / 'report.html'}"
+    )
+
+
+def segmentation_line(summary: dict[str, Any], out: Path) -> str:
+    """The last line a segmentation-only run prints."""
+    counts, metrics = summary["counts"], summary["metrics"]
+    quality = (
+        f"F1 {metrics['f1']:.3f} (P {metrics['precision']:.3f}, R {metrics['recall']:.3f})"
+        if metrics and metrics.get("f1") is not None
+        else "no gold labels"
+    )
+    return (
+        f"segmented {counts['dialogues']} dialogues, {counts['turns']} turns into "
+        f"{counts['goals']} goals; {quality}; {counts['skipped_records']} unreadable records "
+        f"skipped, {counts['failed_dialogues']} failed (see summary.json); "
+        f"judge {summary['judge']}; wrote {out / 'segments.jsonl'} and {out / 'summary.json'}"
+    )

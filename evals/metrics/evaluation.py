@@ -1,0 +1,184 @@
+"""What ``todeval evaluate`` gathers per suite while results stream in: lines, summaries, sections.
+
+Each suite's tally is the one its own command uses (:class:`GoalSuccessTally`, the tracker's
+:class:`TrackedCorpusTally`, the memory :func:`item_line`, the goal-shift rows), so a suite's
+section of the evaluation reads exactly like that command's summary. :meth:`EvaluationTally.add`
+turns one record's evaluation-graph output into its ``results.jsonl`` line
+(:class:`~evals.results.EvaluationLine`), with the record's share of every corpus figure under
+``metrics`` (:mod:`evals.metrics.record_metrics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evals.memory_schema import MemoryEvalRecord
+from evals.metrics.goal_shift.summary import goal_shift_summary
+from evals.metrics.goal_success.tally import GoalSuccessTally
+from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally, scored_result
+from evals.metrics.memory.scores import memory_summary
+from evals.metrics.memory.tally import Units, item_line
+from evals.metrics.record_metrics import record_parts
+from evals.record_views import EvaluationRecord, atod_view
+from evals.report.goal_shift import goal_shift_section
+from evals.report.goal_success import goal_success_section
+from evals.report.goal_tracking import goal_tracking_section
+from evals.report.memory import memory_section
+from evals.report.page import Section
+from evals.results import EvaluationLine, ThreadResult, skipped_row
+from evals.schema import RecordError
+
+REPORT_RECORDS = 300
+"""Records the report lists with their drill-down (all of them are in results.jsonl)."""
+
+Drilldown = tuple[dict[str, Any], dict[str, Any]]
+"""A record's results.jsonl line and its dialogue view, as the report shows them."""
+
+
+@dataclass
+class EvaluationTally:
+    """Every suite's tally for one run.
+
+    Args:
+        judges: Each suite's judge specs, as its summary reports them.
+        units: An individual's stored memory units (the memory suite's bank).
+    """
+
+    judges: Mapping[str, Mapping[str, Any]]
+    units: Units
+    goal_success: GoalSuccessTally = field(default_factory=GoalSuccessTally)
+    goal_tracking: TrackedCorpusTally = field(default_factory=TrackedCorpusTally)
+    shift_rows: list[dict[str, Any]] = field(default_factory=list)
+    memory_lines: list[dict[str, Any]] = field(default_factory=list)
+    ran: set[str] = field(default_factory=set)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    """Every record's status and metrics (compact: what the corpus figures pool)."""
+    shown: list[Drilldown] = field(default_factory=list)
+    """The first records in full, for the report's drill-down."""
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(
+        self, record: EvaluationRecord | RecordError, result: ThreadResult | None
+    ) -> list[dict[str, Any]]:
+        """Take one record's result; return its ``results.jsonl`` line (none if unreadable)."""
+        if isinstance(record, RecordError):
+            self.skipped.append(skipped_row(record))
+            return []
+        assert result is not None  # the runner pairs every record with its thread's result
+        line = self.line_for(record, result)
+        self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
+        if len(self.shown) < REPORT_RECORDS:
+            self.shown.append((line, record.dialogue.model_dump(mode="json")))
+        return [line]
+
+    def line_for(self, record: EvaluationRecord, result: ThreadResult) -> dict[str, Any]:
+        """One record's ``results.jsonl`` line (its suites' lines and ``metrics``)."""
+        output = result.output or {}
+        suites: Mapping[str, Any] = output.get("results") or {}
+        lines: dict[str, Any] = {}
+        if not result.paused:
+            for suite, suite_output in suites.items():
+                self.ran.add(suite)
+                one = ThreadResult(
+                    record.record_id, result.thread_id, suite_output, None, result.resumed
+                )
+                lines[suite] = self._add_suite(suite, record, one)
+        line = EvaluationLine(
+            record_id=record.record_id,
+            kind=record.kind,
+            suites=list(output.get("suites") or []),
+            thread_id=result.thread_id,
+            resumed=result.resumed,
+            status=result.status,
+            error=result.error,
+            interrupts=result.interrupts if result.paused else None,
+            metrics=record_parts(lines),
+            **lines,
+        )
+        return line.row()
+
+    def _add_suite(self, suite: str, record: EvaluationRecord, result: ThreadResult) -> Any:
+        if suite == "goal_success":
+            return {"goals": self.goal_success.add(record.dialogue, result)}
+        if suite == "goal_tracking":
+            scored = scored_result(record.atod or atod_view(record.dialogue), result)
+            line, row = self.goal_tracking.add_scored(scored)
+            return line | {"figures": row}
+        if suite == "goal_shift":
+            row = dict(result.output or {})
+            self.shift_rows.append(row)
+            return row
+        if suite == "memory":
+            assert record.memory is not None  # the graph runs memory only for memory items
+            memory = record.memory
+            eval_record = MemoryEvalRecord(
+                eval_id=memory.item.eval_id, individual_id=memory.individual_id, item=memory.item
+            )
+            item = item_line(eval_record, result, self.units(memory.individual_id))
+            self.memory_lines.append(item)
+            return item
+        raise ValueError(f"unknown suite {suite!r}")
+
+    def records_in(self, suite: str) -> int:
+        """How many records the suite has scored so far."""
+        scored = {
+            "goal_success": self.goal_success.dialogues,
+            "goal_tracking": len(self.goal_tracking.figures.rows),
+            "goal_shift": len(self.shift_rows),
+            "memory": len(self.memory_lines),
+        }
+        return scored.get(suite, 0)
+
+    def summaries(self) -> dict[str, dict[str, Any]]:
+        """Each suite that ran: its command's summary figures."""
+        sections: dict[str, dict[str, Any]] = {}
+        if "goal_success" in self.ran:
+            sections["goal_success"] = self.goal_success.summary(self.judges["goal_success"])
+        if "goal_tracking" in self.ran:
+            summary = self.goal_tracking.summary(dict(self.judges["goal_tracking"]))
+            sections["goal_tracking"] = summary | {
+                "counts": {
+                    "dialogues": summary["n_dialogues"],
+                    "goals": summary["n_pred_goals"],
+                    "skipped_records": 0,
+                    "failed_dialogues": 0,
+                }
+            }
+            for key in ("skipped", "failed"):
+                sections["goal_tracking"].pop(key, None)
+        if "goal_shift" in self.ran:
+            sections["goal_shift"] = goal_shift_summary(self.shift_rows) | {
+                "counts": {"conversations": len(self.shift_rows)},
+                "judges": dict(self.judges["goal_shift"]),
+            }
+        if "memory" in self.ran:
+            sections["memory"] = memory_summary(self.memory_lines) | {
+                "judges": dict(self.judges["memory"])
+            }
+        return sections
+
+    def sections(self, summaries: Mapping[str, Mapping[str, Any]]) -> list[Section]:
+        """The report's subsystem sections, in suite order."""
+        built = []
+        if "goal_success" in summaries:
+            tally = self.goal_success
+            built.append(
+                goal_success_section(
+                    summaries["goal_success"], tally.report_goals, tally.report_dialogues
+                )
+            )
+        if "goal_tracking" in summaries:
+            built.append(
+                goal_tracking_section(
+                    summaries["goal_tracking"],
+                    self.goal_tracking.shown,
+                    max_timelines=REPORT_TIMELINES,
+                )
+            )
+        if "goal_shift" in summaries:
+            built.append(goal_shift_section(summaries["goal_shift"], self.shift_rows))
+        if "memory" in summaries:
+            built.append(memory_section(summaries["memory"], self.memory_lines))
+        return built

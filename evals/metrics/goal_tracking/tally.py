@@ -1,0 +1,137 @@
+"""Goal tracking over a corpus, as results stream in: the tracker's goals against gold.
+
+:func:`scored_result` puts a tracker thread's output in the shape
+:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally` scores (its existence checks
+mapped to gold goals); :func:`goals_line` is the dialogue's ``goals.jsonl`` line.
+:class:`TrackedCorpusTally` does both for a whole run and keeps the first lines for the report's
+timelines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from evals.goal_tracking_schema import AtodDialogue
+from evals.metrics.goal_tracking.goal_detection import match_goals
+from evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
+from evals.metrics.goal_tracking.report import GoalTrackingTally
+from evals.results import ThreadResult, TrackedDialogueLine, usable_result
+from evals.schema import RecordError
+
+REPORT_TIMELINES = 40
+"""Dialogues whose goal timelines the HTML report draws."""
+
+
+def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any]:
+    """The tracker's output in the shape ``goal_tracking_report`` reads, queries mapped to gold."""
+    assert result.output is not None
+    goals = [
+        {
+            "goal_id": g["id"],
+            "service": g["domain"],
+            "intent": g["intent"],
+            "description": g["description"],
+            "slots": g["slots"],
+            "status": g["status"],
+            "status_history": g["status_history"],
+            "dependencies": g["dependencies"],
+        }
+        for g in result.output["goals"]
+    ]
+    gold = dialogue if dialogue.goal_list else None
+    return {
+        "dialogue_id": dialogue.dialogue_id,
+        "gold": gold,
+        "goals": goals,
+        "turns": result.output["turns"],
+        "costs": result.output["costs"],
+        "queries": _gold_queries(result.output["queries"], goals, gold),
+    }
+
+
+def _gold_queries(
+    queries: Iterable[dict[str, Any]], goals: list[dict[str, Any]], gold: AtodDialogue | None
+) -> list[dict[str, Any]]:
+    """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
+
+    An utterance concerns the gold goals whose status changes at it. Of those, the ones already
+    mentioned before it are what memory should return; if it only opens new goals, the right
+    answer is "none in memory" (an empty set). Utterances whose gold changes nothing are not
+    judged. A retrieved memory goal counts as the gold goal it was matched to at the end.
+    """
+    if gold is None:
+        return []
+    pairs = dict(match_goals(goals, gold))
+    states = gold_timeline(gold.turns)
+    expected_at: dict[int, set[str]] = {}
+    for turn, before in zip(gold.turns, [{}, *states[:-1]], strict=True):
+        concerned = {change.goal_id for change in turn.goal_status_changes}
+        if concerned:
+            expected_at[turn.turn_id] = {g for g in concerned if is_mentioned(before.get(g))}
+    mapped = []
+    for query in queries:
+        retrieved = query["retrieved"]
+        as_gold = None if retrieved is None else pairs.get(retrieved, f"unmatched:{retrieved}")
+        mapped.append({"retrieved": as_gold, "expected": expected_at.get(query["turn"])})
+    return mapped
+
+
+def goals_line(result: dict[str, Any]) -> dict[str, Any]:
+    """One goals.jsonl line: the tracker's goals and per-utterance states, gold final statuses."""
+    gold: AtodDialogue | None = result["gold"]
+    return TrackedDialogueLine(
+        dialogue_id=result["dialogue_id"],
+        goals=result["goals"],
+        turns=result["turns"],
+        gold=gold.final_statuses() if gold is not None else None,
+    ).row()
+
+
+class TrackedCorpusTally:
+    """A goal-tracking run: each dialogue scored against its gold, the first lines kept."""
+
+    def __init__(self) -> None:
+        self.figures = GoalTrackingTally()
+        self.shown: list[dict[str, Any]] = []  # goal lines the report draws as timelines
+        self.skipped: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+        self.utterances = self.goals = 0
+
+    def add(
+        self, record: AtodDialogue | RecordError, result: ThreadResult | None
+    ) -> list[dict[str, Any]]:
+        """Score one dialogue; return its goals.jsonl line (none when skipped or failed)."""
+        usable = usable_result(record, result, skipped=self.skipped, failed=self.failed)
+        if usable is None:
+            return []
+        atod, finished, _ = usable
+        line, _ = self.add_scored(scored_result(atod, finished))
+        return [line]
+
+    def add_scored(self, scored: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Tally a scored result; its line and its figures row."""
+        row = self.figures.add(scored)
+        line = goals_line(scored)
+        self.utterances += len(scored["turns"])
+        self.goals += len(scored["goals"])
+        if len(self.shown) <= REPORT_TIMELINES:  # one more than drawn: the report says "more"
+            self.shown.append(line)
+        return line, row
+
+    def summary(self, judges: dict[str, Any]) -> dict[str, Any]:
+        """The figures of summary.json (the caller adds run details)."""
+        report = self.figures.report()
+        report.pop("dialogues", None)  # per-dialogue rows are in goals.jsonl
+        return report | {
+            "counts": {
+                "dialogues": report["n_dialogues"],
+                "utterances": self.utterances,
+                "goals": self.goals,
+                "skipped_records": len(self.skipped),
+                "failed_dialogues": len(self.failed),
+            },
+            "judges": judges,
+            "skipped": self.skipped,
+            "failed": self.failed,
+        }

@@ -1,0 +1,34 @@
+"""Writing a run's output files: JSON summaries and JSON Lines, one line per record."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def jsonl_line(payload: Any) -> str:
+    """One compact JSON line."""
+    return json.dumps(payload, ensure_ascii=False, default=str) + "\n"
+
+
+def write_json(path: Path, payload: Any) -> None:
+    """Pretty JSON with a trailing newline, written whole: to a temporary file, then renamed.
+
+    A crash mid-write leaves the previous file (or none), never half a file.
+    """
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n"
+    write_text_atomically(path, text)
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def fmt_figure(value: float | None, digits: int = 3) -> str:
+    """A figure for a run's last line: ``digits`` decimals, or ``n/a`` when not computed."""
+    return "n/a" if value is None else f"{value:.{digits}f}"

@@ -1,0 +1,194 @@
+"""What a run produces, typed: each thread's result and the lines every subsystem writes.
+
+:class:`ThreadResult` is what the batch runner (:mod:`graphs.runner`) hands back for one record.
+The line models are the boundary of the output files: each tally builds its lines through them,
+so a line always has the fields its format promises (``extra`` fields stay allowed where a
+subsystem's own output is passed through unchanged).
+
+=================  ===================================  ============================== file
+line model                           written by =================
+===================================  ============================== ``segments.jsonl``
+:class:`SegmentLine`                 ``todeval goal-success --segmentation-only`` ``goals.jsonl``
+:class:`GoalLine`                    ``todeval goal-success`` ``goals.jsonl``
+:class:`TrackedDialogueLine`         ``todeval goal-tracking`` ``items.jsonl``
+:class:`MemoryItemLine`              ``todeval memory eval`` ``results.jsonl``
+:class:`EvaluationLine`              ``todeval evaluate`` =================
+===================================  ==============================
+
+A goal-shift conversation row is the goal-shift graph's output as it is (see
+:class:`nodes.goal_shift.state.GoalShiftOutput`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evals.schema import RecordError
+
+R = TypeVar("R", bound=BaseModel)
+
+Status = Literal["done", "paused", "failed"]
+
+
+@dataclass(frozen=True)
+class ThreadResult:
+    """What one record's thread produced (``output``) or why it failed (``error``)."""
+
+    dialogue_id: str
+    thread_id: str
+    output: dict[str, Any] | None
+    error: str | None = None
+    resumed: bool = False
+    """True when the output came from an earlier run's thread."""
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    """Questions for a human (``{"id", "value"}``) when the thread paused with ``interrupt()``.
+
+    ``output`` then holds the values so far, and under ``"subgraphs"`` the values of each
+    subgraph paused inside a node (keyed by that node's name)."""
+
+    @property
+    def paused(self) -> bool:
+        """Whether the thread waits for a human (``todeval review`` or Studio resumes it)."""
+        return bool(self.interrupts)
+
+    @property
+    def status(self) -> Status:
+        """``failed``, ``paused`` or ``done``."""
+        return "failed" if self.error else "paused" if self.paused else "done"
+
+
+def skipped_row(error: RecordError) -> dict[str, Any]:
+    """A record that could not be read, as ``summary.json`` lists it under ``skipped``."""
+    return error.model_dump() | {"error": str(error)}
+
+
+def usable_result(
+    record: R | RecordError,
+    result: ThreadResult | None,
+    *,
+    skipped: list[dict[str, Any]],
+    failed: list[dict[str, Any]],
+    id_key: str = "dialogue_id",
+) -> tuple[R, ThreadResult, dict[str, Any]] | None:
+    """One item of :func:`graphs.runner.run_corpus` as ``(record, result, output)``, or None.
+
+    An unreadable record is appended to ``skipped`` (:func:`skipped_row`) and a thread that
+    failed to ``failed`` (``{id_key: ..., "error": ...}``); both return None.
+    """
+    if isinstance(record, RecordError):
+        skipped.append(skipped_row(record))
+        return None
+    assert result is not None  # run_corpus pairs every record with its thread's result
+    if result.output is None:
+        failed.append({id_key: result.dialogue_id, "error": result.error})
+        return None
+    return record, result, result.output
+
+
+class Line(BaseModel):
+    """A line of an output file: ``model_dump`` gives the JSON object written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def row(self) -> dict[str, Any]:
+        """The line as a JSON-ready dict."""
+        return self.model_dump(mode="json", exclude_none=False)
+
+
+class TurnSegment(BaseModel):
+    """One turn's ``is_new_goal`` label."""
+
+    turn_number: int
+    is_new_goal: bool | None
+
+
+class SegmentLine(Line):
+    """One dialogue's goal segmentation (``segments.jsonl``)."""
+
+    model_config = ConfigDict(extra="allow")  # ``reason`` when the judge gave one
+
+    dialogue_id: str
+    turns: list[TurnSegment]
+    goals: list[dict[str, Any]] = Field(description="Goal spans: goal_index, start/end turn.")
+    judge: str
+
+
+class GoalLine(Line):
+    """One scored goal (``goals.jsonl`` of goal success): Goal Success Rate's unit."""
+
+    dialogue_id: str
+    goal_index: int
+    start_turn: int
+    end_turn: int
+    n_turns: int
+    success: bool | None = Field(description="Strict: every turn succeeded; None = undecided.")
+    rcof: str | None = Field(description="The earliest failed turn's root cause (E1-E7).")
+    fractional_credit: float | None
+    last_turn_success: bool | None
+    pending_review: bool
+    turns: list[dict[str, Any]] = Field(description="Voted turns, each with its teachers.")
+
+
+class TrackedDialogueLine(Line):
+    """One dialogue's tracked goals (``goals.jsonl`` of goal tracking)."""
+
+    model_config = ConfigDict(extra="allow")  # ``figures`` inside results.jsonl
+
+    dialogue_id: str
+    goals: list[dict[str, Any]]
+    turns: list[dict[str, Any]]
+    gold: dict[str, str] | None = Field(description="Gold final status per gold goal id.")
+
+
+class MemoryItemLine(Line):
+    """One memory item (``items.jsonl``): what the memory-active graph did and its scores."""
+
+    eval_id: str
+    individual_id: str
+    intent: str
+    retrieved_unit_ids: list[str]
+    relevant_session_ids: list[str]
+    relevant_units: int
+    selected: list[Any]
+    missing_slots: Any
+    task_goal: dict[str, str]
+    response: str | None
+    reference_response: str | None
+    dte: float | None
+    repair_success: bool | None
+    repair: dict[str, Any] | None
+    judges: dict[str, Any]
+    reasons: list[Any]
+    thread_id: str
+    scores: dict[str, Any]
+
+
+class EvaluationLine(Line):
+    """One record of ``todeval evaluate`` (``results.jsonl``): every suite's line and metrics.
+
+    ``metrics`` holds the record's ``{num, den}`` share of every corpus figure it has a part in
+    (:mod:`evals.metrics.record_metrics`), which is what ``todeval compare`` resamples.
+    """
+
+    record_id: str
+    kind: str
+    suites: list[str]
+    thread_id: str
+    resumed: bool
+    status: Status
+    error: str | None
+    interrupts: list[dict[str, Any]] | None = None
+    goal_success: dict[str, Any] | None = None
+    goal_tracking: dict[str, Any] | None = None
+    goal_shift: dict[str, Any] | None = None
+    memory: dict[str, Any] | None = None
+    metrics: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """The line without the suites that did not run (and no ``interrupts`` unless paused)."""
+        dumped = self.model_dump(mode="json")
+        optional = ("interrupts", "goal_success", "goal_tracking", "goal_shift", "memory")
+        return {k: v for k, v in dumped.items() if k not in optional or v is not None}

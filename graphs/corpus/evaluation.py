@@ -1,0 +1,290 @@
+"""Every method that applies to each record, one report: the evaluation (``todeval evaluate``).
+
+Reads any input todeval knows (Mind the Goal, SGD, ATOD, agent transcripts / tau2 results, a
+memory benchmark or MS-TOD sessions), runs the top-level evaluation graph on each record and
+writes ``results.jsonl`` (one :class:`~evals.results.EvaluationLine` per record, in input order),
+``summary.json`` (one section per subsystem, judges, LLM usage, skipped records) and
+``report.html``. Re-running reads finished threads back from the checkpoints; with ``server``
+the records run on a LangGraph server through langgraph-sdk instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, replace
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from evals.datasets.evaluation_records import (
+    RecordKind,
+    detect_record_kind,
+    load_evaluation_records,
+)
+from evals.metrics.evaluation import EvaluationTally
+from evals.metrics.record_metrics import corpus_values
+from evals.record_views import SUITES, EvaluationRecord, Suite, atod_view
+from evals.report.evaluation import figures_section, records_section
+from evals.schema import RecordError
+from graphs.corpus.goal_shift import goal_shift_judges
+from graphs.corpus.goal_success import corpus_routes, goal_success_judges
+from graphs.corpus.job import CorpusJob, Progress, Stream, finish, no_progress, run_job
+from graphs.evaluation import EvaluationOutput, build_evaluation_graph
+from graphs.remote_runner import run_corpus_remote
+from nodes.context import Context
+from nodes.goal_shift.judges import check_goal_shift_judges
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from nodes.judges.accounting import ACCOUNTING
+from nodes.memory.bank import bank_for
+from nodes.memory.judges.memory_judger import memory_judger
+from stores.memory_bank import collection_for
+
+SUBSYSTEM = "evaluation"
+GRAPH_ID = "evaluation"
+"""The evaluation graph's id in ``langgraph.json`` (what ``server`` runs)."""
+
+EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory"}
+"""Offline evaluation keeps each dialogue's goal vectors in process (about twice as fast as
+Chroma on disk, which serves the online tracker); a config file or flag may choose Chroma."""
+
+
+def check_judges(context: Context, suites: Sequence[Suite]) -> None:
+    """Build every judge the suites will use: a bad spec is one error now, not one per record.
+
+    Raises:
+        JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError: see the roles.
+    """
+    if "goal_success" in suites:
+        segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+        for spec in context.teachers:
+            turn_quality_teacher(spec, context.llm_max_retries)
+    if "goal_tracking" in suites:
+        goal_extractor(context.goal_extraction_judge, context.schema_path)
+    if "goal_shift" in suites:
+        check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
+    if "memory" in suites and context.memory_judger != "none":
+        getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
+
+
+def detect_kinds(sources: Sequence[Path]) -> list[RecordKind]:
+    """What each input holds.
+
+    Raises:
+        DatasetFormatError: An input is of no known kind (the message names the file).
+    """
+    return [detect_record_kind(source) for source in sources]
+
+
+def run_context(
+    context: Context, inputs: Sequence[tuple[Path, RecordKind]], limit: int | None
+) -> Context:
+    """The context a corpus runs under: routes from the corpus, one memory bank per input."""
+    updates: dict[str, Any] = {}
+    if not context.routes:
+        routes: dict[str, str] = {}
+        for source, kind in inputs:
+            if kind in ("mtg", "sgd"):
+                routes |= corpus_routes(source, kind, limit)
+        updates["routes"] = routes
+    memory = [source for source, kind in inputs if kind == "memory"]
+    if memory and context.memory_bank_collection == Context().memory_bank_collection:
+        updates["memory_bank_collection"] = collection_for(memory)
+    return replace(context, **updates)
+
+
+def corpus_records(
+    inputs: Sequence[tuple[Path, RecordKind]], schema_path: str | None, limit: int | None
+) -> Iterator[EvaluationRecord | RecordError]:
+    """Every input's records in turn (lazily), the first ``limit`` in all."""
+    records: Iterator[EvaluationRecord | RecordError] = (
+        record
+        for source, kind in inputs
+        for record in load_evaluation_records(source, kind, schema_path=schema_path)
+    )
+    return islice(records, limit) if limit is not None else records
+
+
+def judge_preparer(
+    context: Context, suites: Sequence[Suite]
+) -> Callable[[Sequence[EvaluationRecord]], None]:
+    """Batch work for a chunk of records: the local judges embed all its texts at once.
+
+    The graph's nodes get the same (cached) judges, so they find the vectors ready; about
+    twice as fast as one small batch per dialogue.
+    """
+    segmenter = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+    teachers = [turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers]
+    extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
+
+    def prepare(records: Sequence[EvaluationRecord]) -> None:
+        dialogues = [record.dialogue for record in records]
+        if "goal_success" in suites:
+            segmenter.prepare(dialogues)
+            for teacher in teachers:
+                teacher.prepare(dialogues)
+        if "goal_tracking" in suites:
+            extractor.prepare([text for record in records for text in _utterances(record)])
+
+    return prepare
+
+
+def _utterances(record: EvaluationRecord) -> list[str]:
+    return [turn.utterance for turn in (record.atod or atod_view(record.dialogue)).turns]
+
+
+def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
+    """Each suite's judge specs, as its summary section reports them."""
+    return {
+        "goal_success": goal_success_judges(context),
+        "goal_tracking": {"goal_extraction": context.goal_extraction_judge},
+        "goal_shift": {
+            k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
+        },
+        "memory": {
+            "retrieval": context.memory_retrieval,
+            "judger": context.memory_judger,
+            "bank_builder": context.memory_bank_builder,
+            "reader": context.reader_judge,
+            "repair_agent": context.repair_agent,
+            "user_simulator": context.user_simulator,
+        },
+    }
+
+
+def evaluate_corpus(
+    sources: Sequence[Path],
+    context: Context,
+    *,
+    out: Path,
+    suites: Sequence[Suite] = SUITES,
+    checkpoints: str | None = None,
+    limit: int | None = None,
+    max_concurrency: int = 1,
+    server: str | None = None,
+    progress: Progress = no_progress,
+) -> dict[str, Any]:
+    """Evaluate every record of ``sources``; write results.jsonl, summary.json and report.html.
+
+    With ``server`` (a LangGraph server URL) the records run there, on its threads, through
+    langgraph-sdk; the checkpoints are then the server's, and ``checkpoints`` is unused.
+
+    Raises:
+        DatasetFormatError: An input is of no known kind.
+        JudgeSpecError, JudgeConfigError: A judge spec is unknown or cannot be built here.
+
+    Returns:
+        The summary (as written to ``summary.json``).
+    """
+    inputs = list(zip(sources, detect_kinds(sources), strict=True))
+    context = run_context(context, inputs, limit)
+    check_judges(context, suites)
+    tally = EvaluationTally(evaluation_judges(context), bank_for(context).units)
+
+    def graph_input(record: EvaluationRecord) -> dict[str, Any]:
+        return {"record": record.model_dump(mode="json"), "suites": list(suites)}
+
+    subsystem = f"{SUBSYSTEM}:{'+'.join(suites)}"
+    records = corpus_records(inputs, context.schema_path, limit)
+    job = CorpusJob(
+        subsystem=subsystem,
+        graph=build_evaluation_graph(),
+        records=records,
+        make_input=graph_input,
+        output_keys=EvaluationOutput.__annotations__,
+        tally=tally,
+        lines_file="results.jsonl",
+        unit="record",
+        prepare=judge_preparer(context, suites),
+        max_concurrency=max_concurrency,
+    )
+
+    def remote(saver: BaseCheckpointSaver[str]) -> Stream:
+        assert server is not None
+        return run_corpus_remote(
+            server,
+            GRAPH_ID,
+            records,
+            subsystem=subsystem,
+            context=context,
+            make_input=graph_input,
+            output_keys=EvaluationOutput.__annotations__,
+            max_concurrency=max_concurrency,
+            api_key=os.environ.get("LANGGRAPH_API_KEY"),
+        )
+
+    elapsed = run_job(
+        job,
+        context,
+        out=out,
+        checkpoints=checkpoints if server is None else ":memory:",
+        progress=progress,
+        stream=remote if server is not None else None,
+    )
+    summary = _summary(inputs, context, suites, tally, checkpoints)
+    summary["elapsed_s"] = round(elapsed, 2)
+    _finish_report(out, summary, tally)
+    return summary
+
+
+def _summary(
+    inputs: Sequence[tuple[Path, RecordKind]],
+    context: Context,
+    suites: Sequence[Suite],
+    tally: EvaluationTally,
+    checkpoints: str | None,
+) -> dict[str, Any]:
+    lines = tally.lines
+    failed = [{"record_id": x["record_id"], "error": x["error"]} for x in lines if x["error"]]
+    paused = [x["record_id"] for x in lines if x["status"] == "paused"]
+    sections = tally.summaries()
+    return {
+        "metrics": corpus_values(line["metrics"] for line in lines),
+        "sections": sections,
+        "judges": {suite: section.get("judges") for suite, section in sections.items()},
+        "llm_usage": ACCOUNTING.snapshot(),
+        "counts": {
+            "records": len(lines),
+            "by_suite": {suite: tally.records_in(suite) for suite in suites},
+            "skipped_records": len(tally.skipped),
+            "failed_records": len(failed),
+            "paused_records": len(paused),
+        },
+        "skipped": tally.skipped,
+        "failed": failed,
+        "paused": paused,
+        "run": {
+            "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
+            "suites": list(suites),
+            "checkpoints": checkpoints,
+            "context": asdict(context),
+        },
+    }
+
+
+def _finish_report(out: Path, summary: dict[str, Any], tally: EvaluationTally) -> None:
+    """summary.json and one offline page: every figure, each subsystem's section, the records."""
+    lines = [line for line, _ in tally.shown]
+    dialogues = {line["record_id"]: dialogue for line, dialogue in tally.shown}
+    context = summary["run"]["context"]
+    finish(
+        out,
+        summary,
+        title="todeval: evaluation",
+        sections=[
+            figures_section(summary),
+            *tally.sections(summary["sections"]),
+            records_section(lines, dialogues, total=summary["counts"]["records"]),
+        ],
+        meta={
+            "inputs": ", ".join(Path(i["path"]).name for i in summary["run"]["inputs"]),
+            "suites": ", ".join(summary["run"]["suites"]),
+            "teachers": ", ".join(context["teachers"]),
+            "segmenter": context["segmentation_judge"],
+            "goal extraction": context["goal_extraction_judge"],
+        },
+    )
