@@ -1,6 +1,6 @@
 """Benchmark: the full local GSR pipeline (segmentation + 3 teachers + vote) (``make bench``).
 
-SGD dev: ``todeval gsr`` cold (fresh ``TODEVAL_HOME``: no embedding cache, no checkpoints) and
+SGD dev: ``todeval goal-success`` cold (fresh ``TODEVAL_HOME``: no embedding cache, no checkpoints) and
 warm (embedding cache kept, new checkpoints); goals/s and peak RSS of the child process. SGD has
 no quality labels, so only throughput and label shares are meaningful there. The bundled samples
 have gold ``quality``/``rcof``: GSR, RCOF distribution, each teacher's and the vote's accuracy
@@ -59,7 +59,7 @@ def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -
 
 
 def gsr(source: Path, home: Path, out: Path, limit: int | None) -> tuple[Any, float, float]:
-    """``todeval gsr`` with the default local judges and escalation off."""
+    """``todeval goal-success`` with the default local judges and escalation off."""
     arguments = ["goal-success", str(source), "--no-escalation"]
     if limit:
         arguments += ["--limit", str(limit)]

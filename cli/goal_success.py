@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -117,37 +118,22 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.segmentation_only:
         summary = segmentation_corpus(
-            source,
-            fmt,
-            context,
-            out=args.out,
-            checkpoints=args.checkpoints,
-            limit=args.limit,
+            source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,
             progress=progress,
-        )
+        )  # fmt: skip
         print(segmentation_line(summary, args.out))
         return 1 if summary["counts"]["dialogues"] == 0 else 0
     teachers = [spec.strip() for spec in args.teachers.split(",") if spec.strip()]
     if not teachers:
         raise UsageError("--teachers needs at least one teacher spec")
     routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
-    context = Context(
-        segmentation_judge=args.segmenter,
-        new_goal_threshold=args.threshold,
-        time_gap_minutes=args.time_gap_minutes,
-        teachers=teachers,
-        routes=routes,
-        escalate_ambiguous=not args.no_escalation,
+    context = replace(
+        context, teachers=teachers, routes=routes, escalate_ambiguous=not args.no_escalation
     )
     summary = goal_success_corpus(
-        source,
-        fmt,
-        context,
-        out=args.out,
-        checkpoints=args.checkpoints,
-        limit=args.limit,
+        source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,
         progress=progress,
-    )
+    )  # fmt: skip
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["dialogues"] == 0 else 0
 

@@ -143,7 +143,7 @@ class KeyedRunEvaluator(DynamicRunEvaluator):
     """
 
     def __init__(self, evaluator: RowEvaluator) -> None:
-        """Wrap ``evaluator`` (see :mod:`evals.langsmith_suite_evaluators`)."""
+        """Wrap ``evaluator`` (see :mod:`evals.langsmith_evaluators`)."""
         super().__init__(cast(Any, evaluator))
         self.key = evaluator.__name__
 

@@ -40,7 +40,7 @@ def test_experiment_scores_match_the_cli(tmp_path: Path, no_network: list[object
     summary_scores = {r.key: r.score for r in results._summary_results["results"]}
     assert not no_network  # nothing left the machine
 
-    # The same corpus through `todeval gsr` (escalation off, as in an experiment).
+    # The same corpus through `todeval goal-success` (escalation off, as in an experiment).
     out = tmp_path / "cli"
     assert (
         main(

@@ -1,4 +1,4 @@
-"""``todeval track-goals`` as a user runs it: ATOD gold in, goals.jsonl and summary.json out."""
+"""``todeval goal-tracking`` as a user runs it: ATOD gold in, goals.jsonl and summary.json out."""
 
 from __future__ import annotations
 
