@@ -1,11 +1,11 @@
 """Benchmark: the full local GSR pipeline (segmentation + 3 teachers + vote) (``make bench``).
 
-SGD dev: ``todeval goal-success`` cold (fresh ``TODEVAL_HOME``: no embedding cache, no checkpoints) and
-warm (embedding cache kept, new checkpoints); goals/s and peak RSS of the child process. SGD has
+SGD dev: ``todeval goal-success`` cold (fresh ``TODEVAL_HOME``: no embedding cache, no checkpoints)
+and warm (embedding cache kept, new checkpoints); goals/s and peak RSS of the child process. SGD has
 no quality labels, so only throughput and label shares are meaningful there. The bundled samples
-have gold ``quality``/``rcof``: GSR, RCOF distribution, each teacher's and the vote's accuracy
-and Cohen's kappa, and the share of ambiguous turns. Escalation is off here (a benchmark has no
-human to ask); ambiguous turns are counted. Figures only; nothing here is a test.
+have gold ``quality``/``rcof``: GSR, RCOF distribution, each teacher's and the vote's accuracy and
+Cohen's kappa, and the share of ambiguous turns. Escalation is off here (a benchmark has no human to
+ask); ambiguous turns are counted. Figures only; nothing here is a test.
 """
 
 from __future__ import annotations

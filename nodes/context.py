@@ -49,8 +49,8 @@ class Context:
     routes: dict[str, str] = field(default_factory=dict)
     """The deployment's route table for the routing check (E6): sub-agent route name (as in
     ``turn.metadata.route``) -> what it handles, e.g. ``{"hr_policy_bot": "leave, benefits,
-    HR policies"}``. Empty: ``todeval goal-success`` fills in the routes the corpus uses, described by
-    their names; a graph run without it knows only the dialogue's own routes."""
+    HR policies"}``. Empty: ``todeval goal-success`` fills in the routes the corpus uses,
+    described by their names; a graph run without it knows only the dialogue's own routes."""
 
     escalate_ambiguous: bool = True
     """Pause with ``interrupt()`` for a human verdict when the teachers' vote is ambiguous;

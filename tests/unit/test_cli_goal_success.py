@@ -1,4 +1,4 @@
-"""``todeval goal-success`` and ``todeval review`` as a user runs them: output files, escalations."""
+"""``todeval goal-success`` and ``todeval review`` as a user runs them: outputs, escalations."""
 
 from __future__ import annotations
 
