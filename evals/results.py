@@ -129,6 +129,10 @@ class GoalLine(Line):
     fractional_credit: float | None
     last_turn_success: bool | None
     pending_review: bool
+    undecided_reason: str | None = Field(
+        default=None,
+        description="Why ``success`` is None: disagreement, lone_teacher or nobody.",
+    )
     turns: list[dict[str, Any]] = Field(description="Voted turns, each with its teachers.")
 
 

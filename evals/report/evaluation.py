@@ -25,6 +25,7 @@ from evals.report.page import (
     skipped_records_html,
     table,
 )
+from evals.report.validity import validity_html, validity_warning_html
 
 FIGURES_ID = "evaluation"
 RECORDS_ID = "records"
@@ -41,10 +42,16 @@ def _cell(name: str, value: Any) -> str:
 
 
 def figures_section(summary: Row) -> Section:
-    """Every corpus figure in one table, then the run's skipped and failed records."""
+    """Every corpus figure in one table, with who decided it; then skipped and failed records."""
     values: Mapping[str, Any] = summary.get("metrics") or {}
+    validity: Mapping[str, Any] = summary.get("validity") or {}
     rows = [
-        [escape(info.suite), escape(info.label), _cell(name, values.get(name))]
+        [
+            escape(info.suite),
+            escape(info.label),
+            _cell(name, values.get(name)),
+            validity_html(validity.get(name)),
+        ]
         for name, info in METRICS.items()
         if name in values
     ]
@@ -64,8 +71,9 @@ def figures_section(summary: Row) -> Section:
     failed = [{"dialogue_id": f.get("record_id"), "error": f.get("error")} for f in
               summary.get("failed") or []]  # fmt: skip
     body = (
-        note
-        + table(["suite", "figure", "value"], rows)
+        validity_warning_html(validity, values)
+        + note
+        + table(["suite", "figure", "value", "decided by · agreement with people"], rows)
         + skipped_records_html({"skipped": summary.get("skipped") or [], "failed": failed})
     )
     return Section(FIGURES_ID, "All figures", cards, body)

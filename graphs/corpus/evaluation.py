@@ -32,6 +32,7 @@ from evals.schema import RecordError
 from graphs.corpus.goal_shift import goal_shift_judges
 from graphs.corpus.goal_success import corpus_routes, goal_success_judges
 from graphs.corpus.job import CorpusJob, Progress, Stream, finish, no_progress, run_job
+from graphs.corpus.validity import figure_validity
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from graphs.remote_runner import run_corpus_remote
 from nodes.context import Context
@@ -226,6 +227,7 @@ def evaluate_corpus(
         stream=remote if server is not None else None,
     )
     summary = _summary(inputs, context, suites, tally, checkpoints)
+    summary["validity"] = figure_validity(context, summary["metrics"])
     summary["elapsed_s"] = round(elapsed, 2)
     _finish_report(out, summary, tally)
     return summary

@@ -22,6 +22,7 @@ from evals.outputs import write_json
 from evals.report.goal_success import goal_success_section
 from evals.schema import Dialogue, routes_used
 from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_details, run_job
+from graphs.corpus.validity import figure_validity
 from graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
 from nodes.context import Context
 from nodes.goal_success.judges.segmentation import segmentation_judge
@@ -98,6 +99,7 @@ def goal_success_corpus(
                 "context": asdict(context),
             },
         }
+        | {"validity": figure_validity(context, ["gsr"])}
         | run_details(elapsed)
         | {
             "goals_per_s": round(tally.n_goals / elapsed, 1) if elapsed > 0 else None,

@@ -67,6 +67,12 @@ class VotedTurn(TypedDict):
     decided_by: str | None
     teachers: list[TeacherTurnLabel]
     human: NotRequired[dict[str, Any]]
+    lone_label: NotRequired[dict[str, Any]]
+    """The one teacher that could judge, when the others abstained (the turn is undecided)."""
+    undecided_reason: NotRequired[str]
+    """Why the turn has no quality (no teacher could judge, or only one could)."""
+    certain_evidence: NotRequired[str]
+    """The evidence that decided the turn by itself (an empty reply, a logged error)."""
 
 
 class TeacherLabels(TypedDict):

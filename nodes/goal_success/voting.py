@@ -4,9 +4,16 @@ Paper 004, Section 6: "If two or more teacher models agree on a label, we accept
 as ground truth. In cases where all three models disagree, we mark [it] as ambiguous and
 escalate to human annotators." Per turn and per field:
 
-* ``quality`` is voted over the teachers that could judge the turn; a label given by a strict
-  majority of them wins. A tie (e.g. one success, one failure when the third abstained) is
-  ambiguous. When a single teacher could judge, its label stands (``decided_by="single_teacher"``).
+* ``quality``: a label given by at least two of the teachers that could judge the turn, and by a
+  strict majority of them, wins (``decided_by="vote"``). Teachers that could judge but disagree
+  with no such majority (one success, one failure, the third abstaining) make the turn
+  ambiguous. A lone teacher's label (the others abstained) is *undecided*: kept on the turn as
+  ``lone_label`` and not counted, as the paper accepts only what two teachers agree on
+  (``decided_by="undecided"``, with ``undecided_reason``). With a single configured teacher its
+  label stands (``decided_by="single_teacher"``): there is nobody to agree with.
+* Certain evidence decides by itself: an empty reply, an error or timeout in the log's metadata,
+  a tool action that failed, is a failure E5 whatever the teachers say
+  (``decided_by="certain_evidence"``).
 * ``rcof`` is voted, for a failed turn, over the teachers that said failure and named a code:
   one code stands, a strict majority wins, otherwise (e.g. E3 vs E4) the cause is ambiguous.
 
@@ -74,8 +81,22 @@ def majority(labels: Sequence[str]) -> str | None:
     return label if count * 2 > len(labels) else None
 
 
-def vote_turn(turn_number: int, teachers: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The voted labels of one turn from each teacher's ``{judge, quality, rcof, rationale}``."""
+AGREEMENT = 2
+"""Teachers that must agree on a turn's quality (paper 004, §6: "two or more")."""
+
+
+def vote_turn(
+    turn_number: int,
+    teachers: Sequence[dict[str, Any]],
+    certain: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """The voted labels of one turn from each teacher's ``{judge, quality, rcof, rationale}``.
+
+    Args:
+        turn_number: The turn (1-based).
+        teachers: Every configured teacher's label of the turn, in teacher order.
+        certain: ``(code, reason)`` when the turn carries certain evidence of a failure.
+    """
     judged = [t for t in teachers if t["quality"] is not None]
     voted: dict[str, Any] = {
         "turn_number": turn_number,
@@ -86,12 +107,30 @@ def vote_turn(turn_number: int, teachers: Sequence[dict[str, Any]]) -> dict[str,
         "decided_by": None,
         "teachers": list(teachers),
     }
+    if certain is not None:
+        code, reason = certain
+        return voted | {
+            "quality": "failure",
+            "rcof": code,
+            "decided_by": "certain_evidence",
+            "certain_evidence": reason,
+        }
     if not judged:
-        return voted
-    quality = majority([t["quality"] for t in judged])  # a single teacher's label stands
-    voted["decided_by"] = "single_teacher" if len(judged) == 1 else "vote"
+        return voted | {"undecided_reason": "no teacher could judge the turn"}
+    quality = majority([t["quality"] for t in judged])
+    needed = min(AGREEMENT, len(teachers))
     if quality is None:
-        return voted | {"ambiguous": True, "ambiguous_fields": ["quality"], "decided_by": None}
+        return voted | {"ambiguous": True, "ambiguous_fields": ["quality"]}
+    agreeing = sum(t["quality"] == quality for t in judged)
+    if agreeing < needed:
+        (lone,) = [t for t in judged if t["quality"] == quality]
+        return voted | {
+            "decided_by": "undecided",
+            "lone_label": {"judge": lone["judge"], "quality": quality, "rcof": lone["rcof"]},
+            "undecided_reason": f"only {lone['judge']} could judge the turn ({quality}); "
+            f"the vote needs {needed} teachers to agree",
+        }
+    voted["decided_by"] = "single_teacher" if len(teachers) == 1 else "vote"
     voted["quality"] = quality
     if quality == "failure":
         codes = [t["rcof"] for t in judged if t["quality"] == "failure" and t["rcof"]]

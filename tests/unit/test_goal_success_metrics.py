@@ -204,6 +204,7 @@ def test_gsr_report_hand_computed() -> None:
         "n_single_turn_goals": 2,
         "n_multi_turn_goals": 3,
         "undecided_goals": 1,
+        "undecided_goals_by_reason": {"nobody": 1},
         "gsr_bounds": {"lower": 0.2, "upper": 0.4},  # 1 of 5; 2 of 5
         "gsr_by_length": {
             "1": {"n": 2, "gsr": 0.5},
@@ -281,7 +282,13 @@ def test_turn_report() -> None:
         "ambiguous": 3,
         "ambiguous_share": 0.5,
         "unresolved": 2,
-        "decided_by": {"vote": 2, "single_teacher": 1, "human": 1, "undecided": 2},
+        "decided_by": {
+            "vote": 2,
+            "certain_evidence": 0,
+            "single_teacher": 1,
+            "human": 1,
+            "undecided": 2,
+        },
     }
     assert turn_report([])["ambiguous_share"] is None
 

@@ -48,12 +48,26 @@ def test_vote_over_teachers_that_could_judge() -> None:
     assert tie["ambiguous"] and tie["ambiguous_fields"] == ["quality"] and tie["quality"] is None
     causes = vote_turn(1, [t("failure", "E3"), t("failure", "E4"), t("success")])
     assert causes["quality"] == "failure" and causes["ambiguous_fields"] == ["rcof"]
+    # Paper 004: a label counts when two teachers agree; a lone teacher's label is undecided.
     alone = vote_turn(1, [t(None), t("failure", "E5"), t(None)])
-    assert (alone["quality"], alone["rcof"], alone["decided_by"]) == (
+    assert (alone["quality"], alone["rcof"], alone["decided_by"]) == (None, None, "undecided")
+    assert alone["lone_label"] == {"judge": "x", "quality": "failure", "rcof": "E5"}
+    assert "only x could judge" in alone["undecided_reason"] and not alone["ambiguous"]
+    # With one configured teacher there is nobody to agree with: its label stands.
+    only = vote_turn(1, [t("failure", "E4")])
+    assert (only["quality"], only["rcof"], only["decided_by"]) == (
         "failure",
-        "E5",
+        "E4",
         "single_teacher",
     )
+    # Certain evidence (an empty reply, a logged error) decides by itself.
+    certain = vote_turn(1, [t("success"), t("success"), t(None)], ("E5", "the reply is empty"))
+    assert (certain["quality"], certain["rcof"], certain["decided_by"]) == (
+        "failure",
+        "E5",
+        "certain_evidence",
+    )
+    assert certain["certain_evidence"] == "the reply is empty"
     one_code = vote_turn(1, [t("failure"), t("failure", "E2"), t("success")])
     assert one_code["rcof"] == "E2" and not one_code["ambiguous"]
     nobody = vote_turn(1, [t(None), t(None), t(None)])

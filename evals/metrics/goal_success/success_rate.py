@@ -155,9 +155,11 @@ def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
         ``rcof``: failed goals per root cause, all of E1..E7 listed; ``rcof_share``: each code's
         share of the failed goals (all ``None`` when none failed) and ``rcof_unattributed``,
         failed goals without a code, so that the shares and the unattributed ones add up to all
-        failed goals; ``gsr_bounds``: ``{"lower", "upper"}``, the GSR if every undecided goal
-        failed or succeeded (``gsr`` leaves them out, which is optimistic when undecided goals
-        hide failures). Rates are fractions rounded to 4 decimals, ``None`` over nothing.
+        failed goals; ``undecided_goals_by_reason``: undecided goals per
+        :data:`UNDECIDED_REASONS` key; ``gsr_bounds``: ``{"lower", "upper"}``, the GSR if every
+        undecided goal failed or succeeded (``gsr`` leaves them out, which is optimistic when
+        undecided goals hide failures). Rates are fractions rounded to 4 decimals, ``None`` over
+        nothing.
 
     Raises:
         ValueError: A failed goal has a code that is not one of E1..E7.
@@ -184,6 +186,7 @@ def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
         "n_single_turn_goals": len(single),
         "n_multi_turn_goals": len(multi),
         "undecided_goals": undecided,
+        "undecided_goals_by_reason": _undecided_by_reason(goals),
         "gsr_bounds": {
             "lower": _round(succeeded / len(goals)) if goals else None,
             "upper": _round((succeeded + undecided) / len(goals)) if goals else None,
@@ -224,10 +227,21 @@ def turn_report(turns: Sequence[Record]) -> dict[str, Any]:
         "ambiguous_share": _round(len(ambiguous) / len(turns)) if turns else None,
         "unresolved": sum(turn["decided_by"] != "human" for turn in ambiguous),
         "decided_by": {
-            key: deciders[key] for key in ("vote", "single_teacher", "human", "undecided")
+            key: deciders[key]
+            for key in ("vote", "certain_evidence", "single_teacher", "human", "undecided")
         }
         | dict(deciders),
     }
+
+
+def _undecided_by_reason(goals: Sequence[Record]) -> dict[str, int]:
+    """Undecided goals per reason (a goal line carries ``undecided_reason``; else its turns)."""
+    reasons = Counter(
+        goal.get("undecided_reason") or undecided_reason(goal)
+        for goal in goals
+        if goal["success"] is None
+    )
+    return {reason: reasons[reason] for reason in UNDECIDED_REASONS if reasons[reason]}
 
 
 def _bucket(goal: Record) -> str:
@@ -246,3 +260,22 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
+
+
+UNDECIDED_REASONS = {
+    "disagreement": "teachers disagree and no human has decided",
+    "lone_teacher": "only one teacher could judge a turn (the vote needs two to agree)",
+    "nobody": "no teacher could judge a turn",
+}
+
+
+def undecided_reason(goal: Record) -> str | None:
+    """Why a goal has no success: the first kind of undecided turn it holds (None if decided)."""
+    if goal.get("success") is not None:
+        return None
+    open_turns = [turn for turn in goal.get("turns") or [] if turn.get("quality") is None]
+    if any(turn.get("ambiguous") for turn in open_turns):
+        return "disagreement"
+    if any(turn.get("decided_by") == "undecided" for turn in open_turns):
+        return "lone_teacher"
+    return "nobody"

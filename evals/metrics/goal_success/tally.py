@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from evals.metrics.goal_success.segmentation import segmentation_report
-from evals.metrics.goal_success.success_rate import gsr_report, score_goals, turn_report
+from evals.metrics.goal_success.success_rate import (
+    gsr_report,
+    score_goals,
+    turn_report,
+    undecided_reason,
+)
 from evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,
     reference_agreement,
@@ -23,6 +28,9 @@ from evals.metrics.goal_success.teacher_agreement import (
 )
 from evals.results import GoalLine, SegmentLine, ThreadResult, usable_result
 from evals.schema import Dialogue, RecordError
+
+TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence")
+"""What a voted turn may carry besides its labels: the human verdict, why it is undecided."""
 
 REPORT_FAILED_GOALS = 500
 """Failed goals (with their dialogues) the HTML report shows in full."""
@@ -188,7 +196,7 @@ def _goal_model(dialogue_id: str, goal: dict[str, Any]) -> GoalLine:
             "ambiguous": t["ambiguous"],
             "decided_by": t["decided_by"],
             "teachers": t["teachers"],
-            **({"human": t["human"]} if "human" in t else {}),
+            **{key: t[key] for key in TURN_EXTRAS if key in t},
         }
         for t in goal["turns"]
     ]
@@ -203,6 +211,7 @@ def _goal_model(dialogue_id: str, goal: dict[str, Any]) -> GoalLine:
         fractional_credit=goal["fractional_credit"],
         last_turn_success=goal["last_turn_success"],
         pending_review=any(_awaits_human(t) for t in goal["turns"]),
+        undecided_reason=undecided_reason(goal),
         turns=turns,
     )
 

@@ -1,0 +1,111 @@
+"""Validity cards: how far each local judge's labels agree with labels people wrote.
+
+Every local judge ships a card (``validity.json`` in its role package, one entry per variant),
+written by ``make validity`` (``scripts/validity_cards.py``) from the frozen labelled sets in
+``data/validation/`` and the held-out data named on the card. A summary prints, beside every
+figure a judge decided, that judge's card, so a reader sees how much the figure can be trusted.
+
+A card is *weak* when, on some human-labelled set, the judge's agreement (Cohen's kappa) is below
+:data:`WEAK_KAPPA` or (for failure detection) its recall of the failures people marked is below
+:data:`WEAK_RECALL`: its figures are printed, but flagged on the report's first screen. An LLM
+judge has no card here (nothing was checked): its figures say "not checked against labels".
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from nodes.judges.local import resolve_local_variant
+
+WEAK_KAPPA = 0.15
+"""Below this Cohen's kappa against people, a judge's figures are flagged as weak."""
+
+WEAK_RECALL = 0.30
+"""Below this recall of the failures people marked, a failure detector is flagged as weak."""
+
+
+class ValidityCheck(BaseModel):
+    """One labelled set a judge was checked on, and how it did there."""
+
+    data: str = Field(description="The labelled set (a repository path or a named held-out set).")
+    labelled_by: str = Field(description="Who labelled it: 'people (todeval team)', 'SGD acts'…")
+    n: int = Field(description="Items checked (turns, boundaries, goals).")
+    kappa: float | None = Field(default=None, description="Cohen's kappa against the labels.")
+    precision: float | None = Field(
+        default=None, description="Precision of the positive class (failed turn, new goal)."
+    )
+    recall: float | None = Field(default=None, description="Recall of the positive class.")
+    f1: float | None = Field(default=None, description="F1 of the positive class.")
+    coverage: float | None = Field(
+        default=None, description="Share of items the judge labelled (the rest it abstained on)."
+    )
+    human: bool = Field(description="True when people wrote the labels (what weakness reads).")
+    note: str = Field(default="", description="Anything a reader should know about this check.")
+
+
+class ValidityCard(BaseModel):
+    """A local judge's card: what it was trained on and how it agrees with labels."""
+
+    role: str = Field(description="The judge role (``turn_quality``, ``segmentation``...).")
+    judge: str = Field(description="The judge's spec (``local:turn``...).")
+    trained_on: str = Field(description="The data the judge learned from, with its license.")
+    positive: str = Field(description="What the precision/recall figures count (e.g. failure).")
+    checks: list[ValidityCheck] = Field(description="Every labelled set it was checked on.")
+
+    @property
+    def weak(self) -> bool:
+        """Below :data:`WEAK_KAPPA` or :data:`WEAK_RECALL` on some human-labelled set."""
+        for check in self.checks:
+            if not check.human:
+                continue
+            if check.kappa is not None and check.kappa < WEAK_KAPPA:
+                return True
+            if check.recall is not None and check.recall < WEAK_RECALL:
+                return True
+        return False
+
+    def summary(self) -> dict[str, object]:
+        """The card as ``summary.json`` prints it beside a figure."""
+        return self.model_dump() | {"weak": self.weak}
+
+
+def write_cards(path: Path, cards: list[ValidityCard]) -> None:
+    """Write a role package's ``validity.json`` (cards keyed by judge spec)."""
+    payload = {card.judge: card.model_dump() for card in cards}
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@cache
+def read_cards(path: Path) -> dict[str, ValidityCard]:
+    """A role package's cards by judge spec (empty when it has none yet)."""
+    if not path.exists():
+        return {}
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {spec: ValidityCard.model_validate(card) for spec, card in raw.items()}
+
+
+_CARD_FILES: dict[str, Path] = {}
+
+
+def register_cards(role: str, path: Path) -> None:
+    """Say where ``role``'s cards live (its package's ``validity.json``); done on import."""
+    _CARD_FILES[role] = path
+
+
+def card_for(role: str, spec: str) -> ValidityCard | None:
+    """The card of the judge ``spec`` names for ``role``; None for an LLM or an unchecked judge.
+
+    ``local`` and ``local:<variant>`` find the same card as the variant's canonical spec.
+    """
+    path = _CARD_FILES.get(role)
+    if path is None or not spec.startswith("local"):
+        return None
+    cards = read_cards(path)
+    if spec in cards:
+        return cards[spec]
+    variant = resolve_local_variant(role, spec.partition(":")[2] or None)
+    return cards.get(f"local:{variant}")
