@@ -133,3 +133,22 @@ def stated_values(service: ServiceSchema, intent: str, text: str) -> dict[str, s
                 found[slot.name] = value
                 break
     return found
+
+
+def schema_beside(source: Path) -> Path | None:
+    """The ``schema.json`` that lies beside SGD data, if any.
+
+    The compact ``sgd_<split>.jsonl(.gz)`` sits beside ``schema_<split>.json``; the original
+    release keeps ``schema.json`` in each split folder (``dev/schema.json``).
+    """
+    folder = source if source.is_dir() else source.parent
+    names = []
+    match = re.match(r"sgd_(\w+?)\.jsonl", source.name)
+    if match:
+        names.append(f"schema_{match.group(1)}.json")
+    names.append("schema.json")
+    for name in names:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None

@@ -24,7 +24,9 @@ from evals.datasets.evaluation_records import (
     detect_record_kind,
     load_evaluation_records,
 )
+from evals.datasets.sgd_schema import schema_beside
 from evals.metrics.evaluation import EvaluationTally
+from evals.metrics.goal_tracking.tally import TrackedCorpusTally
 from evals.metrics.record_metrics import corpus_values
 from evals.record_views import SUITES, EvaluationRecord, Suite, atod_view
 from evals.report.evaluation import figures_section, records_section
@@ -92,6 +94,10 @@ def run_context(
             if kind in ("mtg", "sgd"):
                 routes |= corpus_routes(source, kind, limit)
         updates["routes"] = routes
+    if context.schema_path is None:
+        found = [schema_beside(source) for source, kind in inputs if kind == "sgd"]
+        if found and found[0] is not None:
+            updates["schema_path"] = str(found[0])  # goals named as the gold names them
     memory = [source for source, kind in inputs if kind == "memory"]
     if memory and context.memory_bank_collection == Context().memory_bank_collection:
         updates["memory_bank_collection"] = collection_for(memory)
@@ -184,7 +190,11 @@ def evaluate_corpus(
     inputs = list(zip(sources, detect_kinds(sources), strict=True))
     context = run_context(context, inputs, limit)
     check_judges(context, suites)
-    tally = EvaluationTally(evaluation_judges(context), bank_for(context).units)
+    tally = EvaluationTally(
+        evaluation_judges(context),
+        bank_for(context).units,
+        goal_tracking=TrackedCorpusTally(named_by_schema=context.schema_path is not None),
+    )
 
     def graph_input(record: EvaluationRecord) -> dict[str, Any]:
         return {"record": record.model_dump(mode="json"), "suites": list(suites)}

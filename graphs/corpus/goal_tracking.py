@@ -8,12 +8,16 @@ per-turn latency and LLM tokens. Writes ``goals.jsonl``, ``summary.json`` and ``
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from evals.datasets import detect_format
+from evals.datasets.atod import looks_like_atod
+from evals.datasets.errors import DatasetFormatError
 from evals.datasets.goal_tracking import load_goal_tracking_records
+from evals.datasets.sgd_schema import schema_beside
 from evals.goal_tracking_schema import AtodDialogue
 from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
 from evals.report.goal_tracking import goal_tracking_section
@@ -33,6 +37,15 @@ def tracker_input(dialogue: AtodDialogue) -> dict[str, Any]:
         "utterances": [{"speaker": t.speaker, "text": t.utterance} for t in dialogue.turns],
         "final": True,
     }
+
+
+def _is_sgd(source: Path, fmt: str) -> bool:
+    if fmt != "auto":
+        return fmt == "sgd"
+    try:
+        return not looks_like_atod(source) and detect_format(source) == "sgd"
+    except DatasetFormatError:
+        return False
 
 
 def goal_tracking_judges(context: Context) -> dict[str, Any]:
@@ -59,9 +72,13 @@ def goal_tracking_corpus(
     Returns:
         The summary (as written to ``summary.json``).
     """
+    if context.schema_path is None and _is_sgd(source, fmt):
+        found = schema_beside(source)
+        if found is not None:  # goals named as SGD's gold names them
+            context = replace(context, schema_path=str(found))
     goal_extractor(context.goal_extraction_judge, context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
-    tally = TrackedCorpusTally()
+    tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_goal_tracking_graph(),

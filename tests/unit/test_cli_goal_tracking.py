@@ -143,3 +143,43 @@ def test_track_goals_skips_an_sgd_record_whose_frames_are_malformed(tmp_path: Pa
     assert skipped["dialogue_id"] == "bad"
     assert skipped["field"] == "turns.0.metadata.sgd_user_frames.0.intent"
     assert skipped["file"] == str(corpus)
+
+
+def _sgd_corpus(folder: Path) -> Path:
+    frame = {
+        "svc": "Restaurants_9",
+        "intent": "FindRestaurants",
+        "sv": {"cuisine": ["Italian"], "city": ["San Jose"]},
+        "req": [],
+    }
+    offer = {"svc": "Restaurants_9", "act": [["OFFER", "restaurant_name", ["Sino"]]]}
+    turns = [
+        {"s": "U", "t": "Find me an Italian restaurant in San Jose.", "f": [frame]},
+        {"s": "S", "t": "How about Sino in San Jose?", "f": [offer]},
+    ]
+    corpus = folder / "sgd_dev.jsonl"
+    corpus.write_text(json.dumps({"dialogue_id": "d1", "turns": turns}) + "\n")
+    return corpus
+
+
+def _track(corpus: Path, out: Path) -> dict[str, Any]:
+    argv = ["goal-tracking", str(corpus), "--format", "sgd", "--vector-backend", "memory"]
+    assert main([*argv, "--checkpoints", ":memory:", "--out", str(out)]) == 0
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
+    return summary
+
+
+def test_the_schema_beside_sgd_data_names_the_goals(tmp_path: Path) -> None:
+    corpus = _sgd_corpus(tmp_path)
+    (tmp_path / "schema_dev.json").write_text(json.dumps(SCHEMA))  # as SGD ships it
+    summary = _track(corpus, tmp_path / "run")
+    assert summary["run"]["context"]["schema_path"] == str(tmp_path / "schema_dev.json")
+    assert summary["goal_detection_f1"] == 1.0 and summary["figures_note"] is None
+
+
+def test_without_a_schema_sgd_gold_gives_no_detection_figure(tmp_path: Path) -> None:
+    summary = _track(_sgd_corpus(tmp_path), tmp_path / "run")
+    # Schema-free goals cannot match gold named by service: n/a and why, never a false 0.000.
+    assert summary["goal_detection_f1"] is None and summary["status_accuracy"] is None
+    assert summary["gold_not_comparable"] == 1 and "pass --schema" in summary["figures_note"]
+    assert summary["counts"]["goals"] == 1  # the tracker still ran and its goals are reported
