@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from evals.metrics.goal_success.success_rate import LENGTH_BUCKETS
+from evals.metrics.goal_success.success_rate import LENGTH_BUCKETS, UNDECIDED_REASONS
 from evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals_html
 from evals.report.page import (
     MISSING,
@@ -28,6 +28,7 @@ from evals.report.page import (
     table,
 )
 from evals.report.svg import Series, bar_chart
+from evals.report.validity import validity_html, validity_warning_html
 from evals.schema import RCOF_CODES
 
 __all__ = ["SECTION_ID", "goal_success_section"]
@@ -57,6 +58,13 @@ def _overview(summary: Record) -> list[tuple[str, str]]:
     ]
 
 
+def _undecided_why(summary: Record) -> str:
+    reasons = summary.get("undecided_goals_by_reason") or {}
+    if not reasons:
+        return "none undecided"
+    return "; ".join(f"{n}: {UNDECIDED_REASONS.get(key, key)}" for key, n in reasons.items())
+
+
 def _bounds(summary: Record) -> str:
     bounds = summary.get("gsr_bounds") or {}
     return f"{fmt_pct(bounds.get('lower'))} – {fmt_pct(bounds.get('upper'))}"
@@ -71,6 +79,7 @@ def _key_figures(summary: Record) -> str:
          num_html(get("n_single_turn_goals")), num_html(get("n_multi_turn_goals"))),
         ("failed / undecided goals", num_html(get("failed_goals")),
          num_html(get("undecided_goals"))),
+        ("undecided goals, why", escape(_undecided_why(summary))),
         ("GSR if every undecided goal failed / succeeded", escape(_bounds(summary))),
         ("failed goals without a root cause", num_html(get("rcof_unattributed"))),
         ("fractional credit (mean share of good turns)", pct_html(get("fractional_credit"))),
@@ -189,9 +198,17 @@ def goal_success_section(
     Returns:
         The section, with id ``goal-success``.
     """
+    validity = summary.get("validity") or {}
+    decided_by = (
+        f'<p class="note">GSR decided by: {validity_html(validity["gsr"])}</p>'
+        if "gsr" in validity
+        else ""
+    )
     body = (
-        "<p>A goal succeeds only when every one of its turns succeeds (strict GSR, paper 004); "
+        validity_warning_html(validity, {"gsr": summary.get("gsr")})
+        + "<p>A goal succeeds only when every one of its turns succeeds (strict GSR, paper 004); "
         "a failed goal's root cause is the code of its earliest failed turn.</p>"
+        + decided_by
         + _key_figures(summary)
         + "<h3>Plots</h3>"
         + _length_chart(summary)
