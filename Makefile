@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger clean
+.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger train-turn-quality train-status-acts validity clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,29 @@ llm-server: $(VENV)/.llm-installed  ## OpenAI-compatible SmolLM2 server on a fre
 	$(BIN)/python -m scripts.llm_server $(LLM_SERVER_ARGS)
 # --- end local LLM server ------------------------------------------------------------------------
 
+# --- headless Chromium for the report's browser test (tests/integration/test_report_browser.py) ---
+# Debian's chromium and chromium-driver, never a browser download at run time (none is reachable
+# here): the test hands Selenium this chromedriver's path, so Selenium Manager never runs. Skips
+# when both are on PATH; apt-get runs as root (CI, these machines) or through sudo.
+CHROMIUM_PACKAGES := chromium chromium-driver
+.PHONY: browser
+browser:  ## Debian's headless Chromium and chromedriver (apt), once per machine
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+	  exit 0; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "make browser: chromium and chromedriver are missing and apt-get is not available." >&2; \
+	  echo "  tests/integration/test_report_browser.py needs both on PATH: install Debian's" >&2; \
+	  echo "  '$(CHROMIUM_PACKAGES)' (or your system's Chromium and its chromedriver)." >&2; \
+	  exit 1; \
+	fi; \
+	sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	echo "installing $(CHROMIUM_PACKAGES) from Debian's packages (about a minute, once)"; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
+	  $(CHROMIUM_PACKAGES) >/dev/null
+# --- end headless Chromium --------------------------------------------------------------------------
+
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
 
@@ -72,13 +95,13 @@ demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
 
-test: model llm-install  ## the whole offline test suite (unit + integration)
+test: model llm-install browser  ## the whole offline test suite (unit + integration)
 	$(BIN)/pytest -q -p no:cacheprovider tests
 
 test-unit: model
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit
 
-test-integration: model llm-install
+test-integration: model llm-install browser
 	$(BIN)/pytest -q -p no:cacheprovider tests/integration
 
 lint: $(VENV)/.installed  ## ruff, ruff format, mypy --strict and the layer contracts (lint-imports)
@@ -98,6 +121,7 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
 	$(BIN)/python -m bench.goal_success
+	$(BIN)/python -m bench.turn_quality
 	$(BIN)/python -m bench.goal_extraction
 	$(BIN)/python -m bench.goal_tracking
 	$(BIN)/python -m bench.goal_tracking_tokens
@@ -105,7 +129,11 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.memory_active
 	$(BIN)/python -m bench.slot_repair
 	$(BIN)/python -m bench.goal_shift
+	$(BIN)/python -m bench.proactive
+	$(BIN)/python -m bench.environment_fidelity
 	$(BIN)/python -m bench.evaluation
+	$(BIN)/python -m bench.llm_faults
+	$(BIN)/python -m bench.llm_roles
 
 train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_goal_extractor
@@ -113,8 +141,18 @@ train-goal-extractor: model  ## retrain the local goal extractor on SGD train (w
 train-memory-judger: model  ## retrain the local memory judger on MS-TOD-style items from SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_memory_judger
 
-train-segmenter: model  ## retrain the local segmentation model on SGD train (writes nodes/judges/models/)
+train-segmenter: model  ## retrain the local:learned segmenter on SGD train + data/segmentation_train (about 2 min warm)
 	$(BIN)/python -m scripts.train_segmenter --max-dialogues 8000
+
+train-status-acts: model  ## retrain the goal tracker's status-act model on SGD train system turns
+	$(BIN)/python -m scripts.train_status_acts
+
+train-turn-quality: model  ## retrain the learned local turn-quality teachers on SGD train, cut-offs on SGD dev
+	$(BIN)/python -m scripts.train_turn_quality --seed 7
+
+validity: model  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json)
+	$(BIN)/python -m scripts.validity_cards
+	$(BIN)/python -m scripts.proactive_calibration
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
 	$(BIN)/python -m cli.dev

@@ -1,10 +1,14 @@
 """Benchmark: goal-shift metrics on the shared 40-conversation AgentChangeBench banking run.
 
-Prints every summary field in default and ``--compat upstream`` mode, the agreement of the
-local shift-detection and NL-assertion judges with the stored LLM-judge outputs, and the
-seconds per 1,000 conversations of the whole ``todeval goal-shift`` path (load, one
-checkpointed graph thread per conversation, summary), with the 40 conversations replicated
-to 1,000 under new ids. Figures only; nothing here is a test.
+Prints every summary field in default and ``--compat upstream`` mode; the pooled figures beside
+their macro averages over personas, tasks, domains and goal sequences (paper 002 Section 4.3),
+with the stored judgments and with the local judges (where the two NL-assertion denominators
+part); the calls where todeval's schema rule for parameter validity and upstream's keyword rule
+disagree; the agreement of the local shift-detection and NL-assertion judges with the stored
+LLM-judge outputs, and the seconds per 1,000 conversations of the whole ``todeval goal-shift``
+path (load, one checkpointed graph thread per conversation, summary), with the 40
+conversations replicated to 1,000 under new ids (``--macro-only`` stops after the tables).
+Figures only; nothing here is a test.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
 from evals.goal_shift_schema import Conversation
+from evals.metrics.goal_shift.macro import pooled_macro_table
 from evals.metrics.goal_shift.summary import goal_shift_summary
 from graphs.corpus.goal_shift import score_run
 from nodes.context import Context
@@ -86,6 +91,31 @@ def score(goal_run: GoalShiftRun, context: Context, checkpoints: str) -> list[di
     return tally.rows
 
 
+def pooled_vs_macro(goal_run: GoalShiftRun) -> None:
+    """Pooled and macro-averaged figures, stored judgments and local judges, both compat modes."""
+    for label, context in (
+        ("stored LLM judgments", Context()),
+        ("local judges (stored judgments not reused)", Context(reuse_judgments=False)),
+    ):
+        rows = score(goal_run, context, ":memory:")
+        for compat in ("none", "upstream"):
+            summary = goal_shift_summary(rows, compat=compat)  # type: ignore[arg-type]
+            nl = summary["nl_assertions"]
+            print(
+                f"\n== pooled vs macro, {label}, compat {compat}: NL assertions {nl['total']} "
+                f"({nl['undecided']} undecided; channel = {nl['rule']})"
+            )
+            print(pooled_macro_table(summary))
+    summary = goal_shift_summary(score(goal_run, Context(), ":memory:"))
+    differences = summary["param_validity_differences"]
+    print(
+        f"\n== parameter validity, schema rule {fmt(summary['param_validity'])} vs upstream's "
+        f"keyword rule {fmt(summary['param_validity_upstream'])}: {len(differences)} calls differ"
+    )
+    for difference in differences:
+        print(f"  {difference['dialogue_id']}/{difference['call_id']}: {difference['reason']}")
+
+
 def replicate(path: Path, target: int, folder: Path) -> Path:
     """The results file with its simulations copied under new ids up to ``target``."""
     results = json.loads(path.read_text())
@@ -138,12 +168,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--run", type=Path, default=RUN)
     parser.add_argument("--conversations", type=int, default=1000)
+    parser.add_argument("--macro-only", action="store_true", help="only the pooled-vs-macro tables")
     args = parser.parse_args()
     if not args.run.exists():
         print(f"{args.run} not found: set TODEVAL_DATA_DIR")
         return
     print(f"machine: {os.cpu_count()} cores; run: {args.run.name}")
     goal_run = load(args.run)
+    pooled_vs_macro(goal_run)
+    if args.macro_only:
+        return
     rows = score(goal_run, Context(), ":memory:")
     print_summary("default (per conversation)", goal_shift_summary(rows))
     print_summary("--compat upstream", goal_shift_summary(rows, compat="upstream"))

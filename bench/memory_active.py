@@ -1,59 +1,126 @@
-"""Benchmark: MAP's memory-active policy on the SGD-dev multi-session benchmark (``make bench``).
+"""Benchmark: MAP's memory-active policy on multi-session benches built from SGD (``make bench``).
 
-Builds the benchmark from SGD dev, then runs ``todeval memory eval --ablation`` (bm25 / dense /
-hybrid, with and without the local judger, and without refinement: MAP's Fig. 6 and Table 6
-pattern) with local judges everywhere, and prints the table with wall time and peak RSS. The
-per-item latency is the whole thread: planning, the reader and the repair loop.
+Builds three MS-TOD-style benchmarks with ``todeval memory build-bench`` and evaluates each with
+``todeval memory eval`` and local judges everywhere, with the split's SGD schema and without:
+
+(a) SGD dev, seed 0 (the benchmark the project has used so far);
+(b) SGD dev, another seed (``--fresh-seed``: the same dialogues, other individuals and siblings);
+(c) SGD train restricted to services held out of everything the local judges were tuned on
+    (:data:`HELD_OUT_SERVICES`: the train services that dev does not have).
+
+For each it prints Recall@5, slot accuracy beside its ceiling (the share of gold values
+recoverable before repair, per item and pooled; :mod:`evals.metrics.memory.ceiling`), JGA
+beside its ceiling, DTE beside its floor, the repair success rate, and wall time. ``--ablation``
+runs MAP's comparison grid (retrieval x judger, refinement) on (a) instead. Figures only, not a
+test; ``--individuals`` keeps runs short on a shared machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench.cli_run import run_cli
 from graphs.api import ablation_table
 from stores.paths import PROJECT_ROOT, data_dir
 
+#: SGD train services absent from SGD dev: bench (c) is built from train dialogues that use
+#: only these, so no intent capture rule, judger feature or threshold was tuned on them.
+HELD_OUT_SERVICES = (
+    "Banks_1", "Buses_2", "Calendar_1", "Events_2", "Flights_1", "Flights_2", "Hotels_2",
+    "Hotels_3", "Media_1", "Movies_1", "Music_2", "RentalCars_2", "Restaurants_1",
+    "RideSharing_2", "Services_1", "Services_2", "Services_3",
+)  # fmt: skip
+
+
+def held_out_sgd(train: Path, out: Path, services: tuple[str, ...] = HELD_OUT_SERVICES) -> int:
+    """Write the compact SGD train dialogues that use only ``services``; return how many."""
+    kept = 0
+    with gzip.open(train, "rt", encoding="utf-8") as source, gzip.open(out, "wt") as sink:
+        for line in source:
+            if line.strip() and set(json.loads(line).get("services", [])) <= set(services):
+                sink.write(line)
+                kept += 1
+    return kept
+
+
+def build(sgd: Path, split: str, seed: int, individuals: int, out: Path) -> None:
+    """``todeval memory build-bench`` (quietly)."""
+    subprocess.run(
+        [sys.executable, "-m", "cli.main", "memory", "build-bench", "--sgd", str(sgd),
+         "--split", split, "--seed", str(seed), "--individuals", str(individuals),
+         "--out", str(out)],
+        check=True, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _pct(value: Any) -> str:
+    return "  n/a" if value is None else f"{value:5.3f}"
+
+
+def figures_line(label: str, summary: dict[str, Any], elapsed: float) -> str:
+    """One row: every figure beside its ceiling."""
+    return (
+        f"{label:34} {summary['items']:5d}  R@5 {_pct(summary.get('recall_at_5'))}  "
+        f"slot acc {_pct(summary.get('slot_accuracy'))} / ceil {_pct(summary.get('slot_ceiling'))}"
+        f" (pooled {_pct(summary.get('slot_accuracy_pooled'))} / "
+        f"{_pct(summary.get('slot_ceiling_pooled'))})  "
+        f"JGA {_pct(summary.get('jga'))} / ceil {_pct(summary.get('jga_ceiling'))}  "
+        f"DTE {_pct(summary.get('dte'))} / floor {_pct(summary.get('dte_floor'))}  "
+        f"S.R. {_pct(summary.get('success_rate'))}  {elapsed:5.0f} s"
+    )
+
 
 def main() -> None:
-    """Build the bench, run the grid, print the figures."""
+    """Build the benches, evaluate them, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sgd", type=Path, default=data_dir() / "sgd" / "sgd_dev.jsonl.gz")
-    parser.add_argument("--schema", type=Path, default=data_dir() / "sgd" / "schema_dev.json")
-    parser.add_argument("--items", type=int, default=None, help="only the first N items")
+    parser.add_argument("--sgd-dir", type=Path, default=data_dir() / "sgd")
+    parser.add_argument("--individuals", type=int, default=30, help="per bench (21 items each)")
+    parser.add_argument("--fresh-seed", type=int, default=7, help="seed of bench (b)")
+    parser.add_argument("--held-out-seed", type=int, default=3, help="seed of bench (c)")
+    parser.add_argument("--ablation", action="store_true", help="the grid on bench (a) only")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores")
-    if not args.sgd.exists():
-        print(f"SGD dev not found at {args.sgd}: set TODEVAL_DATA_DIR")
+    dev, train = args.sgd_dir / "sgd_dev.jsonl.gz", args.sgd_dir / "sgd_train.jsonl.gz"
+    if not dev.exists():
+        print(f"SGD dev not found at {dev}: set TODEVAL_DATA_DIR")
         return
     with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
         root = Path(tmp)
-        bench = root / "bench.json"
-        subprocess.run(
-            [sys.executable, "-m", "cli.main", "memory", "build-bench", "--sgd", str(args.sgd),
-             "--split", "dev", "--out", str(bench)],
-            check=True, cwd=PROJECT_ROOT,
-        )  # fmt: skip
-        limit = ["--limit", str(args.items)] if args.items else []
-        summary, elapsed, rss = run_cli(
-            ["memory", "eval", str(bench), "--schema", str(args.schema), "--ablation",
-             "--bank-backend", "memory", "--checkpoints", ":memory:", *limit],
-            home=root / "home", out=root / "out",
-        )  # fmt: skip
-        rows = summary["ablation"]
-        print(f"SGD-dev memory benchmark, local judges: {rows[0]['items']} items per row")
-        print(ablation_table(rows))
-        for row in rows:
-            print(
-                f"  {row['configuration']:34} latency per item p50 {row['latency_ms_p50']} ms, "
-                f"p95 {row['latency_ms_p95']} ms, {row['seconds']} s"
-            )
-        print(f"  whole grid (bank filled once): wall {elapsed:.1f} s, peak RSS {rss:.0f} MB")
+        benches = [
+            ("(a) SGD dev, seed 0", dev, "dev", 0),
+            (f"(b) SGD dev, seed {args.fresh_seed}", dev, "dev", args.fresh_seed),
+        ]
+        if train.exists() and not args.ablation:
+            held = root / "sgd_train.jsonl.gz"
+            print(f"held-out services: {held_out_sgd(train, held)} SGD train dialogues")
+            benches.append(("(c) SGD train, held-out services", held, "train", args.held_out_seed))
+        for label, source, split, seed in benches if not args.ablation else benches[:1]:
+            bench = root / f"{split}_{seed}.json"
+            build(source, split, seed, args.individuals, bench)
+            schema = args.sgd_dir / f"schema_{split}.json"
+            for with_schema in (True, False) if not args.ablation else (True,):
+                extra = ["--schema", str(schema)] if with_schema else []
+                if args.ablation:
+                    extra.append("--ablation")
+                out = root / f"out_{split}_{seed}_{with_schema}"
+                summary, elapsed, _ = run_cli(
+                    ["memory", "eval", str(bench), "--bank-backend", "memory",
+                     "--checkpoints", ":memory:", *extra],
+                    home=root / "home", out=out,
+                )  # fmt: skip
+                if args.ablation:
+                    print(ablation_table(summary["ablation"]))
+                    continue
+                tag = "schema" if with_schema else "no schema"
+                print(figures_line(f"{label}, {tag}", summary, elapsed), flush=True)
 
 
 if __name__ == "__main__":

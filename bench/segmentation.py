@@ -1,9 +1,12 @@
-"""Benchmark: local goal segmentation on SGD dev and on the bundled sample (``make bench``).
+"""Benchmark: local goal segmentation on every labelled set (``make bench``).
 
-Each configuration runs ``todeval segment`` in a fresh process with a fresh ``TODEVAL_HOME``
-(cold: no embedding cache, no checkpoints), then once more with the embedding cache kept but
-new checkpoints (warm). Prints precision/recall/F1 of ``is_new_goal``, turns/s and the child
-process's peak RSS. Figures only; nothing here is a test.
+For each local variant, boundary precision/recall/F1, Pk, WindowDiff and the exact-segmentation
+rate on: SGD dev (all, and the dialogues whose services are all absent from SGD train), the
+project's human-style dev set, the two samples, and the frozen cross-style set
+``data/validation/goal_boundaries.jsonl`` split into its MultiWOZ-style and other-style parts
+(reported only; nothing is tuned on it). Then warm throughput (embedding cache filled, models
+loaded) in turns/s. ``--cli`` adds the old process-level runs of ``todeval segment``, cold (fresh
+``TODEVAL_HOME``) and warm, with peak RSS. Figures only; nothing here is a test.
 """
 
 from __future__ import annotations
@@ -11,68 +14,81 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
 from graphs.api import fmt_figure
-from stores.paths import PROJECT_ROOT, data_dir
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from scripts.segmentation_sets import SET_LABELS, evaluation_sets, format_row, score
+from stores.paths import data_dir
+
+VARIANTS = ("local:learned", "local:rules")
 
 
-def run_segment(
-    source: Path, judge: str, home: Path, out: Path, limit: int | None
-) -> tuple[dict[str, Any], float, float]:
-    """Run ``todeval segment``; return its summary, wall seconds and peak RSS in MB."""
-    arguments = ["segment", str(source), "--judge", judge]
-    if limit:
-        arguments += ["--limit", str(limit)]
-    return run_cli(arguments, home=home, out=out)
+def figures(sets: dict[str, list[Any]], variants: tuple[str, ...]) -> None:
+    """One table per variant: a row per set."""
+    for label, name in SET_LABELS.items():
+        if label in sets:
+            print(f"  {label:<18} {name} ({len(sets[label])} dialogues)")
+    for variant in variants:
+        judge = segmentation_judge(variant)
+        print(f"\n{variant}", flush=True)
+        for label, dialogues in sets.items():
+            print("  " + format_row(label, score(judge, dialogues)), flush=True)
 
 
-def report(label: str, summary: dict[str, Any], elapsed: float, rss_mb: float) -> None:
-    """One block of figures."""
-    counts, metrics = summary["counts"], summary["metrics"] or {}
+def throughput(dialogues: list[Any], variants: tuple[str, ...]) -> None:
+    """Warm turns/s: embeddings cached by a first pass, then prepare + segment timed."""
+    turns = sum(len(d.turns) for d in dialogues)
+    print(f"\nwarm throughput on {len(dialogues)} dialogues, {turns} turns")
+    for variant in variants:
+        judge = segmentation_judge(variant)
+        judge.prepare(dialogues)
+        started = time.perf_counter()
+        judge.prepare(dialogues)
+        for dialogue in dialogues:
+            judge.segment(dialogue, time_gap_minutes=Context.time_gap_minutes, threshold=None)
+        elapsed = time.perf_counter() - started
+        print(f"  {variant:<14} {turns / elapsed:7.0f} turns/s", flush=True)
 
-    def fmt(key: str) -> str:
-        return fmt_figure(metrics.get(key))
 
-    print(
-        f"{label}\n"
-        f"  dialogues {counts['dialogues']}, turns {counts['turns']}, skipped "
-        f"{counts['skipped_records']}\n"
-        f"  precision {fmt('precision')}  recall {fmt('recall')}  F1 {fmt('f1')}  "
-        f"exact {fmt('exact_segmentation_rate')}  Pk {fmt('pk')}  WindowDiff {fmt('window_diff')}\n"
-        f"  wall {elapsed:.1f} s (incl. start-up), {counts['turns'] / elapsed:.0f} turns/s, "
-        f"peak RSS {rss_mb:.0f} MB",
-        flush=True,
-    )
+def cli_runs(sgd: Path, limit: int | None) -> None:
+    """``todeval segment`` in child processes: cold and warm, with peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
+        root = Path(tmp)
+        home = root / "home"
+        for label in ("cold: empty embedding cache", "warm: embedding cache kept"):
+            for leftover in home.glob("checkpoints.sqlite*"):
+                leftover.unlink()
+            arguments = ["segment", str(sgd), "--judge", "local"]
+            arguments += ["--limit", str(limit)] if limit else []
+            summary, elapsed, rss = run_cli(arguments, home=home, out=root / label[:4])
+            counts, metrics = summary["counts"], summary["metrics"] or {}
+            print(
+                f"todeval segment, SGD dev, local, {label}: F1 {fmt_figure(metrics.get('f1'))}"
+                f"  {counts['turns'] / elapsed:.0f} turns/s incl. start-up, peak RSS {rss:.0f} MB",
+                flush=True,
+            )
 
 
 def main() -> None:
-    """Cold and warm runs of ``local`` on SGD dev; ``local`` and ``local:rules`` on the sample."""
+    """Figures per variant and set, then throughput."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None, help="only the first N SGD dialogues")
     parser.add_argument("--sgd", type=Path, default=data_dir() / "sgd" / "sgd_dev.jsonl.gz")
+    parser.add_argument("--cli", action="store_true", help="also time `todeval segment` runs")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores")
-    sample = PROJECT_ROOT / "data" / "samples" / "enterprise_dialogues.jsonl"
-    with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
-        root = Path(tmp)
-        if args.sgd.exists():
-            home = root / "home"
-            result = run_segment(args.sgd, "local", home, root / "cold", args.limit)
-            report("SGD dev, local (learned), cold: empty embedding cache", *result)
-            for leftover in home.glob("checkpoints.sqlite*"):
-                leftover.unlink()
-            result = run_segment(args.sgd, "local", home, root / "warm", args.limit)
-            report("SGD dev, local (learned), warm: embedding cache kept, new checkpoints", *result)
-            result = run_segment(args.sgd, "local:rules", home, root / "rules", args.limit)
-            report("SGD dev, local:rules (untrained baseline), warm", *result)
-        else:
-            print(f"SGD dev not found at {args.sgd}: set TODEVAL_DATA_DIR")
-        for judge in ("local", "local:rules"):
-            result = run_segment(sample, judge, root / "home", root / f"sample-{judge}", None)
-            report(f"bundled enterprise sample (other domain), {judge}", *result)
+    sets = evaluation_sets(sgd_limit=args.limit)
+    if "sgd_dev" not in sets:
+        print(f"SGD dev not found under {data_dir()}: set TODEVAL_DATA_DIR")
+    figures(sets, VARIANTS)
+    throughput(sets.get("sgd_dev", sets["own_dev"])[:500], VARIANTS)
+    if args.cli and args.sgd.exists():
+        cli_runs(args.sgd, args.limit)
 
 
 if __name__ == "__main__":

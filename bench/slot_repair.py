@@ -1,9 +1,11 @@
 """Benchmark: MAP's proactive slot repair loop with local judges (paper 001, §4.3, Table 4).
 
-Builds the MS-TOD-style bench from SGD (``build_memory_bench``, timed) and runs the first
-``--items`` eval items through :data:`graphs.memory.graph` with the default local judges
+Builds MS-TOD-style benches from SGD (``build_memory_bench``, timed): (a) SGD dev with seed 0,
+(b) SGD dev with ``--fresh-seed``, (c) SGD train restricted to the held-out services of
+:mod:`bench.memory_active`; and runs the first ``--items`` eval items of each through
+:data:`graphs.memory.slot_repair_graph` with the default local judges
 (``local:proactive`` agent, ``local`` templated user, ``local:mention`` supervisor), once per
-agreeableness tier of the simulated user, for two kinds of confirmation response r:
+disclosure tier of the simulated user, for two kinds of confirmation response r:
 
 - the SGD CONFIRM utterance itself (mostly right, so few items need repair);
 - a template confirmation that drops 25% and garbles 15% of the gold slots (a garbled value is
@@ -19,12 +21,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from bench.memory_active import held_out_sgd
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench
 from evals.memory_schema import MsTodEvalItem
@@ -36,7 +40,7 @@ from nodes.context import Context
 from stores.paths import data_dir
 
 DROP, GARBLE = 0.25, 0.15  # share of gold slots the template confirmation drops / garbles
-AGREEABLENESS = ("high", "medium", "low")
+DISCLOSURE = ("high", "medium", "low")
 
 Confirm = Callable[[MsTodEvalItem, random.Random], str]
 
@@ -67,7 +71,7 @@ def _percentile(sorted_values: Sequence[float], share: float) -> float:
     return sorted_values[min(int(len(sorted_values) * share), len(sorted_values) - 1)]
 
 
-def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], agreeableness: str) -> None:
+def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], disclosure: str) -> None:
     """Repair every item's confirmation once; print one line of figures."""
     rng = random.Random(0)
     before: list[tuple[float | None, float | None]] = []
@@ -82,7 +86,7 @@ def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], agreeableness
                 "task_goal": item.task_goal,
                 "response": response,
                 "intent": item.intent,
-                "persona": {"agreeableness": agreeableness, "seed": index},
+                "persona": {"disclosure": disclosure, "seed": index},
             },
             context=Context(),
         )
@@ -101,7 +105,7 @@ def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], agreeableness
     latencies.sort()
     median, p95 = (_percentile(latencies, share) * 1000 for share in (0.5, 0.95))
     print(
-        f"{label:38s} {agreeableness:6s} n={len(outputs)} (judged {len(judged)}) "
+        f"{label:38s} {disclosure:6s} n={len(outputs)} (judged {len(judged)}) "
         f"slot_acc(r)={accuracy:.3f} JGA(r)={jga:.3f} DTE={fmt_figure(dte, 2)} "
         f"S.R.={success:.3f} | "
         f"needing repair {len(needing)}, DTE there {fmt_figure(dte_needing, 2)} | "
@@ -111,30 +115,45 @@ def run(label: str, make: Confirm, items: Sequence[MsTodEvalItem], agreeableness
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Build the bench from SGD, then repair reference and template confirmations."""
+    """Build the benches from SGD, then repair reference and template confirmations."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=300, help="the first N eval items")
     parser.add_argument("--sgd", type=Path, default=data_dir() / "sgd")
-    parser.add_argument("--split", default="dev")
-    parser.add_argument("--seed", type=int, default=0, help="seeds the bench's shuffles")
+    parser.add_argument("--fresh-seed", type=int, default=7, help="seed of bench (b)")
+    parser.add_argument("--held-out-seed", type=int, default=3, help="seed of bench (c)")
     args = parser.parse_args(argv)
     print(f"machine: {os.cpu_count()} cores ({len(os.sched_getaffinity(0))} usable)")
     if not args.sgd.exists():
         print(f"SGD not found at {args.sgd}: set TODEVAL_DATA_DIR")
         return
+    with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
+        held = Path(tmp) / "sgd_train.jsonl.gz"
+        train = args.sgd / "sgd_train.jsonl.gz"
+        benches = [("(a) dev, seed 0", args.sgd, "dev", 0)]
+        benches.append((f"(b) dev, seed {args.fresh_seed}", args.sgd, "dev", args.fresh_seed))
+        if train.exists():
+            held_out_sgd(train, held)
+            benches.append(("(c) train, held-out services", held, "train", args.held_out_seed))
+        for label, source, split, seed in benches:
+            print(f"== {label}")
+            repair_bench(source, split, seed, args.items)
+
+
+def repair_bench(source: Path, split: str, seed: int, limit: int) -> None:
+    """Build one bench and repair its first ``limit`` items' confirmations."""
     began = time.perf_counter()
     try:
-        bench = build_memory_bench(args.sgd, args.split, seed=args.seed)
+        bench = build_memory_bench(source, split, seed=seed, individuals=1 + limit // 21)
     except DatasetFormatError as error:
-        print(f"SGD {args.split} not readable at {args.sgd}: {error}")
+        print(f"SGD {split} not readable at {source}: {error}")
         return
     built = time.perf_counter() - began
     every = [item for individual in bench.individuals for item in individual.eval]
     print(
-        f"build_memory_bench {args.split}: {len(bench.individuals)} individuals, "
-        f"{len(every)} eval items in {built:.1f} s; repairing the first {args.items}"
+        f"build_memory_bench {split}: {len(bench.individuals)} individuals, "
+        f"{len(every)} eval items in {built:.1f} s; repairing the first {limit}"
     )
-    items = every[: args.items]
+    items = every[:limit]
     pool: dict[str, list[str]] = {}
     for item in items:
         for slot, value in item.task_goal.items():
@@ -147,8 +166,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ),
     )
     for label, make in confirmations:
-        for agreeableness in AGREEABLENESS:
-            run(label, make, items, agreeableness)
+        for disclosure in DISCLOSURE:
+            run(label, make, items, disclosure)
 
 
 if __name__ == "__main__":

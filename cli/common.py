@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from graphs.api import (
     EVALUATE_DEFAULTS,
+    JUDGE_ROLES,
     SUITES,
     Context,
     Format,
@@ -21,6 +22,8 @@ from graphs.api import (
     build_context,
     detect_format,
     fmt_figure,
+    llm_specs,
+    read_prices,
     suite_named,
 )
 
@@ -29,12 +32,14 @@ T = TypeVar("T")
 __all__ = [
     "UsageError",
     "add_corpus_arguments",
+    "add_llm_arguments",
     "command_context",
     "fmt_figure",
     "input_path",
     "parse_suites",
     "progress",
     "resolved_format",
+    "with_llm_settings",
 ]
 
 
@@ -89,7 +94,7 @@ def add_corpus_arguments(
         default="auto",
         help="input format: " + "; ".join(f"{f} = {FORMAT_HELP[f]}" for f in formats),
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
         "--checkpoints",
         default=None,
@@ -97,7 +102,123 @@ def add_corpus_arguments(
         + checkpoints_note
         + ")",
     )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
+    parser.add_argument("--limit", type=count, default=None, help="only the first N records")
+    add_llm_arguments(parser, dry_run=False)
+
+
+def count(raw: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def positive(raw: str) -> float:
+    """An argparse type: a number above 0."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {raw}")
+    return value
+
+
+def writable_folder(raw: str) -> Path:
+    """An argparse type: an output folder that is, or can be made, writable (made later)."""
+    path = Path(raw).expanduser()
+    existing = next(p for p in (path, *path.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write to {path}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write to {path}: {existing} is not writable")
+    return path
+
+
+LLM_FLAGS = {
+    "llm_timeout": "llm_timeout_s",
+    "llm_concurrency": "llm_max_concurrency",
+    "requests_per_minute": "llm_requests_per_minute",
+    "max_llm_calls": "llm_max_calls",
+    "budget": "llm_budget_usd",
+}
+"""``--flag`` (as argparse names it) -> the Context field it sets."""
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser, *, dry_run: bool = True) -> None:
+    """How LLM judges are called: timeout, limits, budget, prices (and ``--dry-run``)."""
+    group = parser.add_argument_group(
+        "LLM calls", "limits for LLM judges (local judges make no calls; defaults in --config)"
+    )
+    group.add_argument(
+        "--llm-timeout", type=positive, metavar="S", help="seconds one call may take (default 60)"
+    )
+    group.add_argument(
+        "--llm-concurrency",
+        type=count,
+        metavar="N",
+        help="calls in flight per provider endpoint (default 4)",
+    )
+    group.add_argument(
+        "--requests-per-minute", type=positive, metavar="N", help="per provider endpoint"
+    )
+    group.add_argument(
+        "--max-llm-calls",
+        type=count,
+        metavar="N",
+        help="stop calling after N calls: the remaining labels are null with the reason, and a "
+        "re-run with a larger limit asks only those",
+    )
+    group.add_argument(
+        "--budget",
+        type=positive,
+        metavar="USD",
+        help="stop calling once the priced cost reaches this (needs --prices)",
+    )
+    group.add_argument(
+        "--prices",
+        metavar="FILE",
+        help='JSON or TOML: {"provider:model": [USD per 1k prompt tokens, USD per 1k '
+        "completion tokens]}",
+    )
+    if not dry_run:
+        return
+    group.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="send no LLM request: print per role the calls and prompt tokens the run would "
+        "make (and their cost with --prices); writes nothing to --out",
+    )
+
+
+def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The Context fields the LLM flags set (flags not given are left out)."""
+    settings = {
+        field: getattr(args, flag)
+        for flag, field in LLM_FLAGS.items()
+        if getattr(args, flag, None) is not None
+    }
+    if getattr(args, "prices", None):
+        settings["llm_prices"] = read_prices(args.prices)
+    if getattr(args, "dry_run", False):
+        settings["llm_dry_run"] = True
+    if "llm_budget_usd" in settings and "llm_prices" not in settings:
+        raise UsageError("--budget needs --prices (the cost of a call is known only from them)")
+    return settings
+
+
+def with_llm_settings(context: Context, args: argparse.Namespace) -> Context:
+    """``context`` with the LLM flags applied."""
+    return replace(context, **llm_settings(args))
+
+
+def uses_llm(context: Context) -> bool:
+    """Whether any role of the run is an LLM judge."""
+    return bool(llm_specs(context))
 
 
 def parse_suites(raw: str) -> list[Suite]:
@@ -112,26 +233,35 @@ def parse_suites(raw: str) -> list[Suite]:
 
 
 def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
-    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; teachers split)."""
+    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; list roles split)."""
     overrides: dict[str, Any] = {}
-    known = {f.name for f in fields(Context)}
     for pair in pairs:
         role, sep, spec = pair.partition("=")
         role, spec = role.strip(), spec.strip()
-        name = role if role in known else f"{role}_judge"
-        if not sep or not spec or name not in known:
-            raise UsageError(f"--judge {pair!r}: expected ROLE=SPEC with a known role")
-        teachers = [s.strip() for s in spec.split(",") if s.strip()]
-        overrides[name] = teachers if name == "teachers" else spec
+        name = role if role in JUDGE_ROLES else f"{role}_judge"
+        if not sep or not spec or name not in JUDGE_ROLES:
+            hint = f"; {role} is a setting: put it in --config" if role in _SETTINGS else ""
+            raise UsageError(
+                f"--judge {pair!r}: expected ROLE=SPEC with a judge role "
+                f"({', '.join(sorted(JUDGE_ROLES))}){hint}"
+            )
+        panel = [s.strip() for s in spec.split(",") if s.strip()]
+        # List roles (teachers, the ProactiveEval panels) take a comma list.
+        overrides[name] = panel if isinstance(getattr(Context(), name), list) else spec
     return overrides
 
 
-def command_context(config: str | None, judges: Sequence[str], schema: str | None) -> Context:
-    """The context ``--config``, ``--judge ROLE=SPEC`` and ``--schema`` give.
+_SETTINGS = frozenset(f.name for f in fields(Context))
+
+
+def command_context(args: argparse.Namespace) -> Context:
+    """The context ``--config``, ``--judge ROLE=SPEC``, ``--schema`` and the LLM flags give.
 
     Over the evaluation's defaults (``EVALUATE_DEFAULTS``); flags beat the config file.
     """
-    overrides = judge_overrides(judges) | {
-        "schema_path": str(input_path(schema)) if schema else None,
-    }
-    return build_context(config, overrides, base=EVALUATE_DEFAULTS)
+    overrides = (
+        judge_overrides(args.judge)
+        | {"schema_path": str(input_path(args.schema)) if args.schema else None}
+        | llm_settings(args)
+    )
+    return build_context(args.config, overrides, base=EVALUATE_DEFAULTS)

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from cli.common import count
 from graphs.api import compare_folders, text_table
 
 
@@ -35,10 +36,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="output folder (default: DIR_B/compare)"
     )
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--resamples", type=count, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (same seed, same CIs)")
     parser.add_argument(
-        "--top", type=int, default=10, help="records listed per metric as changed most"
+        "--top", type=count, default=10, help="records listed per metric as changed most"
     )
     parser.set_defaults(run=run)
 

@@ -9,12 +9,24 @@ prints; ``OUT/results.jsonl``, ``OUT/summary.json`` and ``OUT/report.html`` are 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, command_context, fmt_figure, input_path, parse_suites, progress
-from graphs.api import METRICS, SUITES, evaluate_corpus
+from cli.common import (
+    UsageError,
+    add_llm_arguments,
+    command_context,
+    count,
+    fmt_figure,
+    input_path,
+    parse_suites,
+    progress,
+    uses_llm,
+    writable_folder,
+)
+from graphs.api import METRICS, SUITES, dry_run_estimate, dry_run_text, evaluate_corpus
 
 
 def add_parser(subparsers: Any) -> None:
@@ -39,7 +51,7 @@ def add_parser(subparsers: Any) -> None:
         help="one or more inputs, each any of: dialogues (Mind the Goal, SGD file or folder, "
         "ATOD), agent transcripts or tau2 results, a memory benchmark or MS-TOD session file",
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
         "--suite",
         default="all",
@@ -66,9 +78,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-concurrency",
-        type=int,
-        default=1,
-        help="records evaluated at once (default 1; local judges are CPU-bound)",
+        type=count,
+        default=None,
+        help="records evaluated at once (default: 1 with local judges, which are CPU-bound; "
+        "with LLM judges as many as --llm-concurrency, so that many calls are in flight)",
     )
     parser.add_argument(
         "--server",
@@ -82,7 +95,8 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N records")
+    parser.add_argument("--limit", type=count, default=None, help="only the first N records")
+    add_llm_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -90,15 +104,16 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate the corpus, write the outputs, print a one-line summary."""
     sources = [input_path(raw) for raw in args.inputs]
     suites = parse_suites(args.suite)
-    if args.max_concurrency < 1:
-        raise UsageError("--max-concurrency must be at least 1")
-    context = command_context(args.config, args.judge, args.schema)
+    context = command_context(args)
     if args.escalate and not args.server:
         raise UsageError(
             "--escalate needs --server: the paused threads are answered in LangGraph Studio "
             "(for questions on this machine, use todeval goal-success and todeval review)"
         )
     context = replace(context, escalate_ambiguous=bool(args.escalate))
+    concurrency = args.max_concurrency or (context.llm_max_concurrency if uses_llm(context) else 1)
+    if context.llm_dry_run:
+        return dry_run(sources, context, suites, args.limit, concurrency)
     summary = evaluate_corpus(
         sources,
         context,
@@ -106,12 +121,61 @@ def run(args: argparse.Namespace) -> int:
         suites=suites,
         checkpoints=args.checkpoints,
         limit=args.limit,
-        max_concurrency=args.max_concurrency,
+        max_concurrency=concurrency,
         server=args.server,
         progress=progress,
     )
+    for line in notices(summary):
+        print(line)
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["records"] == 0 else 0
+
+
+def dry_run(
+    sources: list[Path], context: Any, suites: list[Any], limit: int | None, concurrency: int
+) -> int:
+    """Run every record with no LLM request sent; print what a real run would send."""
+    with tempfile.TemporaryDirectory(prefix="todeval-dry-run-") as scratch:
+        summary = evaluate_corpus(
+            sources,
+            context,
+            out=Path(scratch),
+            suites=suites,
+            checkpoints=":memory:",  # nothing of a dry run is kept
+            limit=limit,
+            max_concurrency=concurrency,
+            progress=progress,
+        )
+    prices = context.llm_prices
+    print(
+        dry_run_text(dry_run_estimate(summary["llm_usage"], summary["llm_usage_by_judge"], prices))
+    )
+    return 0
+
+
+def notices(summary: dict[str, Any]) -> list[str]:
+    """What the user should know before the figures: duplicates, unanswered LLM calls, issues."""
+    lines = []
+    duplicates = summary["duplicate_records"]["count"]
+    if duplicates:
+        first = ", ".join(summary["duplicate_records"]["ids"][:3])
+        lines.append(
+            f"note: {duplicates} records repeated an earlier one exactly and were evaluated "
+            f"once ({first}…)"
+        )
+    unanswered = summary["unanswered_records"]["count"]
+    if unanswered:
+        lines.append(
+            f"note: {unanswered} records have LLM labels left null by failed or refused calls "
+            "(reasons in results.jsonl); re-run the same command to ask only those"
+        )
+    issues = summary["counts"].get("transcript_issues", 0)
+    if issues:
+        lines.append(
+            f"note: {issues} transcript issues (unknown tools, orphan tool results, bad "
+            'arguments) in the inputs; see summary.json "transcript_issues"'
+        )
+    return lines
 
 
 def one_line(summary: dict[str, Any], out: Path) -> str:

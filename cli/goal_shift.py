@@ -10,7 +10,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from cli.common import add_corpus_arguments, fmt_figure, input_path, progress
+from cli.common import (
+    add_corpus_arguments,
+    fmt_figure,
+    input_path,
+    progress,
+    with_llm_settings,
+)
 from graphs.api import Compat, Context, goal_shift_corpus, load_goal_shift_run
 
 
@@ -66,10 +72,13 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Score the run, write conversations.jsonl, summary.json and report.html."""
     source = input_path(args.input)
-    context = Context(
-        shift_detection_judge=args.shift_judge or args.judge or Context().shift_detection_judge,
-        nl_assertion_judge=args.nl_judge or args.judge or Context().nl_assertion_judge,
-        reuse_judgments=args.reuse_judgments,
+    context = with_llm_settings(
+        Context(
+            shift_detection_judge=args.shift_judge or args.judge or Context().shift_detection_judge,
+            nl_assertion_judge=args.nl_judge or args.judge or Context().nl_assertion_judge,
+            reuse_judgments=args.reuse_judgments,
+        ),
+        args,
     )
     files = {
         "tasks": input_path(args.tasks) if args.tasks else None,

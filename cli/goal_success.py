@@ -19,6 +19,7 @@ from cli.common import (
     input_path,
     progress,
     resolved_format,
+    with_llm_settings,
 )
 from graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
 
@@ -111,10 +112,13 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate (or segment) the corpus, write the outputs, print a one-line summary."""
     source = input_path(args.input)
     fmt = resolved_format(source, args.format)
-    context = Context(
-        segmentation_judge=args.segmenter,
-        new_goal_threshold=args.threshold,
-        time_gap_minutes=args.time_gap_minutes,
+    context = with_llm_settings(
+        Context(
+            segmentation_judge=args.segmenter,
+            new_goal_threshold=args.threshold,
+            time_gap_minutes=args.time_gap_minutes,
+        ),
+        args,
     )
     if args.segmentation_only:
         summary = segmentation_corpus(

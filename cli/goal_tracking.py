@@ -9,7 +9,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.common import add_corpus_arguments, fmt_figure, input_path, progress
+from cli.common import (
+    add_corpus_arguments,
+    count,
+    fmt_figure,
+    input_path,
+    progress,
+    with_llm_settings,
+)
 from graphs.api import Context, goal_tracking_corpus
 
 COMMAND = "goal-tracking"
@@ -47,18 +54,21 @@ def add_parser(subparsers: Any) -> None:
         default=defaults.vector_backend,
         help="D_vec: a Chroma collection or an in-process numpy index (default: %(default)s)",
     )
-    parser.add_argument("--audit-every", type=int, default=defaults.audit_every)
+    parser.add_argument("--audit-every", type=count, default=defaults.audit_every)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Track the corpus, write goals.jsonl, summary.json and report.html, print one line."""
     source = input_path(args.input)
-    context = Context(
-        goal_extraction_judge=args.judge,
-        schema_path=str(input_path(args.schema)) if args.schema else None,
-        vector_backend=args.vector_backend,
-        audit_every=args.audit_every,
+    context = with_llm_settings(
+        Context(
+            goal_extraction_judge=args.judge,
+            schema_path=str(input_path(args.schema)) if args.schema else None,
+            vector_backend=args.vector_backend,
+            audit_every=args.audit_every,
+        ),
+        args,
     )
     summary = goal_tracking_corpus(
         source,

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from cli import (
     compare,
@@ -16,6 +17,8 @@ from cli import (
     goal_tracking,
     memory,
     review,
+    simulate,
+    synthesize,
 )
 from cli.common import UsageError
 from graphs.api import (
@@ -39,9 +42,17 @@ USAGE_ERRORS = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line (and exit 2), pointing at ``--help`` instead of the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``todeval COMMAND: error: MESSAGE (see --help)`` and exit 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``todeval`` parser with one subcommand per capability."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="todeval",
         description="Evaluate agentic task-oriented dialogue systems (LangGraph graphs, "
         "local judges by default, LLM judges on request).",
@@ -55,13 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
     goal_tracking.add_parser(subparsers)
     memory.add_parser(subparsers)
     goal_shift.add_parser(subparsers)
+    simulate.add_parser(subparsers)
+    synthesize.add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``todeval`` script."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error (2), already printed
+        return done.code if isinstance(done.code, int) else 2
     try:
         code: int = args.run(args)
     except USAGE_ERRORS as error:

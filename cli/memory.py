@@ -1,8 +1,10 @@
 """``todeval memory``: MAP's memory-active policy on a multi-session benchmark (paper 001).
 
-``memory build-bench`` writes the benchmark from SGD; ``memory eval`` stores each individual's
-sessions in a memory bank and runs the memory graph on every item (``--ablation``: the paper's
-comparison grid). The work is :mod:`graphs.corpus.memory`; this module parses and prints.
+``memory build-bench`` writes the benchmark from SGD (``--hard``: re-entry lines that name no
+stored value); ``memory eval`` stores each individual's sessions in a memory bank and runs the
+memory graph on every item (``--setting``: one of the paper's comparison settings instead of
+MAP; ``--baselines``: all of them; ``--ablation``: the retrieval x judger grid). The work is
+:mod:`graphs.corpus.memory`; this module parses and prints.
 """
 
 from __future__ import annotations
@@ -13,15 +15,28 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.common import UsageError, fmt_figure, input_path, progress
+from cli.common import (
+    UsageError,
+    add_llm_arguments,
+    count,
+    fmt_figure,
+    input_path,
+    llm_settings,
+    progress,
+    writable_folder,
+)
 from evals.results import skipped_row
 from evals.schema import RecordError
 from graphs.api import (
     ABLATION_RETRIEVAL,
+    ACTIVATIONS,
+    BASELINE_SOURCES,
     INTENTS_PER_INDIVIDUAL,
+    MEMORY_SETTINGS,
     SESSIONS_PER_INTENT,
     Context,
     ablation_table,
+    baseline_table,
     build_memory_bench,
     check_memory_judges,
     collection_for,
@@ -30,6 +45,7 @@ from graphs.api import (
     fill_banks,
     load_memory_input,
     memory_ablation,
+    memory_baselines,
     memory_corpus,
     write_json,
 )
@@ -68,7 +84,7 @@ def add_eval_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--qa-memory", default=None, help="MS-TOD QA memory JSON (Figure 13) for that file"
     )
-    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
         "--retrieval", choices=ABLATION_RETRIEVAL, default=defaults.memory_retrieval
     )
@@ -76,11 +92,33 @@ def add_eval_parser(subparsers: Any) -> None:
         "--judger", default=defaults.memory_judger, help="memory judger spec, or 'none'"
     )
     parser.add_argument("--alpha", type=float, default=defaults.alpha, help="re-rank weight")
-    parser.add_argument("--top-k", type=int, default=defaults.memory_top_k)
+    parser.add_argument("--top-k", type=count, default=defaults.memory_top_k)
     parser.add_argument(
         "--no-refine", action="store_true", help="give the reader questions and answers"
     )
     parser.add_argument("--reader", default=defaults.reader_judge, help="reader judge spec")
+    parser.add_argument(
+        "--scorer",
+        default=defaults.scorer_judge,
+        help="GPT-4 score judge spec (Figure 11; any LLM spec); local scores nothing",
+    )
+    parser.add_argument(
+        "--activation",
+        choices=ACTIVATIONS,
+        default=defaults.memory_activation,
+        help="intent_key: match the sessions' intent keys (the paper's); qa: rank QA units",
+    )
+    parser.add_argument(
+        "--setting",
+        choices=sorted(MEMORY_SETTINGS),
+        default=defaults.memory_setting,
+        help="what the reader is given: MAP or one of the paper's comparison settings",
+    )
+    parser.add_argument(
+        "--summarizer",
+        default=defaults.memory_summarizer,
+        help="session summarizer spec for the summary settings (local writes none)",
+    )
     parser.add_argument("--planner", default=defaults.memory_planner, help="planning judge spec")
     parser.add_argument(
         "--bank-builder",
@@ -89,22 +127,32 @@ def add_eval_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
     parser.add_argument(
-        "--agreeableness",
+        "--disclosure",
+        "--agreeableness",  # deprecated alias: ProactiveEval's agreeableness means another thing
+        dest="disclosure",
         choices=["high", "medium", "low"],
         default="high",
-        help="the simulated user's agreeableness in the repair loop (default: %(default)s)",
+        help="how much the simulated user gives per answer in the repair loop (default: "
+        "%(default)s); --agreeableness is a deprecated alias",
     )
     parser.add_argument(
         "--bank-backend", choices=["chroma", "memory"], default=defaults.memory_bank_backend
     )
     parser.add_argument("--checkpoints", default=None, help="SQLite checkpoints (':memory:')")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N items")
+    parser.add_argument("--limit", type=count, default=None, help="only the first N items")
     parser.add_argument(
         "--ablation",
         action="store_true",
         help="run the grid: bm25/dense/hybrid x judger on/off, and hybrid+judger without "
         "refinement; writes OUT/ablation.json (and the same rows in OUT/summary.json)",
     )
+    parser.add_argument(
+        "--baselines",
+        action="store_true",
+        help="run MAP and every comparison setting of the paper over the items; writes "
+        "OUT/baselines.json (and the same rows in OUT/summary.json)",
+    )
+    add_llm_arguments(parser, dry_run=False)
     parser.set_defaults(run=run_eval)
 
 
@@ -112,12 +160,17 @@ def run_eval(args: argparse.Namespace) -> int:
     """Evaluate one configuration (or the ablation grid) and write the outputs."""
     source = input_path(args.bench)
     context = Context(
+        **llm_settings(args),
         memory_retrieval=args.retrieval,
         memory_judger=args.judger,
         alpha=args.alpha,
         memory_top_k=args.top_k,
         refine_memory=not args.no_refine,
         reader_judge=args.reader,
+        scorer_judge=args.scorer,
+        memory_activation=args.activation,
+        memory_setting=args.setting,
+        memory_summarizer=args.summarizer,
         memory_planner=args.planner,
         memory_bank_builder=args.bank_builder,
         schema_path=str(input_path(args.schema)) if args.schema else None,
@@ -136,11 +189,21 @@ def run_eval(args: argparse.Namespace) -> int:
         qa_memory=qa_memory,
         report=print,
         progress=lambda items: progress(items, "memory banks", "individual"),
+        sources=BASELINE_SOURCES if args.baselines else (),
     )
     records = list(eval_records(bench))[: args.limit]
+    if args.baselines:
+        rows = memory_baselines(
+            records, context, disclosure=args.disclosure, checkpoints=args.checkpoints,
+            progress=progress,
+        )  # fmt: skip
+        write_json(args.out / "baselines.json", rows)
+        write_json(args.out / "summary.json", {"baselines": rows})
+        print(baseline_table(rows))
+        return 0
     if args.ablation:
         rows = memory_ablation(
-            records, context, agreeableness=args.agreeableness, checkpoints=args.checkpoints,
+            records, context, disclosure=args.disclosure, checkpoints=args.checkpoints,
             progress=progress,
         )  # fmt: skip
         write_json(args.out / "ablation.json", rows)
@@ -148,7 +211,7 @@ def run_eval(args: argparse.Namespace) -> int:
         print(ablation_table(rows))
         return 0
     summary = memory_corpus(
-        records, context, out=args.out, agreeableness=args.agreeableness,
+        records, context, out=args.out, disclosure=args.disclosure,
         checkpoints=args.checkpoints, progress=progress,
     )  # fmt: skip
     summary["skipped_records"] = [skipped_row(error) for error in errors]
@@ -156,8 +219,9 @@ def run_eval(args: argparse.Namespace) -> int:
     print(
         f"evaluated {summary['items']} items: Recall@5 {fmt_figure(summary['recall_at_5'])}, "
         f"slot accuracy {fmt_figure(summary['slot_accuracy'])}, JGA "
-        f"{fmt_figure(summary['jga'])}, DTE {fmt_figure(summary['dte'])}, success "
-        f"{fmt_figure(summary['success_rate'])}; {len(errors)} skipped; "
+        f"{fmt_figure(summary['jga'])} (by mention {fmt_figure(summary['jga_mention'])}), DTE "
+        f"{fmt_figure(summary['dte'])}, success {fmt_figure(summary['success_rate'])}, GPT-4 "
+        f"score {fmt_figure(summary['gpt4_score'])}; {len(errors)} skipped; "
         f"wrote {args.out / 'items.jsonl'} and {args.out / 'summary.json'}"
     )
     return 0
@@ -194,6 +258,12 @@ def add_build_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="at most N individuals (default: as many as the data allows)",
     )
+    parser.add_argument(
+        "--hard",
+        action="store_true",
+        help="re-entry lines name no stored value ('Hi again, it's about the {intent}.'): the "
+        "same items, found from the intent and the user's utterance alone",
+    )
     parser.set_defaults(run=run_build_bench)
     return parser
 
@@ -210,7 +280,12 @@ def run_build_bench(args: argparse.Namespace) -> int:
     errors: list[RecordError] = []
     began = time.perf_counter()
     bench = build_memory_bench(
-        source, args.split, seed=args.seed, individuals=args.individuals, errors=errors
+        source,
+        args.split,
+        seed=args.seed,
+        individuals=args.individuals,
+        errors=errors,
+        hard=args.hard,
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -223,7 +298,8 @@ def run_build_bench(args: argparse.Namespace) -> int:
     items = sum(len(individual.eval) for individual in bench.individuals)
     print(
         f"{len(bench.individuals)} individuals, {sessions} sessions, {items} eval items "
-        f"(SGD {args.split}, seed {args.seed}, {len(errors)} unreadable records) -> {out} "
+        f"(SGD {args.split}, seed {args.seed}{', hard' if args.hard else ''}, {len(errors)} "
+        f"unreadable records) -> {out} "
         f"in {time.perf_counter() - began:.1f}s"
     )
     if not bench.individuals:

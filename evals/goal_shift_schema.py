@@ -38,7 +38,9 @@ class Message(BaseModel):
     turn: int = Field(ge=0, description="Absolute turn: tau2's turn_idx, else the position.")
     role: Role = Field(description="user, assistant or tool.")
     content: str = Field(
-        default="", description="What was said (tau2's JSON {'message': ...} wrapper removed)."
+        default="",
+        description="What was said (tau2's JSON {'message': ...} wrapper removed); a tool "
+        "result as logged.",
     )
     tool_calls: list[ToolCall] = Field(default_factory=list, description="Calls made here.")
     tool_call_id: str | None = Field(

@@ -56,6 +56,13 @@ class AtodGoal(BaseModel):
     )
     content: str = Field(default="", description="The goal in words.")
     core_content: str = Field(default="", description="A short form of ``content``.")
+    confirmed: Literal["completed", "failed"] | None = Field(
+        default=None,
+        description=(
+            "The outcome the dialogue itself confirms (a system NOTIFY_SUCCESS or "
+            "NOTIFY_FAILURE for the goal), when the gold source records one; None otherwise."
+        ),
+    )
 
 
 class StatusChange(BaseModel):

@@ -6,6 +6,10 @@ new session's opening context whose confirmation response must recall stored val
 file written by ``todeval memory build-bench`` and read by ``todeval memory eval`` is a
 :class:`MemoryBench`. A session is stored as QA memory units (Figure 13: an intent description
 and question/answer pairs, one per task attribute).
+
+Ids (:data:`Id`: ``session_id``, ``eval_id``, ``individual_id``, ``relevant_session_ids``) are
+read as int or str and kept as text: Figure 12's own sessions number them (``"session_id": 9``),
+``build-bench`` writes ``"s09"``; ``9`` and ``"9"`` are then the same id.
 """
 
 from __future__ import annotations
@@ -26,17 +30,39 @@ def _speaker(value: Any) -> Any:
 
 
 def _slot_values(value: Any) -> Any:
-    """Task goals hold text; MS-TOD's files also have numbers (``"number_of_rooms": 1``)."""
+    """Task goals hold text; MS-TOD's files also have numbers (``"number_of_rooms": 1``).
+
+    A slot without a value (``null`` or blank text) is not part of the goal: nobody can state
+    it, so it could only ever count as missed.
+    """
     if isinstance(value, dict):
         return {
             key: str(item).lower() if isinstance(item, bool) else str(item)
             for key, item in value.items()
-            if item is not None
+            if item is not None and str(item).strip()
         }
     return value
 
 
 TaskGoal = Annotated[dict[str, str], BeforeValidator(_slot_values)]
+
+
+def _id_text(value: Any) -> Any:
+    """An id given as a JSON number (Figure 12's ``"session_id": 9``) is the text ``"9"``.
+
+    Booleans and non-integral numbers are left to fail validation: they are not ids.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value.strip() if isinstance(value, str) else value
+
+
+Id = Annotated[str, BeforeValidator(_id_text)]
+"""An id read as int or str (Figure 12 numbers sessions) and kept as text."""
 
 
 class MsTodTurn(BaseModel):
@@ -58,7 +84,9 @@ class MsTodSession(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    session_id: str = Field(min_length=1, description="Unique within the individual.")
+    session_id: Id = Field(
+        min_length=1, description="Unique within the individual (int or str; kept as text)."
+    )
     domain: str = Field(description="Service or domain, e.g. ``Restaurants_1``.")
     intent: str = Field(min_length=1, description="Intent pursued, e.g. ``ReserveRestaurant``.")
     content: list[MsTodTurn] = Field(min_length=1, description="The session's utterances.")
@@ -70,13 +98,15 @@ class MsTodEvalItem(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    eval_id: str = Field(min_length=1, description="Unique within the benchmark.")
+    eval_id: Id = Field(
+        min_length=1, description="Unique within the benchmark (int or str; kept as text)."
+    )
     intent: str = Field(min_length=1, description="The item's intent, given to the system.")
     context: list[MsTodTurn] = Field(min_length=1, description="Utterances so far; last is user.")
     task_goal: TaskGoal = Field(description="Gold slot values of the confirmation.")
     reference_response: str = Field(description="The dataset's confirmation utterance.")
-    relevant_session_ids: list[str] = Field(
-        description="Stored sessions that hold the values this item needs."
+    relevant_session_ids: list[Id] = Field(
+        description="Stored sessions that hold the values this item needs (int or str ids)."
     )
 
 
@@ -85,7 +115,9 @@ class Individual(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    individual_id: str = Field(min_length=1, description="Unique within the benchmark.")
+    individual_id: Id = Field(
+        min_length=1, description="Unique within the benchmark (int or str; kept as text)."
+    )
     sessions: list[MsTodSession] = Field(description="Earlier sessions, oldest first.")
     eval: list[MsTodEvalItem] = Field(description="Evaluation items of this individual.")
 
@@ -108,8 +140,8 @@ class MemoryUnit(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     unit_id: str = Field(description="``individual/session/slot``: unique in a memory bank.")
-    individual_id: str = Field(description="Whose memory this is.")
-    session_id: str = Field(description="The session the unit was built from.")
+    individual_id: Id = Field(description="Whose memory this is.")
+    session_id: Id = Field(description="The session the unit was built from.")
     intent: str = Field(description="The session's intent, e.g. ``ReserveRestaurant``.")
     intent_description: str = Field(description="The session's intent in words (k_i).")
     question: str = Field(description="A question about one task attribute (q_ij).")
@@ -138,8 +170,8 @@ class MemoryEvalRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    eval_id: str
-    individual_id: str
+    eval_id: Id
+    individual_id: Id
     item: MsTodEvalItem
 
 

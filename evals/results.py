@@ -48,6 +48,9 @@ class ThreadResult:
 
     ``output`` then holds the values so far, and under ``"subgraphs"`` the values of each
     subgraph paused inside a node (keyed by that node's name)."""
+    unanswered: list[str] = field(default_factory=list)
+    """Why LLM calls of this thread got no answer (failed, refused, dry run); such a thread is
+    not kept as finished, so the next run asks those calls again."""
 
     @property
     def paused(self) -> bool:
@@ -153,7 +156,7 @@ class MemoryItemLine(Line):
     eval_id: str
     individual_id: str
     intent: str
-    retrieved_unit_ids: list[str]
+    retrieved_unit_ids: list[str] | None
     relevant_session_ids: list[str]
     relevant_units: int
     selected: list[Any]
@@ -161,6 +164,12 @@ class MemoryItemLine(Line):
     task_goal: dict[str, str]
     response: str | None
     reference_response: str | None
+    dialogue_state: dict[str, str] | None = None
+    state_source: str | None = None
+    ambiguous_slots: list[str] = []
+    gpt4_score: float | None = None
+    gpt4_score_reason: str | None = None
+    gpt4_rationale: str | None = None
     dte: float | None
     repair_success: bool | None
     repair: dict[str, Any] | None

@@ -8,6 +8,7 @@ dataset has them (``is_new_goal``, ``quality``, ``rcof``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
@@ -24,6 +25,34 @@ RCOF_CODES: dict[str, str] = {
     "E6": "Incorrect Routing",
     "E7": "Out-of-Domain / Unsupported",
 }
+
+_CODE = re.compile(r"\bE\s*([1-7])\b", re.IGNORECASE)
+
+_NAMES = {name.lower(): code for code, name in RCOF_CODES.items()} | {
+    "language understanding failure": "E1",
+    "refusal to answer": "E2",
+    "incorrect sources": "E3",
+    "out-of-domain": "E7",
+    "out-of-domain query": "E7",
+    "unsupported": "E7",
+}
+
+
+def normalise_rcof(value: object) -> object:
+    """``"E3"``, ``"e3"``, ``"E3 - Incorrect Retrieval"`` or a cause's name -> ``"E3"``.
+
+    ``null``/``none``/empty -> None; anything else is left for validation to reject.
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.lower() in {"", "null", "none", "n/a", "-"}:
+        return None
+    match = _CODE.search(text)
+    if match:
+        return f"E{match.group(1)}"
+    return _NAMES.get(text.lower(), text)
+
 
 Quality = Literal["success", "failure"]
 Rcof = Literal["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
@@ -133,6 +162,15 @@ class RecordError(BaseModel):
     dialogue_id: str | None = Field(default=None, description="The record's id, if readable.")
     field: str | None = Field(default=None, description="Dotted path of the offending field.")
     message: str = Field(description="What is wrong, in words.")
+
+    @field_validator("file", "dialogue_id", "field", "message", mode="before")
+    @classmethod
+    def _writable(cls, value: Any) -> Any:
+        # Text from a broken record may hold lone surrogates: kept as escapes, so that the
+        # error itself can be written to summary.json.
+        if isinstance(value, str):
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
 
     def __str__(self) -> str:
         """One line for logs and summaries."""

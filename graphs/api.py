@@ -27,10 +27,15 @@ from evals.datasets.ms_tod import (
 from evals.langsmith_evaluators import corpus_key
 from evals.memory_schema import eval_records
 from evals.metrics.compare import RunReadError, compare_folders, compare_runs, read_run, text_table
+from evals.metrics.goal_shift.macro import pooled_macro_table
 from evals.metrics.goal_shift.summary import Compat
 from evals.metrics.goal_success.tally import read_audits
+from evals.metrics.llm_usage import dry_run_estimate, dry_run_text
+from evals.metrics.memory.table import baseline_table
 from evals.metrics.record_metrics import METRICS
 from evals.outputs import fmt_figure, jsonl_line, write_json
+from evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
+from evals.proactive_schema import canonical_domain
 from evals.record_views import SUITES, Suite, suite_named
 from evals.report.memory import ablation_table
 from evals.results import (
@@ -42,38 +47,68 @@ from evals.results import (
     TrackedDialogueLine,
 )
 from evals.schema import Dialogue, RecordError
-from graphs.config import ConfigError, build_context, read_config
+from graphs.config import (
+    ConfigError,
+    build_context,
+    checked_setting,
+    llm_specs,
+    read_config,
+    read_prices,
+)
 from graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
 from graphs.corpus.goal_shift import goal_shift_corpus
 from graphs.corpus.goal_shift import load_run as load_goal_shift_run
 from graphs.corpus.goal_success import corpus_routes, goal_success_corpus, segmentation_corpus
 from graphs.corpus.goal_tracking import goal_tracking_corpus
+from graphs.corpus.goal_tracking_synthesis import synthesize_atod
 from graphs.corpus.memory import (
     ABLATION_RETRIEVAL,
+    BASELINE_SOURCES,
+    BASELINES,
     load_memory_input,
     memory_ablation,
+    memory_baselines,
     memory_corpus,
 )
+from graphs.corpus.proactive import synthesize_proactive
+from graphs.corpus.simulation import simulate_corpus
 from graphs.evaluation import graph as evaluation_graph
-from graphs.experiments import corpus_experiment, corpus_scores, evaluation_experiment
+from graphs.experiments import (
+    corpus_experiment,
+    corpus_scores,
+    evaluation_experiment,
+    simulation_experiment,
+)
 from graphs.goal_shift import graph as goal_shift_graph
 from graphs.goal_success import graph as goal_success_graph
 from graphs.goal_success import segmentation_graph, voting_graph
 from graphs.goal_tracking import graph as goal_tracking_graph
+from graphs.goal_tracking import synthesis_graph as atod_synthesis_graph
 from graphs.memory import graph as memory_graph
 from graphs.memory import slot_repair_graph
-from nodes.context import Context
+from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
+from graphs.proactive import synthesis_graph as proactive_synthesis_graph
+from nodes.context import JUDGE_ROLES, Context
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from nodes.memory.bank import fill_banks
 from nodes.memory.judges import check_memory_judges
+from nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
+from nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
 from stores.memory_bank import collection_for
 
 __all__ = [
     "ABLATION_RETRIEVAL",
+    "ACTIVATIONS",
+    "BASELINES",
+    "BASELINE_SOURCES",
     "EVALUATE_DEFAULTS",
     "INTENTS_PER_INDIVIDUAL",
+    "JUDGE_ROLES",
+    "MEMORY_SETTINGS",
     "METRICS",
+    "PROACTIVE_DOMAINS",
     "SESSIONS_PER_INTENT",
+    "SIMULATION_DOMAINS",
     "SUITES",
     "Compat",
     "ConfigError",
@@ -93,9 +128,13 @@ __all__ = [
     "ThreadResult",
     "TrackedDialogueLine",
     "ablation_table",
+    "atod_synthesis_graph",
+    "baseline_table",
     "build_context",
     "build_memory_bench",
+    "canonical_domain",
     "check_memory_judges",
+    "checked_setting",
     "collection_for",
     "compare_folders",
     "compare_runs",
@@ -103,6 +142,8 @@ __all__ = [
     "corpus_key",
     "corpus_routes",
     "corpus_scores",
+    "dry_run_estimate",
+    "dry_run_text",
     "detect_format",
     "dump_memory_bench",
     "eval_records",
@@ -117,19 +158,30 @@ __all__ = [
     "goal_success_graph",
     "goal_tracking_corpus",
     "goal_tracking_graph",
+    "guidance_scoring_graph",
     "jsonl_line",
+    "llm_specs",
     "load_goal_shift_run",
     "load_memory_input",
     "memory_ablation",
+    "memory_baselines",
     "memory_corpus",
     "memory_graph",
+    "plan_scoring_graph",
+    "pooled_macro_table",
+    "proactive_synthesis_graph",
     "read_audits",
     "read_config",
+    "read_prices",
     "read_run",
     "segmentation_corpus",
     "segmentation_graph",
+    "simulate_corpus",
+    "simulation_experiment",
     "slot_repair_graph",
     "suite_named",
+    "synthesize_atod",
+    "synthesize_proactive",
     "text_table",
     "voting_graph",
     "write_json",

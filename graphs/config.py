@@ -18,13 +18,18 @@ unknown key or a value of the wrong type is an error that names the key and the 
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
-from nodes.context import Context
+from pydantic import TypeAdapter, ValidationError
+
+from nodes.context import JUDGE_ROLES, POSITIVE, Context
+from nodes.judges.spec import JudgeSpecError, parse_spec
 
 SECTIONS = ("judges", "thresholds", "run")
 
@@ -63,7 +68,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
                     f"{source}: [{section}] {key} is not a setting; known: "
                     + ", ".join(sorted(defaults))
                 )
-            settings[name] = _checked(source, f"[{section}] {key}", value, defaults[name])
+            settings[name] = checked_setting(name, value, where=f"{source}: [{section}] {key}")
     return settings
 
 
@@ -75,18 +80,25 @@ def _field_name(key: str, section: str, defaults: Mapping[str, Any]) -> str | No
     return None
 
 
-def _checked(source: Path, where: str, value: Any, default: Any) -> Any:
-    """The value if it has the setting's type (ints are fine where floats are expected)."""
-    if default is None:
-        return value
-    same_kind = isinstance(value, bool) == isinstance(default, bool)  # bool is an int subclass
-    if same_kind and isinstance(value, type(default)):
-        return value
-    if same_kind and isinstance(default, float) and isinstance(value, int):
-        return float(value)
-    raise ConfigError(
-        f"{source}: {where} should be {type(default).__name__}, not {type(value).__name__}"
-    )
+@cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    return TypeAdapter(get_type_hints(Context)[name])
+
+
+def checked_setting(name: str, value: Any, *, where: str, strict: bool = True) -> Any:
+    """``value`` as Context field ``name`` takes it, or a ConfigError naming ``where``.
+
+    Strict for config files and the API (ints are fine where floats are expected); ``strict``
+    False reads the words of a command-line flag (``"0.5"`` -> 0.5).
+    """
+    try:
+        checked = _adapter(name).validate_python(value, strict=strict)
+    except ValidationError as error:
+        problem = error.errors()[0]["msg"]
+        raise ConfigError(f"{where}: {value!r} is not a valid {name} ({problem})") from error
+    if name in POSITIVE and checked is not None and checked <= 0:
+        raise ConfigError(f"{where}: {name} must be above 0, not {checked!r}")
+    return checked
 
 
 def build_context(
@@ -106,4 +118,46 @@ def build_context(
     unknown = sorted(set(settings) - known)
     if unknown:
         raise ConfigError(f"unknown settings: {', '.join(unknown)}")
-    return replace(Context(), **settings)
+    return replace(
+        Context(), **{key: checked_setting(key, v, where=key) for key, v in settings.items()}
+    )
+
+
+def read_prices(path: str | Path) -> dict[str, list[float]]:
+    """A price table: ``{"openai:gpt-4o-mini": [usd_per_1k_prompt, usd_per_1k_completion]}``.
+
+    JSON, or TOML with the same keys at the top level.
+
+    Raises:
+        ConfigError: Unreadable file or a row that is not two non-negative numbers.
+    """
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+        raw = tomllib.loads(text) if source.suffix == ".toml" else json.loads(text)
+    except OSError as error:
+        raise ConfigError(f"{source}: cannot read the price table ({error.strerror})") from error
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{source}: not a JSON or TOML price table ({error})") from error
+    prices = checked_setting("llm_prices", raw, where=str(source))
+    for spec, row in prices.items():
+        if len(row) != 2 or min(row) < 0:
+            raise ConfigError(
+                f"{source}: {spec}: expected [USD per 1k prompt tokens, USD per 1k completion "
+                f"tokens], got {row}"
+            )
+    return dict(prices)
+
+
+def llm_specs(context: Context) -> list[str]:
+    """The LLM judge specs the context names, in any role (none: a local-only run)."""
+    specs: list[str] = []
+    for role in sorted(JUDGE_ROLES):
+        value = getattr(context, role)
+        for spec in value if isinstance(value, list) else [value]:
+            try:
+                if isinstance(spec, str) and parse_spec(spec).kind == "llm":
+                    specs.append(spec)
+            except JudgeSpecError:
+                continue  # "none" and other non-specs; bad specs fail when the judge is built
+    return specs

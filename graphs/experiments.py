@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
@@ -25,6 +26,9 @@ from langsmith import Client, schemas
 from langsmith.evaluation._runner import ExperimentResults
 from langsmith.evaluation.evaluator import DynamicRunEvaluator
 
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.tau2 import load_goal_shift_run
+from evals.goal_shift_schema import Conversation
 from evals.langsmith_evaluators import (
     RowEvaluator,
     evaluation_example,
@@ -33,9 +37,17 @@ from evals.langsmith_evaluators import (
     summary_evaluators,
 )
 from evals.metrics.evaluation import EvaluationTally
-from evals.record_views import SUITES, EvaluationRecord, Suite, suite_named
+from evals.metrics.simulation.tally import SimulationRecord, results_file, simulation_entry
+from evals.outputs import write_json
+from evals.record_views import (
+    SUITES,
+    EvaluationRecord,
+    Suite,
+    conversation_record,
+    suite_named,
+)
 from evals.results import ThreadResult
-from evals.schema import routes_used
+from evals.schema import RecordError, routes_used
 from graphs.corpus.evaluation import (
     check_judges,
     corpus_records,
@@ -43,7 +55,9 @@ from graphs.corpus.evaluation import (
     evaluation_judges,
     run_context,
 )
+from graphs.corpus.simulation import domain_tasks, simulation_records
 from graphs.evaluation import graph as evaluation_graph
+from graphs.simulation import build_simulation_graph
 from nodes.context import Context
 from nodes.memory.bank import bank_for
 
@@ -107,30 +121,58 @@ def evaluation_experiment(
         result = ThreadResult(record.record_id, record.record_id, output)
         return tally.line_for(record, result)
 
-    run_client = client or (Client() if upload else offline_client())
-    if upload:
-        name = dataset_name or corpus_dataset_name(records)
-        examples = dataset_examples(run_client, name, records)
-    else:
-        dataset_id = uuid.uuid4()
-        examples = [
-            schemas.Example(id=uuid.uuid4(), dataset_id=dataset_id, **evaluation_example(record))
-            for record in records
-        ]
-    return langsmith.evaluate(
+    return run_experiment(
         target,
-        data=cast(Any, examples),
-        evaluators=[KeyedRunEvaluator(evaluator) for evaluator in row_evaluators(wanted)],
-        summary_evaluators=cast(Any, summary_evaluators(wanted)),
-        client=run_client,
-        upload_results=upload,
+        [evaluation_example(record) for record in records],
+        suites=wanted,
+        client=client,
+        upload=upload,
         experiment_prefix=experiment_prefix,
+        dataset_name=dataset_name,
         metadata={
             "suites": wanted,
             "metrics": metrics,
             "segmenter": run_context.segmentation_judge,
             "teachers": run_context.teachers,
         },
+    )
+
+
+def run_experiment(
+    target: Callable[[dict[str, Any]], dict[str, Any]],
+    examples: Sequence[Mapping[str, Any]],
+    *,
+    suites: Sequence[str],
+    client: Client | None,
+    upload: bool,
+    experiment_prefix: str,
+    dataset_name: str | None,
+    metadata: Mapping[str, Any],
+) -> ExperimentResults:
+    """``langsmith.evaluate`` of ``target`` over ``examples`` with the suites' evaluators.
+
+    Uploading, the examples go to a dataset (named by their content unless given) so
+    experiments on the same examples line up; offline they exist only in this experiment.
+    """
+    run_client = client or (Client() if upload else offline_client())
+    if upload:
+        name = dataset_name or corpus_dataset_name(examples)
+        rows = dataset_examples(run_client, name, examples)
+    else:
+        dataset_id = uuid.uuid4()
+        rows = [
+            schemas.Example(id=uuid.uuid4(), dataset_id=dataset_id, **example)
+            for example in examples
+        ]
+    return langsmith.evaluate(
+        target,
+        data=cast(Any, rows),
+        evaluators=[KeyedRunEvaluator(evaluator) for evaluator in row_evaluators(suites)],
+        summary_evaluators=cast(Any, summary_evaluators(suites)),
+        client=run_client,
+        upload_results=upload,
+        experiment_prefix=experiment_prefix,
+        metadata=dict(metadata),
     )
 
 
@@ -154,9 +196,9 @@ class KeyedRunEvaluator(DynamicRunEvaluator):
 
 
 def dataset_examples(
-    client: Client, dataset_name: str, records: Sequence[EvaluationRecord]
+    client: Client, dataset_name: str, wanted: Sequence[Mapping[str, Any]]
 ) -> list[schemas.Example]:
-    """The records as examples of the LangSmith dataset ``dataset_name``, uploading new ones.
+    """Examples (``{"inputs", "outputs"}``) in the dataset ``dataset_name``, new ones uploaded.
 
     An example's id is derived from the dataset and the example's content, so the same record
     maps to the same example in every run (experiments compare on it) and an edited record
@@ -168,7 +210,6 @@ def dataset_examples(
         dataset = client.create_dataset(
             dataset_name, description="todeval evaluation records (inputs: one record each)"
         )
-    wanted = [evaluation_example(record) for record in records]
     ids = [uuid.uuid5(dataset.id, _fingerprint(example)) for example in wanted]
     present = {example.id for example in client.list_examples(dataset_id=dataset.id)}
     missing = {  # keyed by id: a record given twice is one example
@@ -188,12 +229,12 @@ def dataset_examples(
     ]
 
 
-def corpus_dataset_name(records: Sequence[EvaluationRecord]) -> str:
-    """A dataset name that is the same for the same records: their count and a content hash."""
+def corpus_dataset_name(examples: Sequence[Mapping[str, Any]]) -> str:
+    """A dataset name that is the same for the same examples: their count and a content hash."""
     digest = hashlib.sha256()
-    for record in records:
-        digest.update(_fingerprint(evaluation_example(record)).encode())
-    return f"todeval-{len(records)}-records-{digest.hexdigest()[:12]}"
+    for example in examples:
+        digest.update(_fingerprint(example).encode())
+    return f"todeval-{len(examples)}-records-{digest.hexdigest()[:12]}"
 
 
 def _fingerprint(example: Mapping[str, Any]) -> str:
@@ -241,3 +282,90 @@ def corpus_scores(results: ExperimentResults) -> dict[str, float | None]:
         pass
     summary: Any = results._summary_results or {"results": []}  # langsmith keeps it private
     return {feedback.key: feedback.score for feedback in summary["results"]}
+
+
+def simulation_experiment(
+    domain: str,
+    context: Context,
+    *,
+    trials: int = 1,
+    task_ids: Sequence[str] | None = None,
+    seed: int = 300,
+    client: Client | None = None,
+    upload_results: bool | None = None,
+    experiment_prefix: str = "todeval-simulation",
+    dataset_name: str | None = None,
+) -> tuple[ExperimentResults, int]:
+    """A live simulation as a LangSmith experiment: the agent under test is the target.
+
+    Each example is a (task, trial); the target runs the simulation graph (the agent in
+    ``context.simulation_agent`` against the simulated user and the domain's tools) and scores
+    the conversation with the goal-shift suite, as ``todeval simulate`` does, so two agents on
+    the same tasks line up in LangSmith's comparison view. Offline without an API key.
+
+    Returns:
+        The experiment and how many conversations it ran.
+    """
+    upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload_results is None else upload_results
+    tasks = domain_tasks(domain)
+    records = [
+        r
+        for r in simulation_records(domain, tasks, trials=trials, task_ids=task_ids, seed=seed)
+        if isinstance(r, SimulationRecord)
+    ]
+    simulation = build_simulation_graph().compile()
+    tally = EvaluationTally(evaluation_judges(context), lambda _individual: [])
+
+    def target(inputs: dict[str, Any]) -> dict[str, Any]:
+        record = SimulationRecord.model_validate(inputs["record"])
+        with langsmith.tracing_context(enabled=upload):
+            values = simulation.invoke(
+                {
+                    "domain": domain,
+                    "task": record.task,
+                    "trial": record.trial,
+                    "seed": record.seed,
+                },  # fmt: skip
+                context=context,
+            )
+            conversation = conversation_record(as_conversation(record, dict(values), domain))
+            output: dict[str, Any] = evaluation_graph.invoke(
+                {"record": conversation.model_dump(mode="json"), "suites": ["goal_shift"]},
+                context=context,
+            )
+        result = ThreadResult(record.eval_id, record.eval_id, output)
+        return tally.line_for(conversation, result)
+
+    examples = [{"inputs": {"record": r.model_dump(mode="json")}, "outputs": {}} for r in records]
+    results = run_experiment(
+        target,
+        examples,
+        suites=["goal_shift"],
+        client=client,
+        upload=upload,
+        experiment_prefix=experiment_prefix,
+        dataset_name=dataset_name,
+        metadata={
+            "domain": domain,
+            "agent": context.simulation_agent,
+            "user_simulator": context.user_simulator,
+            "trials": trials,
+        },  # fmt: skip
+    )
+    return results, len(records)
+
+
+def as_conversation(record: SimulationRecord, values: dict[str, Any], domain: str) -> Conversation:
+    """A finished simulation as the goal-shift loader reads it from a results file.
+
+    Raises:
+        DatasetFormatError: The conversation cannot be read (a malformed agent message).
+    """
+    entry = simulation_entry(record, values)
+    with tempfile.TemporaryDirectory(prefix="todeval-simulation-") as folder:
+        path = Path(folder) / "results.json"
+        write_json(path, results_file([record.task], [entry], {"domain": domain}))
+        [loaded] = load_goal_shift_run(path, domain=domain).records
+    if isinstance(loaded, RecordError):
+        raise DatasetFormatError(str(loaded))
+    return loaded

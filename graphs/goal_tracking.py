@@ -7,6 +7,9 @@ the current goal states; ``final=True`` on the last call runs the closing audit.
 ``append_utterances`` -> ``sync_memory`` -> per utterance ``extract_goals`` ->
 ``check_existence`` -> ``update_memory`` (-> ``proactive_audit`` every ``audit_every``
 utterances and at the end).
+
+``synthesis_graph`` is ATOD's synthetic-data pipeline (§4): one dialogue per thread, from a
+sampled goal set to a quality-checked annotated dialogue (:mod:`nodes.goal_tracking.synthesis`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,22 @@ from nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
     GoalTrackingState,
+)
+from nodes.goal_tracking.synthesis.pipeline import (
+    annotate_statuses,
+    annotate_trajectory,
+    check_quality,
+    generate_dialogue,
+    reject,
+    route_after_check,
+    route_after_reject,
+    route_stage,
+    sample_trajectory,
+)
+from nodes.goal_tracking.synthesis.state import (
+    AtodSynthesisInput,
+    AtodSynthesisOutput,
+    AtodSynthesisState,
 )
 from nodes.goal_tracking.tracker import (
     append_utterances,
@@ -63,4 +82,28 @@ def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
     return builder
 
 
+def build_atod_synthesis_graph() -> StateGraph[Any, Context, Any, Any]:
+    """Sample, annotate, generate, label, check; a failed stage samples again."""
+    builder = StateGraph(
+        AtodSynthesisState,
+        context_schema=Context,
+        input_schema=AtodSynthesisInput,
+        output_schema=AtodSynthesisOutput,
+    )
+    stages = ["annotate_trajectory", "generate_dialogue", "annotate_statuses", "check_quality"]
+    builder.add_node("sample_trajectory", sample_trajectory)
+    builder.add_node("annotate_trajectory", annotate_trajectory)
+    builder.add_node("generate_dialogue", generate_dialogue)
+    builder.add_node("annotate_statuses", annotate_statuses)
+    builder.add_node("check_quality", check_quality)
+    builder.add_node("reject", reject)
+    builder.add_edge(START, "sample_trajectory")
+    for node in ("sample_trajectory", *stages[:-1]):
+        builder.add_conditional_edges(node, route_stage, ["reject", *stages])
+    builder.add_conditional_edges("check_quality", route_after_check, ["reject", END])
+    builder.add_conditional_edges("reject", route_after_reject, ["sample_trajectory", END])
+    return builder
+
+
 graph = build_goal_tracking_graph().compile(name="goal_tracking")
+synthesis_graph = build_atod_synthesis_graph().compile(name="atod_synthesis")

@@ -5,7 +5,12 @@ user's earlier sessions, and the proactive response strategy (§4.3) fixes what 
 the user::
 
     capture_intent -> activate_memory -> query_missing_slots -> judge_memory -> refine_memory
-        -> write_response -> slot_repair (subgraph; only when the input has a task goal)
+        -> write_response -> score_confirmation
+        -> slot_repair (subgraph; only when the input has a task goal)
+
+``score_confirmation`` gives the response its GPT-4 score (Figure 11, ``Context.scorer_judge``;
+null with the reason under a local spec). ``Context.memory_setting`` runs one of the paper's
+comparison settings through the same nodes instead of MAP (:mod:`nodes.memory.settings`).
 
 One thread per evaluation item. The memory bank (``Context.memory_bank_*``) must already hold
 the user's units (``todeval memory eval`` builds it from the benchmark's sessions). The repair
@@ -54,6 +59,7 @@ from nodes.memory.memory_active import (
     refine_memory,
     write_response,
 )
+from nodes.memory.scoring import score_confirmation
 from nodes.memory.slot_repair import (
     agent_turn,
     find_missing_slots,
@@ -132,6 +138,7 @@ def build_memory_graph() -> StateGraph[Any, Context, Any, Any]:
         ("judge_memory", judge_memory),
         ("refine_memory", refine_memory),
         ("write_response", write_response),
+        ("score_confirmation", score_confirmation),
         ("slot_repair", run_slot_repair),
     ]
     previous = START

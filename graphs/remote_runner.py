@@ -23,6 +23,7 @@ from evals.results import ThreadResult
 from evals.schema import RecordError
 from graphs.runner import R, record_id, run_in_order, thread_id_for
 from nodes.context import Context
+from nodes.judges.redact import error_text, redact
 
 THREAD_NAMESPACE = uuid.UUID("6f1d3a52-2c0e-5b8e-9a47-7d0c1e5f4b21")
 """uuid5 namespace of todeval's server threads (any fixed UUID; changing it orphans threads)."""
@@ -142,7 +143,7 @@ def run_record_remote(
         if "__interrupt__" in output:
             return paused_result_remote(client, name, thread_id, output_keys)
     except Exception as error:  # noqa: BLE001 - one record's failure must not stop the run
-        return ThreadResult(name, thread_id, None, f"{type(error).__name__}: {error}")
+        return ThreadResult(name, thread_id, None, error_text(error))  # keys echoed by a provider
     return ThreadResult(name, thread_id, _pick(output, output_keys))
 
 
@@ -215,8 +216,8 @@ def run_error(output: Any) -> str | None:
     if error is None:
         return None
     if isinstance(error, Mapping):
-        return f"{error.get('error')}: {error.get('message')}"
-    return str(error)
+        return redact(f"{error.get('error')}: {error.get('message')}")
+    return redact(str(error))
 
 
 def _pick(values: Any, keys: Iterable[str]) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Batch runner: one checkpointed thread per dialogue, resumable, one bad record never stops a run.
 
 A thread's id is derived from the subsystem, the dialogue id and a hash of the dialogue and the
-run's context, so re-running the same command skips finished threads and resumes interrupted
-ones from their last checkpoint, while a changed judge or a changed dialogue gets a new thread.
+run's context (its judging fields: timeouts, limits and budgets do not count), so re-running the
+same command skips finished threads and resumes interrupted ones from their last checkpoint,
+while a changed judge or a changed dialogue gets a new thread. A thread with LLM labels left
+unanswered (failed calls, a budget, a dry run) is not kept: the next run asks those again.
 """
 
 from __future__ import annotations
@@ -14,24 +16,30 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from dataclasses import asdict
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
 from evals.results import ThreadResult
 from evals.schema import RecordError
-from nodes.context import Context
+from nodes.context import Context, judging_fields
+from nodes.judges.limits import watch_unanswered
+from nodes.judges.redact import error_text
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""
 
 D = TypeVar("D", bound=BaseModel)
 """A record whose texts a judge can prepare in batches."""
+
+READ_AHEAD = 8
+"""Records read ahead per worker: one record stuck in LLM retries must not idle the others
+(at 2 per worker a 30 % fault run took twice as long), while memory stays bounded."""
 
 #: The fields that name a record, in the order they are looked for.
 ID_FIELDS = ("dialogue_id", "eval_id")
@@ -49,7 +57,7 @@ def record_id(record: BaseModel) -> str:
 def thread_id_for(subsystem: str, record: BaseModel, context: Context) -> str:
     """Stable id: same record, same context -> same thread."""
     payload = json.dumps(
-        [record.model_dump(mode="json"), asdict(context)], sort_keys=True, default=str
+        [record.model_dump(mode="json"), judging_fields(context)], sort_keys=True, default=str
     )
     digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
     return f"{subsystem}:{record_id(record)}:{digest}"
@@ -84,12 +92,17 @@ def run_dialogue(
     # LLM response cache makes the repeated judge calls free.
     graph_input = None if pending else make_input(dialogue)
     try:
-        output = graph.invoke(graph_input, config, context=context, durability="exit")
+        with watch_unanswered() as unanswered:
+            output = graph.invoke(graph_input, config, context=context, durability="exit")
     except Exception as error:  # noqa: BLE001 - one dialogue's failure must not stop the run
-        return ThreadResult(name, thread_id, None, f"{type(error).__name__}: {error}")
+        return ThreadResult(name, thread_id, None, error_text(error))  # keys echoed by a provider
     if "__interrupt__" in output:
         return paused_result(graph, name, thread_id, keys)
-    return ThreadResult(name, thread_id, dict(output))
+    if unanswered and graph.checkpointer is not None:
+        # Labels an LLM did not answer (failed, refused, dry run) are asked again next run;
+        # the response cache answers the rest of the thread's calls.
+        cast("BaseCheckpointSaver[str]", graph.checkpointer).delete_thread(thread_id)
+    return ThreadResult(name, thread_id, dict(output), unanswered=list(unanswered))
 
 
 def paused_result(
@@ -149,7 +162,7 @@ def run_corpus(
 
     Args:
         graph: The subsystem graph, compiled with a checkpointer.
-        records: The corpus, read lazily (at most ``2 * max_concurrency`` records ahead).
+        records: The corpus, read lazily (at most ``READ_AHEAD * max_concurrency`` ahead).
         subsystem: Names the threads (see :func:`thread_id_for`).
         context: The run's context, passed to every thread.
         make_input: A record's graph input.
@@ -180,11 +193,12 @@ def run_in_order(
 ) -> Iterator[tuple[R | RecordError, ThreadResult | None]]:
     """``(record, run_one(record))`` for each record, in input order, up to N running at once.
 
-    Records are read lazily, at most ``2 * max_concurrency`` ahead of the consumer, so memory
-    stays flat however long the corpus. A :class:`RecordError` passes through in its place with
-    None. Records with the same id run one after the other (they may share a thread, which two
-    concurrent runs would corrupt). An exception from ``run_one`` is raised when its record's
-    turn comes; one from the input after the records read before it have been yielded.
+    Records are read lazily, at most ``READ_AHEAD * max_concurrency`` ahead of the consumer, so
+    memory stays flat however long the corpus. A :class:`RecordError` passes through in its
+    place with None. Records with the same id run one after the other (they may share a
+    thread, which two concurrent runs would corrupt). An exception from ``run_one`` is raised
+    when its record's turn comes; one from the input after the records read before it have
+    been yielded.
 
     Raises:
         ValueError: ``max_concurrency`` is below 1.
@@ -220,7 +234,7 @@ def run_in_order(
 
     try:
         while True:
-            while more and len(window) < 2 * max_concurrency:
+            while more and len(window) < READ_AHEAD * max_concurrency:
                 try:
                     record = next(iterator)
                 except StopIteration:

@@ -7,7 +7,7 @@ the defaults so a graph also runs when no context was given (e.g. from LangGraph
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -37,13 +37,16 @@ class Context:
     temporal gaps as a feature); a signal, not a rule: it shifts the local judge's odds."""
 
     teachers: list[str] = field(
-        default_factory=lambda: ["local:signals", "local:response", "local:semantic"]
+        default_factory=lambda: ["local:turn", "local:reply-reaction", "local:fit-reaction"]
     )
     """The teachers that label every turn's ``quality`` and ``rcof`` (paper 004, Section 6).
 
     Each is a spec of the ``turn_quality`` role; mix kinds freely (e.g. two LLMs and one local).
-    The defaults are three local teachers that read different evidence: implicit user signals,
-    the response itself, and semantic answer-question fit.
+    The defaults are three learned local teachers (trained on SGD with failures the team wrote,
+    see ``nodes/goal_success/judges/turn_quality/learned.py``) that read different evidence:
+    the turn alone, the reply with the user's reaction, and answer-question fit with the
+    reaction. Their vote agrees with people at kappa .42 on the frozen failure set (the rule
+    trio ``local:signals,local:response,local:semantic`` that was the default: .26).
     """
 
     routes: dict[str, str] = field(default_factory=dict)
@@ -79,6 +82,44 @@ class Context:
     audit_every: int = 10
     """Run the proactive audit every K utterances (and at the end of the dialogue)."""
 
+    goal_tracker: str = "atod"
+    """Who tracks the goals (ATOD §7, Table 3): ``atod`` (the agentic memory pipeline above) or a
+    baseline adapted to the goal-status output: ``full-context`` (Kazi et al.), ``rsum``
+    (LLM-Rsum), ``rag``, ``memochat``, ``memorybank`` (see ``nodes/goal_tracking/baselines``).
+    A baseline reads with ``goal_extraction_judge``: an LLM spec sends its prompts; ``local``
+    replays the local reader over the memory view the baseline keeps."""
+
+    proactivity_judge: str = "local"
+    """Who decides whether each proactive action (a goal or status change made at a system turn
+    without the user asking) was contextually appropriate and beneficial (ATOD §6.2):
+    ``local`` (the user's reaction and the goal's outcome) or an LLM spec."""
+
+    response_quality_judge: str = "local"
+    """Who scores response quality, G-Eval style (ATOD §6.3, Table 4): an LLM spec; ``local``
+    gives null with the reason (no local judge measures it)."""
+
+    trajectory_annotation_judge: str = "local"
+    """Who annotates sampled goal sets for ATOD synthesis (§4.2): ``local`` (real SGD episodes
+    and rules) or an LLM spec."""
+
+    dialogue_generation_judge: str = "local"
+    """Who writes synthetic ATOD dialogues (§4.3): ``local`` (real SGD utterances composed) or an
+    LLM spec (needs an LLM ``trajectory_annotation_judge`` and ``status_annotation_judge``)."""
+
+    status_annotation_judge: str = "local"
+    """Who labels every goal's status at every turn of a synthetic dialogue (§4.4): ``local``
+    (the local generator's own labels) or an LLM spec (one call per turn)."""
+
+    synthesis_source: str | None = None
+    """The SGD file ATOD synthesis draws goals and utterances from (its ``schema*.json`` beside
+    it); None = SGD train in ``TODEVAL_DATA_DIR``, the paper's seed corpus."""
+
+    complex_share: float = 0.35
+    """Share of complex dialogues in a synthetic set (the paper's default 35 %)."""
+
+    synthesis_attempts: int = 8
+    """Samples tried per synthetic dialogue before it is given up (each rejection is counted)."""
+
     goal_memory_path: str | None = None
     """The goal memory's SQLite file (D_sym); None = ``.todeval/goal_memory.sqlite``;
     ``:memory:`` keeps it in the process."""
@@ -108,6 +149,24 @@ class Context:
     """Memory activation (MAP §4.2): ``dense`` (MiniLM over Chroma), ``bm25`` or ``hybrid``
     (both, scores min-max scaled and averaged)."""
 
+    memory_activation: str = "intent_key"
+    """What activation ranks (MAP §4.2): ``intent_key`` (the paper's: the intent description k_i
+    against each stored session's intent key k_j, activating that session's QA units v_j) or
+    ``qa`` (each QA unit on its own, intent description, question and answer together)."""
+
+    memory_setting: str = "map"
+    """What the reader is given (MAP and the paper's comparison settings, Tables 1, 3, 4, 6,
+    Fig. 4): ``map``; ``current_session`` (no memory); ``full_context`` (every stored session's
+    dialogue); ``dialogue_rag`` (the ``memory_selected`` sessions' dialogues that
+    ``memory_retrieval`` ranks best); ``qa_rag`` (the top QA units, no judger, no refinement);
+    ``summary`` / ``summary_rag`` (every / the best-ranked session summaries, ChatCite-style);
+    ``oracle`` / ``oracle_qa`` (the relevant sessions' dialogues / QA units)."""
+
+    memory_summarizer: str = "local"
+    """Who writes the session summaries of the summary-based settings (ChatCite-style, MAP
+    Table 4): an LLM spec; ``local`` writes none (a summary needs an LLM), so those settings
+    then have no memory and their figures are null with the reason."""
+
     memory_top_k: int = 10
     """QA memory units activated per query before judging (MAP §4.2)."""
 
@@ -128,6 +187,10 @@ class Context:
     reader_judge: str = "local"
     """Who writes the confirmation response (MAP Fig. 9 prompt; ``local``: a template that
     states the slot values)."""
+
+    scorer_judge: str = "local"
+    """Who gives the confirmation response its GPT-4 score, 1-10 (MAP Fig. 11 prompt, any LLM
+    spec); ``local`` scores nothing (null with the reason: no local judge invents that score)."""
 
     schema_defaults: bool = True
     """With a schema, the reader confirms the schema's defaults for optional slots nobody set
@@ -158,8 +221,158 @@ class Context:
     reuse_judgments: bool = True
     """Use the LLM-judge outputs stored in a results file (``reward_info``) when present."""
 
+    simulation_agent: str = ""
+    """The agent under test in live simulations (``todeval simulate --agent``): a chat model
+    spec, ``replay:PATH``, a graph or callable by import path (see ``nodes.simulation.agents``)."""
+
+    agent_max_output_tokens: int | None = None
+    """A chat-model agent's longest answer (None: the provider's default)."""
+
+    agent_fold_tool_results: bool = False
+    """Send tool results to a chat-model agent as user messages: for servers whose chat
+    template drops tool messages (llama.cpp's ``chatml-function-calling``)."""
+
+    max_steps: int = 200
+    """Agent turns (tool-calling ones included) after which a simulated conversation ends with
+    ``max_steps`` (tau2's default, as AgentChangeBench's run40 records it)."""
+
+    target_planning_judge: str = "local"
+    """Who scores an agent's target plan against the reference, 1-10 (ProactiveEval Listing 11):
+    ``local`` (MiniLM and word match of target and sub-targets to the reference; its 1-10 map was
+    calibrated on half the team-labelled plans, see its validity card) or an LLM spec (the
+    paper's prompt; the paper's judge is GPT-4o)."""
+
+    guidance_judge: str = "local"
+    """Who scores a guidance dialogue 1-10 (ProactiveEval Listing 12): ``local`` (the rubric
+    sub-scores it can compute: message length, metadata leaks, passive openers, front-loading,
+    sub-target coverage; its 1-10 map was calibrated on half the team-labelled dialogues) or an
+    LLM spec (the paper's prompt)."""
+
+    target_density_judge: str = "local"
+    """Who counts the sub-targets in each agent message (ProactiveEval Listing 13): ``local``
+    (MiniLM and word match per sentence) or an LLM spec."""
+
+    synthesis_writer: str = "local"
+    """Who writes synthetic ProactiveEval data (Listings 2-9: topic tree, environment, targets,
+    ensemble, obfuscation, noise): ``local`` (templates over todeval's own topic tree; a
+    stand-in that exercises the pipeline) or an LLM spec (the paper used GPT-4o)."""
+
+    difficulty_panel: list[str] = field(
+        default_factory=lambda: ["local:lead", "local:entity", "local:salient"]
+    )
+    """The reasoners that each predict an environment's target in the difficulty check (the
+    paper: three models of different scale); ``local:*`` are crude extractive predictors."""
+
+    difficulty_judge: str = "local"
+    """Who decides which predicted targets convey the reference's meaning (todeval's own prompt:
+    the paper prints none): ``local`` (MiniLM similarity of the targets) or an LLM spec."""
+
+    final_check_panel: list[str] = field(
+        default_factory=lambda: ["local:grounded", "local:format", "local:domain-action"]
+    )
+    """The judges that each say whether the reference is the best target (Listing 10); an item is
+    kept when a majority says yes (the paper: five LLMs). ``local:*`` check stated rules only."""
+
+    synthesis_candidates: int = 5
+    """Candidate targets sampled per environment before the ensemble (the paper's n = 5)."""
+
+    synthesis_temperature: float = 1.0
+    """Sampling temperature of the candidate targets (the paper: "high temperature")."""
+
+    max_refinements: int = 5
+    """Refinement rounds (obfuscation, then noise) at most while a majority of the difficulty
+    panel still finds the target (the paper: 5)."""
+
+    llm_context_tokens: int = 8192
+    """The LLM judges' context window in tokens: a dialogue whose prompt would not fit is judged
+    in windows (paper 004's single call, see ``nodes.goal_success.judges.appendix_d``); a prompt
+    that still does not fit is null with the reason, never truncated."""
+
+    llm_timeout_s: float = 60.0
+    """Seconds one LLM call may take before it counts as failed (the client's timeout)."""
+
+    llm_max_concurrency: int = 4
+    """LLM calls in flight at once per provider endpoint (records run concurrently up to it)."""
+
+    llm_requests_per_minute: float | None = None
+    """Requests per minute per provider endpoint (langchain-core's rate limiter); None: no cap."""
+
+    llm_breaker_failures: int = 5
+    """Consecutive failed calls after which a provider endpoint is not called (for 30 s): the
+    remaining labels are null with the reason instead of waiting on a dead endpoint."""
+
+    llm_max_calls: int | None = None
+    """At most this many LLM calls in a run; after it, labels are null with the reason."""
+
+    llm_budget_usd: float | None = None
+    """Stop calling once the priced cost reaches this (needs ``llm_prices``)."""
+
+    llm_prices: dict[str, list[float]] = field(default_factory=dict)
+    """Judge spec -> [USD per 1k prompt tokens, USD per 1k completion tokens]."""
+
+    llm_dry_run: bool = False
+    """Count every LLM request a run would make (calls, prompt tokens) and send none."""
+
     llm_max_retries: int = 3
     """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
+
+
+JUDGE_ROLES = frozenset(
+    {
+        "teachers",
+        "memory_bank_builder",
+        "memory_planner",
+        "memory_judger",
+        "memory_summarizer",
+        "repair_agent",
+        "user_simulator",
+        "simulation_agent",
+        "synthesis_writer",
+        "difficulty_panel",
+        "final_check_panel",
+    }
+    | {f.name for f in fields(Context) if f.name.endswith("_judge")}
+)
+"""The fields that name who judges (``--judge ROLE=SPEC``); the rest are thresholds and settings."""
+
+POSITIVE = frozenset(
+    {
+        "llm_timeout_s",
+        "llm_max_concurrency",
+        "llm_requests_per_minute",
+        "llm_breaker_failures",
+        "llm_context_tokens",
+        "top_k",
+        "memory_top_k",
+        "memory_selected",
+        "audit_every",
+        "max_steps",
+        "synthesis_candidates",
+        "synthesis_attempts",
+    }
+)
+"""Settings that must be above zero when set."""
+
+CALL_SETTINGS = frozenset(
+    {
+        "llm_timeout_s",
+        "llm_max_concurrency",
+        "llm_requests_per_minute",
+        "llm_breaker_failures",
+        "llm_max_calls",
+        "llm_budget_usd",
+        "llm_prices",
+        "llm_dry_run",
+        "llm_max_retries",
+    }
+)
+"""Fields that change how a run calls its LLMs, never what a right label is: a record's thread
+is the same whatever they are, so a run with a larger budget resumes the one that ran out."""
+
+
+def judging_fields(context: Context) -> dict[str, Any]:
+    """The context's fields that decide a record's labels (all but :data:`CALL_SETTINGS`)."""
+    return {k: v for k, v in asdict(context).items() if k not in CALL_SETTINGS}
 
 
 def get_context(runtime: Runtime[Context] | None = None) -> Context:

@@ -1,8 +1,19 @@
-"""Train the ``local:learned`` goal segmenter on SGD train (``make train-segmenter``).
+"""Train the ``local:learned`` goal segmenter (``make train-segmenter``).
 
-Reproducible: fixed seed, SGD train split 90/10 by dialogue (the 10% early-stops training and
-tunes the decision threshold), SGD dev untouched until the final report. Writes
-``nodes/judges/models/segmentation_mlp.{npz,json}``.
+Data: SGD train (CC BY-SA 4.0), split 90/10 by dialogue with a fixed seed, and the project's
+own human-style dialogues ``data/segmentation_train/train.txt`` (MultiWOZ-like multi-domain
+bookings and other assistants, where goals share slots and name no service). Two models:
+
+1. the discourse-cue model (:mod:`nodes.goal_success.judges.segmentation.discourse`), logistic
+   regression over hashed function-word n-grams; its out-of-fold logits feed step 2;
+2. gradient-boosted trees over the goal-relative features
+   (:mod:`nodes.goal_success.judges.segmentation.goal_features`), rows built against the gold
+   current goal.
+
+The decision threshold maximises the mean boundary F1, decoded as the judge decodes, of the
+SGD validation tenth and ``data/segmentation_train/dev.txt``. SGD dev, the samples and the frozen
+``data/validation/goal_boundaries.jsonl`` are never read here (``bench/segmentation.py`` reports
+them). Writes ``segmentation_trees.{npz,json}`` and ``segmentation_cues.npz`` beside the judge.
 """
 
 from __future__ import annotations
@@ -14,130 +25,132 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
+import sklearn
 
 from evals.datasets import load_dialogues, split_records
-from evals.metrics.goal_success.segmentation import segmentation_report
 from evals.schema import Dialogue
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation.features import (
-    ActPrototypes,
-    segmentation_features,
-    turn_texts,
+from nodes.goal_success.judges.segmentation.local import CUES_PATH, MODEL_PATH, LearnedSegmenter
+from scripts.segmentation_data import load_training_dialogues
+from scripts.segmentation_training import (
+    DecodingSet,
+    TableEmbed,
+    feature_rows,
+    fit_cue_model,
+    fit_trees,
+    labelled_turns,
 )
-from nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
-from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from stores.embeddings import get_embedder
 from stores.paths import data_dir
 
 
-def embedding_table(dialogues: Sequence[Dialogue]) -> dict[str, NDArray[np.float32]]:
-    """Every distinct utterance embedded once, in large batches."""
-    texts: set[str] = set()
-    for dialogue in dialogues:
-        users, replies = turn_texts(dialogue)
-        texts.update(users, replies)
-    ordered = sorted(texts)
-    embedder = get_embedder()
-    vectors: list[NDArray[np.float32]] = []
-    started = time.perf_counter()
-    for start in range(0, len(ordered), 4096):
-        vectors.append(embedder.embed(ordered[start : start + 4096]))
-        done = min(start + 4096, len(ordered))
-        rate = done / (time.perf_counter() - started)
-        print(f"  embedded {done}/{len(ordered)} utterances ({rate:.0f}/s)", flush=True)
-    matrix = np.concatenate(vectors) if vectors else np.zeros((0, 384), np.float32)
-    return dict(zip(ordered, matrix, strict=True))
+def sgd_split(path: Path, limit: int | None, seed: int) -> tuple[list[Dialogue], list[Dialogue]]:
+    """SGD train shuffled with ``seed``, cut to ``limit`` dialogues, split 90/10."""
+    dialogues, _ = split_records(load_dialogues(path, "sgd"))
+    dialogues = [d for d in dialogues if d.has_gold_segmentation]
+    random.Random(seed).shuffle(dialogues)
+    dialogues = dialogues[:limit] if limit else dialogues
+    cut = len(dialogues) * 9 // 10
+    return dialogues[:cut], dialogues[cut:]
 
 
-class TableEmbed:
-    """Embeddings looked up in the precomputed table, the model for anything else."""
-
-    def __init__(self, table: dict[str, NDArray[np.float32]]) -> None:
-        self.table = table
-
-    def __call__(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        missing = [text for text in texts if text not in self.table]
-        if missing:  # the act prototypes
-            self.table.update(zip(missing, get_embedder().embed(missing), strict=True))
-        return np.stack([self.table[text] for text in texts])
-
-
-def featurise(
-    dialogues: Sequence[Dialogue], embed: TableEmbed
-) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
-    """Stack feature rows and gold labels for turns 2..N of every dialogue."""
-    prototypes = ActPrototypes.embed_with(embed)
-    rows, labels = [], []
-    for dialogue in dialogues:
-        gold = dialogue.gold_new_goal_labels()
-        if gold is None or len(gold) < 2:
-            continue
-        rows.append(segmentation_features(dialogue, embed, prototypes))
-        labels.extend(gold[1:])
-    return np.concatenate(rows), np.asarray(labels, dtype=bool)
-
-
-def evaluate(
-    model: MLPClassifier, dialogues: Sequence[Dialogue], embed: TableEmbed
-) -> dict[str, object]:
-    """Segmentation metrics of ``model`` through the judge that will serve it."""
-    judge = LearnedSegmenter(model, embed)
-    pairs = []
-    for dialogue in dialogues:
-        gold = dialogue.gold_new_goal_labels()
-        if gold is None:
-            continue
-        verdict = judge.segment(dialogue, time_gap_minutes=Context.time_gap_minutes, threshold=None)
-        pairs.append((gold, [bool(label) for label in verdict.is_new_goal]))
-    return segmentation_report(pairs)
+def pick_threshold(sets: Sequence[DecodingSet]) -> tuple[float, list[float]]:
+    """The cut that maximises the mean F1 over ``sets``, and those F1s."""
+    best = (0.5, [-1.0])
+    for threshold in np.round(np.arange(0.2, 0.81, 0.025), 3):
+        scores = [decoding.report(float(threshold))["f1"] or 0.0 for decoding in sets]
+        if np.mean(scores) > np.mean(best[1]):
+            best = (float(threshold), scores)
+    return best
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Train, report held-out and dev figures, save the model."""
+    """Train both models, pick the threshold, report, save."""
     parser = argparse.ArgumentParser(description=__doc__)
-    sgd = data_dir() / "sgd"
-    parser.add_argument("--train", type=Path, default=sgd / "sgd_train.jsonl.gz")
-    parser.add_argument("--dev", type=Path, default=sgd / "sgd_dev.jsonl.gz")
-    parser.add_argument("--max-dialogues", type=int, default=None, help="subsample train")
+    parser.add_argument("--train", type=Path, default=data_dir() / "sgd" / "sgd_train.jsonl.gz")
+    parser.add_argument("--max-dialogues", type=int, default=8000, help="SGD train dialogues")
+    parser.add_argument(
+        "--human-weight",
+        type=float,
+        default=0.5,
+        help="total weight of the human-style turns relative to SGD's",
+    )
+    parser.add_argument("--trees", type=int, default=300)
+    parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--learning-rate", type=float, default=0.1)
+    parser.add_argument("--cue-c", type=float, default=0.3, help="inverse L2 of the cue model")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
+    started = time.perf_counter()
 
-    train_all, _ = split_records(load_dialogues(args.train, "sgd"))
-    dev, _ = split_records(load_dialogues(args.dev, "sgd"))
-    random.Random(args.seed).shuffle(train_all)
-    if args.max_dialogues:
-        train_all = train_all[: args.max_dialogues]
-    cut = len(train_all) * 9 // 10
-    train, valid = train_all[:cut], train_all[cut:]
-    print(f"SGD: {len(train)} train, {len(valid)} validation, {len(dev)} dev dialogues")
-
-    embed = TableEmbed(embedding_table([*train, *valid, *dev]))
-    x_train, y_train = featurise(train, embed)
-    x_valid, y_valid = featurise(valid, embed)
+    sgd_train, sgd_valid = sgd_split(args.train, args.max_dialogues, args.seed)
+    human = load_training_dialogues("train")
+    own_dev = load_training_dialogues("dev")
+    train = [*sgd_train, *human]
     print(
-        f"features: {x_train.shape[0]} train turns x {x_train.shape[1]}, {y_train.mean():.3f} new"
+        f"train: {len(sgd_train)} SGD + {len(human)} human-style dialogues; "
+        f"threshold on {len(sgd_valid)} SGD + {len(own_dev)} own dev dialogues"
     )
-    config = TrainingConfig(hidden=64, seed=args.seed)
-    model = MLPClassifier.fit(
-        x_train, y_train, valid_features=x_valid, valid_labels=y_valid, config=config
+    embed = TableEmbed([*train, *sgd_valid, *own_dev])
+
+    turns = labelled_turns(train)
+    is_human = np.array([index >= len(sgd_train) for index, *_ in turns])
+    weights = np.ones(len(turns), dtype=np.float32)
+    if is_human.any():
+        weights[is_human] = args.human_weight * (~is_human).sum() / is_human.sum()
+    cues, out_of_fold = fit_cue_model(turns, weights, c=args.cue_c, seed=args.seed)
+    rows, labels = feature_rows(train, embed, out_of_fold)
+    print(
+        f"features: {rows.shape[0]} turns x {rows.shape[1]}, {labels.mean():.3f} new, "
+        f"{is_human.sum()} human-style turns weighted {weights[is_human][:1]}",
+        flush=True,
     )
-    valid_report = evaluate(model, valid, embed)
-    dev_report = evaluate(model, dev, embed)
-    model.metadata |= {
-        "role": "segmentation",
-        "trained_on": f"SGD train ({len(train)} dialogues, seed {args.seed})",
-        "features": "nodes/goal_success/judges/segmentation/features.py",
-        "validation": valid_report,
-        "sgd_dev": dev_report,
+    model = fit_trees(
+        rows,
+        labels,
+        weights,
+        trees=args.trees,
+        depth=args.depth,
+        learning_rate=args.learning_rate,
+        seed=args.seed,
+    )
+    judge = LearnedSegmenter(model, cues, embed)
+    decoding = {
+        "sgd_validation": DecodingSet(judge, sgd_valid),
+        "own_dev": DecodingSet(judge, own_dev),
     }
+    model.threshold_probability, tuned = pick_threshold(list(decoding.values()))
+    model.metadata = {
+        "role": "segmentation",
+        "trained_on": (
+            f"SGD train ({len(sgd_train)} dialogues, seed {args.seed}) + "
+            f"{len(human)} human-style dialogues (data/segmentation_train/train.txt)"
+        ),
+        "features": "nodes/goal_success/judges/segmentation/goal_features.py",
+        "training": {
+            "trees": args.trees,
+            "depth": args.depth,
+            "learning_rate": args.learning_rate,
+            "human_weight": args.human_weight,
+            "cue_c": args.cue_c,
+            "seed": args.seed,
+            "turns": int(rows.shape[0]),
+            "human_turns": int(is_human.sum()),
+            "scikit_learn": sklearn.__version__,
+            "seconds": round(time.perf_counter() - started),
+        },
+        "threshold_chosen_on": "mean F1 of SGD train's held-out tenth and dev.txt",
+    } | {name: decoding_set.report() for name, decoding_set in decoding.items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
-    print(f"threshold {model.threshold}")
-    print(f"validation (SGD train held out): {valid_report}")
-    print(f"SGD dev: {dev_report}")
-    print(f"saved {args.out}")
+    cues.save(args.out.parent / CUES_PATH.name)
+    print(f"threshold {model.threshold_probability} (F1 {tuned})")
+    for name in ("sgd_validation", "own_dev"):
+        figures = model.metadata[name]
+        print(
+            f"{name}: P {figures['precision']:.3f} R {figures['recall']:.3f} "
+            f"F1 {figures['f1']:.3f} exact {figures['exact_segmentation_rate']:.3f}"
+        )
+    print(f"saved {args.out} in {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,11 @@ description. Memory activation (§4.2) ranks a user's units against a query:
   per user (built on first search, rebuilt after the user's units change).
 - ``hybrid``: the mean of the dense and BM25 scores, each min-max scaled over the user's units.
 
+That ranks QA units one by one (:meth:`MemoryBank.search`). The paper's activation ranks the
+sessions' intent keys instead (:meth:`MemoryBank.search_by_intent`): the same three modes over
+each stored session's ``intent_description`` (embedded on first use), the best sessions' units
+following in session order.
+
 Every mode returns scores in [0, 1], min-max scaled over the user's units (the best unit scores
 1; when all tie, all get 1, or 0 if the raw scores are 0), so ``s_prev`` is on the judger's
 scale for the re-rank ``alpha * s_prev + (1 - alpha) * s_judger`` (Eq. 4).
@@ -29,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -93,17 +98,32 @@ def min_max(scores: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class _UserIndex:
-    """One user's units, their vectors and their BM25 index."""
+    """One user's units, their vectors and their BM25 index; the sessions' intent keys."""
 
     def __init__(self, units: list[MemoryUnit], vectors: NDArray[np.float32]) -> None:
         self.units = units
         self.vectors = vectors
         self._bm25: BM25Okapi | None = None
+        members: dict[str, list[int]] = {}
+        keys: dict[str, str] = {}
+        for position, unit in enumerate(units):
+            members.setdefault(unit.session_id, []).append(position)
+            keys.setdefault(unit.session_id, unit.intent_description)
+        self.sessions = list(members)
+        self.members = members
+        self.keys = [keys[session] for session in self.sessions]
+        self.key_vectors: NDArray[np.float32] | None = None
+        self._key_bm25: BM25Okapi | None = None
 
     def bm25_scores(self, query: str) -> NDArray[np.float64]:
         if self._bm25 is None:
             self._bm25 = BM25Okapi([tokenize(unit_text(u)) or [""] for u in self.units])
         return np.asarray(self._bm25.get_scores(tokenize(query)), dtype=np.float64)
+
+    def key_bm25_scores(self, query: str) -> NDArray[np.float64]:
+        if self._key_bm25 is None:
+            self._key_bm25 = BM25Okapi([tokenize(key) or [""] for key in self.keys])
+        return np.asarray(self._key_bm25.get_scores(tokenize(query)), dtype=np.float64)
 
 
 class MemoryBank:
@@ -209,14 +229,55 @@ class MemoryBank:
         order = np.argsort(-scores, kind="stable")[:k]
         return [(index.units[i], float(scores[i])) for i in order]
 
+    def search_by_intent(
+        self, individual_id: str, query: str, k: int, mode: RetrievalMode = "hybrid"
+    ) -> list[tuple[MemoryUnit, float]]:
+        """Intent-key activation: sessions ranked by their intent key k_j, then their units.
+
+        MAP §4.2 compares the intent description k_i with each stored session's key k_j (the
+        units' ``intent_description``) and activates the best sessions' QA units v_j. Each
+        unit scores its session's (scaled) score; units follow their session's rank, in
+        ``unit_id`` order within it, up to ``k`` units.
+
+        Args:
+            individual_id: Whose bank to search.
+            query: k_i (or the dialogue context when no description was written).
+            k: How many units at most.
+            mode: ``dense``, ``bm25`` or ``hybrid``, over the keys.
+        """
+        if mode not in RETRIEVAL_MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; expected {RETRIEVAL_MODES}")
+        index = self._user(individual_id)
+        if not index.units or k <= 0:
+            return []
+        if index.key_vectors is None and mode != "bm25":
+            index.key_vectors = np.asarray(self.embedder.embed(index.keys), np.float32)
+        scores = self._combine(query, mode, index.key_vectors, lambda: index.key_bm25_scores(query))
+        hits: list[tuple[MemoryUnit, float]] = []
+        for i in np.argsort(-scores, kind="stable"):
+            for position in index.members[index.sessions[i]]:
+                hits.append((index.units[position], float(scores[i])))
+        return hits[:k]
+
     def _scores(self, index: _UserIndex, query: str, mode: RetrievalMode) -> NDArray[np.float64]:
         """Scaled scores of every unit of ``index`` (see the module docstring)."""
+        return self._combine(query, mode, index.vectors, lambda: index.bm25_scores(query))
+
+    def _combine(
+        self,
+        query: str,
+        mode: RetrievalMode,
+        vectors: NDArray[np.float32] | None,
+        bm25: Callable[[], NDArray[np.float64]],
+    ) -> NDArray[np.float64]:
+        """Dense cosine and/or BM25 over some rows, each min-max scaled, averaged."""
         parts: list[NDArray[np.float64]] = []
         if mode in ("dense", "hybrid"):
+            assert vectors is not None
             vector = np.asarray(self.embedder.embed([query]), np.float32)[0]
-            parts.append(min_max(cosine_matrix(vector, index.vectors)[0].astype(np.float64)))
+            parts.append(min_max(cosine_matrix(vector, vectors)[0].astype(np.float64)))
         if mode in ("bm25", "hybrid"):
-            parts.append(min_max(index.bm25_scores(query)))
+            parts.append(min_max(bm25()))
         combined: NDArray[np.float64] = np.mean(parts, axis=0)
         return combined
 

@@ -48,16 +48,17 @@ def _answer(*turns: dict[str, Any]) -> str:
 
 
 #: Turn 1: all succeed. Turn 2: all say failure, with three different causes (ambiguous rcof).
-#: Turn 3: two of three say success.
+#: Turn 3: two of three say success. The teachers answer paper 004's Appendix D prompt, which
+#: numbers the causes its own way: its E4 is the canonical E1, its E1 the canonical E3.
 SCRIPTS = {
     "openai:teacher-a": _answer(
         _label(1, "success", None, "answered"),
-        _label(2, "failure", "E1", "answered meals, not mileage"),
+        _label(2, "failure", "E4", "answered meals, not mileage"),
         _label(3, "success", None, "corrected"),
     ),
     "openai:teacher-b": _answer(
         _label(1, "success", None, "answered"),
-        _label(2, "failure", "E3", "retrieved the per diem page"),
+        _label(2, "failure", "E1", "retrieved the per diem page"),
         _label(3, "success", None, "corrected"),
     ),
     "openai:teacher-c": _answer(

@@ -15,6 +15,9 @@ from pydantic import ValidationError
 
 from evals.schema import RecordError
 
+#: The field named when the problem is the record as a whole (e.g. it is not a JSON object).
+WHOLE_RECORD = "<record>"
+
 #: How many further problems of one record are named in its error message.
 _MORE_PROBLEMS_SHOWN = 3
 
@@ -88,17 +91,18 @@ def error_from_exception(exc: ValueError, *, file: str, line: int | None, raw: A
             file=file, line=line, dialogue_id=dialogue_id, field=exc.field, message=exc.message
         )
     if not isinstance(exc, ValidationError):
-        return RecordError(file=file, line=line, dialogue_id=dialogue_id, message=str(exc))
+        return RecordError(
+            file=file, line=line, dialogue_id=dialogue_id, field=WHOLE_RECORD, message=str(exc)
+        )
     problems = exc.errors(include_url=False)
     first, others = problems[0], problems[1:]
-    field = dotted(first["loc"]) or first_misnumbered_turn(raw)
+    # No location: the record as a whole (not an object) or a check across its turns.
+    field = dotted(first["loc"]) or first_misnumbered_turn(raw) or WHOLE_RECORD
     message = str(first["msg"])
     if others:
         shown = "; ".join(
-            f"{dotted(p['loc']) or '<record>'}: {p['msg']}" for p in others[:_MORE_PROBLEMS_SHOWN]
+            f"{dotted(p['loc']) or WHOLE_RECORD}: {p['msg']}" for p in others[:_MORE_PROBLEMS_SHOWN]
         )
         extra = len(others) - _MORE_PROBLEMS_SHOWN
         message += f" (also {shown}{f'; and {extra} more' if extra > 0 else ''})"
-    return RecordError(
-        file=file, line=line, dialogue_id=dialogue_id, field=field or None, message=message
-    )
+    return RecordError(file=file, line=line, dialogue_id=dialogue_id, field=field, message=message)

@@ -15,31 +15,37 @@ Every loader's record errors pass through as :class:`~evals.schema.RecordError` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.detect import detect_format
 from evals.datasets.errors import DatasetFormatError
+from evals.datasets.goal_tracking import is_sgd_release, sgd_gold
 from evals.datasets.jsonio import container_of, iter_records
+from evals.datasets.jsonsafe import lone_surrogate
 from evals.datasets.loader import load_dialogues
 from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
-from evals.datasets.sgd_goals import sgd_gold_or_error
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.datasets.tau2 import load_goal_shift_run
+from evals.goal_tracking_schema import AtodDialogue
 from evals.memory_schema import MemoryBench
 from evals.record_views import (
     EvaluationRecord,
     MemoryItem,
     atod_record,
+    atod_view,
     conversation_record,
     dialogue_record,
     memory_record,
 )
-from evals.schema import RecordError
+from evals.schema import Dialogue, RecordError
 
 RecordKind = Literal["conversations", "memory", "atod", "sgd", "mtg"]
 
@@ -74,35 +80,83 @@ def load_evaluation_records(
         schema_path: An SGD ``schema.json`` for naming SGD goals ``(service, intent)``.
     """
     source = Path(path)
+    file = str(source)
     chosen = kind or detect_record_kind(source)
     if chosen == "conversations":
         for conversation in load_goal_shift_run(source).records:
-            yield (
-                conversation
-                if isinstance(conversation, RecordError)
-                else conversation_record(conversation)
-            )
+            if isinstance(conversation, RecordError):
+                yield conversation
+            else:
+                yield _viewed(
+                    partial(conversation_record, conversation),
+                    file=file,
+                    record_id=conversation.dialogue_id,
+                    field="messages",
+                )
     elif chosen == "memory":
         yield from _memory_records(source)
     elif chosen == "atod":
         for atod in load_atod(source):
-            yield atod if isinstance(atod, RecordError) else atod_record(atod)
+            if isinstance(atod, RecordError):
+                yield atod
+            else:
+                yield _viewed(partial(atod_record, atod), file=file, record_id=atod.dialogue_id)
     elif chosen == "sgd":
         schema = load_sgd_schema(schema_path) if schema_path else None
+        release: bool | None = None  # told from the file once a record needs it
         for dialogue in load_dialogues(source, "sgd"):
             if isinstance(dialogue, RecordError):
                 yield dialogue
+                continue
+            release = is_sgd_release(source) if release is None else release
+            gold = sgd_gold(dialogue, schema, file=file, release=release)
+            if isinstance(gold, RecordError):
+                yield gold
             else:
-                gold = sgd_gold_or_error(dialogue, schema, file=str(source))
-                if isinstance(gold, RecordError):
-                    yield gold
-                else:
-                    yield dialogue_record(dialogue).model_copy(update={"atod": gold})
+                yield _viewed(
+                    partial(_with_gold, dialogue, gold), file=file, record_id=dialogue.dialogue_id
+                )
     elif chosen == "mtg":
         for dialogue in load_dialogues(source, "mtg"):
-            yield dialogue if isinstance(dialogue, RecordError) else dialogue_record(dialogue)
+            if isinstance(dialogue, RecordError):
+                yield dialogue
+            else:
+                yield _viewed(
+                    partial(dialogue_record, dialogue), file=file, record_id=dialogue.dialogue_id
+                )
     else:  # pragma: no cover - Literal exhausted
         raise DatasetFormatError(f"{source}: unknown record kind {chosen!r}")
+
+
+def _with_gold(dialogue: Dialogue, gold: AtodDialogue) -> EvaluationRecord:
+    return dialogue_record(dialogue).model_copy(update={"atod": gold})
+
+
+def _viewed(
+    build: Callable[[], EvaluationRecord],
+    *,
+    file: str,
+    record_id: str,
+    field: str = "turns",
+) -> EvaluationRecord | RecordError:
+    """The record with its views, or an error when it loads but leaves nothing to evaluate.
+
+    A transcript of assistant messages only, or a dialogue whose every utterance is empty,
+    is valid input with no user turn to judge: the dialogue view (and the goal tracker's view
+    of it) cannot be built, and that is this record's error, not the run's.
+    """
+    try:
+        record = build()
+        if record.atod is None:
+            atod_view(record.dialogue)  # the goal tracker reads every record through it
+    except ValueError:  # pydantic's ValidationError: a view with no turn
+        return RecordError(
+            file=file,
+            dialogue_id=record_id,
+            field=field,
+            message="no user turn with text: nothing to evaluate",
+        )
+    return record
 
 
 def _first_value(source: Path) -> Any:
@@ -115,18 +169,51 @@ def _first_value(source: Path) -> Any:
 def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
     value = _first_value(source)
     errors: list[RecordError]
-    if isinstance(value, dict) and "individuals" in value:
-        bench, errors = load_memory_bench(source)
-    else:
-        individual, errors = load_ms_tod_individual(source)
-        bench = MemoryBench(individuals=[individual])
+    try:
+        if isinstance(value, dict) and "individuals" in value:
+            bench, errors = load_memory_bench(source)
+        else:
+            individual, errors = load_ms_tod_individual(source)
+            bench = MemoryBench(individuals=[individual])
+    except (RecursionError, ValueError) as exc:
+        # These loaders read the file as one document with Python's parser, which raises
+        # these for hostile nesting or numbers; the file is unreadable, not the run broken.
+        raise DatasetFormatError(f"{source}: cannot read as JSON ({type(exc).__name__})") from exc
     yield from errors
+    file = str(source)
     for individual in bench.individuals:
-        for item in individual.eval:
-            yield memory_record(
-                MemoryItem(
-                    individual_id=individual.individual_id,
-                    item=item,
-                    sessions=individual.sessions,
-                )
+        sessions = []
+        for index, session in enumerate(individual.sessions):
+            unreadable = _not_text(
+                session, file, f"{individual.individual_id}/{session.session_id}"
             )
+            if unreadable is None:
+                sessions.append(session)
+            else:
+                yield unreadable.model_copy(
+                    update={"field": f"sessions.{index}.{unreadable.field}"}
+                )
+        for item in individual.eval:
+            unreadable = _not_text(item, file, item.eval_id)
+            if unreadable is not None:
+                yield unreadable
+                continue
+            memory = MemoryItem(
+                individual_id=individual.individual_id, item=item, sessions=sessions
+            )
+            yield _viewed(
+                partial(memory_record, memory), file=file, record_id=item.eval_id, field="context"
+            )
+
+
+def _not_text(part: BaseModel, file: str, ident: str) -> RecordError | None:
+    """An error when a memory file's part holds text that is not Unicode (lone surrogates).
+
+    The memory loaders keep such strings; written to results.jsonl they would stop the run.
+    """
+    where = lone_surrogate(part.model_dump())
+    if where is None:
+        return None
+    return RecordError(
+        file=file, dialogue_id=ident, field=where, message="not Unicode text (a lone surrogate)"
+    )

@@ -7,17 +7,20 @@ and costs only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from evals.datasets.atod import load_atod, looks_like_atod
-from evals.datasets.detect import detect_format
+from evals.datasets.detect import detect_format, detect_variant
+from evals.datasets.errors import DatasetFormatError
+from evals.datasets.jsonio import container_of
 from evals.datasets.loader import Format, load_dialogues
+from evals.datasets.sgd import sgd_source_field
 from evals.datasets.sgd_goals import sgd_gold_or_error
-from evals.datasets.sgd_schema import load_sgd_schema
+from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from evals.goal_tracking_schema import AtodDialogue
 from evals.record_views import atod_view
-from evals.schema import RecordError
+from evals.schema import Dialogue, RecordError
 
 
 def load_goal_tracking_records(
@@ -40,8 +43,46 @@ def load_goal_tracking_records(
     schema = load_sgd_schema(schema_path) if schema_path else None
     records = load_dialogues(source, chosen)
     if chosen == "sgd":
+        release = is_sgd_release(source)
         return (
-            r if isinstance(r, RecordError) else sgd_gold_or_error(r, schema, file=str(source))
+            r
+            if isinstance(r, RecordError)
+            else sgd_gold(r, schema, file=str(source), release=release)
             for r in records
         )
-    return (r if isinstance(r, RecordError) else atod_view(r) for r in records)
+    return (r if isinstance(r, RecordError) else tracked_view(r, file=str(source)) for r in records)
+
+
+def is_sgd_release(source: Path) -> bool:
+    """Whether SGD input is the release's form (a folder, or its ``dialogues_NNN.json``)."""
+    try:
+        return detect_variant(source) == "sgd_original"
+    except DatasetFormatError:  # nothing recognisable: the loader went by the extension
+        return source.is_dir() or container_of(source) == "json"
+
+
+def sgd_gold(
+    dialogue: Dialogue,
+    schema: Mapping[str, ServiceSchema] | None,
+    *,
+    file: str,
+    release: bool,
+) -> AtodDialogue | RecordError:
+    """ATOD gold from the SGD acts, or an error naming the field in the user's own record."""
+    gold = sgd_gold_or_error(dialogue, schema, file=file)
+    if isinstance(gold, RecordError) and gold.field is not None:
+        return gold.model_copy(update={"field": sgd_source_field(gold.field, release=release)})
+    return gold
+
+
+def tracked_view(dialogue: Dialogue, *, file: str) -> AtodDialogue | RecordError:
+    """The dialogue's utterances for the goal tracker, or an error when none has any text."""
+    try:
+        return atod_view(dialogue)
+    except ValueError:
+        return RecordError(
+            file=file,
+            dialogue_id=dialogue.dialogue_id,
+            field="turns",
+            message="every user message and response is empty: nothing to track",
+        )

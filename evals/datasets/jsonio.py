@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evals.datasets.errors import DatasetFormatError
+from evals.datasets.jsonsafe import (
+    TOO_DEEP,
+    NotText,
+    TooDeepOrLong,
+    loads_json,
+    refuse_lone_surrogates,
+)
 
 Container = Literal["jsonl", "json"]
 
@@ -27,6 +34,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _CHUNK_BYTES = 1 << 16
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+# A string, a run of openers, a run of closers, a comma, or anything else up to the next one.
+_SKIP_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]+|[\]}]+|,|[^"\[\]{},]+')
 _DECODER = json.JSONDecoder()
 # Finds the id in a line that is not valid JSON, so its error can still say which dialogue.
 _ID_IN_TEXT = re.compile(rb'"dialog(?:ue)?_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -38,15 +47,19 @@ class RawRecord:
 
     Attributes:
         position: 1-based line (JSONL) or 1-based index in the JSON list.
-        value: The parsed JSON value (``None`` when ``error`` is set).
+        value: The parsed JSON value: ``None`` when it could not be parsed; kept beside
+            ``error`` when it parsed but is refused (lone surrogates), so that a format can
+            still be told from it. Loaders read ``error`` first.
         error: Why the record could not be parsed, or ``None``.
         dialogue_id: For an unparsable line, the id it seems to carry, if one can be seen.
+        field: Where in the record the text is unreadable, when that is known.
     """
 
     position: int
     value: Any = None
     error: str | None = None
     dialogue_id: str | None = None
+    field: str | None = None
 
 
 def container_of(path: Path) -> Container:
@@ -110,7 +123,11 @@ def iter_jsonl(stream: io.BufferedIOBase) -> Iterator[RawRecord]:
         if not line.strip():
             continue
         try:
-            yield RawRecord(line_number, value=json.loads(line))
+            yield RawRecord(line_number, value=loads_json(line))
+        except NotText as exc:
+            yield RawRecord(
+                line_number, error=f"invalid JSON: {exc.msg}", field=exc.field, value=exc.value
+            )
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             yield RawRecord(line_number, error=f"invalid JSON: {exc}", dialogue_id=_id_in(line))
 
@@ -139,6 +156,9 @@ def iter_json(stream: io.BufferedIOBase) -> Iterator[RawRecord]:
 def _one_object(reader: _IncrementalJson) -> Iterator[RawRecord]:
     try:
         yield RawRecord(1, value=reader.value())
+    except NotText as exc:
+        yield RawRecord(1, error=f"invalid JSON: {exc.msg}", field=exc.field, value=exc.value)
+        return
     except json.JSONDecodeError as exc:
         yield RawRecord(1, error=f"invalid JSON: {exc}")
         return
@@ -160,6 +180,16 @@ def _list_elements(reader: _IncrementalJson) -> Iterator[RawRecord]:
         index += 1
         try:
             yield RawRecord(index, value=reader.value())
+        except NotText as exc:
+            yield RawRecord(
+                index, error=f"invalid JSON: {exc.msg}", field=exc.field, value=exc.value
+            )
+        except TooDeepOrLong as exc:
+            # Well-formed JSON this parser refuses: its end can still be found, so only this
+            # record is lost.
+            yield RawRecord(index, error=f"invalid JSON: {exc}")
+            if not reader.skip_value():
+                return
         except json.JSONDecodeError as exc:
             yield RawRecord(index, error=f"invalid JSON, rest of the file not read: {exc}")
             return
@@ -211,15 +241,55 @@ class _IncrementalJson:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self._buffer, self._pos)
+            except RecursionError as exc:
+                # Too deep whatever follows: reading on would only buffer the rest of the file.
+                raise TooDeepOrLong(TOO_DEEP) from exc
             except json.JSONDecodeError:
                 # Doubling what is read keeps re-decoding a large record linear overall.
                 if not self._read_more(max(_CHUNK_BYTES, len(self._buffer) - self._pos)):
                     raise
                 continue
+            except ValueError as exc:  # an integer past int_max_str_digits
+                raise TooDeepOrLong(str(exc)) from exc
             # A number at the very end of the buffer may continue in the next chunk.
             if end < len(self._buffer) or not self._read_more(_CHUNK_BYTES):
-                self._pos = end
+                start, self._pos = self._pos, end
+                # Refused only once read whole, so the next value follows as usual.
+                refuse_lone_surrogates(value, self._buffer, start, end)
                 return value
+
+    def skip_value(self) -> bool:
+        """Step over the JSON value at the cursor without decoding it; False at the end of file.
+
+        Strings and runs of brackets are matched as tokens and only the depth is counted (no
+        recursion), so a value :meth:`value` refused for its depth or an over-long number can
+        still be passed over.
+        """
+        self.peek()
+        depth, offset = 0, 0
+        while True:
+            text, pos = self._buffer, self._pos + offset
+            while (token := _SKIP_TOKEN.match(text, pos)) is not None:
+                first, end = token.group()[0], None
+                if first == '"' and depth == 0:
+                    end = token.end()
+                elif first in "[{":
+                    depth += len(token.group())
+                elif first in "]}":
+                    # A bare number ends at the list's own close; a container at its close.
+                    closes = len(token.group())
+                    end = token.start() + depth if closes >= depth else None
+                    depth -= closes
+                elif first == "," and depth == 0:
+                    end = token.start()
+                if end is not None:
+                    self._pos = end
+                    return True
+                pos = token.end()
+            # The buffer ends (perhaps inside a string, which then is matched again whole).
+            offset = pos - self._pos
+            if not self._read_more(_CHUNK_BYTES):
+                return False
 
     def _read_more(self, size: int) -> bool:
         """Append at least one more character to the buffer; False at the end of the file."""

@@ -154,6 +154,7 @@ def load_records(
                 file=file,
                 line=record.position,
                 dialogue_id=record.dialogue_id,
+                field=record.field,
                 message=record.error,
             )
             continue

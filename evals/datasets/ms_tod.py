@@ -17,6 +17,10 @@ from SGD dialogues in which the system confirms a transaction (a ``CONFIRM`` act
   stored value, as returning users do: ``"Hi again, it's about the {intent in words} for
   {value}."``. The value is a name, else a place, never a number or a flag, and preferably one
   the same-intent sibling sessions do not hold. Dialogues with no such value are skipped.
+  With ``hard=True`` the re-entry sentence names no stored value (``"Hi again, it's about
+  the {intent in words}."``): only ``u`` itself can tell the intent's sessions apart, so
+  memory must be found from the intent and whatever ``u`` says; the items, sessions and gold
+  are the same as the default bench's of the same seed.
   Gold ``task_goal`` = the CONFIRM act's slot values; ``reference_response`` = the CONFIRM
   utterance; ``relevant_session_ids`` = the stored session. The intent is given (as in MS-TOD)
   and the service is kept as the item's extra field ``domain``.
@@ -52,6 +56,7 @@ from evals.schema import Dialogue, RecordError
 __all__ = [
     "INTENTS_PER_INDIVIDUAL",
     "REENTRY_TEMPLATE",
+    "REENTRY_TEMPLATE_HARD",
     "SESSIONS_PER_INTENT",
     "build_memory_bench",
     "dump_memory_bench",
@@ -62,6 +67,8 @@ __all__ = [
 INTENTS_PER_INDIVIDUAL = 7
 SESSIONS_PER_INTENT = 3
 REENTRY_TEMPLATE = "Hi again, it's about the {intent} for {value}."
+REENTRY_TEMPLATE_HARD = "Hi again, it's about the {intent}."
+"""The harder bench's re-entry sentence: the intent only, no stored value."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,7 @@ def build_memory_bench(
     seed: int = 0,
     individuals: int | None = None,
     errors: list[RecordError] | None = None,
+    hard: bool = False,
 ) -> MemoryBench:
     """Build the MS-TOD-style benchmark from SGD (see the module docstring).
 
@@ -97,6 +105,7 @@ def build_memory_bench(
         seed: Seeds the shuffles; the same seed gives the same benchmark.
         individuals: Stop after this many individuals (default: as many as the data allows).
         errors: If given, SGD records that could not be read are appended here.
+        hard: Re-entry sentences name no stored value (:data:`REENTRY_TEMPLATE_HARD`).
 
     Returns:
         The benchmark.
@@ -125,7 +134,7 @@ def build_memory_bench(
         rng.shuffle(open_intents)  # ties in the stable sort below fall in seeded order
         open_intents.sort(key=lambda i: -len(pools[i]))
         groups = [_take_siblings(pools[i]) for i in open_intents[:INTENTS_PER_INDIVIDUAL]]
-        built.append(_individual(f"ind{len(built) + 1:03d}", groups, rng))
+        built.append(_individual(f"ind{len(built) + 1:03d}", groups, rng, hard=hard))
     return MemoryBench(individuals=built)
 
 
@@ -226,7 +235,7 @@ def _take_siblings(pool: list[_Candidate]) -> list[_Candidate]:
 
 
 def _individual(
-    individual_id: str, groups: Iterable[list[_Candidate]], rng: random.Random
+    individual_id: str, groups: Iterable[list[_Candidate]], rng: random.Random, *, hard: bool
 ) -> Individual:
     placed: list[tuple[_Candidate, str]] = []
     for siblings in groups:
@@ -256,7 +265,8 @@ def _individual(
                 }
             )
         )
-        reentry = REENTRY_TEMPLATE.format(intent=intent_in_words(candidate.intent), value=value)
+        template = REENTRY_TEMPLATE_HARD if hard else REENTRY_TEMPLATE
+        reentry = template.format(intent=intent_in_words(candidate.intent), value=value)
         items.append(
             MsTodEvalItem.model_validate(
                 {

@@ -3,7 +3,9 @@
 :func:`load_memory_bench` reads the JSON that :func:`~evals.datasets.ms_tod.dump_memory_bench`
 writes (``todeval memory build-bench``), part by part: a malformed session or eval item becomes a
 :class:`RecordError` naming its id and dotted field, and the rest still loads (as
-:func:`~evals.datasets.loader.load_records` does for dialogues). :mod:`evals.datasets.ms_tod`
+:func:`~evals.datasets.loader.load_records` does for dialogues). Ids (``individual_id``,
+``session_id``, ``eval_id``, ``relevant_session_ids``) may be JSON numbers, as Figure 12 numbers
+sessions; they are read as text (:data:`evals.memory_schema.Id`). :mod:`evals.datasets.ms_tod`
 re-exports it.
 """
 
@@ -133,4 +135,6 @@ def _get(raw: Any, key: str) -> Any:
 
 
 def _text_or_none(value: Any) -> str | None:
-    return str(value) if isinstance(value, str | int) and str(value) else None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return str(value) or None

@@ -1,8 +1,9 @@
 """MS-TOD's own files (paper 001, Figures 12 and 13) as a benchmark and as QA memory.
 
 An individual's MS-TOD file is a list of sessions (or ``{"sessions": [...]}``): ``session_id``
-(a larger number is more recent), ``domain``, ``intent``, ``content`` (``speaker``
-user|assistant, ``utterance``, ``is_confirmation``), ``task_goal`` and ``exist_confirmation``.
+(a larger number is more recent; a JSON number or text, read as text), ``domain``,
+``intent``, ``content`` (``speaker`` user|assistant, ``utterance``, ``is_confirmation``),
+``task_goal`` and ``exist_confirmation``.
 A session with a confirmation is an evaluation target: its context is the dialogue up to the
 first confirmation utterance, which is the reference response, and its task goal is the gold.
 Which earlier sessions hold the values is not annotated; the earlier sessions of the same intent

@@ -10,6 +10,7 @@ subsystems; the original-release loader converts its frames to this same shape.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -82,6 +83,42 @@ def sgd_compact_dialogue(raw: Any) -> Dialogue:
     }
     utterances = [(utterance.t, utterance.f) for utterance in record.turns]
     return sgd_dialogue(record.dialogue_id, utterances, segments, metadata)
+
+
+#: A compact frame's keys as the SGD release spells them (its frames hold the same data).
+_RELEASE_KEYS = {
+    "svc": "service",
+    "intent": "state.active_intent",
+    "sv": "state.slot_values",
+    "req": "state.requested_slots",
+    "act": "actions",
+    "call": "service_call",
+}
+_FRAME_FIELD = re.compile(
+    r"^turns\.(\d+)\.metadata\.sgd_(user|system)_frames(?:\.(\d+)(?:\.(\w+))?)?"
+)
+
+
+def sgd_source_field(field: str, *, release: bool) -> str:
+    """A field of a converted SGD dialogue's frames, as the path in the record it came from.
+
+    Frame problems are found after conversion, where turn k holds utterances 2k (user) and
+    2k+1 (system) and their frames sit in the turn's metadata; the user's file has one entry
+    per utterance: ``turns.1.metadata.sgd_system_frames.0.act`` is ``turns.3.f.0.act`` in a
+    compact record and ``turns.3.frames.0.actions`` in a release file. Other fields are
+    returned as they are.
+    """
+    match = _FRAME_FIELD.match(field)
+    if match is None:
+        return field
+    turn, speaker, frame, key = match.groups()
+    utterance = 2 * int(turn) + (speaker == "system")
+    path = f"turns.{utterance}.{'frames' if release else 'f'}"
+    if frame is not None:
+        path += f".{frame}"
+        if key is not None:
+            path += "." + (_RELEASE_KEYS.get(key, key) if release else key)
+    return path + field[match.end() :]
 
 
 def check_alternation(index: int, is_user: bool, field: str) -> None:

@@ -40,6 +40,11 @@ The compact form keeps the system's dialogue acts and (current release) service 
 the user's acts (AFFIRM, NEGATE, REQUEST_ALTS, SELECT): they are read from the system's next
 move. So a final offer that the user silently rejects before leaving reads as accepted.
 
+``confirmed`` is the outcome the dialogue itself reports for a goal, independent of the status
+mapping above: ``completed`` when a system frame of the goal says NOTIFY_SUCCESS after the
+user made it active, ``failed`` on NOTIFY_FAILURE when no frame says NOTIFY_SUCCESS (not for
+a lookup that had shown results), else None (:meth:`Timeline.confirmed`).
+
 Goal fields: ``slots`` are the intent's required slots (with a schema; without one, the slots
 the user filled); ``slot_values`` the user's state at the goal's last active utterance (first
 of each list of equivalent values); ``content`` says it in words. ``dependencies`` are derived
@@ -87,7 +92,7 @@ def sgd_to_atod(
     history = _Tracker(timeline, pairs, lookup).run()
     ids = {pair: f"g{number}" for number, pair in enumerate(pairs, start=1)}
     sources = _value_sources(timeline)
-    goals = [_goal(timeline, pair, ids, sources, schema) for pair in pairs]
+    goals = [_goal(timeline, pair, ids, sources, schema, lookup[pair]) for pair in pairs]
     turns: list[AtodTurn] = []
     before: dict[Pair, GoalStatus] = dict.fromkeys(pairs, "not_mentioned")
     for index, (utterance, after) in enumerate(zip(timeline.utterances, history, strict=True)):
@@ -225,6 +230,7 @@ def _goal(
     ids: Mapping[Pair, str],
     sources: Mapping[str, Pair | None],
     schema: Mapping[str, ServiceSchema] | None,
+    lookup: bool,
 ) -> AtodGoal:
     service, intent = pair
     state = timeline.state[timeline.last_active(pair)].get(service, {})
@@ -250,4 +256,5 @@ def _goal(
         dependencies=list(dependencies),
         content=f"{intent} in {service}" + (f": {described}" if described else ""),
         core_content=spec.description if spec is not None and spec.description else intent,
+        confirmed=timeline.confirmed(pair, lookup=lookup),
     )

@@ -102,6 +102,31 @@ class Timeline:
         """The index of the last user utterance where ``pair`` is active."""
         return max(index for index, active in self.active.items() if pair in active)
 
+    def confirmed(self, pair: Pair, *, lookup: bool) -> Literal["completed", "failed"] | None:
+        """The outcome the system itself reports for ``pair`` once it was active, if any.
+
+        ``completed`` when a system frame of the goal says NOTIFY_SUCCESS after the user made
+        it active; ``failed`` when one says NOTIFY_FAILURE and none says NOTIFY_SUCCESS, except
+        for a lookup that had already shown results (its failure means "no other results").
+        None when the dialogue reports no outcome for the goal.
+        """
+        first = min((i for i, active in self.active.items() if pair in active), default=None)
+        if first is None:
+            return None
+        outcomes = [
+            (index, acts[pair]) for index, acts in sorted(self.acts.items())
+            if index > first and pair in acts
+        ]  # fmt: skip
+        if any("NOTIFY_SUCCESS" in act.acts for _, act in outcomes):
+            return "completed"
+        failures = [index for index, act in outcomes if "NOTIFY_FAILURE" in act.acts]
+        if not failures:
+            return None
+        shown = any(
+            act.kind == "results" for index, act in outcomes if lookup and index < failures[-1]
+        )
+        return None if shown else "failed"
+
     def _read_user(
         self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
     ) -> None:
@@ -132,7 +157,11 @@ class Timeline:
             service = _text(frame, "svc", f"{where}.{j}")
             raw_acts = frame.get("act", [])
             if not isinstance(raw_acts, list) or not all(
-                isinstance(a, list) and a and isinstance(a[0], str) for a in raw_acts
+                isinstance(a, list)
+                and a
+                and isinstance(a[0], str)
+                and (len(a) < 3 or isinstance(a[2], list))  # the values are read as a list
+                for a in raw_acts
             ):
                 raise FieldError(f"{where}.{j}.act", "expected [[act, slot, values], ...]")
             call = _call_method(frame.get("call"), f"{where}.{j}.call")

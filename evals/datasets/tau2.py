@@ -20,7 +20,6 @@ that are not a JSON object) are kept on the conversation as ``issues`` and it is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +27,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import DatasetFormatError, FieldError, error_from_exception
+from evals.datasets.errors import DatasetFormatError, FieldError, dotted, error_from_exception
 from evals.datasets.jsonio import container_of, iter_records, open_binary
+from evals.datasets.jsonsafe import loads_json, lone_surrogate
+from evals.datasets.tau2_ids import (
+    SeenIds,
+    id_key,
+    id_of,
+    required_id,
+    text_id,
+    trial_number,
+)
 from evals.datasets.tau2_messages import (
     as_mapping,
     persona_name,
@@ -39,6 +47,7 @@ from evals.datasets.tau2_messages import (
     transcript_messages,
 )
 from evals.datasets.tau2_tools import (
+    line_tool_schemas,
     load_tool_schemas,
     paper_tool_schemas,
     tool_schemas_from_definitions,
@@ -100,27 +109,39 @@ def load_goal_shift_run(
         run = GoalShiftRun(str(source), "jsonl", domain, None, "none", task_errors=task_errors)
         _add_schemas(run, tools_path, None)
         known = _personas(personas, find_personas, domain)
+        explicit = run.tool_schemas if tools_path is not None else None
+        seen = SeenIds(str(source), "line")
         for position, raw, error in _jsonl(source):
-            run.records.append(
-                error
-                or _record(raw, source, position, lambda r: _generic(r, run, task_file, known))
+            record = error or _record(
+                raw, source, position, lambda r: _generic(r, run, explicit, task_file, known)
             )
+            run.records.append(seen.check(record, position, id_key(raw)))
         return run
     results = _results_object(source)
     info = as_mapping(results.get("info"))
     environment = as_mapping(info.get("environment_info"))
-    run_domain = domain or environment.get("domain_name")
+    named = environment.get("domain_name")
+    run_domain = domain or (named if isinstance(named, str) else None)
     run = GoalShiftRun(str(source), "tau2", run_domain, None, "none", task_errors=task_errors)
     run.facts = _facts(info)
     _add_schemas(run, tools_path, environment.get("tool_defs"))
     known = _personas(personas, find_personas, run_domain)
+    tasks = results.get("tasks")
     embedded: dict[str, Any] = {
-        str(t["id"]): t for t in results.get("tasks") or [] if isinstance(t, Mapping) and "id" in t
+        str(t["id"]): t
+        for t in (tasks if isinstance(tasks, list) else [])
+        if isinstance(t, Mapping) and text_id(t.get("id")) is not None
     }
+    seen = SeenIds(str(source), "simulation")
     for index, raw in enumerate(results["simulations"], start=1):
-        run.records.append(
-            _record(raw, source, index, lambda r: _simulation(r, run, embedded, task_file, known))
+        record = _record(
+            raw,
+            source,
+            index,
+            lambda r: _simulation(r, run, embedded, task_file, known),
+            check_text=True,  # the document was parsed without looking for lone surrogates
         )
+        run.records.append(seen.check(record, index, "id"))
     return run
 
 
@@ -134,20 +155,31 @@ def load_tau2_tasks(path: str | Path) -> tuple[dict[str, TaskSpec], list[RecordE
     tasks: dict[str, TaskSpec] = {}
     errors: list[RecordError] = []
     for record in iter_records(source, container_of(source)):
-        values = record.value if isinstance(record.value, list) else [record.value]
         if record.error is not None:
-            errors.append(RecordError(file=str(source), line=record.position, message=record.error))
-            continue
-        for index, raw in enumerate(values, start=record.position):
-            try:
-                spec = task_spec(raw, None)
-            except ValueError as exc:
-                task_id = raw.get("id") if isinstance(raw, Mapping) else None
-                errors.append(
-                    RecordError(file=str(source), line=index, dialogue_id=task_id, message=str(exc))
+            errors.append(
+                RecordError(
+                    file=str(source), line=record.position, field=record.field, message=record.error
                 )
-                continue
-            tasks[spec.task_id] = spec
+            )
+            continue
+        raw = record.value
+        task_id = text_id(raw.get("id")) if isinstance(raw, Mapping) else None
+        try:
+            spec = task_spec(raw, None)
+            if spec.task_id in tasks:
+                raise FieldError("id", "duplicate task id: the first task with it is used")
+        except FieldError as exc:
+            errors.append(
+                RecordError(
+                    file=str(source),
+                    line=record.position,
+                    dialogue_id=task_id,
+                    field=exc.field,
+                    message=exc.message,
+                )
+            )
+            continue
+        tasks[spec.task_id] = spec
     return tasks, errors
 
 
@@ -159,7 +191,8 @@ def _results_object(source: Path) -> dict[str, Any]:
     # object on every chunk, and a results file holds nothing to stream).
     with open_binary(source) as stream:
         try:
-            value = json.load(stream)
+            # Lone surrogates are looked for per simulation: one must not cost the whole file.
+            value = loads_json(stream.read(), check_text=False)
         except (ValueError, UnicodeDecodeError, OSError, EOFError) as exc:
             raise DatasetFormatError(f"{source}: cannot read as JSON ({exc})") from exc
     if not isinstance(value, dict) or not isinstance(value.get("simulations"), list):
@@ -199,7 +232,7 @@ def _add_schemas(run: GoalShiftRun, tools_path: str | Path | None, tool_defs: An
         try:
             run.tool_schemas = tool_schemas_from_definitions(tool_defs)
             run.tools_origin = "results file (environment_info.tool_defs)"
-        except ValueError:
+        except ValueError:  # unreadable definitions: the domain's own list, if any
             run.tool_schemas = None
     if run.tool_schemas is None:
         run.tool_schemas = paper_tool_schemas(run.domain)
@@ -207,22 +240,21 @@ def _add_schemas(run: GoalShiftRun, tools_path: str | Path | None, tool_defs: An
             run.tools_origin = f"paper 002 Appendix C.1 ({run.domain})"
 
 
-def _record(raw: Any, source: Path, position: int, convert: Any) -> Conversation | RecordError:
+def _record(
+    raw: Any, source: Path, position: int, convert: Any, *, check_text: bool = False
+) -> Conversation | RecordError:
     try:
+        unreadable = lone_surrogate(raw) if check_text else None
+        if unreadable is not None:
+            raise FieldError(unreadable, "not Unicode text (a lone surrogate escape)")
         conversation: Conversation = convert(raw)
     except ValueError as exc:  # ValidationError and FieldError included
         error = error_from_exception(exc, file=str(source), line=position, raw=raw)
         if error.dialogue_id is None and isinstance(raw, Mapping):
-            error.dialogue_id = _id_of(raw)
+            # Validated again: a broken id is kept as escapes, never as unwritable text.
+            error = RecordError.model_validate(error.model_dump() | {"dialogue_id": id_of(raw)})
         return error
     return conversation
-
-
-def _id_of(raw: Mapping[str, Any]) -> str | None:
-    for key in ("id", "dialogue_id", "task_id"):
-        if isinstance(raw.get(key), str | int) and str(raw.get(key)):
-            return str(raw[key])
-    return None
 
 
 def _simulation(
@@ -234,10 +266,11 @@ def _simulation(
 ) -> Conversation:
     if not isinstance(raw, Mapping):
         raise FieldError("<record>", "a simulation must be a JSON object")
-    task_id = raw.get("task_id")
-    if not isinstance(task_id, str | int) or not str(task_id):
-        raise FieldError("task_id", "missing")
-    dialogue_id = str(raw.get("id") or f"{task_id}#{raw.get('trial', 0)}")
+    task_id = required_id(raw, "task_id")
+    if raw.get("id") is not None:
+        dialogue_id = required_id(raw, "id")
+    else:
+        dialogue_id = f"{task_id}#{trial_number(raw)}"
     spec = None
     if str(task_id) in embedded:
         try:
@@ -251,21 +284,35 @@ def _simulation(
 
 
 def _generic(
-    raw: Any, run: GoalShiftRun, task_file: Mapping[str, TaskSpec], personas: Mapping[str, str]
+    raw: Any,
+    run: GoalShiftRun,
+    explicit_tools: Mapping[str, ToolSchema] | None,
+    task_file: Mapping[str, TaskSpec],
+    personas: Mapping[str, str],
 ) -> Conversation:
     if not isinstance(raw, Mapping):
         raise FieldError("<record>", "a transcript must be a JSON object")
-    dialogue_id = _id_of(raw)
-    if dialogue_id is None:
+    key = id_key(raw)
+    if key is None:
         raise FieldError("dialogue_id", "missing")
-    task_id = str(raw.get("task_id") or dialogue_id)
+    dialogue_id = required_id(raw, key)
+    task_id = required_id(raw, "task_id") if raw.get("task_id") is not None else dialogue_id
     spec = None
-    if isinstance(raw.get("task"), Mapping):
-        spec = task_spec({"id": task_id, **raw["task"]}, personas)
+    if raw.get("task") is not None:
+        if not isinstance(raw["task"], Mapping):
+            raise FieldError("task", "expected a JSON object")
+        try:
+            spec = task_spec({"id": task_id, **raw["task"]}, personas)
+        except FieldError as exc:
+            raise FieldError(f"task.{exc.field}", exc.message) from exc
     spec = _with_file_task(spec, task_file.get(task_id))
     if spec is not None and raw.get("persona"):
         spec = spec.model_copy(update={"persona": persona_name(raw["persona"], personas)})
-    return _conversation(raw, run, dialogue_id, task_id, spec, as_mapping(raw.get("judgments")))
+    schemas, notes = line_tool_schemas(raw, dialogue_id, explicit_tools, run.tool_schemas)
+    conversation = _conversation(
+        raw, run, dialogue_id, task_id, spec, as_mapping(raw.get("judgments")), schemas
+    )
+    return conversation.model_copy(update={"issues": notes + conversation.issues})
 
 
 def _with_file_task(spec: TaskSpec | None, from_file: TaskSpec | None) -> TaskSpec | None:
@@ -284,12 +331,16 @@ def _conversation(
     task_id: str,
     spec: TaskSpec | None,
     judged: Mapping[str, Any],
+    tool_schemas: Mapping[str, ToolSchema] | None = None,
 ) -> Conversation:
     messages_raw = raw.get("messages")
     if not isinstance(messages_raw, list):
         raise FieldError("messages", "missing or not a list")
-    messages, issues = transcript_messages(messages_raw, dialogue_id)
-    issues += transcript_issues(messages, dialogue_id, run.tool_schemas)
+    messages, positions, issues = transcript_messages(messages_raw, dialogue_id)
+    if not messages:
+        raise FieldError("messages", "no user, assistant or tool message: nothing to score")
+    schemas = tool_schemas if tool_schemas is not None else run.tool_schemas
+    issues += transcript_issues(messages, dialogue_id, schemas, positions)
     stored, stored_issues = stored_judgments(judged, dialogue_id)
     domain = raw.get("domain") or (spec.domain if spec else None) or run.domain
     if spec is None:
@@ -300,7 +351,7 @@ def _conversation(
         return Conversation(
             dialogue_id=dialogue_id,
             task_id=task_id,
-            trial=int(raw.get("trial") or 0),
+            trial=trial_number(raw),
             domain=str(domain) if domain else None,
             persona=spec.persona if spec else persona_name(raw.get("persona"), {}),
             messages=messages,
@@ -310,8 +361,10 @@ def _conversation(
             stored=stored,
             issues=issues + stored_issues,
         )
-    except (ValidationError, TypeError) as exc:
-        raise FieldError("<record>", str(exc)) from exc
+    except ValidationError as exc:
+        # The contract's field names are the record's own (termination_reason, domain, ...).
+        problem = exc.errors(include_url=False)[0]
+        raise FieldError(dotted(problem["loc"]) or "<record>", problem["msg"]) from exc
 
 
 def _issue(dialogue_id: str, where: str, message: str) -> TranscriptIssue:
@@ -325,6 +378,7 @@ def _jsonl(source: Path) -> Iterator[tuple[int, Any, RecordError | None]]:
                 file=str(source),
                 line=record.position,
                 dialogue_id=record.dialogue_id,
+                field=record.field,
                 message=record.error,
             )
             yield record.position, None, error

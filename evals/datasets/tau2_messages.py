@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evals.datasets.errors import FieldError, dotted
+from evals.datasets.jsonsafe import loads_json
 from evals.goal_shift_schema import (
     ActionSet,
     AllowedTool,
@@ -46,7 +47,7 @@ def message_text(content: Any) -> str:
     stripped = text.strip()
     if stripped.startswith("{") and '"message"' in stripped:
         try:
-            value = json.loads(stripped)
+            value = loads_json(stripped)
         except json.JSONDecodeError:
             return text
         if isinstance(value, dict) and isinstance(value.get("message"), str):
@@ -56,13 +57,18 @@ def message_text(content: Any) -> str:
 
 def transcript_messages(
     raw_messages: Sequence[Any], dialogue_id: str
-) -> tuple[list[Message], list[TranscriptIssue]]:
+) -> tuple[list[Message], list[int], list[TranscriptIssue]]:
     """Messages in the contract's shape, and the non-JSON arguments found on the way.
+
+    Returns:
+        The messages (system messages left out), each one's index in ``raw_messages`` (so
+        that problems found later name the record's own field) and the issues.
 
     Raises:
         FieldError: A message is not an object, has an unknown role, or a call has no name.
     """
     messages: list[Message] = []
+    positions: list[int] = []
     issues: list[TranscriptIssue] = []
     for index, raw in enumerate(raw_messages):
         where = f"messages.{index}"
@@ -75,11 +81,18 @@ def transcript_messages(
             raise FieldError(f"{where}.role", f"unknown role {raw.get('role')!r}")
         turn = raw.get("turn_idx", raw.get("turn"))
         calls = []
-        for j, call in enumerate(raw.get("tool_calls") or []):
+        raw_calls = raw.get("tool_calls") or []
+        if not isinstance(raw_calls, list):
+            raise FieldError(f"{where}.tool_calls", "expected a list of tool calls")
+        for j, call in enumerate(raw_calls):
             parsed, issue = _tool_call(call, f"{where}.tool_calls.{j}", dialogue_id)
             calls.append(parsed)
             issues.extend([issue] if issue else [])
-        content = message_text(raw.get("content"))
+        # A tool result stays as logged: upstream's parameter rule reads its raw text.
+        content = (
+            _logged_text(raw.get("content")) if role == "tool" else message_text(raw.get("content"))
+        )
+        positions.append(index)
         messages.append(
             Message(
                 turn=int(turn) if isinstance(turn, int) and turn >= 0 else index,
@@ -90,7 +103,14 @@ def transcript_messages(
                 error=_is_error(raw, content) if role == "tool" else False,
             )
         )
-    return messages, issues
+    return messages, positions, issues
+
+
+def _logged_text(content: Any) -> str:
+    """A tool result's text as logged (JSON for a non-text value)."""
+    if content is None:
+        return ""
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
 def _tool_call(raw: Any, where: str, dialogue_id: str) -> tuple[ToolCall, TranscriptIssue | None]:
@@ -107,7 +127,7 @@ def _tool_call(raw: Any, where: str, dialogue_id: str) -> tuple[ToolCall, Transc
         return ToolCall(id=call_id, name=name, arguments=dict(arguments)), None
     raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
     try:
-        decoded = json.loads(raw_text) if isinstance(arguments, str) else arguments
+        decoded = loads_json(raw_text) if isinstance(arguments, str) else arguments
     except json.JSONDecodeError:
         decoded = None
     if isinstance(decoded, dict):
@@ -132,30 +152,55 @@ def _is_error(raw: Mapping[str, Any], content: str) -> bool:
     return content.strip().lower().startswith("error")
 
 
+#: Why unknown tools cannot be flagged in a transcript with no tool list (an honest "unknown").
+TOOLS_NOT_CHECKED = (
+    "tool names not checked: no tool list is known for this transcript (give it a 'tools' "
+    "list, a paper 002 domain (banking, retail, airline) or --tools)"
+)
+
+
 def transcript_issues(
-    messages: Sequence[Message], dialogue_id: str, schemas: Mapping[str, ToolSchema] | None
+    messages: Sequence[Message],
+    dialogue_id: str,
+    schemas: Mapping[str, ToolSchema] | None,
+    positions: Sequence[int] | None = None,
 ) -> list[TranscriptIssue]:
-    """Calls without a result, results without a call, and tools the schemas do not know."""
+    """Calls without a result, results without a call, and tools the schemas do not know.
+
+    Args:
+        messages: The transcript.
+        dialogue_id: Its id, for the issues.
+        schemas: The tools it could call; None when unknown (then one issue says the names
+            were not checked, rather than calling every tool unknown).
+        positions: Each message's index in the record's ``messages`` (default: the same).
+    """
+    at = list(positions) if positions is not None else list(range(len(messages)))
     results = {m.tool_call_id for m in messages if m.role == "tool"}
     calls: set[str] = set()
     issues = []
     for index, message in enumerate(messages):
         for j, call in enumerate(message.tool_calls):
             calls.add(call.id)
-            where = f"messages.{index}.tool_calls.{j}"
+            where = f"messages.{at[index]}.tool_calls.{j}"
             if call.id not in results:
                 text = f"no tool result for call {call.id!r} ({call.name})"
                 issues.append(TranscriptIssue(dialogue_id=dialogue_id, field=where, message=text))
             if schemas is not None and call.name not in schemas:
-                text = f"unknown tool {call.name!r} (not in the domain's tool list)"
+                text = f"unknown tool {call.name!r} (not in this transcript's tool list)"
                 issues.append(
                     TranscriptIssue(dialogue_id=dialogue_id, field=f"{where}.name", message=text)
                 )
+    if schemas is None and calls:
+        issues.append(
+            TranscriptIssue(dialogue_id=dialogue_id, field="tools", message=TOOLS_NOT_CHECKED)
+        )
     for index, message in enumerate(messages):
         if message.role == "tool" and message.tool_call_id not in calls:
             text = f"tool result {message.tool_call_id!r} answers no call"
             issues.append(
-                TranscriptIssue(dialogue_id=dialogue_id, field=f"messages.{index}", message=text)
+                TranscriptIssue(
+                    dialogue_id=dialogue_id, field=f"messages.{at[index]}", message=text
+                )
             )
     return issues
 
@@ -170,48 +215,104 @@ def persona_name(persona: Any, personas: Mapping[str, str]) -> str | None:
     for name, description in personas.items():
         if isinstance(description, str) and description.strip() == text:
             return name
-    return "custom-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    # surrogatepass: a name for any text the parser let through, never an encoding crash.
+    return "custom-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def task_spec(raw: Any, personas: Mapping[str, str] | None) -> TaskSpec:
     """A tau2 / AgentChangeBench task (or a flat ``{goals, action_sets, ...}``) as a TaskSpec.
 
     Raises:
-        FieldError: The task has no id or a malformed action set.
+        FieldError: The task has no id or a malformed part; the field is its path in the task
+            (``evaluation_criteria.action_sets.1.allowed_tools`` or, flat, ``action_sets.1...``).
     """
-    if not isinstance(raw, Mapping) or not str(raw.get("id") or raw.get("task_id") or ""):
-        raise FieldError("id", "a task needs an id")
-    scenario = as_mapping(raw.get("user_scenario")) or raw
+    if not isinstance(raw, Mapping):
+        raise FieldError("<record>", "a task must be a JSON object")
+    task_id = raw.get("id") or raw.get("task_id")
+    if not isinstance(task_id, str | int) or isinstance(task_id, bool) or not str(task_id):
+        raise FieldError("id", "a task needs an id (text or a whole number)")
+    scenario, at_scenario = _part(raw, "user_scenario")
     shifts = as_mapping(scenario.get("goal_shifts"))
-    criteria = as_mapping(raw.get("evaluation_criteria")) or raw
+    criteria, at_criteria = _part(raw, "evaluation_criteria")
     instructions = scenario.get("instructions")
     domain = instructions.get("domain") if isinstance(instructions, Mapping) else raw.get("domain")
-    goals = shifts.get("goals", raw.get("goals")) or []
+    if "goals" in shifts:
+        goals = _texts(shifts["goals"], f"{at_scenario}goal_shifts.goals")
+    else:
+        goals = _texts(raw.get("goals"), "goals")
     try:
         return TaskSpec(
-            task_id=str(raw.get("id") or raw.get("task_id")),
-            domain=str(domain) if domain else None,
+            task_id=str(task_id),
+            domain=str(domain) if isinstance(domain, str | int) and domain else None,
             persona=persona_name(scenario.get("persona"), personas or {}),
-            goals=[str(goal) for goal in goals],
+            goals=goals,
             required_shifts=shifts.get("required_shifts"),
-            action_sets=_action_sets(criteria),
-            communicate_info=[str(s) for s in criteria.get("communicate_info") or []],
-            nl_assertions=[str(s) for s in criteria.get("nl_assertions") or []],
+            action_sets=_action_sets(criteria, at_criteria),
+            communicate_info=_texts(
+                criteria.get("communicate_info"), f"{at_criteria}communicate_info"
+            ),
+            nl_assertions=_texts(criteria.get("nl_assertions"), f"{at_criteria}nl_assertions"),
         )
-    except ValidationError as exc:
+    except ValidationError as exc:  # required_shifts is the one field checked only here
         problem = exc.errors(include_url=False)[0]
-        raise FieldError(f"evaluation_criteria.{dotted(problem['loc'])}", problem["msg"]) from exc
+        raise FieldError(
+            f"{at_scenario}goal_shifts.{dotted(problem['loc'])}", problem["msg"]
+        ) from exc
 
 
-def _action_sets(criteria: Mapping[str, Any]) -> list[ActionSet]:
-    """``action_sets``; failing that, legacy tau2 ``actions`` as one allowed tool each."""
+def _part(raw: Mapping[str, Any], key: str) -> tuple[Mapping[str, Any], str]:
+    """tau2's nested part (``user_scenario``, ...) and its path prefix, or the flat task."""
+    part = as_mapping(raw.get(key))
+    return (part, f"{key}.") if part else (raw, "")
+
+
+def _texts(value: Any, where: str) -> list[str]:
+    """A list of texts (numbers are read as text); None is an empty list.
+
+    Raises:
+        FieldError: ``value`` is not a list, or an item is an object or a list.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise FieldError(where, "expected a list of texts")
+    for index, item in enumerate(value):
+        if isinstance(item, dict | list):
+            raise FieldError(f"{where}.{index}", "expected a text")
+    return [str(item) for item in value]
+
+
+def _action_sets(criteria: Mapping[str, Any], at: str) -> list[ActionSet]:
+    """``action_sets``; failing that, legacy tau2 ``actions`` as one allowed tool each.
+
+    Raises:
+        FieldError: An action set or action is malformed (``at`` prefixes the field).
+    """
     if criteria.get("action_sets"):
-        return [ActionSet.model_validate(item) for item in criteria["action_sets"]]
+        items = criteria["action_sets"]
+        if not isinstance(items, list):
+            raise FieldError(f"{at}action_sets", "expected a list of action sets")
+        sets = []
+        for index, item in enumerate(items):
+            try:
+                sets.append(ActionSet.model_validate(item))
+            except ValidationError as exc:
+                problem = exc.errors(include_url=False)[0]
+                where = f"{at}action_sets.{index}.{dotted(problem['loc'])}".rstrip(".")
+                raise FieldError(where, problem["msg"]) from exc
+        return sets
+    actions = criteria.get("actions") or []
+    if not isinstance(actions, list):
+        raise FieldError(f"{at}actions", "expected a list of actions")
     sets = []
-    for index, action in enumerate(criteria.get("actions") or []):
-        if not isinstance(action, Mapping) or not action.get("name"):
-            raise FieldError(f"evaluation_criteria.actions.{index}", "an action needs a name")
-        tool = AllowedTool(function_name=action["name"], params=action.get("arguments") or {})
+    for index, action in enumerate(actions):
+        name = action.get("name") if isinstance(action, Mapping) else None
+        if not isinstance(name, str) or not name:
+            raise FieldError(f"{at}actions.{index}", "an action needs a name")
+        arguments = action.get("arguments") or {}
+        if not isinstance(arguments, Mapping):
+            raise FieldError(f"{at}actions.{index}.arguments", "expected a JSON object")
+        tool = AllowedTool(function_name=name, params=dict(arguments))
         sets.append(ActionSet(action_id=str(action.get("action_id", index)), allowed_tools=[tool]))
     return sets
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.datasets.errors import DatasetFormatError
-from evals.goal_shift_schema import ToolSchema
+from evals.goal_shift_schema import ToolSchema, TranscriptIssue
 
 # name: (required parameters, optional parameters); paper 002 Appendix C.1.
 _Signature = tuple[tuple[str, ...], tuple[str, ...]]
@@ -160,19 +160,53 @@ def tool_schemas_from_definitions(definitions: Any) -> dict[str, ToolSchema]:
             raise ValueError(f"tool definition {key or index} is not an object")
         function = value.get("function", value)
         name = function.get("name", key) if isinstance(function, Mapping) else key
-        if not name:
-            raise ValueError(f"tool definition {index} has no name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"tool definition {key or index} has no name")
         parameters = function.get("parameters", function) if isinstance(function, Mapping) else {}
-        properties = parameters.get("properties") or {}
-        schemas[str(name)] = ToolSchema(
-            name=str(name),
+        properties = parameters.get("properties") or {} if isinstance(parameters, Mapping) else None
+        required = parameters.get("required") or [] if isinstance(parameters, Mapping) else None
+        # Checked here: a malformed definition must be a ValueError, never a crash.
+        if not isinstance(properties, Mapping) or not isinstance(required, list):
+            raise ValueError(f"tool definition {name!r}: parameters are not a JSON schema")
+        schemas[name] = ToolSchema(
+            name=name,
             properties={
                 str(p): dict(s) if isinstance(s, Mapping) else {} for p, s in properties.items()
             },
-            required=[str(p) for p in parameters.get("required") or []],
+            required=[str(p) for p in required],
             additional_properties=bool(parameters.get("additionalProperties", False)),
         )
     return schemas
+
+
+def line_tool_schemas(
+    raw: Mapping[str, Any],
+    dialogue_id: str,
+    explicit: Mapping[str, ToolSchema] | None,
+    run_schemas: Mapping[str, ToolSchema] | None,
+) -> tuple[Mapping[str, ToolSchema] | None, list[TranscriptIssue]]:
+    """The tools one JSON Lines transcript could call, most specific source first.
+
+    The line's own ``tools`` (definitions, in any shape :func:`tool_schemas_from_definitions`
+    reads), then ``explicit`` (the user's tool file), then the line's ``domain`` list of paper
+    002, then ``run_schemas`` (the run's domain). Unreadable ``tools`` are an issue, and the
+    next source is used.
+
+    Returns:
+        The schemas (None when no source knows the tools) and the issues found.
+    """
+    notes: list[TranscriptIssue] = []
+    if raw.get("tools") is not None:
+        try:
+            return tool_schemas_from_definitions(raw["tools"]), notes
+        except ValueError as exc:
+            message = f"not tool definitions ({exc}); ignored"
+            notes.append(TranscriptIssue(dialogue_id=dialogue_id, field="tools", message=message))
+    if explicit is not None:
+        return explicit, notes
+    domain = raw.get("domain")
+    line_domain = paper_tool_schemas(domain) if isinstance(domain, str) else None
+    return line_domain or run_schemas, notes
 
 
 def load_tool_schemas(path: str | Path) -> dict[str, ToolSchema]:

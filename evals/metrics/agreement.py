@@ -124,3 +124,55 @@ def fleiss_kappa(items: Sequence[Sequence[Hashable]]) -> float | None:
     ratings = raters * len(items)
     expected = sum((count / ratings) ** 2 for count in totals.values())
     return (observed - expected) / (1 - expected)
+
+
+def weighted_kappa(
+    a: Sequence[int | None],
+    b: Sequence[int | None],
+    *,
+    low: int = 1,
+    high: int = 10,
+    weights: str = "quadratic",
+) -> float | None:
+    """Cohen's weighted kappa (1968) of two raters on an ordinal scale ``low..high``.
+
+    kappa_w = 1 - sum(w * O) / sum(w * E), with O the observed and E the chance joint
+    distribution (the product of each rater's own marginals) over the items both rated, and
+    w_ij = ((i - j) / (high - low)) ** 2 (``quadratic``, as ProactiveEval reports its judges'
+    agreement) or ``|i - j| / (high - low)`` (``linear``). Scores outside the scale are clipped.
+
+    Args:
+        a: One rater's scores, ``None`` where it gave none.
+        b: The other's, aligned with ``a``.
+        low: The scale's lowest score.
+        high: The scale's highest score.
+        weights: ``quadratic`` or ``linear``.
+
+    Returns:
+        Kappa, at most 1; ``None`` when no item has both scores or when chance disagreement is
+        0 (both raters gave one and the same score throughout).
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length, the scale is empty or ``weights`` unknown.
+    """
+    if high <= low or weights not in ("quadratic", "linear"):
+        raise ValueError(f"bad weighted kappa settings: {low=}, {high=}, {weights=}")
+    pairs = [
+        (min(max(x, low), high) - low, min(max(y, low), high) - low)
+        for x, y in zip(a, b, strict=True)
+        if x is not None and y is not None
+    ]
+    if not pairs:
+        return None
+    span = high - low
+    power = 2 if weights == "quadratic" else 1
+    n = len(pairs)
+    count_a = Counter(x for x, _ in pairs)
+    count_b = Counter(y for _, y in pairs)
+    observed = sum((abs(x - y) / span) ** power for x, y in pairs) / n
+    expected = sum(
+        count_a[i] * count_b[j] * (abs(i - j) / span) ** power for i in count_a for j in count_b
+    ) / (n * n)
+    if expected == 0:
+        return None
+    return float(1 - observed / expected)

@@ -58,6 +58,9 @@ class EvaluationTally:
     shown: list[Drilldown] = field(default_factory=list)
     """The first records in full, for the report's drill-down."""
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    transcript_issues: list[dict[str, Any]] = field(default_factory=list)
+    """Every transcript's issues (unknown tools, orphan results, bad arguments, ...), whether
+    or not its goal-shift metrics ran."""
 
     def add(
         self, record: EvaluationRecord | RecordError, result: ThreadResult | None
@@ -67,6 +70,8 @@ class EvaluationTally:
             self.skipped.append(skipped_row(record))
             return []
         assert result is not None  # the runner pairs every record with its thread's result
+        if record.conversation is not None:
+            self.transcript_issues.extend(i.model_dump() for i in record.conversation.issues)
         line = self.line_for(record, result)
         self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
         if len(self.shown) < REPORT_RECORDS:
@@ -101,7 +106,11 @@ class EvaluationTally:
 
     def _add_suite(self, suite: str, record: EvaluationRecord, result: ThreadResult) -> Any:
         if suite == "goal_success":
-            return {"goals": self.goal_success.add(record.dialogue, result)}
+            goals = self.goal_success.add(record.dialogue, result)
+            segmentation = (result.output or {}).get("segmentation") or {}
+            if not goals and segmentation.get("reason"):  # no goals: say why, in the line
+                return {"goals": goals, "unsegmented_reason": segmentation["reason"]}
+            return {"goals": goals}
         if suite == "goal_tracking":
             scored = scored_result(record.atod or atod_view(record.dialogue), result)
             line, row = self.goal_tracking.add_scored(scored)
@@ -149,9 +158,14 @@ class EvaluationTally:
             for key in ("skipped", "failed"):
                 sections["goal_tracking"].pop(key, None)
         if "goal_shift" in self.ran:
+            with_issues = {issue["dialogue_id"] for issue in self.transcript_issues}
             sections["goal_shift"] = goal_shift_summary(self.shift_rows) | {
-                "counts": {"conversations": len(self.shift_rows)},
+                "counts": {
+                    "conversations": len(self.shift_rows),
+                    "conversations_with_issues": len(with_issues),
+                },
                 "judges": dict(self.judges["goal_shift"]),
+                "issues": self.transcript_issues,
             }
         if "memory" in self.ran:
             sections["memory"] = memory_summary(self.memory_lines) | {

@@ -6,8 +6,10 @@ Example:
     >>> section = goal_success_section(summary, goals, dialogues)  # doctest: +SKIP
     >>> write_report(Path("runs/report.html"), "todeval", [section])  # doctest: +SKIP
 
-A subsystem adds its own part by building a :class:`Section` (its body made with the helpers
-below and :func:`bar_chart`) and passing it to :func:`render_report` with the others.
+A subsystem adds its own part with a template of its own (``templates/<subsystem>.html.j2``,
+importing ``_macros.html.j2``): it hands :func:`render` data, charts from :func:`bar_chart`
+included, and passes the rendered :class:`Section` to :func:`render_report` with the others.
+Every template autoescapes, so no section escapes anything by hand.
 """
 
 from evals.report.goal_success import goal_success_section
@@ -16,7 +18,6 @@ from evals.report.page import (
     MISSING,
     Section,
     anchor_id,
-    figure,
     fmt_num,
     fmt_pct,
     num_html,
@@ -28,6 +29,7 @@ from evals.report.page import (
     write_report,
 )
 from evals.report.svg import Series, bar_chart
+from evals.report.templating import render
 
 __all__ = [
     "MISSING",
@@ -35,13 +37,13 @@ __all__ = [
     "Series",
     "anchor_id",
     "bar_chart",
-    "figure",
     "fmt_num",
     "fmt_pct",
     "goal_success_section",
     "goal_tracking_section",
     "num_html",
     "pct_html",
+    "render",
     "render_report",
     "shorten",
     "table",

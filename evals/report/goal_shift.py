@@ -5,26 +5,22 @@ plus ``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversa
 shows: the headline figures; a Table 10-style table per domain and per persona (TSR with its
 channels, TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer
 and median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
-task, dotted lines at 0.7 and 0.95); and GSRT per shift.
+task, dotted lines at 0.7 and 0.95); and GSRT per shift. Drawn by ``goal_shift.html.j2``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from html import escape
 from statistics import fmean, quantiles
 from typing import Any
 
-from evals.report.page import (
-    Section,
-    fmt_pct,
-    num_html,
-    pct_html,
-    skipped_records_html,
-    table,
-)
-from evals.report.svg import nice_ticks, svg_document, svg_text
+from markupsafe import Markup
+
+from evals.report.page import Section, fmt_num, fmt_pct
+from evals.report.svg import nice_ticks, svg_text
+from evals.report.svg_shapes import Circle, Line, Rect, Shape, svg_document
+from evals.report.templating import render
 
 SECTION_ID = "goal-shift"
 MAX_SHIFT_ROWS = 300
@@ -33,29 +29,38 @@ MAX_SHIFT_ROWS = 300
 Row = Mapping[str, Any]
 
 
-def _joined(source: Row, keys: Sequence[str], cell: Callable[[Any], str]) -> str:
-    return " / ".join(cell(source.get(key)) for key in keys)
+Cell = str | list[str]
+"""A table cell: text, or figures and separators written one after the other."""
 
 
-def _table10_row(label: str, s: Row) -> list[str]:
+def _pct2(value: Any) -> str:
+    return fmt_pct(value, 2)
+
+
+def _joined(source: Row, keys: Sequence[str], fmt: Callable[[Any], str]) -> list[str]:
+    parts = [fmt(source.get(key)) for key in keys]
+    return [part for i, text in enumerate(parts) for part in ([" / "] if i else []) + [text]]
+
+
+def _table10_row(label: str, s: Row) -> list[Cell]:
     channels, gsrt = s.get("tsr_channels") or {}, s.get("gsrt") or {}
-    tue_parts = _joined(s, ("tool_correctness", "param_validity"), lambda v: pct_html(v, 2))
-    tcrr_parts = _joined(s, ("tcrr_window", "tcrr_batch"), lambda v: pct_html(v, 2))
+    tue_parts = _joined(s, ("tool_correctness", "param_validity"), _pct2)
+    tcrr_parts = _joined(s, ("tcrr_window", "tcrr_batch"), _pct2)
     return [
-        escape(label),
-        escape(str(s.get("conversations", ""))),
-        pct_html(s.get("tsr"), 2),
-        _joined(channels, ("communicate_info", "action", "nl_assertion"), pct_html),
-        f"{pct_html(s.get('tue'), 2)} ({tue_parts})",
-        f"{pct_html(s.get('tcrr'), 2)} ({tcrr_parts})",
-        escape(f"{s.get('num_redundant', 0)}/{s.get('num_tool_calls', 0)}"),
-        f"{escape(str(gsrt.get('shifts', 0)))} / "
-        + _joined(gsrt, ("recovery_rate", "transfer_rate"), pct_html),
-        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: num_html(v, 1)),
-    ]
+        label,
+        str(s.get("conversations", "")),
+        _pct2(s.get("tsr")),
+        _joined(channels, ("communicate_info", "action", "nl_assertion"), fmt_pct),
+        [_pct2(s.get("tue")), " (", *tue_parts, ")"],
+        [_pct2(s.get("tcrr")), " (", *tcrr_parts, ")"],
+        f"{s.get('num_redundant', 0)}/{s.get('num_tool_calls', 0)}",
+        [str(gsrt.get("shifts", 0)), " / ",
+         *_joined(gsrt, ("recovery_rate", "transfer_rate"), fmt_pct)],
+        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: fmt_num(v, 1)),
+    ]  # fmt: skip
 
 
-def _group_rows(summary: Row, key: str) -> list[list[str]]:
+def _group_rows(summary: Row, key: str) -> list[list[Cell]]:
     return [_table10_row(name, group) for name, group in (summary.get(key) or {}).items()]
 
 
@@ -79,7 +84,7 @@ def box_plot(
     thresholds: Sequence[tuple[float, str]] = (),
     domain: tuple[float, float] = (0.0, 1.02),
     width: int = 680,
-) -> str:
+) -> Markup:
     """Horizontal box plots (quartiles, whiskers at 1.5 IQR, outliers as dots) as inline SVG.
 
     Args:
@@ -101,52 +106,44 @@ def box_plot(
         clipped = min(max(value, lo), hi)
         return left + (clipped - lo) / (hi - lo) * (right - left)
 
-    parts = []
+    parts: list[Shape] = []
     for tick in [t for t in nice_ticks(lo, min(hi, 1.0)) if lo <= t <= hi]:
         x = px(tick)
-        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#eee"/>')
+        parts.append(Line(x, top, x, bottom, "#eee"))
         parts.append(svg_text(x, bottom + 12, f"{tick:g}", anchor="middle"))
     for value, colour in thresholds:
         x = px(value)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="{colour}" '
-            'stroke-dasharray="3,3" stroke-width="1.5"/>'
-        )
+        parts.append(Line(x, top, x, bottom, colour, width=1.5, dash="3,3"))
     for i, (label, values) in enumerate(groups):
         mid = top + row_h * i + row_h / 2
         parts.append(svg_text(left - 6, mid, label, anchor="end"))
-        parts.append(_box(sorted(values), mid, px))
+        parts.extend(_box(sorted(values), mid, px))
     return svg_document(parts, title=title, width=width, height=bottom + 24)
 
 
-def _box(values: list[float], mid: float, px: Callable[[float], float]) -> str:
+def _box(values: list[float], mid: float, px: Callable[[float], float]) -> list[Shape]:
     if not values:
-        return svg_text(px(0.5), mid, "n/a", anchor="middle", cls="na")
+        return [svg_text(px(0.5), mid, "n/a", anchor="middle", cls="na")]
     q1, median, q3 = (
         quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
     )
     reach = 1.5 * (q3 - q1)
     inside = [v for v in values if q1 - reach <= v <= q3 + reach]
     low, high = min(inside), max(inside)
-    tip = escape(
+    tip = (
         f"n={len(values)} min={values[0]:.3f} q1={q1:.3f} median={median:.3f} "
         f"q3={q3:.3f} max={values[-1]:.3f} mean={fmean(values):.3f}"
     )
     h = 10
-    parts = [
-        f'<line x1="{px(low):.1f}" y1="{mid}" x2="{px(high):.1f}" y2="{mid}" stroke="#555"/>',
-        f'<rect x="{px(q1):.1f}" y="{mid - h:.1f}" width="{max(px(q3) - px(q1), 1):.1f}" '
-        f'height="{2 * h}" fill="#f4a6a0" stroke="#555"><title>{tip}</title></rect>',
-        f'<line x1="{px(median):.1f}" y1="{mid - h:.1f}" x2="{px(median):.1f}" '
-        f'y2="{mid + h:.1f}" stroke="#222" stroke-width="2"/>',
+    parts: list[Shape] = [
+        Line(px(low), mid, px(high), mid, "#555"),
+        Rect(px(q1), mid - h, max(px(q3) - px(q1), 1), 2 * h, "#f4a6a0", title=tip, stroke="#555"),
+        Line(px(median), mid - h, px(median), mid + h, "#222", width=2),
     ]
     parts += [
-        f'<circle cx="{px(v):.1f}" cy="{mid}" r="2.5" fill="#c44e4b">'
-        f"<title>{v:.3f}</title></circle>"
-        for v in values
-        if v not in inside
+        Circle(px(v), mid, 2.5, "#c44e4b", title=f"{v:.3f}") for v in values if v not in inside
     ]
-    return "".join(parts)
+    return parts
 
 
 def tue_components(rows: Sequence[Row]) -> list[tuple[str, list[float]]]:
@@ -166,35 +163,16 @@ def tue_components(rows: Sequence[Row]) -> list[tuple[str, list[float]]]:
     ]
 
 
-def _shift_rows(rows: Sequence[Row]) -> list[list[str]]:
-    out = []
-    for row in rows:
-        for shift in row.get("shifts") or []:
-            out.append(
-                [
-                    escape(str(row["task_id"])),
-                    escape(str(shift["turn"])),
-                    escape(f"{shift.get('from_goal')} → {shift.get('to_goal')}"),
-                    *(num_html(shift.get(k)) for k in ("ack", "tool", "outcome")),
-                    "yes" if shift.get("transferred_to_human") else "no",
-                    '<span class="badge ok">recovered</span>'
-                    if shift.get("recovered")
-                    else '<span class="badge bad">not recovered</span>',
-                ]
-            )
-    return out
-
-
-def _issues_html(summary: Row) -> str:
-    issues = summary.get("issues") or []
-    if not issues:
-        return skipped_records_html(summary)
-    rows = [
-        [escape(str(i.get(key))) for key in ("dialogue_id", "field", "message")]
-        for i in issues[:MAX_SHIFT_ROWS]
-    ]
-    note = f"<h3>Transcript issues ({len(issues)}; conversations still scored)</h3>"
-    return skipped_records_html(summary) + note + table(["conversation", "field", "issue"], rows)
+def _shift_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    return [
+        {"task": str(row["task_id"]), "turn": str(shift["turn"]),
+         "goals": f"{shift.get('from_goal')} → {shift.get('to_goal')}",
+         "turns": [fmt_num(shift.get(k)) for k in ("ack", "tool", "outcome")],
+         "transfer": "yes" if shift.get("transferred_to_human") else "no",
+         "recovered": bool(shift.get("recovered"))}
+        for row in rows
+        for shift in row.get("shifts") or []
+    ]  # fmt: skip
 
 
 _UPSTREAM_NOTE = "AgentChangeBench's code (TCRR pooled across conversations by turn number)"
@@ -217,25 +195,29 @@ def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
         f"{role}: {', '.join(map(str, used)) if isinstance(used, list) else used}"
         for role, used in (summary.get("judges") or {}).items()
     )
-    components = box_plot(
-        tue_components(rows),
-        title="TUE components",
-        thresholds=[(0.7, "#e0892b"), (0.95, "#c44e4b")],
-    )
-    body = [
-        f'<p class="note">Tool metrics: {escape(mode)}. Judges: {escape(judges)}.</p>',
-        "<h3>Efficiency, redundancy and recovery (Table 10 layout)</h3>",
-        table(_TABLE10_HEADERS, [_table10_row("all", summary), *_group_rows(summary, "by_domain")]),
-        "<h3>By persona (Table 7)</h3>",
-        table(_TABLE10_HEADERS, _group_rows(summary, "by_persona")),
-        "<h3>By goal sequence</h3>",
-        table(_TABLE10_HEADERS, _group_rows(summary, "by_goal_sequence")),
-        "<h3>TUE components (Fig. 2)</h3>",
-        components,
-        '<p class="note">Dotted lines: tail threshold 0.7 (orange) and ceiling 0.95 (red); '
-        "axis clipped to [0, 1.02].</p>",
-        f"<h3>GSRT per shift ({escape(str(gsrt.get('shifts', 0)))} shifts)</h3>",
-        table(_SHIFT_HEADERS, _shift_rows(rows)[:MAX_SHIFT_ROWS]),
-        _issues_html(summary),
-    ]
-    return Section(SECTION_ID, "Goal-shift robustness (AgentChangeBench)", overview, "".join(body))
+    issues = summary.get("issues") or []
+    body = render(
+        "goal_shift.html.j2",
+        mode=mode,
+        judges=judges,
+        headers=_TABLE10_HEADERS,
+        tables=[
+            ("Efficiency, redundancy and recovery (Table 10 layout)",
+             [_table10_row("all", summary), *_group_rows(summary, "by_domain")]),
+            ("By persona (Table 7)", _group_rows(summary, "by_persona")),
+            ("By goal sequence", _group_rows(summary, "by_goal_sequence")),
+        ],
+        components=box_plot(
+            tue_components(rows),
+            title="TUE components",
+            thresholds=[(0.7, "#e0892b"), (0.95, "#c44e4b")],
+        ),
+        shifts=str(gsrt.get("shifts", 0)),
+        shift_headers=_SHIFT_HEADERS,
+        shift_rows=_shift_rows(rows)[:MAX_SHIFT_ROWS],
+        issues=[[str(i.get(key)) for key in ("dialogue_id", "field", "message")]
+                for i in issues[:MAX_SHIFT_ROWS]],
+        n_issues=len(issues),
+        summary=summary,
+    )  # fmt: skip
+    return Section(SECTION_ID, "Goal-shift robustness (AgentChangeBench)", overview, body)

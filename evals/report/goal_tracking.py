@@ -6,34 +6,24 @@ its ``goals.jsonl`` lines, and shows: the headline figures (dGCR, NTC, detection
 accuracy, memory recall, latency, LLM calls), the key figures with the reason a figure is missing
 where one is known, detection F1 and status accuracy over normalised dialogue progress (Fig. 3),
 prompt tokens by utterance (Section 8.2), and a goal timeline per dialogue
-(:mod:`evals.report.goal_tracking_timeline`).
+(:mod:`evals.report.goal_tracking_timeline`). Drawn by ``goal_tracking.html.j2``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from html import escape
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines_html
-from evals.report.page import (
-    MISSING,
-    Section,
-    as_number,
-    figure,
-    fmt_num,
-    fmt_pct,
-    num_html,
-    pct_html,
-    skipped_records_html,
-    table,
-    value_html,
-)
+from evals.report.goal_tracking_confirmed import confirmed_goals
+from evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines
+from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
 from evals.report.svg import Series, line_chart
+from evals.report.templating import render
 
 __all__ = ["SECTION_ID", "goal_tracking_section"]
 
 _NO_GOLD = "needs gold annotations; no dialogue has them"
+_NO_CONFIRMED = "the gold confirms no outcome (SGD's NOTIFY_SUCCESS / NOTIFY_FAILURE per goal)"
 _GOLD_FIGURES = (
     "dgcr_gold",
     "ntc_gold",
@@ -41,6 +31,9 @@ _GOLD_FIGURES = (
     "goal_detection_recall",
     "goal_detection_f1",
     "status_accuracy",
+    "confirmed_status_accuracy",
+    "confirmed_completed_accuracy",
+    "confirmed_failed_accuracy",
     "memory_recall_accuracy",
 )
 _COSTS = (
@@ -51,13 +44,15 @@ _COSTS = (
     "prompt_tokens_per_turn",
     "completion_tokens_per_turn",
 )
-_MACRO = (
-    ("dGCR", "dgcr", pct_html),
-    ("NTC", "ntc", num_html),
-    ("detection F1", "goal_detection_f1", pct_html),
-    ("status accuracy", "status_accuracy", pct_html),
-    ("memory recall", "memory_recall_accuracy", pct_html),
+_MACRO: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    ("dGCR", "dgcr", fmt_pct),
+    ("NTC", "ntc", fmt_num),
+    ("detection F1", "goal_detection_f1", fmt_pct),
+    ("status accuracy", "status_accuracy", fmt_pct),
+    ("memory recall", "memory_recall_accuracy", fmt_pct),
 )
+Figure = dict[str, str | None]
+"""A figure for the template: its ``text``, and the ``reason`` it is missing when one is known."""
 
 
 def fmt_ms(value: Any) -> str:
@@ -77,6 +72,9 @@ def _reason(summary: Record, key: str) -> str | None:
                  "prerequisites met"),
         "ntc": ("n_completed_goals", "no goal was completed"),
         "status_accuracy": ("n_matched_goals", "no tracked goal matched a gold goal"),
+        "confirmed_status_accuracy": ("n_confirmed_goals", _NO_CONFIRMED),
+        "confirmed_completed_accuracy": ("n_confirmed_completed", _NO_CONFIRMED),
+        "confirmed_failed_accuracy": ("n_confirmed_failed", "the dialogues confirm no failure"),
         "memory_recall_accuracy": ("n_memory_queries", "no memory query was judged"),
     }  # fmt: skip
     if key == "proactivity_effectiveness":
@@ -90,17 +88,17 @@ def _reason(summary: Record, key: str) -> str | None:
     return None
 
 
-def _fig(summary: Record, key: str, fmt: Any = fmt_pct) -> str:
-    """A figure as HTML: its value, or a dash followed by the reason it is missing."""
+def _fig(summary: Record, key: str, fmt: Callable[[Any], str] = fmt_pct) -> Figure:
+    """A figure: its formatted value, and the reason it is missing when the summary tells."""
     value = summary.get(key)
     if key == "proactivity_effectiveness":
         value = (value or {}).get("value")
     text = fmt(value)
-    reason = _reason(summary, key) if text == MISSING else None
-    if reason is None:
-        return value_html(text)
-    note = escape(reason)
-    return f'<span class="na" title="{note}">{MISSING}</span> <span class="note">({note})</span>'
+    return {"text": text, "reason": _reason(summary, key) if text == MISSING else None}
+
+
+def _count(value: Any) -> Figure:
+    return {"text": fmt_num(value), "reason": None}
 
 
 def _overview(summary: Record) -> list[tuple[str, str]]:
@@ -123,59 +121,62 @@ def _judges(judges: Any) -> str:
         text = ", ".join(str(judge) for judge in judges)
     else:
         text = str(judges or "")
-    return escape(text) if text else value_html(MISSING)
+    return text or MISSING
 
 
-def _key_figures(summary: Record) -> str:
+def _key_figures(summary: Record) -> list[tuple[str, list[Figure]]]:
     counts, get, macro = summary.get("counts") or {}, summary.get, summary.get("macro") or {}
     proactivity = get("proactivity_effectiveness") or {}
+    n = _count
 
-    n = num_html
-
-    def f(key: str, fmt: Any = fmt_pct) -> str:
+    def f(key: str, fmt: Callable[[Any], str] = fmt_pct) -> Figure:
         return _fig(summary, key, fmt)
 
-    rows = [
-        ("dialogues / with gold / failed", n(counts.get("dialogues")), n(get("n_gold_dialogues")),
-         n(counts.get("failed_dialogues"))),
-        ("utterances / goals in memory / skipped records", n(counts.get("utterances")),
-         n(counts.get("goals")), n(counts.get("skipped_records"))),
-        ("dGCR: tracker / gold", f("dgcr"), f("dgcr_gold")),
-        ("decided / blocked / completed goals", n(get("n_decided_goals")),
-         n(get("n_blocked_goals")), n(get("n_completed_goals"))),
-        ("NTC (turns): tracker / gold", f("ntc", fmt_num), f("ntc_gold", fmt_num)),
-        ("goal detection precision / recall / F1", f("goal_detection_precision"),
-         f("goal_detection_recall"), f("goal_detection_f1")),
-        ("goals tracked / gold / matched (dialogues with gold)", n(get("n_pred_goals")),
-         n(get("n_gold_goals")), n(get("n_matched_goals"))),
-        ("status tracking accuracy", f("status_accuracy")),
-        ("memory recall accuracy / queries judged", f("memory_recall_accuracy"),
-         n(get("n_memory_queries"))),
-        ("proactivity effectiveness / actions / judged", f("proactivity_effectiveness"),
-         n(proactivity.get("n_actions")), n(proactivity.get("n_judged"))),
-        ("update latency p50 / p95 / mean", f("latency_ms_p50", fmt_ms),
-         f("latency_ms_p95", fmt_ms), f("latency_ms_mean", fmt_ms)),
+    return [
+        ("dialogues / with gold / failed", [n(counts.get("dialogues")), n(get("n_gold_dialogues")),
+         n(counts.get("failed_dialogues"))]),
+        ("utterances / goals in memory / skipped records", [n(counts.get("utterances")),
+         n(counts.get("goals")), n(counts.get("skipped_records"))]),
+        ("dGCR: tracker / gold", [f("dgcr"), f("dgcr_gold")]),
+        ("decided / blocked / completed goals", [n(get("n_decided_goals")),
+         n(get("n_blocked_goals")), n(get("n_completed_goals"))]),
+        ("NTC (turns): tracker / gold", [f("ntc", fmt_num), f("ntc_gold", fmt_num)]),
+        ("goal detection precision / recall / F1", [f("goal_detection_precision"),
+         f("goal_detection_recall"), f("goal_detection_f1")]),
+        ("goals tracked / gold / matched (dialogues with gold)", [n(get("n_pred_goals")),
+         n(get("n_gold_goals")), n(get("n_matched_goals"))]),
+        ("status tracking accuracy", [f("status_accuracy")]),
+        ("status accuracy on dialogue-confirmed goals: all / completed / failed",
+         [f("confirmed_status_accuracy"), f("confirmed_completed_accuracy"),
+          f("confirmed_failed_accuracy")]),
+        ("dialogue-confirmed goals / of them undetected", [n(get("n_confirmed_goals")),
+         n(get("n_confirmed_undetected"))]),
+        ("memory recall accuracy / queries judged", [f("memory_recall_accuracy"),
+         n(get("n_memory_queries"))]),
+        ("proactivity effectiveness / actions / judged", [f("proactivity_effectiveness"),
+         n(proactivity.get("n_actions")), n(proactivity.get("n_judged"))]),
+        ("update latency p50 / p95 / mean", [f("latency_ms_p50", fmt_ms),
+         f("latency_ms_p95", fmt_ms), f("latency_ms_mean", fmt_ms)]),
         ("LLM calls / prompt tokens / completion tokens per turn",
-         f("llm_calls_per_turn", fmt_num), f("prompt_tokens_per_turn", fmt_num),
-         f("completion_tokens_per_turn", fmt_num)),
+         [f("llm_calls_per_turn", fmt_num), f("prompt_tokens_per_turn", fmt_num),
+          f("completion_tokens_per_turn", fmt_num)]),
         ("per-dialogue means: " + ", ".join(name for name, _, _ in _MACRO),
-         *(cell(macro.get(key)) for _, key, cell in _MACRO)),
-        ("judges", _judges(get("judges"))),
+         [{"text": cell(macro.get(key)), "reason": None} for _, key, cell in _MACRO]),
+        ("judges", [{"text": _judges(get("judges")), "reason": None}]),
     ]  # fmt: skip
-    body = "".join(f"<tr><th>{escape(k)}</th><td>{' / '.join(v)}</td></tr>" for k, *v in rows)
-    return f'<h3>Key figures</h3><table class="meta"><tbody>{body}</tbody></table>'
 
 
 def _pct_axis(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
-def _progress_curve(summary: Record) -> str:
+def _progress_curve(summary: Record) -> dict[str, Any]:
+    """The curve's chart and values, or ``note``: why there is none."""
     curve = summary.get("progress_curve") or []
     points = [p for p in curve if as_number(p.get("progress")) is not None]
     if not points:
         reason = _NO_GOLD if summary.get("n_gold_dialogues") == 0 else "no dialogue had turns"
-        return f'<p class="note">No progress curve ({escape(reason)}).</p>'
+        return {"note": f"No progress curve ({reason})."}
     xs = [float(p["progress"]) for p in points]
     series = [
         Series(name, [as_number(p.get(key)) for p in points], [fmt_pct(p.get(key)) for p in points])
@@ -204,18 +205,16 @@ def _progress_curve(summary: Record) -> str:
         "status correct",
     ]
     rows = [
-        [_pct_axis(float(p["progress"])), *([num_html(p.get("turn"))] if with_turn else []),
-         *(pct_html(p.get(k)) for k in ("detection_f1", "status_accuracy")),
-         *(num_html(p.get(k)) for k in ("n_gold", "n_pred", "n_matched", "n_status_correct"))]
+        [_pct_axis(float(p["progress"])), *([fmt_num(p.get("turn"))] if with_turn else []),
+         *(fmt_pct(p.get(k)) for k in ("detection_f1", "status_accuracy")),
+         *(fmt_num(p.get(k)) for k in ("n_gold", "n_pred", "n_matched", "n_status_correct"))]
         for p in points
     ]  # fmt: skip
-    return (
-        figure(svg, caption)
-        + f"<details><summary>Curve values</summary>{table(headers, rows)}</details>"
-    )
+    return {"svg": svg, "caption": caption, "headers": headers, "rows": rows}
 
 
-def _prompt_tokens(summary: Record) -> str:
+def _prompt_tokens(summary: Record) -> dict[str, Any]:
+    """The chart of prompt tokens by utterance, or ``note``: why there is none."""
     by_turn = summary.get("prompt_tokens_by_turn") or {}
     points = sorted(
         (int(str(turn)), number)
@@ -223,9 +222,9 @@ def _prompt_tokens(summary: Record) -> str:
         if str(turn).strip().isdigit() and (number := as_number(value)) is not None
     )
     if not points:
-        return '<p class="note">No prompt token counts by turn.</p>'
+        return {"note": "No prompt token counts by turn."}
     if not any(tokens for _, tokens in points):
-        return '<p class="note">No prompt tokens by turn: no update sent a prompt.</p>'
+        return {"note": "No prompt tokens by turn: no update sent a prompt."}
     svg = line_chart(
         [float(turn) for turn, _ in points],
         [Series("mean prompt tokens", [tokens for _, tokens in points])],
@@ -233,11 +232,11 @@ def _prompt_tokens(summary: Record) -> str:
         fmt=lambda v: f"{v:,.0f}",
         x_fmt=lambda v: f"{v:g}",
     )
-    return figure(
-        svg,
+    caption = (
         "Mean prompt tokens of the tracker's update by utterance index (x; Section 8.2): "
-        "whether the prompt grows as the dialogue goes on.",
+        "whether the prompt grows as the dialogue goes on."
     )
+    return {"svg": svg, "caption": caption}
 
 
 def goal_tracking_section(
@@ -261,15 +260,13 @@ def goal_tracking_section(
         The section, with id ``goal-tracking``.
     """
     figures = {str(row.get("dialogue_id")): row for row in summary.get("dialogues") or []}
-    body = (
-        "<p>Goal tracking as ATOD-Eval scores it (paper 000): dGCR counts only goals whose "
-        "prerequisites are met, NTC is the turns from a goal's initiation to its completion, and "
-        "detection and status accuracy compare the tracker's memory with the gold goals.</p>"
-        + _key_figures(summary)
-        + "<h3>Plots</h3>"
-        + _progress_curve(summary)
-        + _prompt_tokens(summary)
-        + timelines_html(dialogues, figures, max_timelines)
-        + skipped_records_html(summary)
+    body = render(
+        "goal_tracking.html.j2",
+        key_figures=_key_figures(summary),
+        confirmed=confirmed_goals(summary),
+        curve=_progress_curve(summary),
+        tokens=_prompt_tokens(summary),
+        timelines=timelines(dialogues, figures, max_timelines),
+        summary=summary,
     )
     return Section(SECTION_ID, "Goal tracking", _overview(summary), body)

@@ -6,19 +6,22 @@ utterances alike), a coloured segment for each stretch of a status, read from th
 holds from the utterance it was entered at until the next entry, the last one until the end of
 the dialogue; ``not_mentioned`` is drawn as a gap. A dashed arrow runs from a prerequisite's
 completion to each goal that depends on it, and the row says ``depends on …``. The rest of the
-section (figures, curves) is :mod:`evals.report.goal_tracking`.
+section (figures, curves) is :mod:`evals.report.goal_tracking`; ``goal_tracking.html.j2`` draws
+the page around the charts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
+
+from markupsafe import Markup
 
 from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
 from evals.metrics.goal_tracking.task_completion import dgcr, turns_to_completion
-from evals.report.page import MISSING, anchor_id, num_html, pct_html, shorten
-from evals.report.svg import clip_label, legend, svg_document, svg_text
+from evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten
+from evals.report.svg import clip_label, legend, svg_text
+from evals.report.svg_shapes import Group, Line, Polygon, Rect, Shape, svg_document
 
 #: Id of the goal-tracking section; the ids of its timelines start with it.
 SECTION_ID = "goal-tracking"
@@ -96,28 +99,25 @@ def _label(goal: Record) -> tuple[str, str]:
     return label, tip
 
 
-def _row_label(goal: Record, top: float, deps: Sequence[str]) -> str:
+def _row_label(goal: Record, top: float, deps: Sequence[str]) -> Group:
     """The label left of a row, with ``depends on …`` under it when the goal has prerequisites."""
     label, tip = _label(goal)
     first = svg_text(
         _LABEL_W - 8, top + (9 if deps else _ROW / 2), clip_label(label, _LABEL_CHARS), anchor="end"
     )
     second = clip_label("depends on " + ", ".join(deps), _LABEL_CHARS)
-    second = svg_text(_LABEL_W - 8, top + 23, second, anchor="end", cls="na") if deps else ""
-    return f"<g><title>{escape(tip)}</title>{first}{second}</g>"
+    lines = [first, svg_text(_LABEL_W - 8, top + 23, second, anchor="end", cls="na")]
+    return Group(lines if deps else lines[:1], title=tip)
 
 
-def _arrow(x: float, y_from: float, y_to: float, tip: str) -> str:
+def _arrow(x: float, y_from: float, y_to: float, tip: str) -> Group:
     head = 5 if y_to > y_from else -5
-    return (
-        f'<g class="dependency"><title>{escape(tip)}</title>'
-        f'<line x1="{x:.2f}" y1="{y_from:.2f}" x2="{x:.2f}" y2="{y_to - head:.2f}" stroke="#444" '
-        f'stroke-width="1.2" stroke-dasharray="3 2"/><polygon points="{x - 4:.2f},'
-        f'{y_to - head:.2f} {x + 4:.2f},{y_to - head:.2f} {x:.2f},{y_to:.2f}" fill="#444"/></g>'
-    )
+    shaft = Line(x, y_from, x, y_to - head, "#444", width=1.2, dash="3 2")
+    tip_of = Polygon([(x - 4, y_to - head), (x + 4, y_to - head), (x, y_to)], "#444")
+    return Group([shaft, tip_of], title=tip, cls="dependency")
 
 
-def timeline_svg(dialogue: Record) -> str:
+def timeline_svg(dialogue: Record) -> Markup:
     """The Gantt-like chart of one dialogue's goals (see the module notes)."""
     goals, turns = list(dialogue.get("goals") or []), list(dialogue.get("turns") or [])
     histories = [status_history(goal, turns) for goal in goals]
@@ -129,13 +129,10 @@ def timeline_svg(dialogue: Record) -> str:
     def x_of(turn: int) -> float:
         return _LABEL_W + (turn - 1) * cell
 
-    parts = []
+    parts: list[Shape] = []
     for tick in _ticks(last_turn):
-        parts.append(
-            f'<line x1="{x_of(tick):.2f}" y1="{_AXIS - 4}" x2="{x_of(tick):.2f}" '
-            f'y2="{height - 4}" stroke="#e8e8e8"/>'
-            + svg_text(x_of(tick) + cell / 2, _AXIS / 2 - 1, str(tick), anchor="middle")
-        )
+        parts.append(Line(x_of(tick), _AXIS - 4, x_of(tick), height - 4, "#e8e8e8"))
+        parts.append(svg_text(x_of(tick) + cell / 2, _AXIS / 2 - 1, str(tick), anchor="middle"))
     rows = {str(goal.get("goal_id")): i for i, goal in enumerate(goals)}
     for i, (goal, history) in enumerate(zip(goals, histories, strict=True)):
         top, goal_id = _AXIS + i * _ROW, str(goal.get("goal_id"))
@@ -144,11 +141,10 @@ def timeline_svg(dialogue: Record) -> str:
         for first, last, status in segments(history, last_turn):
             where = f"utterance {first}" if first == last else f"utterances {first}–{last}"
             parts.append(
-                f'<rect class="seg" data-status="{escape(status)}" x="{x_of(first):.2f}" '
-                f'y="{top + (_ROW - _BAR) / 2:.2f}" width="{(last - first + 1) * cell:.2f}" '
-                f'height="{_BAR}" fill="{STATUS_COLORS.get(status, _OTHER)}">'
-                f"<title>{escape(f'{goal_id} {status}: {where}')}</title></rect>"
-            )
+                Rect(x_of(first), top + (_ROW - _BAR) / 2, (last - first + 1) * cell, _BAR,
+                     STATUS_COLORS.get(status, _OTHER), title=f"{goal_id} {status}: {where}",
+                     cls="seg", status=status)
+            )  # fmt: skip
         final = _status(goal.get("status")) if goal.get("status") is not None else MISSING
         right = _WIDTH - _STATUS_W + 4
         parts.append(svg_text(right, top + _ROW / 2, final))
@@ -163,15 +159,15 @@ def timeline_svg(dialogue: Record) -> str:
     return svg_document(parts, title=title, width=_WIDTH, height=height)
 
 
-def status_legend(extra: bool = False) -> str:
+def status_legend(extra: bool = False) -> Markup:
     """The status colours as a small SVG (with ``other`` when a status outside them occurs)."""
     names = [*TRACKED_STATUSES, *(["other"] if extra else [])]
     colors = [STATUS_COLORS.get(name, _OTHER) for name in names]
-    return svg_document([legend(names, colors)], title="Goal status colours", width=520, height=22)
+    return svg_document(legend(names, colors), title="Goal status colours", width=520, height=22)
 
 
-def _facts(dialogue: Record, figures: Record) -> str:
-    """Goals, dGCR and NTC of the dialogue's memory; detection and status from ``figures``."""
+def _facts(dialogue: Record, figures: Record) -> list[tuple[str, str]]:
+    """``(label, figure)`` pairs: goals, dGCR and NTC of the memory, detection and status."""
     goals = [g for g in dialogue.get("goals") or [] if isinstance(g, Mapping)]
     statuses = {str(g.get("goal_id")): g.get("status") for g in goals}
     prerequisites = {str(g.get("goal_id")): list(g.get("dependencies") or []) for g in goals}
@@ -180,36 +176,36 @@ def _facts(dialogue: Record, figures: Record) -> str:
     except (KeyError, TypeError, ValueError):
         ntc = None
     facts = [
-        f"{len(goals)} goal{'' if len(goals) == 1 else 's'}",
-        f"dGCR {pct_html(dgcr(statuses, prerequisites))}",
-        f"NTC {num_html(ntc)}",
+        (f"{len(goals)} goal{'' if len(goals) == 1 else 's'}", ""),
+        ("dGCR", fmt_pct(dgcr(statuses, prerequisites))),
+        ("NTC", fmt_num(ntc)),
     ]
-    facts += [
-        f"{name} {pct_html(figures.get(key))}"
+    return facts + [
+        (name, fmt_pct(figures.get(key)))
         for name, key in (("detection F1", "goal_detection_f1"), ("status acc.", "status_accuracy"))
         if key in figures
     ]
-    return " · ".join(facts)
 
 
-def _article(dialogue: Record, figures: Record, aid: str) -> str:
+def _article(dialogue: Record, figures: Record, aid: str) -> dict[str, Any]:
     goals, gold = dialogue.get("goals") or [], dialogue.get("gold")
     if isinstance(gold, Mapping):  # gold ids name the annotated goals, not the rows above
         finals = ", ".join(f"{goal_id} {_status(status)}" for goal_id, status in gold.items())
         plural = "" if len(gold) == 1 else "s"
-        gold_note = f"Gold final statuses ({len(gold)} annotated goal{plural}): {escape(finals)}."
+        gold_note = f"Gold final statuses ({len(gold)} annotated goal{plural}): {finals}."
     else:
         gold_note = "No gold annotations."
-    return (
-        f'<article class="timeline" id="{aid}"><h4>Dialogue '
-        f"{escape(str(dialogue.get('dialogue_id')))}</h4><p>{_facts(dialogue, figures)}</p>"
-        + (timeline_svg(dialogue) if goals else '<p class="note">No goal in memory.</p>')
-        + f'<p class="note gold">{gold_note}</p></article>'
-    )
+    return {
+        "anchor": aid,
+        "dialogue_id": str(dialogue.get("dialogue_id")),
+        "facts": _facts(dialogue, figures),
+        "svg": timeline_svg(dialogue) if goals else None,
+        "gold_note": gold_note,
+    }
 
 
-def timelines_html(dialogues: Sequence[Record], figures: Mapping[str, Record], cap: int) -> str:
-    """The legend, a timeline per dialogue (at most ``cap``) and a note on those left out.
+def timelines(dialogues: Sequence[Record], figures: Mapping[str, Record], cap: int) -> Any:
+    """The legend, a timeline per dialogue (at most ``cap``) and how many are left out.
 
     Args:
         dialogues: The lines of the run's ``goals.jsonl``.
@@ -217,7 +213,8 @@ def timelines_html(dialogues: Sequence[Record], figures: Mapping[str, Record], c
         cap: At most this many dialogues get a timeline.
 
     Returns:
-        The HTML, from the heading on.
+        ``count``, ``legend`` (SVG), ``articles`` (one per timeline), ``hidden`` and ``cap``,
+        for ``goal_tracking.html.j2``.
     """
     shown = list(dialogues[: max(cap, 0)])
     statuses = {
@@ -226,28 +223,17 @@ def timelines_html(dialogues: Sequence[Record], figures: Mapping[str, Record], c
         for goal in d.get("goals") or []
         for _, status in status_history(goal, d.get("turns") or [])
     }
-    parts = [
-        f'<h3 id="{SECTION_ID}-timelines">Goal timelines ({len(dialogues)} dialogues)</h3>'
-        "<p>One row per goal in the tracker's memory, x = utterance; a status holds from the "
-        "utterance it was entered at to the next change. A dashed arrow runs from a "
-        "prerequisite's completion to the goal that depends on it; the right column is the "
-        "goal's final status. Gold goals keep their own ids (the tracker's are matched to them "
-        "only for the figures), so their final statuses are listed under each chart.</p>",
-        status_legend(bool(statuses - {*STATUS_COLORS, "not_mentioned"})),
-    ]
-    seen: set[str] = set()
+    articles, seen = [], set[str]()
     for i, dialogue in enumerate(shown):
         did = str(dialogue.get("dialogue_id"))
         aid = anchor_id(f"{SECTION_ID}-d", did)
         aid = anchor_id(f"{SECTION_ID}-d", f"{did}#{i}") if aid in seen else aid
         seen.add(aid)
-        parts.append(_article(dialogue, figures.get(did) or {}, aid))
-    if not dialogues:
-        parts.append('<p class="note">No dialogues.</p>')
-    if len(dialogues) > len(shown):
-        hidden = len(dialogues) - len(shown)
-        parts.append(
-            f'<p class="note cap">{hidden} more dialogue{"" if hidden == 1 else "s"} not shown '
-            f"(max_timelines={cap}).</p>"
-        )
-    return "".join(parts)
+        articles.append(_article(dialogue, figures.get(did) or {}, aid))
+    return {
+        "count": len(dialogues),
+        "legend": status_legend(bool(statuses - {*STATUS_COLORS, "not_mentioned"})),
+        "articles": articles,
+        "hidden": len(dialogues) - len(shown),
+        "cap": cap,
+    }

@@ -2,30 +2,25 @@
 
 It reads a memory run's summary (:func:`evals.metrics.memory.scores.memory_summary` plus ``judges``)
 and its item lines (``todeval memory eval``'s ``items.jsonl``), and shows: the headline
-figures; retrieval (Recall@3/5/10, hit@5), response (slot accuracy, JGA, BLEU, ROUGE-L) and
-repair (DTE, S.R.) tables; DTE per item as a histogram; and the items whose confirmation missed
-a gold slot, with what the reader wrote.
+figures, each beside its ceiling ("slot accuracy 52.0% of a ceiling 61.0%": the share of gold
+values recoverable before repair, :mod:`evals.metrics.memory.ceiling`); retrieval (Recall@3/5/10,
+hit@5), response (slot accuracy, JGA, their ceilings, BLEU, ROUGE-L) and repair (DTE beside its
+floor, S.R.) tables; where the recoverable values were (memory, the context) and how many the
+responses stated; DTE per item as a histogram; and the items whose confirmation missed a gold
+slot, with what the reader wrote and how much of the item was recoverable. Drawn by
+``memory.html.j2``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 from evals.outputs import fmt_figure
-from evals.report.page import (
-    Section,
-    figure,
-    fmt_num,
-    fmt_pct,
-    num_html,
-    pct_html,
-    shorten,
-    table,
-)
+from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, shorten
 from evals.report.svg import Series, bar_chart
+from evals.report.templating import render
 
 SECTION_ID = "memory"
 MAX_MISSED_ITEMS = 100
@@ -34,10 +29,10 @@ MAX_MISSED_ITEMS = 100
 Row = Mapping[str, Any]
 
 
-def _dte_chart(lines: Sequence[Row]) -> str:
+def _dte_chart(lines: Sequence[Row]) -> dict[str, Any] | None:
     counts = Counter(int(line["dte"]) for line in lines if line.get("dte") is not None)
     if not counts:
-        return '<p class="note">No repair loop ran, so there is no DTE to plot.</p>'
+        return None
     turns = list(range(1, max(counts) + 1))
     chart = bar_chart(
         [str(t) for t in turns],
@@ -46,84 +41,78 @@ def _dte_chart(lines: Sequence[Row]) -> str:
         horizontal=False,
         fmt=lambda v: f"{v:.0f}",
     )
-    return figure(chart, "System turns from the confirmation on (1 = the confirmation was right)")
+    caption = "System turns from the confirmation on (1 = the confirmation was right)"
+    return {"svg": chart, "caption": caption}
 
 
 def _missed_rows(lines: Sequence[Row]) -> list[list[str]]:
     rows = []
     for line in lines:
-        jga = (line.get("scores") or {}).get("jga")
+        scores = line.get("scores") or {}
+        jga = scores.get("jga")
         if jga is None or jga >= 1.0:
             continue
         goal = ", ".join(f"{k}={v}" for k, v in (line.get("task_goal") or {}).items())
         rows.append(
-            [
-                escape(str(line.get("eval_id"))),
-                escape(str(line.get("intent"))),
-                escape(shorten(goal, 160)),
-                escape(shorten(line.get("response"), 200)),
-                num_html(line.get("dte"), 0),
-            ]
-        )
+            [str(line.get("eval_id")), str(line.get("intent")), shorten(goal, 160),
+             shorten(line.get("response"), 200), fmt_pct(scores.get("slot_accuracy"), 0),
+             fmt_pct(scores.get("slot_ceiling"), 0), fmt_num(line.get("dte"), 0)]
+        )  # fmt: skip
     return rows
+
+
+def of_ceiling(value: Any, ceiling: Any, *, word: str = "ceiling") -> str:
+    """``"52.0% of a ceiling 61.0%"`` (the figure alone when the ceiling is unknown)."""
+    figure = fmt_pct(value)
+    return figure if as_number(ceiling) is None else f"{figure} of a {word} {fmt_pct(ceiling)}"
+
+
+def _ceiling(summary: Row) -> dict[str, str] | None:
+    """Where the recoverable gold values were and how many the responses stated.
+
+    None when there is no ceiling: the items were scored without their memory and context.
+    """
+    if as_number(summary.get("slot_ceiling_pooled")) is None:
+        return None
+    keys = ("slot_ceiling_pooled", "slot_ceiling_memory", "slot_ceiling_context",
+            "ceiling_reached", "slots_guessed")  # fmt: skip
+    return {key: fmt_pct(summary.get(key)) for key in keys}
 
 
 def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
     """The report section of one memory run (see the module docstring)."""
+    dte, floor = summary.get("dte"), summary.get("dte_floor")
     overview = [
         ("Recall@5", fmt_pct(summary.get("recall_at_5"))),
-        ("slot accuracy", fmt_pct(summary.get("slot_accuracy"))),
-        ("JGA", fmt_pct(summary.get("jga"))),
-        ("DTE", fmt_num(summary.get("dte"))),
+        ("slot accuracy", of_ceiling(summary.get("slot_accuracy"), summary.get("slot_ceiling"))),
+        ("JGA", of_ceiling(summary.get("jga"), summary.get("jga_ceiling"))),
+        ("DTE", fmt_num(dte) + ("" if as_number(floor) is None else f" (floor {fmt_num(floor)})")),
         ("S.R.", fmt_pct(summary.get("success_rate"))),
     ]
-    judges = "; ".join(f"{role}: {spec}" for role, spec in (summary.get("judges") or {}).items())
+    get = summary.get
     missed = _missed_rows(lines)
-    body = [
-        f'<p class="note">{escape(str(summary.get("items", 0)))} items. Judges: '
-        f"{escape(judges)}.</p>",
-        "<h3>Memory retrieval</h3>",
-        table(
-            ["Recall@3", "Recall@5", "Recall@10", "hit@5"],
-            [
-                [
-                    pct_html(summary.get(k))
-                    for k in ("recall_at_3", "recall_at_5", "recall_at_10", "hit_at_5")
-                ]
-            ],
-        ),  # fmt: skip
-        "<h3>Confirmation response</h3>",
-        table(
-            ["slot accuracy", "JGA", "BLEU", "ROUGE-L", "GPT-4 score"],
-            [
-                [
-                    pct_html(summary.get("slot_accuracy")),
-                    pct_html(summary.get("jga")),
-                    num_html(summary.get("bleu")),
-                    num_html(summary.get("rouge_l")),
-                    num_html(summary.get("gpt4_score")),
-                ]
-            ],
-        ),
-        f'<p class="note">{escape(str(summary.get("gpt4_score_reason") or ""))}</p>',
-        "<h3>Proactive slot repair</h3>",
-        table(
-            ["repair loops", "DTE", "S.R."],
-            [
-                [
-                    num_html(summary.get("repair_loops"), 0),
-                    num_html(summary.get("dte")),
-                    pct_html(summary.get("success_rate")),
-                ]
-            ],
-        ),
-        _dte_chart(lines),
-        f"<h3>Items whose confirmation missed a gold slot ({len(missed)})</h3>",
-        table(["item", "intent", "gold slots", "confirmation", "DTE"], missed[:MAX_MISSED_ITEMS])
-        if missed
-        else '<p class="note">Every confirmation stated every gold slot.</p>',
-    ]
-    return Section(SECTION_ID, "Memory and slot repair (MAP / MS-TOD)", overview, "".join(body))
+    body = render(
+        "memory.html.j2",
+        items=str(get("items", 0)),
+        judges="; ".join(f"{role}: {spec}" for role, spec in (get("judges") or {}).items()),
+        retrieval=[[fmt_pct(get(k)) for k in ("recall_at_3", "recall_at_5", "recall_at_10",
+                                                "hit_at_5")]],
+        response=[
+            ["per item (mean)", *(fmt_pct(get(k)) for k in ("slot_accuracy", "slot_ceiling",
+                                                             "jga", "jga_ceiling"))],
+            ["pooled over gold slots", fmt_pct(get("slot_accuracy_pooled")),
+             fmt_pct(get("slot_ceiling_pooled")), MISSING, MISSING],
+        ],
+        ceiling=_ceiling(summary),
+        generation=[[fmt_num(get(k)) for k in ("bleu", "rouge_l", "gpt4_score")]],
+        gpt4_score_reason=str(get("gpt4_score_reason") or ""),
+        repair=[[fmt_num(get("repair_loops"), 0), fmt_num(dte), fmt_num(floor),
+                 fmt_pct(get("success_rate"))]],
+        dte_chart=_dte_chart(lines),
+        missed=missed[:MAX_MISSED_ITEMS],
+        n_missed=len(missed),
+    )  # fmt: skip
+    return Section(SECTION_ID, "Memory and slot repair (MAP / MS-TOD)", overview, body)
 
 
 ABLATION_FIGURES = (
@@ -131,8 +120,11 @@ ABLATION_FIGURES = (
     "recall_at_5",
     "recall_at_10",
     "slot_accuracy",
+    "slot_ceiling",
     "jga",
+    "jga_ceiling",
     "dte",
+    "dte_floor",
     "success_rate",
     "bleu",
     "rouge_l",

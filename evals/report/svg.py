@@ -5,8 +5,9 @@ with a value label on every bar, an axis with round ticks and a legend when ther
 one series. A value that could not be computed (``None``) gets no bar and an ``n/a`` label at the
 baseline: it is never drawn as 0. Bars start at 0, so negative values (a Cohen's kappa below
 chance) extend the other way. Another draws lines over numeric x positions (a curve over
-dialogue progress or turns), broken where a value is ``None``. Every text is escaped; the SVG is
-meant to be embedded in HTML.
+dialogue progress or turns), broken where a value is ``None``. The charts only place shapes
+(:mod:`evals.report.svg_shapes`); ``svg.svg.j2`` writes them, escaping every text, and the
+``<svg>`` it returns is meant to be embedded in HTML.
 """
 
 from __future__ import annotations
@@ -14,12 +15,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
+
+from markupsafe import Markup
+
+from evals.report.svg_shapes import (
+    Circle,
+    Group,
+    Line,
+    Polyline,
+    Rect,
+    Shape,
+    Swatch,
+    Text,
+    svg_document,
+)
 
 PALETTE: tuple[str, ...] = ("#3b6fb6", "#e0892b", "#4f9a4a", "#8d5ba6", "#c44e4b", "#6c7a89")
 """Series colours, in order (colour-blind friendly enough and readable in greyscale print)."""
 
-_FONT = 12
 _CHAR_W = 6.6  # rough width of one character at 12px in a sans-serif font
 _BAR = 18  # thickness of one bar
 _GAP = 10  # space between two categories
@@ -81,13 +94,9 @@ def _check_lengths(series: Sequence[Series], n: int, per: str) -> None:
             raise ValueError(f"series {s.name!r} needs one value per {per}")
 
 
-def svg_text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = "") -> str:
-    """An escaped SVG ``<text>`` at (x, y); ``cls="na"`` draws it grey and italic."""
-    style = ' fill="#888" font-style="italic"' if cls == "na" else ""
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" '
-        f'dominant-baseline="central"{style}>{escape(text)}</text>'
-    )
+def svg_text(x: float, y: float, text: str, *, anchor: str = "start", cls: str = "") -> Text:
+    """A text at (x, y); ``cls="na"`` draws it grey and italic."""
+    return Text(x, y, text, anchor, na=cls == "na")
 
 
 def clip_label(text: str, chars: int) -> str:
@@ -105,7 +114,7 @@ def bar_chart(
     fmt: Callable[[float], str] = _plain,
     width: int = 680,
     plot_height: int = 220,
-) -> str:
+) -> Markup:
     """An SVG bar chart, one bar per category and series.
 
     Args:
@@ -120,7 +129,7 @@ def bar_chart(
         plot_height: Height of the plot area of a vertical chart.
 
     Returns:
-        The ``<svg>`` element as a string.
+        The ``<svg>`` element (Markup rendered by ``svg.svg.j2``).
 
     Raises:
         ValueError: If a series does not have one value (and label) per category.
@@ -168,13 +177,10 @@ def bar_chart(
 
     axis_end = top + len(categories) * band if horizontal else start + len(categories) * band
     axis_start = top if horizontal else start
-    parts: list[str] = []
+    parts: list[Shape] = []
     for t in ticks:
         (x1, y1), (x2, y2) = at(pos(t), axis_start), at(pos(t), axis_end)
-        colour = "#999" if t == 0 else "#e3e3e3"
-        parts.append(
-            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}"/>'
-        )
+        parts.append(Line(x1, y1, x2, y2, "#999" if t == 0 else "#e3e3e3"))
         tx, ty = (pos(t), axis_end + 12) if horizontal else (start - 6, pos(t))
         parts.append(svg_text(tx, ty, fmt(t), anchor="middle" if horizontal else "end"))
     for i, category in enumerate(categories):
@@ -186,7 +192,7 @@ def bar_chart(
         clipped = svg_text(
             cx, cy, clip_label(category, int(chars)), anchor="end" if horizontal else "middle"
         )
-        parts.append(f"<g><title>{escape(category)}</title>{clipped}</g>")
+        parts.append(Group([clipped], title=category))
         for k, s in enumerate(series):
             value, middle = s.values[i], group + (k + 0.5) * thickness
             away = 1 if horizontal else -1  # the direction of growing values on screen
@@ -199,39 +205,25 @@ def bar_chart(
             a0, a1 = sorted((pos(0), pos(value)))
             x, y = at(a0, group + k * thickness + 1)
             w, h = at(a1 - a0, thickness - 2)
-            tip = escape(f"{category} · {s.name}: {labels[k][i]}")
-            parts.append(
-                f'<rect x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" '
-                f'fill="{colors[k]}"><title>{tip}</title></rect>'
-            )
+            tip = f"{category} · {s.name}: {labels[k][i]}"
+            parts.append(Rect(x, y, w, h, colors[k], title=tip))
             outward = away if value >= 0 else -away
             x, y = at(pos(value) + outward * (4 if horizontal else 9), middle)
             anchor = ("start" if outward > 0 else "end") if horizontal else "middle"
             parts.append(svg_text(x, y, labels[k][i], anchor=anchor))
     if len(series) > 1:
-        parts.append(legend([s.name for s in series], colors))
+        parts.extend(legend([s.name for s in series], colors))
     return svg_document(parts, title=title, width=width, height=height)
 
 
-def legend(names: Sequence[str], colors: Sequence[str]) -> str:
+def legend(names: Sequence[str], colors: Sequence[str]) -> list[Shape]:
     """Swatches and names in a row along the top edge."""
-    parts, x = [], 4.0
+    parts: list[Shape] = []
+    x = 4.0
     for name, color in zip(names, colors, strict=True):
-        parts.append(f'<rect x="{x:.1f}" y="5" width="12" height="12" fill="{color}"/>')
-        parts.append(svg_text(x + 16, 11, name))
+        parts += [Swatch(x, color), svg_text(x + 16, 11, name)]
         x += 16 + len(name) * _CHAR_W + 18
-    return "".join(parts)
-
-
-def svg_document(parts: Sequence[str], *, title: str, width: float, height: float) -> str:
-    """The chart's ``<svg>`` element around ``parts``, with an accessible title."""
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{width:.0f}" '
-        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" font-size="{_FONT}" '
-        f'font-family="system-ui, sans-serif" fill="#222"><title>{escape(title)}</title>'
-        + "".join(parts)
-        + "</svg>"
-    )
+    return parts
 
 
 def line_chart(
@@ -245,7 +237,7 @@ def line_chart(
     x_fmt: Callable[[float], str] = _plain,
     width: int = 680,
     plot_height: int = 200,
-) -> str:
+) -> Markup:
     """An SVG line chart: one line per series over shared x positions, a dot at each point.
 
     A ``None`` value gets no dot and breaks its line (it is never drawn as 0). Each dot has a
@@ -264,7 +256,7 @@ def line_chart(
         plot_height: Height of the plot area.
 
     Returns:
-        The ``<svg>`` element as a string.
+        The ``<svg>`` element (Markup rendered by ``svg.svg.j2``).
 
     Raises:
         ValueError: If a series does not have one value (and label) per x.
@@ -284,40 +276,29 @@ def line_chart(
     def py(y: float) -> float:
         return bottom - (y - y_ticks[0]) / (y_ticks[-1] - y_ticks[0]) * plot_height
 
-    parts = []
+    parts: list[Shape] = []
     for t in y_ticks:
         colour = "#999" if t == y_ticks[0] else "#e3e3e3"
-        parts.append(
-            f'<line x1="{left:.1f}" y1="{py(t):.1f}" x2="{right:.1f}" y2="{py(t):.1f}" '
-            f'stroke="{colour}"/>' + svg_text(left - 6, py(t), fmt(t), anchor="end")
-        )
+        parts.append(Line(left, py(t), right, py(t), colour))
+        parts.append(svg_text(left - 6, py(t), fmt(t), anchor="end"))
     for t in x_ticks:
-        parts.append(
-            f'<line x1="{px(t):.1f}" y1="{top:.1f}" x2="{px(t):.1f}" y2="{bottom:.1f}" '
-            f'stroke="#f0f0f0"/>' + svg_text(px(t), bottom + 12, x_fmt(t), anchor="middle")
-        )
-    radius, dots = (3.5 if len(xs) <= 30 else 2.0), []
+        parts.append(Line(px(t), top, px(t), bottom, "#f0f0f0"))
+        parts.append(svg_text(px(t), bottom + 12, x_fmt(t), anchor="middle"))
+    radius, dots = (3.5 if len(xs) <= 30 else 2.0), list[Shape]()
     for s, color in zip(series, colors, strict=True):
-        runs: list[list[str]] = [[]]  # stretches of consecutive values, split at each None
+        runs: list[list[tuple[float, float]]] = [[]]  # consecutive values, split at each None
         for j, (x, value) in enumerate(zip(xs, s.values, strict=True)):
             if value is None:
                 runs.append([])
                 continue
-            runs[-1].append(f"{px(x):.2f},{py(value):.2f}")
-            tip = escape(f"{x_fmt(x)} · {s.name}: {s.labels[j] if s.labels else fmt(value)}")
-            dots.append(
-                f'<circle cx="{px(x):.2f}" cy="{py(value):.2f}" r="{radius}" fill="{color}">'
-                f"<title>{tip}</title></circle>"
-            )
-        parts.extend(
-            f'<polyline points="{" ".join(run)}" fill="none" stroke="{color}" stroke-width="2"/>'
-            for run in runs
-            if len(run) > 1
-        )
+            runs[-1].append((px(x), py(value)))
+            tip = f"{x_fmt(x)} · {s.name}: {s.labels[j] if s.labels else fmt(value)}"
+            dots.append(Circle(px(x), py(value), radius, color, title=tip))
+        parts.extend(Polyline(run, color) for run in runs if len(run) > 1)
     parts.extend(dots)
     if not dots:
         middle = (left + right) / 2, top + plot_height / 2
         parts.append(svg_text(*middle, "n/a", anchor="middle", cls="na"))
     if len(series) > 1:
-        parts.append(legend([s.name for s in series], colors))
+        parts.extend(legend([s.name for s in series], colors))
     return svg_document(parts, title=title, width=width, height=bottom + 24)

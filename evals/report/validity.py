@@ -2,13 +2,13 @@
 
 Reads the ``validity`` entries of a summary (``graphs.corpus.validity.figure_validity``): per
 figure its judges and their validity cards. A figure decided by a weak judge, or by one that was
-never checked against labels, is named on the report's first screen.
+never checked against labels, is named on the report's first screen. These functions give the
+data; ``_validity.html.j2`` draws it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 from typing import Any
 
 from evals.metrics.record_metrics import METRICS
@@ -32,24 +32,28 @@ def _headline(card: Row) -> str:
     return f"{', '.join(parts)} on {check['data']} (n={check['n']})"
 
 
-def validity_html(entry: Row | None) -> str:
-    """One figure's judges and their cards' headline figures, weak ones marked."""
+def validity_view(entry: Row | None) -> dict[str, Any]:
+    """One figure's judges for the ``decided_by`` macro: a note, or each judge's card headline.
+
+    Returns:
+        ``{"note": text}`` when no judge is named (empty text when nothing is known), else
+        ``{"judges": [{"spec", "weak", "headline"}]}`` with ``headline`` None for a judge never
+        checked against labels.
+    """
     if not entry:
-        return ""
+        return {"note": ""}
     if not entry.get("judges"):
-        return escape(str(entry.get("note", "")))
-    items = []
-    for spec, card in (entry.get("cards") or {}).items():
-        if card is None:
-            items.append(f"<b>{escape(spec)}</b>: not checked against labels")
-            continue
-        flag = ' <span class="bad">weak</span>' if card.get("weak") else ""
-        items.append(f"<b>{escape(spec)}</b>{flag}: {escape(_headline(card))}")
-    return "<br>".join(items)
+        return {"note": str(entry.get("note", ""))}
+    judges = [
+        {"spec": str(spec), "weak": bool(card and card.get("weak")),
+         "headline": _headline(card) if card is not None else None}
+        for spec, card in (entry.get("cards") or {}).items()
+    ]  # fmt: skip
+    return {"judges": judges}
 
 
-def validity_warning_html(validity: Row, values: Row) -> str:
-    """A warning naming the figures decided by weak or unchecked judges (empty if none)."""
+def validity_warnings(validity: Row, values: Row) -> dict[str, list[str]]:
+    """The labels of shown figures decided by weak judges, and by judges never checked."""
     shown = [name for name in METRICS if name in values and name in validity]
     weak = [METRICS[name].label for name in shown if validity[name].get("weak")]
     unchecked = [
@@ -57,16 +61,4 @@ def validity_warning_html(validity: Row, values: Row) -> str:
         for name in shown
         if validity[name].get("unchecked") and not validity[name].get("weak")
     ]
-    parts = []
-    if weak:
-        parts.append(
-            "<b>Decided by judges that agree poorly with people</b> (their cards below): "
-            + escape(", ".join(weak))
-            + ". Read these figures as rough."
-        )
-    if unchecked:
-        parts.append(
-            "<b>Decided by judges not checked against labels</b> (an LLM, or a local judge "
-            "without a card yet): " + escape(", ".join(unchecked)) + "."
-        )
-    return "".join(f'<p class="warn">{part}</p>' for part in parts)
+    return {"weak": weak, "unchecked": unchecked}

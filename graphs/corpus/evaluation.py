@@ -33,16 +33,23 @@ from evals.report.evaluation import figures_section, records_section
 from evals.schema import RecordError
 from graphs.corpus.goal_shift import goal_shift_judges
 from graphs.corpus.goal_success import corpus_routes, goal_success_judges
-from graphs.corpus.job import CorpusJob, Progress, Stream, finish, no_progress, run_job
+from graphs.corpus.job import (
+    CorpusJob,
+    Progress,
+    RunStats,
+    Stream,
+    finish,
+    no_progress,
+    run_job,
+    start_run,
+)
 from graphs.corpus.validity import figure_validity
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from graphs.remote_runner import run_corpus_remote
 from nodes.context import Context
 from nodes.goal_shift.judges import check_goal_shift_judges
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_success.judges import segmenter, teachers
 from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.judges.accounting import ACCOUNTING
 from nodes.memory.bank import bank_for
 from nodes.memory.judges.memory_judger import memory_judger
 from stores.memory_bank import collection_for
@@ -63,9 +70,8 @@ def check_judges(context: Context, suites: Sequence[Suite]) -> None:
         JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError: see the roles.
     """
     if "goal_success" in suites:
-        segmentation_judge(context.segmentation_judge, context.llm_max_retries)
-        for spec in context.teachers:
-            turn_quality_teacher(spec, context.llm_max_retries)
+        segmenter(context)
+        teachers(context)
     if "goal_tracking" in suites:
         goal_extractor(context.goal_extraction_judge, context.schema_path)
     if "goal_shift" in suites:
@@ -124,15 +130,15 @@ def judge_preparer(
     The graph's nodes get the same (cached) judges, so they find the vectors ready; about
     twice as fast as one small batch per dialogue.
     """
-    segmenter = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
-    teachers = [turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers]
+    segmentation = segmenter(context)
+    panel = teachers(context)
     extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
 
     def prepare(records: Sequence[EvaluationRecord]) -> None:
         dialogues = [record.dialogue for record in records]
         if "goal_success" in suites:
-            segmenter.prepare(dialogues)
-            for teacher in teachers:
+            segmentation.prepare(dialogues)
+            for teacher in panel:
                 teacher.prepare(dialogues)
         if "goal_tracking" in suites:
             extractor.prepare([text for record in records for text in _utterances(record)])
@@ -189,6 +195,7 @@ def evaluate_corpus(
     """
     inputs = list(zip(sources, detect_kinds(sources), strict=True))
     context = run_context(context, inputs, limit)
+    start_run(context)
     check_judges(context, suites)
     tally = EvaluationTally(
         evaluation_judges(context),
@@ -228,7 +235,7 @@ def evaluate_corpus(
             api_key=os.environ.get("LANGGRAPH_API_KEY"),
         )
 
-    elapsed = run_job(
+    stats = run_job(
         job,
         context,
         out=out,
@@ -236,10 +243,9 @@ def evaluate_corpus(
         progress=progress,
         stream=remote if server is not None else None,
     )
-    summary = _summary(inputs, context, suites, tally, checkpoints)
+    summary = _summary(inputs, context, suites, tally, checkpoints) | stats.details()
     summary["validity"] = figure_validity(context, summary["metrics"])
-    summary["elapsed_s"] = round(elapsed, 2)
-    _finish_report(out, summary, tally)
+    _finish_report(out, summary, tally, stats)
     return summary
 
 
@@ -254,18 +260,20 @@ def _summary(
     failed = [{"record_id": x["record_id"], "error": x["error"]} for x in lines if x["error"]]
     paused = [x["record_id"] for x in lines if x["status"] == "paused"]
     sections = tally.summaries()
+    issues = (sections.get("goal_shift") or {}).get("issues") or []
     return {
         "metrics": corpus_values(line["metrics"] for line in lines),
         "sections": sections,
         "judges": {suite: section.get("judges") for suite, section in sections.items()},
-        "llm_usage": ACCOUNTING.snapshot(),
         "counts": {
             "records": len(lines),
             "by_suite": {suite: tally.records_in(suite) for suite in suites},
             "skipped_records": len(tally.skipped),
             "failed_records": len(failed),
             "paused_records": len(paused),
+            "transcript_issues": len(issues),
         },
+        "transcript_issues": issues,
         "skipped": tally.skipped,
         "failed": failed,
         "paused": paused,
@@ -278,7 +286,9 @@ def _summary(
     }
 
 
-def _finish_report(out: Path, summary: dict[str, Any], tally: EvaluationTally) -> None:
+def _finish_report(
+    out: Path, summary: dict[str, Any], tally: EvaluationTally, stats: RunStats
+) -> None:
     """summary.json and one offline page: every figure, each subsystem's section, the records."""
     lines = [line for line, _ in tally.shown]
     dialogues = {line["record_id"]: dialogue for line, dialogue in tally.shown}
@@ -286,6 +296,7 @@ def _finish_report(out: Path, summary: dict[str, Any], tally: EvaluationTally) -
     finish(
         out,
         summary,
+        stats,
         title="todeval: evaluation",
         sections=[
             figures_section(summary),

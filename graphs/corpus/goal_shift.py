@@ -21,7 +21,15 @@ from evals.goal_shift_schema import Conversation
 from evals.metrics.goal_shift.summary import Compat, goal_shift_summary, retention_drop
 from evals.metrics.goal_shift.tally import GoalShiftTally
 from evals.report.goal_shift import goal_shift_section
-from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_details, run_job
+from graphs.corpus.job import (
+    CorpusJob,
+    Progress,
+    RunStats,
+    finish,
+    no_progress,
+    run_job,
+    start_run,
+)
 from graphs.goal_shift import build_goal_shift_graph
 from nodes.context import Context
 from nodes.goal_shift.judges import check_goal_shift_judges
@@ -74,7 +82,7 @@ def score_run(
     checkpoints: str | None = None,
     limit: int | None = None,
     progress: Progress = no_progress,
-) -> tuple[GoalShiftTally, float]:
+) -> tuple[GoalShiftTally, RunStats]:
     """Run every conversation's thread; the tally and the seconds it took."""
     schemas = (
         {name: schema.model_dump() for name, schema in goal_run.tool_schemas.items()}
@@ -98,8 +106,8 @@ def score_run(
         lines_file="conversations.jsonl",
         unit="conversation",
     )
-    elapsed = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
-    return tally, elapsed
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    return tally, stats
 
 
 def goal_shift_corpus(
@@ -133,8 +141,9 @@ def goal_shift_corpus(
     Returns:
         The summary (as written to ``summary.json``).
     """
+    start_run(context)
     check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
-    tally, elapsed = score_run(
+    tally, stats = score_run(
         goal_run, context, out=out, checkpoints=checkpoints, limit=limit, progress=progress
     )
     summary = (
@@ -144,7 +153,7 @@ def goal_shift_corpus(
             "tools": goal_run.tools_origin,
             "run": {"input": str(source), "facts": goal_run.facts, "context": asdict(context)},
         }
-        | run_details(elapsed)
+        | stats.details()
     )
     if clean is not None:
         clean_tally, _ = score_run(clean, context, out=None, checkpoints=checkpoints, limit=limit)
@@ -153,6 +162,7 @@ def goal_shift_corpus(
     finish(
         out,
         summary,
+        stats,
         title="todeval: goal-shift robustness",
         sections=[goal_shift_section(summary, tally.rows)],
         meta={"input": str(source), "compat": compat, "tools": goal_run.tools_origin},

@@ -21,12 +21,19 @@ from evals.metrics.goal_success.tally import GoalSuccessTally, SegmentationTally
 from evals.outputs import write_json
 from evals.report.goal_success import goal_success_section
 from evals.schema import Dialogue, routes_used
-from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_details, run_job
+from graphs.corpus.job import (
+    CorpusJob,
+    Progress,
+    finish,
+    no_progress,
+    publish,
+    run_job,
+    start_run,
+)
 from graphs.corpus.validity import figure_validity
 from graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
 from nodes.context import Context
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_success.judges import segmenter, teachers
 from nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 
 SUBSYSTEM = "goal_success"
@@ -67,12 +74,13 @@ def goal_success_corpus(
     Returns:
         The summary (as written to ``summary.json``).
     """
-    segmenter = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
-    teachers = [turn_quality_teacher(spec, context.llm_max_retries) for spec in context.teachers]
+    start_run(context)
+    segmentation = segmenter(context)
+    panel = teachers(context)
 
     def prepare(dialogues: Sequence[Dialogue]) -> None:
-        segmenter.prepare(dialogues)
-        for teacher in teachers:
+        segmentation.prepare(dialogues)
+        for teacher in panel:
             teacher.prepare(dialogues)
 
     tally = GoalSuccessTally(read_audits(out / "verdicts.jsonl"))
@@ -86,7 +94,8 @@ def goal_success_corpus(
         lines_file="goals.jsonl",
         prepare=prepare,
     )
-    elapsed = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    elapsed = stats.elapsed_s
     summary = (
         tally.summary(goal_success_judges(context))
         | {
@@ -100,7 +109,7 @@ def goal_success_corpus(
             },
         }
         | {"validity": figure_validity(context, ["gsr"])}
-        | run_details(elapsed)
+        | stats.details()
         | {
             "goals_per_s": round(tally.n_goals / elapsed, 1) if elapsed > 0 else None,
             "outputs": {name: str(out / name) for name in ("goals.jsonl", "report.html")},
@@ -109,6 +118,7 @@ def goal_success_corpus(
     finish(
         out,
         summary,
+        stats,
         title="todeval: Goal Success Rate",
         sections=[goal_success_section(summary, tally.report_goals, tally.report_dialogues)],
         meta={
@@ -139,7 +149,8 @@ def segmentation_corpus(
     Returns:
         The summary (as written to ``summary.json``).
     """
-    judge = segmentation_judge(context.segmentation_judge, context.llm_max_retries)
+    start_run(context)
+    judge = segmenter(context)
     tally = SegmentationTally()
     job = CorpusJob(
         subsystem=SEGMENTATION,
@@ -151,16 +162,18 @@ def segmentation_corpus(
         lines_file="segments.jsonl",
         prepare=judge.prepare,
     )
-    elapsed = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    elapsed = stats.elapsed_s
     summary = (
         {"subsystem": SEGMENTATION, "input": str(source), "format": fmt}
         | tally.summary(context.segmentation_judge)
         | {"context": asdict(context)}
-        | run_details(elapsed)
+        | stats.details()
         | {
             "turns_per_s": round(tally.turns / elapsed, 1) if elapsed > 0 else None,
             "outputs": {"segments": str(out / "segments.jsonl")},
         }
     )
+    publish(stats)
     write_json(out / "summary.json", summary)
     return summary

@@ -21,7 +21,14 @@ from evals.datasets.sgd_schema import schema_beside
 from evals.goal_tracking_schema import AtodDialogue
 from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
 from evals.report.goal_tracking import goal_tracking_section
-from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_details, run_job
+from graphs.corpus.job import (
+    CorpusJob,
+    Progress,
+    finish,
+    no_progress,
+    run_job,
+    start_run,
+)
 from graphs.goal_tracking import build_goal_tracking_graph
 from nodes.context import Context
 from nodes.goal_tracking.judges.goal_extraction import goal_extractor
@@ -76,6 +83,7 @@ def goal_tracking_corpus(
         found = schema_beside(source)
         if found is not None:  # goals named as SGD's gold names them
             context = replace(context, schema_path=str(found))
+    start_run(context)
     goal_extractor(context.goal_extraction_judge, context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
     tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
@@ -88,15 +96,16 @@ def goal_tracking_corpus(
         tally=tally,
         lines_file="goals.jsonl",
     )
-    elapsed = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     summary = (
         tally.summary(goal_tracking_judges(context))
         | {"subsystem": SUBSYSTEM, "run": {"input": str(source), "context": asdict(context)}}
-        | run_details(elapsed)
+        | stats.details()
     )
     finish(
         out,
         summary,
+        stats,
         title="todeval: goal tracking",
         sections=[goal_tracking_section(summary, tally.shown, max_timelines=REPORT_TIMELINES)],
         meta={

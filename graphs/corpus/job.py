@@ -1,17 +1,24 @@
 """One subsystem graph over a corpus: the chain every corpus command shares.
 
 checkpointer -> compile -> :func:`~graphs.runner.run_corpus` -> tally (one record's result into
-its output lines) -> the lines file; then :func:`finish` writes ``summary.json`` and
-``report.html``. Each subsystem's module in this package builds a :class:`CorpusJob` (its graph,
+its output lines) -> the lines file, staged as ``<name>.partial``; then :func:`finish` writes
+``summary.json`` and ``report.html`` and puts all three in place by renames, so a run killed at
+any point leaves the previous run's outputs whole and together (and a ``.partial`` beside them).
+A record whose id and content repeat an earlier record's is run once and counted; one that
+reuses an earlier id with other content is skipped with the reason.
+
+Each subsystem's module in this package builds a :class:`CorpusJob` (its graph,
 records, graph input and tally) and its summary; the CLI only passes a progress bar.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -20,12 +27,14 @@ from langgraph.graph import StateGraph
 from pydantic import BaseModel
 
 from evals.outputs import jsonl_line, write_json
+from evals.report.llm_usage import llm_usage_section
 from evals.report.page import Section, write_report
 from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.runner import prepared_in_chunks, run_corpus
+from graphs.runner import prepared_in_chunks, record_id, run_corpus
 from nodes.context import Context
 from nodes.judges.accounting import ACCOUNTING
+from nodes.judges.limits import LIMITS, configure_llm, policy_for
 from stores.checkpoint import open_checkpointer
 
 R = TypeVar("R", bound=BaseModel)
@@ -79,6 +88,42 @@ class CorpusJob(Generic[R]):
     max_concurrency: int = 1
 
 
+@dataclass
+class RunStats:
+    """What a corpus run noticed besides its figures."""
+
+    elapsed_s: float = 0.0
+    duplicates: list[str] = field(default_factory=list)
+    """Ids of records that repeated an earlier record exactly (run once)."""
+    unanswered: list[str] = field(default_factory=list)
+    """Ids of records with LLM labels left null by failed or refused calls (asked next run)."""
+    staged: Path | None = None
+    """The lines file as written so far (``<name>.partial``), until :func:`publish` renames it."""
+
+    def published(self) -> Path | None:
+        """Where the lines file goes."""
+        return None if self.staged is None else self.staged.with_suffix("")
+
+    def details(self) -> dict[str, Any]:
+        """The summary's account of the run: LLM usage and time, duplicates, unanswered calls."""
+        return {
+            "llm_usage": ACCOUNTING.snapshot(),
+            "llm_usage_by_judge": ACCOUNTING.by_judge(),
+            "llm_spent": LIMITS.spent(),
+            "elapsed_s": round(self.elapsed_s, 2),
+            "duplicate_records": {"count": len(self.duplicates), "ids": self.duplicates[:50]},
+            "unanswered_records": {
+                "count": len(self.unanswered),
+                "ids": self.unanswered[:50],
+                "note": "LLM calls failed or were refused (limits, budget, dry run): their "
+                "labels are null with the reason; re-run the same command to ask them again "
+                "(answers already received come from the cache)"
+                if self.unanswered
+                else "",
+            },
+        }
+
+
 def run_job(
     job: CorpusJob[R],
     context: Context,
@@ -87,7 +132,7 @@ def run_job(
     checkpoints: str | None,
     progress: Progress = no_progress,
     stream: Callable[[BaseCheckpointSaver[str]], Stream] | None = None,
-) -> float:
+) -> RunStats:
     """Run (or read back) every record's thread and write its lines as it finishes.
 
     Args:
@@ -100,22 +145,55 @@ def run_job(
             evaluation's remote runner); default: the job's graph in this process.
 
     Returns:
-        The seconds the run took.
+        The run's statistics; the lines file is staged until :func:`finish` or :func:`publish`.
     """
-    ACCOUNTING.reset()
-    started = time.perf_counter()
+    started = time.perf_counter()  # LLM counters run from start_run: a run may be two jobs
+    stats = RunStats()
+    job = _with_distinct_ids(job, stats)
     lines: AbstractContextManager[Any] = nullcontext()
     if out is not None and job.lines_file is not None:
         out.mkdir(parents=True, exist_ok=True)
-        lines = (out / job.lines_file).open("w", encoding="utf-8")
+        stats.staged = out / f"{job.lines_file}.partial"
+        lines = stats.staged.open("w", encoding="utf-8")
     with open_checkpointer(checkpoints) as saver, lines as lines_out:
         results = stream(saver) if stream is not None else _in_process(job, context, saver)
         for record, result in progress(results, job.subsystem, job.unit):
             written = job.tally.add(record, result)
+            if result is not None and result.unanswered:
+                stats.unanswered.append(result.dialogue_id)
             if lines_out is not None:
                 lines_out.writelines(jsonl_line(line) for line in written)
                 lines_out.flush()  # a killed run leaves whole lines behind
-    return time.perf_counter() - started
+    stats.elapsed_s = time.perf_counter() - started
+    return stats
+
+
+def _with_distinct_ids(job: CorpusJob[R], stats: RunStats) -> CorpusJob[R]:
+    """The job over its records with exact repeats dropped (counted) and id clashes skipped."""
+
+    def distinct() -> Iterator[R | RecordError]:
+        seen: dict[str, str] = {}
+        for record in job.records:
+            if isinstance(record, RecordError):
+                yield record
+                continue
+            name = record_id(record)
+            digest = hashlib.sha256(record.model_dump_json().encode()).hexdigest()
+            if name not in seen:
+                seen[name] = digest
+                yield record
+            elif seen[name] == digest:
+                stats.duplicates.append(name)
+            else:
+                yield RecordError(
+                    file="(inputs)",
+                    dialogue_id=name,
+                    field="id",
+                    message="an earlier record has this id with other content; only the "
+                    "first was evaluated (give each record its own id)",
+                )
+
+    return replace(job, records=distinct())
 
 
 def _in_process(job: CorpusJob[R], context: Context, saver: BaseCheckpointSaver[str]) -> Stream:
@@ -134,20 +212,39 @@ def _in_process(job: CorpusJob[R], context: Context, saver: BaseCheckpointSaver[
     )
 
 
-def run_details(elapsed_s: float) -> dict[str, Any]:
-    """What every summary records about the run itself: LLM usage and time."""
-    return {"llm_usage": ACCOUNTING.snapshot(), "elapsed_s": round(elapsed_s, 2)}
+def start_run(context: Context) -> None:
+    """Before a run builds its judges: its LLM policy installed, the counters reset."""
+    configure_llm(policy_for(context))
+    ACCOUNTING.reset()
+
+
+def publish(stats: RunStats) -> None:
+    """Put the staged lines file in place (one rename)."""
+    target = stats.published()
+    if stats.staged is not None and target is not None and stats.staged.exists():
+        os.replace(stats.staged, target)
 
 
 def finish(
     out: Path,
     summary: Mapping[str, Any],
+    stats: RunStats,
     *,
     title: str,
     sections: Sequence[Section],
     meta: Mapping[str, str],
 ) -> None:
-    """Write ``summary.json`` and ``report.html`` (each whole, through a rename)."""
+    """Write ``summary.json`` and ``report.html`` and publish the lines, as one step.
+
+    Both files are written under temporary names first; then the lines, the summary and the
+    report are renamed into place one after another, so a crash while writing leaves the last
+    run's three files together.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "summary.json", summary)
-    write_report(out / "report.html", title, sections, meta=meta)
+    staged_summary, staged_report = out / ".summary.json.partial", out / ".report.html.partial"
+    write_json(staged_summary, summary)
+    usage = llm_usage_section(summary)
+    write_report(staged_report, title, [*sections, *([usage] if usage else [])], meta=meta)
+    publish(stats)
+    os.replace(staged_summary, out / "summary.json")
+    os.replace(staged_report, out / "report.html")

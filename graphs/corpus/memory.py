@@ -3,8 +3,9 @@
 :func:`memory_corpus` stores each individual's sessions in the memory bank (the context's bank
 builder), runs the memory graph on every evaluation item (one checkpointed thread per item:
 plan with memory, write the confirmation, repair its slots with a simulated user) and scores it:
-Recall@k, slot accuracy, JGA, DTE, success rate, BLEU, ROUGE-L. :func:`memory_ablation` runs the
-paper's comparison grid (:func:`ablation_grid`) over the same items.
+Recall@k, slot accuracy, JGA, DTE, success rate, BLEU, ROUGE-L, the GPT-4 score.
+:func:`memory_ablation` runs the retrieval x judger grid (:func:`ablation_grid`) and
+:func:`memory_baselines` the paper's comparison settings (:data:`BASELINES`) over the same items.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_
 from evals.memory_schema import MemoryBench, MemoryEvalRecord
 from evals.metrics.memory.tally import MemoryTally
 from evals.schema import RecordError
-from graphs.corpus.job import CorpusJob, Progress, no_progress, run_details, run_job
+from graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
 from graphs.memory import build_memory_graph
 from nodes.context import Context
-from nodes.memory.bank import bank_for
+from nodes.memory.bank import store_for
+from nodes.memory.settings import Source, memory_setting
 from nodes.memory.state import MemoryOutput
 
 SUBSYSTEM = "memory"
@@ -60,6 +62,8 @@ def memory_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str,
         "service": (item.model_extra or {}).get("domain"),
         "context": [turn.model_dump() for turn in item.context],
         "task_goal": dict(item.task_goal),
+        "reference_response": item.reference_response,
+        "relevant_session_ids": list(item.relevant_session_ids),
         "persona": persona | {"seed": seed},
     }
 
@@ -67,6 +71,8 @@ def memory_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str,
 def configuration(context: Context, persona: dict[str, Any]) -> dict[str, Any]:
     """The settings a memory run reports beside its figures."""
     return {
+        "setting": context.memory_setting,
+        "activation": context.memory_activation,
         "retrieval": context.memory_retrieval,
         "judger": context.memory_judger,
         "alpha": context.alpha,
@@ -74,6 +80,8 @@ def configuration(context: Context, persona: dict[str, Any]) -> dict[str, Any]:
         "selected": context.memory_selected,
         "refine": context.refine_memory,
         "reader": context.reader_judge,
+        "scorer": context.scorer_judge,
+        "summarizer": context.memory_summarizer,
         "planner": context.memory_planner,
         "bank_builder": context.memory_bank_builder,
         "repair_agent": context.repair_agent,
@@ -89,7 +97,7 @@ def memory_corpus(
     context: Context,
     *,
     out: Path | None,
-    agreeableness: str = "high",
+    disclosure: str = "high",
     checkpoints: str | None = None,
     progress: Progress = no_progress,
 ) -> dict[str, Any]:
@@ -100,9 +108,10 @@ def memory_corpus(
     Returns:
         The summary (the caller writes it).
     """
-    persona = {"agreeableness": agreeableness}
-    bank = bank_for(context)
-    tally = MemoryTally(bank.units)
+    start_run(context)
+    persona = {"disclosure": disclosure}
+    store = store_for(context, memory_setting(context.memory_setting).source)
+    tally = MemoryTally(store.units if store is not None else lambda _individual: [])
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_memory_graph(),
@@ -113,8 +122,9 @@ def memory_corpus(
         lines_file="items.jsonl",
         unit="item",
     )
-    elapsed = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
-    details = run_details(elapsed)
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    publish(stats)
+    details = stats.details()
     return (
         tally.summary()
         | {"seconds": details["elapsed_s"], "configuration": configuration(context, persona)}
@@ -143,11 +153,77 @@ def ablation_grid(context: Context) -> list[tuple[str, Context]]:
     return grid
 
 
+BASELINES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("MAP", "Tables 3-4 (w/ MAP)", {}),
+    (
+        "MAP, per-QA activation",
+        "(todeval: QA units ranked one by one)",
+        {"memory_activation": "qa"},
+    ),
+    ("MAP w/o judger", "Fig. 6", {"memory_judger": "none"}),
+    ("MAP w/o refinement", "Table 6", {"refine_memory": False}),
+    ("hybrid RAG, QA units", "Fig. 4, App. D.2", {"memory_setting": "qa_rag"}),
+    ("current session context", "Table 1", {"memory_setting": "current_session"}),
+    ("full conversation context", "Table 1; Table 3 (w/o MAP)", {"memory_setting": "full_context"}),
+    ("BM25 retrieval", "Table 1", {"memory_setting": "dialogue_rag", "memory_retrieval": "bm25"}),
+    (
+        "embedding retrieval",
+        "Table 1",
+        {"memory_setting": "dialogue_rag", "memory_retrieval": "dense"},
+    ),
+    (
+        "hybrid retrieval",
+        "Table 1",
+        {"memory_setting": "dialogue_rag", "memory_retrieval": "hybrid"},
+    ),
+    ("summaries (ChatCite)", "Table 4, App. D.1", {"memory_setting": "summary"}),
+    ("hybrid RAG, summaries", "Fig. 5", {"memory_setting": "summary_rag"}),
+    ("oracle (relevant dialogues)", "Table 1", {"memory_setting": "oracle"}),
+    (
+        "oracle (relevant QA units)",
+        "(todeval: perfect activation)",
+        {"memory_setting": "oracle_qa"},
+    ),
+)
+"""The comparison rows: label, where the paper has it, and the context fields it changes.
+
+Every row keeps the run's reader, judges and retrieval mode unless it names its own; the
+``dialogue_rag`` rows are Table 1's retrieval of historical dialogues by each mode.
+"""
+
+BASELINE_SOURCES: tuple[Source, ...] = ("dialogue", "summary")
+"""The whole-session memory :data:`BASELINES` read (fill it before running them)."""
+
+
+def memory_baselines(
+    records: Sequence[MemoryEvalRecord],
+    context: Context,
+    *,
+    disclosure: str = "high",
+    checkpoints: str | None = None,
+    progress: Progress = no_progress,
+) -> list[dict[str, Any]]:
+    """Every row of :data:`BASELINES` over the items (no item lines written).
+
+    The banks must hold the QA units and :data:`BASELINE_SOURCES`
+    (:func:`nodes.memory.bank.fill_banks` with ``sources=BASELINE_SOURCES``).
+    """
+    rows = []
+    for label, paper, fields in BASELINES:
+        config = replace(context, **({"memory_setting": "map"} | fields))
+        summary = memory_corpus(
+            records, config, out=None, disclosure=disclosure, checkpoints=checkpoints,
+            progress=progress,
+        )  # fmt: skip
+        rows.append(summary | {"configuration": label, "paper": paper})
+    return rows
+
+
 def memory_ablation(
     records: Sequence[MemoryEvalRecord],
     context: Context,
     *,
-    agreeableness: str = "high",
+    disclosure: str = "high",
     checkpoints: str | None = None,
     progress: Progress = no_progress,
 ) -> list[dict[str, Any]]:
@@ -157,7 +233,7 @@ def memory_ablation(
             records,
             config,
             out=None,
-            agreeableness=agreeableness,
+            disclosure=disclosure,
             checkpoints=checkpoints,
             progress=progress,
         )

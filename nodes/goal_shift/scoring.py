@@ -91,7 +91,13 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
     task = conversation.task
     if task is None:
         empty = {"communicate_info": None, "action": None, "nl_assertion": None}
-        return {"tsr": None, "tsr_channels": empty, "tsr_weights": {}, "nl_assertions": []}
+        return {
+            "tsr": None,
+            "tsr_channels": empty,
+            "tsr_weights": {},
+            "nl_assertions": [],
+            "nl_assertions_total": 0,
+        }
     stored = conversation.stored.nl_assertions
     if context.reuse_judgments and stored is not None:
         judgments, judge = stored, conversation.stored.judge
@@ -115,6 +121,8 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
         "tsr_channels": channels,
         "tsr_weights": weights,
         "nl_assertions": [j.model_dump() for j in judgments],
+        # upstream's channel divides by this, not by the judgments (--compat upstream)
+        "nl_assertions_total": len(task.nl_assertions),
         "nl_judge": judge,
     }
 

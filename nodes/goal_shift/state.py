@@ -34,6 +34,8 @@ class GoalShiftOutput(TypedDict):
     tsr_channels: dict[str, float | None]
     tsr_weights: dict[str, float]
     nl_assertions: list[dict[str, Any]]
+    nl_assertions_total: NotRequired[int]
+    """The task's assertions (upstream's nl_assertion denominator)."""
     nl_judge: NotRequired[str | None]
     tool_calls: list[ToolCallRecord]
     tue: float | None

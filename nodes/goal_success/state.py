@@ -41,6 +41,8 @@ class SegmentationOutput(TypedDict):
     goals: list[GoalSpan]
     judge: str
     reason: NotRequired[str | None]
+    voted_by: NotRequired[list[str]]
+    """The panel that voted the boundaries (the segmenter and the teachers that segment)."""
 
 
 class SegmentationState(SegmentationInput, SegmentationOutput, total=False):
@@ -54,6 +56,8 @@ class TeacherTurnLabel(TypedDict):
     quality: str | None
     rcof: str | None
     rationale: str
+    is_new_goal: NotRequired[bool | None]
+    """The teacher's own segmentation of the turn (LLM teachers: paper 004's single call)."""
 
 
 class VotedTurn(TypedDict):

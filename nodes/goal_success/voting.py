@@ -32,10 +32,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send, interrupt
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof
+from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
 from nodes.context import Context, get_context
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.goal_success.judges.turn_quality.role import normalise_rcof
+from nodes.goal_success.judges import teacher
+from nodes.goal_success.judges.turn_quality.certain import certain_failure
 from nodes.goal_success.state import TeacherTask, VotingState
 
 ESCALATION_KIND = "turn_quality_escalation"
@@ -213,24 +213,33 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """One teacher labels every turn."""
     context = get_context(runtime)
     dialogue = Dialogue.model_validate(task["dialogue"])
-    teacher = turn_quality_teacher(task["teacher"], context.llm_max_retries)
-    verdict = teacher.label(dialogue, routes=context.routes)
+    judge = teacher(task["teacher"], context)
+    verdict = judge.label(dialogue, routes=context.routes)
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
+        | ({"is_new_goal": t.is_new_goal} if t.is_new_goal is not None else {})
         for t in verdict.turns
     ]
     if [t.turn_number for t in verdict.turns] != [t.turn_number for t in dialogue.turns]:
-        raise ValueError(f"teacher {teacher.name} did not label every turn in order")
+        raise ValueError(f"teacher {judge.name} did not label every turn in order")
     return {"labels": [{"index": task["index"], "judge": verdict.judge, "turns": turns}]}
 
 
 def vote_labels(state: VotingState) -> dict[str, Any]:
-    """Majority vote per turn and field over the teachers that could judge."""
+    """Majority vote per turn and field over the teachers that could judge.
+
+    A turn whose log states a failure (an empty reply, an error, a failed tool action: see
+    :func:`certain_failure`) is decided by that evidence alone.
+    """
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
     dialogue = Dialogue.model_validate(state["dialogue"])
     return {
         "turns": [
-            vote_turn(turn.turn_number, [dict(teacher["turns"][i]) for teacher in labels])
+            vote_turn(
+                turn.turn_number,
+                [dict(teacher["turns"][i]) for teacher in labels],
+                certain=certain_failure(turn),
+            )
             for i, turn in enumerate(dialogue.turns)
         ],
         "human_verdicts": [],

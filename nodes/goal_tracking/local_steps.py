@@ -1,8 +1,9 @@
-"""The goal tracker's local judgements inside its nodes (paper 000, §5.2, Stages 3-4).
+"""The goal tracker's local judgements inside its nodes (paper 000, §5.2, Stage 3).
 
-Link evolution for a new goal, the per-utterance status cue, and naming a goal's service
-among siblings by the dialogue's evidence; :mod:`nodes.goal_tracking.tracker` calls them when the
-tracker's judge is local (the LLM counterparts are in :mod:`nodes.goal_tracking.llm_steps`).
+Link evolution for a new goal and naming a goal's service among siblings by the dialogue's
+evidence; :mod:`nodes.goal_tracking.tracker` calls them when the tracker's judge is local (the
+LLM counterparts are in :mod:`nodes.goal_tracking.llm_steps`; the status update is in
+:mod:`nodes.goal_tracking.status_update`).
 """
 
 from __future__ import annotations
@@ -13,13 +14,8 @@ from typing import Any
 
 from evals.datasets.sgd_schema import is_transactional, load_sgd_schema
 from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction.local_stages import (
-    evolve,
-    focus_goal,
-    offers_results,
-)
+from nodes.goal_tracking.judges.goal_extraction.local_stages import evolve
 from nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
-from nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue
 from stores.goal_memory import Goal, GoalMemory
 
 
@@ -51,36 +47,6 @@ def evolve_links(memory: GoalMemory, goal: Goal, context: Context, schema: Any) 
             memory.add_dependency(goal.dialogue_id, goal.id, other_id, relation=relation)
 
 
-def apply_status_cue(
-    memory: GoalMemory,
-    dialogue_id: str,
-    current: Mapping[str, Any],
-    named: list[str],
-    judge: str,
-    schema: Any,
-    history: Sequence[Mapping[str, Any]],
-) -> None:
-    """Apply the utterance's status cue to the goal it is about (named, else the latest live).
-
-    A system utterance that presents results completes a lookup.
-    """
-    goals = memory.goals(dialogue_id)
-    focus = focus_goal(goals, named)
-    if focus is None:
-        return
-    cue = status_cue(current["speaker"], current["text"])
-    status = cue.status if cue else None
-    if (
-        status is None
-        and current["speaker"] == "SYSTEM"
-        and offers_results(current["text"], user_said(history, current["turn"]))
-    ):
-        if focus.intent and not is_transactional(focus.domain, focus.intent, schema):
-            status = "completed"  # a lookup is done once its results are presented
-    if status is not None:
-        memory.transition(dialogue_id, focus.id, status, turn=current["turn"], proposed_by=judge)
-
-
 def rename_by_evidence(
     memory: GoalMemory,
     dialogue_id: str,
@@ -102,11 +68,20 @@ def rename_by_evidence(
             memory.rename_service(dialogue_id, goal.id, better, turn=turn)
 
 
+def parent_for(memory: GoalMemory, dialogue_id: str, service: str) -> str | None:
+    """The goal a new goal of ``service`` is a sub-goal of: the service's first goal in memory.
+
+    ATOD's ``parent_id`` (§5.1) links a goal to the one it refines. A later goal of the same
+    service is the next step of the same task (the reservation after the restaurant search,
+    the purchase after the event search), so its parent is the first goal of that service;
+    goals without a service (schema-free) have none.
+    """
+    if not service:
+        return None
+    same = [goal for goal in memory.goals(dialogue_id) if goal.domain == service]
+    return min(same, key=lambda goal: goal.created_turn).id if same else None
+
+
 def said_so_far(history: Sequence[Mapping[str, Any]], cursor: int) -> str:
     """Every utterance up to and including the current one."""
     return " ".join(u["text"] for u in history[: cursor + 1])
-
-
-def user_said(history: Sequence[Mapping[str, Any]], before: int) -> str:
-    """Everything the user said before utterance ``before`` (their names are not results)."""
-    return " ".join(u["text"] for u in history[: before - 1] if u["speaker"] == "USER")

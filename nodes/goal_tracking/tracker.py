@@ -2,11 +2,12 @@
 
 Per utterance: ``extract_goals`` -> ``check_existence`` -> ``update_memory`` (update the matched
 goal or insert the new one and evolve its links, then apply the utterance's status cue), and
-``proactive_audit`` every ``audit_every`` utterances and at the end. The goal memory (D_sym in
-SQLite, D_vec in Chroma, the dependency graph) lives in :class:`stores.goal_memory.GoalMemory`;
-the graph state keeps its snapshot after every utterance, and ``sync_memory`` restores the store
-from that snapshot when a run resumes, so a turn that never reached its checkpoint leaves no
-trace.
+``proactive_audit`` every ``audit_every`` utterances and at the end. The local status update
+(:mod:`nodes.goal_tracking.status_update`) reads the dialogue's own evidence: the system's acts
+and the user's explicit words. The goal memory (D_sym in SQLite, D_vec in Chroma, the
+dependency graph) lives in :class:`stores.goal_memory.GoalMemory`; the graph state keeps its
+snapshot after every utterance, and ``sync_memory`` restores the store from that snapshot when a
+run resumes, so a turn that never reached its checkpoint leaves no trace.
 """
 
 from __future__ import annotations
@@ -27,17 +28,17 @@ from nodes.goal_tracking.judges.goal_extraction.local_stages import (
     same_key,
 )
 from nodes.goal_tracking.judges.goal_extraction.role import Utterance
-from nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue
 from nodes.goal_tracking.llm_steps import add_cost, llm_audit, llm_candidates, llm_links, uses_llm
 from nodes.goal_tracking.local_steps import (
-    apply_status_cue,
     evolve_links,
+    parent_for,
     rename_by_evidence,
     said_so_far,
     schema_for,
     service_evidence,
 )
 from nodes.goal_tracking.state import GoalTrackingState
+from nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
 from stores.goal_memory import Goal, GoalMemory
 
 LOCAL = "local"
@@ -165,6 +166,13 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
     named: list[str] = []
     cost = dict(state.get("turn_cost") or {})
     llm = uses_llm(context)
+    # What memory held for each retrieved goal before this utterance (memory recall, §6.2).
+    held = {
+        c["memory_id"]: found.to_dict()
+        for c in state["candidates"]
+        if c["memory_id"] is not None
+        and (found := memory.get(dialogue_id, c["memory_id"])) is not None
+    }
     for candidate in state["candidates"]:
         if candidate["memory_id"] is not None:
             goal_id, slots = candidate["memory_id"], candidate["slots"]
@@ -173,6 +181,8 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
                 memory.transition(
                     dialogue_id, goal.id, candidate["status"], turn=turn, proposed_by=judge
                 )
+            elif goal.status == "abandoned":  # the user comes back to a goal they had left
+                memory.transition(dialogue_id, goal.id, "open", turn=turn, proposed_by=judge)
         else:
             goal = memory.insert(
                 dialogue_id,
@@ -182,6 +192,7 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
                 intent=candidate["intent"],
                 slots=candidate["slots"],
                 status=candidate.get("status", "open"),
+                parent_id=parent_for(memory, dialogue_id, candidate["service"]),
             )
             if llm:
                 links, link_cost = llm_links(context, memory, goal)
@@ -194,7 +205,7 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
         named.append(goal.id)
     if not llm:
         rename_by_evidence(memory, dialogue_id, context, state["history"], state["cursor"], turn)
-        apply_status_cue(memory, dialogue_id, current, named, judge, schema, state["history"])
+        apply_status_cue(memory, dialogue_id, current, named, context, schema, state["history"])
     cursor = state["cursor"] + 1
     goals = memory.snapshot(dialogue_id)
     elapsed = state["turn_ms"] + _now_ms() - started
@@ -209,7 +220,8 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
         "queries": [
             *state.get("queries", []),
             *({"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
-               "confidence": c["match_confidence"]} for c in state["candidates"]),
+               "confidence": c["match_confidence"], "held": _held(held.get(c["memory_id"]))}
+              for c in state["candidates"]),
         ],
     }  # fmt: skip
 
@@ -225,7 +237,7 @@ def route_after_update(
 
 
 def proactive_audit(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Stage 4: at the end of the dialogue, live goals the user left become abandoned."""
+    """Stage 4: at the end, answered searches and affirmed transactions are completed."""
     closing = bool(state.get("final")) and state["cursor"] >= len(state["history"])
     context = get_context(runtime)
     if uses_llm(context):
@@ -240,13 +252,12 @@ def proactive_audit(state: GoalTrackingState, runtime: Runtime[Context]) -> dict
     def is_lookup(goal: Goal) -> bool:
         return bool(goal.intent) and not is_transactional(goal.domain, goal.intent, schema)
 
-    def answered(goal: Goal) -> bool:
-        replies = [u for u in history if u["speaker"] == "SYSTEM" and u["turn"] > goal.created_turn]
-        return bool(replies) and not any(
-            (cue := status_cue("SYSTEM", u["text"])) and cue.status == "failed" for u in replies
-        )
-
-    audit = final_audit(memory.goals(dialogue_id), is_lookup=is_lookup, answered=answered)
+    audit = final_audit(
+        memory.goals(dialogue_id),
+        is_lookup=is_lookup,
+        answered=lambda goal: answered(goal, history),
+        affirmed=lambda goal: affirmed(goal, history),
+    )
     for goal_id, status, _evidence in audit:
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:local")
     goals = memory.snapshot(dialogue_id)
@@ -270,6 +281,17 @@ def _llm_audit(state: GoalTrackingState, context: Context, closing: bool) -> dic
     if costs:
         costs[-1] = costs[-1] | add_cost(costs[-1], cost)
     return {"goals": goals, "turns": turns, "costs": costs, "audited_final": closing}
+
+
+def _held(goal: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A retrieved goal as memory held it: status, its history and slot values."""
+    if goal is None:
+        return None
+    return {
+        "status": goal["status"],
+        "history": [entry["status"] for entry in goal["status_history"]],
+        "slots": goal["slots"],
+    }
 
 
 def _states(goals: list[dict[str, Any]]) -> dict[str, str]:

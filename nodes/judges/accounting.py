@@ -18,6 +18,8 @@ class RoleUsage:
         prompt_tokens: Input tokens reported by the provider.
         completion_tokens: Output tokens reported by the provider.
         latency_s: Wall-clock seconds spent in invocations, backoff included.
+        refused: Invocations the call policy did not send (budget, open circuit, dry run);
+            their prompt tokens are estimated from the rendered prompt.
     """
 
     calls: int = 0
@@ -27,6 +29,7 @@ class RoleUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    refused: int = 0
 
 
 class JudgeAccounting:
@@ -35,6 +38,7 @@ class JudgeAccounting:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._usage: dict[str, RoleUsage] = {}
+        self._by_judge: dict[str, RoleUsage] = {}  # the same counts per judge spec (for prices)
 
     def record(
         self,
@@ -46,6 +50,8 @@ class JudgeAccounting:
         cache_hit: bool = False,
         failed: bool = False,
         retries: int = 0,
+        refused: bool = False,
+        judge: str | None = None,
     ) -> None:
         """Record one judge invocation of ``role``.
 
@@ -57,26 +63,38 @@ class JudgeAccounting:
             cache_hit: Whether the answer came from the response cache.
             failed: Whether the invocation returned no value.
             retries: Attempts beyond the first.
+            refused: Whether the call policy did not send it.
+            judge: The judge spec that answered (counted per spec too, for prices).
         """
         with self._lock:
-            usage = self._usage.setdefault(role, RoleUsage())
-            usage.calls += 1
-            usage.cache_hits += int(cache_hit)
-            usage.failures += int(failed)
-            usage.retries += retries
-            usage.prompt_tokens += prompt_tokens
-            usage.completion_tokens += completion_tokens
-            usage.latency_s += latency_s
+            tables = [self._usage.setdefault(role, RoleUsage())]
+            if judge is not None:
+                tables.append(self._by_judge.setdefault(judge, RoleUsage()))
+            for usage in tables:
+                usage.calls += 1
+                usage.cache_hits += int(cache_hit)
+                usage.failures += int(failed)
+                usage.retries += retries
+                usage.prompt_tokens += prompt_tokens
+                usage.completion_tokens += completion_tokens
+                usage.latency_s += latency_s
+                usage.refused += int(refused)
 
     def snapshot(self) -> dict[str, dict[str, float | int]]:
         """Return a copy of the counters, ``{role: {field: value}}``, roles sorted."""
         with self._lock:
             return {role: asdict(self._usage[role]) for role in sorted(self._usage)}
 
+    def by_judge(self) -> dict[str, dict[str, float | int]]:
+        """The same counters per judge spec, ``{spec: {field: value}}``."""
+        with self._lock:
+            return {spec: asdict(self._by_judge[spec]) for spec in sorted(self._by_judge)}
+
     def reset(self) -> None:
         """Forget all counters."""
         with self._lock:
             self._usage.clear()
+            self._by_judge.clear()
 
 
 #: Process-wide accounting used by every LLM judge unless one is given explicitly.

@@ -7,6 +7,7 @@ function or pass ``chat_model=`` to :class:`LLMJudge`.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import time
@@ -21,7 +22,18 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from nodes.judges.accounting import ACCOUNTING, JudgeAccounting
+from nodes.judges.limits import LIMITS, CallRefused, Gate, note_unanswered
 from nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
+from nodes.judges.provider_options import (
+    client_kwargs,
+    context_overflow,
+    decoding_kwargs,
+    estimate_tokens,
+    missing_key_message,
+    missing_package_message,
+    retry_after_s,
+)
+from nodes.judges.redact import error_text, redact, redact_traces, register_secret
 from nodes.judges.result import JudgeResult
 from nodes.judges.spec import (
     PROVIDERS,
@@ -74,24 +86,39 @@ def load_chat_model(spec: JudgeSpec, **kwargs: Any) -> BaseChatModel:
             f"judge spec {spec.raw!r}: unknown provider {spec.provider!r}; "
             f"known providers: {', '.join(sorted(PROVIDERS))}"
         )
+    for name, value in kwargs.items():  # a key given in code is masked in errors like an env key
+        if name.endswith("api_key") and isinstance(value, str):
+            register_secret(value)
     if spec.base_url:
         kwargs.setdefault("base_url", spec.base_url)
         if spec.provider == "openai" and not _has_key(info, kwargs):
             kwargs["api_key"] = "unused"
+    if not package_installed(info):
+        raise JudgeConfigError(missing_package_message(spec, info))
     try:
         model = init_chat_model(spec.model, model_provider=spec.provider, **kwargs)
-    except ImportError as exc:
-        raise JudgeConfigError(_missing_package_message(spec, info, exc)) from exc
+    except ImportError as exc:  # installed, but it does not import (a version clash, say)
+        raise JudgeConfigError(
+            f"judge spec {spec.raw!r}: the package {info.package} is installed but does not "
+            f"import: {type(exc).__name__}: {exc}"
+        ) from exc
     except Exception as exc:
         if not _has_key(info, kwargs):
-            raise JudgeConfigError(_missing_key_message(spec, info)) from exc
-        raise JudgeConfigError(f"cannot build the chat model for {spec.raw!r}: {exc}") from exc
+            raise JudgeConfigError(missing_key_message(spec, info)) from exc
+        raise JudgeConfigError(
+            f"cannot build the chat model for {spec.raw!r}: {redact(str(exc))}"
+        ) from exc
     if not isinstance(model, BaseChatModel):  # a configurable wrapper; never for a full spec
         raise JudgeConfigError(f"{spec.raw!r} did not produce a chat model")
     if not _has_key(info, kwargs):
         # Some clients only notice a missing key on the first request; fail before any work.
-        raise JudgeConfigError(_missing_key_message(spec, info))
+        raise JudgeConfigError(missing_key_message(spec, info))
     return model
+
+
+def package_installed(info: ProviderInfo) -> bool:
+    """Whether the provider's package can be found (it may still fail to import)."""
+    return importlib.util.find_spec(info.module) is not None
 
 
 def _has_key(info: ProviderInfo, kwargs: Mapping[str, Any]) -> bool:
@@ -99,23 +126,6 @@ def _has_key(info: ProviderInfo, kwargs: Mapping[str, Any]) -> bool:
     if not info.key_env or any(kwargs[name] for name in kwargs if name.endswith("api_key")):
         return True
     return any(os.environ.get(name) for name in info.key_env)
-
-
-def _missing_package_message(spec: JudgeSpec, info: ProviderInfo, exc: ImportError) -> str:
-    requirement = f'"{info.package}"' if "[" in info.package else info.package
-    return (
-        f"judge spec {spec.raw!r} needs the package {info.package}, which is not installed. "
-        f"Install it into todeval's environment: .venv/bin/pip install {requirement} "
-        f"({exc.__cause__ or exc})"
-    )
-
-
-def _missing_key_message(spec: JudgeSpec, info: ProviderInfo) -> str:
-    names = " or ".join(info.key_env)
-    return (
-        f"judge spec {spec.raw!r} needs an API key: set the environment variable {names} "
-        f"(e.g. export {info.key_env[0]}=...), or choose a 'local' judge for this role"
-    )
 
 
 @dataclass(frozen=True)
@@ -139,6 +149,9 @@ class _Outcome(Generic[OutT]):
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    refused: bool = False
+    final: bool = False
+    """No later attempt can do better (the prompt is longer than the context window)."""
 
     def add_usage(self, message: AIMessage) -> None:
         usage: Mapping[str, Any] = message.usage_metadata or {}
@@ -170,8 +183,11 @@ class LLMJudge(Generic[OutT]):
         chat_model: A ready model (tests, custom clients); else :func:`load_chat_model`.
         temperature: Sampling temperature; None leaves the provider's default (for models
             that reject the parameter).
-        model_kwargs: More arguments for :func:`load_chat_model` (``timeout``,
-            ``max_tokens``...).
+        model_kwargs: More arguments for :func:`load_chat_model` (``timeout``...).
+        max_output_tokens: The longest answer the role needs; the provider stops there (a
+            small model that rambles costs no more than this).
+        constrained: Ask the provider to decode under the output schema where it can
+            (:func:`decoding_kwargs`); parse-and-retry stays for the others.
 
     Raises:
         JudgeSpecError: If ``spec`` is malformed or local.
@@ -194,6 +210,8 @@ class LLMJudge(Generic[OutT]):
         chat_model: BaseChatModel | None = None,
         temperature: float | None = 0.0,
         model_kwargs: Mapping[str, Any] | None = None,
+        max_output_tokens: int | None = 1024,
+        constrained: bool = True,
     ) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         if self.spec.kind != "llm":
@@ -203,8 +221,13 @@ class LLMJudge(Generic[OutT]):
         self.role, self.prompt, self.system = role, prompt, system
         self.output_model, self.mode, self.temperature = output_model, mode, temperature
         self.max_retries, self.backoff_s = max_retries, backoff_s
-        self.chat_model = chat_model if chat_model is not None else self._load(model_kwargs or {})
-        self._runnable = self._bind(self.chat_model)
+        self.max_output_tokens, self.constrained = max_output_tokens, constrained
+        self._model_kwargs = dict(model_kwargs or {})
+        self.chat_model = chat_model
+        self._bound: Runnable[LanguageModelInput, Any] | None = None
+        redact_traces()  # provider errors reach the tracer before this judge sees them
+        if chat_model is not None or not LIMITS.policy.dry_run:
+            self._runnable  # noqa: B018 - a judge that cannot run fails now, not per record
         # After the model: a judge that cannot run should not touch the disk.
         self.cache = default_llm_cache() if isinstance(cache, str) else cache
         self.accounting = accounting if accounting is not None else ACCOUNTING
@@ -214,6 +237,11 @@ class LLMJudge(Generic[OutT]):
             "tags": ["judge", f"judge:{role}"],
             "metadata": {"judge_role": role, "judge_spec": self.spec.raw},
         }
+
+    @property
+    def _gate(self) -> Gate:
+        """This endpoint's gate under the run's policy (looked up per call: runs reset it)."""
+        return LIMITS.gate(f"{self.spec.provider}@{self.spec.base_url or ''}")
 
     def __repr__(self) -> str:
         return f"LLMJudge(role={self.role!r}, spec={self.spec.raw!r}, mode={self.mode!r})"
@@ -248,7 +276,7 @@ class LLMJudge(Generic[OutT]):
         messages = self.render(variables)
         started = time.perf_counter()
         key = self._cache_key(messages)
-        cached = self._from_cache(key, started)
+        cached = self._from_cache(key, started) or self._dry_repeat(key, started)
         if cached is not None:
             return cached
         return self._finish(self._drive(self._attempts(messages)), key, started)
@@ -259,17 +287,29 @@ class LLMJudge(Generic[OutT]):
         started = time.perf_counter()
         key = self._cache_key(messages)
         # SQLite lookups take microseconds; not worth a thread hop.
-        cached = self._from_cache(key, started)
+        cached = self._from_cache(key, started) or self._dry_repeat(key, started)
         if cached is not None:
             return cached
         return self._finish(await self._adrive(self._attempts(messages)), key, started)
 
     # -- construction ------------------------------------------------------------------
 
+    @property
+    def _runnable(self) -> Runnable[LanguageModelInput, Any]:
+        """The bound model, loaded on first use (a dry run needs no package or key)."""
+        if self._bound is None:
+            if self.chat_model is None:
+                self.chat_model = self._load(self._model_kwargs)
+            self._bound = self._bind(self.chat_model)
+        return self._bound
+
     def _load(self, model_kwargs: Mapping[str, Any]) -> BaseChatModel:
         kwargs = dict(model_kwargs)
         if self.temperature is not None:
             kwargs.setdefault("temperature", self.temperature)
+        if self.mode == "json" and self.constrained:
+            kwargs = decoding_kwargs(self.spec, self.output_model, self.max_output_tokens) | kwargs
+        kwargs = client_kwargs(self.spec, LIMITS.policy.timeout_s) | kwargs
         return load_chat_model(self.spec, **kwargs)
 
     def _bind(self, model: BaseChatModel) -> Runnable[LanguageModelInput, Any]:
@@ -296,11 +336,23 @@ class LLMJudge(Generic[OutT]):
             outcome.attempts = attempt + 1
             try:
                 reply = yield _Call(list(conversation))
+            except CallRefused as refused:  # budget, open circuit, dry run: not retried
+                outcome.reason = str(refused)
+                outcome.refused = True
+                outcome.prompt_tokens += estimate_tokens(conversation)
+                return outcome
             except Exception as exc:  # timeouts, rate limits, dropped connections: transient
                 _raise_if_config_error(self.spec, exc)
-                outcome.reason = f"model call failed: {type(exc).__name__}: {exc}"[:200]
+                if context_overflow(exc):  # no retry makes the prompt shorter
+                    outcome.reason = (
+                        "the prompt is longer than the model's context window, so it was not "
+                        f"judged (never truncated): {' '.join(redact(str(exc)).split())[:160]}"
+                    )
+                    outcome.final = True
+                    return outcome
+                outcome.reason = f"model call failed: {error_text(exc)}"[:200]
                 if attempt < self.max_retries and self.backoff_s > 0:
-                    yield _Sleep(self.backoff_s * 2**attempt)
+                    yield _Sleep(max(self.backoff_s * 2**attempt, retry_after_s(exc)))
                 continue
             message = _reply_message(reply)
             outcome.add_usage(message)
@@ -316,6 +368,7 @@ class LLMJudge(Generic[OutT]):
         return outcome
 
     def _drive(self, steps: Generator[_Step, Any, _Outcome[OutT]]) -> _Outcome[OutT]:
+        gate = self._gate
         step = next(steps)
         while True:
             try:
@@ -324,16 +377,22 @@ class LLMJudge(Generic[OutT]):
                     step = steps.send(None)
                     continue
                 try:
-                    reply = self._runnable.invoke(step.messages, config=self._config)
+                    with gate.slot(LIMITS.spend):  # circuit first: a refused call costs nothing
+                        reply = self._runnable.invoke(step.messages, config=self._config)
+                except CallRefused as refused:
+                    step = steps.throw(refused)
                 except Exception as exc:
+                    gate.failed(exc)
                     step = steps.throw(exc)
                 else:
+                    gate.succeeded()
                     step = steps.send(reply)
             except StopIteration as stop:
                 outcome: _Outcome[OutT] = stop.value
                 return outcome
 
     async def _adrive(self, steps: Generator[_Step, Any, _Outcome[OutT]]) -> _Outcome[OutT]:
+        gate = self._gate
         step = next(steps)
         while True:
             try:
@@ -342,10 +401,15 @@ class LLMJudge(Generic[OutT]):
                     step = steps.send(None)
                     continue
                 try:
-                    reply = await self._runnable.ainvoke(step.messages, config=self._config)
+                    async with gate.aslot(LIMITS.spend):
+                        reply = await self._runnable.ainvoke(step.messages, config=self._config)
+                except CallRefused as refused:
+                    step = steps.throw(refused)
                 except Exception as exc:
+                    gate.failed(exc)
                     step = steps.throw(exc)
                 else:
+                    gate.succeeded()
                     step = steps.send(reply)
             except StopIteration as stop:
                 outcome: _Outcome[OutT] = stop.value
@@ -382,9 +446,8 @@ class LLMJudge(Generic[OutT]):
 
     def _cache_key(self, messages: list[BaseMessage]) -> str:
         rendered = json.dumps([[m.type, m.content] for m in messages], ensure_ascii=False)
-        return LLMCache.make_key(
-            self.spec.raw, self.mode, repr(self.temperature), self._schema, rendered
-        )
+        settings = f"{self.temperature!r}/{self.max_output_tokens}/{self.constrained}"
+        return LLMCache.make_key(self.spec.raw, self.mode, settings, self._schema, rendered)
 
     def _from_cache(self, key: str, started: float) -> JudgeResult[OutT] | None:
         text = self.cache.get(key) if self.cache is not None else None
@@ -394,12 +457,36 @@ class LLMJudge(Generic[OutT]):
             value = parse_json_output(text, self.output_model)
         except OutputParseError:
             return None  # written by an older output model; ask again
-        self.accounting.record(self.role, cache_hit=True, latency_s=time.perf_counter() - started)
+        self.accounting.record(
+            self.role,
+            cache_hit=True,
+            latency_s=time.perf_counter() - started,
+            judge=self.spec.raw,
+        )
         return JudgeResult(value=value, judge=self.spec.raw)
+
+    def _dry_repeat(self, key: str, started: float) -> JudgeResult[OutT] | None:
+        """In a dry run, a request met before: a real run's cache would answer it (no call)."""
+        if not LIMITS.policy.dry_run or LIMITS.first_request(key):
+            return None
+        self.accounting.record(
+            self.role,
+            cache_hit=True,
+            latency_s=time.perf_counter() - started,
+            judge=self.spec.raw,
+        )
+        reason = "dry run: the same request as an earlier one (a real run's cache answers it)"
+        note_unanswered(f"{self.role}: {reason}")
+        return JudgeResult(value=None, judge=self.spec.raw, reason=reason)
 
     def _finish(self, outcome: _Outcome[OutT], key: str, started: float) -> JudgeResult[OutT]:
         if outcome.value is not None and outcome.text is not None and self.cache is not None:
             self.cache.put(key, outcome.text)
+        LIMITS.charge(self.spec.raw, outcome.prompt_tokens, outcome.completion_tokens)
+        if outcome.value is None and not outcome.final:
+            # Failed calls, refusals (limits) and output still malformed after the retries
+            # (a refusal, cut-off JSON): the next run asks again; only an overflow is final.
+            note_unanswered(f"{self.role}: {outcome.reason}")
         self.accounting.record(
             self.role,
             prompt_tokens=outcome.prompt_tokens,
@@ -407,6 +494,8 @@ class LLMJudge(Generic[OutT]):
             latency_s=time.perf_counter() - started,
             failed=outcome.value is None,
             retries=outcome.attempts - 1,
+            refused=outcome.refused,
+            judge=self.spec.raw,
         )
         return JudgeResult(value=outcome.value, judge=self.spec.raw, reason=outcome.reason)
 
@@ -434,5 +523,5 @@ def _raise_if_config_error(spec: JudgeSpec, exc: Exception) -> None:
     if status in _CONFIG_STATUSES:
         raise JudgeConfigError(
             f"the {spec.provider} API {_CONFIG_STATUSES[status]} for judge spec {spec.raw!r} "
-            f"(HTTP {status}): {exc}"
+            f"(HTTP {status}): {redact(str(exc))}"
         ) from exc

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from nodes.judges.redact import redact
+
 
 class JudgeSpecError(ValueError):
     """A judge spec is malformed, names an unknown provider or an unknown local variant."""
@@ -38,42 +40,52 @@ class ProviderInfo:
         package: The pip requirement that provides the chat model class.
         key_env: Environment variables of which one must hold the API key; empty when the
             provider authenticates otherwise (cloud credentials, local server).
+        extra: todeval's pip extra that installs the package at a version that resolves with
+            todeval's pinned core (``pip install -e '.[openai]'``), or None when it has none.
     """
 
     package: str
     key_env: tuple[str, ...] = ()
+    extra: str | None = None
+
+    @property
+    def module(self) -> str:
+        """The import name of the package (``langchain-openai`` -> ``langchain_openai``)."""
+        return self.package.split("[")[0].replace("-", "_")
 
 
 # Mirrors the providers langchain 1.4.7's init_chat_model knows (a unit test keeps the two in
 # step); init_chat_model refuses any other provider, so we refuse it while parsing, early.
 PROVIDERS: dict[str, ProviderInfo] = {
-    "anthropic": ProviderInfo("langchain-anthropic", ("ANTHROPIC_API_KEY",)),
-    "anthropic_bedrock": ProviderInfo("langchain-aws"),
+    "anthropic": ProviderInfo("langchain-anthropic", ("ANTHROPIC_API_KEY",), extra="anthropic"),
+    "anthropic_bedrock": ProviderInfo("langchain-aws", extra="bedrock"),
     "azure_ai": ProviderInfo("langchain-azure-ai"),
-    "azure_openai": ProviderInfo("langchain-openai"),
+    "azure_openai": ProviderInfo("langchain-openai", extra="openai"),
     "baseten": ProviderInfo("langchain-baseten", ("BASETEN_API_KEY",)),
-    "bedrock": ProviderInfo("langchain-aws"),
-    "bedrock_converse": ProviderInfo("langchain-aws"),
+    "bedrock": ProviderInfo("langchain-aws", extra="bedrock"),
+    "bedrock_converse": ProviderInfo("langchain-aws", extra="bedrock"),
     "bedrock_mantle_anthropic": ProviderInfo("langchain-aws[anthropic]"),
     "bedrock_mantle_openai": ProviderInfo("langchain-aws[openai]"),
     "cohere": ProviderInfo("langchain-cohere", ("COHERE_API_KEY",)),
     "deepseek": ProviderInfo("langchain-deepseek", ("DEEPSEEK_API_KEY",)),
     "fireworks": ProviderInfo("langchain-fireworks", ("FIREWORKS_API_KEY",)),
     "google_anthropic_vertex": ProviderInfo("langchain-google-vertexai"),
-    "google_genai": ProviderInfo("langchain-google-genai", ("GOOGLE_API_KEY", "GEMINI_API_KEY")),
+    "google_genai": ProviderInfo(
+        "langchain-google-genai", ("GOOGLE_API_KEY", "GEMINI_API_KEY"), extra="google"
+    ),
     "google_vertexai": ProviderInfo("langchain-google-vertexai"),
     "groq": ProviderInfo("langchain-groq", ("GROQ_API_KEY",)),
     "huggingface": ProviderInfo("langchain-huggingface"),
     "ibm": ProviderInfo("langchain-ibm"),
     "langsmith": ProviderInfo(
-        "langchain-openai", ("LANGSMITH_GATEWAY_API_KEY", "LANGSMITH_API_KEY")
+        "langchain-openai", ("LANGSMITH_GATEWAY_API_KEY", "LANGSMITH_API_KEY"), extra="openai"
     ),
     "litellm": ProviderInfo("langchain-litellm"),
     "meta": ProviderInfo("langchain-meta"),
     "mistralai": ProviderInfo("langchain-mistralai", ("MISTRAL_API_KEY",)),
     "nvidia": ProviderInfo("langchain-nvidia-ai-endpoints"),
-    "ollama": ProviderInfo("langchain-ollama"),
-    "openai": ProviderInfo("langchain-openai", ("OPENAI_API_KEY",)),
+    "ollama": ProviderInfo("langchain-ollama", extra="ollama"),
+    "openai": ProviderInfo("langchain-openai", ("OPENAI_API_KEY",), extra="openai"),
     "openrouter": ProviderInfo("langchain-openrouter", ("OPENROUTER_API_KEY",)),
     "perplexity": ProviderInfo("langchain-perplexity", ("PPLX_API_KEY", "PERPLEXITY_API_KEY")),
     "together": ProviderInfo("langchain-together", ("TOGETHER_API_KEY",)),
@@ -160,6 +172,12 @@ def _parse_llm(raw: str, head: str, rest: str) -> JudgeSpec:
     match = _BASE_URL.match(model)
     if match:
         model, base_url = match["model"].strip(), match["url"]
+    if base_url is not None and redact(base_url) != base_url:
+        # The spec is recorded with every label and in summary.json's run.context.
+        raise JudgeSpecError(
+            f"judge spec {redact(raw)!r}: the base URL holds a credential; give it in the "
+            "environment instead (e.g. OPENAI_API_KEY): the spec is written with every label"
+        )
     if not model:
         raise JudgeSpecError(f"judge spec {raw!r} has an empty model name; expected {_SYNTAX}")
     return JudgeSpec(raw=raw, kind="llm", provider=provider, model=model, base_url=base_url)

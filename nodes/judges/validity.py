@@ -99,10 +99,11 @@ def register_cards(role: str, path: Path) -> None:
 def card_for(role: str, spec: str) -> ValidityCard | None:
     """The card of the judge ``spec`` names for ``role``; None for an LLM or an unchecked judge.
 
-    ``local`` and ``local:<variant>`` find the same card as the variant's canonical spec.
+    ``local`` and ``local:<variant>`` find the same card as the variant's canonical spec; a
+    panel of local teachers has its vote's card as ``vote:<spec>,<spec>,...``.
     """
     path = _CARD_FILES.get(role)
-    if path is None or not spec.startswith("local"):
+    if path is None or not spec.startswith(("local", "vote:local")):
         return None
     cards = read_cards(path)
     if spec in cards:

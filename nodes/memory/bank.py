@@ -4,12 +4,15 @@ One path fills a bank wherever sessions come from (``todeval memory eval``, ``to
 evaluate``'s memory suite, the API): :func:`fill_bank` turns each stored session into QA units
 with the ``memory_bank_builder`` role the context names (local: one unit per task-goal slot;
 LLM: the memory construction prompt). The local units are deterministic, so a bank that
-already holds an individual's local units is left as it is.
+already holds an individual's local units is left as it is. The comparison settings' whole-session
+memory (dialogues, summaries: :mod:`nodes.memory.documents`) is kept in collections beside the
+bank (:func:`store_for`) and filled the same way when a setting reads it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,7 +20,9 @@ from pathlib import Path
 from evals.datasets.ms_tod_release import ms_tod_qa_units
 from evals.memory_schema import Individual, MemoryBench
 from nodes.context import Context
+from nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
 from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from nodes.memory.settings import Source, memory_setting
 from stores.memory_bank import MemoryBank
 
 Report = Callable[[str], None]
@@ -39,15 +44,42 @@ def bank_for(context: Context) -> MemoryBank:
     )
 
 
-def fill_bank(context: Context, individual: Individual, report: Report | None = None) -> int:
-    """Store an individual's sessions as QA units with the context's bank builder.
+def store_for(context: Context, source: Source) -> MemoryBank | None:
+    """The store ``source`` memory is kept in: the QA bank, a document collection, or none."""
+    if source == "none":
+        return None
+    if source == "qa":
+        return bank_for(context)
+    collection = context.memory_bank_collection + DOCUMENT_COLLECTIONS[source]
+    if source == "summary":  # one summarizer's summaries are not another's
+        collection += "_" + hashlib.sha256(context.memory_summarizer.encode()).hexdigest()[:8]
+    return memory_bank(context.memory_bank_path, context.memory_bank_backend, collection)
+
+
+def fill_bank(
+    context: Context,
+    individual: Individual,
+    report: Report | None = None,
+    *,
+    sources: tuple[Source, ...] = (),
+) -> int:
+    """Store an individual's sessions as QA units, and as the setting's other memory.
+
+    Args:
+        context: Names the bank, the bank builder, the setting and the summarizer.
+        individual: Whose sessions.
+        report: Where sessions that could not be stored are reported.
+        sources: Whole-session memory to fill besides the setting's own (a grid's settings).
 
     Returns:
-        How many units were stored (0 when the bank already held the local units).
+        How many QA units were stored (0 when the bank already held the local units).
 
     Raises:
         JudgeSpecError, JudgeConfigError: The bank-builder spec is unknown or unusable here.
     """
+    wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
+    for source in sorted(wanted):
+        _fill_documents(context, individual, source, report)
     bank = bank_for(context)
     local = context.memory_bank_builder == "local"
     if local and bank.count(individual.individual_id):
@@ -61,6 +93,20 @@ def fill_bank(context: Context, individual: Individual, report: Report | None = 
     return len(units)
 
 
+def _fill_documents(
+    context: Context, individual: Individual, source: Source, report: Report | None
+) -> None:
+    store = store_for(context, source)
+    assert store is not None
+    if store.count(individual.individual_id):
+        return  # dialogues are deterministic; a summarizer's summaries are kept once written
+    documents, failures = session_documents(individual, source, context.memory_summarizer)
+    if failures and report is not None:
+        reason = next(iter(failures.values()))
+        report(f"{source} memory: {individual.individual_id}: {len(failures)} sessions: {reason}")
+    store.add_units(documents)
+
+
 def fill_banks(
     bench: MemoryBench,
     context: Context,
@@ -68,6 +114,7 @@ def fill_banks(
     qa_memory: Path | None = None,
     report: Report | None = None,
     progress: Callable[[Iterable[Individual]], Iterable[Individual]] = lambda items: items,
+    sources: tuple[Source, ...] = (),
 ) -> None:
     """Store every individual's sessions (:func:`fill_bank`), or MS-TOD's own QA memory.
 
@@ -78,12 +125,16 @@ def fill_banks(
             one-individual MS-TOD input, used instead of building units.
         report: Where sessions that could not be stored are reported.
         progress: A progress bar around the individuals.
+        sources: Whole-session memory to fill besides the setting's own (a grid's settings).
     """
     if qa_memory is not None:
         [individual] = bench.individuals
         memory = json.loads(qa_memory.read_text())
         units = ms_tod_qa_units(individual.individual_id, memory, individual.sessions)
         bank_for(context).add_units(units)
+        wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
+        for source in sorted(wanted):
+            _fill_documents(context, individual, source, report)
         return
     for individual in progress(bench.individuals):
-        fill_bank(context, individual, report)
+        fill_bank(context, individual, report, sources=sources)

@@ -6,8 +6,13 @@
 (the reader's confirmation). The memory bank is a :class:`stores.memory_bank.MemoryBank` named
 by the context (path, backend, collection); the graph reads it and never writes it.
 
-The gold task goal, when the input has one, is read only by the repair step that follows in
-the graph: no planning node and not the reader ever see it.
+``Context.memory_setting`` swaps MAP's memory for the paper's comparison settings
+(:mod:`nodes.memory.settings`): which memory activation searches and what the reader gets.
+``Context.memory_activation`` picks what activation ranks: the sessions' intent keys
+(``intent_key``, the paper's) or each QA unit (``qa``).
+
+The gold task goal, when the input has one, is read only by the GPT-4 scorer and the repair
+step that follow in the graph: no planning node and not the reader ever see it.
 """
 
 from __future__ import annotations
@@ -21,13 +26,17 @@ from langgraph.runtime import Runtime
 from evals.datasets.sgd_schema import load_sgd_schema
 from evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
 from nodes.context import Context, get_context
-from nodes.memory.bank import bank_for
+from nodes.memory.bank import bank_for, store_for
+from nodes.memory.baselines import baseline_memory
+from nodes.memory.dialogue_state import predicted_state
+from nodes.memory.documents import missing_memory_reason
 from nodes.memory.judges.intent_capture import intent_capturer
 from nodes.memory.judges.memory_judger import memory_judger
 from nodes.memory.judges.missing_slot_query import missing_slot_querier
 from nodes.memory.judges.planning import attribute_defaults, task_attributes
 from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.units import render_context
+from nodes.memory.judges.units import anchor_session, render_context, select_units
+from nodes.memory.settings import ACTIVATIONS, MemorySetting, memory_setting
 from nodes.memory.state import MemoryState
 from stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
 
@@ -50,13 +59,40 @@ def _known_slots(context: Context, state: MemoryState) -> list[str]:
     return [unit.slot for unit in _intent_units(context, state) if unit.slot]
 
 
+def _attributes(context: Context, state: MemoryState) -> list[str]:
+    """The intent's task attributes.
+
+    The stored units' slots pick the schema's service (Hotels_1 or Hotels_4?) or, without a
+    schema, are the attributes themselves (most used first).
+    """
+    return task_attributes(
+        state["intent"],
+        schema=_schema(context.schema_path),
+        service=state.get("service"),
+        known_slots=_known_slots(context, state),
+    )
+
+
+def _setting(context: Context) -> MemorySetting:
+    return memory_setting(context.memory_setting)
+
+
 def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Intent capture: the session's intent description k_i and the values the context states."""
+    """Intent capture: the session's intent description k_i and the values the context states.
+
+    Memory's values help read names off the context only where the setting has QA memory.
+    """
     context = get_context(runtime)
     capturer = intent_capturer(context.memory_planner, context.schema_path)
-    known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
+    known = []
+    if _setting(context).source == "qa":
+        known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
     captured = capturer.capture(
-        _turns(state), state["intent"], known_values=known, service=state.get("service")
+        _turns(state),
+        state["intent"],
+        known_values=known,
+        service=state.get("service"),
+        attributes=_attributes(context, state),
     )
     return {
         "intent_description": captured.intent_description,
@@ -67,14 +103,31 @@ def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
 
 
 def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Memory activation: the user's top-k QA units for k_i (the context when k_i is missing)."""
+    """Memory activation: the user's top-k units for k_i (the context when k_i is missing).
+
+    QA memory under ``intent_key`` activation ranks the sessions' intent keys and activates
+    their units; otherwise every unit (a QA pair, or a whole dialogue or summary) is ranked on
+    its own. Settings that rank nothing activate None.
+    """
     context = get_context(runtime)
+    setting = _setting(context)
     mode = context.memory_retrieval
     if mode not in RETRIEVAL_MODES:
         raise ValueError(f"memory_retrieval must be one of {RETRIEVAL_MODES}, not {mode!r}")
+    if context.memory_activation not in ACTIVATIONS:
+        raise ValueError(
+            f"memory_activation must be one of {ACTIVATIONS}, not {context.memory_activation!r}"
+        )
+    store = store_for(context, setting.source)
+    if not setting.ranks or store is None:
+        return {"activated": None}
     query = state.get("intent_description") or render_context(_turns(state))
     retrieval: RetrievalMode = mode
-    hits = bank_for(context).search(state["individual_id"], query, context.memory_top_k, retrieval)
+    if setting.source == "qa" and context.memory_activation == "intent_key":
+        search = store.search_by_intent
+    else:
+        search = store.search
+    hits = search(state["individual_id"], query, context.memory_top_k, retrieval)
     activated = [
         ScoredUnit(unit=unit, retrieval_score=score, final_score=score).model_dump()
         for unit, score in hits
@@ -85,14 +138,7 @@ def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, 
 def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The missing-slot query q_miss: the intent's task attributes the context leaves open."""
     context = get_context(runtime)
-    # The stored units' slots pick the schema's service (Hotels_1 or Hotels_4?) or, without a
-    # schema, are the attributes themselves (most used first).
-    attributes = task_attributes(
-        state["intent"],
-        schema=_schema(context.schema_path),
-        service=state.get("service"),
-        known_slots=_known_slots(context, state),
-    )
+    attributes = _attributes(context, state)
     querier = missing_slot_querier(context.memory_planner)
     missing = querier.query(
         _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
@@ -108,7 +154,9 @@ def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[s
 def judge_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The memory judger scores each activated unit; re-rank by s_final (Eq. 4)."""
     context = get_context(runtime)
-    scored = [ScoredUnit.model_validate(row) for row in state["activated"]]
+    if _setting(context).selection != "map":
+        return {"judges": {**state.get("judges", {}), "memory_judger": "none"}}
+    scored = [ScoredUnit.model_validate(row) for row in state.get("activated") or []]
     judger = memory_judger(context.memory_judger)
     judges = {**state.get("judges", {}), "memory_judger": getattr(judger, "name", "none")}
     if judger is None or not scored:
@@ -134,10 +182,38 @@ def rerank(row: ScoredUnit, judger_score: float | None, alpha: float) -> ScoredU
 
 
 def refine_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Keep the top units; with refinement only their core answers, else question and answer."""
+    """Keep the top units; with refinement only their core answers, else question and answer.
+
+    Which units: the top ``memory_selected`` of the re-ranked activated units
+    (:func:`~nodes.memory.judges.units.select_units`: one per slot of the item's intent, none
+    for a slot the context states, units of missing slots and of the session the context points
+    at first). That session's whole QA set counts as activated (MAP activates a session's units
+    ``v_j`` through its intent key ``k_j``), so its units outside the top-k can still be kept.
+    Departure from §4.2, which keeps the plain top 5 by ``s_final``: a second value for a slot
+    or a value the context already gives tells the reader nothing, and the local reader
+    cannot weigh a QA pair against the dialogue as the paper's LLM judger does.
+    """
     context = get_context(runtime)
-    selected = [ScoredUnit.model_validate(row).unit for row in state["activated"]]
-    selected = selected[: context.memory_selected]
+    setting = _setting(context)
+    if setting.selection != "map":
+        return baseline_memory(state, context, setting)
+    ranked = [ScoredUnit.model_validate(row).unit for row in state.get("activated") or []]
+    stated = state.get("stated_values") or {}
+    anchor = anchor_session(ranked, stated)
+    seen = {unit.unit_id for unit in ranked}
+    rest = [
+        unit
+        for unit in bank_for(context).units(state["individual_id"])
+        if unit.session_id == anchor and unit.unit_id not in seen
+    ]
+    selected = select_units(
+        [*ranked, *rest],
+        context.memory_selected,
+        stated=stated,
+        missing=state.get("missing_slots"),
+        anchor=anchor,
+        intent=state["intent"],
+    )
     if context.refine_memory:
         refined = [unit.answer for unit in selected]
     else:
@@ -146,8 +222,25 @@ def refine_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, An
 
 
 def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """The reader writes the confirmation from the context and the refined memory (Fig. 9)."""
+    """The reader writes the confirmation from the context and the refined memory (Fig. 9).
+
+    Also the predicted dialogue state the confirmation commits to (JGA's,
+    :func:`~nodes.memory.dialogue_state.predicted_state`).
+    """
     context = get_context(runtime)
+    setting = _setting(context)
+    store = store_for(context, setting.source)
+    if setting.text_memory and store is not None and not store.count(state["individual_id"]):
+        reason = missing_memory_reason(setting.source, context.memory_summarizer)
+        return {
+            "response": None,
+            "response_slots": None,
+            "dialogue_state": None,
+            "state_source": "none",
+            "ambiguous_slots": [],
+            "judges": {**state.get("judges", {}), "reader": context.reader_judge},
+            "reasons": [*state.get("reasons", []), f"reader: {reason}"],
+        }
     reader = memory_reader(context.reader_judge)
     schema = _schema(context.schema_path)
     defaults = (
@@ -160,17 +253,30 @@ def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
         if schema is not None and context.schema_defaults
         else None
     )
+    stated = state.get("stated_values") or {}
     result = reader.respond(
         _turns(state),
         state["intent"],
         list(state.get("refined", [])),
-        task_goal_hint=state.get("stated_values") or None,
+        task_goal_hint=stated or None,
         defaults=defaults,
+        text_memory=setting.text_memory,
+    )
+    candidates = [
+        *stated.items(),
+        *((u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value),
+        *(defaults or {}).items(),
+    ]
+    dialogue_state, source, ambiguous = predicted_state(
+        result.slots, result.response, candidates, _attributes(context, state)
     )
     reasons = [f"reader: {result.reason}"] if result.reason else []
     return {
         "response": result.response,
         "response_slots": result.slots,
+        "dialogue_state": dialogue_state,
+        "state_source": source,
+        "ambiguous_slots": ambiguous,
         "judges": {**state.get("judges", {}), "reader": result.judge},
         "reasons": [*state.get("reasons", []), *reasons],
     }

@@ -74,7 +74,12 @@ class MemoryInput(TypedDict):
     context: list[dict[str, str]]
     """The new session so far: ``[{speaker: user|system, utterance}]``, the user's turn last."""
     task_goal: NotRequired[dict[str, str]]
-    """Gold slot values; read only by the repair loop (and by scoring), never by the reader."""
+    """Gold slot values; read only by the repair loop and the GPT-4 scorer, never by the
+    planning nodes or the reader."""
+    reference_response: NotRequired[str]
+    """The dataset's confirmation; read only by the GPT-4 scorer (Figure 11)."""
+    relevant_session_ids: NotRequired[list[str]]
+    """The sessions holding the item's values; read only by the ``oracle`` settings."""
     persona: NotRequired[dict[str, Any]]
     """The simulated user's persona for the repair loop (``Persona`` of
     :mod:`nodes.simulation.judges.user_simulator`)."""
@@ -86,13 +91,21 @@ class MemoryOutput(TypedDict):
     intent_description: str | None
     missing_slots: list[str] | None
     missing_query: str | None
-    activated: list[dict[str, Any]]
-    """:class:`~evals.memory_schema.ScoredUnit` s, best ``final_score`` first."""
+    activated: list[dict[str, Any]] | None
+    """:class:`~evals.memory_schema.ScoredUnit` s, best ``final_score`` first; None when the
+    setting ranks nothing (no memory, all of it, or the oracle's)."""
     selected: list[str]
-    """Unit ids kept after re-ranking (top ``memory_selected``)."""
+    """Unit ids given to the reader (after re-ranking: the top ``memory_selected``)."""
     refined: list[str]
     response: str | None
     response_slots: dict[str, str] | None
+    dialogue_state: NotRequired[dict[str, str] | None]
+    """The predicted dialogue state (JGA's; :mod:`nodes.memory.dialogue_state`)."""
+    state_source: NotRequired[str]
+    """Where it came from: ``reader``, ``response`` (read off a free-text one) or ``none``."""
+    ambiguous_slots: NotRequired[list[str]]
+    gpt4_score: NotRequired[dict[str, Any]]
+    """Figure 11's score: ``score`` (1-10 or None), ``rationale``, ``judge``, ``reason``."""
     repair: SlotRepairOutput | None
     judges: dict[str, str]
     reasons: list[str]

@@ -1,122 +1,96 @@
-"""Goal success prompts: paper 004 (Mind the Goal), Appendix D: goal segmentation and turn quality.
+"""Goal success prompts: paper 004 (Mind the Goal), Appendix D, as one call per dialogue.
 
-One file per subsystem; each part below keeps its own notes on the prompt's ``str.format`` fields.
+The paper's template asks one call for ``is_new_goal``, ``quality`` and ``rcof`` of every turn.
+todeval sends it as written: every LLM teacher answers segmentation, turn quality and root
+cause at once, and an LLM segmenter with the same spec reads the same answer (the response
+cache serves the second reader), so GSR costs one call per dialogue per LLM teacher.
+
+The prompt numbers the root causes differently from the paper's Section 4.3 / Appendix B
+(the canonical numbering todeval reports): :data:`APPENDIX_D_RCOF` maps the prompt's codes to
+the canonical ones.
+
+Fields of :data:`APPENDIX_D_PROMPT` (``str.format``):
+    question: the dialogue, ``dialog_id: <id>`` then each turn rendered with
+        :data:`TURN_TEMPLATE`.
 """
 
-# --- segmentation ------------------------------------------------------------------------------
-# Goal-segmentation prompt: paper 004 (Mind the Goal), Appendix D, segmentation part.
-#
-# The paper's template asks one call for ``is_new_goal``, ``quality`` and ``rcof`` per turn; the
-# segmentation role keeps its system prompt, instructions and ``<think>`` reasoning and asks for
-# ``is_new_goal`` only (turn quality is the teachers' role).
-#
-# Fields of :data:`SEGMENTATION_PROMPT` (``str.format``):
-#     dialog_id: the dialogue's id.
-#     question: the dialogue rendered by :func:`render_dialogue` ("Turn k", user, assistant).
-
-SEGMENTATION_SYSTEM_PROMPT = (
-    "You are a helpful AI assistant. You will act as a judge to evaluate quality of "
-    "employee experience chatbot."
+APPENDIX_D_SYSTEM_PROMPT = (
+    "You are a helpful AI assistant.\n"
+    "You will act as a judge to evaluate quality\n"
+    "of employee experience chatbot."
 )
 
-# Literal JSON braces are doubled for str.format.
-SEGMENTATION_OUTPUT_FORMAT = """{{
+# Verbatim from Appendix D (line breaks as printed); literal braces doubled for str.format.
+APPENDIX_D_OUTPUT_FORMAT = """{{
     dialog_id: xx,
     turns: [
-        {{turn_number: 1, is_new_goal: yes/no}},
-        {{turn_number: 2, is_new_goal: yes/no}},
+        {{turn_number: 1, is_new_goal: yes/no, quality
+         : success/failure, rcof: E1-E7 | null}},
+        {{turn_number: 2, is_new_goal: yes/no, quality
+         : success/failure, rcof: E1-E7 | null}},
         ...
     ]
 }}
 
 where
-is_new_goal \\in {{yes,no}} # compare adjacent user turns
-A new goal begins when the user asks something that constitutes a new or different
-information need, as opposed to continuing or clarifying the previous question.
-The first turn of a dialog is always a new goal."""
-
-SEGMENTATION_PROMPT = (
-    """You are provided with a dialog from an employee chatbot.
-Output the JSON for every turn, reasoning inside
-    <think>...</think> tags
-but printing *only* the JSON.
-
-output format:
-"""
-    + SEGMENTATION_OUTPUT_FORMAT
-    + """
-
-input:
-dialog_id: {dialog_id}
-{question}
-"""
-)
-
-TURN_TEMPLATE = "Turn {turn_number}\nUser: {user_msg}\nAssistant: {response}"
-"""How one turn is shown to the judge. Fields: turn_number, user_msg, response."""
-
-
-# --- turn quality ------------------------------------------------------------------------------
-# Teacher prompt: paper 004 (Mind the Goal), Appendix D, turn quality and root cause.
-#
-# The paper's template asks one call for ``is_new_goal``, ``quality`` and ``rcof`` per turn. A
-# teacher keeps its system prompt, its ``<think>`` reasoning and its output format, and asks for
-# ``quality``, ``rcof`` and a short ``rationale`` (segmentation is its own role). The RCOF list is
-# written in the canonical numbering of Section 4.3 / Appendix B (the paper's Appendix D prompt
-# numbers the same seven causes differently); each line keeps the prompt's short gloss.
-#
-# Fields of :data:`TEACHER_PROMPT` (``str.format``):
-#     dialog_id: the dialogue's id.
-#     question: the dialogue rendered turn by turn with :data:`TEACHER_TURN_TEMPLATE`.
-
-TEACHER_SYSTEM_PROMPT = (
-    "You are a helpful AI assistant. You will act as a judge to evaluate quality of "
-    "employee experience chatbot."
-)
-
-# Literal JSON braces are doubled for str.format.
-TEACHER_OUTPUT_FORMAT = """{{
-    dialog_id: xx,
-    turns: [
-        {{turn_number: 1, quality: success/failure, rcof: E1-E7 | null, rationale: "..."}},
-        {{turn_number: 2, quality: success/failure, rcof: E1-E7 | null, rationale: "..."}},
-        ...
-    ]
-}}
-
-where
-quality \\in {{success,failure}} # based on response + follow-ups
+is_new_goal \\in {{yes,no}} # compare adjacent
+user turns
+quality \\in {{success,failure}} # based on
+response + follow-ups
 rcof \\in {{E1-E7}} if failure else null
-rationale: one short sentence saying why
 
 RCOF codes
-E1 Language Understanding - misinterprets question
-E2 Refusal to Answer - unwarranted refusal
-E3 Incorrect Retrieval - irrelevant or wrong docs retrieved
-E4 Retrieval Failure - no docs retrieved
+E1 Incorrect Sources - irrelevant docs
+retrieved
+E2 Retrieval Failure - no docs retrieved
+E3 Refusal to Answer - unwarranted refusal
+E4 Language Understanding - misinterprets
+question
 E5 System Error - blank / truncated response
 E6 Incorrect Routing - wrong domain/department
-E7 Out-of-Domain Query - capability not supported"""
+E7 Out-of-Domain Query - capability not
+supported"""
 
-TEACHER_PROMPT = (
-    """You are provided with a dialog from an employee chatbot.
+APPENDIX_D_PROMPT = (
+    APPENDIX_D_SYSTEM_PROMPT
+    + """
+You are provided with a dialog from an employee
+chatbot.
 Output the JSON for every turn, reasoning inside
     <think>...</think> tags
 but printing *only* the JSON.
 
 output format:
 """
-    + TEACHER_OUTPUT_FORMAT
+    + APPENDIX_D_OUTPUT_FORMAT
     + """
 
 input:
-dialog_id: {dialog_id}
 {question}
 """
 )
+"""The paper's ``template``: its ``{system_prompt}`` is filled in, and the system message is
+the same ``system_prompt``."""
 
-TEACHER_TURN_TEMPLATE = (
-    "Turn {turn_number}\nUser: {user_msg}\nAssistant: {response}\nSources: {sources}"
-)
-"""How one turn is shown to a teacher. Fields: turn_number, user_msg, response, sources (the
-retrieved sources' names and snippets, or "none")."""
+APPENDIX_D_RCOF: dict[str, str] = {
+    "E1": "E3",  # Incorrect Sources -> Incorrect Retrieval
+    "E2": "E4",  # Retrieval Failure
+    "E3": "E2",  # Refusal to Answer -> Refusal
+    "E4": "E1",  # Language Understanding
+    "E5": "E5",  # System Error
+    "E6": "E6",  # Incorrect Routing
+    "E7": "E7",  # Out-of-Domain Query -> Out-of-Domain / Unsupported
+}
+"""The prompt's RCOF codes -> the canonical codes (Section 4.3 / Appendix B)."""
+
+DIALOG_HEADER = "dialog_id: {dialog_id}"
+"""The first line of ``question``. Field: dialog_id (a JSON string literal)."""
+
+TURN_TEMPLATE = "Turn {turn_number}\nUser: {user_msg}\nAssistant: {response}\nSources: {sources}"
+"""How one turn is shown. Fields: turn_number, user_msg, response, sources (the retrieved
+sources' names and snippets as a JSON list, or "none"). The texts are JSON string literals
+(``appendix_d.quoted``), so no message can open a fake ``Turn`` line or end the dialogue."""
+
+CONTEXT_TURN_NOTE = "(Turn {turn_number} is shown for context only; it was judged before.)"
+"""Added when a long dialogue is judged in windows (see ``nodes.goal_success.judges.appendix_d``).
+Field: turn_number."""

@@ -90,3 +90,146 @@ Dialogue so far:
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
 """The zero-shot full-context baseline (paper 000 §7: LLM judges read the whole dialogue)."""
+
+# -- ATOD synthesis (paper 000, §4.2-4.4, Appendix A.4-A.7) ----------------------------------
+#
+# The paper prints its quality-control (A.5), dialogue-generation (A.6) and status-annotation
+# (A.7) templates as figures, which the text of the paper does not carry. What the text gives is
+# kept word for word: A.6's placeholders ({complexity}, {estimated_turns}, {goal_descriptions},
+# {agentic_attrs}), A.7's inputs ("the current dialogue turn, the list of goals with their
+# current statuses, and the expected JSON schema"), Listing 1's annotation fields and Table 9's
+# criteria. The wording around them is todeval's.
+
+COMPLEXITY_CRITERIA = """Medium: 2-8 goals, 8-35 turns, asynchronous execution, interleaving, at
+most 2 dependencies, no proactivity, no defective goals.
+Complex: 7 or more goals, 30 or more turns, asynchronous execution, interleaving, 2 or more
+dependencies, proactivity, defective goals.
+Ambiguous cases are resolved using domain diversity, dependency depth and behaviours."""
+"""Table 9, in words (``{criteria}`` of :data:`TRAJECTORY_ANNOTATION_PROMPT`)."""
+
+TRAJECTORY_ANNOTATION_PROMPT = """You annotate a goal trajectory for a synthetic task-oriented
+dialogue. The goals below were sampled together from real dialogues; the dialogue will be
+{complexity}.
+
+Goals (service / intent: what it does; required slots):
+{goals}
+
+Complexity criteria:
+{criteria}
+
+1. Give every goal concrete, mutually consistent slot values (the same city, dates that fit
+   together, a ride to the place that was booked).
+2. Give the dependencies between goals: a goal depends on another when it needs that goal's
+   outcome first (e.g. a payment after a booking). Give parent_id when a goal is a sub-goal
+   (a later step) of another.
+3. Describe each goal in words (content) and in a short standard form (core_content).
+4. Mark dependency_label (the goal has dependencies) and defectiveness_label (the goal will
+   fail or be left incomplete, only in complex dialogues).
+5. Quality control: check that each goal is clear, that its slot values are valid for its
+   slots and that the annotations agree with each other; drop duplicate or incompatible goals.
+
+Reason inside <think>...</think>, then print only this JSON:
+{{"complexity_class": "medium|complex",
+  "metadata": {{"num_goals": 0, "estimated_turns": 0, "async_execution": true,
+                "interleaving": true, "proactivity": false}},
+  "goals": [{{"id": "g1", "domain": "...", "intent": "...", "slots": ["..."],
+              "slot_values": {{"slot": "value"}}, "dependencies": [], "parent_id": null,
+              "content": "...", "core_content": "...", "dependency_label": false,
+              "defectiveness_label": false}}]}}"""
+"""Fields: ``complexity`` (medium or complex), ``goals`` (one line per sampled goal),
+``criteria`` (:data:`COMPLEXITY_CRITERIA`)."""
+
+DIALOGUE_GENERATION_PROMPT = """Generate a realistic multi-turn conversation between a USER and
+an AI assistant (SYSTEM) with tools, for a {complexity} task-oriented dialogue of about
+{estimated_turns} turns (one turn = one utterance).
+
+The user pursues these goals (id, description, dependencies):
+{goal_descriptions}
+
+The dialogue must show these agentic behaviours:
+{agentic_attrs}
+
+Rules: the user raises the goals in a natural order, may suspend one goal for another and
+resume it; a goal is never completed before the goals it depends on; slot values stay the same
+wherever they are repeated; when a tool result is delayed the assistant says so and reports it
+later; the assistant never invents goals the user did not ask for, except as suggestions.
+
+Print only this JSON:
+{{"turns": [{{"speaker": "USER", "utterance": "..."}}, {{"speaker": "SYSTEM", "utterance": "..."}}]}}"""  # noqa: E501
+"""The paper's A.6 placeholders: ``complexity``, ``estimated_turns``, ``goal_descriptions``
+(one goal per line), ``agentic_attrs`` (one behaviour per line)."""
+
+STATUS_ANNOTATION_PROMPT = """You annotate goal statuses in a task-oriented dialogue, one turn at
+a time. Statuses: {statuses}. not_mentioned = not raised yet; open = requested and being worked
+on; pending = waiting on the user or on an external result; completed = done; failed = could not
+be done; abandoned = the user dropped it.
+
+Goals with their current statuses:
+{goals}
+
+Earlier turns (most recent last):
+{context}
+
+Current turn {turn_id} ({speaker}): {utterance}
+
+List only the goals whose status changes at this turn. Print only this JSON:
+{{"goal_status_changes": [{{"goal_id": "g1", "new_status": "open"}}]}}"""
+"""Fields: ``statuses``, ``goals`` (``id: description [status]`` lines), ``context``,
+``turn_id``, ``speaker``, ``utterance``."""
+
+# -- Memory baselines as goal trackers (paper 000, §7, Table 3, Figure 4) ----------------------
+#
+# "Since these architectures primarily target open-domain retention, we adapt their prompting
+# strategies to align with our specific goal status schema." The paper prints none of the
+# adapted prompts. todeval keeps each method's memory (what it stores, how it recalls) and
+# replaces its response generation by one answer: every user goal with its status, given the
+# memory it recalled, its own last answer and the latest utterance (MEMORY_TRACKER_PROMPT).
+# LLM-Rsum also rewrites its summary after every utterance (RSUM_UPDATE_PROMPT) and MemoChat
+# writes memos for every finished span (MEMOCHAT_MEMO_PROMPT), as the methods do.
+
+MEMORY_TRACKER_PROMPT = """You track the user goals of a task-oriented dialogue with {method}.
+After each utterance, list every user goal with its status, one of: {statuses}.
+open = requested and being worked on; pending = waiting on the user or an external result;
+completed = done; failed = could not be done; abandoned = the user dropped it.
+
+Schema:
+{schema}
+
+{memory_title}:
+{memory}
+
+Goals so far (your last answer):
+{goals}
+
+Latest utterance ({speaker}): {utterance}
+
+Reason inside <think>...</think>, then print only this JSON:
+{{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
+"""Fields: ``method`` (the baseline in words), ``statuses``, ``schema``, ``memory_title`` and
+``memory`` (what the method recalled), ``goals`` (its last answer, one per line, or "none"),
+``speaker``, ``utterance``."""
+
+RSUM_UPDATE_PROMPT = """You keep a running summary of a task-oriented dialogue (recursive
+summarisation). Update the previous summary with the new utterances. Keep every user goal, the
+details the user gave for it (slot values) and where it stands (its status); drop small talk.
+
+Previous summary:
+{summary}
+
+New utterances:
+{utterances}
+
+Print only this JSON:
+{{"summary": "..."}}"""
+"""Fields: ``summary`` (or "none"), ``utterances`` (``SPEAKER: text`` lines)."""
+
+MEMOCHAT_MEMO_PROMPT = """Write memos for a finished span of a task-oriented dialogue, one memo
+per topic (a user goal or request): the topic, a one-sentence summary with the details given
+and where it stands.
+
+Span:
+{utterances}
+
+Print only this JSON:
+{{"memos": [{{"topic": "...", "summary": "..."}}]}}"""
+"""Fields: ``utterances`` (``SPEAKER: text`` lines)."""

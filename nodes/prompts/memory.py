@@ -187,6 +187,36 @@ fill the following json:
 conversation_history, intent, task_goal."""
 
 
+# --- session summaries --------------------------------------------------------------------------
+# The summary-based memory baseline of MAP (paper 001, §5.1, Table 4): "a summarization-based
+# baseline inspired by ChatCite, which produces concise history summaries for each session",
+# with GPT-4o-mini. The paper prints no prompt; this one is written from that sentence and keeps
+# the bracketed headers of the paper's own prompts.
+#
+# Fields of :data:`SESSION_SUMMARY_PROMPT` (``str.format``):
+#     intent: the session's intent in words (``"reserve restaurant"``).
+#     conversation_history: the stored session, one ``"user: ..."`` / ``"assistant: ..."`` line
+#         per utterance.
+
+SESSION_SUMMARY_SYSTEM_PROMPT = "You are a dialogue summarization assistant."
+
+SESSION_SUMMARY_PROMPT = """Write a concise summary of this past dialogue session between a \
+user and an assistant, to be kept as long-term memory for the user's later sessions. State \
+what the user wanted and every specific detail the session settled (names, places, dates, \
+times, counts, preferences), in two or three sentences.
+
+[INTENT]
+{intent}
+
+[DIALOGUE]
+{conversation_history}
+
+Print only this JSON:
+{{"summary": "<the summary>"}}"""
+"""A session's summary for the summary-based baseline (MAP Table 4). Fields: intent,
+conversation_history."""
+
+
 # --- slot repair -------------------------------------------------------------------------------
 # Prompts of the proactive slot repair loop (MAP, paper 001, §4.3).
 #

@@ -4,10 +4,12 @@ Paper 001 gives no prompt for its simulated user: it says only that the user age
 set L of missing or wrong slots and talks to the dialogue model until L is empty. The system
 prompt below follows the tau2 / AgentChangeBench user-simulation guidelines (one message at a
 time, never invent information, disclose progressively, ``###STOP###`` when done) and adds
-ProactiveEval's agreeableness tiers (paper 003, "Dialogue Guidance") as persona lines.
+persona lines: a disclosure tier (how many details one answer gives, and whether the user pushes
+back), verbosity and cooperativeness. The disclosure tiers are todeval's own; they are not
+ProactiveEval's agreeableness (resistance to guidance, paper 003).
 
 Fields of :data:`USER_SIMULATOR_PROMPT` (``str.format``):
-    persona: the persona lines (agreeableness, verbosity, cooperativeness, free style).
+    persona: the persona lines (disclosure, verbosity, cooperativeness, free style).
     instructions: the scenario's free-text instructions, or "none".
     task_goal: the goal the user knows, one ``- slot (in words): value`` line each.
     focus_slots: the slots the user knows were missed or got wrong (L), in words, or "none".
@@ -57,22 +59,21 @@ Write your next message as the user. Reply with JSON only:
  "stop": <true if you ended with ###STOP###, else false>}}
 Use the slot names exactly as listed in the task goal (the text before the colon)."""
 
-AGREEABLENESS_LINES = {
+DISCLOSURE_LINES = {
     "high": (
-        "Agreeableness: high. You are friendly and cooperative: you gladly answer everything "
-        "the assistant asks in one message."
+        "Disclosure: high. You are forthcoming: you gladly answer everything the assistant "
+        "asks in one message."
     ),
     "medium": (
-        "Agreeableness: medium. You are polite but a little reserved: you answer the "
+        "Disclosure: medium. You are polite but a little reserved: you answer the "
         "assistant's questions, at most two details per message."
     ),
     "low": (
-        "Agreeableness: low. You are impatient and resistant: you may complain that you "
-        "already said this, ask the assistant to check its records, and give at most one "
-        "detail per message."
+        "Disclosure: low. You are impatient: you may complain that you already said this, "
+        "ask the assistant to check its records, and give at most one detail per message."
     ),
 }
-"""Persona lines for ProactiveEval's three agreeableness tiers (paper 003)."""
+"""Persona lines for the disclosure tiers (how much one answer gives; MAP's repair loop)."""
 
 VERBOSITY_LINES = {
     "terse": "Verbosity: terse. Use as few words as possible.",
@@ -86,3 +87,39 @@ COOPERATIVENESS_LINES = {
     False: "You may volunteer the details the assistant missed or got wrong, unasked.",
 }
 """Persona lines keyed by ``answers_only_asked``."""
+
+TASK_USER_SYSTEM_PROMPT = """{guidelines}
+
+{user_policy}"""
+"""The task user's system prompt (AgentChangeBench's user simulator): tau2's simulation
+guidelines, then the domain's user policy, both read at run time from
+``$TODEVAL_DATA_DIR/agentchangebench/`` (``user_simulator/simulation_guidelines.md``,
+``domains/<domain>/user_policy.md``), never copied here.
+
+Fields: ``guidelines`` the guidelines text; ``user_policy`` the domain's user policy, or "" when
+the domain has none."""
+
+TASK_USER_PROMPT = """<scenario>
+{scenario}
+</scenario>
+
+Your goals, in the order of your goal sequence (track them yourself; never mention goal
+numbers or labels to the agent):
+{goals}
+
+The conversation so far (you are the customer):
+{conversation_history}
+
+Write your next message to the agent, following the guidelines, your persona and your scenario.
+Reply with JSON only:
+{{"message": "<your next message, ending with a ###...### token when the guidelines say so>",
+ "goal_index": <the number of the goal in the list above that this message is about>,
+ "shifted": <true if this message moves on to a new goal of the sequence, else false>,
+ "stop": <true if this message ends the conversation, else false>}}"""
+"""The task user's turn prompt. AgentChangeBench's user simulator answers in plain text; the
+JSON wrapper (goal number, shift, stop) is todeval's own, so every reply records which goal it
+is on and whether it shifted (for failure attribution).
+
+Fields: ``scenario`` the user scenario as AgentChangeBench renders it (persona, instructions,
+goal shifts); ``goals`` the goal sequence, one ``N. label`` line each (or "none");
+``conversation_history`` the text turns so far, one ``Agent: ...`` / ``You: ...`` line each."""

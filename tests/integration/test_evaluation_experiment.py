@@ -31,7 +31,7 @@ from evals.goal_shift_schema import (
     TaskSpec,
     ToolCall,
 )
-from evals.langsmith_evaluators import GOLD_ROW_EVALUATORS, corpus_key
+from evals.langsmith_evaluators import GOLD_ROW_EVALUATORS, corpus_key, evaluation_example
 from evals.metrics.record_metrics import METRICS, corpus_values
 from evals.record_views import EvaluationRecord, conversation_record, dialogue_record
 from evals.schema import Dialogue
@@ -365,7 +365,7 @@ def test_uploaded_experiment_sends_feedback_for_every_metric(
     assert experiment["name"].startswith("it-upload")
     # Without a dataset name the records go to a dataset named after their content.
     [dataset] = capture.datasets.values()
-    assert dataset["name"] == corpus_dataset_name(records)
+    assert dataset["name"] == corpus_dataset_name([evaluation_example(r) for r in records])
     assert experiment["reference_dataset_id"] == dataset["id"]
     assert len(capture.examples) == len(records)
     assert experiment["extra"]["metadata"]["suites"] == ["goal_success", "goal_shift"]

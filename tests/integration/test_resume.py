@@ -142,8 +142,9 @@ def test_rerun_finishes_a_thread_killed_right_after_its_input_checkpoint(
 N_DIALOGUES = 400
 """Big enough that the run is still going when the first lines reach the disk.
 
-``segments.jsonl`` is written through an ordinary buffered file, so lines appear in ~8 KB
-batches (about 20 dialogues each), not one by one.
+``segments.jsonl.partial`` is written through an ordinary buffered file, so lines appear in
+~8 KB batches (about 20 dialogues each), not one by one; it becomes ``segments.jsonl`` when the
+run ends.
 """
 KILL_AFTER_LINES = 10
 RUN_TIMEOUT_S = 900.0
@@ -182,7 +183,7 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
     with (tmp_path / "first.log").open("w") as log:
         first = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + RUN_TIMEOUT_S
-    while len(_complete_lines(out / "segments.jsonl")) < KILL_AFTER_LINES:
+    while len(_complete_lines(out / "segments.jsonl.partial")) < KILL_AFTER_LINES:
         if first.poll() is not None:
             break
         if time.monotonic() > deadline:
@@ -207,9 +208,9 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
             "it, so resume was not exercised; raise N_DIALOGUES"
         )
     assert first.returncode == -signal.SIGKILL
-    before_kill = _complete_lines(out / "segments.jsonl")
+    before_kill = _complete_lines(out / "segments.jsonl.partial")
     assert len(before_kill) >= KILL_AFTER_LINES
-    assert not (out / "summary.json").exists()
+    assert not (out / "summary.json").exists() and not (out / "segments.jsonl").exists()
 
     # Resume the killed run and, side by side, a fresh run on its own checkpoint file.
     fresh_out = tmp_path / "fresh"
@@ -230,6 +231,7 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
 
     lines = _complete_lines(out / "segments.jsonl")
     assert sorted(line["dialogue_id"] for line in lines) == sorted(ids)  # each exactly once
+    assert not (out / "segments.jsonl.partial").exists()
     summary = json.loads((out / "summary.json").read_text())
     counts = summary["counts"]
     assert counts["dialogues"] == N_DIALOGUES
@@ -255,17 +257,24 @@ def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: A
     command = [str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
                "--checkpoints", checkpoints, "--max-concurrency", "2"]  # fmt: skip
     env = subprocess_env(tmp_path / "home")
+    # An earlier run's outputs: the killed run must leave all three as they were.
+    out.mkdir()
+    earlier = {"results.jsonl": '{"record_id": "old"}\n', "summary.json": "{}\n"}
+    earlier["report.html"] = "<p>old</p>\n"
+    for name, text in earlier.items():
+        (out / name).write_text(text)
     with (tmp_path / "first.log").open("w") as log:
         first = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + RUN_TIMEOUT_S
-    while len(_complete_lines(out / "results.jsonl")) < KILL_AFTER_LINES:  # flushed per record
+    staged = out / "results.jsonl.partial"
+    while len(_complete_lines(staged)) < KILL_AFTER_LINES:  # flushed per record
         if first.poll() is not None or time.monotonic() > deadline:
             pytest.fail((tmp_path / "first.log").read_text()[-3000:])
         time.sleep(0.02)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait(timeout=60)
-    before_kill = _complete_lines(out / "results.jsonl")
-    assert not (out / "summary.json").exists()
+    before_kill = _complete_lines(staged)
+    assert {name: (out / name).read_text() for name in earlier} == earlier
 
     with (tmp_path / "again.log").open("w") as log:
         again = spawn(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -273,6 +282,7 @@ def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: A
     assert again.returncode == 0, (tmp_path / "again.log").read_text()[-3000:]
     lines = _complete_lines(out / "results.jsonl")
     assert [line["record_id"] for line in lines] == ids  # input order, each exactly once
+    assert not staged.exists()
     resumed = [line["record_id"] for line in lines if line["resumed"]]
     assert len(before_kill) <= len(resumed) < len(ids)
     by_id = {line["record_id"]: line for line in lines}

@@ -141,7 +141,7 @@ def test_track_goals_skips_an_sgd_record_whose_frames_are_malformed(tmp_path: Pa
     assert summary["counts"]["dialogues"] == 2 and summary["counts"]["skipped_records"] == 1
     (skipped,) = summary["skipped"]
     assert skipped["dialogue_id"] == "bad"
-    assert skipped["field"] == "turns.0.metadata.sgd_user_frames.0.intent"
+    assert skipped["field"] == "turns.0.f.0.intent"  # the compact record's own path
     assert skipped["file"] == str(corpus)
 
 

@@ -39,7 +39,7 @@ def test_cli_flags_override_the_file_and_unset_flags_do_not(tmp_path: Path) -> N
     ("text", "message"),
     [
         ("[thresholds]\ntua = 0.8\n", "tua is not a setting"),
-        ('[thresholds]\ntau = "high"\n', "tau should be float, not str"),
+        ('[thresholds]\ntau = "high"\n', "tau: 'high' is not a valid tau"),
         ("[judge]\nx = 1\n", "unknown section [judge]"),
         ("[thresholds\n", "not valid TOML"),
     ],

@@ -108,7 +108,8 @@ def test_llm_judge_reads_the_appendix_d_answer(monkeypatch: pytest.MonkeyPatch) 
     assert [t["is_new_goal"] for t in output["turns"]] == [True, False, True, False]
     assert output["judge"] == "openai:gpt-4o-mini"
     prompt = model.calls[0][-1].content
-    assert "Turn 3\nUser: Thanks. Another question" in prompt
+    # Messages are quoted so that their text cannot pass for the prompt's own instructions.
+    assert 'Turn 3\nUser: "Thanks. Another question' in prompt
     assert "is_new_goal" in prompt and "<think>" in prompt
 
 
@@ -120,8 +121,8 @@ def test_llm_judge_malformed_output_becomes_null_with_reason(
     output = _run("openai:gpt-4o-mini", thread="bad")
     assert [t["is_new_goal"] for t in output["turns"]] == [True, None, None, None]
     assert output["reason"]
-    # Unlabelled turns continue the first goal rather than inventing boundaries.
-    assert output["goals"] == [{"goal_index": 0, "start_turn": 1, "end_turn": 4}]
+    # A dialogue the judge could not segment has no goals, rather than one invented goal.
+    assert output["goals"] == []
 
 
 def test_llm_judge_missing_turns_are_null(monkeypatch: pytest.MonkeyPatch) -> None:

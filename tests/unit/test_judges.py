@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import threading
 import time
 from collections.abc import Iterator
@@ -460,14 +459,15 @@ def test_ainvoke_runs_concurrently() -> None:
 # -- building chat models ------------------------------------------------------------------
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("langchain_openai") is not None, reason="langchain-openai installed"
-)
-def test_missing_provider_package_names_the_pip_package(
+def test_missing_provider_package_names_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pytest.raises(JudgeConfigError, match="pip install langchain-openai"):
+    monkeypatch.setattr(llm_module, "package_installed", lambda info: False)
+    with pytest.raises(JudgeConfigError, match=r"pip install -e '\.\[openai\]'"):
         load_chat_model(parse_spec("openai:gpt-4o-mini"))
+    # A provider todeval has no extra for: the package, and a warning about the pinned core.
+    with pytest.raises(JudgeConfigError, match="pip install langchain-groq .*langchain-core"):
+        load_chat_model(parse_spec("groq:llama-3.1-8b"))
     # The judge loads its model at construction: a run fails before any dialogue, and
     # before it creates the default cache.
     monkeypatch.setenv("TODEVAL_HOME", str(tmp_path / "home"))
@@ -492,7 +492,21 @@ def fake_init(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         return ScriptedChatModel()
 
     monkeypatch.setattr(llm_module, "init_chat_model", init)
+    monkeypatch.setattr(llm_module, "package_installed", lambda info: True)
     return seen
+
+
+def test_a_package_that_does_not_import_is_not_called_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(model: str, **kwargs: Any) -> ScriptedChatModel:
+        raise ImportError("cannot import name 'X' from 'langchain_core.utils'")
+
+    monkeypatch.setattr(llm_module, "init_chat_model", broken)
+    monkeypatch.setattr(llm_module, "package_installed", lambda info: True)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(JudgeConfigError, match="installed but does not import: ImportError"):
+        load_chat_model(parse_spec("openai:gpt-4o-mini"))
 
 
 def test_missing_api_key_is_a_config_error(
@@ -506,7 +520,30 @@ def test_missing_api_key_is_a_config_error(
         role="r", spec="openai:gpt-4o-mini", prompt="{x}", output_model=Verdict, cache=None
     )
     assert isinstance(judge.chat_model, ScriptedChatModel)
-    assert fake_init[-1] == {"model": "gpt-4o-mini", "model_provider": "openai", "temperature": 0.0}
+    sent = fake_init[-1]
+    assert (sent["model"], sent["model_provider"], sent["temperature"]) == (
+        "gpt-4o-mini",
+        "openai",
+        0.0,
+    )
+    # The answer is decoded under the output schema and capped.
+    assert sent["max_tokens"] == 1024
+    schema = sent["model_kwargs"]["response_format"]["json_schema"]
+    assert schema["name"] == "Verdict" and schema["schema"] == Verdict.model_json_schema()
+
+
+def test_an_openai_compatible_server_gets_json_object_with_the_schema(
+    fake_init: list[dict[str, Any]],
+) -> None:
+    LLMJudge(
+        role="r", spec="openai:m@http://127.0.0.1:9/v1", prompt="{x}", output_model=Verdict,
+        cache=None, max_output_tokens=64,
+    )  # fmt: skip
+    body = fake_init[-1]["extra_body"]
+    assert body == {
+        "response_format": {"type": "json_object", "schema": Verdict.model_json_schema()},
+        "max_tokens": 64,
+    }
 
 
 def test_base_url_reaches_the_client_with_a_placeholder_key(
@@ -530,3 +567,18 @@ def test_scripted_model_keeps_tool_calls_and_usage_when_streamed() -> None:
     assert chunk.tool_calls[0]["name"] == "Verdict"
     assert chunk.tool_calls[0]["args"] == {"label": "success", "score": 8}
     assert chunk.usage_metadata and chunk.usage_metadata["input_tokens"] == 2
+
+
+def test_a_prompt_longer_than_the_context_is_null_with_the_reason_and_not_retried() -> None:
+    overflow = RuntimeError(
+        "Error code: 400 - Requested tokens (2771) exceed context window of 2048"
+    )
+    model = ScriptedChatModel([overflow, '{"label": "success", "score": 8}'])
+    judge = LLMJudge(
+        role="r", spec="openai:m", prompt="{x}", output_model=Verdict, cache=None,
+        chat_model=model, backoff_s=0,
+    )  # fmt: skip
+    result = judge.invoke({"x": "a long dialogue"})
+    assert result.value is None and "longer than the model's context window" in str(result.reason)
+    assert "never truncated" in str(result.reason)
+    assert len(model.calls) == 1  # no retry: a retry cannot make the prompt shorter

@@ -10,6 +10,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
+from evals.metrics.memory.scores import slot_value_mentioned
 from graphs.memory import build_memory_graph
 from nodes.context import Context
 from nodes.memory.bank import memory_bank
@@ -77,3 +78,67 @@ def test_without_refinement_the_reader_gets_questions_too(context: Context) -> N
     output = _run(replace(context, refine_memory=False))
     assert all(text.startswith("Question: ") for text in output["refined"])
     assert output["repair"] is None  # no task goal, no repair loop
+
+
+TRAIN_TRIPS = [
+    MsTodSession(
+        session_id=session,
+        domain="Trains_1",
+        intent="GetTrainTickets",
+        content=[{"speaker": "user", "utterance": f"A train to {to}."}],
+        task_goal={
+            "to": to,
+            "from": "Fresno",
+            "date_of_journey": date,
+            "number_of_adults": adults,
+            "trip_protection": "False",
+            "class": "Value",
+        },
+    )
+    for session, to, date, adults in [
+        ("t1", "Sacramento", "March 3rd", "1"),
+        ("t2", "Los Angeles", "March 9th", "4"),  # the sibling trip, not meant here
+    ]
+]
+
+
+def test_the_confirmation_states_what_the_context_says_and_the_meant_sessions_values() -> None:
+    memory_bank.cache_clear()
+    context = Context(
+        memory_bank_backend="memory", memory_bank_collection="trains", memory_judger="none"
+    )
+    bank = memory_bank(None, "memory", "trains")
+    for session in TRAIN_TRIPS:
+        bank.add_units(local_memory_units("u2", session))
+    said = (
+        "Hi again, it's about the get train tickets for Sacramento. "
+        "Yes, I want trip insurance, leaving at quarter past 1 in the afternoon."
+    )
+    graph = build_memory_graph().compile(checkpointer=InMemorySaver())
+    gold = {
+        "to": "Sacramento",
+        "from": "Fresno",
+        "date_of_journey": "March 3rd",
+        "number_of_adults": "1",
+        "trip_protection": "True",
+        "journey_start_time": "1:15 pm",
+    }
+    try:
+        output = graph.invoke(
+            {
+                "individual_id": "u2",
+                "intent": "GetTrainTickets",
+                "context": [{"speaker": "user", "utterance": said}],
+                "task_goal": gold,
+            },
+            {"configurable": {"thread_id": "trains"}},
+            context=context,
+        )
+    finally:
+        memory_bank.cache_clear()
+    assert output["response_slots"]["trip_protection"] == "True"  # said now, memory had False
+    # No stored session had a start time: the one said is confirmed under a generic name.
+    assert output["response_slots"]["time"] == "1:15 pm"
+    assert all(unit.split("/")[1] == "t1" for unit in output["selected"])  # not the sibling
+    assert all(slot_value_mentioned(v, output["response"], slot=s) for s, v in gold.items())
+    assert output["repair"]["initial_missing"] == [] and output["repair"]["dte"] == 1

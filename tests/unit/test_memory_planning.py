@@ -149,11 +149,16 @@ def test_stated_values_need_a_mention_and_numbers_need_their_slot_word() -> None
     }
 
 
-def test_local_capture_states_the_intent_and_the_remembered_values_the_context_names() -> None:
+def test_local_capture_states_the_intent_and_the_values_the_context_names() -> None:
     captured = LocalIntentCapture().capture(
         CONTEXT, "ReserveRestaurant", known_values=session_values(SESSIONS, "ReserveRestaurant")
     )
-    assert captured.stated_values == {"restaurant_name": "Sino"}
+    # "Sino" is a remembered name; "7 pm" and "for 3" are new values in natural wording.
+    assert captured.stated_values == {
+        "restaurant_name": "Sino",
+        "time": "7 pm",
+        "number_of_seats": "3",
+    }
     assert captured.intent_description == "The user wants to reserve restaurant for Sino"
     assert captured.judge == "local" and captured.reason is None
 

@@ -7,13 +7,18 @@ import json
 
 import pytest
 
-from evals.memory_schema import Individual, MsTodSession
+from evals.memory_schema import Individual, MemoryUnit, MsTodSession
 from evals.memory_words import intent_in_words, is_number_or_boolean, slot_in_words, slot_kind
 from nodes.judges.spec import JudgeSpecError
 from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
 from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
 from nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
-from nodes.memory.judges.units import intent_description, local_memory_units
+from nodes.memory.judges.units import (
+    anchor_session,
+    intent_description,
+    local_memory_units,
+    select_units,
+)
 from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:gpt-4o-mini"
@@ -160,3 +165,54 @@ def test_factory_picks_the_builder_from_the_spec() -> None:
     individual = Individual(individual_id="ind001", sessions=[SESSION], eval=[])
     units, failures = individual_units(memory_bank_builder(), individual)
     assert failures == {} and len(units) == len(SESSION.task_goal)
+
+
+def _bus(session: str, slot: str, value: str) -> MemoryUnit:
+    goal = {slot: value}
+    (unit,) = local_memory_units(
+        "u",
+        MsTodSession(
+            session_id=session, domain="Buses_1", intent="BuyBusTicket",
+            content=[{"speaker": "user", "utterance": "x"}], task_goal=goal,
+        ),
+    )  # fmt: skip
+    return unit
+
+
+# Eq. 4's ranking mixes the sibling trip (s12) into the one the user came back about (s06).
+RANKED_BUS = [
+    _bus("s06", "to_location", "San Francisco"),
+    _bus("s12", "travelers", "2"),
+    _bus("s12", "leaving_date", "March 13th"),
+    _bus("s12", "from_location", "Fresno"),
+    _bus("s06", "travelers", "3"),
+    _bus("s06", "from_location", "Long Beach"),
+    _bus("s06", "leaving_date", "March 9th"),
+    _bus("s12", "category", "direct"),
+    _bus("s06", "leaving_time", "8:30 am"),
+]
+
+
+def test_the_anchor_is_the_session_whose_values_the_context_states() -> None:
+    assert anchor_session(RANKED_BUS, {"to_location": "San Francisco"}) == "s06"
+    assert anchor_session(RANKED_BUS[1:], {"from_location": "Fresno"}) == "s12"
+    assert anchor_session(RANKED_BUS[1:], {}) == "s12"  # no evidence: the best-ranked unit's
+    assert anchor_session([], {}) is None
+
+
+def test_selection_keeps_one_value_per_open_slot_from_the_anchor_first() -> None:
+    stated = {"to_location": "San Francisco"}
+    missing = ["from_location", "leaving_date", "leaving_time", "travelers"]
+    kept = select_units(RANKED_BUS, 5, stated=stated, missing=missing, anchor="s06")
+    assert [(u.session_id, u.slot) for u in kept] == [
+        ("s06", "travelers"),
+        ("s06", "from_location"),
+        ("s06", "leaving_date"),
+        ("s06", "leaving_time"),
+        ("s12", "category"),  # not asked for: only after every open slot
+    ]
+    # Eq. 4's order alone (no anchor, nothing stated) still keeps one unit per slot.
+    plain = select_units(RANKED_BUS, 5, stated={})
+    assert [u.slot for u in plain] == [
+        "to_location", "travelers", "leaving_date", "from_location", "category",
+    ]  # fmt: skip

@@ -13,6 +13,7 @@ from cli.common import UsageError
 from cli.memory import add_build_bench_parser
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.ms_tod import build_memory_bench, dump_memory_bench, load_memory_bench
+from evals.memory_schema import eval_records
 from evals.memory_words import intent_in_words, is_number_or_boolean
 from stores.paths import data_dir
 
@@ -313,3 +314,47 @@ def test_real_sgd_dev_builds_full_individuals() -> None:
             assert sessions[relevant].intent == item.intent
             assert item.context[0].utterance.startswith("Hi again, it's about the ")
             assert item.task_goal and item.reference_response
+
+
+def _numbered(raw: dict[str, Any]) -> dict[str, Any]:
+    """The bench with every id a JSON number, as Figure 12 numbers sessions."""
+    for i, individual in enumerate(raw["individuals"], start=1):
+        numbers = {s["session_id"]: n for n, s in enumerate(individual["sessions"], start=1)}
+        for session in individual["sessions"]:
+            session["session_id"] = numbers[session["session_id"]]
+        for n, item in enumerate(individual["eval"], start=1):
+            item["eval_id"] = 1000 * i + n
+            item["relevant_session_ids"] = [numbers[s] for s in item["relevant_session_ids"]]
+        individual["individual_id"] = i
+    return raw
+
+
+def test_integer_ids_load_every_item_as_text(sgd: Path, tmp_path: Path) -> None:
+    raw = _numbered(json.loads(build_memory_bench(sgd, "dev", seed=0).model_dump_json()))
+    path = tmp_path / "numbered.json"
+    path.write_text(json.dumps(raw))
+    loaded, errors = load_memory_bench(path)
+    assert errors == []
+    (individual,) = loaded.individuals
+    assert individual.individual_id == "1" and len(individual.eval) == 21
+    sessions = {s.session_id for s in individual.sessions}
+    assert sessions == {str(n) for n in range(1, 22)}
+    for item in individual.eval:
+        assert item.eval_id.startswith("10")
+        assert set(item.relevant_session_ids) <= sessions  # 9 and "9" are the same id
+    records = list(eval_records(loaded))
+    assert len(records) == 21 and records[0].individual_id == "1"
+
+
+def test_ids_that_are_not_integers_or_text_are_errors(sgd: Path, tmp_path: Path) -> None:
+    raw = json.loads(build_memory_bench(sgd, "dev", seed=0).model_dump_json())
+    individual = raw["individuals"][0]
+    individual["sessions"][0]["session_id"] = True
+    individual["eval"][0]["eval_id"] = 1.5
+    path = tmp_path / "bad_ids.json"
+    path.write_text(json.dumps(raw))
+    loaded, errors = load_memory_bench(path)
+    fields = {e.field for e in errors}
+    assert "individuals.0.sessions.0.session_id" in fields
+    assert "individuals.0.eval.0.eval_id" in fields
+    assert len(loaded.individuals[0].sessions) == 20

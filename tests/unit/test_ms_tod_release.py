@@ -97,3 +97,22 @@ def test_qa_memory_units_and_an_eval_run_on_them(tmp_path: Path) -> None:
     [line] = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
     assert line["retrieved_unit_ids"][0].startswith("ind/3/")
     assert line["scores"]["hit_at_5"] == 1.0
+
+
+def test_figure_12_integer_session_ids_load_every_item(tmp_path: Path) -> None:
+    numbered = [
+        {**session, "session_id": int(session["session_id"])}
+        for session in SESSIONS
+        if session["session_id"] != "5"
+    ]
+    path = tmp_path / "numbered.json"
+    path.write_text(json.dumps({"individual_id": 132, "sessions": numbered}))
+    individual, errors = load_ms_tod_individual(path)
+    assert errors == [] and individual.individual_id == "132"
+    assert [s.session_id for s in individual.sessions] == ["3"]
+    [item] = individual.eval
+    assert item.eval_id == "9" and item.relevant_session_ids == ["3"]
+    # Figure 13's QA memory is keyed by the same ids, as JSON object keys (text).
+    units = ms_tod_qa_units(individual.individual_id, QA_MEMORY, individual.sessions)
+    assert {u.intent for u in units} == {"ReserveHotel"}
+    assert units[0].unit_id == "132/3/q1"

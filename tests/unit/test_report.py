@@ -202,7 +202,7 @@ def test_overview_lists_every_sections_headline_figures_first() -> None:
     overview = overview_of(html)
     assert html.index(overview) < html.index('<section id="goal-success"')
     for label, value in [*gsr.overview, *other.overview]:
-        assert f">{value}<" in overview and label.replace("'", "&#x27;") in overview
+        assert f">{value}<" in overview and label.replace("'", "&#39;") in overview
     assert ("GSR", "50.0%") in gsr.overview and ("Fleiss' κ (quality)", "0.61") in gsr.overview
     assert "Memory &lt;m&gt;" in overview
     assert "<td>dialogues.jsonl</td>" in html
@@ -213,8 +213,8 @@ def test_user_text_and_dialogue_ids_are_escaped() -> None:
     html = render_report("t", [goal_success_section(summary(), goals, dialogues)])
     page = Page(html)
     assert "script" not in {tag for tag, _ in page.tags} and "<b>payslip" not in html
-    assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in html
-    assert "d&quot;1&#x27;&gt;&lt;script&gt;" in html
+    assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;" in html
+    assert "d&#34;1&#39;&gt;&lt;script&gt;" in html
     assert "&lt;i&gt;ok&lt;/i&gt;" in html and "HR &lt;Policy&gt;" in html
     assert all(re.fullmatch(r"[A-Za-z][\w-]*", i) for i in page.ids)
 
@@ -228,7 +228,7 @@ def test_every_failed_goal_link_points_at_an_existing_drilldown() -> None:
     assert len(links) == 2 and len(set(links)) == 2
     assert all(target in page.ids for target in re.findall(r'href="#([^"]+)"', html))
     nasty = html[html.index(f'id="{links[0]}"') :]
-    assert nasty.index("Dialogue d&quot;1") < nasty.index("&lt;script&gt;alert(&quot;pwned")
+    assert nasty.index("Dialogue d&#34;1") < nasty.index("&lt;script&gt;alert(&#34;pwned")
     assert "T2: &lt;script&gt;" in table and "<b>E3</b> Incorrect Retrieval" in table
     assert anchor_id("p", "a b") != anchor_id("p", "a/b")
 

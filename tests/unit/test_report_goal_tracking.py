@@ -203,8 +203,8 @@ def test_user_text_is_escaped() -> None:
     html = render_report("t", [goal_tracking_section(summary(judges={"x": "<j>"}), corpus())])
     page = Page(html)
     assert "script" not in {t for t, _ in page.tags} and "<b>" not in html and "<svc>" not in html
-    assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in html
-    assert "Dialogue d&quot;1&#x27;&gt;&lt;script&gt;" in html
+    assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;" in html
+    assert "Dialogue d&#34;1&#39;&gt;&lt;script&gt;" in html
     assert "depends on &lt;g0&gt;" in html and "&lt;gold&gt; open" in html
     assert "who=&lt;b&gt;me&lt;/b&gt;" in html and "x: &lt;j&gt;" in html
     assert "&lt;bad&gt;" in html  # the skipped record

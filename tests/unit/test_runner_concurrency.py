@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 
 from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.runner import prepared_in_chunks, run_corpus
+from graphs.runner import READ_AHEAD, prepared_in_chunks, run_corpus
 from nodes.context import Context
 from stores.checkpoint import open_checkpointer
 
@@ -177,7 +177,7 @@ def test_rerun_on_the_same_saver_resumes_in_memory_too() -> None:
     assert probe.calls[0] == 1 and probe.calls[7] == 2
 
 
-def test_read_ahead_stays_within_twice_the_concurrency() -> None:
+def test_read_ahead_stays_within_its_bound() -> None:
     consumed = 0
 
     def endless() -> Iterator[Item]:
@@ -196,10 +196,10 @@ def test_read_ahead_stays_within_twice_the_concurrency() -> None:
                 break
         stream.close()  # type: ignore[attr-defined]  # the generator behind the iterator
     assert len(seen_at) == 12
-    # Record i is yielded with at most 2N-1 records read behind it (N running, N queued).
-    assert all(count <= index + 2 * N for index, count in enumerate(seen_at)), seen_at
+    # Record i is yielded with at most READ_AHEAD * N records read behind it.
+    assert all(count <= index + READ_AHEAD * N for index, count in enumerate(seen_at)), seen_at
     assert seen_at[0] > 1, "no read-ahead at all: the records ran one by one"
-    assert consumed <= 12 + 2 * N
+    assert consumed <= 12 + READ_AHEAD * N
 
 
 def test_same_record_twice_runs_once_and_is_read_back_the_second_time() -> None:

@@ -53,22 +53,22 @@ def test_a_cooperative_user_states_every_asked_value() -> None:
     assert "Sino" not in turn.utterance
 
 
-def test_agreeableness_caps_the_details_per_reply() -> None:
-    medium = simulator(agreeableness="medium").reply(HISTORY, asked_slots=L)
+def test_disclosure_caps_the_details_per_reply() -> None:
+    medium = simulator(disclosure="medium").reply(HISTORY, asked_slots=L)
     assert medium.revealed_slots == {"location": "San Jose", "time": "11:30 am"}
     lows = [
-        simulator(agreeableness="low", seed=seed).reply(HISTORY, asked_slots=L, turn_index=i)
+        simulator(disclosure="low", seed=seed).reply(HISTORY, asked_slots=L, turn_index=i)
         for seed in range(6)
         for i in range(3)
     ]
     assert all(len(turn.revealed_slots) <= 1 for turn in lows)
-    # Some low-agreeableness replies push back with no value at all, others give one.
+    # Some low-disclosure replies push back with no value at all, others give one.
     assert any(not t.revealed_slots for t in lows) and any(t.revealed_slots for t in lows)
 
 
 def test_replies_are_reproducible_and_the_seed_varies_them() -> None:
     def replies(seed: int) -> list[str]:
-        user = simulator(agreeableness="low", seed=seed)
+        user = simulator(disclosure="low", seed=seed)
         return [user.reply(HISTORY, asked_slots=L, turn_index=i).utterance for i in range(4)]
 
     assert replies(7) == replies(7)
@@ -129,8 +129,8 @@ def test_slots_asked_about_reads_slot_names_from_words() -> None:
 
 
 def test_bad_personas_and_specs_fail_early() -> None:
-    with pytest.raises(ValueError, match="agreeableness"):
-        Persona(agreeableness="grumpy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="disclosure"):
+        Persona(disclosure="grumpy")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         Persona.from_mapping({"patience": "low"})
     with pytest.raises(JudgeSpecError):
@@ -162,7 +162,7 @@ def test_the_llm_simulator_reads_its_answer_and_drops_invented_slots() -> None:
         "stop": False,
     }
     model = ScriptedChatModel([f"<think>answer both</think>{json.dumps(answer)}"])
-    turn = llm_user(model, Persona(agreeableness="low", style="Curt.")).reply(
+    turn = llm_user(model, Persona(disclosure="low", style="Curt.")).reply(
         HISTORY, asked_slots=["location", "time"]
     )
     assert turn == SimulatedTurn(
@@ -172,7 +172,7 @@ def test_the_llm_simulator_reads_its_answer_and_drops_invented_slots() -> None:
         judge="openai:gpt-4o-mini",
     )
     prompt = str(model.calls[0][-1].content)
-    assert "Agreeableness: low" in prompt and "Curt." in prompt
+    assert "Disclosure: low" in prompt and "Curt." in prompt
     assert "number of seats" in prompt and "Could you tell me the location" in prompt
 
 

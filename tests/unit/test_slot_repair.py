@@ -86,16 +86,16 @@ def test_a_correct_confirmation_needs_no_repair() -> None:
     assert (out["dte"], out["success"]) == (1, True)
 
 
-def test_a_low_agreeableness_user_takes_more_turns() -> None:
-    high = run({"agreeableness": "high"})
+def test_a_low_disclosure_user_takes_more_turns() -> None:
+    high = run({"disclosure": "high"})
     for seed in range(4):
-        low = run({"agreeableness": "low", "seed": seed})
+        low = run({"disclosure": "low", "seed": seed})
         assert low["success"] is True and low["dte"] <= 1 + Context().max_repair_turns
         assert low["repair_turns"] > high["repair_turns"]
         user_turns = [t for t in low["turns"] if t["speaker"] == "user"]
         assert all(len(t["revealed_slots"]) <= 1 for t in user_turns)
-        assert low["user_persona"]["agreeableness"] == "low"
-    assert run({"agreeableness": "low", "seed": 2}) == run({"agreeableness": "low", "seed": 2})
+        assert low["user_persona"]["disclosure"] == "low"
+    assert run({"disclosure": "low", "seed": 2}) == run({"disclosure": "low", "seed": 2})
 
 
 def test_max_repair_turns_stops_an_agent_that_never_asks() -> None:
@@ -105,6 +105,41 @@ def test_max_repair_turns_stops_an_agent_that_never_asks() -> None:
     assert "max_repair_turns (3)" in (out["reason"] or "")
     none = run(max_repair_turns=0)
     assert (none["success"], none["dte"], none["turns"]) == (False, 1, [])
+
+
+FLAGS_GOAL = {
+    "to": "Sacramento",
+    "trip_protection": "False",
+    "shared_ride": "True",
+    "subtitle_language": "None",
+}
+
+
+@pytest.mark.parametrize("disclosure", ["high", "medium", "low"])
+def test_flag_values_are_repaired_whatever_the_users_disclosure(disclosure: str) -> None:
+    # "The trip protection should be False." used to read as no mention of False: the loop
+    # could never empty L for a goal holding a negative flag.
+    item = {**ITEM, "task_goal": FLAGS_GOAL, "response": "A train to Sacramento?"}
+    for seed in range(3):
+        persona = {"disclosure": disclosure, "seed": seed}
+        out = graph.invoke({**item, "persona": persona}, context=Context())
+        assert out["initial_missing"] == ["trip_protection", "shared_ride", "subtitle_language"]
+        assert out["success"] is True and out["remaining"] == []
+
+
+def test_a_flag_is_settled_by_a_bare_yes_or_no_to_its_own_question_only() -> None:
+    judge = MentionSupervisor()
+    pending = ["trip_protection", "shared_ride"]
+    ask = "Would you like trip protection?"
+    assert judge.resolved(FLAGS_GOAL, pending, ask, "No.").value == ["trip_protection"]
+    assert judge.resolved(FLAGS_GOAL, pending, ask, "Yes please.").value == []  # wrong
+    both = "Would you like trip protection and a shared ride?"
+    assert judge.resolved(FLAGS_GOAL, pending, both, "No.").value == []  # which one?
+    # Asking about a flag does not choose it; saying it does.
+    ride = "Would you like a shared ride?"
+    assert judge.resolved(FLAGS_GOAL, ["shared_ride"], ride, "Anything else?").value == []
+    said = "I don't want trip insurance but a shared ride is fine."
+    assert judge.resolved(FLAGS_GOAL, pending, both, said).value == pending
 
 
 class WrongValuesUser:
@@ -246,7 +281,7 @@ def test_a_repair_thread_is_checkpointed(tmp_path: Path) -> None:
     with open_checkpointer(path) as saver:
         compiled = build_slot_repair_graph().compile(checkpointer=saver)
         out = compiled.invoke(
-            {**ITEM, "persona": {"agreeableness": "medium"}}, config, context=Context()
+            {**ITEM, "persona": {"disclosure": "medium"}}, config, context=Context()
         )
     with open_checkpointer(path) as saver:
         reopened = build_slot_repair_graph().compile(checkpointer=saver)

@@ -109,6 +109,25 @@ def test_all_teachers_disagree_pauses_for_a_human_and_resumes() -> None:
     assert graph.get_state(config).next == ()
 
 
+def test_a_logged_error_decides_its_turn_whatever_the_teachers_say() -> None:
+    dialogue = json.loads(json.dumps(DIALOGUE))
+    dialogue["turns"][0]["metadata"] = {"action": {"tool": "search", "status": "error"}}
+    graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "v-certain"}}
+    context = _context(escalate_ambiguous=False)
+    first = graph.invoke({"dialogue": dialogue}, config, context=context)["turns"][0]
+    assert (first["quality"], first["rcof"], first["decided_by"]) == (
+        "failure",
+        "E5",
+        "certain_evidence",
+    )
+    assert "tool action search returned status 'error'" in first["certain_evidence"]
+    plain = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
+    again = plain.invoke({"dialogue": DIALOGUE}, {"configurable": {"thread_id": "v-plain"}},
+                         context=context)["turns"][0]  # fmt: skip
+    assert (again["quality"], again["decided_by"]) == ("success", "vote")
+
+
 def test_an_invalid_verdict_is_asked_again() -> None:
     graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "v2"}}
@@ -168,7 +187,7 @@ def test_goal_success_composes_segmentation_and_voting() -> None:
     assert second["fractional_credit"] == 0.5 and second["last_turn_success"] is True
 
 
-def test_llm_teacher_prompt_has_canonical_codes_and_sources(
+def test_llm_teacher_sends_the_papers_prompt_and_maps_its_codes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     model = ScriptedChatModel([SCRIPTS["openai:teacher-a"]])
@@ -179,9 +198,12 @@ def test_llm_teacher_prompt_has_canonical_codes_and_sources(
 
     verdict = teacher.label(Dialogue.model_validate(DIALOGUE))
     assert [t.quality for t in verdict.turns] == ["success", "failure", "success"]
+    # The prompt is Appendix D's, its own numbering included; the answer's E4 (the prompt's
+    # Language Understanding) is reported as the canonical E1.
     prompt = str(model.calls[0][-1].content)
-    assert "E3 Incorrect Retrieval" in prompt and "E4 Retrieval Failure" in prompt
+    assert "E1 Incorrect Sources - irrelevant docs" in prompt and "is_new_goal" in prompt
     assert "[Vacation policy] Full-time employees receive 25 days" in prompt
+    assert verdict.turns[1].rcof == "E1"
 
 
 @pytest.mark.parametrize(
@@ -197,7 +219,7 @@ def test_llm_teacher_prompt_has_canonical_codes_and_sources(
     ],
 )
 def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> None:
-    from nodes.goal_success.judges.turn_quality.role import normalise_rcof
+    from evals.schema import normalise_rcof
 
     assert normalise_rcof(said) == code
 
@@ -205,9 +227,15 @@ def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> 
 def test_llm_success_with_a_cause_drops_the_cause_and_bad_codes_are_rejected() -> None:
     from pydantic import ValidationError
 
-    from nodes.goal_success.judges.turn_quality.llm import LLMTurnQuality
+    from nodes.goal_success.judges.appendix_d import AppendixDTurn
 
-    ok = LLMTurnQuality.model_validate({"turn_number": 1, "quality": "Success", "rcof": "E2"})
+    ok = AppendixDTurn.model_validate({"turn_number": 1, "quality": "Success", "rcof": "E2"})
     assert (ok.quality, ok.rcof) == ("success", None)
     with pytest.raises(ValidationError):
-        LLMTurnQuality.model_validate({"turn_number": 1, "quality": "failure", "rcof": "E9"})
+        AppendixDTurn.model_validate({"turn_number": 1, "quality": "failure", "rcof": "E9"})
+    # The prompt's codes map to the canonical ones; a cause's name is read as it says.
+    mapped = [
+        AppendixDTurn.model_validate({"turn_number": 1, "quality": "failure", "rcof": code}).rcof
+        for code in ("E1", "E2", "E3", "E4", "E5", "Refusal to Answer")
+    ]
+    assert mapped == ["E3", "E4", "E2", "E1", "E5", "E2"]

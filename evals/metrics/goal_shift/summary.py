@@ -3,9 +3,12 @@
 Each conversation's result is a row (see :func:`goal_shift_summary`). Rates over several
 conversations are pooled the way the paper's Table 10 reports them: TUE and TCRR over all tool
 calls (``Redun./Calls``), GSRT over all shifts, TSR and its channels as means over the
-conversations that have them. ``compat="upstream"`` swaps in AgentChangeBench's own tool
-metrics (TCRR pooled across conversations by turn number, T counting calls without a result as
-correct, P by the keyword rule) to compare with published numbers.
+conversations that have them. ``compat="upstream"`` swaps in AgentChangeBench's own rules
+(TCRR pooled across conversations by turn number, T counting calls without a result as correct,
+P by the keyword rule, the nl_assertion channel over all the task's assertions) to compare with
+published numbers. Every breakdown (domain, persona, task, goal sequence) is given pooled per
+group and, in ``macro``, as the unweighted mean over its groups
+(:mod:`evals.metrics.goal_shift.macro`).
 """
 
 from __future__ import annotations
@@ -16,14 +19,24 @@ from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
 from typing import Any, Literal
 
+from evals.metrics.goal_shift.macro import macro_average
 from evals.metrics.goal_shift.recovery import goal_shift_recovery_time
-from evals.metrics.goal_shift.task_success import TSR_CHANNELS
+from evals.metrics.goal_shift.task_success import (
+    TSR_CHANNELS,
+    nl_assertion_counts,
+    upstream_task_success,
+)
 from evals.metrics.goal_shift.tool_redundancy import (
     Redundancy,
     pooled_tool_call_redundancy,
     tool_call_redundancy,
 )
-from evals.metrics.goal_shift.tool_use import ToolCallRecord, ToolUsage, tool_usage_efficiency
+from evals.metrics.goal_shift.tool_use import (
+    ToolCallRecord,
+    ToolUsage,
+    parameter_validity_differences,
+    tool_usage_efficiency,
+)
 
 Compat = Literal["none", "upstream"]
 
@@ -34,6 +47,12 @@ BREAKDOWNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "by_goal_sequence": lambda row: str(row.get("goal_sequence") or "-"),
 }
 """The paper's breakdowns (Section 4.3: macro-averages across tasks and personas)."""
+
+NL_RULES: dict[Compat, str] = {
+    "none": "met / decided assertions (undecided ones left out)",
+    "upstream": "met / all the task's assertions (undecided ones count as not met)",
+}
+"""How the nl_assertion channel is computed under each compat mode."""
 
 SUCCESS_TOLERANCE = 1e-6
 
@@ -108,9 +127,16 @@ def goal_shift_summary(
     Returns:
         ``tsr``, ``tsr_channels``, ``tue``, ``tool_correctness``, ``param_validity``,
         ``num_tool_calls``, ``tcrr``, ``tcrr_window``, ``tcrr_batch``, ``num_redundant``,
-        ``gsrt``, ``pass_hat_k``, ``conversations`` and the breakdowns.
+        ``gsrt``, ``pass_hat_k``, ``conversations``, ``nl_assertions`` (counts and the rule);
+        with breakdowns also ``by_domain``, ``by_persona``, ``by_task``, ``by_goal_sequence``
+        (pooled per group), ``macro`` (per breakdown, the mean over its groups:
+        :func:`~evals.metrics.goal_shift.macro.macro_average`), ``param_validity_upstream``
+        (P by upstream's keyword rule, whatever ``compat``) and
+        ``param_validity_differences`` (the calls where the schema rule and upstream's differ).
     """
     upstream = compat == "upstream"
+    if upstream:
+        rows = [upstream_task_success(row) for row in rows]
     calls: list[Sequence[ToolCallRecord]] = [row.get("tool_calls") or [] for row in rows]
     usage = tool_usage_efficiency((r for c in calls for r in c), upstream=upstream)
     if upstream:
@@ -127,8 +153,10 @@ def goal_shift_summary(
         **tool_use_figures(usage, redundancy),
         "gsrt": goal_shift_recovery_time(s for row in rows for s in row.get("shifts") or []),
         "pass_hat_k": pass_hat_ks(rows),
+        "nl_assertions": nl_assertion_counts(rows) | {"rule": NL_RULES[compat]},
     }
     if breakdowns:
+        summary["macro"] = {}
         for name, key in BREAKDOWNS.items():
             groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
             for row in rows:
@@ -137,6 +165,10 @@ def goal_shift_summary(
                 group: goal_shift_summary(members, compat=compat, breakdowns=False)
                 for group, members in sorted(groups.items())
             }
+            summary["macro"][name] = macro_average(summary[name])
+        keyword = tool_usage_efficiency((r for c in calls for r in c), upstream=True)
+        summary["param_validity_upstream"] = keyword.param_validity
+        summary["param_validity_differences"] = parameter_validity_differences(rows)
     return summary
 
 

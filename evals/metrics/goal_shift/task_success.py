@@ -4,6 +4,10 @@ TSR = 0.25 * communicate_info_rate + 0.45 * action_rate + 0.30 * nl_assertion_ra
 task does not have (no required strings, no action sets, no assertions), or one no judge could
 score, is dropped and the remaining weights are renormalised to sum to 1, as AgentChangeBench's
 own code does.
+
+The nl_assertion channel is the share of *decided* assertions met; AgentChangeBench's code
+divides by all the task's assertions instead (:func:`upstream_nl_assertion_rate`, used under
+``--compat upstream`` through :func:`upstream_task_success`).
 """
 
 from __future__ import annotations
@@ -31,8 +35,13 @@ def communicate_info_rate(required: Sequence[str], assistant_texts: Iterable[str
     """
     if not required:
         return None
+    return sum(communicate_info_checks(required, assistant_texts)) / len(required)
+
+
+def communicate_info_checks(required: Sequence[str], assistant_texts: Iterable[str]) -> list[bool]:
+    """Per required string, whether the assistant said it (case-insensitive substring)."""
     said = " ".join(assistant_texts).lower()
-    return sum(1 for item in required if item.lower() in said) / len(required)
+    return [item.lower() in said for item in required]
 
 
 def params_match(arguments: Mapping[str, Any] | None, expected: Mapping[str, Any]) -> bool:
@@ -59,10 +68,15 @@ def action_rate(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> 
     """
     if not action_sets:
         return None
+    return sum(action_set_scores(action_sets, calls)) / len(action_sets)
+
+
+def action_set_scores(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> list[float]:
+    """Each action set's score under :func:`action_rate`'s rule (0, 0.5 or 1), in order."""
     first_call: dict[str, ToolCall] = {}
     for call in calls:
         first_call.setdefault(call.name, call)
-    total = 0.0
+    scores = []
     for action in action_sets:
         best = 0.0
         for tool in action.allowed_tools:
@@ -70,8 +84,8 @@ def action_rate(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> 
             if first is not None:
                 matched = params_match(first.arguments, tool.params)
                 best = max(best, 1.0 if matched else 0.5)
-        total += best
-    return total / len(action_sets)
+        scores.append(best)
+    return scores
 
 
 def nl_assertion_rate(judgments: Sequence[NLAssertionJudgment]) -> float | None:
@@ -82,6 +96,56 @@ def nl_assertion_rate(judgments: Sequence[NLAssertionJudgment]) -> float | None:
     """
     judged = [j.met for j in judgments if j.met is not None]
     return sum(judged) / len(judged) if judged else None
+
+
+def upstream_nl_assertion_rate(met: Sequence[bool | None], total: int) -> float | None:
+    """AgentChangeBench's nl_assertion channel: assertions met / all the task's assertions.
+
+    Upstream divides by ``len(task.nl_assertions)`` whatever its judge returned, so an
+    assertion left undecided (a local judge's ``None``, one a stored or LLM answer skipped)
+    counts as not met; when the judge decided none at all, upstream's evaluation failed and it
+    drops the channel, so this is None too.
+
+    Args:
+        met: Per judged assertion, met / not met / undecided (None).
+        total: How many assertions the task has.
+    """
+    if total <= 0 or all(value is None for value in met):
+        return None
+    return sum(1 for value in met if value is True) / total
+
+
+def upstream_task_success(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A conversation row with TSR and its nl_assertion channel under upstream's denominator.
+
+    The other two channels are the same under both rules; only the row's ``tsr``,
+    ``tsr_channels``, ``tsr_weights`` change. ``nl_assertions_total`` (the task's count) is on
+    rows since it was added; older rows fall back to their judgments' count.
+    """
+    judgments = row.get("nl_assertions") or []
+    total = row.get("nl_assertions_total", len(judgments))
+    if not total:
+        return dict(row)  # no assertions (or no task): both rules agree
+    channels = dict(row.get("tsr_channels") or {})
+    channels["nl_assertion"] = upstream_nl_assertion_rate([j.get("met") for j in judgments], total)
+    tsr, weights = task_success_rate(channels)
+    return {**row, "tsr": tsr, "tsr_channels": channels, "tsr_weights": weights}
+
+
+def nl_assertion_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The task assertions of the rows: how many there are and how many were met / undecided.
+
+    ``undecided`` are left out of the channel by default and count as not met upstream.
+    """
+    total = met = undecided = 0
+    for row in rows:
+        judgments = row.get("nl_assertions") or []
+        count = row.get("nl_assertions_total", len(judgments))
+        total += count
+        met += sum(1 for j in judgments if j.get("met") is True)
+        decided = sum(1 for j in judgments if j.get("met") is not None)
+        undecided += max(count - decided, 0)
+    return {"total": total, "met": met, "undecided": undecided}
 
 
 def task_success_rate(

@@ -5,8 +5,13 @@ result is an error, whether its arguments are valid). TUE = 0.6 T + 0.4 P, with 
 calls whose result is not an error and P the share whose arguments satisfy the tool's schema
 (required fields present, no unknown fields, JSON types valid when known). Without schemas, P
 uses the upstream rule: a call is invalid only when its result is an error whose text names a
-parameter problem (:data:`PARAM_ERROR_KEYWORDS`). The records also carry what the
-Tool-Call Redundancy Ratio reads (:mod:`evals.metrics.goal_shift.tool_redundancy`).
+parameter problem (:data:`PARAM_ERROR_KEYWORDS`). ``--compat upstream`` uses that rule always,
+call for call as AgentChangeBench's ``extract_tool_calls_for_tue`` does: every call of every
+role counts, a call with no result is correct and valid, the result is looked up by id (the
+last one wins), and the keywords are searched in the result's raw, lower-cased content.
+:func:`parameter_validity_differences` lists the calls where the two rules disagree, and why.
+The records also carry what the Tool-Call Redundancy Ratio reads
+(:mod:`evals.metrics.goal_shift.tool_redundancy`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired
 
 from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
@@ -62,6 +67,8 @@ class ToolCallRecord(TypedDict):
     """Arguments satisfy the schema (or, without schemas, the keyword rule)."""
     params_valid_keyword: bool
     """The upstream keyword rule on the result's error text."""
+    params_problem: NotRequired[str | None]
+    """Why the schema rule found the arguments invalid (None: valid, or no schemas known)."""
 
 
 def normalised_arguments(arguments: Any) -> Any:
@@ -84,22 +91,27 @@ def call_identity(name: str, arguments: Mapping[str, Any] | None, raw: str | Non
 
 def arguments_satisfy_schema(arguments: Mapping[str, Any] | None, schema: ToolSchema) -> bool:
     """Required parameters set (not null), no unknown ones, declared JSON types respected."""
+    return schema_problem(arguments, schema) is None
+
+
+def schema_problem(arguments: Mapping[str, Any] | None, schema: ToolSchema) -> str | None:
+    """Why ``arguments`` do not satisfy ``schema`` (None when they do)."""
     if arguments is None:
-        return False
+        return "arguments are not a JSON object"
     for name in schema.required:
         if arguments.get(name) is None:
-            return False
+            return f"required parameter {name!r} missing"
     for name, value in arguments.items():
         spec = schema.properties.get(name)
         if spec is None:
             if not schema.additional_properties:
-                return False
+                return f"unknown parameter {name!r}"
             continue
         if value is None and name not in schema.required:
             continue  # an optional parameter passed as null means "not given"
         if not _type_ok(value, spec.get("type")):
-            return False
-    return True
+            return f"parameter {name!r} is not of type {spec.get('type')!r}"
+    return None
 
 
 def _type_ok(value: Any, declared: Any) -> bool:
@@ -128,7 +140,11 @@ def keyword_params_valid(error: bool | None, content: str) -> bool:
 def tool_call_records(
     messages: Sequence[Message], schemas: Mapping[str, ToolSchema] | None
 ) -> list[ToolCallRecord]:
-    """Every tool call of a transcript, in order, with its result and validity."""
+    """Every tool call of a transcript, in order, with its result and validity.
+
+    A call's result is the last tool message answering its id, as in upstream's code (a
+    dict keyed by the result's id); the keyword rule reads that result's raw content.
+    """
     results = {m.tool_call_id: m for m in messages if m.role == "tool"}
     records: list[ToolCallRecord] = []
     assistant_turn = 0
@@ -139,11 +155,17 @@ def tool_call_records(
             result = results.get(call.id)
             error = result.error if result is not None else None
             keyword_ok = keyword_params_valid(error, result.content if result else "")
+            problem: str | None = None
             if schemas is None:
                 valid = keyword_ok
             else:
                 schema = schemas.get(call.name)
-                valid = schema is not None and arguments_satisfy_schema(call.arguments, schema)
+                problem = (
+                    f"no schema for tool {call.name!r}"
+                    if schema is None
+                    else schema_problem(call.arguments, schema)
+                )
+                valid = problem is None
             records.append(
                 ToolCallRecord(
                     call_id=call.id,
@@ -156,9 +178,46 @@ def tool_call_records(
                     error=error,
                     params_valid=valid,
                     params_valid_keyword=keyword_ok,
+                    params_problem=problem,
                 )
             )
     return records
+
+
+def parameter_validity_differences(
+    rows: Iterable[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Calls whose validity differs between todeval's schema rule and upstream's keyword rule.
+
+    Args:
+        rows: Conversation rows (``dialogue_id`` and ``tool_calls`` records).
+
+    Returns:
+        One entry per differing call, in order: ``dialogue_id``, ``call_id``, ``name``,
+        ``role``, ``schema_rule``, ``upstream_rule`` and the ``reason``.
+    """
+    differences = []
+    for row in rows:
+        for record in row.get("tool_calls") or []:
+            ours, theirs = record["params_valid"], record["params_valid_keyword"]
+            if ours == theirs:
+                continue
+            reason = record.get("params_problem") or (
+                "the result's error text names a parameter problem (upstream's keyword rule) "
+                "though the arguments satisfy the schema"
+            )
+            differences.append(
+                {
+                    "dialogue_id": row.get("dialogue_id"),
+                    "call_id": record["call_id"],
+                    "name": record["name"],
+                    "role": record["role"],
+                    "schema_rule": ours,
+                    "upstream_rule": theirs,
+                    "reason": reason,
+                }
+            )
+    return differences
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,8 @@ class GoalSuccessTally:
         self.skipped: list[dict[str, Any]] = []
         self.failed: list[dict[str, Any]] = []
         self.pending: list[dict[str, Any]] = []
+        self.unsegmented: list[dict[str, Any]] = []
+        """Dialogues whose goals are unknown (a boundary nobody could label), with why."""
         self.report_goals: list[dict[str, Any]] = []
         self.report_dialogues: dict[str, dict[str, Any]] = {}
         self._shown_in_full = 0
@@ -90,6 +92,11 @@ class GoalSuccessTally:
         record, result, _ = usable
         turns, goals = _labels_and_goals(result)
         self.dialogues += 1
+        segmentation = (result.output or {}).get("segmentation") or {}
+        if not goals and segmentation.get("reason"):
+            self.unsegmented.append(
+                {"dialogue_id": record.dialogue_id, "reason": segmentation["reason"]}
+            )
         self.resumed += int(result.resumed)
         if result.paused:
             self.pending.append(
@@ -161,8 +168,10 @@ class GoalSuccessTally:
                 "skipped_records": len(self.skipped),
                 "failed_dialogues": len(self.failed),
                 "pending_review_dialogues": len(self.pending),
+                "unsegmented_dialogues": len(self.unsegmented),
             },
             "pending_review_threads": self.pending,
+            "unsegmented": self.unsegmented,
             "skipped": self.skipped,
             "failed": self.failed,
         }
@@ -274,6 +283,16 @@ class SegmentationTally:
         )
         return [line.row()]
 
+    def _no_metrics_note(self) -> str:
+        if self.unlabelled:
+            return (
+                f"segmentation left turns unlabelled in {self.unlabelled} dialogues (the "
+                "judge failed; see their reasons in segments.jsonl), so no figure against gold"
+                " was computed for them"
+                + ("" if self.dialogues > self.unlabelled else ", and no other dialogue remains")
+            )
+        return "no gold is_new_goal labels in the input"
+
     def summary(self, judge: str) -> dict[str, Any]:
         """The figures of summary.json (the caller adds run details)."""
         later_turns = self.turns - self.dialogues
@@ -291,7 +310,7 @@ class SegmentationTally:
                 "dialogues_with_unlabelled_turns": self.unlabelled,
             },
             "metrics": metrics,
-            "metrics_note": None if metrics else "no gold is_new_goal labels in the input",
+            "metrics_note": None if metrics else self._no_metrics_note(),
             "skipped": self.skipped,
             "failed": self.failed,
         }

@@ -8,6 +8,8 @@ modules, whose public names are re-exported here:
 - :mod:`evals.metrics.goal_tracking.task_completion`: dGCR and NTC (Section 6.1).
 - :mod:`evals.metrics.goal_tracking.goal_detection`: goal matching, detection precision, recall and
   F1, and status tracking accuracy (Section 7, Table 3).
+- :mod:`evals.metrics.goal_tracking.confirmed_status`: status accuracy on the goals whose outcome
+  the dialogue itself confirms (gold goals with ``confirmed``), undetected ones counted wrong.
 - :mod:`evals.metrics.goal_tracking.dialogue_progress`: both against normalised dialogue progress
   (Fig. 3).
 - :mod:`evals.metrics.goal_tracking.agentic_capability`: Memory Recall Accuracy and Proactivity
@@ -21,7 +23,7 @@ by what it contains; the per-dialogue figures are listed too, with their plain m
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -30,6 +32,11 @@ from evals.metrics.goal_tracking.agentic_capability import (
     memory_recall_accuracy,
     proactivity_effectiveness,
     recall_counts,
+)
+from evals.metrics.goal_tracking.confirmed_status import (
+    confirmed_row,
+    confirmed_status_counts,
+    confirmed_status_report,
 )
 from evals.metrics.goal_tracking.costs import cost_report
 from evals.metrics.goal_tracking.dialogue_progress import (
@@ -121,7 +128,9 @@ def goal_tracking_report(
         ``dgcr``, ``dgcr_gold`` (the same on the gold annotations), ``n_decided_goals``,
         ``n_blocked_goals``; ``ntc``, ``ntc_gold``, ``n_completed_goals``;
         ``goal_detection_precision``, ``goal_detection_recall``, ``goal_detection_f1``,
-        ``n_pred_goals``, ``n_gold_goals``, ``n_matched_goals``; ``status_accuracy``;
+        ``n_pred_goals``, ``n_gold_goals``, ``n_matched_goals``; ``status_accuracy``; the
+        :func:`~evals.metrics.goal_tracking.confirmed_status.confirmed_status_report` figures
+        (``confirmed_status_accuracy``, its completed and failed parts, the breakdown);
         ``progress_curve`` (pooled); ``memory_recall_accuracy``, ``n_memory_queries``;
         ``proactivity_effectiveness`` (a dict, see :func:`proactivity_effectiveness`); the
         :func:`cost_report` figures; ``n_dialogues``, ``n_gold_dialogues``; ``dialogues``:
@@ -162,6 +171,7 @@ class GoalTrackingTally:
         self.costs: list[GoalRecord] = []
         self.verdicts: list[bool | None] | None = None
         self.rows: list[dict[str, Any]] = []
+        self.confirmed: Counter[str] = Counter()
 
     def _matcher(
         self, predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
@@ -195,7 +205,8 @@ class GoalTrackingTally:
             gold_goals = gold_goal_records(gold)
             gold_completed, gold_decided, _ = goal_counts(gold_goals)
             self.gold_spans += turns_to_completion_per_goal(gold_goals)
-            found = _gold_counts(goals, result.get("queries") or [], gold, self._matcher)
+            found, confirmed = _gold_counts(goals, result.get("queries") or [], gold, self._matcher)
+            self.confirmed += confirmed
             counts |= found
             _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)
             _add(self.totals, gold_decided=gold_decided)
@@ -244,7 +255,8 @@ class GoalTrackingTally:
             for name in PER_DIALOGUE
         }
         dialogues = [_rounded(row) for row in rows]
-        return summary | cost_report(self.costs) | {"dialogues": dialogues, "macro": macro}
+        figures = summary | confirmed_status_report(self.confirmed) | cost_report(self.costs)
+        return figures | {"dialogues": dialogues, "macro": macro}
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
@@ -260,20 +272,21 @@ def _gold_counts(
     queries: Iterable[GoalRecord],
     gold: AtodDialogue,
     matcher: Matcher,
-) -> dict[str, int]:
-    """One dialogue's final-state detection, status and memory-recall counts."""
+) -> tuple[dict[str, int], Counter[str]]:
+    """One dialogue's final-state detection, status and memory-recall counts; confirmed goals."""
     pairs = matcher(goals, gold, None)
     final = gold_statuses_at(gold.turns)
     pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
     correct, judged = recall_counts(queries)
-    return {
+    confirmed = confirmed_status_counts(pairs, pred, gold)
+    return confirmed_row(confirmed) | {
         "tp": len(pairs),
         "n_pred": len(goals),
         "n_gold": sum(is_mentioned(status) for status in final.values()),
         "status_correct": status_hits(pairs, pred, final),
         "recall_correct": correct,
         "recall_judged": judged,
-    }
+    }, confirmed
 
 
 def _rematch(

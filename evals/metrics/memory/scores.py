@@ -8,11 +8,19 @@ Pure functions over plain values; :func:`memory_summary` aggregates per-item rec
   capped recall under which a perfect ranking scores 1 at every k. (The uncapped share cannot
   reach the paper's Recall@3 = 0.70 with 4.49 slots per goal: at most 3/4.49 = 0.67.)
   **hit@k**: 1 when any unit of a relevant session is in the top k.
-- **Slot accuracy / JGA** of a *text* response against the gold task goal: a slot is correct
-  when :func:`slot_value_mentioned` finds its value in the response; JGA is 1 when all are.
+- **Slot accuracy** of a *text* response against the gold task goal: a slot is correct when
+  :func:`slot_value_mentioned` finds its value in the response (the paper's "Slot Acc.",
+  Tables 1 and 13, of the confirmation). **JGA** is the dialogue-state figure: the predicted
+  state against the gold one (:mod:`evals.metrics.memory.state`, with ``state_slot_accuracy``);
+  ``jga_mention``, 1 when the response mentions every gold value, is the earlier reading.
+- **GPT-4 score** (Figure 11, 1-10): the mean over the items an LLM scorer scored; None with
+  the reason when none was.
 - **DTE** (dialogue turn efficiency): the mean over repair loops of the system turns from the
   confirmation on (:mod:`graphs.memory` defines the count); **S.R.**: share of loops that
   ended with no missing or wrong slot left.
+- **Ceilings** (:mod:`evals.metrics.memory.ceiling`): beside slot accuracy and JGA, the share
+  of gold values recoverable before repair (from the relevant sessions' memory units and the
+  context), per item and pooled; beside DTE, the least DTE a perfect reader could reach.
 - **BLEU** (sacrebleu) and **ROUGE-L** F-measure (rouge-score, stemmed), both on the 0-100
   scale of the paper's Tables 13-14; corpus ROUGE-L is the mean of the sentence scores.
 - **A.I.C.** (human ratings, Table 5, App. C.3): Accuracy (0/1) + Informativeness (0-3) / 3 +
@@ -31,7 +39,9 @@ import sacrebleu
 from pydantic import BaseModel, ConfigDict, Field
 from rouge_score import rouge_scorer
 
+from evals.metrics.memory.ceiling import ceiling_scores, ceiling_summary
 from evals.metrics.memory.slot_mention import slot_value_mentioned
+from evals.metrics.memory.state import state_scores
 
 __all__ = [
     "MemoryItemRecord",
@@ -52,7 +62,7 @@ __all__ = [
 
 #: The k of Recall@k reported in the summary (paper 001, Table 12).
 RECALL_KS = (3, 5, 10)
-_NO_GPT4 = "no GPT-4-score judge ran (local judges); pass an LLM spec to score responses"
+_NO_GPT4 = "no GPT-4-score judge ran (local judges); pass an LLM spec (--scorer) to score"
 
 
 def _session_of(unit_id: str) -> str:
@@ -166,8 +176,10 @@ class MemoryItemRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     eval_id: str = Field(description="The eval item's id.")
-    retrieved_unit_ids: list[str] = Field(
-        default_factory=list, description="Memory units in final rank order, best first."
+    retrieved_unit_ids: list[str] | None = Field(
+        default_factory=list,
+        description="Memory units in final rank order, best first; None when the setting "
+        "ranks nothing (Recall@k is then undefined).",
     )
     relevant_session_ids: list[str] = Field(description="The item's relevant sessions.")
     relevant_units: int = Field(ge=0, description="Units the relevant sessions have in the bank.")
@@ -182,6 +194,18 @@ class MemoryItemRecord(BaseModel):
     )
     repair_success: bool | None = Field(default=None, description="Did the loop empty L?")
     gpt4_score: float | None = Field(default=None, description="GPT-4 score (1-10), if judged.")
+    gpt4_score_reason: str | None = Field(default=None, description="Why it was not judged.")
+    dialogue_state: dict[str, str] | None = Field(
+        default=None, description="The predicted dialogue state (JGA's); None if none."
+    )
+    context_text: str | None = Field(
+        default=None,
+        description="The item's context as one text (with relevant_memory: the ceiling).",
+    )
+    relevant_memory: list[tuple[str | None, str]] | None = Field(
+        default=None,
+        description="What the relevant sessions' units state: (slot, value), or (None, answer).",
+    )
     scores: dict[str, float | None] | None = Field(
         default=None,
         description="The record's item_scores when already computed (an items.jsonl line); "
@@ -190,21 +214,34 @@ class MemoryItemRecord(BaseModel):
 
 
 def item_scores(record: MemoryItemRecord | Mapping[str, Any]) -> dict[str, float | None]:
-    """One item's figures: Recall@3/5/10, hit@5, slot accuracy, JGA, sentence BLEU, ROUGE-L."""
+    """One item's Recall@3/5/10, hit@5, slot accuracy, JGA (two readings), BLEU, ROUGE-L.
+
+    JGA compares the predicted dialogue state with the gold one (with ``state_slot_accuracy``
+    and ``state_extra_slots``); ``jga_mention`` asks whether the response mentions every gold
+    value. With ``context_text`` and ``relevant_memory`` also the ceilings and their counts
+    (:func:`~evals.metrics.memory.ceiling.ceiling_scores`); without them those are None.
+    """
     item = MemoryItemRecord.model_validate(record)
     ranked, relevant = item.retrieved_unit_ids, item.relevant_session_ids
     scores: dict[str, float | None] = {
-        f"recall_at_{k}": recall_at_k(ranked, relevant, k, relevant_units=item.relevant_units)
+        f"recall_at_{k}": None
+        if ranked is None
+        else recall_at_k(ranked, relevant, k, relevant_units=item.relevant_units)
         for k in RECALL_KS
     }
-    scores["hit_at_5"] = hit_at_k(ranked, relevant, 5)
+    scores["hit_at_5"] = None if ranked is None else hit_at_k(ranked, relevant, 5)
     text = item.response
     scores["slot_accuracy"] = None if text is None else slot_accuracy(item.task_goal, text)
-    scores["jga"] = None if text is None else joint_goal_accuracy(item.task_goal, text)
+    scores["jga_mention"] = None if text is None else joint_goal_accuracy(item.task_goal, text)
+    scores |= state_scores(item.dialogue_state if text is not None else None, item.task_goal)
     reference = item.reference_response
     scores["bleu"] = sentence_bleu(text, reference) if text is not None and reference else None
     scores["rouge_l"] = rouge_l(text, reference) if text is not None and reference else None
-    return scores
+    if item.context_text is not None and item.relevant_memory is not None:
+        ceiling = ceiling_scores(item.task_goal, item.relevant_memory, item.context_text, text)
+    else:
+        ceiling = ceiling_scores({}, [], "", None)
+    return scores | ceiling
 
 
 def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> dict[str, Any]:
@@ -217,8 +254,13 @@ def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> d
 
     Returns:
         ``items``, ``recall_at_3``, ``recall_at_5``, ``recall_at_10``, ``hit_at_5``,
-        ``slot_accuracy``, ``jga``, ``dte``, ``success_rate``, ``bleu``, ``rouge_l``,
-        ``gpt4_score`` (+ ``gpt4_score_reason``), ``repair_loops``.
+        ``slot_accuracy``, ``jga``, ``jga_mention``, ``state_slot_accuracy``,
+        ``state_extra_slots`` (mean per item), ``dte``, ``success_rate``, ``bleu``,
+        ``rouge_l``, ``gpt4_score`` (+ ``gpt4_scored``, ``gpt4_score_reason``),
+        ``repair_loops``, and the ceilings beside them
+        (:func:`~evals.metrics.memory.ceiling.ceiling_summary`: ``slot_ceiling``,
+        ``jga_ceiling``, ``dte_floor``, the pooled shares and counts; None for items scored
+        without their memory and context).
     """
     items = [MemoryItemRecord.model_validate(r) for r in records]
     per_item = [item.scores if item.scores is not None else item_scores(item) for item in items]
@@ -237,13 +279,18 @@ def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> d
         "hit_at_5": mean("hit_at_5"),
         "slot_accuracy": mean("slot_accuracy"),
         "jga": mean("jga"),
+        "jga_mention": mean("jga_mention"),
+        "state_slot_accuracy": mean("state_slot_accuracy"),
+        "state_extra_slots": mean("state_extra_slots"),
         "dte": dialogue_turn_efficiency(i.dte for i in loops if i.dte is not None),
         "success_rate": success_rate(bool(i.repair_success) for i in loops),
         "repair_loops": len(loops),
         "bleu": bleu([h for h, _ in scored], [r for _, r in scored]),
         "rouge_l": mean("rouge_l"),
         "gpt4_score": fmean(judged) if judged else None,
+        "gpt4_scored": len(judged),
     }
     if not judged:
-        summary["gpt4_score_reason"] = _NO_GPT4
-    return summary
+        reasons = [i.gpt4_score_reason for i in items if i.gpt4_score_reason]
+        summary["gpt4_score_reason"] = reasons[0] if reasons else _NO_GPT4
+    return summary | ceiling_summary(per_item, [i.dte is not None for i in items])

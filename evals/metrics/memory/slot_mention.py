@@ -9,9 +9,14 @@ Cheap equivalences beyond that:
 - times: ``12:15`` ~ ``12:15 pm`` ~ ``quarter past 12`` ~ ``12:15 in the afternoon``; the hour
   and minute must agree, and am/pm when both sides say it (``18:00`` is ``6 pm``);
 - dates: ``March 2nd`` ~ ``2nd of March`` ~ ``march 2``;
-- flags, given the slot: ``True`` is mentioned when the slot's key word appears without a
-  negation near it (``shared_ride`` -> "a shared ride"), ``False`` / ``None`` when one is
-  ("no subtitles", "not shared", "subtitles: none").
+- flags, given the slot: ``True`` is mentioned when a key word of the slot appears without a
+  negation near it (``shared_ride`` -> "a shared ride", ``trip_protection`` -> "trip
+  insurance"), ``False`` / ``None`` when one is ("no subtitles", "not shared", "I don't want
+  a shared ride", "the shared ride should be False", "subtitles: none"). The key words are
+  the first and last words of the slot's name other than filler (``has``, ``is``, ``add``,
+  ``allowed``...) and a last word every request says (``ride``, ``trip``), and listed
+  synonyms of any of its words (protection ~ insurance, wifi ~ internet), compared on their
+  first five letters.
 """
 
 from __future__ import annotations
@@ -37,12 +42,39 @@ _DATE = re.compile(
 )
 _TIME = re.compile(
     rf"\b(?:(?P<rel>quarter past|half past|quarter to)\s+(?P<rh>{_NUM})"
-    r"|(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?|o'?clock)?)(?![\d:])"
+    r"|(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?|o['\"’]?\s?clock)?)(?![\d:])"
 )
-_AFTER_PERIOD = re.compile(r"^\s*(?:in the )?(?P<p>morning|afternoon|evening|night)")
-_BEFORE_PERIOD = re.compile(r"(?P<p>morning|afternoon|evening|night)\s*(?:at\s+)?$")
-_NEGATIONS = frozenset({"no", "not", "non", "without", "none", "don't", "doesn't", "isn't"})
-_FLAG_FILLER = frozenset({"has", "is", "allowed", "good", "for", "of", "number", "free"})
+_AFTER_PERIOD = re.compile(r"^\s*(?:in the )?(?P<p>morning|afternoon|evening|night)\b")
+_BEFORE_PERIOD = re.compile(r"\b(?P<p>morning|afternoon|evening|night)\s*(?:at\s+)?$")
+# Words of a negation once punctuation is flattened ("don't" -> "don t"); "false" negates the
+# flag the simulated user states as "the shared ride should be False".
+_NEGATIONS = frozenset(
+    {"no", "not", "non", "without", "none", "never", "nope", "false", "don", "doesn", "didn"}
+    | {"isn", "won", "wouldn", "dont", "doesnt", "isnt", "wont", "neither", "nor"}
+)
+_FLAG_FILLER = frozenset(
+    {"has", "is", "allowed", "good", "for", "of", "number", "free", "add", "offers", "serves"}
+    | {"welcome", "available", "needed", "required"}
+)
+# Head words too common to name a flag on their own ("I need a ride" is no shared ride).
+_GENERIC_HEADS = frozenset(
+    {"ride", "trip", "service", "services", "options", "language", "type", "day", "room"}
+)
+#: Synonyms of flag slots' key words that users say instead ("trip insurance").
+FLAG_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "protection": ("insurance", "insured"),
+    "insurance": ("protection", "insured"),
+    "wifi": ("internet", "wireless"),
+    "shared": ("share", "sharing", "pool"),
+    "refundable": ("refund",),
+    "luggage": ("luggage", "baggage", "bags", "suitcase"),
+    "additional": ("extra",),
+    "kids": ("children", "child", "family"),
+    "pets": ("dog",),
+}
+#: Words looked at before and after a flag's key word for a negation, within its clause.
+_BEFORE, _AFTER = 4, 5
+_CLAUSE = re.compile(r"[,;.!?()]|\b(?:and|but|while|whereas)\b")
 
 Time = tuple[int, int, str | None]  # hour 0-11, minute, "am" / "pm" / None
 
@@ -58,8 +90,13 @@ def normalise(text: str) -> str:
 
 def times_in(text: str) -> list[Time]:
     """Every clock time written in ``text`` (bare numbers without a period word are not times)."""
+    return [time for _, _, time in time_spans(text)]
+
+
+def time_spans(text: str) -> list[tuple[int, int, Time]]:
+    """Every clock time written in ``text`` with its ``(start, end)`` character offsets."""
     lowered = text.lower()
-    found: list[Time] = []
+    found: list[tuple[int, int, Time]] = []
     for match in _TIME.finditer(lowered):
         after = _AFTER_PERIOD.match(lowered[match.end() :])
         before = _BEFORE_PERIOD.search(lowered[max(0, match.start() - 16) : match.start()])
@@ -82,14 +119,36 @@ def times_in(text: str) -> list[Time]:
             ampm = "pm"
         elif ampm is None and period is not None:
             ampm = "am" if period == "morning" else "pm"
-        found.append((hour % 12, minute, ampm))
+        found.append((match.start(), match.end(), (hour % 12, minute, ampm)))
     return found
 
 
 def dates_in(text: str) -> list[tuple[int, int]]:
     """Every ``(month, day)`` written as "March 2nd" or "2nd of March" in ``text``."""
+    return [date for _, _, date in date_spans(text)]
+
+
+def month_name(number: int) -> str:
+    """``3`` -> ``"March"``."""
+    return _MONTH_NAMES.split()[number - 1].capitalize()
+
+
+def ordinal(day: int) -> str:
+    """``2`` -> ``"2nd"``."""
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def date_in_words(month: int, day: int) -> str:
+    """``(3, 2)`` -> ``"March 2nd"``, as SGD's systems say a date."""
+    return f"{month_name(month)} {ordinal(day)}"
+
+
+def date_spans(text: str) -> list[tuple[int, int, tuple[int, int]]]:
+    """Every ``(month, day)`` in ``text`` with its ``(start, end)`` character offsets."""
     return [
-        (_MONTHS[m["m1"] or m["m2"]], int(m["d1"] or m["d2"])) for m in _DATE.finditer(text.lower())
+        (m.start(), m.end(), (_MONTHS[m["m1"] or m["m2"]], int(m["d1"] or m["d2"])))
+        for m in _DATE.finditer(text.lower())
     ]
 
 
@@ -97,19 +156,40 @@ def _same_time(a: Time, b: Time) -> bool:
     return a[:2] == b[:2] and (a[2] is None or b[2] is None or a[2] == b[2])
 
 
+def flag_stems(slot: str) -> list[str]:
+    """The five-letter stems that name a flag slot: its first and last key words, and synonyms.
+
+    A last word that every request of the domain says does not count: ``shared_ride`` is
+    named by "shared", not by "ride"; ``airport_shuttle`` by "airport" and "shuttle".
+    """
+    keys = [w for w in slot.lower().split("_") if w and w not in _FLAG_FILLER]
+    heads = [w for w in keys[1:][-1:] if w not in _GENERIC_HEADS]
+    words = [*keys[:1], *heads, *(syn for key in keys for syn in FLAG_SYNONYMS.get(key, ()))]
+    return list(dict.fromkeys(w[:5] for w in words))
+
+
+def flag_polarities(text: str, slot: str) -> list[bool]:
+    """Each mention of the flag slot in ``text``: True when affirmed, False when negated.
+
+    A negation counts within a few words of the key word and inside its clause: in "no shared
+    ride and furnished", "no" does not reach "furnished".
+    """
+    stems = flag_stems(slot)
+    if not stems:
+        return []
+    found = []
+    for clause in _CLAUSE.split(text.lower()):
+        words = normalise(clause).split()
+        for index, word in enumerate(words):
+            if any(word.startswith(stem) for stem in stems):
+                around = words[max(0, index - _BEFORE) : index] + words[index + 1 : index + _AFTER]
+                found.append(not any(w in _NEGATIONS for w in around))
+    return found
+
+
 def _flag_mentioned(value: str, text: str, slot: str) -> bool:
-    keys = [w for w in slot.lower().split("_") if w not in _FLAG_FILLER]
-    if not keys:
-        return False
-    stem = keys[0][:5]
-    words = normalise(text).split()
-    for index, word in enumerate(words):
-        if word.startswith(stem):
-            around = words[max(0, index - 3) : index] + words[index + 1 : index + 6]
-            negated = any(w in _NEGATIONS for w in around)
-            if negated == (value.lower() in ("false", "none")):
-                return True
-    return False
+    wanted = value.lower() not in ("false", "none")
+    return wanted in flag_polarities(text, slot)
 
 
 def slot_value_mentioned(value: str, text: str, *, slot: str | None = None) -> bool:
@@ -128,6 +208,8 @@ def slot_value_mentioned(value: str, text: str, *, slot: str | None = None) -> b
     wanted = normalise(value)
     if wanted and f" {wanted} " in f" {normalise(text)} ":
         return True
+    if not wanted:  # all punctuation ("-", "?"): read as written
+        return bool(value.strip()) and value.strip().lower() in text.lower()
     value_times = times_in(value)
     if len(value_times) == 1 and any(_same_time(value_times[0], t) for t in times_in(text)):
         return True

@@ -1,20 +1,25 @@
 """Memory metrics over a run, as items stream in (MAP / MS-TOD, paper 001, §5.1).
 
 Each item's ``items.jsonl`` line holds what the memory-active graph did with it and its scores
-(:func:`~evals.metrics.memory.scores.item_scores`); :class:`MemoryTally` keeps the lines and the
-per-item latencies and pools them into the summary (:func:`memory_summary`).
+(:func:`~evals.metrics.memory.scores.item_scores`, with the ceilings read from the item's
+context and its relevant sessions' units, :mod:`evals.metrics.memory.ceiling`);
+:class:`MemoryTally` keeps the lines and the per-item latencies and pools them into the summary
+(:func:`memory_summary`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from evals.memory_schema import MemoryEvalRecord, MemoryUnit
 from evals.metrics.memory.scores import item_scores, memory_summary
 from evals.results import MemoryItemLine, ThreadResult
 from evals.schema import RecordError
+
+TOP_REASONS = 5
 
 Units = Callable[[str], Sequence[MemoryUnit]]
 """An individual's stored units (the memory bank's ``units``)."""
@@ -28,11 +33,15 @@ def item_line(
     item = record.item
     relevant = set(item.relevant_session_ids)
     repair = output.get("repair") or {}
+    activated = output.get("activated", [])
+    scored: dict[str, Any] = output.get("gpt4_score") or {}
     line = {
         "eval_id": item.eval_id,
         "individual_id": record.individual_id,
         "intent": item.intent,
-        "retrieved_unit_ids": [row["unit"]["unit_id"] for row in output.get("activated", [])],
+        "retrieved_unit_ids": None
+        if activated is None
+        else [row["unit"]["unit_id"] for row in activated],
         "relevant_session_ids": item.relevant_session_ids,
         "relevant_units": sum(1 for unit in units if unit.session_id in relevant),
         "selected": output.get("selected", []),
@@ -40,6 +49,12 @@ def item_line(
         "task_goal": dict(item.task_goal),
         "response": output.get("response"),
         "reference_response": item.reference_response,
+        "dialogue_state": output.get("dialogue_state"),
+        "state_source": output.get("state_source"),
+        "ambiguous_slots": output.get("ambiguous_slots") or [],
+        "gpt4_score": scored.get("score"),
+        "gpt4_score_reason": scored.get("reason"),
+        "gpt4_rationale": scored.get("rationale"),
         "dte": repair.get("dte"),
         "repair_success": repair.get("success"),
         "repair": repair or None,
@@ -47,14 +62,36 @@ def item_line(
         "reasons": output.get("reasons", []),
         "thread_id": result.thread_id,
     }
-    return MemoryItemLine.model_validate(line | {"scores": item_scores(line)}).row()
+    ceiling_inputs = {
+        "context_text": "\n".join(turn.utterance for turn in item.context),
+        "relevant_memory": relevant_memory(units, relevant),
+    }
+    scores = item_scores(line | ceiling_inputs)
+    return MemoryItemLine.model_validate(line | {"scores": scores}).row()
+
+
+def relevant_memory(
+    units: Sequence[MemoryUnit], relevant_session_ids: Iterable[str]
+) -> list[tuple[str | None, str]]:
+    """What the relevant sessions' units state, as the ceiling reads it.
+
+    ``(slot, value)`` for a unit that names its slot and value, else ``(None, answer)``.
+    """
+    relevant = set(relevant_session_ids)
+    return [
+        (unit.slot, unit.value) if unit.slot and unit.value else (None, unit.answer)
+        for unit in units
+        if unit.session_id in relevant
+    ]
 
 
 class MemoryTally:
     """The item lines of a memory run and the time between finished items.
 
     Args:
-        units: An individual's stored units, for the relevant-unit counts of Recall@k.
+        units: An individual's stored units, for the relevant-unit counts of Recall@k and the
+            ceiling (the units of the memory the run's setting reads: QA units, dialogues or
+            summaries; none for a setting without memory).
     """
 
     def __init__(self, units: Units) -> None:
@@ -80,9 +117,17 @@ class MemoryTally:
         return [line]
 
     def summary(self) -> dict[str, Any]:
-        """The pooled figures, the failures and the latency percentiles."""
+        """The pooled figures, the failures, the commonest reasons and the latencies.
+
+        ``reasons``: why judges left figures null (``"reader: ..."``), with how many items
+        said so, commonest first (at most :data:`TOP_REASONS`).
+        """
         latencies = sorted(self.latencies)
+        reasons = Counter(reason for line in self.lines for reason in line.get("reasons") or [])
         return memory_summary(self.lines) | {
+            "reasons": [
+                {"reason": reason, "items": n} for reason, n in reasons.most_common(TOP_REASONS)
+            ],
             "failed": self.failed,
             "latency_ms_p50": _percentile(latencies, 0.5),
             "latency_ms_p95": _percentile(latencies, 0.95),

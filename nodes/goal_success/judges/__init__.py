@@ -1,0 +1,30 @@
+"""The goal-success subsystem's judge roles: ``segmentation`` and ``turn_quality`` (paper 004).
+
+:func:`segmenter` and :func:`teacher` build them with the run's settings (retries, the LLMs'
+context window), so every caller gets the same cached judge for the same spec.
+"""
+
+from __future__ import annotations
+
+from nodes.context import Context
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
+
+
+def segmenter(context: Context) -> SegmentationJudge:
+    """The run's segmentation judge (``Context.segmentation_judge``)."""
+    return segmentation_judge(
+        context.segmentation_judge, context.llm_max_retries, context.llm_context_tokens
+    )
+
+
+def teacher(spec: str, context: Context) -> TurnQualityTeacher:
+    """The turn-quality teacher ``spec`` names, with the run's settings."""
+    return turn_quality_teacher(spec, context.llm_max_retries, context.llm_context_tokens)
+
+
+def teachers(context: Context) -> list[TurnQualityTeacher]:
+    """Every teacher of the run (``Context.teachers``), in order."""
+    return [teacher(spec, context) for spec in context.teachers]

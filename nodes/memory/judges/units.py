@@ -2,7 +2,8 @@
 
 A stored session becomes one unit per task-goal slot: the intent described in words, a
 third-person question about the slot and its answer. The reader, the judger and the planning
-judges render contexts and units the same way through these helpers.
+judges render contexts and units the same way through these helpers. :func:`select_units`
+picks the units refinement keeps (MAP's top 5), one per slot, the context's session first.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from evals.memory_words import (
     slot_in_words,
     slot_kind,
 )
+from evals.metrics.memory.slot_mention import slot_value_mentioned
 
 #: How the paper's prompts name the two sides of the dialogue.
 SPEAKER_NAMES = {"user": "user", "system": "assistant"}
@@ -77,3 +79,71 @@ def local_memory_units(individual_id: str, session: MsTodSession) -> list[Memory
         )
         for slot, value in session.task_goal.items()
     ]
+
+
+def anchor_session(ranked: Sequence[MemoryUnit], stated: Mapping[str, str]) -> str | None:
+    """The stored session the context points at.
+
+    The session with the most units whose value the context states (the re-entry line names
+    "Long Beach"; the session that went to Long Beach is the one meant), the better-ranked one
+    on a tie; without such evidence, the session of the best-ranked unit.
+    """
+    if not ranked:
+        return None
+    support: dict[str, int] = {}
+    for unit in ranked:
+        if unit.slot is None or unit.value is None or unit.slot not in stated:
+            continue
+        if _same_value(stated[unit.slot], unit.value, unit.slot):
+            support[unit.session_id] = support.get(unit.session_id, 0) + 1
+    if not support:
+        return ranked[0].session_id
+    order = list(dict.fromkeys(unit.session_id for unit in ranked))
+    return max(support, key=lambda session: (support[session], -order.index(session)))
+
+
+def select_units(
+    ranked: Sequence[MemoryUnit],
+    limit: int,
+    *,
+    stated: Mapping[str, str],
+    missing: Sequence[str] | None = None,
+    anchor: str | None = None,
+    intent: str | None = None,
+) -> list[MemoryUnit]:
+    """The units kept for refinement: ``limit`` of them, each telling the reader something new.
+
+    Walking the ranking (Eq. 4's order), a unit is skipped when its slot already has a value:
+    one the context states, or one a unit kept before gives (a second value for a slot is a
+    contradiction, not information). Units of a slot still missing (``missing``, the query
+    q_miss asks for) come before the others, and among those the ``anchor`` session's units
+    (:func:`anchor_session`) before other sessions'. Units of another intent than ``intent``
+    are never kept: they belong to another task. Units that name no slot (MS-TOD's own QA
+    memory) are kept in rank order.
+    """
+    open_slots = set(missing) if missing is not None else None
+    if intent:
+        ranked = [unit for unit in ranked if not unit.intent or unit.intent == intent]
+
+    def priority(position: int, unit: MemoryUnit) -> tuple[bool, bool, int]:
+        asked = open_slots is None or unit.slot is None or unit.slot in open_slots
+        return (not asked, unit.session_id != anchor, position)
+
+    ordered = sorted(enumerate(ranked), key=lambda pair: priority(*pair))
+    kept: list[MemoryUnit] = []
+    filled = set(stated)
+    for _, unit in ordered:
+        if unit.slot is not None and unit.slot in filled:
+            continue
+        kept.append(unit)
+        if unit.slot is not None:
+            filled.add(unit.slot)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def _same_value(stated: str, stored: str, slot: str) -> bool:
+    if stated.strip().lower() == stored.strip().lower():
+        return True
+    return slot_value_mentioned(stored, stated, slot=slot)

@@ -13,18 +13,26 @@ Three judges share one interface, :class:`SegmentationJudge`:
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import nodes.goal_success.judges.segmentation.local  # noqa: F401  (registers the local judges)
 from nodes.goal_success.judges.segmentation.llm import LLMSegmenter
 from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationJudge
 from nodes.judges import resolve_judge
+from nodes.judges.validity import register_cards
+
+register_cards(ROLE, Path(__file__).parent / "validity.json")
 
 
 @functools.lru_cache(maxsize=16)
-def segmentation_judge(spec: str, max_retries: int = 3) -> SegmentationJudge:
+def segmentation_judge(
+    spec: str, max_retries: int = 3, context_tokens: int = 8192
+) -> SegmentationJudge:
     """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
     judge: SegmentationJudge = resolve_judge(
-        ROLE, spec, lambda parsed: LLMSegmenter(parsed, max_retries=max_retries)
+        ROLE,
+        spec,
+        lambda parsed: LLMSegmenter(parsed, max_retries=max_retries, context_tokens=context_tokens),
     )
     return judge
 

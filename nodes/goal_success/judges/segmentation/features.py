@@ -91,6 +91,19 @@ USER_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
         "I also need to book something else.",
         "Can you also help me find something?",
         "Now I want to do something else.",
+        "Thanks. I'm also looking for a different service.",
+        "I need help with something new as well.",
+    ),
+    "act_on_offer": (
+        "Yes, please book it.",
+        "That one sounds good, I'll take it.",
+        "Please go ahead and reserve that for me.",
+        "Book it for two people at 7 pm.",
+    ),
+    "change_details": (
+        "Can we make it a different time instead?",
+        "Actually, change it to the next day.",
+        "What about a cheaper one?",
     ),
     "affirm": (
         "Yes, that's correct.",
@@ -111,6 +124,12 @@ USER_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
         "What's their address?",
         "And what about that?",
         "Can you tell me more about it?",
+    ),
+    "ask_attribute": (
+        "What is their phone number?",
+        "Is it open on Sundays?",
+        "Does it include that?",
+        "How long does it take?",
     ),
     "complaint": (
         "That's not what I asked.",
@@ -170,13 +189,18 @@ class ActPrototypes:
             reply=tuple(embed(list(group)) for group in REPLY_ACT_PROTOTYPES.values()),
         )
 
+    def user_scores(self, vectors: FloatArray) -> FloatArray:
+        """Per row of ``vectors``, its highest cosine to each user act, shape (n, acts)."""
+        return _scores(vectors, self.user)
 
-N_FEATURES = (
-    13
-    + len(USER_CUES)
-    + len(PREVIOUS_REPLY_CUES)
-    + 2 * (len(USER_ACT_PROTOTYPES) + len(REPLY_ACT_PROTOTYPES))
-)
+    def reply_scores(self, vectors: FloatArray) -> FloatArray:
+        """Per row of ``vectors``, its highest cosine to each reply act, shape (n, acts)."""
+        return _scores(vectors, self.reply)
+
+
+def _scores(vectors: FloatArray, groups: tuple[FloatArray, ...]) -> FloatArray:
+    columns = [np.max(vectors @ group.T, axis=1) for group in groups]
+    return np.stack(columns, axis=1).astype(np.float32)
 
 
 def turn_texts(dialogue: Dialogue) -> tuple[list[str], list[str]]:
@@ -207,62 +231,3 @@ def _gap_minutes(before: datetime | None, after: datetime | None) -> float | Non
 def content_words(text: str) -> set[str]:
     """Lower-cased words of three or more letters that are not stop words."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
-
-
-def segmentation_features(
-    dialogue: Dialogue, embed: Embed, prototypes: ActPrototypes
-) -> FloatArray:
-    """Feature rows for turns 2..N, shape ``(N-1, N_FEATURES)``."""
-    users, replies = turn_texts(dialogue)
-    if len(users) < 2:
-        return np.zeros((0, N_FEATURES), np.float32)
-    vectors = embed(users + replies)
-    user_vecs, reply_vecs = vectors[: len(users)], vectors[len(users) :]
-    seen = content_words(users[0]) | content_words(replies[0])
-    rows = []
-    for j in range(1, len(users)):
-        words = content_words(users[j])
-        rows.append(_turn_row(j, users, replies, user_vecs, reply_vecs, words, seen, prototypes))
-        seen |= words | content_words(replies[j])
-    return np.stack(rows)
-
-
-def _turn_row(
-    j: int,
-    users: list[str],
-    replies: list[str],
-    user_vecs: FloatArray,
-    reply_vecs: FloatArray,
-    words: set[str],
-    seen: set[str],
-    prototypes: ActPrototypes,
-) -> FloatArray:
-    u, u_prev, r_prev, r = user_vecs[j], user_vecs[j - 1], reply_vecs[j - 1], reply_vecs[j]
-    previous_words = content_words(users[j - 1])
-    topic = [
-        float(u @ u_prev),
-        float(u @ r_prev),
-        float(r @ r_prev),
-        float(u @ r),
-        float(np.max(user_vecs[:j] @ u)),
-        # Share of the message's content words never seen in the dialogue: a new topic.
-        len(words - seen) / len(words) if words else 0.0,
-        len(words & previous_words) / max(1, len(words | previous_words)),
-        len(words & content_words(replies[j - 1])) / max(1, len(words)),
-        float(not words),
-    ]
-    shape = [
-        float(np.log1p(len(users[j].split()))),
-        float(np.log1p(len(users[j - 1].split()))),
-        float("?" in users[j]),
-        float(not replies[j - 1].strip()),
-    ]
-    cues = [float(bool(p.search(users[j]))) for p in USER_CUES.values()]
-    cues += [float(bool(p.search(replies[j - 1]))) for p in PREVIOUS_REPLY_CUES.values()]
-    acts = _acts(u, prototypes.user) + _acts(r_prev, prototypes.reply)
-    acts += _acts(u_prev, prototypes.user) + _acts(r, prototypes.reply)
-    return np.asarray(topic + shape + cues + acts, dtype=np.float32)
-
-
-def _acts(vector: FloatArray, groups: tuple[FloatArray, ...]) -> list[float]:
-    return [float(np.max(group @ vector)) for group in groups]

@@ -5,28 +5,36 @@ Importing this module registers both.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from evals.schema import Dialogue
+from nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
 from nodes.goal_success.judges.segmentation.features import (
-    EXPLICIT_SWITCH,
     PREVIOUS_REPLY_CUES,
     USER_CUES,
     ActPrototypes,
     minutes_since_previous,
-    segmentation_features,
     turn_texts,
 )
+from nodes.goal_success.judges.segmentation.goal_features import (
+    FEATURE_NAMES,
+    DialogueView,
+    turn_row,
+)
 from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
-from nodes.judges.classifier import MLPClassifier
+from nodes.goal_success.judges.segmentation.trees import BoostedTrees
 from nodes.judges.local import register_local_judge
 from nodes.judges.vectors import Embed
 from stores.embeddings import get_embedder
 
-MODEL_PATH = Path(__file__).parent / "segmentation_mlp.npz"
+#: The boosted trees (``.npz``, with a ``.json`` sidecar: threshold, provenance, figures).
+MODEL_PATH = Path(__file__).parent / "segmentation_trees.npz"
+#: The discourse-cue model whose score is one of the trees' features.
+CUES_PATH = Path(__file__).parent / "segmentation_cues.npz"
 
 #: Log-odds added for a pause longer than ``time_gap_minutes`` (a signal, not a rule).
 TIME_GAP_LOGIT = 2.0
@@ -56,24 +64,34 @@ def long_pauses(dialogue: Dialogue, time_gap_minutes: float) -> list[bool]:
 
 
 class LearnedSegmenter:
-    """``local:learned``: a small MLP over similarities, cue flags and dialogue-act scores.
+    """``local:learned``: boosted trees over features relative to the current goal.
 
-    Trained on SGD train (``make train-segmenter``); an explicit topic-switch phrase ("another
-    question", "unrelated", "btw") starts a goal whatever the model says, as paper 004 names
-    such contextual cues, and a long pause raises the odds.
+    Features (:mod:`.goal_features`): topic shift against the goal's accumulated text, value
+    spans (the entity just offered, the goal's, a new one), dialogue acts of the message and of
+    the replies around it, and a learned discourse-cue score. Turns are decoded left to right:
+    a turn called new starts the goal the next turns are compared with. A long pause raises the
+    odds. Trained on SGD train and the project's human-style dialogues (``make
+    train-segmenter``).
     """
 
     name = "local:learned"
 
-    def __init__(self, model: MLPClassifier | None = None, embed: Embed | None = None) -> None:
-        """Use ``model`` (default: the shipped one) and ``embed`` (default: MiniLM)."""
-        if model is None:
-            if not MODEL_PATH.exists():
+    def __init__(
+        self,
+        model: BoostedTrees | None = None,
+        cues: DiscourseCueModel | None = None,
+        embed: Embed | None = None,
+    ) -> None:
+        """Use ``model`` and ``cues`` (default: the shipped ones) and ``embed`` (MiniLM)."""
+        if model is None or cues is None:
+            if not MODEL_PATH.exists() or not CUES_PATH.exists():
                 raise FileNotFoundError(
                     f"No segmentation model at {MODEL_PATH}; run `make train-segmenter`."
                 )
-            model = MLPClassifier.load(MODEL_PATH)
-        self.model = model
+        self.model = model or BoostedTrees.load(MODEL_PATH)
+        if self.model.feature_names and self.model.feature_names != FEATURE_NAMES:
+            raise ValueError(f"{MODEL_PATH.name} was trained on other features; retrain it")
+        self.cues = cues or DiscourseCueModel.load(CUES_PATH)
         self.embed = embed or get_embedder().embed
         self.prototypes = ActPrototypes.embed_with(self.embed)
 
@@ -87,18 +105,32 @@ class LearnedSegmenter:
         """Probability of a new goal per turn, shifted by time gaps, cut at the threshold."""
         if len(dialogue.turns) == 1:
             return SegmentationVerdict([True], self.name, [1.0])
-        features = segmentation_features(dialogue, self.embed, self.prototypes)
-        paused = np.array(long_pauses(dialogue, time_gap_minutes), dtype=np.float32)
-        logits = self.model.logits(features) + TIME_GAP_LOGIT * paused
-        probabilities = 1.0 / (1.0 + np.exp(-logits))
-        cut = self.model.threshold if threshold is None else threshold
-        announced = [bool(EXPLICIT_SWITCH.search(t.user_msg)) for t in dialogue.turns[1:]]
-        labels: list[bool | None] = [
-            True,
-            *(bool(p >= cut) or said for p, said in zip(probabilities, announced, strict=True)),
-        ]
-        confidences: list[float | None] = [1.0, *(round(float(p), 4) for p in probabilities)]
+        view = DialogueView.build(dialogue, self.embed, self.prototypes, self.cues)
+        paused = long_pauses(dialogue, time_gap_minutes)
+        cut = self.model.threshold_probability if threshold is None else threshold
+        probabilities = decode_greedy(self.model, view, paused, cut)
+        labels: list[bool | None] = [True, *(p >= cut for p in probabilities)]
+        confidences: list[float | None] = [1.0, *(round(p, 4) for p in probabilities)]
         return SegmentationVerdict(labels, self.name, confidences)
+
+
+def decode_greedy(
+    model: BoostedTrees, view: DialogueView, paused: Sequence[bool], cut: float
+) -> list[float]:
+    """New-goal probabilities of turns 2..N, left to right.
+
+    Each turn is compared with the goal that the turns before it were decoded into: a turn
+    whose probability reaches ``cut`` starts the goal the next turns are compared with.
+    """
+    probabilities: list[float] = []
+    start = 0
+    for j in range(1, len(view.users)):
+        logit = float(model.logits(turn_row(view, j, start))[0])
+        probability = 1.0 / (1.0 + math.exp(-(logit + TIME_GAP_LOGIT * paused[j - 1])))
+        probabilities.append(probability)
+        if probability >= cut:
+            start = j
+    return probabilities
 
 
 class RuleSegmenter:

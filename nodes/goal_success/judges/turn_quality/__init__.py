@@ -3,6 +3,8 @@
 * ``local:response`` (= ``local``), ``local:signals``, ``local:semantic`` - three local teachers
   that read different evidence (the response itself, the user's reactions, answer-question fit);
   see their modules.
+* ``local:turn``, ``local:reply-reaction``, ``local:fit-reaction`` - three learned teachers, each
+  reading two of the reply, its fit to the request and the user's reaction (:mod:`.learned`).
 * ``<provider>:<model>`` - the paper's Appendix D prompt (canonical RCOF codes) through
   :class:`LLMJudge`, reasoning in ``<think>`` tags stripped, JSON validated into pydantic.
 """
@@ -10,8 +12,10 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
+import nodes.goal_success.judges.turn_quality.learned
 import nodes.goal_success.judges.turn_quality.local_response
 import nodes.goal_success.judges.turn_quality.local_semantic
 import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401  (registers the local teachers)
@@ -21,13 +25,20 @@ from nodes.goal_success.judges.turn_quality.role import (
     TurnQualityTeacher,
 )
 from nodes.judges import resolve_judge
+from nodes.judges.validity import register_cards
+
+register_cards(ROLE, Path(__file__).parent / "validity.json")
 
 
 @functools.lru_cache(maxsize=32)
-def turn_quality_teacher(spec: str, max_retries: int = 3) -> TurnQualityTeacher:
+def turn_quality_teacher(
+    spec: str, max_retries: int = 3, context_tokens: int = 8192
+) -> TurnQualityTeacher:
     """The teacher for ``spec`` (built once per spec; raises on unknown specs)."""
     teacher: Any = resolve_judge(
-        ROLE, spec, lambda parsed: LLMTeacher(parsed, max_retries=max_retries)
+        ROLE,
+        spec,
+        lambda parsed: LLMTeacher(parsed, max_retries=max_retries, context_tokens=context_tokens),
     )
     result: TurnQualityTeacher = teacher
     return result

@@ -7,12 +7,11 @@ the teachers that could (:mod:`nodes.goal_success.voting`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.schema import RCOF_CODES, Dialogue, Quality
+from evals.schema import Dialogue, Quality
 
 ROLE = "turn_quality"
 """The judge role every teacher fills."""
@@ -28,12 +27,15 @@ class TurnLabel:
         rcof: A canonical root-cause code (``E1``..``E7``, see ``evals.schema.RCOF_CODES``) when
             ``quality`` is ``failure`` and the teacher can tell why; None otherwise.
         rationale: A short human-readable reason for the label (or for abstaining).
+        is_new_goal: The teacher's segmentation of the turn, when it gives one (LLM teachers
+            answer paper 004's single call; local teachers leave it to the segmenter).
     """
 
     turn_number: int
     quality: Quality | None
     rcof: str | None
     rationale: str
+    is_new_goal: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -75,31 +77,3 @@ def abstain(dialogue: Dialogue, judge: str, reason: str) -> TeacherVerdict:
         turns=[TurnLabel(turn.turn_number, None, None, reason) for turn in dialogue.turns],
         reason=reason,
     )
-
-
-_CODE = re.compile(r"\bE\s*([1-7])\b", re.IGNORECASE)
-
-_NAMES = {name.lower(): code for code, name in RCOF_CODES.items()} | {
-    "language understanding failure": "E1",
-    "refusal to answer": "E2",
-    "incorrect sources": "E3",
-    "out-of-domain": "E7",
-    "out-of-domain query": "E7",
-    "unsupported": "E7",
-}
-
-
-def normalise_rcof(value: object) -> object:
-    """``"E3"``, ``"e3"``, ``"E3 - Incorrect Retrieval"`` or a cause's name -> ``"E3"``.
-
-    ``null``/``none``/empty -> None; anything else is left for validation to reject.
-    """
-    if value is None:
-        return None
-    text = str(value).strip()
-    if text.lower() in {"", "null", "none", "n/a", "-"}:
-        return None
-    match = _CODE.search(text)
-    if match:
-        return f"E{match.group(1)}"
-    return _NAMES.get(text.lower(), text)

@@ -7,21 +7,22 @@ versions. Goal extraction has its own module (:mod:`nodes.goal_tracking.judges.g
   same (service, intent), a live one first (a user refining a search, or coming back to a
   settled goal, is still on that goal; SGD's goals are distinct pairs). Without a schema, the
   most similar neighbour's cosine is the confidence.
-* **Status update** (Stage 2 and 4): the dialogue act of the utterance
-  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_cues`) applies to the *focus* goal: the
-  goal the utterance names, else the live goal touched most recently. A system reply that offers
-  results completes a lookup (a non-transactional intent).
+* **Status update** (Stage 2): the dialogue act of the utterance
+  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_cues`) applies to the *focus* goal
+  (:mod:`nodes.goal_tracking.judges.goal_extraction.status_focus`).
 * **Graph evolution** (Stage 3): a transaction depends on an earlier lookup of the same service
   (find a restaurant, then reserve it); other relations are cosine similarities, recorded but
   not prerequisites.
 * **Proactive audit** (Stage 4): at the end of a dialogue, a live lookup that the system
-  answered is completed (its results were given, the user moved on or stopped asking), and a
-  live transaction the user left for a later goal and never came back to is abandoned.
+  answered is completed (its results were given, the user moved on or stopped asking), and so
+  is a pending transaction whose confirmation the user agreed to when no failure followed (the
+  system executed it, though its words did not say "booked"). Any other live transaction stays
+  as it is: that the user went on to other goals is no evidence that they dropped it (only
+  their words are, and those are read per utterance).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,36 +31,6 @@ from stores.goal_memory import Goal
 
 LIVE: tuple[GoalStatus, ...] = ("open", "pending")
 """Statuses of a goal still being worked on."""
-
-RESULTS_OFFERED = re.compile(
-    r"\bi (found|have found|see|got)\b|\bthere (is|are) \d+|\b\d+ (results?|options?|"
-    r"restaurants?|hotels?|flights?|events?|movies?|songs?|houses?|apartments?|cars?|"
-    r"doctors?|dentists?|salons?|buses|trains?|attractions?|places?)\b|\bhow about\b|"
-    r"\bwhat about\b|\bwould you like\b[^.?!]*\?|\bthe (weather|temperature|balance)\b|"
-    r"\bit (is|'s) (located|at|on)\b|\bthe (address|phone number) is\b",
-    re.IGNORECASE,
-)
-"""A system reply that presents results (SGD's OFFER / INFORM_COUNT in words)."""
-
-_ASKS_FOR_DETAILS = re.compile(
-    r"^\s*(what|which|when|where|who|how many|how long|for how|do you|did you|would you like "
-    r"to|could you|can you tell|any preference|please (tell|specify|provide))\b",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
-
-
-def offers_results(reply: str, user_said: str) -> bool:
-    """Whether a system reply presents results (SGD's OFFER in words).
-
-    It says so ("I found 3"), or it names something the user did not (a restaurant, a flight)
-    without asking the user for details.
-    """
-    if RESULTS_OFFERED.search(reply):
-        return True
-    if _ASKS_FOR_DETAILS.search(reply):
-        return False
-    return any(name not in user_said for name in _NAME.findall(reply))
 
 
 @dataclass(frozen=True)
@@ -96,16 +67,6 @@ def check_existence(
     return Match(None, similarity, f"nearest goal {goal.id} at cosine {similarity:.2f} < {tau}")
 
 
-def focus_goal(goals: Sequence[Goal], named: Sequence[str]) -> Goal | None:
-    """The goal a status cue applies to: one the utterance named, else the latest live goal."""
-    by_id = {goal.id: goal for goal in goals}
-    for goal_id in named:
-        if goal_id in by_id and by_id[goal_id].status in LIVE:
-            return by_id[goal_id]
-    live = [goal for goal in goals if goal.status in LIVE]
-    return max(live, key=lambda goal: (goal.updated_turn, goal.id), default=None)
-
-
 def evolve(
     new: Goal, others: Sequence[tuple[Goal, float]], *, delta: float, is_lookup: bool | None
 ) -> list[tuple[str, float, bool]]:
@@ -136,7 +97,11 @@ def evolve(
 
 
 def final_audit(
-    goals: Sequence[Goal], *, is_lookup: Callable[[Goal], bool], answered: Callable[[Goal], bool]
+    goals: Sequence[Goal],
+    *,
+    is_lookup: Callable[[Goal], bool],
+    answered: Callable[[Goal], bool],
+    affirmed: Callable[[Goal], bool] | None = None,
 ) -> list[tuple[str, GoalStatus, str]]:
     """``(goal id, new status, evidence)`` for the live goals at the end of a dialogue.
 
@@ -144,18 +109,18 @@ def final_audit(
         goals: The dialogue's goals.
         is_lookup: Whether a goal is a search rather than a transaction.
         answered: Whether the system replied to the goal after it was raised without failing.
+        affirmed: Whether the user agreed to the confirmation a pending transaction waits on,
+            and no failure was reported after (ATOD's audit example: Pending -> Completed).
     """
-    if not goals:
-        return []
-    latest = max(goal.created_turn for goal in goals)
     decisions: list[tuple[str, GoalStatus, str]] = []
     for goal in goals:
         if goal.status not in LIVE:
             continue
-        if is_lookup(goal) and answered(goal):
-            decisions.append((goal.id, "completed", "the system answered this search"))
-        elif goal.updated_turn < latest:
+        if is_lookup(goal):
+            if answered(goal):
+                decisions.append((goal.id, "completed", "the system answered this search"))
+        elif affirmed is not None and affirmed(goal):
             decisions.append(
-                (goal.id, "abandoned", "the user moved on to a later goal and never came back")
+                (goal.id, "completed", "the user confirmed it and no failure was reported")
             )
     return decisions

@@ -1,60 +1,45 @@
-"""Local status cues for the goal tracker: dialogue acts read off the text (paper 000, §5.2).
+"""Local status cues for the goal tracker: what an utterance does to a goal (paper 000, §5.2).
 
-The local status judge reads what an utterance *does* to a goal from its wording: a system
-reply that reports a booking completes it, an apology for not managing fails it, a request for
-confirmation leaves it pending on the user; a user who says "never mind" abandons it, and "I'll
-let you know" puts it on hold. :func:`status_cue` returns the cue (status and the words that
-triggered it) or None; which goal the cue applies to is the tracker's business.
+The local status judge reads the move an utterance makes from its wording:
+
+* **System utterances**: the act read by the model learned from SGD's annotated system acts
+  (:mod:`~nodes.goal_tracking.judges.goal_extraction.status_acts`): a reported booking or
+  purchase (``success``) completes a transaction, a reported failure (``failure``) fails it, a
+  request to confirm the details (``confirm``) leaves it pending on the user, and results
+  presented (``results``) complete a lookup.
+* **User utterances**: the user's own words, and only explicit ones: "never mind", "forget
+  about the hotel", "cancel that" drop a goal (abandoned); "I'll let you know" puts it on hold
+  (pending). SGD cannot teach these: its users never turn a transaction down outright (every
+  reply to a CONFIRM that the system does not execute changes the details), so the user side
+  stays a short list of phrases, and a goal the user merely stops mentioning is left as it is.
+
+:func:`status_cue` returns the cue (status, the act and the words that triggered it) or None;
+which goal the cue applies to is decided by
+:mod:`~nodes.goal_tracking.judges.goal_extraction.status_focus`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from evals.goal_tracking_schema import GoalStatus
+from nodes.goal_tracking.judges.goal_extraction.status_acts import system_act, system_act_model
 from nodes.judges.text import cue
 
 Speaker = Literal["USER", "SYSTEM"]
+CueAct = Literal["success", "failure", "confirm", "results", "abandon", "defer"]
 
+#: The least probability of the system-act model for a system cue.
+MIN_ACT_PROBABILITY = 0.5
 
-#: The system reports the task done (SGD's NOTIFY_SUCCESS in words).
-SYSTEM_DONE = cue(
-    r"\b(is|are|has been|have been|was|were|got)\s+(successfully\s+)?(booked|reserved|"
-    r"confirmed|scheduled|placed|submitted|set( up)?|made|added|transferred|sent|purchased|"
-    r"cancell?ed|created|completed|processed|successful)\b|\bsuccessfully\b|"
-    r"\b(i|we)(?: have|'ve)? (booked|reserved|made|placed|scheduled|purchased|bought|sent|"
-    r"transferred|added|set up|played|started)\b|\bi was able to\b|\ball set\b|"
-    r"\b(booking|reservation|purchase|payment|transfer) (is )?(confirmed|done|complete)\b|"
-    r"\b(has|have) started( playing)?\b|\bis (now )?playing\b|\b(will|is about to) "
-    r"(start|play)\b|\bstarting (the|your)\b"
-)
-#: The system reports it could not do the task (NOTIFY_FAILURE in words).
-SYSTEM_FAILED = cue(
-    r"\b(sorry|unfortunately|i apologi[sz]e|my apologies|apologies|regretfully)\b[^.?!]{0,80}"
-    r"\b(couldn'?t|could not|can'?t|cannot|unable|failed|wasn'?t able|was not able|not "
-    r"available|unavailable|unsuccessful|not successful|no (availability|seats|tables|rooms|"
-    r"slots|other)|fully booked|did not go through|didn'?t go through|doesn'?t work)\b|"
-    r"\b(booking|reservation|transaction|transfer|payment|request|purchase) (failed|was "
-    r"declined|was unsuccessful|was not successful|did not go through|didn'?t go through)\b|"
-    r"\b(i am|i'm|i was) (unable|not able) to\b|\bhas failed\b|\bi can'?t (make|book|"
-    r"reserve|buy|purchase|complete)\b"
-)
-#: The system asks the user to confirm or choose before acting: waiting on the user.
-SYSTEM_AWAITS_CONFIRMATION = cue(
-    r"\bplease confirm\b|\bconfirm(ing)?:|\blet me confirm\b|\bto confirm\b|"
-    r"\bcan you confirm\b|\bconfirmation details\b|\bconfirm (the|some|these|your) "
-    r"(details|information|following)\b|\bjust to (make sure|double check|confirm)\b|"
-    r"\bdouble[- ]check\b|\b(shall|should) i (go ahead|book|reserve|proceed|make|place|"
-    r"schedule|buy|play|set|add|transfer|send|cast)\b|\b(do|would) you (want|like) me to "
-    r"(book|reserve|proceed|make|place|schedule|buy)\b|\bis (that|this|everything) "
-    r"(right|correct|ok|okay)\b|\bso you'?d like\b|\byou (would|'d) like\b[^.!]*\?"
-)
-#: The user drops the goal.
+#: The user drops a goal (evidence of abandonment).
 USER_ABANDONS = cue(
-    r"\b(never ?mind|forget (it|about it|that)|cancel (that|it|the request)|don'?t bother|"
-    r"no longer need|not interested( anymore)?|skip (it|that)|let'?s drop)\b|"
+    r"\b(never ?mind|forget (about )?(it|that|this|the \w+)|cancel (that|it|this|the (request|"
+    r"\w+))|don'?t bother|no longer (need|want)|not interested( anymore)?|skip (it|that|the "
+    r"\w+)|let'?s drop|drop (it|that|the \w+)|don'?t (need|want) (it|that|the \w+) any ?more)\b|"
     r"\b(no|nah),? (thanks|thank you)[,.]? (i'?ll|i will) (do|handle|sort|figure)\b"
 )
 #: The user puts the goal on hold (asynchronous: it stays alive, waiting on the user).
@@ -64,28 +49,87 @@ USER_DEFERS = cue(
     r"\bhold (off|on)\b"
 )
 
+_SYSTEM_STATUS: dict[str, tuple[CueAct, GoalStatus]] = {
+    "success": ("success", "completed"),
+    "failure": ("failure", "failed"),
+    "confirm": ("confirm", "pending"),
+    "results": ("results", "completed"),
+}
+
+
+#: The user agrees to what the system asked them to confirm.
+USER_AFFIRMS = cue(
+    r"^\W*(yes|yeah|yep|yup|sure|correct|right|exactly|perfect|great|cool|ok(ay)?|fine|"
+    r"absolutely|definitely|please do|go ahead|do it|book it|that'?s (right|correct|good|great|"
+    r"perfect|fine|it)|that (works|is (right|correct))|sounds (good|great|perfect|right)|"
+    r"confirm(ed)?)\b"
+)
+
+
+def user_affirms(utterance: str) -> bool:
+    """Whether the user says yes to a confirmation (and not "yes, but change ...")."""
+    return bool(USER_AFFIRMS.search(utterance)) and not USER_ABANDONS.search(utterance)
+
 
 @dataclass(frozen=True)
 class StatusCue:
-    """A status an utterance signals, and the words that signalled it."""
+    """A status an utterance signals, the act behind it, and the words that signalled it.
+
+    Attributes:
+        status: The status the goal moves to.
+        evidence: The words of the utterance that carry the cue.
+        act: ``success``/``failure``/``confirm``/``results`` (system) or ``abandon``/``defer``
+            (user).
+        confidence: The model's probability for a system act; 1.0 for the user's words.
+    """
 
     status: GoalStatus
     evidence: str
+    act: CueAct = "success"
+    confidence: float = 1.0
+
+    @property
+    def for_transactions(self) -> bool:
+        """Whether the cue concerns a transaction (book, buy, pay): success, confirm."""
+        return self.act in ("success", "confirm")
+
+    @property
+    def for_lookups(self) -> bool:
+        """Whether the cue concerns a lookup only: results presented."""
+        return self.act == "results"
+
+
+@functools.lru_cache(maxsize=4096)
+def system_cue(utterance: str) -> StatusCue | None:
+    """The cue of a system utterance (results included), or None."""
+    reading = system_act(utterance)
+    move = _SYSTEM_STATUS.get(reading.act)
+    if move is None or reading.probability < MIN_ACT_PROBABILITY:
+        return None
+    evidence = system_act_model().evidence(utterance, reading.act)
+    return StatusCue(move[1], evidence, move[0], round(reading.probability, 4))
+
+
+def user_cue(utterance: str) -> StatusCue | None:
+    """The cue of a user utterance: explicit abandonment or deferral, or None."""
+    checks: tuple[tuple[re.Pattern[str], GoalStatus, CueAct], ...] = (
+        (USER_ABANDONS, "abandoned", "abandon"),
+        (USER_DEFERS, "pending", "defer"),
+    )
+    for pattern, status, act in checks:
+        found = pattern.search(utterance)
+        if found:
+            return StatusCue(status, found.group(0), act)
+    return None
 
 
 def status_cue(speaker: Speaker, utterance: str) -> StatusCue | None:
-    """The lifecycle move an utterance signals, if any (failure is checked before success)."""
-    checks: tuple[tuple[re.Pattern[str], GoalStatus], ...] = (
-        (
-            (SYSTEM_FAILED, "failed"),
-            (SYSTEM_DONE, "completed"),
-            (SYSTEM_AWAITS_CONFIRMATION, "pending"),
-        )
-        if speaker == "SYSTEM"
-        else ((USER_ABANDONS, "abandoned"), (USER_DEFERS, "pending"))
-    )
-    for pattern, status in checks:
-        found = pattern.search(utterance)
-        if found:
-            return StatusCue(status, found.group(0))
-    return None
+    """The lifecycle move an utterance signals for a goal, if any.
+
+    Results presented by the system are not a move of their own here (they complete a lookup
+    only: see :func:`system_cue`); a transaction's success, failure and confirmation are.
+    """
+    if speaker == "USER":
+        return user_cue(utterance)
+    found = system_cue(utterance)
+    return None if found is None or found.for_lookups else found

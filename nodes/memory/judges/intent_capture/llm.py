@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,7 @@ class LLMIntentCapture(LLMRole[LLMIntentOutput]):
         *,
         known_values: Iterable[tuple[str, str]] = (),
         service: str | None = None,
+        attributes: Sequence[str] = (),
     ) -> CapturedIntent:
         """One call; the model reads the values from the dialogue itself."""
         result = self.llm.invoke(

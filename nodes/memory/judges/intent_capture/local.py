@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from evals.datasets.sgd_schema import ServiceSchema, stated_values
 from evals.memory_schema import MsTodSession
 from evals.metrics.memory.scores import slot_value_mentioned
 from evals.metrics.memory.slot_mention import normalise
+from nodes.memory.judges.intent_capture.features import (
+    ValueKind,
+    context_values,
+    settle_dates,
+    value_kind,
+)
 from nodes.memory.judges.intent_capture.role import CapturedIntent, Turns
 from nodes.memory.judges.units import intent_description
 
@@ -60,11 +66,34 @@ def _number_near_slot(value: str, text: str, slot: str) -> bool:
     return False
 
 
+def slot_kinds(
+    slots: Iterable[str],
+    known_values: Iterable[tuple[str, str]] = (),
+    service: ServiceSchema | None = None,
+) -> dict[str, ValueKind]:
+    """What each slot holds, from the schema's possible values, memory's values and its name."""
+    values: dict[str, list[str]] = {}
+    for slot, value in known_values:
+        values.setdefault(slot, []).append(value)
+    if service is not None:
+        for spec in service.slots:
+            if spec.is_categorical:
+                values.setdefault(spec.name, []).extend(spec.possible_values)
+    return {slot: value_kind(slot, values.get(slot, ())) for slot in dict.fromkeys(slots)}
+
+
 class LocalIntentCapture:
     """``local``: the given intent in words plus the stated values, worded like ``k_j``.
 
+    A value counts as stated three ways, the later winning: read off the context by the kind
+    of value the slot holds (flags, counts, times, dates in natural wording:
+    :func:`~nodes.memory.judges.intent_capture.features.context_values`), a categorical value
+    of the schema named word for word, or a value memory holds for the intent that the context
+    mentions (memory's wording then stands: "1:15 pm" for "quarter past 1 in the afternoon").
+
     Args:
-        schema: An SGD schema; its categorical values of the intent count as candidates too.
+        schema: An SGD schema; its categorical values of the intent count as candidates too,
+            and its slot specs tell flags and counts apart.
     """
 
     def __init__(self, schema: Mapping[str, ServiceSchema] | None = None) -> None:
@@ -78,6 +107,7 @@ class LocalIntentCapture:
         *,
         known_values: Iterable[tuple[str, str]] = (),
         service: str | None = None,
+        attributes: Sequence[str] = (),
     ) -> CapturedIntent:
         """The stated values and ``"The user wants to {intent} for {name} in {place}"``."""
         if not intent:
@@ -88,9 +118,13 @@ class LocalIntentCapture:
                 reason="the local judge needs the session's intent (MS-TOD gives it)",
             )
         text = "\n".join(t.utterance for t in context)
-        stated = stated_slot_values(text, known_values)
-        if self.schema is not None and service in self.schema:
-            stated = stated_values(self.schema[service], intent, text) | stated
+        known = list(known_values)
+        spec = self.schema.get(service) if self.schema is not None and service else None
+        kinds = slot_kinds([*attributes, *(slot for slot, _ in known)], known, spec)
+        stated = settle_dates(context_values(text, kinds), kinds, known)
+        if spec is not None:
+            stated |= stated_values(spec, intent, text)
+        stated |= stated_slot_values(text, known)
         return CapturedIntent(
             intent=intent,
             intent_description=intent_description(intent, stated),

@@ -41,6 +41,15 @@ class IntentCapturer(Protocol):
         *,
         known_values: Iterable[tuple[str, str]] = (),
         service: str | None = None,
+        attributes: Sequence[str] = (),
     ) -> CapturedIntent:
-        """The context's intent description (``known_values``: candidate slot values)."""
+        """The context's intent description and the slot values it states.
+
+        Args:
+            context: The new session's turns so far.
+            intent: The session's intent (given, as in MS-TOD).
+            known_values: ``(slot, value)`` pairs memory holds for the intent (candidates).
+            service: The item's service, when known (picks the schema's slots).
+            attributes: The intent's task attributes (the slots a value may be read for).
+        """
         ...

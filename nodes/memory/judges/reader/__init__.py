@@ -7,10 +7,13 @@ benchmark scores, so here it holds only what the dialogue identifies: the intent
 values the context states (``task_goal_hint``, from intent capture). Never the gold values.
 
 * ``local``: a template confirmation stating the intent in words and, per slot, the value the
-  context states, else the first (best-ranked) value memory holds: "Just to confirm, you'd like
+  context states (intent capture reads it, in natural wording too: "Yes, I want trip
+  insurance", "a table for one", "quarter past 1 in the afternoon"), else the first
+  (best-ranked) value memory holds, else the schema's default: "Just to confirm, you'd like
   to reserve restaurant with the restaurant name Gen Korean BBQ House, the location Milpitas and
   the time 12:15 pm. Is that correct?". Memory is read from units' ``slot``/``value`` or from
-  answers worded ``"The {slot} was {value}."``; other answers are quoted as they are.
+  answers worded ``"The {slot} was {value}."``; other answers are quoted as they are. An ISO
+  date (a schema default) is said as "March 1st".
 * ``<provider>:<model>``: Figure 9 through :class:`LLMJudge`.
 
 :func:`confirmation_scorer` (:mod:`nodes.memory.judges.confirmation_score`, re-exported here) is the

@@ -62,8 +62,9 @@ class LLMReader(LLMRole[LLMReaderOutput]):
         task_goal_hint: Mapping[str, str] | None = None,
         *,
         defaults: Mapping[str, str] | None = None,
+        text_memory: bool = False,
     ) -> ReaderResult:
-        """One call; which slots the free-text response states is left to the metrics."""
+        """One call; which slots the free-text response states is read later (JGA's state)."""
         result = self.llm.invoke(
             {
                 "conversation_history": render_context(context),

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from evals.memory_schema import MemoryUnit, MsTodTurn
 from evals.memory_words import intent_in_words, slot_in_words, slot_kind
+from evals.metrics.memory.slot_mention import date_in_words
 from nodes.memory.judges.reader.role import Memory, ReaderResult
 
 #: A local answer ``"The {slot in words} was {value}."`` (``slot_answer`` of the memory units).
@@ -19,6 +20,13 @@ _ANSWER = re.compile(r"^\s*the (?P<slot>[a-z0-9 ]+?) was (?P<value>.+?)\.?\s*$",
 _QA_PAIR = re.compile(r"^\s*(?:question|q):.*?\b(?:answer|a):\s*(?P<answer>.*)$", re.I | re.S)
 
 _KIND_ORDER = {"name": 0, "place": 1, "other": 2}
+
+NO_TEXT_MEMORY = (
+    "the local reader reads QA memory only; a setting that gives it whole dialogues or "
+    "summaries needs an LLM reader (--reader PROVIDER:MODEL)"
+)
+
+_ISO_DATE = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})$")
 
 
 def memory_slots(refined_memory: Memory) -> tuple[dict[str, str], list[str]]:
@@ -54,7 +62,15 @@ def _slot_phrase(slot: str, value: str) -> str:
         return f"{slot_in_words(slot)} (yes)"
     if flag in ("false", "none"):
         return f"no {slot_in_words(slot)}"
-    return f"the {slot_in_words(slot)} {value}"
+    return f"the {slot_in_words(slot)} {in_words(value)}"
+
+
+def in_words(value: str) -> str:
+    """A value as a person says it: an ISO date (a schema default) as "March 1st"."""
+    iso = _ISO_DATE.match(value.strip())
+    if iso is None or not 1 <= int(iso["month"]) <= 12:
+        return value
+    return date_in_words(int(iso["month"]), int(iso["day"]))
 
 
 def _listing(parts: Sequence[str]) -> str:
@@ -75,8 +91,16 @@ class LocalReader:
         task_goal_hint: Mapping[str, str] | None = None,
         *,
         defaults: Mapping[str, str] | None = None,
+        text_memory: bool = False,
     ) -> ReaderResult:
-        """Context values beat memory's (the user says them now); memory's beat defaults."""
+        """Context values beat memory's (the user says them now); memory's beat defaults.
+
+        Whole dialogues or summaries (``text_memory``) are not read: a template cannot tell
+        which of a dialogue's words is which slot's value, so the response is None with the
+        reason rather than a confirmation that ignores the memory it was given.
+        """
+        if text_memory and refined_memory:
+            return ReaderResult(response=None, slots=None, judge=self.name, reason=NO_TEXT_MEMORY)
         remembered, loose = memory_slots(refined_memory)
         slots = dict(defaults or {}) | remembered | dict(task_goal_hint or {})
         ordered = sorted(slots.items(), key=lambda item: _KIND_ORDER[slot_kind(item[0])])

@@ -38,6 +38,7 @@ class MemoryReader(Protocol):
         task_goal_hint: Mapping[str, str] | None = None,
         *,
         defaults: Mapping[str, str] | None = None,
+        text_memory: bool = False,
     ) -> ReaderResult:
         """The confirmation response.
 
@@ -49,5 +50,7 @@ class MemoryReader(Protocol):
             defaults: Schema defaults of optional slots, confirmed only when neither the
                 context nor memory gives the slot (:func:`~nodes.memory.judges.planning.
                 attribute_defaults`).
+            text_memory: ``refined_memory`` holds whole dialogues or summaries (a comparison
+                setting), not QA memory.
         """
         ...

@@ -3,7 +3,8 @@
 - ``repair_agent``: ``local:proactive`` (the default) acknowledges the values the user just
   gave and asks about every slot left in L, by name in words; ``local:passive`` never asks.
 - ``supervisor_judge``: ``local:mention`` (the default) reads a slot as right when its gold
-  value is mentioned (:func:`evals.metrics.memory.scores.slot_value_mentioned`).
+  value is mentioned (:func:`evals.metrics.memory.scores.slot_value_mentioned`); a flag also
+  by a bare yes or no to a turn that asked about it alone, never by the agent's own words.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from evals.memory_schema import MsTodTurn
 from evals.memory_words import intent_in_words, slot_in_words
-from evals.metrics.memory.scores import slot_value_mentioned
+from evals.metrics.memory.slot_mention import normalise, slot_value_mentioned
 from nodes.judges.local import register_local_judge
 from nodes.judges.result import JudgeResult
 from nodes.memory.judges.slot_repair.role import (
@@ -21,7 +22,7 @@ from nodes.memory.judges.slot_repair.role import (
     AgentTurn,
     RepairRequest,
 )
-from nodes.simulation.judges.user_simulator import slots_in_words
+from nodes.simulation.judges.user_simulator import slots_asked_about, slots_in_words
 
 __all__ = ["MentionSupervisor", "PassiveAgent", "ProactiveAgent"]
 
@@ -86,17 +87,50 @@ class MentionSupervisor:
         agent_utterance: str,
         user_utterance: str,
     ) -> JudgeResult[list[str]]:
-        """Pending slots whose gold value the user's reply or the agent's turn mentions."""
-        done = [
-            s
-            for s in pending
-            if s in task_goal
-            and (
-                slot_value_mentioned(task_goal[s], user_utterance, slot=s)
-                or slot_value_mentioned(task_goal[s], agent_utterance, slot=s)
-            )
-        ]
+        """Pending slots the exchange settled on their gold value.
+
+        A slot is settled when the user's reply mentions its gold value; when the reply is a
+        bare yes or no ("Yes.", "True.", "No thanks.") to a turn that asked about that one
+        flag alone, and it matches the gold flag; or when the agent's turn states a gold value
+        that is not a flag (the agent proposed it). An agent's turn never settles a flag: asking
+        "Would you like a shared ride?" names the flag without anyone choosing it.
+        """
+        asked = slots_asked_about(agent_utterance, [s for s in pending if s in task_goal])
+        done = []
+        for slot in pending:
+            gold = task_goal.get(slot)
+            if gold is None:
+                continue
+            flag = gold.strip().lower() in FLAG_VALUES
+            if slot_value_mentioned(gold, user_utterance, slot=slot):
+                done.append(slot)
+            elif flag and asked == [slot] and bare_answer(user_utterance) == _affirms(gold):
+                done.append(slot)
+            elif not flag and slot_value_mentioned(gold, agent_utterance, slot=slot):
+                done.append(slot)
         return JudgeResult(done, self.name)
+
+
+#: Gold values read as flags (``None``: a categorical "none", e.g. no subtitles).
+FLAG_VALUES = frozenset({"true", "false", "none"})
+_YES = frozenset({"yes", "yeah", "yep", "true", "sure", "please", "correct", "right", "ok"})
+_NO = frozenset({"no", "nope", "false", "none", "not", "don", "t", "thanks", "thank", "you"})
+
+
+def bare_answer(utterance: str) -> bool | None:
+    """A reply that is only a yes (True) or only a no (False); None for anything else."""
+    words = set(normalise(utterance).split())
+    if not words:
+        return None
+    if words <= _YES | {"thanks", "thank", "you"}:
+        return True
+    if words & {"no", "nope", "false", "none", "not"} and words <= _NO:
+        return False
+    return None
+
+
+def _affirms(flag: str) -> bool:
+    return flag.strip().lower() == "true"
 
 
 @register_local_judge(AGENT_ROLE, "proactive", default=True)

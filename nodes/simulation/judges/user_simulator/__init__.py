@@ -2,63 +2,76 @@
 
 MAP's proactive slot repair (paper 001, §4.3) needs "an agent to simulate the user, explicitly
 informing it of the slot set L"; the goal-shift (AgentChangeBench) and proactivity
-(ProactiveEval) harnesses need the same thing with other scenarios. One class serves them all::
+(ProactiveEval) harnesses need the same thing with other scenarios. One class serves them all.
+
+MAP's slot repair (a :class:`UserScenario`)::
 
     user = UserSimulator(
         UserScenario(task_goal={"time": "7 pm", "number_of_seats": "2"}, focus_slots=["time"]),
-        persona=Persona(agreeableness="low", seed=3),
+        persona=Persona(disclosure="low", seed=3),
         spec="local",  # or "openai:gpt-4o-mini"
     )
     turn = user.reply(history, asked_slots=["time"], turn_index=0)
     turn.utterance, turn.revealed_slots  # "Fine. The time should be 7 pm.", {"time": "7 pm"}
 
-A reply is a pure function of its inputs (scenario, persona, history, asked slots, turn index),
-so a checkpointed dialogue resumes to the same words.
+An AgentChangeBench / tau2 task's user (a :class:`TaskScenario`), as the live harness calls it::
 
-Backends (the ``user_simulator`` judge role):
+    turn = task_user_reply("local", task=task, messages=messages, seed=trial_seed)
+    # task: the task's JSON (persona "EASY_1" resolved from user_personas.json) or a TaskScenario
+    turn.content  # the user message as tau2 records it ("... ###STOP###" when it stops)
+    turn.goal_index, turn.goal_shift, turn.stop, turn.progress_reason
 
-- ``local`` (= ``local:templated``, :mod:`nodes.simulation.judges.user_simulator.local`):
-  deterministic templates. It states the goal's values for the slots the agent asked about; the
-  persona sets how many per turn (agreeableness high: all, medium: two, low: one, and a seeded
-  one-in-three chance of pushing back without a value), the wording (verbosity) and whether it
-  volunteers the open slots of L unasked (``answers_only_asked=False``).
-- ``<provider>:<model>`` (:mod:`nodes.simulation.judges.user_simulator.llm`):
-  :data:`~nodes.prompts.simulation.USER_SIMULATOR_PROMPT` through
-  :class:`~nodes.judges.llm.LLMJudge` (tau2's simulation guidelines plus the persona lines).
+``history``/``messages`` may be OpenAI / tau2 message dicts (user/assistant/tool), LangChain
+dicts or MAP's :class:`~evals.memory_schema.MsTodTurn` pairs. A reply is a pure function of its
+inputs (scenario, persona, seed, conversation so far), so a checkpointed dialogue resumes to
+the same words.
 
-The package: :mod:`~nodes.simulation.judges.user_simulator.role` (scenario, persona, request and
-reply types), :mod:`~nodes.simulation.judges.user_simulator.words` (goals, dialogues and slot names
-rendered for prompts; which slots an utterance asks about), the two backends, and here
-:class:`UserSimulator` and :func:`simulator_backend`. Importing the package registers the local
-backend.
+Backends (the ``user_simulator`` judge role; one spec serves both kinds of scenario):
 
-Extension points for later harnesses:
+- ``local`` (= ``local:templated``): deterministic templates. For MAP
+  (:mod:`~nodes.simulation.judges.user_simulator.local`) it states the goal's values for the
+  slots the agent asked about, shaped by the persona's disclosure (high: all, medium: two, low:
+  one and a seeded one-in-three chance of pushing back), verbosity and cooperativeness. For a
+  task (:mod:`~nodes.simulation.judges.user_simulator.task_local`) it states ``known_info``
+  facts when asked, declines ``unknown_info``, shifts goals and stops by the rule of
+  :mod:`~nodes.simulation.judges.user_simulator.progress`.
+- ``<provider>:<model>``: MAP: :data:`~nodes.prompts.simulation.USER_SIMULATOR_PROMPT`
+  (:mod:`~nodes.simulation.judges.user_simulator.llm`); a task: AgentChangeBench's guidelines and
+  user policy (:mod:`~nodes.simulation.judges.user_simulator.task_llm`); both through
+  :class:`~nodes.judges.llm.LLMJudge`.
 
-- :attr:`UserScenario.instructions`: free text the LLM simulator reads (AgentChangeBench
-  ``known_info``/``task_instructions``, ProactiveEval ``user_information``).
-- :attr:`UserScenario.goal_shifts`: :class:`GoalShift` s applied by turn index; the local
-  simulator announces each and reveals its new values, the LLM one is told of it on that turn;
-  :meth:`UserScenario.goal_at` gives the goal in force at any turn (for the harness's scoring).
-- :attr:`Persona.style`: a free-text persona (e.g. an AgentChangeBench ``user_personas.json``
-  entry) appended to the LLM prompt's persona lines.
-- New backends: ``@register_local_judge(SIMULATOR_ROLE, "<variant>")`` on a factory returning
-  an object with ``name`` and ``reply(request: SimulationRequest) -> SimulatedTurn``.
+Extension points: :attr:`UserScenario.instructions`, :attr:`UserScenario.goal_shifts` and
+:attr:`Persona.style` for other free-text scenarios; new scenario kinds (ProactiveEval's
+environments) get their own scenario type, a backend method like ``reply_task`` and a branch
+in :meth:`UserSimulator.reply_to`; new MAP backends register with
+``@register_local_judge(SIMULATOR_ROLE, "<variant>")``.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from evals.memory_schema import MsTodTurn
+from evals.task_facts import Contradiction, contradictions, known_facts
 from nodes.judges import resolve_judge
+from nodes.judges.local import resolve_local_variant
+from nodes.judges.spec import parse_spec
+from nodes.simulation.judges.user_simulator.chat import (
+    ChatTurn,
+    as_ms_tod_turns,
+    read_chat,
+    render_chat,
+)
 from nodes.simulation.judges.user_simulator.llm import LLMUser, LLMUserTurn
 from nodes.simulation.judges.user_simulator.local import (
     TemplatedUser,  # importing it registers local:templated
 )
+from nodes.simulation.judges.user_simulator.progress import GoalStep, goal_trace
 from nodes.simulation.judges.user_simulator.role import (
     SIMULATOR_ROLE,
-    Agreeableness,
+    Disclosure,
     GoalShift,
     Persona,
     SimulatedTurn,
@@ -67,6 +80,18 @@ from nodes.simulation.judges.user_simulator.role import (
     UserScenario,
     Verbosity,
 )
+from nodes.simulation.judges.user_simulator.task import (
+    CONTROL_TOKENS,
+    OUT_OF_SCOPE,
+    STOP,
+    TRANSFER,
+    ScenarioError,
+    TaskRequest,
+    TaskScenario,
+    TaskSimulatorBackend,
+)
+from nodes.simulation.judges.user_simulator.task_llm import LLMTaskUser
+from nodes.simulation.judges.user_simulator.task_local import LocalTaskUser
 from nodes.simulation.judges.user_simulator.words import (
     render_goal,
     render_history,
@@ -75,33 +100,59 @@ from nodes.simulation.judges.user_simulator.words import (
 )
 
 __all__ = [
+    "CONTROL_TOKENS",
+    "OUT_OF_SCOPE",
     "SIMULATOR_ROLE",
-    "Agreeableness",
+    "STOP",
+    "TRANSFER",
+    "ChatTurn",
+    "Contradiction",
+    "Disclosure",
     "GoalShift",
+    "GoalStep",
+    "LLMTaskUser",
     "LLMUser",
     "LLMUserTurn",
+    "LocalTaskUser",
     "Persona",
+    "ScenarioError",
     "SimulatedTurn",
     "SimulationRequest",
     "SimulatorBackend",
+    "TaskRequest",
+    "TaskScenario",
+    "TaskSimulatorBackend",
     "TemplatedUser",
     "UserScenario",
     "UserSimulator",
     "Verbosity",
+    "as_ms_tod_turns",
+    "contradictions",
+    "goal_trace",
+    "known_facts",
+    "read_chat",
+    "render_chat",
     "render_goal",
     "render_history",
     "simulator_backend",
     "slots_asked_about",
     "slots_in_words",
+    "task_backend",
+    "task_goal_trace",
+    "task_user_reply",
 ]
+
+History = Sequence[MsTodTurn | Mapping[str, Any]]
 
 
 class UserSimulator:
     """A simulated user bound to a scenario and a persona.
 
     Args:
-        scenario: The goal the user knows (and L, instructions, goal shifts).
-        persona: How the user behaves.
+        scenario: MAP's :class:`UserScenario` (the goal, L, instructions, goal shifts) or a
+            task's :class:`TaskScenario`.
+        persona: How the user behaves (task users read only its ``seed``: their persona is
+            the task's).
         spec: The ``user_simulator`` judge spec: ``local`` or an LLM spec.
         max_retries: Retries of an LLM simulator's malformed replies.
         backend: A ready backend (tests, custom simulators); overrides ``spec``.
@@ -109,16 +160,21 @@ class UserSimulator:
 
     def __init__(
         self,
-        scenario: UserScenario,
+        scenario: UserScenario | TaskScenario,
         *,
         persona: Persona | None = None,
         spec: str = "local",
         max_retries: int = 3,
-        backend: SimulatorBackend | None = None,
+        backend: SimulatorBackend | TaskSimulatorBackend | None = None,
     ) -> None:
         self.scenario = scenario
         self.persona = persona or Persona()
-        self.backend = backend if backend is not None else simulator_backend(spec, max_retries)
+        if backend is None:
+            task = isinstance(scenario, TaskScenario)
+            backend = (
+                task_backend(spec, max_retries) if task else simulator_backend(spec, max_retries)
+            )
+        self.backend = backend
 
     @property
     def name(self) -> str:
@@ -127,16 +183,16 @@ class UserSimulator:
 
     def reply(
         self,
-        history: Sequence[MsTodTurn | Mapping[str, str]],
+        history: History,
         *,
         asked_slots: Sequence[str],
         turn_index: int = 0,
         open_slots: Sequence[str] | None = None,
     ) -> SimulatedTurn:
-        """The user's next message.
+        """MAP's user's next message (a :class:`UserScenario`).
 
         Args:
-            history: The dialogue so far (``speaker``/``utterance``), the agent's turn last.
+            history: The dialogue so far (MsTodTurns or message dicts), the agent's turn last.
             asked_slots: Slots the agent's last turn asked about (see :func:`slots_asked_about`).
             turn_index: How many replies this simulator gave before (0-based); selects goal
                 shifts and varies the local wording.
@@ -144,19 +200,108 @@ class UserSimulator:
 
         Returns:
             The reply; ``ok`` is False (with a reason) when an LLM simulator gave no usable one.
+
+        Raises:
+            TypeError: If the simulator plays a task (use :meth:`reply_to`).
         """
-        turns = [MsTodTurn.model_validate(turn) for turn in history]
-        still_open = self.scenario.focus_slots if open_slots is None else open_slots
+        scenario, backend = self.scenario, self.backend
+        if not isinstance(scenario, UserScenario) or not isinstance(backend, SimulatorBackend):
+            raise TypeError("a task's user answers through reply_to(messages)")
+        still_open = scenario.focus_slots if open_slots is None else open_slots
         request = SimulationRequest(
-            self.scenario, self.persona, turns, tuple(asked_slots), turn_index, tuple(still_open)
+            scenario,
+            self.persona,
+            as_ms_tod_turns(history),
+            tuple(asked_slots),
+            turn_index,
+            tuple(still_open),
         )
-        return self.backend.reply(request)
+        return backend.reply(request)
+
+    def reply_to(
+        self, messages: Sequence[Mapping[str, Any] | MsTodTurn | ChatTurn]
+    ) -> SimulatedTurn:
+        """A task user's next message after ``messages`` (the conversation so far).
+
+        Raises:
+            TypeError: If the simulator plays MAP's scenario (use :meth:`reply`).
+        """
+        scenario, backend = self.scenario, self.backend
+        if not isinstance(scenario, TaskScenario) or not isinstance(backend, TaskSimulatorBackend):
+            raise TypeError("MAP's user answers through reply(history, asked_slots=...)")
+        return backend.reply_task(TaskRequest(scenario, self.persona.seed, read_chat(messages)))
+
+
+def task_user_reply(
+    spec: str,
+    *,
+    task: Mapping[str, Any] | TaskScenario,
+    messages: Sequence[Mapping[str, Any] | MsTodTurn | ChatTurn],
+    seed: int = 0,
+    domain: str | None = None,
+    max_retries: int = 3,
+) -> SimulatedTurn:
+    """The task user's next message: what the live harness calls once per user turn.
+
+    Args:
+        spec: The ``user_simulator`` spec (``local`` or an LLM spec).
+        task: The task as its JSON holds it (``{"id", "user_scenario": ...}``) or a ready
+            :class:`TaskScenario`.
+        messages: The conversation so far (tau2 message dicts; the agent's turn last, or
+            nothing / the agent's greeting for the opening message).
+        seed: Varies the local wording (e.g. the trial's seed); same seed, same words.
+        domain: The domain when the task's instructions do not name it (its personas and
+            user policy are read from there).
+        max_retries: Retries of an LLM simulator's malformed replies.
+
+    Returns:
+        The reply: ``content`` (the message as tau2 records it, stop token included),
+        ``goal_index``/``goal``, ``goal_shift``, ``stop``/``stop_token``, ``progress_reason``,
+        ``revealed_slots`` (facts stated) and ``declined``; ``ok`` is False (with ``reason``)
+        when an LLM gave no usable reply.
+
+    Raises:
+        ScenarioError: The task has no user scenario, or names an unknown persona.
+        JudgeSpecError: The spec is malformed.
+        JudgeConfigError: An LLM simulator cannot run here.
+    """
+    scenario = (
+        task if isinstance(task, TaskScenario) else TaskScenario.from_task(task, domain=domain)
+    )
+    user = UserSimulator(scenario, persona=Persona(seed=seed), spec=spec, max_retries=max_retries)
+    return user.reply_to(messages)
+
+
+def task_goal_trace(
+    scenario: TaskScenario, messages: Sequence[Mapping[str, Any] | ChatTurn]
+) -> list[tuple[int, GoalStep]]:
+    """The local rule's reading of a conversation: (message index, step) per user message.
+
+    Indexes count the messages :func:`read_chat` keeps (system messages left out). For failure
+    attribution: where the scripted shifts fall, whether the user stopped before the last goal.
+    """
+    return goal_trace(scenario, read_chat(messages))
 
 
 @functools.lru_cache(maxsize=16)
 def simulator_backend(spec: str, max_retries: int = 3) -> SimulatorBackend:
-    """The ``user_simulator`` backend for ``spec`` (built once per spec)."""
+    """MAP's ``user_simulator`` backend for ``spec`` (built once per spec)."""
     backend: SimulatorBackend = resolve_judge(
         SIMULATOR_ROLE, spec, lambda parsed: LLMUser(parsed, max_retries=max_retries)
     )
     return backend
+
+
+@functools.lru_cache(maxsize=16)
+def task_backend(spec: str, max_retries: int = 3) -> TaskSimulatorBackend:
+    """The task user's backend for a ``user_simulator`` spec (built once per spec).
+
+    Raises:
+        JudgeSpecError: If the spec is malformed or names an unknown local variant.
+        JudgeConfigError: If the LLM cannot be built here or the guidelines are missing.
+    """
+    parsed = parse_spec(spec)
+    if parsed.is_local:
+        resolve_local_variant(SIMULATOR_ROLE, parsed.variant)  # the same variants as MAP's
+        return LocalTaskUser()
+    return LLMTaskUser(parsed, max_retries=max_retries)

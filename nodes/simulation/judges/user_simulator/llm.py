@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from nodes.judges.llm_role import LLMRole
 from nodes.prompts.simulation import (
-    AGREEABLENESS_LINES,
     COOPERATIVENESS_LINES,
+    DISCLOSURE_LINES,
     USER_SIMULATOR_PROMPT,
     USER_SIMULATOR_SYSTEM_PROMPT,
     VERBOSITY_LINES,
@@ -81,7 +81,7 @@ class LLMUser(LLMRole[LLMUserTurn]):
 
 def _persona_lines(persona: Persona) -> str:
     lines = [
-        AGREEABLENESS_LINES[persona.agreeableness],
+        DISCLOSURE_LINES[persona.disclosure],
         VERBOSITY_LINES[persona.verbosity],
         COOPERATIVENESS_LINES[persona.answers_only_asked],
     ]

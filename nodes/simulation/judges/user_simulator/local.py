@@ -1,7 +1,7 @@
 """The local ``user_simulator`` (``local`` = ``local:templated``): deterministic templates.
 
 It states the goal's values for the slots the agent asked about; the persona sets how many per
-turn (agreeableness high: all, medium: two, low: one, and a seeded one-in-three chance of
+turn (disclosure high: all, medium: two, low: one, and a seeded one-in-three chance of
 pushing back without a value), the wording (verbosity) and whether it volunteers the open slots
 of L unasked (``answers_only_asked=False``). A goal shift is announced on its turn with its new
 values. Importing this module registers the variant.
@@ -9,8 +9,6 @@ values. Importing this module registers the variant.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Mapping, Sequence
 
@@ -22,11 +20,12 @@ from nodes.simulation.judges.user_simulator.role import (
     SimulatedTurn,
     SimulationRequest,
 )
+from nodes.simulation.judges.user_simulator.seeding import stable_seed
 from nodes.simulation.judges.user_simulator.words import announce_shift, slots_in_words
 
-# How many asked-about details one reply gives, by agreeableness (None: all of them).
+# How many asked-about details one reply gives, by disclosure (None: all of them).
 _PER_TURN: dict[str, int | None] = {"high": None, "medium": 2, "low": 1}
-_PUSHBACK_CHANCE = 1 / 3  # low agreeableness: a turn that gives nothing
+_PUSHBACK_CHANCE = 1 / 3  # low disclosure: a turn that gives nothing
 _OPENERS = {
     "high": ("Sure! ", "Of course. ", "Happy to help. "),
     "medium": ("", "Okay. ", "Right. "),
@@ -48,7 +47,9 @@ class TemplatedUser:
         """Answer the asked slots (and volunteer open ones if the persona does) from the goal."""
         persona, index = request.persona, request.turn_index
         goal = request.scenario.goal_at(index)
-        rng = random.Random(_stable_seed(persona.seed, index, goal, request.asked_slots))
+        rng = random.Random(
+            stable_seed(persona.seed, index, sorted(goal.items()), list(request.asked_slots))
+        )
         shift = request.scenario.shift_at(index)
         parts: list[str] = []
         revealed: dict[str, str] = {}
@@ -61,22 +62,22 @@ class TemplatedUser:
         if not persona.answers_only_asked:
             offered += [s for s in request.open_slots if s in goal and s not in offered]
         offered = [s for s in offered if s not in revealed]
-        pushback = persona.agreeableness == "low" and offered and rng.random() < _PUSHBACK_CHANCE
+        pushback = persona.disclosure == "low" and offered and rng.random() < _PUSHBACK_CHANCE
         if pushback:
             parts.append(rng.choice(_PUSHBACKS))
         elif offered:
-            limit = _PER_TURN[persona.agreeableness]
+            limit = _PER_TURN[persona.disclosure]
             chosen = offered[:limit] if limit is not None else offered
             revealed.update({slot: goal[slot] for slot in chosen})
             terse = persona.verbosity == "terse"
-            opener = "" if terse else rng.choice(_OPENERS[persona.agreeableness])
+            opener = "" if terse else rng.choice(_OPENERS[persona.disclosure])
             parts.append(opener + _state_values(chosen, goal, persona.verbosity))
         if unknown and persona.verbosity != "terse" and not pushback:
             parts.append(f"I have no preference for the {slots_in_words(unknown)}.")
         stop = not request.open_slots and not offered and shift is None
         if not parts:
             parts.append(_idle(persona, bool(request.open_slots), rng))
-        if persona.verbosity == "verbose" and persona.agreeableness != "low":
+        if persona.verbosity == "verbose" and persona.disclosure != "low":
             parts.append("Thanks for double-checking with me.")
         return SimulatedTurn(
             utterance=" ".join(parts),
@@ -107,12 +108,6 @@ def _state_values(slots: Sequence[str], goal: Mapping[str, str], verbosity: str)
 def _idle(persona: Persona, open_left: bool, rng: random.Random) -> str:
     if not open_left:
         return "That's everything, thank you."
-    if persona.agreeableness == "low":
+    if persona.disclosure == "low":
         return "That's still not what I asked for."
     return rng.choice(("Is there anything else you need from me?", "Anything else?"))
-
-
-def _stable_seed(seed: int, turn_index: int, goal: Mapping[str, str], asked: Sequence[str]) -> int:
-    # hash() is salted per process; a digest keeps replies identical across runs and resumes.
-    key = json.dumps([seed, turn_index, sorted(goal.items()), list(asked)])
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")

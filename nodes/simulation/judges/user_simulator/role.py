@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -17,10 +17,10 @@ from evals.memory_schema import MsTodTurn
 
 SIMULATOR_ROLE = "user_simulator"
 
-Agreeableness = Literal["low", "medium", "high"]
+Disclosure = Literal["low", "medium", "high"]
 Verbosity = Literal["terse", "normal", "verbose"]
 
-_AGREEABLENESS = frozenset({"low", "medium", "high"})
+_DISCLOSURE = frozenset({"low", "medium", "high"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,9 +28,9 @@ class Persona:
     """How the simulated user behaves.
 
     Attributes:
-        agreeableness: ProactiveEval's Big Five tiers (paper 003): how readily the user goes
-            along with the agent (high answers everything asked at once; low one detail per
-            turn and sometimes pushes back).
+        disclosure: How much the user gives per answer, in MAP's repair loop (high answers
+            everything asked at once; medium two details per turn; low one, and sometimes
+            pushes back with none). Not ProactiveEval's agreeableness (resistance to guidance).
         verbosity: How many words a reply uses.
         answers_only_asked: True: the user answers only what is asked (tau2's progressive
             disclosure); False: the user also volunteers the open slots of L.
@@ -38,15 +38,15 @@ class Persona:
         seed: Varies the local simulator's wording and push-backs, reproducibly.
     """
 
-    agreeableness: Agreeableness = "high"
+    disclosure: Disclosure = "high"
     verbosity: Verbosity = "normal"
     answers_only_asked: bool = True
     style: str = ""
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.agreeableness not in _AGREEABLENESS:
-            raise ValueError(f"agreeableness must be low, medium or high: {self.agreeableness!r}")
+        if self.disclosure not in _DISCLOSURE:
+            raise ValueError(f"disclosure must be low, medium or high: {self.disclosure!r}")
         if self.verbosity not in ("terse", "normal", "verbose"):
             raise ValueError(f"verbosity must be terse, normal or verbose: {self.verbosity!r}")
 
@@ -112,11 +112,35 @@ class SimulatedTurn(BaseModel):
     goal_shift: bool = Field(default=False, description="The reply announces a goal shift.")
     judge: str = Field(description="The simulator spec that produced the reply.")
     reason: str | None = Field(default=None, description="Why the utterance is empty.")
+    goal_index: int | None = Field(
+        default=None,
+        description="Task users: the goal of the task's goal sequence the reply is on (0-based).",
+    )
+    goal: str | None = Field(default=None, description="Task users: that goal's label.")
+    stop_token: str | None = Field(
+        default=None,
+        description="The control token that ends the conversation (###STOP###, ###TRANSFER###, "
+        "###OUT-OF-SCOPE###); None while it goes on.",
+    )
+    progress_reason: str | None = Field(
+        default=None, description="Task users: why the reply shifts to the next goal or stops."
+    )
+    declined: list[str] = Field(
+        default_factory=list,
+        description="Task users: what the reply says the user does not know (fact kinds or "
+        "unknown_info phrases).",
+    )
 
     @property
     def ok(self) -> bool:
         """Whether the simulator produced a reply."""
         return bool(self.utterance.strip())
+
+    @property
+    def content(self) -> str:
+        """The message as tau2 records it: the utterance, then its stop token if it has one."""
+        token = self.stop_token or ("###STOP###" if self.stop else None)
+        return f"{self.utterance} {token}".strip() if token else self.utterance
 
 
 @dataclass(frozen=True)
@@ -131,6 +155,7 @@ class SimulationRequest:
     open_slots: Sequence[str] = field(default_factory=tuple)
 
 
+@runtime_checkable
 class SimulatorBackend(Protocol):
     """A ``user_simulator`` judge: local templates or an LLM."""
 

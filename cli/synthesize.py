@@ -1,0 +1,142 @@
+"""``todeval synthesize``: write evaluation data with a paper's synthesis pipeline.
+
+``todeval synthesize proactive --n N --seed S --out DIR`` runs ProactiveEval's pipeline (paper
+003: topic tree, environment, n candidate targets, ensemble, difficulty check with obfuscation
+and noise, final check, Fair/Hard tiers) and writes ``DIR/dataset/<domain>/{eval,fair,hard}.json``
+with ``DIR/synthesis.jsonl``, ``DIR/summary.json`` and ``DIR/report.html``. The work is
+:mod:`graphs.corpus.proactive`; this module parses, shows progress and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from cli.common import (
+    UsageError,
+    add_llm_arguments,
+    count,
+    progress,
+    with_llm_settings,
+    writable_folder,
+)
+from graphs.api import PROACTIVE_DOMAINS, Context, canonical_domain, synthesize_proactive
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``synthesize`` and its sub-verbs (``proactive``; ATOD's ``atod`` joins later)."""
+    parser = subparsers.add_parser(
+        "synthesize",
+        help="write evaluation data with a paper's synthesis pipeline (proactive)",
+        description="Write evaluation data with a paper's own synthesis pipeline.",
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="PIPELINE", required=True)
+    _add_proactive(verbs)
+
+
+def _add_proactive(verbs: Any) -> None:
+    defaults = Context()
+    parser = verbs.add_parser(
+        "proactive",
+        help="ProactiveEval environments in the release layout (paper 003)",
+        description=(
+            "Synthesise ProactiveEval environments: topic tree -> environment -> "
+            f"{defaults.synthesis_candidates} candidate targets -> ensemble -> difficulty check "
+            "by a panel, with obfuscation and noise while a majority still finds the target -> "
+            "final check by a panel -> Fair/Hard tiers. Local roles by default (templates over "
+            "todeval's own topic tree: a stand-in that exercises the pipeline); LLM specs run "
+            "the paper's Listings 2-10. Writes OUT/dataset/<domain>/{eval,fair,hard}.json, "
+            "OUT/synthesis.jsonl, OUT/summary.json and OUT/report.html."
+        ),
+    )
+    parser.add_argument("--n", type=count, required=True, help="environments to attempt")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default %(default)s)")
+    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
+    parser.add_argument(
+        "--domains",
+        default=",".join(PROACTIVE_DOMAINS),
+        help="comma list of domains, written in turn (default: the paper's six)",
+    )
+    parser.add_argument("--writer", default=None, help="spec of the writer (Listings 2-9)")
+    parser.add_argument(
+        "--difficulty-panel", default=None, help="comma list of specs that predict the target"
+    )
+    parser.add_argument(
+        "--difficulty-judge", default=None, help="spec that matches predictions to the target"
+    )
+    parser.add_argument(
+        "--final-check-panel", default=None, help="comma list of specs for Listing 10"
+    )
+    parser.add_argument("--candidates", type=count, default=None, help="candidate targets (5)")
+    parser.add_argument(
+        "--max-refinements", type=int, default=None, help="refinement rounds at most (5)"
+    )
+    parser.add_argument(
+        "--concurrency", type=count, default=1, help="environments at once (default 1)"
+    )
+    parser.add_argument(
+        "--checkpoints",
+        default=None,
+        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+    )
+    add_llm_arguments(parser, dry_run=False)
+    parser.set_defaults(run=run_proactive)
+
+
+def _specs(raw: str | None) -> list[str] | None:
+    if raw is None:
+        return None
+    specs = [s.strip() for s in raw.split(",") if s.strip()]
+    if not specs:
+        raise UsageError(f"expected a comma list of judge specs, got {raw!r}")
+    return specs
+
+
+def proactive_context(args: argparse.Namespace) -> Context:
+    """The run's Context from the flags (flags not given keep the defaults)."""
+    if args.max_refinements is not None and args.max_refinements < 0:
+        raise UsageError(f"--max-refinements must be 0 or more, got {args.max_refinements}")
+    settings = {
+        "synthesis_writer": args.writer,
+        "difficulty_panel": _specs(args.difficulty_panel),
+        "difficulty_judge": args.difficulty_judge,
+        "final_check_panel": _specs(args.final_check_panel),
+        "synthesis_candidates": args.candidates,
+        "max_refinements": args.max_refinements,
+    }
+    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    return with_llm_settings(context, args)
+
+
+def run_proactive(args: argparse.Namespace) -> int:
+    """Synthesise, write the release layout, print one line."""
+    domains = [canonical_domain(d) for d in args.domains.split(",") if d.strip()]
+    if not domains:
+        raise UsageError("--domains: expected at least one domain")
+    summary = synthesize_proactive(
+        args.n,
+        args.seed,
+        proactive_context(args),
+        out=args.out,
+        domains=domains,
+        checkpoints=args.checkpoints,
+        max_concurrency=args.concurrency,
+        progress=progress,
+    )
+    print(one_line(summary, args.out))
+    return 0 if summary["counts"]["kept"] else 1
+
+
+def one_line(summary: Mapping[str, Any], out: Path) -> str:
+    """The last line a run prints."""
+    counts, tiers = summary["counts"], summary["by_tier"]
+    return (
+        f"synthesised {counts['kept']} of {counts['attempted']} environments "
+        f"(eval {tiers.get('eval', 0)}, fair {tiers.get('fair', 0)}, hard {tiers.get('hard', 0)}; "
+        f"{counts['rejected_by_final_check']} rejected by the final check, {counts['failed']} "
+        f"failed) in {summary['elapsed_s']} s; wrote {out / 'dataset'}, "
+        f"{out / 'synthesis.jsonl'}, {out / 'summary.json'}, {out / 'report.html'}"
+    )

@@ -1,0 +1,1 @@
+"""ProactiveEval (paper 003) metrics: guidance rubric arithmetic, target density, tallies."""

@@ -1,0 +1,34 @@
+"""The goal-tracking report's table of dialogue-confirmed goals and how the tracker ended them.
+
+A goal whose outcome the dialogue itself states (the system reports the booking done or
+failed: SGD's NOTIFY_SUCCESS / NOTIFY_FAILURE) has an unarguable final status. The table reads
+the summary's ``confirmed_breakdown``
+(:func:`evals.metrics.goal_tracking.confirmed_status.confirmed_status_report`): per outcome, how
+many goals the tracker ended completed, pending, abandoned, open or failed, and how many it
+never detected. ``goal_tracking.html.j2`` draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evals.report.page import fmt_num, fmt_pct
+
+
+def confirmed_goals(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The breakdown table's ``headers`` and ``rows``, or None when no outcome is confirmed."""
+    breakdown = summary.get("confirmed_breakdown") or {}
+    rows = []
+    for outcome in ("completed", "failed"):
+        counts = breakdown.get(outcome) or {}
+        total = sum(counts.values())
+        if total:
+            accuracy = summary.get(f"confirmed_{outcome}_accuracy")
+            cells = [fmt_num(counts.get(final, 0)) for final in counts]
+            rows.append([outcome, fmt_num(total), fmt_pct(accuracy), *cells])
+    if not rows:
+        return None
+    finals = list((breakdown.get("completed") or breakdown.get("failed") or {}).keys())
+    ends = [f"ends {final}" if final != "undetected" else "never detected" for final in finals]
+    return {"headers": ["dialogue confirms", "goals", "tracker right", *ends], "rows": rows}

@@ -1,0 +1,60 @@
+"""The report's one Jinja2 environment: templates shipped in ``evals/report/templates``.
+
+Autoescaping is always on, so every value a template prints is escaped unless it is
+:class:`~markupsafe.Markup`; the only Markup is what the engine itself rendered (a section's
+body, an SVG chart drawn from numbers by ``svg.svg.j2``). Undefined names raise, so a
+misspelt field fails a test instead of printing nothing.
+
+Example:
+    >>> from evals.report.templating import render
+    >>> str(render("_macros.html.j2"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from evals.report.formatting import MISSING, fmt_num, fmt_pct, shorten
+
+_MACROS = "_macros.html.j2"
+
+
+@cache  # built on first use, not at import (no I/O at import time)
+def environment() -> Environment:
+    """The shared environment: autoescape on, strict undefined, the report's filters."""
+    env = Environment(
+        loader=PackageLoader("evals.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters.update(
+        pct=fmt_pct,
+        num=fmt_num,
+        shorten=shorten,
+        # SVG coordinates: text at 0.1 px, shapes at 0.01 px, the canvas in whole pixels.
+        f0=lambda v: f"{v:.0f}",
+        f1=lambda v: f"{v:.1f}",
+        f2=lambda v: f"{v:.2f}",
+    )
+    env.globals.update(MISSING=MISSING)
+    return env
+
+
+def render(template: str, /, **data: Any) -> Markup:
+    """``template`` rendered with ``data``: escaped HTML, safe to embed in another template."""
+    return Markup(environment().get_template(template).render(**data))
+
+
+def macro(name: str) -> Callable[..., Markup]:
+    """A macro of ``_macros.html.j2``, callable from Python; it escapes what it is given."""
+    found: Callable[..., Markup] = getattr(environment().get_template(_MACROS).module, name)
+    return found

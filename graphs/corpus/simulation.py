@@ -1,0 +1,176 @@
+"""Live simulation over a domain's tasks (``todeval simulate``), scored as AgentChangeBench does.
+
+Every (task, trial) runs the simulation graph on its own checkpointed thread (a killed run
+resumes each conversation at its last message); the finished conversations become
+``results.json``, a tau2-compatible results file, which the goal-shift scorer then reads
+unchanged, exactly as ``todeval goal-shift results.json`` would (TSR, TUE, TCRR, GSRT, pass^k
+over the trials). Failed conversations are attributed to the agent, the simulated user or the
+environment (:mod:`evals.metrics.simulation.attribution`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from evals.datasets.errors import DatasetFormatError
+from evals.metrics.simulation.attribution import attribute_failures
+from evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
+from evals.outputs import write_json
+from evals.report.goal_shift import goal_shift_section
+from evals.report.simulation import simulation_section
+from evals.schema import RecordError
+from graphs.corpus.goal_shift import goal_shift_judges, load_run, score_run
+from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_job, start_run
+from graphs.simulation import build_simulation_graph
+from nodes.context import Context
+from nodes.simulation.environments import DOMAINS
+from nodes.simulation.state import SimulationOutput
+from stores.paths import data_dir
+
+SUBSYSTEM = "simulation"
+TASK_FILES = {"banking": "tasks.json", "retail": "tasks.json"}
+"""Each domain's task file in ``agentchangebench/domains/<domain>/``."""
+
+
+def domain_tasks(domain: str, tasks_path: Path | None = None) -> list[dict[str, Any]]:
+    """The domain's tasks (AgentChangeBench's file, or ``tasks_path``).
+
+    Raises:
+        DatasetFormatError: Unknown domain or unreadable task file.
+    """
+    if domain not in DOMAINS:
+        raise DatasetFormatError(f"unknown domain {domain!r}; known: {', '.join(DOMAINS)}")
+    path = tasks_path or data_dir() / "agentchangebench" / "domains" / domain / TASK_FILES[domain]
+    try:
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise DatasetFormatError(f"{path}: cannot read the tasks ({error})") from error
+    if not isinstance(tasks, list):
+        raise DatasetFormatError(f"{path}: expected a list of tasks")
+    return [task for task in tasks if isinstance(task, dict)]
+
+
+def simulation_records(
+    domain: str,
+    tasks: Sequence[dict[str, Any]],
+    *,
+    trials: int,
+    task_ids: Sequence[str] | None = None,
+    seed: int = 300,
+) -> Iterator[SimulationRecord | RecordError]:
+    """One record per (task, trial); an unknown task id is a skipped record with the reason."""
+    by_id = {str(task.get("id")): task for task in tasks}
+    wanted = list(task_ids) if task_ids else list(by_id)
+    for task_id in wanted:
+        task = by_id.get(task_id)
+        if task is None:
+            yield RecordError(
+                file=f"{domain} tasks",
+                dialogue_id=task_id,
+                field="id",
+                message=f"no task {task_id!r} in the {domain} tasks",
+            )
+            continue
+        for trial in range(trials):
+            yield SimulationRecord(
+                eval_id=f"{task_id}#{trial}",
+                domain=domain,
+                task=task,
+                trial=trial,
+                seed=seed + trial,
+            )
+
+
+def simulate_corpus(
+    domain: str,
+    context: Context,
+    *,
+    out: Path,
+    trials: int = 1,
+    task_ids: Sequence[str] | None = None,
+    tasks_path: Path | None = None,
+    seed: int = 300,
+    checkpoints: str | None = None,
+    max_concurrency: int = 1,
+    progress: Progress = no_progress,
+) -> dict[str, Any]:
+    """Simulate every (task, trial); write results.json, then score it as a goal-shift run.
+
+    Writes ``results.json`` (tau2-compatible), ``conversations.jsonl`` (the goal-shift rows),
+    ``summary.json`` and ``report.html``.
+
+    Raises:
+        DatasetFormatError: Unknown domain or unreadable tasks.
+
+    Returns:
+        The summary (as written to ``summary.json``).
+    """
+    start_run(context)
+    tasks = domain_tasks(domain, tasks_path)
+    tally = SimulationTally()
+    job = CorpusJob(
+        subsystem=f"{SUBSYSTEM}:{domain}",
+        graph=build_simulation_graph(),
+        records=simulation_records(domain, tasks, trials=trials, task_ids=task_ids, seed=seed),
+        make_input=lambda r: {
+            "domain": r.domain,
+            "task": r.task,
+            "trial": r.trial,
+            "seed": r.seed,
+        },  # fmt: skip
+        output_keys=SimulationOutput.__annotations__,
+        tally=tally,
+        lines_file=None,
+        unit="conversation",
+        max_concurrency=max_concurrency,
+    )
+    simulated = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    used = {s["task_id"] for s in tally.simulations}
+    info = {
+        "domain": domain,
+        "num_trials": trials,
+        "max_steps": context.max_steps,
+        "seed": seed,
+        "agent_info": {"implementation": "todeval", "spec": context.simulation_agent},
+        "user_info": {"implementation": "todeval", "spec": context.user_simulator},
+    }
+    results = out / "results.json"
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(results, results_file([t for t in tasks if str(t.get("id")) in used],
+                                     tally.simulations, info))  # fmt: skip
+    scored, stats = score_run(load_run(results, domain=domain), context, out=out,
+                              checkpoints=checkpoints)  # fmt: skip
+    attribution = attribute_failures(tasks, tally.simulations)
+    summary = (
+        scored.summary(compat="none", judges=goal_shift_judges(context))
+        | {"simulation": tally.summary() | {"attribution": attribution}}
+        | {
+            "subsystem": SUBSYSTEM,
+            "run": {
+                "domain": domain,
+                "trials": trials,
+                "results": str(results),
+                "context": asdict(context),
+            },  # fmt: skip
+        }
+        | stats.details()
+        | {"elapsed_s": round(simulated.elapsed_s + stats.elapsed_s, 2)}
+    )
+    finish(
+        out,
+        summary,
+        stats,
+        title="todeval: live simulation",
+        sections=[simulation_section(summary), goal_shift_section(summary, scored.rows)],
+        meta={
+            "domain": domain,
+            "agent": context.simulation_agent,
+            "user": context.user_simulator,
+            "trials": str(trials),
+        },
+    )
+    return summary

@@ -1,0 +1,114 @@
+"""ProactiveEval (paper 003): data synthesis, and the judge side of its two tasks.
+
+``synthesis_graph`` - one thread per synthesised environment, every stage a node with its own
+checkpoint (a stage that fails raises, and running the thread again resumes at it)::
+
+    choose_topic -> generate_environment -> generate_targets -> ensemble_targets
+      -> check_difficulty -(a majority finds the target, rounds left)->
+             obfuscate_environment (round 1) or inject_noise (later) -> check_difficulty
+      -> check_difficulty -(otherwise)-> check_reference -> assign_tier
+
+``plan_scoring_graph`` - a finished target plan -> ``judge_target_plan`` (Listing 11).
+``guidance_scoring_graph`` - a finished guidance transcript -> ``judge_guidance`` (Listing 12)
+-> ``measure_target_density`` (Listing 13). The live tasks put the agent (and the simulated user)
+in front of these nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from nodes.context import Context
+from nodes.proactive.refinement import (
+    assign_tier,
+    check_difficulty,
+    check_reference,
+    inject_noise,
+    obfuscate_environment,
+    route_after_check_difficulty,
+)
+from nodes.proactive.scoring import judge_guidance, judge_target_plan, measure_target_density
+from nodes.proactive.state import (
+    GuidanceScoringInput,
+    GuidanceScoringOutput,
+    GuidanceScoringState,
+    PlanScoringInput,
+    PlanScoringOutput,
+    PlanScoringState,
+    SynthesisInput,
+    SynthesisOutput,
+    SynthesisState,
+)
+from nodes.proactive.synthesis import (
+    choose_topic,
+    ensemble_targets,
+    generate_environment,
+    generate_targets,
+)
+
+
+def build_synthesis_graph() -> StateGraph[Any, Context, Any, Any]:
+    """Topic -> environment -> candidates -> ensemble -> difficulty loop -> final check -> tier."""
+    builder = StateGraph(
+        SynthesisState,
+        context_schema=Context,
+        input_schema=SynthesisInput,
+        output_schema=SynthesisOutput,
+    )
+    builder.add_node("choose_topic", choose_topic)
+    builder.add_node("generate_environment", generate_environment)
+    builder.add_node("generate_targets", generate_targets)
+    builder.add_node("ensemble_targets", ensemble_targets)
+    builder.add_node("check_difficulty", check_difficulty)
+    builder.add_node("obfuscate_environment", obfuscate_environment)
+    builder.add_node("inject_noise", inject_noise)
+    builder.add_node("check_reference", check_reference)
+    builder.add_node("assign_tier", assign_tier)
+    builder.add_edge(START, "choose_topic")
+    builder.add_edge("choose_topic", "generate_environment")
+    builder.add_edge("generate_environment", "generate_targets")
+    builder.add_edge("generate_targets", "ensemble_targets")
+    builder.add_edge("ensemble_targets", "check_difficulty")
+    builder.add_conditional_edges("check_difficulty", route_after_check_difficulty)
+    builder.add_edge("obfuscate_environment", "check_difficulty")
+    builder.add_edge("inject_noise", "check_difficulty")
+    builder.add_edge("check_reference", "assign_tier")
+    builder.add_edge("assign_tier", END)
+    return builder
+
+
+def build_plan_scoring_graph() -> StateGraph[Any, Context, Any, Any]:
+    """A finished plan -> the target-planning judge."""
+    builder = StateGraph(
+        PlanScoringState,
+        context_schema=Context,
+        input_schema=PlanScoringInput,
+        output_schema=PlanScoringOutput,
+    )
+    builder.add_node("judge_target_plan", judge_target_plan)
+    builder.add_edge(START, "judge_target_plan")
+    builder.add_edge("judge_target_plan", END)
+    return builder
+
+
+def build_guidance_scoring_graph() -> StateGraph[Any, Context, Any, Any]:
+    """A finished transcript -> the guidance judge -> target density."""
+    builder = StateGraph(
+        GuidanceScoringState,
+        context_schema=Context,
+        input_schema=GuidanceScoringInput,
+        output_schema=GuidanceScoringOutput,
+    )
+    builder.add_node("judge_guidance", judge_guidance)
+    builder.add_node("measure_target_density", measure_target_density)
+    builder.add_edge(START, "judge_guidance")
+    builder.add_edge("judge_guidance", "measure_target_density")
+    builder.add_edge("measure_target_density", END)
+    return builder
+
+
+synthesis_graph = build_synthesis_graph().compile(name="proactive_synthesis")
+plan_scoring_graph = build_plan_scoring_graph().compile(name="proactive_plan_scoring")
+guidance_scoring_graph = build_guidance_scoring_graph().compile(name="proactive_guidance_scoring")

@@ -1,0 +1,146 @@
+"""Gradient-boosted trees in plain numpy: the ``local:learned`` segmenter's classifier.
+
+The trees are trained with scikit-learn (``scripts/train_segmenter.py``) and exported as
+arrays, every tree padded to a complete binary tree of the same depth, so inference is a few
+vectorised lookups per level for all trees and rows at once: no scikit-learn, no pickle.
+Node ``i`` of a tree has children ``2i+1`` (``x[feature] <= threshold``) and ``2i+2``; a leaf
+above the full depth is padded with never-taken splits (threshold ``+inf``) whose leaves repeat
+its value.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nodes.judges.vectors import FloatArray
+
+
+@dataclass
+class BoostedTrees:
+    """``logit(x) = base + sum over trees of leaf(x)``, then a decision threshold.
+
+    Attributes:
+        feature: Split feature per tree and internal node, shape ``(trees, 2**depth - 1)``.
+        threshold: Split threshold per tree and internal node (``x <= t`` goes left).
+        leaf: Leaf values (learning rate included), shape ``(trees, 2**depth)``.
+        base: The initial log-odds.
+        threshold_probability: Probability at or above which a turn is a new goal.
+        feature_names: Names of the columns the model reads, to check rows against.
+        metadata: Training provenance and figures (written to the ``.json`` sidecar).
+    """
+
+    feature: NDArray[np.int32]
+    threshold: FloatArray
+    leaf: FloatArray
+    base: float
+    threshold_probability: float = 0.5
+    feature_names: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def depth(self) -> int:
+        """Levels of internal nodes in every tree."""
+        return int(np.log2(self.leaf.shape[1]))
+
+    def logits(self, rows: FloatArray) -> FloatArray:
+        """Log-odds of a new goal for each row of ``rows`` (shape ``(n, features)``)."""
+        rows = np.atleast_2d(rows)
+        n_trees = self.feature.shape[0]
+        tree_index = np.arange(n_trees)[None, :]
+        node = np.zeros((rows.shape[0], n_trees), dtype=np.int64)
+        row_index = np.arange(rows.shape[0])[:, None]
+        for _ in range(self.depth):
+            split = self.feature[tree_index, node]
+            right = rows[row_index, split] > self.threshold[tree_index, node]
+            node = 2 * node + 1 + right
+        leaves = node - (self.leaf.shape[1] - 1)
+        total = self.leaf[tree_index, leaves].sum(axis=1)
+        return np.asarray(total + self.base, dtype=np.float32)
+
+    def save(self, path: Path) -> None:
+        """Write the arrays to ``path`` (.npz) and the rest to the ``.json`` beside it."""
+        np.savez_compressed(
+            path,
+            feature=self.feature.astype(np.int16),
+            threshold=self.threshold.astype(np.float32),
+            leaf=self.leaf.astype(np.float32),
+        )
+        sidecar = {
+            "threshold": self.threshold_probability,
+            "base": self.base,
+            "feature_names": list(self.feature_names),
+            "metadata": self.metadata,
+        }
+        path.with_suffix(".json").write_text(json.dumps(sidecar, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> BoostedTrees:
+        """Read a model written by :meth:`save`."""
+        with np.load(path) as arrays:
+            feature = arrays["feature"].astype(np.int32)
+            threshold = arrays["threshold"].astype(np.float32)
+            leaf = arrays["leaf"].astype(np.float32)
+        sidecar = json.loads(path.with_suffix(".json").read_text())
+        return cls(
+            feature=feature,
+            threshold=threshold,
+            leaf=leaf,
+            base=float(sidecar["base"]),
+            threshold_probability=float(sidecar["threshold"]),
+            feature_names=tuple(sidecar["feature_names"]),
+            metadata=sidecar["metadata"],
+        )
+
+
+def complete_tree(
+    children_left: NDArray[np.int64],
+    children_right: NDArray[np.int64],
+    features: NDArray[np.int64],
+    thresholds: NDArray[np.float64],
+    values: NDArray[np.float64],
+    depth: int,
+) -> tuple[NDArray[np.int32], FloatArray, FloatArray]:
+    """One tree in scikit-learn's node-list form as a complete tree of ``depth`` levels.
+
+    Args:
+        children_left: Left child per node, ``-1`` for a leaf (``tree_.children_left``).
+        children_right: Right child per node (``tree_.children_right``).
+        features: Split feature per node (``tree_.feature``).
+        thresholds: Split threshold per node (``tree_.threshold``).
+        values: The value each node predicts (already scaled by the learning rate).
+        depth: The padded depth; at least the tree's own depth.
+
+    Returns:
+        ``(feature, threshold, leaf)`` arrays of sizes ``2**depth - 1``, same, ``2**depth``.
+
+    Raises:
+        ValueError: The tree is deeper than ``depth``.
+    """
+    feature = np.zeros(2**depth - 1, dtype=np.int32)
+    threshold = np.full(2**depth - 1, np.inf, dtype=np.float32)
+    leaf = np.zeros(2**depth, dtype=np.float32)
+
+    def fill(node: int, position: int, level: int) -> None:
+        if children_left[node] == -1:
+            first = position
+            for _ in range(depth - level):
+                first = 2 * first + 1
+            width = 2 ** (depth - level)
+            start = first - (2**depth - 1)
+            leaf[start : start + width] = values[node]
+            return
+        if level >= depth:
+            raise ValueError(f"tree deeper than {depth}")
+        feature[position] = features[node]
+        threshold[position] = thresholds[node]
+        fill(int(children_left[node]), 2 * position + 1, level + 1)
+        fill(int(children_right[node]), 2 * position + 2, level + 1)
+
+    fill(0, 0, 0)
+    return feature, threshold, leaf

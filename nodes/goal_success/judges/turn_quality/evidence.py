@@ -1,0 +1,288 @@
+"""What the learned turn-quality teachers read: a turn's view and three blocks of evidence.
+
+Turn *k* is seen as a :class:`TurnView`: the request ``u``, the reply ``r``, the previous reply,
+the earlier user messages and the user's next message ``n`` (None on the last turn). Every
+vector is the project's MiniLM embedding (L2-normalised, so a dot product is a cosine).
+
+* **R** (reply alone, 389): MiniLM(r) and five shape signs that do not depend on a domain's
+  reply style: empty, ends on terminal punctuation, ends on a dangling word, an error code or
+  template leak (``ALL_CAPS_CODE``, ``{slot}``, a trailing ``null``), at most three words.
+* **C** (fit, 394): MiniLM(u)*MiniLM(r); cos(u, r), cos(previous reply, r), the highest cosine
+  of r to the last three earlier user messages, a first-turn flag; and how the reply's typed
+  values relate to everything the user said (:func:`value_relation`).
+* **N** (reaction, 784): MiniLM(n), MiniLM(n)*MiniLM(r); cos(n, u), cos(n, r), the highest
+  cosine of n to the request and the last three earlier messages (repetition, rephrase); n's
+  shape; values of n that contradict the reply's ("no, 2 people" after "a table for 3"); the
+  share of n's values the user had already given. Zeros on the last turn.
+
+The typed values (times, dates, money, counts, names) are generic patterns, not a dataset's
+slots. Length, digit share and value counts were left out: they are out of distribution on
+long enterprise answers. Training (``scripts/train_turn_quality.py``) and inference build the
+blocks with the same :func:`evidence_blocks`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evals.schema import Dialogue
+from stores.embeddings import EMBEDDING_DIM
+
+FloatArray = NDArray[np.float32]
+Vectors = Callable[[list[str]], FloatArray]
+"""Texts in, one L2-normalised MiniLM row per text out (e.g. ``VectorTable.get``)."""
+
+BLOCKS = ("R", "C", "N")
+"""The evidence blocks, in the order the model files store them."""
+
+HISTORY = 3
+"""Earlier user messages the fit and reaction blocks compare against."""
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+_DANGLING = frozenset(
+    "a an the and or but of to for with from at in on your my our their is are was be".split()
+)
+_TYPES = ("time", "date", "money", "count")
+_NUMBERS = "one two three four five six seven eight nine ten eleven twelve".split()
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|tonight)"
+_UNITS = (
+    r"people|persons?|adults?|guests?|tickets?|seats?|rooms?|nights?|days?|stops?|beds?|"
+    r"baths?|bedrooms?|passengers?"
+)
+VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "time": re.compile(
+        r"\b(\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|"
+        rf"(?:{'|'.join(_NUMBERS)})\s+(?:am|pm|o'?clock)|noon|midnight)\b",
+        re.IGNORECASE,
+    ),
+    "date": re.compile(
+        rf"\b({_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+        rf"{_MONTH}|{_DAY}|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)(?:\s+of\s+(?:this|next)\s+month)?)\b",
+        re.IGNORECASE,
+    ),
+    "money": re.compile(
+        r"(\$\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|usd|pounds|euros|%))",
+        re.IGNORECASE,
+    ),
+    "count": re.compile(rf"\b(\d+|{'|'.join(_NUMBERS)})\s+(?:{_UNITS})\b", re.IGNORECASE),
+    # capitalised multi-word names not at the start of the text
+    "name": re.compile(r"(?<=[a-z,] )((?:[A-Z][\w'&.-]+)(?:\s+(?:[A-Z][\w'&.-]+|of|the|de|&))*)"),
+}
+"""Typed value spans: group 1 of each match is the value."""
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """Everything a learned teacher may read about turn *k*.
+
+    Attributes:
+        user: The user's message of turn *k* (the request).
+        response: The assistant's reply of turn *k*.
+        prev_response: The assistant's reply of turn *k-1* ("" on the first turn).
+        history: The user's earlier messages, oldest first.
+        next_user: The user's message of turn *k+1* (the reaction), None on the last turn.
+    """
+
+    user: str
+    response: str
+    prev_response: str = ""
+    history: tuple[str, ...] = ()
+    next_user: str | None = None
+
+
+def turn_views(dialogue: Dialogue) -> list[TurnView]:
+    """One view per turn of ``dialogue``, in order."""
+    pairs = [(turn.user_msg, turn.response) for turn in dialogue.turns]
+    return [
+        TurnView(
+            user=user,
+            response=response,
+            prev_response=pairs[k - 1][1] if k else "",
+            history=tuple(u for u, _ in pairs[:k]),
+            next_user=pairs[k + 1][0] if k + 1 < len(pairs) else None,
+        )
+        for k, (user, response) in enumerate(pairs)
+    ]
+
+
+def view_texts(views: Sequence[TurnView]) -> list[str]:
+    """The distinct non-empty texts :func:`evidence_blocks` embeds for ``views``."""
+    texts: list[str] = []
+    for view in views:
+        texts += [view.user, view.response, view.prev_response, *view.history[-HISTORY:]]
+        if view.next_user is not None:
+            texts.append(view.next_user)
+    return [text for text in dict.fromkeys(texts) if text]
+
+
+def canonical_value(value: str) -> str:
+    """One spelling per value: ``"7:00 p.m."`` -> ``"7pm"``, ``"three guests"`` -> ``"3 people"``.
+
+    Args:
+        value: A matched value span.
+    """
+    text = re.sub(r"\s+", " ", value.lower().strip().replace("a.m.", "am").replace("p.m.", "pm"))
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text)
+    text = re.sub(r"^the ", "", text)
+    for digit, word in enumerate(_NUMBERS, start=1):
+        text = re.sub(rf"\b{word}\b", str(digit), text)
+    text = re.sub(r"(\d):00", r"\1", text)
+    text = re.sub(r"\s+(am|pm)", r"\1", text)
+    return re.sub(
+        r"\s+(people|persons?|adults?|guests?|tickets?|seats?|passengers?)$", " people", text
+    )
+
+
+@lru_cache(maxsize=200_000)
+def typed_values(text: str) -> dict[str, frozenset[str]]:
+    """The canonical typed values of ``text`` by type (types without a value are left out)."""
+    found: dict[str, frozenset[str]] = {}
+    for kind, pattern in VALUE_PATTERNS.items():
+        spans = frozenset(canonical_value(m.group(1)) for m in pattern.finditer(text))
+        if spans:
+            found[kind] = spans
+    return found
+
+
+def merged_values(texts: Sequence[str]) -> dict[str, frozenset[str]]:
+    """The typed values of several texts, merged by type."""
+    merged: dict[str, frozenset[str]] = {}
+    for text in texts:
+        for kind, spans in typed_values(text).items():
+            merged[kind] = merged.get(kind, frozenset()) | spans
+    return merged
+
+
+def value_relation(text: str, reference: dict[str, frozenset[str]]) -> list[float]:
+    """How ``text``'s typed values relate to ``reference``'s (6 numbers).
+
+    Per type (time, date, money, count): ``text`` states a value of a type the reference has
+    and none of them matches (a conflict); then the share of ``text``'s values the reference
+    has, and whether ``text`` has any value at all.
+    """
+    mine = typed_values(text)
+    conflicts = [
+        float(kind in mine and kind in reference and not mine[kind] & reference[kind])
+        for kind in _TYPES
+    ]
+    shared = sum(len(spans & reference.get(kind, frozenset())) for kind, spans in mine.items())
+    total = sum(len(spans) for spans in mine.values())
+    return [*conflicts, shared / total if total else 0.0, float(total > 0)]
+
+
+def shape(text: str) -> list[float]:
+    """Five shape signs of a message that do not depend on a domain's length or style."""
+    stripped = text.strip()
+    words = _WORD.findall(stripped)
+    return [
+        float(not words),
+        float(bool(re.search(r"[.!?)\"'*]\s*$", stripped))),
+        float(
+            bool(words) and words[-1].lower() in _DANGLING and not re.search(r"[.!?]\s*$", stripped)
+        ),
+        float(
+            bool(
+                re.search(
+                    r"\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b|[{}]|\b(?:null|none|undefined|nan)\s*$", stripped
+                )
+            )
+        ),
+        float(len(words) <= 3),
+    ]
+
+
+N_DIM = 2 * EMBEDDING_DIM + 3 + 5 + 6 + 2
+"""Width of the reaction block."""
+
+
+@dataclass(frozen=True)
+class EvidenceBlocks:
+    """The blocks of a batch of views, one row per view.
+
+    Attributes:
+        R: The reply block.
+        C: The fit block.
+        N: The reaction block (zero rows where there is no next message).
+        has_next: Whether each view has a next user message.
+    """
+
+    R: FloatArray
+    C: FloatArray
+    N: FloatArray
+    has_next: NDArray[np.bool_]
+
+    def block(self, name: str) -> FloatArray:
+        """The block called ``name`` (``R``, ``C`` or ``N``)."""
+        found: FloatArray = getattr(self, name)
+        return found
+
+
+def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBlocks:
+    """The R, C and N blocks of ``views`` (texts embedded through ``vectors`` in one call)."""
+    texts = view_texts(views)
+    table = dict(zip(texts, vectors(texts), strict=True)) if texts else {}
+    zero = np.zeros(EMBEDDING_DIM, np.float32)
+
+    def vec(text: str) -> FloatArray:
+        return table[text] if text else zero
+
+    rows_r, rows_c, rows_n, has_next = [], [], [], []
+    for view in views:
+        u, r, previous = vec(view.user), vec(view.response), vec(view.prev_response)
+        earlier = [vec(h) for h in view.history[-HISTORY:]]
+        said = merged_values([*view.history, view.user])
+        rows_r.append(np.concatenate([r, shape(view.response)]))
+        rows_c.append(
+            np.concatenate(
+                [
+                    u * r,
+                    [
+                        float(u @ r),
+                        float(previous @ r),
+                        max((float(h @ r) for h in earlier), default=0.0),
+                        float(not view.history),
+                    ],
+                    value_relation(view.response, said),
+                ]
+            )
+        )
+        if view.next_user is None:
+            rows_n.append(np.zeros(N_DIM, np.float32))
+            has_next.append(False)
+            continue
+        n = vec(view.next_user)
+        rows_n.append(
+            np.concatenate(
+                [
+                    n,
+                    n * r,
+                    [float(n @ u), float(n @ r), max(float(h @ n) for h in [*earlier, u])],
+                    shape(view.next_user),
+                    value_relation(view.next_user, typed_values(view.response)),
+                    value_relation(view.next_user, said)[4:],
+                ]
+            )
+        )
+        has_next.append(True)
+    return EvidenceBlocks(
+        R=_stack(rows_r, EMBEDDING_DIM + 5),
+        C=_stack(rows_c, EMBEDDING_DIM + 10),
+        N=_stack(rows_n, N_DIM),
+        has_next=np.array(has_next, dtype=bool),
+    )
+
+
+def _stack(rows: list[NDArray[np.floating]], width: int) -> FloatArray:
+    if not rows:
+        return np.zeros((0, width), np.float32)
+    return np.stack(rows).astype(np.float32)

@@ -1,0 +1,253 @@
+"""The learned local teachers: ``local:turn``, ``local:reply-reaction``, ``local:fit-reaction``.
+
+Three evidence models, one per block of :mod:`~nodes.goal_success.judges.turn_quality.evidence`
+(R: the reply, C: its fit to the request, N: the user's next message), each a logistic
+regression with Platt calibration trained on SGD train (CC BY-SA 4.0) and failures the team
+made from real turns (``make train-turn-quality``). Each teacher reads two of the three blocks,
+so every kind of evidence is read by two teachers, and combines them with a small stacker:
+
+* ``local:turn``: R + C, what the turn itself shows (it can judge without a reaction);
+* ``local:reply-reaction``: R + N; ``local:fit-reaction``: C + N. On the last turn (no
+  reaction) these two read their reply-side block alone, with its own band: a missing
+  reaction is never read as "success".
+
+A teacher states ``p(failure)`` at a deployment prior of failed turns (the model file's
+``prior``). At or above its ``fail`` cut-off the turn failed, and a per-teacher multinomial
+model over the same blocks names the root cause (E1-E7); below ``succ`` it succeeded; in between
+the teacher abstains (``quality=None``) and says why. Both cut-offs were chosen on SGD dev.
+Inference is numpy over ``turn_quality.npz`` (no pickles) and ``turn_quality.json``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from evals.schema import RCOF_CODES, Dialogue
+from nodes.goal_success.judges.turn_quality.evidence import (
+    EvidenceBlocks,
+    FloatArray,
+    evidence_blocks,
+    turn_views,
+    view_texts,
+)
+from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from nodes.judges.local import register_local_judge
+from nodes.judges.vectors import Embed, VectorTable
+
+MODEL_DIR = Path(__file__).parent
+"""Where ``turn_quality.npz`` and ``turn_quality.json`` live."""
+
+BLOCK_NAMES = {"R": "reply", "C": "fit", "N": "reaction"}
+
+
+def _sigmoid(x: FloatArray) -> FloatArray:
+    out: FloatArray = (1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0)))).astype(np.float32)
+    return out
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1.0 - p)))
+
+
+@dataclass(frozen=True)
+class Band:
+    """A teacher's cut-offs: failure at ``p >= fail``, success at ``p < succ``, else abstain."""
+
+    succ: float
+    fail: float
+
+
+class TurnQualityModel:
+    """The exported arrays of ``make train-turn-quality``, read with numpy only.
+
+    Args:
+        arrays: The ``.npz`` arrays by name.
+        meta: The ``.json`` metadata (prior, teachers' blocks and bands, code classes).
+    """
+
+    def __init__(self, arrays: Mapping[str, FloatArray], meta: Mapping[str, Any]) -> None:
+        self.arrays = dict(arrays)
+        self.meta = dict(meta)
+        self.prior = float(meta["prior"])
+
+    @classmethod
+    def load(cls, directory: Path = MODEL_DIR) -> TurnQualityModel:
+        """Read ``turn_quality.{npz,json}`` from ``directory``.
+
+        Raises:
+            FileNotFoundError: The model files are missing (run ``make train-turn-quality``).
+        """
+        npz, meta = directory / "turn_quality.npz", directory / "turn_quality.json"
+        if not npz.exists() or not meta.exists():
+            raise FileNotFoundError(
+                f"No turn-quality model in {directory}; run `make train-turn-quality`."
+            )
+        with np.load(npz, allow_pickle=False) as files:
+            arrays = {name: files[name].astype(np.float32) for name in files.files}
+        return cls(arrays, json.loads(meta.read_text(encoding="utf-8")))
+
+    def _a(self, name: str) -> FloatArray:
+        return self.arrays[name]
+
+    def _linear(self, prefix: str, x: FloatArray) -> FloatArray:
+        """Standardise ``x`` as the model's scaler did, then apply its weights."""
+        standard = (x - self._a(f"{prefix}_mean")) / self._a(f"{prefix}_scale")
+        coef = self._a(f"{prefix}_coef")
+        out = standard @ coef.T + self._a(f"{prefix}_intercept")
+        return out.astype(np.float32, copy=False)
+
+    def teacher(self, key: str) -> Mapping[str, Any]:
+        """A teacher's metadata: ``blocks``, ``band``, ``alone_band``, ``code_classes``."""
+        found: Mapping[str, Any] = self.meta["teachers"][key]
+        return found
+
+    def band(self, key: str, *, alone: bool = False) -> Band:
+        """The teacher's cut-offs (``alone``: the band of its reply-side block alone)."""
+        cuts = self.teacher(key)["alone_band" if alone else "band"]
+        return Band(succ=float(cuts["succ"]), fail=float(cuts["fail"]))
+
+    def block_logits(self, blocks: EvidenceBlocks, names: Sequence[str]) -> dict[str, FloatArray]:
+        """Calibrated log-odds of failure per evidence model (at its training mix)."""
+        out = {}
+        for name in names:
+            z = self._linear(f"base_{name}", blocks.block(name))
+            a, b = self._a(f"base_{name}_platt")
+            out[name] = -(a * z + b)  # scikit-learn's sigmoid calibration: 1 / (1 + exp(a z + b))
+        return out
+
+    def block_probability(self, name: str, logit: FloatArray) -> FloatArray:
+        """An evidence model's p(failure) restated at the deployment prior."""
+        rate = float(self.meta["base_rates"][name])
+        return _sigmoid(logit + _logit(self.prior) - _logit(rate))
+
+    def probability(
+        self, key: str, logits: Mapping[str, FloatArray], has_next: np.ndarray[Any, Any]
+    ) -> tuple[FloatArray, np.ndarray[Any, Any]]:
+        """The teacher's p(failure) per turn, and where it read its reply-side block alone."""
+        first, second = self.teacher(key)["blocks"]
+        w, c = self._a(f"stack_{key}_coef"), self._a(f"stack_{key}_intercept")[0]
+        z = w[0] * logits[first] + w[1] * logits[second] + c
+        if "N" not in (first, second):
+            return _sigmoid(z), np.zeros(len(z), dtype=bool)
+        return _sigmoid(np.where(has_next, z, self.alone_logit(key, logits))), ~has_next
+
+    def alone_logit(self, key: str, logits: Mapping[str, FloatArray]) -> FloatArray:
+        """A reaction teacher's log-odds from its reply-side block alone."""
+        side = next(b for b in self.teacher(key)["blocks"] if b != "N")
+        w1, c1 = self._a(f"alone_{key}_coef")[0], self._a(f"alone_{key}_intercept")[0]
+        out: FloatArray = w1 * logits[side] + c1
+        return out
+
+    def codes(self, key: str, blocks: EvidenceBlocks) -> list[str]:
+        """The most likely root cause per turn (read only where the teacher says failure)."""
+        names = self.teacher(key)["blocks"]
+        x = np.hstack(
+            [blocks.block(b) for b in names] + [blocks.has_next[:, None].astype(np.float32)]
+        )
+        scores = self._linear(f"ecode_{key}", x)
+        classes: list[str] = list(self.teacher(key)["code_classes"])
+        return [classes[i] for i in np.argmax(scores, axis=1)]
+
+
+@functools.cache
+def shipped_model() -> TurnQualityModel:
+    """The model files next to this module, read once per process."""
+    return TurnQualityModel.load()
+
+
+class LearnedTeacher:
+    """A learned teacher over two evidence blocks (see the module doc); subclasses pick them.
+
+    Args:
+        model: The exported model (default: the shipped one, read on first use).
+        embed: The embedding function (default: MiniLM through the normal disk cache).
+    """
+
+    name: ClassVar[str]
+    key: ClassVar[str]
+
+    def __init__(self, model: TurnQualityModel | None = None, embed: Embed | None = None) -> None:
+        self.model = model or shipped_model()
+        self.vectors = VectorTable(embed)
+        self.blocks: tuple[str, ...] = tuple(self.model.teacher(self.key)["blocks"])
+
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Embed the chunk's messages and replies in one batch."""
+        self.vectors.load(text for d in dialogues for text in view_texts(turn_views(d)))
+
+    def label(
+        self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
+    ) -> TeacherVerdict:
+        """One label per turn, in order (``routes`` is not read)."""
+        blocks = evidence_blocks(turn_views(dialogue), self.vectors.get)
+        logits = self.model.block_logits(blocks, self.blocks)
+        p, alone = self.model.probability(self.key, logits, blocks.has_next)
+        codes = self.model.codes(self.key, blocks)
+        labels = [
+            self._label_turn(turn.turn_number, float(p[i]), bool(alone[i]), codes[i], logits, i)
+            for i, turn in enumerate(dialogue.turns)
+        ]
+        return TeacherVerdict(judge=self.name, turns=labels)
+
+    def _label_turn(
+        self, k: int, p: float, alone: bool, code: str, logits: Mapping[str, FloatArray], i: int
+    ) -> TurnLabel:
+        band = self.model.band(self.key, alone=alone)
+        read = [b for b in self.blocks if not (alone and b == "N")]
+        parts = ", ".join(
+            f"{BLOCK_NAMES[b]} {float(self.model.block_probability(b, logits[b][i])):.3f}"
+            for b in read
+        )
+        evidence = f"p(failure)={p:.3f} ({parts})"
+        if alone:
+            evidence = f"no reaction (last turn), {BLOCK_NAMES[read[0]]} alone: {evidence}"
+        if p >= band.fail:
+            why = f"{evidence} >= {band.fail:.3f}: failure, most likely {code} ({RCOF_CODES[code]})"
+            return TurnLabel(k, "failure", code, why)
+        if p < band.succ:
+            return TurnLabel(k, "success", None, f"{evidence} < {band.succ:.3f}: success")
+        why = f"{evidence} is in the uncertain band [{band.succ:.3f}, {band.fail:.3f}): no label"
+        return TurnLabel(k, None, None, why)
+
+
+class TurnTeacher(LearnedTeacher):
+    """``local:turn``: the reply and its fit to the request (R + C)."""
+
+    name = "local:turn"
+    key = "turn"
+
+
+class ReplyReactionTeacher(LearnedTeacher):
+    """``local:reply-reaction``: the reply and the user's next message (R + N)."""
+
+    name = "local:reply-reaction"
+    key = "reply-reaction"
+
+
+class FitReactionTeacher(LearnedTeacher):
+    """``local:fit-reaction``: the fit to the request and the user's next message (C + N)."""
+
+    name = "local:fit-reaction"
+    key = "fit-reaction"
+
+
+@register_local_judge(ROLE, "turn")
+def _turn() -> TurnTeacher:
+    return TurnTeacher()
+
+
+@register_local_judge(ROLE, "reply-reaction")
+def _reply_reaction() -> ReplyReactionTeacher:
+    return ReplyReactionTeacher()
+
+
+@register_local_judge(ROLE, "fit-reaction")
+def _fit_reaction() -> FitReactionTeacher:
+    return FitReactionTeacher()

@@ -1,0 +1,1 @@
+"""ATOD's synthetic dialogue pipeline (paper 000, §4): sampling, annotation, generation, labels."""

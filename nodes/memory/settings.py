@@ -1,0 +1,87 @@
+"""MAP and the paper's comparison settings: what memory the reader is given (paper 001).
+
+MAP's tables compare its memory-active policy with other ways of giving a reader the user's
+history. Each is a value of ``Context.memory_setting``, described here by the memory it reads
+(``source``) and how that memory is chosen (``selection``):
+
+=================== =========== =========== ==================================================
+setting             source      selection   the paper's name
+=================== =========== =========== ==================================================
+``map``             QA units    map         MAP (Tables 3, 4): activation, judger, refinement
+``current_session`` none        none        Current Session Context (Table 1)
+``full_context``    dialogue    all         Full Conversation Context (Table 1); "w/o MAP"
+                                            full-context prompting (Table 3)
+``dialogue_rag``    dialogue    ranked      BM25 / embedding / hybrid retrieval of historical
+                                            dialogues (Table 1; by ``memory_retrieval``)
+``qa_rag``          QA units    ranked      Hybrid RAG without the judger and refinement
+                                            (Fig. 4, App. D.2)
+``summary``         summaries   all         the ChatCite summary baseline (Table 4, App. D.1)
+``summary_rag``     summaries   ranked      Hybrid RAG retrieving a summary (Fig. 5)
+``oracle``          dialogue    oracle      Oracle, ground-truth context (Table 1)
+``oracle_qa``       QA units    oracle      the relevant sessions' QA units (MAP's memory with
+                                            perfect activation: the local reader's ceiling)
+=================== =========== =========== ==================================================
+
+``ranked`` keeps the ``memory_selected`` best of the ``memory_top_k`` activated (QA units as
+question and answer, unrefined; whole dialogues or summaries); ``all`` gives every stored
+session in session order; ``oracle`` the item's relevant sessions (the ground truth). The
+ablations of MAP itself (no judger, Fig. 6; no refinement, Table 6) are ``map`` with
+``memory_judger="none"`` or ``refine_memory=False``. BERT-DST, LDST and AutoTOD (Table 4) are
+trained systems of their own and are not settings here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Source = Literal["qa", "dialogue", "summary", "none"]
+Selection = Literal["map", "ranked", "all", "oracle", "none"]
+
+
+@dataclass(frozen=True)
+class MemorySetting:
+    """What one setting reads and how it chooses (see the module docstring)."""
+
+    source: Source
+    selection: Selection
+
+    @property
+    def text_memory(self) -> bool:
+        """The reader gets dialogue or summary text rather than QA units."""
+        return self.source in ("dialogue", "summary")
+
+    @property
+    def ranks(self) -> bool:
+        """Memory is activated by a ranking (Recall@k is defined)."""
+        return self.selection in ("map", "ranked")
+
+
+MEMORY_SETTINGS: dict[str, MemorySetting] = {
+    "map": MemorySetting("qa", "map"),
+    "current_session": MemorySetting("none", "none"),
+    "full_context": MemorySetting("dialogue", "all"),
+    "dialogue_rag": MemorySetting("dialogue", "ranked"),
+    "qa_rag": MemorySetting("qa", "ranked"),
+    "summary": MemorySetting("summary", "all"),
+    "summary_rag": MemorySetting("summary", "ranked"),
+    "oracle": MemorySetting("dialogue", "oracle"),
+    "oracle_qa": MemorySetting("qa", "oracle"),
+}
+
+ACTIVATIONS = ("intent_key", "qa")
+"""``Context.memory_activation`` values: the paper's intent-key matching, or per-QA ranking."""
+
+
+def memory_setting(name: str) -> MemorySetting:
+    """The setting called ``name``.
+
+    Raises:
+        ValueError: No such setting.
+    """
+    try:
+        return MEMORY_SETTINGS[name]
+    except KeyError:
+        raise ValueError(
+            f"memory_setting must be one of {sorted(MEMORY_SETTINGS)}, not {name!r}"
+        ) from None

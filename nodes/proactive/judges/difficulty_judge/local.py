@@ -1,0 +1,58 @@
+"""``local``: a prediction matches when it is close to the reference target.
+
+Close means a MiniLM cosine of at least :data:`MATCH_COSINE` (the closeness the local
+target-planning judge reads as ``target_similarity``), or at least :data:`NEAR_COSINE` with half
+the reference's content words (its action verb aside) in the prediction. The cut points are
+todeval's choice, not calibrated against people (no labels exist for this step). A stand-in for
+the paper's matching model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nodes.judges.local import register_local_judge
+from nodes.judges.result import JudgeResult
+from nodes.judges.vectors import Embed, VectorTable
+from nodes.proactive.judges.difficulty_judge.role import ROLE
+from nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem
+
+_ACTIONS = {verb for verbs in DOMAIN_ACTIONS.values() for verb in verbs}
+
+MATCH_COSINE = 0.6
+"""Cosine at or above which a predicted target counts as the reference's."""
+
+NEAR_COSINE = 0.4
+"""Cosine at or above which half the reference's content words make a match."""
+
+
+class LocalDifficultyJudge:
+    """MiniLM cosine of each prediction to the reference target >= :data:`MATCH_COSINE`."""
+
+    name = "local"
+
+    def __init__(self, embed: Embed | None = None, cut: float = MATCH_COSINE) -> None:
+        self.vectors = VectorTable(embed)  # MiniLM, loaded on first use
+        self.cut = cut
+
+    def matches(self, reference: str, predictions: Sequence[str]) -> JudgeResult[list[bool]]:
+        """See the class docstring."""
+        if not predictions:
+            return JudgeResult([], self.name)
+        vectors = self.vectors.embed([reference, *predictions])
+        similarity = vectors[1:] @ vectors[0]
+        wanted = content_stems(reference) - {stem(w) for w in _ACTIONS}
+        shared = [
+            len(wanted & content_stems(p)) / len(wanted) if wanted else 0.0 for p in predictions
+        ]
+        verdicts = [
+            bool(s >= self.cut or (s >= NEAR_COSINE and share >= 0.5))
+            for s, share in zip(similarity, shared, strict=True)
+        ]
+        reason = "cosine " + ", ".join(f"{s:.2f}" for s in similarity)
+        return JudgeResult(verdicts, self.name, reason)
+
+
+@register_local_judge(ROLE, "default", default=True)
+def _local_matcher() -> LocalDifficultyJudge:
+    return LocalDifficultyJudge()

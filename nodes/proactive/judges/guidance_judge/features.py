@@ -1,0 +1,133 @@
+"""What the local guidance judge reads: cues and counts taken from Listing 12's criteria.
+
+Every cue is a rule the Listing (or the team's anchors in ``data/samples/proactive/README.md``)
+states: messages of at most 2 sentences and 50 words; no metadata ("target", "sub-target",
+"turn n"); no passive "It sounds like..." opener; no pressure; sub-targets introduced one per
+turn rather than all in the first message. The dialogue's end is read from the protocol: the
+simulator stops a dialogue when the target is reached, so one that ends before the turn limit
+reached it; at the limit, only a committing last user message counts as reached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evals.proactive_schema import ChatMessage, Environment
+from nodes.judges.text import cue
+from nodes.proactive.text import entities
+
+#: Metadata leaked into a chat message ("Sub-target 1:", "Target:", "Turn 3 will...").
+METADATA_LEAK = cue(
+    r"\bsub[- ]?(target|goal)s?\s*\d|\b(target|sub[- ]?targets?|goal)\s*:|\bturn\s*\d+\b|"
+    r"\bstep\s*\d+\s*:"
+)
+#: The agent scripts several turns at once or announces its plan's progress.
+SCRIPTED = cue(
+    r"\bturn\s*1\s*:.*\bturn\s*2\s*:|sub[- ]?targets?\s*[\d\s,&and–-]+\s*(complete|done|achieved)|"
+    r"\btarget\s+(achieved|reached|complete)"
+)
+_LIST_LINE = re.compile(r"^\s*(\d+[.)]|[-*•])\s+\S", re.MULTILINE)
+_INLINE_ITEM = re.compile(r"(?:^|\s)\(?\d\)\s")
+#: Listing 12's example of a passive phrase, as an opener.
+PASSIVE_OPENER = cue(r"^\W*(it\s+)?(sounds|seems)\s+(like|that)\b")
+#: Pressure and scare tactics (tone anchors 2-3: invented urgency, "I warned you").
+PRESSURE = cue(
+    r"\bi warned you\b|\bsold out\b|before it'?s too late|\blast chance\b|\bno excuses?\b|"
+    r"\byou (have|need) to (get|buy|do|go|stop|start)\b|\byou must\b|\bdon'?t be (silly|lazy)\b"
+)
+#: The user says they cannot follow (the engagement anchors' clarity rule).
+UNCLEAR = cue(
+    r"(not sure|no idea) what (half of )?(that|this|it) means|what does .{1,40} mean|"
+    r"(don'?t|do not|can'?t|cannot|didn'?t) (quite |really )?(follow|understand|read all)|"
+    r"lost me|a lot to take in|in plain english|too technical"
+)
+#: A last user message that commits to the target's action.
+COMMITS = cue(
+    r"\b(i'?ll|i will|we'?ll|let'?s|go ahead|go for it|send it|book (it|us)|sign me up|"
+    r"yes,? please|i'?m sold|you'?ve got me|deal)\b"
+)
+#: ... unless it hedges ("I'll think about it", "maybe", "I guess").
+HEDGES = cue(r"\b(think about it|maybe|we'?ll see|i guess|not now|no promises|don'?t)\b")
+
+
+@dataclass(frozen=True)
+class GuidanceSignals:
+    """Counts and flags read from one dialogue (the local judge's sub-scores)."""
+
+    assistant_turns: int
+    ended_before_limit: bool
+    last_user_commits: bool
+    reached: bool
+    words_per_message: list[int]
+    unclear: bool
+    metadata_leak_messages: int
+    scripted: bool
+    list_messages: int
+    passive_opener: bool
+    pressure_messages: int
+    sub_targets: int
+    opening_covers: int
+    covered: list[int]
+    environment_details_used: float | None
+
+    @property
+    def coverage(self) -> float:
+        """Share of the sub-targets the agent's messages carried."""
+        return len(self.covered) / self.sub_targets if self.sub_targets else 0.0
+
+    @property
+    def front_loaded(self) -> bool:
+        """The opening message carries all the sub-targets (all but one of four or more)."""
+        needed = self.sub_targets - (1 if self.sub_targets >= 4 else 0)
+        return self.sub_targets >= 2 and self.opening_covers >= needed
+
+    def as_dict(self) -> dict[str, Any]:
+        """The signals with the derived ones, as a result line stores them."""
+        return asdict(self) | {
+            "coverage": round(self.coverage, 3),
+            "front_loaded": self.front_loaded,
+        }
+
+
+def read_signals(
+    environment: Environment,
+    messages: Sequence[ChatMessage],
+    covered_per_message: Sequence[Sequence[int]],
+    n_sub_targets: int,
+    *,
+    max_turns: int,
+) -> GuidanceSignals:
+    """The signals of one dialogue, given which sub-targets each agent message carries."""
+    agent = [m.content for m in messages if m.role == "assistant"]
+    users = [m.content for m in messages if m.role == "user"]
+    last_user = users[-1] if users else ""
+    commits = bool(COMMITS.search(last_user)) and not HEDGES.search(last_user)
+    ended_early = len(agent) < max_turns
+    details = entities(f"{environment.user_information}\n{environment.trigger_factor}")
+    said = " ".join(agent).lower()
+    return GuidanceSignals(
+        assistant_turns=len(agent),
+        ended_before_limit=ended_early,
+        last_user_commits=commits,
+        reached=ended_early or commits,
+        words_per_message=[len(text.split()) for text in agent],
+        unclear=any(UNCLEAR.search(text) for text in users),
+        metadata_leak_messages=sum(bool(METADATA_LEAK.search(text)) for text in agent),
+        scripted=any(SCRIPTED.search(text) for text in agent),
+        list_messages=sum(_is_list(text) for text in agent),
+        passive_opener=bool(agent and PASSIVE_OPENER.search(agent[0])),
+        pressure_messages=sum(bool(PRESSURE.search(text)) for text in agent),
+        sub_targets=n_sub_targets,
+        opening_covers=len(covered_per_message[0]) if covered_per_message else 0,
+        covered=sorted({i for row in covered_per_message for i in row}),
+        environment_details_used=(
+            sum(detail in said for detail in details) / len(details) if details else None
+        ),
+    )
+
+
+def _is_list(text: str) -> bool:
+    return len(_LIST_LINE.findall(text)) >= 2 or len(_INLINE_ITEM.findall(text)) >= 2

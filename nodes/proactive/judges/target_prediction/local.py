@@ -1,0 +1,106 @@
+"""Local difficulty-panel reasoners: three crude extractive predictors of the target.
+
+They stand in for the paper's three reasoners of different scale and are meant to be fooled by
+what fools weak models: each builds "<the domain's action> <content words>" from one place of
+the environment.
+
+* ``local:lead`` - the trigger factor's first sentence with some content (at least
+  :data:`MIN_CONTENT` content words): noise injected before the original misleads it;
+* ``local:entity`` - the specific entity (names, numbers) the trigger factor and the user
+  information repeat most;
+* ``local:salient`` - the trigger sentence closest in MiniLM space to the user information
+  (the target links the trigger to the user; the strongest of the three).
+
+None of them plans; an LLM spec makes a panel member a real reasoner (Listing 4's prompt).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from evals.proactive_schema import Environment, TargetPlan
+from nodes.judges.local import register_local_judge
+from nodes.judges.result import JudgeResult
+from nodes.judges.vectors import Embed, VectorTable
+from nodes.proactive.judges.target_prediction.role import ROLE
+from nodes.proactive.text import DOMAIN_ACTIONS, STOPWORDS, entities, words
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9'\"])")
+MAX_WORDS = 8
+MIN_CONTENT = 4
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and len(w) > 2]
+
+
+def _target(domain: str, text: str) -> TargetPlan:
+    verb = (DOMAIN_ACTIONS.get(domain) or ("help",))[0].capitalize()
+    return TargetPlan(target=" ".join([verb, *_content(text)[: MAX_WORDS - 1]]), sub_target=[])
+
+
+class LeadPredictor:
+    """The target from the trigger factor's first sentence."""
+
+    name = "local:lead"
+
+    def predict(self, domain: str, environment: Environment) -> JudgeResult[TargetPlan]:
+        """See the module docstring."""
+        sentences = _sentences(environment.trigger_factor) or [environment.trigger_factor]
+        lead = next((s for s in sentences if len(_content(s)) >= MIN_CONTENT), sentences[0])
+        return JudgeResult(_target(domain, lead), self.name)
+
+
+class EntityPredictor:
+    """The target from the entity the trigger and the user information repeat most."""
+
+    name = "local:entity"
+
+    def predict(self, domain: str, environment: Environment) -> JudgeResult[TargetPlan]:
+        """See the module docstring; None when the trigger names no entity."""
+        text = environment.trigger_factor
+        found = entities(text)
+        if not found:
+            return JudgeResult(None, self.name, "the trigger factor names no specific entity")
+        both = f"{text} {environment.user_information}".lower()
+        counts = Counter({e: both.count(e) for e in found})
+        best = max(sorted(found), key=lambda e: (counts[e], len(e)))
+        return JudgeResult(_target(domain, best), self.name)
+
+
+class SalientPredictor:
+    """The target from the trigger sentence closest to the user information."""
+
+    name = "local:salient"
+
+    def __init__(self, embed: Embed | None = None) -> None:
+        self.vectors = VectorTable(embed)  # MiniLM, loaded on first use
+
+    def predict(self, domain: str, environment: Environment) -> JudgeResult[TargetPlan]:
+        """See the module docstring."""
+        sentences = _sentences(environment.trigger_factor) or [environment.trigger_factor]
+        vectors = self.vectors.embed([environment.user_information, *sentences])
+        best = int(np.argmax(vectors[1:] @ vectors[0]))
+        return JudgeResult(_target(domain, sentences[best]), self.name)
+
+
+@register_local_judge(ROLE, "lead", default=True)
+def _lead() -> LeadPredictor:
+    return LeadPredictor()
+
+
+@register_local_judge(ROLE, "entity")
+def _entity() -> EntityPredictor:
+    return EntityPredictor()
+
+
+@register_local_judge(ROLE, "salient")
+def _salient() -> SalientPredictor:
+    return SalientPredictor()

@@ -1,0 +1,102 @@
+"""Text helpers the ProactiveEval roles share: words, entities, and how inputs are rendered.
+
+Renderings go into the paper's prompts (``{environment}``, ``{generation}``, ``{conversation}``):
+the paper shows JSON for environments and plans, and gives no format for conversations, so
+todeval writes one ``role: text`` line per message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from nodes.prompts.proactive import CONVERSATION_LINE
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+_ENTITY = re.compile(r"(?:[A-Z][\w'’-]*|\d[\w:.,%-]*)(?:\s+(?:[A-Z][\w'’-]*|\d[\w:.,%-]*))*")
+
+#: Words that carry no content for matching (function words and the plans' stock verbs).
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in into
+    is it its itself just let me more most my myself no nor not now of off on once only or other
+    our ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    user users assistant assistants s t don ll ve re d m o y ask share suggest recommend
+    encourage offer propose explain mention highlight""".split()
+)
+
+
+#: The proactive actions each domain's targets open with (Listing 1's "the assistant should ...";
+#: todeval's reading, used by the local predictors and the local final check).
+DOMAIN_ACTIONS: dict[str, tuple[str, ...]] = {
+    "recommendation": ("recommend", "suggest", "introduce", "share"),
+    "persuasion": ("persuade", "encourage", "convince", "motivate", "help"),
+    "ambiguous_instruction": ("clarify", "ask", "confirm", "understand", "check"),
+    "long_term_follow_up": ("follow", "check", "ask", "remind", "encourage"),
+    "system_operation": ("help", "guide", "fix", "show", "offer", "assist", "resolve"),
+    "glasses_assistant": ("alert", "warn", "guide", "help", "remind", "persuade", "offer"),
+}
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words, possessives dropped."""
+    return [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A crude stem so that "recommendations" meets "recommend" and "games" meets "game"."""
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> set[str]:
+    """The stems of ``text``'s content words."""
+    return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 2}
+
+
+def entities(text: str) -> set[str]:
+    """Specific entities: capitalised phrases not opening a sentence, and numbers ("19:30")."""
+    found: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?:])\s+|\n", text):
+        for match in _ENTITY.finditer(sentence):
+            phrase = match.group(0)
+            if match.start() == 0 and " " not in phrase and not phrase[0].isdigit():
+                continue  # a capitalised first word is usually just a sentence opening
+            if phrase.lower() not in STOPWORDS:
+                found.add(phrase.lower())
+    return found
+
+
+def overlap(needles: Iterable[str], haystack: set[str]) -> float | None:
+    """Share of ``needles`` found in ``haystack``; None when there are none."""
+    items = set(needles)
+    return len(items & haystack) / len(items) if items else None
+
+
+def render_environment(environment: Environment) -> str:
+    """The environment as the paper's prompts show it (JSON)."""
+    return json.dumps(environment.model_dump(), ensure_ascii=False)
+
+
+def render_plan(plan: TargetPlan) -> str:
+    """A plan as JSON ``{"target": ..., "sub_target": [...]}``."""
+    return json.dumps(plan.model_dump(), ensure_ascii=False)
+
+
+def render_conversation(messages: Sequence[ChatMessage]) -> str:
+    """One ``role: text`` line per message (Listing 12's ``{conversation}``)."""
+    return "\n".join(
+        CONVERSATION_LINE.format(role=m.role, content=" ".join(m.content.split())) for m in messages
+    )
+
+
+def assistant_messages(messages: Sequence[ChatMessage]) -> list[str]:
+    """The agent's messages, in order."""
+    return [m.content for m in messages if m.role == "assistant"]

@@ -1,0 +1,109 @@
+"""Agents under test, chosen by spec string the way judges are (:func:`agent_for`).
+
+Specs:
+
+- ``<provider>:<model>`` or ``<provider>:<model>@<base_url>``: a chat model with tool calling
+  (:mod:`~nodes.simulation.agents.chat_model`), e.g. ``openai:gpt-4.1``,
+  ``anthropic:claude-3-5-haiku-latest``, ``openai:qwen2.5@http://localhost:8000/v1``.
+- ``graph:<package.module>:<attribute>``: a LangGraph graph in this process
+  (:mod:`~nodes.simulation.agents.graph`); a bare ``package.module:attribute`` (a dotted
+  module, or a ``.py`` file path) means the same.
+- ``langgraph:<assistant_id>@<url>``: an assistant on a LangGraph server through
+  langgraph-sdk (:mod:`~nodes.simulation.agents.remote`), e.g.
+  ``langgraph:agent@http://127.0.0.1:2024``.
+- ``python:<package.module>:<function>``: a plain callable
+  (:mod:`~nodes.simulation.agents.callable`).
+- ``replay:<path>``: the agent turns of a tau2 results file
+  (:mod:`~nodes.simulation.agents.replay`).
+
+Every adapter's ``respond`` returns an :class:`~nodes.simulation.agents.base.AgentTurn` and
+never raises: an agent that raises or answers malformed tool calls gives a turn whose ``error``
+starts with the tau2 termination reason (:func:`termination_reason`). A bad *spec* raises
+:class:`AgentSpecError` (or the judge spec errors for chat models) when the agent is built.
+"""
+
+from __future__ import annotations
+
+from nodes.judges.spec import PROVIDERS
+from nodes.simulation.agents.base import AgentTurn, AgentUnderTest, Message
+from nodes.simulation.agents.loader import AgentSpecError
+from nodes.simulation.agents.turns import (
+    AGENT_ERROR,
+    AGENT_STOP,
+    failed_turn,
+    termination_reason,
+)
+
+__all__ = [
+    "AGENT_ERROR",
+    "AGENT_STOP",
+    "AgentSpecError",
+    "AgentTurn",
+    "AgentUnderTest",
+    "Message",
+    "agent_for",
+    "failed_turn",
+    "termination_reason",
+]
+
+AGENT_SPEC_SYNTAX = (
+    "'<provider>:<model>[@<base_url>]', 'graph:<package.module>:<attribute>', "
+    "'langgraph:<assistant_id>@<url>', 'python:<package.module>:<function>' or 'replay:<path>'"
+)
+
+
+def agent_for(
+    spec: str,
+    *,
+    policy: str,
+    max_output_tokens: int | None = None,
+    fold_tool_results: bool = False,
+) -> AgentUnderTest:
+    """The agent ``spec`` names, told the domain ``policy`` (its system prompt).
+
+    Args:
+        spec: An agent spec (see the module docstring).
+        policy: The domain policy text (the replay agent ignores it).
+        max_output_tokens: Chat models only: the longest answer.
+        fold_tool_results: Chat models only: tool results as user messages, for servers whose
+            chat template drops tool messages (llama.cpp's ``chatml-function-calling``).
+
+    Raises:
+        AgentSpecError: The spec is empty, of no known kind, or names no usable agent.
+        JudgeSpecError: A chat-model spec names an unknown provider.
+        JudgeConfigError: A chat model cannot be built here (package or API key missing).
+    """
+    raw = spec.strip() if isinstance(spec, str) else ""
+    kind, sep, rest = raw.partition(":")
+    if not raw or not sep or not rest.strip():
+        raise AgentSpecError(f"agent spec {spec!r} is not one of {AGENT_SPEC_SYNTAX}")
+    # Adapters are imported on demand: a replay run needs neither langgraph-sdk nor a provider.
+    if kind == "replay":
+        from nodes.simulation.agents.replay import ReplayAgent
+
+        return ReplayAgent(rest.strip())
+    if kind == "python":
+        from nodes.simulation.agents.callable import CallableAgent
+
+        return CallableAgent(rest.strip(), policy=policy)
+    if kind == "langgraph":
+        from nodes.simulation.agents.remote import RemoteAgent
+
+        return RemoteAgent(rest.strip(), policy=policy)
+    if kind == "graph" or "." in kind or kind.endswith(".py"):
+        from nodes.simulation.agents.graph import GraphAgent
+
+        return GraphAgent(rest.strip() if kind == "graph" else raw, policy=policy)
+    if kind.lower() in PROVIDERS:
+        from nodes.simulation.agents.chat_model import ChatModelAgent
+
+        return ChatModelAgent(
+            raw,
+            policy=policy,
+            max_output_tokens=max_output_tokens,
+            fold_tool_results=fold_tool_results,
+        )
+    raise AgentSpecError(
+        f"agent spec {spec!r}: unknown kind {kind!r}; expected {AGENT_SPEC_SYNTAX} "
+        f"(known providers: {', '.join(sorted(PROVIDERS))})"
+    )

@@ -1,0 +1,48 @@
+"""The agent under test, whatever it is: one interface, OpenAI-style messages in and out.
+
+A message is a dict as tau2 results files store them: ``{"role": "assistant"|"user"|"tool",
+"content": str | None, "tool_calls": [{"id", "name", "arguments"}] | None, "tool_call_id":
+str | None, "error": bool}``. Adapters (chat model spec, LangGraph graph by import path, remote
+assistant on a LangGraph server, plain callable, replay of a results file) turn that list and
+the environment's tool schemas into the agent's next turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from nodes.simulation.environments.base import ToolCall
+
+Message = Mapping[str, Any]
+
+
+class AgentTurn(BaseModel):
+    """The agent's next message: text, tool calls, or why there is none."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    error: str | None = Field(
+        default=None,
+        description="Why the agent produced no usable turn (it raised, returned malformed tool "
+        "calls, ...); the conversation then ends with this as its termination reason.",
+    )
+
+
+class AgentUnderTest(Protocol):
+    """An agent adapter (see :mod:`nodes.simulation.agents`)."""
+
+    name: str
+
+    def respond(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        task_id: str,
+        trial: int,
+    ) -> AgentTurn:
+        """The next turn given the conversation so far (``task_id``/``trial``: for replay)."""
+        ...

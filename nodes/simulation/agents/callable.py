@@ -1,0 +1,83 @@
+"""A plain Python callable as the agent under test (``python:package.module:function``).
+
+The function is called once per agent turn as ``function(messages, tools)``, plus whichever
+of the keywords ``policy``, ``task_id`` and ``trial`` its signature takes (all of them if it
+takes ``**kwargs``). ``messages`` is a deep copy of the conversation (tau2 message dicts), so
+the function cannot change the harness's record; ``tools`` are OpenAI function schemas. It
+returns its turn as an :class:`~nodes.simulation.agents.base.AgentTurn`, a string (text only),
+an ``AIMessage`` or a message dict (``{"content": ..., "tool_calls": [{"id", "name",
+"arguments"}]}``; OpenAI and LangChain forms too). An object with a ``respond`` method (an
+:class:`~nodes.simulation.agents.base.AgentUnderTest`) is used as it is.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from nodes.simulation.agents.base import AgentTurn, Message
+from nodes.simulation.agents.loader import AgentSpecError, import_object
+from nodes.simulation.agents.turns import guarded, turn_from_reply
+
+_KEYWORDS = ("policy", "task_id", "trial")
+
+
+class CallableAgent:
+    """A Python function (or an agent object) found by import path.
+
+    Args:
+        target: ``package.module:function`` (or ``file.py:function``).
+        policy: The domain policy, passed as ``policy=`` if the function takes it.
+        function: A ready callable (tests); overrides ``target``.
+
+    Raises:
+        AgentSpecError: If the target cannot be imported or is not callable.
+    """
+
+    def __init__(self, target: str, *, policy: str, function: Any = None) -> None:
+        self.name = f"python:{target}"
+        found = function if function is not None else import_object(target, spec=self.name)
+        self.policy = policy
+        respond = getattr(found, "respond", None)
+        if callable(respond) and not inspect.isclass(found):
+            self._call: Callable[..., Any] = respond
+            self._keywords: tuple[str, ...] = ("task_id", "trial")
+            return
+        if not callable(found):
+            raise AgentSpecError(
+                f"agent spec {self.name!r}: {type(found).__name__} is not callable"
+            )
+        self._call = found
+        self._keywords = _accepted_keywords(found)
+
+    def respond(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        task_id: str,
+        trial: int,
+    ) -> AgentTurn:
+        """Call the function on a copy of the conversation and read what it returns."""
+        offered = {"policy": self.policy, "task_id": task_id, "trial": trial}
+        keywords = {name: offered[name] for name in self._keywords}
+
+        def produce() -> AgentTurn:
+            conversation = copy.deepcopy([dict(m) for m in messages])
+            value = self._call(conversation, copy.deepcopy([dict(t) for t in tools]), **keywords)
+            return turn_from_reply(value, position=len(messages))
+
+        return guarded(self.name, produce)
+
+
+def _accepted_keywords(function: Callable[..., Any]) -> tuple[str, ...]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature: positional only
+        return ()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return _KEYWORDS
+    names = {p.name for p in parameters if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    return tuple(name for name in _KEYWORDS if name in names)

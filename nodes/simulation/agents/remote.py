@@ -1,0 +1,97 @@
+"""An assistant on a LangGraph server as the agent under test (``langgraph:<assistant>@<url>``).
+
+``langgraph:agent@http://127.0.0.1:2024`` runs the assistant (or graph id) ``agent`` of that
+server (``langgraph dev``, a deployment) through langgraph-sdk, one stateless run per agent
+turn: ``runs.wait(None, assistant, input={"messages": [...]})`` with the domain policy as the
+first (system) message, role-style message dicts after it, and the tool schemas, task id and
+trial in ``config["configurable"]``, as for an in-process graph
+(:mod:`nodes.simulation.agents.graph`). The server's API key comes from ``LANGGRAPH_API_KEY``
+or ``LANGSMITH_API_KEY``, as langgraph-sdk reads it. Calls hold a slot of the endpoint's
+:class:`~nodes.judges.limits.Gate` (concurrency, circuit breaker) and time out after the run's
+``llm_timeout_s``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nodes.judges.limits import LIMITS, CallRefused
+from nodes.simulation.agents.base import AgentTurn, Message
+from nodes.simulation.agents.graph import last_ai_message
+from nodes.simulation.agents.loader import AgentSpecError
+from nodes.simulation.agents.messages import to_json_messages
+from nodes.simulation.agents.turns import failed_turn, guarded, turn_from_reply
+
+_TARGET = re.compile(r"^(?P<assistant>[^@\s]+)@(?P<url>https?://\S+)$")
+
+
+class RemoteAgent:
+    """An assistant on a LangGraph server.
+
+    Args:
+        target: ``<assistant_id>@<url>``.
+        policy: The domain policy (the first message).
+        client: A ready ``SyncLangGraphClient`` (tests); else one for ``url``.
+
+    Raises:
+        AgentSpecError: If ``target`` is not ``<assistant_id>@http(s)://...``.
+    """
+
+    def __init__(self, target: str, *, policy: str, client: Any = None) -> None:
+        self.name = f"langgraph:{target}"
+        match = _TARGET.match(target.strip())
+        if match is None:
+            raise AgentSpecError(
+                f"agent spec {self.name!r}: expected 'langgraph:<assistant_id>@<url>', e.g. "
+                "'langgraph:agent@http://127.0.0.1:2024'"
+            )
+        self.assistant_id, self.url = match["assistant"], match["url"].rstrip("/")
+        self.policy = policy
+        if client is None:
+            from langgraph_sdk import get_sync_client  # the SDK is needed only for this spec
+
+            client = get_sync_client(url=self.url, timeout=LIMITS.policy.timeout_s)
+        self.client = client
+
+    def respond(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        task_id: str,
+        trial: int,
+    ) -> AgentTurn:
+        """One stateless run on the server; its last new AI message is the turn."""
+
+        def produce() -> AgentTurn:
+            sent = to_json_messages(messages, system=self.policy)
+            gate = LIMITS.gate(f"langgraph@{self.url}")
+            try:
+                with gate.slot():
+                    result = self.client.runs.wait(
+                        None,
+                        self.assistant_id,
+                        input={"messages": sent},
+                        config={
+                            "configurable": {
+                                "tools": [dict(t) for t in tools],
+                                "task_id": task_id,
+                                "trial": trial,
+                            }
+                        },
+                    )
+            except CallRefused as refused:
+                return failed_turn(f"the call was not made: {refused}")
+            except Exception as exc:  # guarded() turns it into an agent_error turn
+                gate.failed(exc)
+                raise
+            gate.succeeded()
+            if isinstance(result, Mapping) and result.get("__error__"):
+                error = str(result["__error__"])[:200]
+                return failed_turn(f"{self.name}: the server run failed: {error}")
+            reply = last_ai_message(result, sent_count=len(sent))
+            return turn_from_reply(reply, position=len(messages))
+
+        return guarded(self.name, produce)

@@ -1,0 +1,107 @@
+"""Replaying a recorded agent (``replay:PATH``): the agent turns of a tau2 results file.
+
+For (task id, trial) the agent's k-th turn is the k-th assistant message the file recorded for
+that conversation, text and tool calls as they were (call ids kept, so the environment's results
+can be compared with the recorded ones), whatever the user says now. ``k`` is the number of
+assistant messages in the conversation so far, so the replay needs no state of its own and a
+resumed conversation continues where it stopped; if the harness opens with its own greeting
+as an assistant message, the recorded greeting is skipped the same way. When the recorded
+turns run out, the turn is an ``agent_stop`` error turn (the conversation ends there); a task
+or trial the file does not hold is an ``agent_error`` turn. A recorded turn the adapters would
+reject (a tool call without a name, say) replays as the same error turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from nodes.simulation.agents.base import AgentTurn, Message
+from nodes.simulation.agents.loader import AgentSpecError
+from nodes.simulation.agents.turns import (
+    AGENT_STOP,
+    MalformedTurn,
+    failed_turn,
+    turn_from_reply,
+)
+
+
+class ReplayAgent:
+    """The recorded agent of a tau2 / AgentChangeBench results file.
+
+    Args:
+        path: The results file (``{"simulations": [...]}``, or a list of simulations).
+
+    Raises:
+        AgentSpecError: If the file cannot be read or holds no simulations.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.name = f"replay:{path}"
+        self._turns = _recorded_turns(self.path, self.name)
+
+    @property
+    def conversations(self) -> list[tuple[str, int]]:
+        """The (task id, trial) pairs the file holds, in file order."""
+        return list(self._turns)
+
+    def respond(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        task_id: str,
+        trial: int,
+    ) -> AgentTurn:
+        """The recorded turn after as many agent turns as ``messages`` holds."""
+        recorded = self._turns.get((str(task_id), int(trial)))
+        if recorded is None:
+            trials = sorted(t for task, t in self._turns if task == str(task_id))
+            held = f"trials {trials}" if trials else "no trial of it"
+            return failed_turn(
+                f"{self.name} has no conversation for task {task_id!r} trial {trial} ({held})"
+            )
+        position = sum(1 for message in messages if message.get("role") == "assistant")
+        if position >= len(recorded):
+            return failed_turn(
+                f"the recorded agent turns of task {task_id!r} trial {trial} ran out after "
+                f"{len(recorded)} turns",
+                kind=AGENT_STOP,
+            )
+        return recorded[position].model_copy(deep=True)
+
+
+def _recorded_turns(path: Path, spec: str) -> dict[tuple[str, int], list[AgentTurn]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot read the results file: {exc}") from exc
+    simulations = data.get("simulations") if isinstance(data, Mapping) else data
+    if not isinstance(simulations, list) or not simulations:
+        raise AgentSpecError(f"agent spec {spec!r}: {path} holds no 'simulations'")
+    turns: dict[tuple[str, int], list[AgentTurn]] = {}
+    for index, simulation in enumerate(simulations):
+        if not isinstance(simulation, Mapping) or simulation.get("task_id") is None:
+            raise AgentSpecError(f"agent spec {spec!r}: simulations.{index} has no task_id")
+        key = (str(simulation["task_id"]), _trial(simulation.get("trial")))
+        messages = simulation.get("messages") or []
+        turns[key] = [
+            _recorded(message, position)
+            for position, message in enumerate(messages)
+            if isinstance(message, Mapping) and message.get("role") == "assistant"
+        ]
+    return turns
+
+
+def _recorded(message: Mapping[str, Any], position: int) -> AgentTurn:
+    try:
+        return turn_from_reply(message, position=position)
+    except MalformedTurn as exc:
+        return failed_turn(f"the recorded agent turn at message {position} is malformed: {exc}")
+
+
+def _trial(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,229 @@
+"""What every tool environment shares: tool specs, argument checks, dispatch and replay.
+
+A domain declares its tools as :class:`ToolSpec` s (name, description, typed parameters) and
+implements each as a method ``_tool_<name>(**arguments)`` that returns what the agent reads
+(text, or JSON-able data rendered by the domain) or raises :class:`ToolError`. The base class
+turns a :class:`~nodes.simulation.environments.base.ToolCall` into a
+:class:`~nodes.simulation.environments.base.ToolResult` and never raises: an unknown tool, a
+missing or unexpected argument, a value of the wrong JSON type or a refusal all come back as
+``error=True`` results reading ``Error: ...``, as tau2's environment returns them. Their
+``error_kind`` is ``call`` for all of these (the agent's call was wrong, or not allowed in the
+database's state: a refusal) and ``environment`` only when a tool itself crashed.
+
+Tools validate before they mutate, so a refused call leaves the database as it was; and
+:meth:`ToolEnvironmentBase.replay` starts from a fresh database, so replaying a thread's log
+always lands on the same state however often it is called.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from nodes.simulation.environments.base import ToolCall, ToolResult
+
+_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    # bool is an int in Python but never a number in JSON Schema.
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+class ToolError(Exception):
+    """A tool refused the call; the agent reads ``Error: <message>``."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool parameter: its JSON type, what it is, and whether it must be given."""
+
+    name: str
+    type: str
+    description: str
+    required: bool = True
+    items: str | None = None
+    """Element type of an ``array`` parameter."""
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of this parameter."""
+        schema: dict[str, Any] = {"type": self.type, "description": self.description}
+        if self.items:
+            schema["items"] = {"type": self.items}
+        return schema
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the agent sees it: name, description and parameters."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI function schema."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": {p.name: p.schema() for p in self.params},
+                    "required": [p.name for p in self.params if p.required],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+    def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments with every optional parameter present (None when not given).
+
+        Raises:
+            ToolError: A required argument is missing, an unknown one is given, or a value has
+                the wrong JSON type (None is accepted for optional parameters).
+        """
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ToolError(f"{self.name}() got unexpected argument(s): {', '.join(unknown)}")
+        checked: dict[str, Any] = {}
+        for param in self.params:
+            value = arguments.get(param.name)
+            if value is None:
+                if param.required:
+                    raise ToolError(f"{self.name}() missing required argument: '{param.name}'")
+                checked[param.name] = None
+                continue
+            if not _JSON_TYPES[param.type](value):
+                raise ToolError(f"argument '{param.name}' must be of type {param.type}")
+            if param.items and not all(_JSON_TYPES[param.items](v) for v in value):
+                raise ToolError(f"argument '{param.name}' must be a list of {param.items}s")
+            checked[param.name] = value
+        return checked
+
+
+class ToolEnvironmentBase:
+    """Dispatch, error handling and replay for a domain (see the module doc).
+
+    Subclasses set :attr:`domain` and :attr:`tools`, implement :meth:`reset`, :meth:`snapshot`,
+    :meth:`policy` and one ``_tool_<name>`` method per tool returning the content string.
+    """
+
+    domain: str = ""
+    tools: tuple[ToolSpec, ...] = ()
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The tools as OpenAI function schemas."""
+        return [spec.schema() for spec in self.tools]
+
+    def call(self, call: ToolCall) -> ToolResult:
+        """Run one call; every failure is an ``error`` result, never an exception."""
+        spec = next((s for s in self.tools if s.name == call.name), None)
+        if spec is None:
+            return _error(call, f"Tool '{call.name}' not found.", "call")
+        try:
+            arguments = spec.check(call.arguments)
+            content = getattr(self, f"_tool_{spec.name}")(**arguments)
+        except ToolError as exc:
+            return _error(call, str(exc), "call")
+        except Exception as exc:  # a bug in a tool must not end the conversation
+            return _error(call, f"{type(exc).__name__}: {exc}", "environment")
+        return ToolResult(call_id=call.id, name=call.name, content=str(content))
+
+    def replay(self, log: Sequence[ToolCall]) -> None:
+        """Reset to the fresh database, then apply ``log`` in order (results discarded)."""
+        self.reset()
+        for call in log:
+            self.call(call)
+
+    def reset(self) -> None:
+        """Back to the fresh database of this trial."""
+        raise NotImplementedError
+
+    def snapshot(self) -> Mapping[str, Any]:
+        """The database now, as JSON-able data."""
+        raise NotImplementedError
+
+    def policy(self) -> str:
+        """The domain's agent policy (its ``policy.md``)."""
+        raise NotImplementedError
+
+
+def _error(call: ToolCall, message: str, kind: Literal["call", "environment"]) -> ToolResult:
+    return ToolResult(
+        call_id=call.id, name=call.name, content=f"Error: {message}", error=True, error_kind=kind
+    )
+
+
+def dumps(value: Any) -> str:
+    """JSON as tau2 writes tool results (``json.dumps`` defaults: ASCII, ``", "``)."""
+    return json.dumps(value)
+
+
+def initialization(task: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A task's ``initial_state.initialization_data`` (``agent_data``, ``user_data``), or {}.
+
+    Raises:
+        ValueError: The task has agent-side ``initialization_actions``, which todeval does not
+            run (no AgentChangeBench task has one; user-side ones belong to the simulated user).
+    """
+    state = (task or {}).get("initial_state") or {}
+    if not isinstance(state, Mapping):
+        return {}
+    actions = state.get("initialization_actions") or []
+    if any(isinstance(a, Mapping) and a.get("env_type") == "assistant" for a in actions):
+        raise ValueError(
+            f"task {(task or {}).get('id')!r}: agent-side initialization_actions are not supported"
+        )
+    init = state.get("initialization_data")
+    return init if isinstance(init, Mapping) else {}
+
+
+def deep_update(target: dict[str, Any], update: Mapping[str, Any]) -> None:
+    """Merge ``update`` into ``target`` as tau2 does: objects recursively, the rest replaced."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            deep_update(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)
+
+
+_OPERATORS: dict[type, Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+
+
+def arithmetic(expression: str) -> float:
+    """Evaluate + - * / over numbers and parentheses, without ``eval`` (tau2's ``calculate``).
+
+    Raises:
+        ToolError: The expression is not such arithmetic, or divides by zero.
+    """
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
+            return sign * value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
+        raise ToolError("Invalid expression")
+
+    try:
+        return value(ast.parse(expression, mode="eval").body)
+    except (SyntaxError, ZeroDivisionError) as exc:
+        raise ToolError(f"Invalid expression: {exc}") from exc

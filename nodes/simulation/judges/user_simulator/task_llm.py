@@ -1,0 +1,151 @@
+"""The LLM task user (``<provider>:<model>``): AgentChangeBench's user simulator prompt.
+
+The system prompt is tau2's ``simulation_guidelines.md`` followed by the domain's
+``user_policy.md`` (the banking one holds AgentChangeBench's goal-shift protocol), both read at
+run time from ``$TODEVAL_DATA_DIR/agentchangebench``; the turn prompt
+(:data:`~nodes.prompts.simulation.TASK_USER_PROMPT`) gives the scenario as AgentChangeBench
+renders it (persona, instructions, goal shifts), the goal sequence and the conversation. One
+:class:`~nodes.judges.llm.LLMJudge` call per reply (cache, retries, limits, redaction); the model
+reports the goal it is on and whether it shifted, which the reply records. Banking users have
+no tools, so the tool-less guidelines are used.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from nodes.judges.llm import LLMJudge
+from nodes.judges.spec import JudgeConfigError, JudgeSpec, parse_spec
+from nodes.prompts.simulation import TASK_USER_PROMPT, TASK_USER_SYSTEM_PROMPT
+from nodes.simulation.judges.user_simulator.chat import render_chat
+from nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE, SimulatedTurn
+from nodes.simulation.judges.user_simulator.task import (
+    CONTROL_TOKENS,
+    STOP,
+    TaskRequest,
+    agentchangebench_dir,
+)
+from stores.llm_cache import LLMCache
+
+GUIDELINES = Path("user_simulator") / "simulation_guidelines.md"
+"""tau2's user simulation guidelines, under ``$TODEVAL_DATA_DIR/agentchangebench``."""
+
+
+class TaskUserReply(BaseModel):
+    """The LLM task user's answer."""
+
+    # No max_length: llama.cpp turns a long one into a grammar it refuses to build; the judge's
+    # max_output_tokens bounds the answer instead.
+    message: str = Field(min_length=1, description="The user's next message to the agent.")
+    goal_index: int = Field(
+        ge=1, le=50, description="The number (from 1) of the goal this message is about."
+    )
+    shifted: bool = Field(description="True if the message moves on to a new goal.")
+    stop: bool = Field(default=False, description="True if the message ends the conversation.")
+
+
+class LLMTaskUser:
+    """An LLM plays a task's user (see the module docstring).
+
+    Args:
+        spec: An LLM spec.
+        chat_model: A ready chat model (tests); else built from the spec.
+        cache: The LLM response cache (see :class:`~nodes.judges.llm.LLMJudge`).
+        max_retries: Retries after a failed or malformed answer.
+        data_root: Instead of ``$TODEVAL_DATA_DIR`` (where the guidelines are read).
+        **llm_kwargs: Any other :class:`~nodes.judges.llm.LLMJudge` setting.
+    """
+
+    def __init__(
+        self,
+        spec: JudgeSpec | str,
+        *,
+        chat_model: BaseChatModel | None = None,
+        cache: LLMCache | None | Literal["default"] = "default",
+        max_retries: int = 3,
+        data_root: Path | None = None,
+        **llm_kwargs: Any,
+    ) -> None:
+        self.spec = parse_spec(spec) if isinstance(spec, str) else spec
+        self.name = self.spec.raw
+        self._chat_model = chat_model
+        self._settings: dict[str, Any] = {
+            "cache": cache,
+            "max_retries": max_retries,
+            "max_output_tokens": 400,
+        } | llm_kwargs
+        self._root = agentchangebench_dir(data_root)
+        self._judges: dict[str, LLMJudge[TaskUserReply]] = {}
+        self._lock = threading.Lock()
+        self._judge("")  # fail now, not mid-run, without guidelines, package or key
+
+    def reply_task(self, request: TaskRequest) -> SimulatedTurn:
+        """One call per reply; a failed call yields an empty utterance with the reason."""
+        scenario = request.scenario
+        goals = scenario.goals
+        result = self._judge(scenario.domain).invoke(
+            {
+                "scenario": scenario.scenario_text(),
+                "goals": "\n".join(f"{n}. {g}" for n, g in enumerate(goals, 1)) or "none",
+                "conversation_history": render_chat(request.chat),
+            }
+        )
+        if result.value is None:
+            return SimulatedTurn(utterance="", judge=self.name, reason=result.reason)
+        said = result.value
+        token = next((t for t in CONTROL_TOKENS if t in said.message), None)
+        utterance = said.message
+        for control in CONTROL_TOKENS:
+            utterance = utterance.replace(control, "")
+        index = min(max(said.goal_index - 1, 0), len(goals) - 1) if goals else None
+        user_turns = sum(turn.role == "user" for turn in request.chat) + 1
+        capped = user_turns >= scenario.max_user_turns and token is None and not said.stop
+        stop = said.stop or token is not None or capped
+        return SimulatedTurn(
+            utterance=utterance.strip() or said.message.strip(),
+            stop=stop,
+            goal_shift=said.shifted,
+            judge=self.name,
+            goal_index=index,
+            goal=goals[index] if index is not None else None,
+            stop_token=token or (STOP if stop else None),
+            progress_reason=f"turn cap: {scenario.max_user_turns} user messages"
+            if capped
+            else None,
+        )
+
+    def _judge(self, domain: str) -> LLMJudge[TaskUserReply]:
+        with self._lock:
+            if domain not in self._judges:
+                first = next(iter(self._judges.values()), None)
+                model = self._chat_model or (first.chat_model if first is not None else None)
+                self._judges[domain] = LLMJudge(
+                    role=SIMULATOR_ROLE,
+                    spec=self.spec,
+                    prompt=TASK_USER_PROMPT,
+                    system=self._system(domain),
+                    output_model=TaskUserReply,
+                    chat_model=model,
+                    **self._settings,
+                )
+            return self._judges[domain]
+
+    def _system(self, domain: str) -> str:
+        guidelines = self._root / GUIDELINES
+        try:
+            text = guidelines.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise JudgeConfigError(
+                f"the LLM user simulator needs AgentChangeBench's guidelines at {guidelines} "
+                f"(set TODEVAL_DATA_DIR): {exc}"
+            ) from exc
+        policy = self._root / "domains" / domain / "user_policy.md" if domain else None
+        user_policy = policy.read_text(encoding="utf-8") if policy and policy.is_file() else ""
+        return TASK_USER_SYSTEM_PROMPT.format(
+            guidelines=text.strip(), user_policy=user_policy.strip()
+        ).strip()

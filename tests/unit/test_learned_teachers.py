@@ -1,0 +1,155 @@
+"""The learned local turn-quality teachers: what they flag, when they abstain, certain evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.schema import Dialogue, Turn
+from nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from nodes.goal_success.judges.turn_quality.certain import certain_failure
+from nodes.goal_success.judges.turn_quality.learned import (
+    FitReactionTeacher,
+    LearnedTeacher,
+    ReplyReactionTeacher,
+    TurnQualityModel,
+    TurnTeacher,
+    shipped_model,
+)
+from nodes.goal_success.judges.turn_quality.role import TurnLabel
+from nodes.goal_success.voting import vote_turn
+
+REACTION = ("local:reply-reaction", "local:fit-reaction")
+LEARNED = ("local:turn", *REACTION)
+
+
+def dialogue(*pairs: tuple[str, str], dialogue_id: str = "d-1", **turn_fields: Any) -> Dialogue:
+    """A dialogue of (user message, reply) pairs; ``turn_fields`` go on every turn."""
+    return Dialogue.model_validate(
+        {
+            "dialog_id": dialogue_id,
+            "turns": [
+                {"turn_number": i, "user_msg": u, "response": r, **turn_fields}
+                for i, (u, r) in enumerate(pairs, start=1)
+            ],
+        }
+    )
+
+
+def labels(spec: str, d: Dialogue) -> list[TurnLabel]:
+    teacher = turn_quality_teacher(spec)
+    teacher.prepare([d])
+    return teacher.label(d).turns
+
+
+WRONG_DAY = dialogue(
+    ("Can you book a table for two at Nopa on Tuesday at 7 pm?",
+     "Done! Your table for two at Nopa is booked for Thursday at 7 pm."),
+    ("No, I said Tuesday, not Thursday.",
+     "Sorry about that, I've moved your booking to Tuesday at 7 pm."),
+    ("Great, thanks. That's all.", "You're welcome, enjoy your dinner!"),
+)  # fmt: skip
+RIGHT_BOOKING = dialogue(
+    ("Can you book a table for two at Nopa on Tuesday at 7 pm?",
+     "Done! Your table for two at Nopa is booked for Tuesday at 7 pm."),
+    ("Thanks, that's perfect.", "You're welcome, enjoy your dinner!"),
+)  # fmt: skip
+
+
+def test_model_files_load_and_every_variant_registers() -> None:
+    model = TurnQualityModel.load()
+    assert model.arrays and 0 < model.prior < 0.5
+    for spec, cls in zip(
+        LEARNED, (TurnTeacher, ReplyReactionTeacher, FitReactionTeacher), strict=True
+    ):
+        teacher = turn_quality_teacher(spec)
+        assert isinstance(teacher, cls) and teacher.name == spec
+        band = model.band(teacher.key)
+        assert 0 < band.succ < band.fail < 1
+    assert set(model.teacher("turn")["blocks"]) == {"R", "C"}
+    assert all("N" in model.teacher(spec.split(":")[1])["blocks"] for spec in REACTION)
+
+
+@pytest.mark.parametrize("spec", REACTION)
+def test_a_correction_after_a_wrong_reply_is_a_failure(spec: str) -> None:
+    first = labels(spec, WRONG_DAY)[0]
+    assert first.quality == "failure", first.rationale
+    assert first.rcof in {"E1", "E2", "E3", "E4", "E5", "E6", "E7"}
+    assert "p(failure)=" in first.rationale
+
+
+@pytest.mark.parametrize("spec", LEARNED)
+def test_a_right_confirmation_followed_by_thanks_is_not_flagged(spec: str) -> None:
+    first = labels(spec, RIGHT_BOOKING)[0]
+    assert first.quality != "failure", first.rationale
+    assert first.rcof is None
+
+
+def test_a_broken_last_reply_is_flagged_by_the_two_teachers_that_read_the_reply() -> None:
+    d = dialogue(
+        ("What time does the pharmacy on Elm Street close?", "HTTP 503 Service Unavailable")
+    )
+    found = {spec: labels(spec, d)[0] for spec in LEARNED}
+    for spec in ("local:turn", "local:reply-reaction"):
+        assert found[spec].quality == "failure", found[spec].rationale
+    said = [
+        {"judge": s, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
+        for s, t in found.items()
+    ]
+    assert vote_turn(1, said)["quality"] == "failure"
+
+
+@pytest.mark.parametrize("spec", REACTION)
+def test_the_last_turn_falls_back_to_reply_side_evidence(spec: str) -> None:
+    last = labels(spec, RIGHT_BOOKING)[-1]
+    assert "no reaction (last turn)" in last.rationale
+    assert last.quality != "failure", last.rationale
+    assert "reaction 0." not in last.rationale  # no reaction probability is reported
+
+
+def test_inside_the_band_the_teacher_abstains_and_says_why() -> None:
+    shipped = shipped_model()
+    meta = dict(shipped.meta)
+    meta["teachers"] = {k: dict(v) for k, v in shipped.meta["teachers"].items()}
+    meta["teachers"]["reply-reaction"]["band"] = {"succ": 0.0, "fail": 1.0}
+    teacher = ReplyReactionTeacher(TurnQualityModel(shipped.arrays, meta))
+    teacher.prepare([WRONG_DAY])
+    first = teacher.label(WRONG_DAY).turns[0]
+    assert first.quality is None and first.rcof is None
+    assert "uncertain band [0.000, 1.000)" in first.rationale
+    assert "p(failure)=" in first.rationale
+
+
+def test_labels_are_deterministic_and_independent_of_the_batch() -> None:
+    teacher: LearnedTeacher = FitReactionTeacher()
+    teacher.prepare([WRONG_DAY, RIGHT_BOOKING])
+    together = teacher.label(WRONG_DAY).turns
+    teacher.prepare([WRONG_DAY])
+    alone = teacher.label(WRONG_DAY).turns
+    assert together == alone == FitReactionTeacher().label(WRONG_DAY).turns
+
+
+def test_certain_evidence() -> None:
+    def turn(response: str = "Your table is booked.", **metadata: Any) -> Turn:
+        return Turn(turn_number=1, user_msg="Book it.", response=response, metadata=metadata)
+
+    assert certain_failure(turn()) is None
+    assert certain_failure(turn(action={"tool": "book", "status": "ok"})) is None
+    assert certain_failure(turn(latency_ms=45_000)) is None  # slow is not certain
+    assert certain_failure(turn("  ")) == ("E5", "certain evidence: empty reply")
+    code, reason = certain_failure(turn(error="gateway_502")) or ("", "")
+    assert code == "E5" and "gateway_502" in reason
+    assert certain_failure(turn(timed_out=True)) is not None
+    failed = [{"tool": "search", "status": "ok"}, {"tool": "book", "status": "Error"}]
+    code, reason = certain_failure(turn(action=failed)) or ("", "")
+    assert code == "E5" and "book" in reason
+
+
+def test_certain_evidence_decides_the_vote_alone() -> None:
+    d = dialogue(("Book it please.", "Your table is booked."), metadata={"error": "gateway_502"})
+    say = {"quality": "success", "rcof": None, "rationale": "looks fine"}
+    teachers = [{"judge": spec, **say} for spec in LEARNED]
+    voted = vote_turn(1, teachers, certain_failure(d.turns[0]))
+    assert voted["quality"] == "failure" and voted["rcof"] == "E5"
+    assert voted["decided_by"] == "certain_evidence"

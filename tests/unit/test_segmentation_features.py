@@ -1,0 +1,157 @@
+"""The transferable segmentation features and the shipped ``local:learned`` model.
+
+Small hand-made human-style dialogues: a taxi between the hotel and restaurant just booked is a
+new goal although it names both; the booked restaurant's postcode is not; "thanks, I also need
+a train" is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from evals.schema import Dialogue
+from nodes.goal_success.judges.segmentation import segmentation_judge
+from nodes.goal_success.judges.segmentation.discourse import skeleton
+from nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
+from nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
+from nodes.goal_success.judges.segmentation.spans import find_spans, mentions
+from nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
+
+
+def _dialogue(dialogue_id: str, pairs: list[tuple[str, str]]) -> Dialogue:
+    turns: list[dict[str, Any]] = [
+        {"turn_number": k, "user_msg": user, "response": reply}
+        for k, (user, reply) in enumerate(pairs, start=1)
+    ]
+    return Dialogue(dialogue_id=dialogue_id, turns=turns)
+
+
+HOTEL_THEN_TAXI = _dialogue(
+    "hotel-taxi",
+    [
+        (
+            "I need a cheap guesthouse in the east for two nights from Friday, 2 people.",
+            "Briar Cottage is a cheap 4-star guesthouse in the east. I've booked it for 2 "
+            "people, 2 nights from Friday. Your reference is BC81QW2Z.",
+        ),
+        (
+            "Great. I also need a taxi from the guesthouse to Mezze Yard by 19:30 on Friday.",
+            "I've booked a white Toyota from Briar Cottage to Mezze Yard, arriving by 19:30. "
+            "The contact number is 07700 900123.",
+        ),
+        ("Thanks, that's all.", "You're welcome, goodbye!"),
+    ],
+)
+RESTAURANT_POSTCODE = _dialogue(
+    "restaurant-postcode",
+    [
+        (
+            "Can you book a table for 4 at an Italian place in the centre tonight at 7?",
+            "I've booked a table for 4 at Trattoria Lupo in the centre tonight at 19:00. "
+            "Reference TL20KQ1M.",
+        ),
+        ("What's the postcode of the restaurant?", "Trattoria Lupo's postcode is EB1 3DE."),
+        ("Thank you, bye.", "Goodbye!"),
+    ],
+)
+THANKS_ALSO_TRAIN = _dialogue(
+    "museum-train",
+    [
+        (
+            "Are there any museums in the centre?",
+            "The Museum of Clocks is in the centre and free to enter.",
+        ),
+        ("What's its phone number?", "It's 01632 960417."),
+        (
+            "Thanks, I also need a train to Wexmoor on Saturday after 5pm.",
+            "The 17:12 to Wexmoor arrives at 18:01. Shall I book it?",
+        ),
+        ("Yes, two tickets please.", "Booked: two tickets, reference 8KQ2ZP1D."),
+    ],
+)
+
+
+@pytest.fixture(scope="module")
+def learned() -> LearnedSegmenter:
+    judge = segmentation_judge("local:learned")
+    assert isinstance(judge, LearnedSegmenter)
+    return judge
+
+
+def _labels(judge: LearnedSegmenter, dialogue: Dialogue) -> list[bool | None]:
+    return judge.segment(dialogue, time_gap_minutes=30.0, threshold=None).is_new_goal
+
+
+def test_a_taxi_after_the_hotel_booking_is_a_new_goal(learned: LearnedSegmenter) -> None:
+    assert _labels(learned, HOTEL_THEN_TAXI) == [True, True, False]
+
+
+def test_the_booked_restaurants_postcode_continues_the_goal(learned: LearnedSegmenter) -> None:
+    assert _labels(learned, RESTAURANT_POSTCODE) == [True, False, False]
+
+
+def test_thanks_i_also_need_a_train_is_a_new_goal(learned: LearnedSegmenter) -> None:
+    assert _labels(learned, THANKS_ALSO_TRAIN) == [True, False, True, False]
+
+
+def test_the_shipped_model_loads_and_matches_the_features() -> None:
+    model = BoostedTrees.load(MODEL_PATH)
+    assert model.feature_names == FEATURE_NAMES
+    assert 0.0 < model.threshold_probability < 1.0
+    assert model.metadata["trained_on"].startswith("SGD train")
+    rows = np.zeros((3, len(FEATURE_NAMES)), np.float32)
+    assert model.logits(rows).shape == (3,)
+
+
+def test_segmentation_is_deterministic(learned: LearnedSegmenter) -> None:
+    first = learned.segment(THANKS_ALSO_TRAIN, time_gap_minutes=30.0, threshold=None)
+    again = LearnedSegmenter().segment(THANKS_ALSO_TRAIN, time_gap_minutes=30.0, threshold=None)
+    assert first.probabilities == again.probabilities
+    assert first.is_new_goal == again.is_new_goal
+
+
+def test_spans_are_found_by_shape_not_by_slot_name() -> None:
+    spans = find_spans("Done! A table for 3 at Mezze Yard on Thursday at 19:15, ref MZ7Q2K4T.")
+    assert spans.by_type["time"] == {"19:15"}
+    assert spans.by_type["day"] == {"thursday"}
+    assert spans.by_type["count"] == {"for 3"}
+    assert spans.by_type["code"] == {"mz7q2k4t"}
+    assert spans.names() == {"mezze yard"}
+    said = "can we get a cab from the lido"
+    assert mentions(find_spans("Westfield Lido is open").names(), find_spans(said), said)
+
+
+def test_the_discourse_skeleton_hides_content_words() -> None:
+    words = skeleton("Thanks. I also need a taxi to Mezze Yard at 7")
+    assert words == [
+        "thanks",
+        ".",
+        "i",
+        "also",
+        "need",
+        "a",
+        "<w>",
+        "to",
+        "<name>",
+        "<name>",
+        "at",
+        "<num>",
+    ]
+
+
+def test_a_padded_tree_predicts_like_the_original() -> None:
+    # root: x0 <= 0.5 ? leaf 1.0 : (x1 <= 2.0 ? leaf -1.0 : leaf 3.0)
+    left = np.array([1, -1, 3, -1, -1])
+    right = np.array([2, -1, 4, -1, -1])
+    feature = np.array([0, -2, 1, -2, -2])
+    threshold = np.array([0.5, 0.0, 2.0, 0.0, 0.0])
+    value = np.array([0.0, 1.0, 0.0, -1.0, 3.0])
+    arrays = complete_tree(left, right, feature, threshold, value, depth=3)
+    model = BoostedTrees(
+        feature=arrays[0][None], threshold=arrays[1][None], leaf=arrays[2][None], base=0.5
+    )
+    rows = np.array([[0.0, 9.0], [1.0, 1.0], [1.0, 5.0]], np.float32)
+    assert model.logits(rows).tolist() == [1.5, -0.5, 3.5]
