@@ -80,7 +80,7 @@ browser:  ## Debian's headless Chromium and chromedriver (apt), once per machine
 	sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
 	echo "installing $(CHROMIUM_PACKAGES) from Debian's packages (about a minute, once)"; \
 	$$sudo apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	  $(CHROMIUM_PACKAGES) >/dev/null
 # --- end headless Chromium --------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 
 from evals.report import (
     MISSING,
@@ -17,6 +18,7 @@ from evals.report import (
     bar_chart,
     goal_success_section,
     render_report,
+    table,
     write_report,
 )
 
@@ -185,7 +187,7 @@ def overview_of(html: str) -> str:
 
 def test_page_parses_with_balanced_tags_and_unique_ids(tmp_path: Path) -> None:
     goals, dialogues = corpus()
-    other = Section("memory", "Memory", [("recall@5", "0.74")], "<p>memory body</p>")
+    other = Section("memory", "Memory", [("recall@5", "0.74")], table(["memory"], [["body"]]))
     path = tmp_path / "out" / "report.html"
     write_report(path, "todeval", [goal_success_section(summary(), goals, dialogues), other])
     page = Page(path.read_text(encoding="utf-8"))
@@ -197,7 +199,7 @@ def test_page_parses_with_balanced_tags_and_unique_ids(tmp_path: Path) -> None:
 
 def test_overview_lists_every_sections_headline_figures_first() -> None:
     gsr = goal_success_section(summary(), [])
-    other = Section("memory", "Memory <m>", [("recall@5", "0.74"), ("dGCR", MISSING)], "")
+    other = Section("memory", "Memory <m>", [("recall@5", "0.74"), ("dGCR", MISSING)], Markup())
     html = render_report("run", [gsr, other], meta={"input": "dialogues.jsonl"})
     overview = overview_of(html)
     assert html.index(overview) < html.index('<section id="goal-success"')
@@ -297,8 +299,8 @@ def test_cap_note_appears_when_failed_goals_exceed_the_cap() -> None:
 
 
 def test_sections_render_in_order_with_their_own_anchors() -> None:
-    first = Section("alpha", "Alpha", [("a", "1")], "<p>first body</p>")
-    second = Section("beta", "Beta", [("b", "2")], "<p>second body</p>")
+    first = Section("alpha", "Alpha", [("a", "1")], table(["first"], [["first body"]]))
+    second = Section("beta", "Beta", [("b", "2")], table(["second"], [["second body"]]))
     html = render_report("t", [second, first])
     assert html.index('<section id="beta"') < html.index('<section id="alpha"')
     assert html.index("second body") < html.index("first body")
@@ -306,8 +308,8 @@ def test_sections_render_in_order_with_their_own_anchors() -> None:
     assert toc.index('href="#beta"') < toc.index('href="#alpha"')
     for bad in (
         [first, first],
-        [Section("a b", "x", [], "")],
-        [Section("report-overview", "x", [], "")],
+        [Section("a b", "x", [], Markup())],
+        [Section("report-overview", "x", [], Markup())],
     ):
         with pytest.raises(ValueError):
             render_report("t", bad)

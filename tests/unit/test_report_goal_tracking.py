@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evals.report import MISSING, Section, goal_tracking_section, render_report
+from evals.report import MISSING, Section, goal_tracking_section, render_report, table
 from evals.report.svg import Series, line_chart
 from tests.unit.test_report import NASTY_ID, NASTY_MSG, Page
 
@@ -103,7 +103,7 @@ def svg_of(html: str, title: str) -> str:
 
 
 def test_page_parses_with_balanced_tags_and_unique_ids() -> None:
-    other = Section("memory", "Memory", [("recall@5", "0.74")], "<p>memory</p>")
+    other = Section("memory", "Memory", [("recall@5", "0.74")], table(["memory"], [["0.74"]]))
     html = render_report("run", [goal_tracking_section(summary(), corpus()), other])
     page = Page(html)
     assert page.errors == [] and page.stack == []
