@@ -96,7 +96,7 @@ review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review O
 	$(BIN)/todeval review $(OUT)
 
 test: model llm-install browser  ## the whole offline test suite (unit + integration)
-	$(BIN)/pytest -q -p no:cacheprovider tests
+	$(BIN)/pytest -q -p no:cacheprovider --durations=25 tests
 
 test-unit: model
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit
@@ -125,12 +125,15 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.goal_extraction
 	$(BIN)/python -m bench.goal_tracking
 	$(BIN)/python -m bench.goal_tracking_tokens
+	$(BIN)/python -m bench.atod
 	$(BIN)/python -m bench.memory_retrieval
 	$(BIN)/python -m bench.memory_active
+	$(BIN)/python -m bench.memory_active --baselines --individuals 10
 	$(BIN)/python -m bench.slot_repair
 	$(BIN)/python -m bench.goal_shift
 	$(BIN)/python -m bench.proactive
 	$(BIN)/python -m bench.environment_fidelity
+	$(BIN)/python -m bench.simulation
 	$(BIN)/python -m bench.evaluation
 	$(BIN)/python -m bench.llm_faults
 	$(BIN)/python -m bench.llm_roles

@@ -149,14 +149,21 @@ the previous request, and would otherwise process the teacher's identical prompt
 
 @contextmanager
 def old_two_call_segmenter(context: Context) -> Iterator[None]:
-    """The segmenter sends its own request: no response cache, a prompt of its own."""
-    llm = segmenter(context).call.llm  # type: ignore[attr-defined]
+    """The segmenter sends its own request: no response cache, a prompt of its own.
+
+    The settings live on the Appendix D call's ``llm``; the per-window judges it derives from
+    them (when it has any) are dropped before and after, so they are rebuilt from ``llm``.
+    """
+    call = segmenter(context).call  # type: ignore[attr-defined]
+    llm, windows = call.llm, getattr(call, "_judges", {})
     saved = llm.cache, llm.system
     llm.cache, llm.system = None, SEGMENTER_NOTE + (llm.system or "")
+    windows.clear()
     try:
         yield
     finally:
         llm.cache, llm.system = saved
+        windows.clear()
 
 
 def gsr_figures(context: Context, count: int, *, two_calls: bool) -> dict[str, float]:

@@ -8,11 +8,16 @@ Builds three MS-TOD-style benchmarks with ``todeval memory build-bench`` and eva
 (c) SGD train restricted to services held out of everything the local judges were tuned on
     (:data:`HELD_OUT_SERVICES`: the train services that dev does not have).
 
+(a') bench (a) built with ``--hard``: the re-entry line names no stored value, so memory is
+     found from the intent and the user's own utterance.
+
 For each it prints Recall@5, slot accuracy beside its ceiling (the share of gold values
 recoverable before repair, per item and pooled; :mod:`evals.metrics.memory.ceiling`), JGA
-beside its ceiling, DTE beside its floor, the repair success rate, and wall time. ``--ablation``
-runs MAP's comparison grid (retrieval x judger, refinement) on (a) instead. Figures only, not a
-test; ``--individuals`` keeps runs short on a shared machine.
+(from the predicted dialogue state) beside its ceiling and the mention-based JGA, DTE beside its
+floor, the repair success rate, and wall time. ``--ablation`` runs MAP's comparison grid
+(retrieval x judger, refinement) on (a) instead; ``--baselines`` runs MAP, its per-QA activation
+and the paper's comparison settings (``memory eval --baselines``) on (a) and (a'), with the
+schema. Figures only, not a test; ``--individuals`` keeps runs short on a shared machine.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from graphs.api import ablation_table
 from stores.paths import PROJECT_ROOT, data_dir
 
 #: SGD train services absent from SGD dev: bench (c) is built from train dialogues that use
@@ -51,12 +55,14 @@ def held_out_sgd(train: Path, out: Path, services: tuple[str, ...] = HELD_OUT_SE
     return kept
 
 
-def build(sgd: Path, split: str, seed: int, individuals: int, out: Path) -> None:
+def build(
+    sgd: Path, split: str, seed: int, individuals: int, out: Path, *, hard: bool = False
+) -> None:
     """``todeval memory build-bench`` (quietly)."""
     subprocess.run(
         [sys.executable, "-m", "cli.main", "memory", "build-bench", "--sgd", str(sgd),
          "--split", split, "--seed", str(seed), "--individuals", str(individuals),
-         "--out", str(out)],
+         "--out", str(out), *(["--hard"] if hard else [])],
         check=True, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
     )  # fmt: skip
 
@@ -68,14 +74,25 @@ def _pct(value: Any) -> str:
 def figures_line(label: str, summary: dict[str, Any], elapsed: float) -> str:
     """One row: every figure beside its ceiling."""
     return (
-        f"{label:34} {summary['items']:5d}  R@5 {_pct(summary.get('recall_at_5'))}  "
+        f"{label:44} {summary['items']:5d}  R@5 {_pct(summary.get('recall_at_5'))}  "
         f"slot acc {_pct(summary.get('slot_accuracy'))} / ceil {_pct(summary.get('slot_ceiling'))}"
         f" (pooled {_pct(summary.get('slot_accuracy_pooled'))} / "
         f"{_pct(summary.get('slot_ceiling_pooled'))})  "
-        f"JGA {_pct(summary.get('jga'))} / ceil {_pct(summary.get('jga_ceiling'))}  "
+        f"JGA {_pct(summary.get('jga'))} / ceil {_pct(summary.get('jga_ceiling'))} "
+        f"(mention {_pct(summary.get('jga_mention'))})  "
         f"DTE {_pct(summary.get('dte'))} / floor {_pct(summary.get('dte_floor'))}  "
         f"S.R. {_pct(summary.get('success_rate'))}  {elapsed:5.0f} s"
     )
+
+
+def evaluate(bench: Path, extra: list[str], root: Path, out: Path) -> tuple[dict[str, Any], float]:
+    """``todeval memory eval`` on ``bench`` in process memory; the summary and wall seconds."""
+    summary, elapsed, _ = run_cli(
+        ["memory", "eval", str(bench), "--bank-backend", "memory", "--checkpoints", ":memory:",
+         *extra],
+        home=root / "home", out=out,
+    )  # fmt: skip
+    return summary, elapsed
 
 
 def main() -> None:
@@ -85,7 +102,11 @@ def main() -> None:
     parser.add_argument("--individuals", type=int, default=30, help="per bench (21 items each)")
     parser.add_argument("--fresh-seed", type=int, default=7, help="seed of bench (b)")
     parser.add_argument("--held-out-seed", type=int, default=3, help="seed of bench (c)")
-    parser.add_argument("--ablation", action="store_true", help="the grid on bench (a) only")
+    grid = parser.add_mutually_exclusive_group()
+    grid.add_argument("--ablation", action="store_true", help="the grid on bench (a) only")
+    grid.add_argument(
+        "--baselines", action="store_true", help="the comparison settings on (a) and (a')"
+    )
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores")
     dev, train = args.sgd_dir / "sgd_dev.jsonl.gz", args.sgd_dir / "sgd_train.jsonl.gz"
@@ -95,32 +116,40 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
         root = Path(tmp)
         benches = [
-            ("(a) SGD dev, seed 0", dev, "dev", 0),
-            (f"(b) SGD dev, seed {args.fresh_seed}", dev, "dev", args.fresh_seed),
+            ("(a) SGD dev, seed 0", dev, "dev", 0, False),
+            ("(a') SGD dev, seed 0, hard re-entry", dev, "dev", 0, True),
+            (f"(b) SGD dev, seed {args.fresh_seed}", dev, "dev", args.fresh_seed, False),
         ]
-        if train.exists() and not args.ablation:
+        if train.exists() and not (args.ablation or args.baselines):
             held = root / "sgd_train.jsonl.gz"
             print(f"held-out services: {held_out_sgd(train, held)} SGD train dialogues")
-            benches.append(("(c) SGD train, held-out services", held, "train", args.held_out_seed))
-        for label, source, split, seed in benches if not args.ablation else benches[:1]:
-            bench = root / f"{split}_{seed}.json"
-            build(source, split, seed, args.individuals, bench)
+            benches.append(
+                ("(c) SGD train, held-out services", held, "train", args.held_out_seed, False)
+            )
+        if args.ablation:
+            benches = benches[:1]
+        elif args.baselines:
+            benches = benches[:2]
+        for label, source, split, seed, hard in benches:
+            bench = root / f"{split}_{seed}{'_hard' if hard else ''}.json"
+            build(source, split, seed, args.individuals, bench, hard=hard)
             schema = args.sgd_dir / f"schema_{split}.json"
-            for with_schema in (True, False) if not args.ablation else (True,):
+            grids = args.ablation or args.baselines
+            for with_schema in (True,) if grids else (True, False):
                 extra = ["--schema", str(schema)] if with_schema else []
                 if args.ablation:
                     extra.append("--ablation")
-                out = root / f"out_{split}_{seed}_{with_schema}"
-                summary, elapsed, _ = run_cli(
-                    ["memory", "eval", str(bench), "--bank-backend", "memory",
-                     "--checkpoints", ":memory:", *extra],
-                    home=root / "home", out=out,
-                )  # fmt: skip
-                if args.ablation:
-                    print(ablation_table(summary["ablation"]))
-                    continue
-                tag = "schema" if with_schema else "no schema"
-                print(figures_line(f"{label}, {tag}", summary, elapsed), flush=True)
+                if args.baselines:
+                    extra.append("--baselines")
+                out = root / f"out_{bench.stem}_{with_schema}"
+                if grids:  # the child prints the table itself
+                    print(f"{label}, schema:", flush=True)
+                summary, elapsed = evaluate(bench, extra, root, out)
+                if grids:
+                    print(f"({elapsed:.0f} s)\n", flush=True)
+                else:
+                    tag = "schema" if with_schema else "no schema"
+                    print(figures_line(f"{label}, {tag}", summary, elapsed), flush=True)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,13 @@
    quadratic weighted kappa of the guidance and target-planning scores, Cohen's kappa of
    sub-target coverage, on the held-out half (what the validity cards report) and, for
    reference only, on the half the maps were fit on; seconds per dialogue and per plan.
+3. The two tasks with local roles and the local reference agent on the bundled sample: seconds
+   per environment and run (target planning; dialogue guidance at each agreeableness), and the
+   full table, mean +- std over ``--runs`` runs, overall and by domain, tier and agreeableness.
+   An LLM agent or user (``--agent``/``--user``, e.g. a local server) runs one domain file only
+   (a 2-core local model takes hours over the whole sample).
 
-Figures only; nothing here is a test. ``python -m bench.proactive [--n 60]``.
+Figures only; nothing here is a test. ``python -m bench.proactive [--n 60] [--runs 3]``.
 """
 
 from __future__ import annotations
@@ -25,11 +30,12 @@ from evals.datasets.proactive_labels import load_guidance_dialogues, load_target
 from evals.metrics.agreement import cohen_kappa, weighted_kappa
 from evals.metrics.proactive.agreement import calibration_half, kappa_interval
 from evals.proactive_schema import ProactiveItem
-from graphs.corpus.proactive import synthesize_proactive
+from graphs.corpus.proactive import run_dialogue_guidance, run_target_planning, synthesize_proactive
 from nodes.context import Context
 from nodes.proactive.judges.guidance_judge import guidance_judge
 from nodes.proactive.judges.target_density import target_density_judge
 from nodes.proactive.judges.target_planning_judge import target_planning_judge
+from nodes.proactive.judges.target_reached import target_reached_judge
 from stores.embeddings import get_embedder
 from stores.paths import PROJECT_ROOT
 
@@ -109,23 +115,90 @@ def agreement() -> None:
         plan_halves[half][0].append(verdict.score)
         plan_halves[half][1].append(p.score)
     per_plan = (time.perf_counter() - started) / len(plans)
+    reached = target_reached_judge("local")
+    labelled = [d for d in dialogues if d.target_reached is not None]
+    said = [
+        reached.check(items[d.environment_id].reference, d.messages).reached is True
+        for d in labelled
+    ]
     print(
         "local judges vs the todeval team's labels (paper's GPT-4o: 0.826 planning, 0.721 guidance)"
     )
     _report("guidance (quadratic)", halves, weighted_kappa)
     _report("planning (quadratic)", plan_halves, weighted_kappa)
     _report("sub-target coverage (Cohen)", covered, cohen_kappa)
+    gold = [bool(d.target_reached) for d in labelled]
+    print(
+        f"  target reached (Cohen), all {len(gold)} labelled dialogues: "
+        f"kappa={cohen_kappa(said, gold):.3f}  (in-sample: its agreement words were written "
+        "after reading them)"
+    )
     print(
         f"  seconds per dialogue (guidance + density): {per_dialogue:.4f}; per plan: {per_plan:.4f}"
     )
 
 
+def _mean_std(figure: dict[str, Any]) -> str:
+    if figure["mean"] is None:
+        return "n/a"
+    return f"{figure['mean']:.2f}" + ("" if figure["std"] is None else f" +- {figure['std']:.2f}")
+
+
+def _table(summary: dict[str, Any]) -> None:
+    names = list(summary["figures"])
+    print("    " + " | ".join(["group", *names]))
+    print("    " + " | ".join(["all", *(_mean_std(summary["figures"][n]) for n in names)]))
+    for key, groups in summary["by"].items():
+        for value, found in groups.items():
+            cells = [f"{key}={value}", *(_mean_std(found[n]) for n in names)]
+            print("    " + " | ".join(cells))
+
+
+def tasks(runs: int, agent: str | None, user: str | None) -> None:
+    """Seconds per environment and run of each task, and the full table (see the module doc)."""
+    get_embedder().embed(["warm up"])  # model load is not task time
+    context = Context() if user is None else Context(user_simulator=user)
+    source = SAMPLE if agent is None and user is None else SAMPLE / "recommendation" / "eval.json"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        checkpoints = str(root / "ck.sqlite")
+        started = time.perf_counter()
+        extra: dict[str, Any] = {} if agent is None else {"agent": agent}
+        plan = run_target_planning(
+            source, context, out=root / "plan", runs=runs, checkpoints=checkpoints, **extra
+        )
+        seconds = time.perf_counter() - started
+        n = plan["counts"]["runs"]
+        print(f"target planning: {n} runs in {seconds:.2f} s, {seconds / n:.4f} s per env and run")
+        _table(plan)
+        started = time.perf_counter()
+        guide = run_dialogue_guidance(
+            source, context, out=root / "guide", runs=runs, checkpoints=checkpoints, **extra
+        )
+        seconds = time.perf_counter() - started
+        n = guide["counts"]["runs"]
+        print(
+            f"dialogue guidance: {n} dialogues in {seconds:.2f} s, {seconds / n:.4f} s per "
+            f"env, tier and run (every turn checkpointed in SQLite)"
+        )
+        _table(guide)
+        started = time.perf_counter()
+        run_dialogue_guidance(
+            source, context, out=root / "again", runs=runs, checkpoints=checkpoints, **extra
+        )
+        print(f"  re-run reading the finished threads back: {time.perf_counter() - started:.2f} s")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=60, help="environments to synthesise")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each task")
+    parser.add_argument("--agent", default=None, help="agent spec (default: reference agent)")
+    parser.add_argument("--user", default=None, help="simulated user spec (default: local)")
     args = parser.parse_args(argv)
     synthesis(args.n)
     agreement()
+    tasks(args.runs, args.agent, args.user)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,15 @@ def writable_folder(raw: str) -> Path:
     return path
 
 
+def writable_file(raw: str) -> Path:
+    """An argparse type: an output file in a folder that is, or can be made, writable."""
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write to {path}: it is a folder")
+    writable_folder(str(path.parent))
+    return path
+
+
 LLM_FLAGS = {
     "llm_timeout": "llm_timeout_s",
     "llm_concurrency": "llm_max_concurrency",

@@ -11,10 +11,9 @@ run only and both runs' judges).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from cli.common import count
+from cli.common import count, writable_folder
 from graphs.api import compare_folders, text_table
 
 
@@ -34,7 +33,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("dir_a", metavar="DIR_A", help="output folder of the baseline run (A)")
     parser.add_argument("dir_b", metavar="DIR_B", help="output folder of the run compared (B)")
     parser.add_argument(
-        "--out", type=Path, default=None, help="output folder (default: DIR_B/compare)"
+        "--out", type=writable_folder, default=None, help="output folder (default: DIR_B/compare)"
     )
     parser.add_argument("--resamples", type=count, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (same seed, same CIs)")

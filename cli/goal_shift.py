@@ -109,11 +109,21 @@ def run(args: argparse.Namespace) -> int:
 def one_line(summary: Mapping[str, Any], out: Path) -> str:
     """The last line a run prints."""
     counts, gsrt = summary["counts"], summary["gsrt"]
+    differing = summary.get("param_validity_differences") or []
+    if summary.get("compat") == "upstream":
+        differing = []  # P is upstream's keyword rule already
+    rule = (
+        f" ({len(differing)} calls whose P differs from upstream's keyword rule, P "
+        f"{fmt_figure(summary.get('param_validity_upstream'))} by it: see "
+        "param_validity_differences, or --compat upstream)"
+        if differing
+        else ""
+    )
     return (
         f"scored {counts['conversations']} conversations ({summary['num_tool_calls']} tool "
         f"calls, {gsrt['shifts']} shifts): TSR {fmt_figure(summary['tsr'])}, TUE "
         f"{fmt_figure(summary['tue'])} (T {fmt_figure(summary['tool_correctness'])}, P "
-        f"{fmt_figure(summary['param_validity'])}), TCRR {fmt_figure(summary['tcrr'])}, "
+        f"{fmt_figure(summary['param_validity'])}){rule}, TCRR {fmt_figure(summary['tcrr'])}, "
         f"recovery {fmt_figure(gsrt['recovery_rate'])}; "
         f"{counts['conversations_with_issues']} with transcript issues, "
         f"{counts['skipped_records']} unreadable records skipped, "

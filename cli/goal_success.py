@@ -17,6 +17,7 @@ from cli.common import (
     add_corpus_arguments,
     fmt_figure,
     input_path,
+    positive,
     progress,
     resolved_format,
     with_llm_settings,
@@ -63,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="do not pause for humans: ambiguous turns stay unlabelled (null)",
     )
+    _add_teacher_inputs(parser)
     parser.add_argument(
         "--segmentation-only",
         action="store_true",
@@ -85,6 +87,38 @@ def add_parser(subparsers: Any) -> None:
     segment.set_defaults(run=run, segmentation_only=True)
 
 
+def _add_teacher_inputs(parser: argparse.ArgumentParser) -> None:
+    """Paper 004's sampling step, the business rules and the human calibration."""
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="evaluate a sample of N dialogues, long sessions oversampled (paper 004, §6); "
+        "summary.json lists the sampled dialogues",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the --sample draw (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--sop",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a text file with the domain's business rules (SOP), given to the LLM teachers' "
+        "prompt; local teachers ignore it (summary.json says which teachers read it)",
+    )
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="calibration.json of an earlier reviewed run (todeval review writes it): each "
+        "teacher's agreement with the human verdicts is reported, and teachers people often "
+        "overruled are flagged",
+    )
+
+
 def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -> None:
     defaults = Context()
     parser.add_argument(
@@ -102,7 +136,7 @@ def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -
     )
     parser.add_argument(
         "--time-gap-minutes",
-        type=float,
+        type=positive,
         default=defaults.time_gap_minutes,
         help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
     )
@@ -131,8 +165,17 @@ def run(args: argparse.Namespace) -> int:
     if not teachers:
         raise UsageError("--teachers needs at least one teacher spec")
     routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
+    if args.sample is not None and args.sample < 1:
+        raise UsageError(f"--sample needs a positive number of dialogues, got {args.sample}")
     context = replace(
-        context, teachers=teachers, routes=routes, escalate_ambiguous=not args.no_escalation
+        context,
+        teachers=teachers,
+        routes=routes,
+        escalate_ambiguous=not args.no_escalation,
+        teacher_sop=_read_text(args.sop, "--sop") if args.sop else "",
+        teacher_calibration=_calibration_path(args.calibration) if args.calibration else None,
+        gsr_sample=args.sample,
+        gsr_sample_seed=args.seed,
     )
     summary = goal_success_corpus(
         source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,
@@ -140,6 +183,25 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["dialogues"] == 0 else 0
+
+
+def _read_text(path: Path, flag: str) -> str:
+    text = input_path(str(path)).read_text(encoding="utf-8").strip()
+    if not text:
+        raise UsageError(f"{flag} {path}: the file is empty")
+    return text
+
+
+def _calibration_path(path: Path) -> str:
+    """The absolute path of a calibration.json (a review rewrite runs from anywhere)."""
+    found = input_path(str(path)).resolve()
+    try:
+        teachers = json.loads(found.read_text()).get("teachers")
+    except (json.JSONDecodeError, AttributeError) as error:
+        raise UsageError(f"--calibration {path}: not a calibration.json ({error})") from error
+    if not isinstance(teachers, list):
+        raise UsageError(f"--calibration {path}: no 'teachers' list (todeval review writes one)")
+    return str(found)
 
 
 def _route_table(path: Path) -> dict[str, str]:

@@ -17,7 +17,7 @@ from cli.common import (
     progress,
     with_llm_settings,
 )
-from graphs.api import Context, goal_tracking_corpus
+from graphs.api import GOAL_TRACKERS, Context, goal_tracking_corpus
 
 COMMAND = "goal-tracking"
 
@@ -55,7 +55,53 @@ def add_parser(subparsers: Any) -> None:
         help="D_vec: a Chroma collection or an in-process numpy index (default: %(default)s)",
     )
     parser.add_argument("--audit-every", type=count, default=defaults.audit_every)
+    parser.add_argument(
+        "--tracker",
+        choices=GOAL_TRACKERS,
+        default=defaults.goal_tracker,
+        help="ATOD's tracker or a baseline of its Table 3, answering every goal's status after "
+        "each utterance from what it remembers; a baseline reads with --judge (an LLM spec "
+        "sends its prompts, local replays ATOD's local reader over its memory) "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--proactivity-judge",
+        default=defaults.proactivity_judge,
+        help="judges whether each proactive action was appropriate and beneficial: local "
+        "(the user's reaction and the goal's outcome) or an LLM spec (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--response-quality-judge",
+        default=defaults.response_quality_judge,
+        help="G-Eval relevance and coherence: an LLM spec; local gives n/a with the reason "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--tau",
+        type=unit_interval,
+        default=defaults.tau,
+        help="existence check: match a goal in memory at this confidence or above "
+        "(§5.2 Stage 1; default %(default)s)",
+    )
+    parser.add_argument(
+        "--delta",
+        type=unit_interval,
+        default=defaults.delta,
+        help="graph evolution: link goals related at this score or above "
+        "(§5.2 Stage 3; default %(default)s)",
+    )
     parser.set_defaults(run=run)
+
+
+def unit_interval(raw: str) -> float:
+    """An argparse type: a threshold in [0, 1]."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {raw}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
             schema_path=str(input_path(args.schema)) if args.schema else None,
             vector_backend=args.vector_backend,
             audit_every=args.audit_every,
+            goal_tracker=args.tracker,
+            proactivity_judge=args.proactivity_judge,
+            response_quality_judge=args.response_quality_judge,
+            tau=args.tau,
+            delta=args.delta,
         ),
         args,
     )

@@ -16,6 +16,7 @@ from cli import (
     goal_success,
     goal_tracking,
     memory,
+    proactive,
     review,
     simulate,
     synthesize,
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     goal_shift.add_parser(subparsers)
     simulate.add_parser(subparsers)
     synthesize.add_parser(subparsers)
+    proactive.add_parser(subparsers)
     return parser
 
 
@@ -78,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage error (2), already printed
         return done.code if isinstance(done.code, int) else 2
+    except USAGE_ERRORS as error:  # raised by an argument's type (e.g. input_path)
+        print(f"todeval: error: {error}", file=sys.stderr)
+        return 2
     try:
         code: int = args.run(args)
     except USAGE_ERRORS as error:

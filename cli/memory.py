@@ -23,6 +23,7 @@ from cli.common import (
     input_path,
     llm_settings,
     progress,
+    writable_file,
     writable_folder,
 )
 from evals.results import skipped_row
@@ -150,7 +151,7 @@ def add_eval_parser(subparsers: Any) -> None:
         "--baselines",
         action="store_true",
         help="run MAP and every comparison setting of the paper over the items; writes "
-        "OUT/baselines.json (and the same rows in OUT/summary.json)",
+        "OUT/baselines.json, and OUT/summary.json with MAP's figures and the same rows",
     )
     add_llm_arguments(parser, dry_run=False)
     parser.set_defaults(run=run_eval)
@@ -198,7 +199,7 @@ def run_eval(args: argparse.Namespace) -> int:
             progress=progress,
         )  # fmt: skip
         write_json(args.out / "baselines.json", rows)
-        write_json(args.out / "summary.json", {"baselines": rows})
+        write_json(args.out / "summary.json", rows[0] | {"baselines": rows})  # MAP's, then all
         print(baseline_table(rows))
         return 0
     if args.ablation:
@@ -250,7 +251,9 @@ def add_build_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
         "original release (root or split folder)",
     )
     parser.add_argument("--split", default="dev", help="train, dev or test (default: dev)")
-    parser.add_argument("--out", required=True, type=Path, help="the benchmark JSON to write")
+    parser.add_argument(
+        "--out", required=True, type=writable_file, help="the benchmark JSON to write"
+    )
     parser.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
     parser.add_argument(
         "--individuals",

@@ -83,7 +83,23 @@ def run(args: argparse.Namespace, ask: Ask = input) -> int:
         f"rewrote {args.dir / 'goals.jsonl'}, {args.dir / 'summary.json'} and "
         f"{args.dir / 'report.html'}"
     )
+    calibration = (summary.get("calibration") or {}).get("this_run")
+    if calibration:
+        print(calibration_line(calibration, (summary.get("calibration") or {}).get("file")))
     return 0
+
+
+def calibration_line(calibration: dict[str, Any], path: str | None) -> str:
+    """Each teacher's agreement with the verdicts so far, and how the next run uses it."""
+    parts = [
+        f"{t['judge']} {fmt_figure(t['agreement'])} over {t['n']}"
+        + (" (flagged)" if t["flagged"] else "")
+        for t in calibration["teachers"]
+    ]
+    return (
+        f"teacher calibration against {calibration['n_verdicts']} human verdicts: "
+        f"{'; '.join(parts)}; wrote {path} (give it to the next run with --calibration)"
+    )
 
 
 def _review_thread(

@@ -3,8 +3,15 @@
 ``todeval synthesize proactive --n N --seed S --out DIR`` runs ProactiveEval's pipeline (paper
 003: topic tree, environment, n candidate targets, ensemble, difficulty check with obfuscation
 and noise, final check, Fair/Hard tiers) and writes ``DIR/dataset/<domain>/{eval,fair,hard}.json``
-with ``DIR/synthesis.jsonl``, ``DIR/summary.json`` and ``DIR/report.html``. The work is
-:mod:`graphs.corpus.proactive`; this module parses, shows progress and prints.
+with ``DIR/synthesis.jsonl``, ``DIR/summary.json`` and ``DIR/report.html``.
+
+``todeval synthesize atod --n N --seed S --out DIR`` runs ATOD's pipeline (paper 000, §4: goal
+co-occurrence graph of SGD -> stratified random walks -> annotation -> generation -> turn-level
+statuses -> quality checks) and writes ``DIR/dialogues.jsonl`` (Listings 1-2 with
+``complexity_class``, read by ``todeval track-goals``) and ``DIR/summary.json``.
+
+The work is :mod:`graphs.corpus.proactive` and :mod:`graphs.corpus.goal_tracking_synthesis`;
+this module parses, shows progress and prints.
 """
 
 from __future__ import annotations
@@ -19,22 +26,30 @@ from cli.common import (
     UsageError,
     add_llm_arguments,
     count,
+    input_path,
     progress,
     with_llm_settings,
     writable_folder,
 )
-from graphs.api import PROACTIVE_DOMAINS, Context, canonical_domain, synthesize_proactive
+from graphs.api import (
+    PROACTIVE_DOMAINS,
+    Context,
+    canonical_domain,
+    synthesize_atod,
+    synthesize_proactive,
+)
 
 
 def add_parser(subparsers: Any) -> None:
-    """Register ``synthesize`` and its sub-verbs (``proactive``; ATOD's ``atod`` joins later)."""
+    """Register ``synthesize`` and its sub-verbs (``proactive``, ``atod``)."""
     parser = subparsers.add_parser(
         "synthesize",
-        help="write evaluation data with a paper's synthesis pipeline (proactive)",
+        help="write evaluation data with a paper's synthesis pipeline (proactive, atod)",
         description="Write evaluation data with a paper's own synthesis pipeline.",
     )
     verbs = parser.add_subparsers(dest="verb", metavar="PIPELINE", required=True)
     _add_proactive(verbs)
+    _add_atod(verbs)
 
 
 def _add_proactive(verbs: Any) -> None:
@@ -52,9 +67,7 @@ def _add_proactive(verbs: Any) -> None:
             "OUT/synthesis.jsonl, OUT/summary.json and OUT/report.html."
         ),
     )
-    parser.add_argument("--n", type=count, required=True, help="environments to attempt")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default %(default)s)")
-    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
+    _add_run_arguments(parser, "environments to attempt")
     parser.add_argument(
         "--domains",
         default=",".join(PROACTIVE_DOMAINS),
@@ -77,13 +90,25 @@ def _add_proactive(verbs: Any) -> None:
     parser.add_argument(
         "--concurrency", type=count, default=1, help="environments at once (default 1)"
     )
+    _add_run_tail(parser)
+    parser.set_defaults(run=run_proactive)
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser, items: str) -> None:
+    """``--n``, ``--seed`` and ``--out``, which every pipeline takes."""
+    parser.add_argument("--n", type=count, required=True, help=items)
+    parser.add_argument("--seed", type=int, default=0, help="seed (default %(default)s)")
+    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
+
+
+def _add_run_tail(parser: argparse.ArgumentParser) -> None:
+    """``--checkpoints`` and the LLM-call limits, which every pipeline takes."""
     parser.add_argument(
         "--checkpoints",
         default=None,
         help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     add_llm_arguments(parser, dry_run=False)
-    parser.set_defaults(run=run_proactive)
 
 
 def _specs(raw: str | None) -> list[str] | None:
@@ -139,4 +164,98 @@ def one_line(summary: Mapping[str, Any], out: Path) -> str:
         f"{counts['rejected_by_final_check']} rejected by the final check, {counts['failed']} "
         f"failed) in {summary['elapsed_s']} s; wrote {out / 'dataset'}, "
         f"{out / 'synthesis.jsonl'}, {out / 'summary.json'}, {out / 'report.html'}"
+    )
+
+
+def _add_atod(verbs: Any) -> None:
+    defaults = Context()
+    parser = verbs.add_parser(
+        "atod",
+        help="ATOD dialogues with turn-level goal statuses (paper 000)",
+        description=(
+            "Synthesise ATOD dialogues: goal sequences of SGD -> goal co-occurrence graph -> "
+            "random walks stratified by Table 9's complexity classes -> annotation (slots, "
+            "dependencies, asynchrony, interleaving, proactivity, defects) -> dialogue "
+            "generation -> turn-level status annotation -> quality checks. Local roles by "
+            "default (real SGD utterances of the sampled goals composed into one interleaved "
+            "dialogue); LLM specs run the paper's Appendix A prompts. Writes "
+            "OUT/dialogues.jsonl (read by `todeval track-goals`) and OUT/summary.json."
+        ),
+    )
+    _add_run_arguments(parser, "dialogues to draw")
+    parser.add_argument(
+        "--source",
+        default=None,
+        help="SGD compact JSONL to draw from, schema*.json beside it (default: SGD train)",
+    )
+    parser.add_argument(
+        "--complex-share",
+        type=float,
+        default=None,
+        help=f"share of complex dialogues in [0, 1] (default {defaults.complex_share})",
+    )
+    parser.add_argument(
+        "--attempts",
+        type=count,
+        default=None,
+        help=f"samples tried per dialogue before giving up (default {defaults.synthesis_attempts})",
+    )
+    parser.add_argument("--annotator", default=None, help="trajectory_annotation judge spec")
+    parser.add_argument("--generator", default=None, help="dialogue_generation judge spec")
+    parser.add_argument("--status-annotator", default=None, help="status_annotation judge spec")
+    _add_run_tail(parser)
+    parser.set_defaults(run=run_atod)
+
+
+def atod_context(args: argparse.Namespace) -> Context:
+    """The run's Context from the ``atod`` flags (flags not given keep the defaults)."""
+    if args.complex_share is not None and not 0.0 <= args.complex_share <= 1.0:
+        raise UsageError(f"--complex-share must be in [0, 1], got {args.complex_share}")
+    settings = {
+        "trajectory_annotation_judge": args.annotator,
+        "dialogue_generation_judge": args.generator,
+        "status_annotation_judge": args.status_annotator,
+        "synthesis_source": str(input_path(args.source)) if args.source else None,
+        "complex_share": args.complex_share,
+        "synthesis_attempts": args.attempts,
+    }
+    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    return with_llm_settings(context, args)
+
+
+def run_atod(args: argparse.Namespace) -> int:
+    """Synthesise, write dialogues.jsonl and summary.json, print the graph and one line."""
+    summary = synthesize_atod(
+        args.n,
+        seed=args.seed,
+        out=args.out,
+        context=atod_context(args),
+        checkpoints=args.checkpoints,
+        progress=progress,
+    )
+    for line in graph_lines(summary):
+        print(line)
+    print(atod_line(summary, args.out))
+    return 0 if sum(summary["counts"]["accepted"].values()) else 1
+
+
+def graph_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The co-occurrence statistics beside the paper's Tables 7-8, one per line."""
+    rows = summary["co_occurrence"]["versus_paper"]
+    return [
+        f"table {row['table']} {row['statistic']}: ours {row['ours']}, paper {row['paper']}"
+        for row in rows
+    ]
+
+
+def atod_line(summary: Mapping[str, Any], out: Path) -> str:
+    """The last line an ``atod`` run prints."""
+    counts, rejections = summary["counts"], summary["rejections"]
+    accepted = counts["accepted"]
+    return (
+        f"synthesised {sum(accepted.values())} of {sum(counts['asked'].values())} dialogues "
+        f"(medium {accepted.get('medium', 0)}, complex {accepted.get('complex', 0)}; "
+        f"{rejections['total']} attempts rejected, {rejections['quality_checks']} by the "
+        f"quality checks; {counts['given_up']} given up) in {summary['elapsed_s']} s; wrote "
+        f"{out / 'dialogues.jsonl'} and {out / 'summary.json'}"
     )

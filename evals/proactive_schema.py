@@ -182,3 +182,22 @@ class SynthesisSeed(BaseModel):
     eval_id: str = Field(description="The id the synthesised item gets.")
     domain: str = Field(description="The domain to write it in.")
     seed: int = Field(description="Seeds the topic walk, persona and sampling.")
+
+
+class ProactiveRun(BaseModel):
+    """One run of a task on one environment: the record the task corpora run.
+
+    ``eval_id`` is ``<environment id>/run<r>`` (planning) or ``<environment id>/<tier of
+    agreeableness>/run<r>`` (guidance): one checkpointed thread each.
+    """
+
+    eval_id: str = Field(description="The run's id (see above).")
+    environment_id: str = Field(description="The environment's id.")
+    domain: str = Field(description="The environment's domain.")
+    tier: str = Field(description="The environment's difficulty tier (eval, fair, hard).")
+    environment: Environment = Field(description="User information and trigger factor.")
+    reference: TargetPlan = Field(description="The reference target and sub-targets.")
+    agent: str = Field(description="The agent under test (an agent spec).")
+    run: int = Field(ge=0, description="The run's number (0-based), for mean and std.")
+    agreeableness: Agreeableness | None = Field(default=None, description="Guidance only.")
+    seed: int = Field(default=0, description="Seeds the simulated user (guidance).")

@@ -34,6 +34,7 @@ from evals.metrics.llm_usage import dry_run_estimate, dry_run_text
 from evals.metrics.memory.table import baseline_table
 from evals.metrics.record_metrics import METRICS
 from evals.outputs import fmt_figure, jsonl_line, write_json
+from evals.proactive_schema import AGREEABLENESS as PROACTIVE_AGREEABLENESS
 from evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
 from evals.proactive_schema import canonical_domain
 from evals.record_views import SUITES, Suite, suite_named
@@ -59,7 +60,7 @@ from graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
 from graphs.corpus.goal_shift import goal_shift_corpus
 from graphs.corpus.goal_shift import load_run as load_goal_shift_run
 from graphs.corpus.goal_success import corpus_routes, goal_success_corpus, segmentation_corpus
-from graphs.corpus.goal_tracking import goal_tracking_corpus
+from graphs.corpus.goal_tracking import GOAL_TRACKERS, goal_tracking_corpus
 from graphs.corpus.goal_tracking_synthesis import synthesize_atod
 from graphs.corpus.memory import (
     ABLATION_RETRIEVAL,
@@ -70,7 +71,11 @@ from graphs.corpus.memory import (
     memory_baselines,
     memory_corpus,
 )
-from graphs.corpus.proactive import synthesize_proactive
+from graphs.corpus.proactive import (
+    run_dialogue_guidance,
+    run_target_planning,
+    synthesize_proactive,
+)
 from graphs.corpus.simulation import simulate_corpus
 from graphs.evaluation import graph as evaluation_graph
 from graphs.experiments import (
@@ -86,13 +91,17 @@ from graphs.goal_tracking import graph as goal_tracking_graph
 from graphs.goal_tracking import synthesis_graph as atod_synthesis_graph
 from graphs.memory import graph as memory_graph
 from graphs.memory import slot_repair_graph
+from graphs.proactive import guidance_graph as proactive_guidance_graph
 from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
+from graphs.proactive import planning_graph as proactive_planning_graph
 from graphs.proactive import synthesis_graph as proactive_synthesis_graph
 from nodes.context import JUDGE_ROLES, Context
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from nodes.memory.bank import fill_banks
 from nodes.memory.judges import check_memory_judges
 from nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
+from nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
+from nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
 from nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
 from stores.memory_bank import collection_for
 
@@ -106,7 +115,10 @@ __all__ = [
     "JUDGE_ROLES",
     "MEMORY_SETTINGS",
     "METRICS",
+    "PROACTIVE_AGREEABLENESS",
     "PROACTIVE_DOMAINS",
+    "REFERENCE_GUIDE_AGENT",
+    "REFERENCE_PLAN_AGENT",
     "SESSIONS_PER_INTENT",
     "SIMULATION_DOMAINS",
     "SUITES",
@@ -156,6 +168,7 @@ __all__ = [
     "goal_shift_graph",
     "goal_success_corpus",
     "goal_success_graph",
+    "GOAL_TRACKERS",
     "goal_tracking_corpus",
     "goal_tracking_graph",
     "guidance_scoring_graph",
@@ -169,11 +182,15 @@ __all__ = [
     "memory_graph",
     "plan_scoring_graph",
     "pooled_macro_table",
+    "proactive_guidance_graph",
+    "proactive_planning_graph",
     "proactive_synthesis_graph",
     "read_audits",
     "read_config",
     "read_prices",
     "read_run",
+    "run_dialogue_guidance",
+    "run_target_planning",
     "segmentation_corpus",
     "segmentation_graph",
     "simulate_corpus",

@@ -8,6 +8,10 @@ the current goal states; ``final=True`` on the last call runs the closing audit.
 ``check_existence`` -> ``update_memory`` (-> ``proactive_audit`` every ``audit_every``
 utterances and at the end).
 
+``baseline_graph`` runs one of the paper's baselines (``Context.goal_tracker``: full-context,
+LLM-Rsum, RAG, MemoChat, MemoryBank) with the same input and output, one answer per utterance
+(:mod:`nodes.goal_tracking.baselines.tracker`).
+
 ``synthesis_graph`` is ATOD's synthetic-data pipeline (§4): one dialogue per thread, from a
 sampled goal set to a quality-checked annotated dialogue (:mod:`nodes.goal_tracking.synthesis`).
 """
@@ -19,6 +23,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from nodes.context import Context
+from nodes.goal_tracking.baselines.tracker import baseline_step, route_baseline
 from nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
@@ -52,14 +57,19 @@ from nodes.goal_tracking.tracker import (
 )
 
 
-def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
-    """The turn pipeline as a loop over unprocessed utterances."""
-    builder = StateGraph(
+def _tracker_builder() -> StateGraph[Any, Context, Any, Any]:
+    """A goal tracker's builder: utterances in, goals out (ATOD's and the baselines' alike)."""
+    return StateGraph(
         GoalTrackingState,
         context_schema=Context,
         input_schema=GoalTrackingInput,
         output_schema=GoalTrackingOutput,
     )
+
+
+def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
+    """The turn pipeline as a loop over unprocessed utterances."""
+    builder = _tracker_builder()
     builder.add_node("append_utterances", append_utterances)
     builder.add_node("sync_memory", sync_memory)
     builder.add_node("extract_goals", extract_goals)
@@ -79,6 +89,17 @@ def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
     builder.add_conditional_edges(
         "proactive_audit", route_next, ["extract_goals", "proactive_audit", END]
     )
+    return builder
+
+
+def build_baseline_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
+    """A baseline's answer after every utterance (no audit: the baselines have none)."""
+    builder = _tracker_builder()
+    builder.add_node("append_utterances", append_utterances)
+    builder.add_node("baseline_step", baseline_step)
+    builder.add_edge(START, "append_utterances")
+    builder.add_conditional_edges("append_utterances", route_baseline, ["baseline_step", END])
+    builder.add_conditional_edges("baseline_step", route_baseline, ["baseline_step", END])
     return builder
 
 
@@ -106,4 +127,5 @@ def build_atod_synthesis_graph() -> StateGraph[Any, Context, Any, Any]:
 
 
 graph = build_goal_tracking_graph().compile(name="goal_tracking")
+baseline_graph = build_baseline_tracking_graph().compile(name="goal_tracking_baselines")
 synthesis_graph = build_atod_synthesis_graph().compile(name="atod_synthesis")

@@ -1,4 +1,4 @@
-"""ProactiveEval (paper 003): data synthesis, and the judge side of its two tasks.
+"""ProactiveEval (paper 003): data synthesis, its two tasks, and their judge side.
 
 ``synthesis_graph`` - one thread per synthesised environment, every stage a node with its own
 checkpoint (a stage that fails raises, and running the thread again resumes at it)::
@@ -10,8 +10,18 @@ checkpoint (a stage that fails raises, and running the thread again resumes at i
 
 ``plan_scoring_graph`` - a finished target plan -> ``judge_target_plan`` (Listing 11).
 ``guidance_scoring_graph`` - a finished guidance transcript -> ``judge_guidance`` (Listing 12)
--> ``measure_target_density`` (Listing 13). The live tasks put the agent (and the simulated user)
-in front of these nodes.
+-> ``measure_target_density`` (Listing 13).
+
+``planning_graph`` - the agent under test plans (Listing 4) -> ``judge_target_plan``; a run whose
+agent gave no readable plan ends unscored.
+
+``guidance_graph`` - one thread per (environment, agreeableness, run)::
+
+    agent_turn -> user_turn -> check_target -(reached, or 6 turns)-> judge_guidance
+      ^                              |                                 -> measure_target_density
+      +----------(otherwise)---------+
+
+Every turn is a checkpoint, so a killed dialogue resumes at its last turn.
 """
 
 from __future__ import annotations
@@ -21,6 +31,15 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from nodes.context import Context
+from nodes.proactive.guidance import (
+    agent_turn,
+    check_target,
+    route_after_agent,
+    route_after_check,
+    route_after_user,
+    user_turn,
+)
+from nodes.proactive.planning import plan_target, route_after_plan
 from nodes.proactive.refinement import (
     assign_tier,
     check_difficulty,
@@ -31,9 +50,15 @@ from nodes.proactive.refinement import (
 )
 from nodes.proactive.scoring import judge_guidance, judge_target_plan, measure_target_density
 from nodes.proactive.state import (
+    GuidanceInput,
+    GuidanceOutput,
     GuidanceScoringInput,
     GuidanceScoringOutput,
     GuidanceScoringState,
+    GuidanceState,
+    PlanningInput,
+    PlanningOutput,
+    PlanningState,
     PlanScoringInput,
     PlanScoringOutput,
     PlanScoringState,
@@ -109,6 +134,46 @@ def build_guidance_scoring_graph() -> StateGraph[Any, Context, Any, Any]:
     return builder
 
 
+def build_planning_graph() -> StateGraph[Any, Context, Any, Any]:
+    """The agent plans -> the target-planning judge (skipped when there is no plan)."""
+    builder = StateGraph(
+        PlanningState,
+        context_schema=Context,
+        input_schema=PlanningInput,
+        output_schema=PlanningOutput,
+    )
+    builder.add_node("plan_target", plan_target)
+    builder.add_node("judge_target_plan", judge_target_plan)
+    builder.add_edge(START, "plan_target")
+    builder.add_conditional_edges("plan_target", route_after_plan)
+    builder.add_edge("judge_target_plan", END)
+    return builder
+
+
+def build_guidance_graph() -> StateGraph[Any, Context, Any, Any]:
+    """Agent <-> simulated user with early stop -> the guidance judge -> target density."""
+    builder = StateGraph(
+        GuidanceState,
+        context_schema=Context,
+        input_schema=GuidanceInput,
+        output_schema=GuidanceOutput,
+    )
+    builder.add_node("agent_turn", agent_turn)
+    builder.add_node("user_turn", user_turn)
+    builder.add_node("check_target", check_target)
+    builder.add_node("judge_guidance", judge_guidance)
+    builder.add_node("measure_target_density", measure_target_density)
+    builder.add_edge(START, "agent_turn")
+    builder.add_conditional_edges("agent_turn", route_after_agent)
+    builder.add_conditional_edges("user_turn", route_after_user)
+    builder.add_conditional_edges("check_target", route_after_check)
+    builder.add_edge("judge_guidance", "measure_target_density")
+    builder.add_edge("measure_target_density", END)
+    return builder
+
+
 synthesis_graph = build_synthesis_graph().compile(name="proactive_synthesis")
 plan_scoring_graph = build_plan_scoring_graph().compile(name="proactive_plan_scoring")
 guidance_scoring_graph = build_guidance_scoring_graph().compile(name="proactive_guidance_scoring")
+planning_graph = build_planning_graph().compile(name="proactive_planning")
+guidance_graph = build_guidance_graph().compile(name="proactive_guidance")

@@ -59,6 +59,24 @@ class Context:
     """Pause with ``interrupt()`` for a human verdict when the teachers' vote is ambiguous;
     when False the ambiguous turn keeps no label (``null``) and its goal stays undecided."""
 
+    teacher_sop: str = ""
+    """The domain's business rules (the SOP text paper 004's experts and teachers share, §6 and
+    Appendix C), given to the LLM teachers inside the Appendix D prompt. Local teachers read
+    fixed rubrics and ignore it (the summary says which did). Empty: no SOP."""
+
+    teacher_calibration: str | None = None
+    """Path of a ``calibration.json`` from an earlier run whose escalations people reviewed:
+    each teacher's agreement with their verdicts, per root cause. The run reports it beside
+    its figures and flags the teachers people often overruled; the vote itself stays paper
+    004's (two teachers must agree)."""
+
+    gsr_sample: int | None = None
+    """Evaluate a sample of this many dialogues, long sessions oversampled (paper 004, §6: "We
+    oversample longer sessions ... We then sample N conversations"); None: every dialogue."""
+
+    gsr_sample_seed: int = 0
+    """Seed of the ``gsr_sample`` draw (the same seed and input give the same sample)."""
+
     goal_extraction_judge: str = "local"
     """Who extracts goals from each utterance (ATOD §5.2): ``local`` (zero-shot intent matching
     against ``schema_path`` when given, request detection otherwise) or an LLM spec, which then
@@ -252,6 +270,11 @@ class Context:
     """Who counts the sub-targets in each agent message (ProactiveEval Listing 13): ``local``
     (MiniLM and word match per sentence) or an LLM spec."""
 
+    target_reached_judge: str = "local"
+    """Who decides after each dialogue-guidance turn whether the user reached the target (early
+    stop; todeval's own check, the paper prints none): ``local`` (the final step was put and the
+    user's last message agrees) or an LLM spec (todeval's own prompt)."""
+
     synthesis_writer: str = "local"
     """Who writes synthetic ProactiveEval data (Listings 2-9: topic tree, environment, targets,
     ensemble, obfuscation, noise): ``local`` (templates over todeval's own topic tree; a
@@ -349,6 +372,7 @@ POSITIVE = frozenset(
         "max_steps",
         "synthesis_candidates",
         "synthesis_attempts",
+        "gsr_sample",
     }
 )
 """Settings that must be above zero when set."""
@@ -364,6 +388,10 @@ CALL_SETTINGS = frozenset(
         "llm_prices",
         "llm_dry_run",
         "llm_max_retries",
+        # which dialogues run and what is reported beside them, not how one is labelled
+        "gsr_sample",
+        "gsr_sample_seed",
+        "teacher_calibration",
     }
 )
 """Fields that change how a run calls its LLMs, never what a right label is: a record's thread

@@ -45,16 +45,21 @@ def dotted(loc: Sequence[int | str]) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def text_id(value: Any) -> str | None:
+    """An id given as text or a whole number, else None (``true`` is no id, nor is blank text)."""
+    # bool is an int subclass, but ``true`` is never a usable id.
+    if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+        return str(value)
+    return None
+
+
 def raw_dialogue_id(raw: Any) -> str | None:
     """The record's id if it can be read (``dialogue_id`` or paper 004's ``dialog_id``)."""
     if not isinstance(raw, Mapping):
         return None
-    for key in ("dialogue_id", "dialog_id"):
-        value = raw.get(key)
-        # bool is an int subclass, but ``true`` is never a usable id.
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-            return str(value)
-    return None
+    return next(
+        (found for key in ("dialogue_id", "dialog_id") if (found := text_id(raw.get(key)))), None
+    )
 
 
 def first_misnumbered_turn(raw: Any) -> str | None:

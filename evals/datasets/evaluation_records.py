@@ -21,14 +21,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.detect import detect_format
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.goal_tracking import is_sgd_release, sgd_gold
 from evals.datasets.jsonio import container_of, iter_records
-from evals.datasets.jsonsafe import lone_surrogate
 from evals.datasets.loader import load_dialogues
 from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
@@ -169,51 +166,18 @@ def _first_value(source: Path) -> Any:
 def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
     value = _first_value(source)
     errors: list[RecordError]
-    try:
-        if isinstance(value, dict) and "individuals" in value:
-            bench, errors = load_memory_bench(source)
-        else:
-            individual, errors = load_ms_tod_individual(source)
-            bench = MemoryBench(individuals=[individual])
-    except (RecursionError, ValueError) as exc:
-        # These loaders read the file as one document with Python's parser, which raises
-        # these for hostile nesting or numbers; the file is unreadable, not the run broken.
-        raise DatasetFormatError(f"{source}: cannot read as JSON ({type(exc).__name__})") from exc
-    yield from errors
+    if isinstance(value, dict) and "individuals" in value:
+        bench, errors = load_memory_bench(source)
+    else:
+        individual, errors = load_ms_tod_individual(source)
+        bench = MemoryBench(individuals=[individual])
+    yield from errors  # the loaders refuse what results.jsonl could not hold (lone surrogates)
     file = str(source)
     for individual in bench.individuals:
-        sessions = []
-        for index, session in enumerate(individual.sessions):
-            unreadable = _not_text(
-                session, file, f"{individual.individual_id}/{session.session_id}"
-            )
-            if unreadable is None:
-                sessions.append(session)
-            else:
-                yield unreadable.model_copy(
-                    update={"field": f"sessions.{index}.{unreadable.field}"}
-                )
         for item in individual.eval:
-            unreadable = _not_text(item, file, item.eval_id)
-            if unreadable is not None:
-                yield unreadable
-                continue
             memory = MemoryItem(
-                individual_id=individual.individual_id, item=item, sessions=sessions
+                individual_id=individual.individual_id, item=item, sessions=individual.sessions
             )
             yield _viewed(
                 partial(memory_record, memory), file=file, record_id=item.eval_id, field="context"
             )
-
-
-def _not_text(part: BaseModel, file: str, ident: str) -> RecordError | None:
-    """An error when a memory file's part holds text that is not Unicode (lone surrogates).
-
-    The memory loaders keep such strings; written to results.jsonl they would stop the run.
-    """
-    where = lone_surrogate(part.model_dump())
-    if where is None:
-        return None
-    return RecordError(
-        file=file, dialogue_id=ident, field=where, message="not Unicode text (a lone surrogate)"
-    )

@@ -76,14 +76,20 @@ def refuse_lone_surrogates(
     Raises:
         NotText: A string or key of ``value`` holds a lone surrogate.
     """
-    stop = len(text) if end is None else end
-    if isinstance(text, bytes):
-        found = _SURROGATE_ESCAPE_BYTES.search(text, start, stop) is not None
-    else:
-        found = _SURROGATE_ESCAPE.search(text, start, stop) is not None
-    where = lone_surrogate(value) if found else None
+    where = lone_surrogate(value) if has_surrogate_escape(text, start, end) else None
     if where is not None:
         raise NotText(where, value)
+
+
+def has_surrogate_escape(text: str | bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` has a surrogate escape: only then can its value hold a lone one.
+
+    A cheap scan of the raw text that spares walking the values of the (usual) clean file.
+    """
+    stop = len(text) if end is None else end
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text, start, stop) is not None
+    return _SURROGATE_ESCAPE.search(text, start, stop) is not None
 
 
 def lone_surrogate(value: Any) -> str | None:

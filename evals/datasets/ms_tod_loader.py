@@ -11,15 +11,15 @@ re-exports it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evals.datasets.errors import DatasetFormatError, dotted
+from evals.datasets.errors import DatasetFormatError, dotted, text_id
 from evals.datasets.jsonio import open_binary
+from evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
 from evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
 from evals.schema import RecordError
 
@@ -48,12 +48,13 @@ def load_memory_bench(path: str | Path) -> tuple[MemoryBench, list[RecordError]]
     file = str(path)
     with open_binary(Path(path)) as stream:
         try:
-            raw = json.loads(stream.read())
+            text = stream.read()
+            raw = loads_json(text, check_text=False)  # each part checked when read
         except (ValueError, UnicodeDecodeError) as exc:
             raise DatasetFormatError(f"{file}: not JSON ({exc})") from exc
     if not isinstance(raw, dict) or not isinstance(raw.get("individuals"), list):
         raise DatasetFormatError(f'{file}: expected {{"individuals": [...]}} (a MemoryBench)')
-    reader = _BenchReader(file)
+    reader = _BenchReader(file, check_text=has_surrogate_escape(text))
     kept = [reader.individual(i, record) for i, record in enumerate(raw["individuals"])]
     return MemoryBench(individuals=[i for i in kept if i is not None]), reader.errors
 
@@ -63,6 +64,8 @@ class _BenchReader:
     """Validates a bench file's parts one by one, collecting an error per bad part."""
 
     file: str
+    check_text: bool
+    """Whether a part may hold a lone surrogate (the file has surrogate escapes)."""
     errors: list[RecordError] = field(default_factory=list)
     individual_ids: set[str] = field(default_factory=set)
     eval_ids: set[str] = field(default_factory=set)
@@ -77,6 +80,9 @@ class _BenchReader:
     def validated(
         self, model: type[_M], raw: Any, position: int, ident: str | None, where: str
     ) -> _M | None:
+        if self.check_text and (bad := lone_surrogate(raw)) is not None:
+            self.fail(position, ident, f"{where}.{bad}".rstrip("."), "not Unicode text")
+            return None
         try:
             return model.model_validate(raw)
         except ValidationError as exc:
@@ -89,7 +95,7 @@ class _BenchReader:
         if not isinstance(raw, dict):
             self.fail(position, None, where, "expected an object")
             return None
-        ident = _text_or_none(raw.get("individual_id"))
+        ident = text_id(raw.get("individual_id"))
         for key in ("sessions", "eval"):
             if not isinstance(raw.get(key), list):
                 self.fail(position, ident, f"{where}.{key}", "expected a list")
@@ -105,7 +111,7 @@ class _BenchReader:
         sessions: dict[str, MsTodSession] = {}
         for j, record in enumerate(raw["sessions"]):
             at = f"{where}.sessions.{j}"
-            sid = f"{head.individual_id}/{_text_or_none(_get(record, 'session_id'))}"
+            sid = f"{head.individual_id}/{text_id(_get(record, 'session_id'))}"
             session = self.validated(MsTodSession, record, position, sid, at)
             if session is not None and session.session_id in sessions:
                 self.fail(position, sid, f"{at}.session_id", "duplicate session id")
@@ -114,7 +120,7 @@ class _BenchReader:
         items: list[MsTodEvalItem] = []
         for j, record in enumerate(raw["eval"]):
             at = f"{where}.eval.{j}"
-            eid = _text_or_none(_get(record, "eval_id"))
+            eid = text_id(_get(record, "eval_id"))
             item = self.validated(MsTodEvalItem, record, position, eid, at)
             if item is None:
                 continue
@@ -132,9 +138,3 @@ class _BenchReader:
 
 def _get(raw: Any, key: str) -> Any:
     return raw.get(key) if isinstance(raw, dict) else None
-
-
-def _text_or_none(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        return None
-    return str(value) or None

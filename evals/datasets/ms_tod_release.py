@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from evals.datasets.errors import DatasetFormatError, dotted
 from evals.datasets.jsonio import open_binary
+from evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
 from evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem, MsTodSession, MsTodTurn
 from evals.schema import RecordError
 
@@ -51,7 +52,8 @@ def load_ms_tod_individual(
     source = Path(path)
     try:
         with open_binary(source) as stream:
-            raw = json.load(stream)
+            text = stream.read()
+            raw = loads_json(text, check_text=False)  # each session checked below
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetFormatError(f"{source}: cannot read an MS-TOD session file ({exc})") from exc
     if not looks_like_ms_tod(raw):
@@ -61,7 +63,13 @@ def load_ms_tod_individual(
     stored: list[MsTodSession] = []
     items: list[MsTodEvalItem] = []
     errors: list[RecordError] = []
+    seen: set[str] = set()
+    check_text = has_surrogate_escape(text)
     for index, row in enumerate(rows):
+        if check_text and (where := lone_surrogate(row)) is not None:
+            field = f"sessions.{index}.{where}".rstrip(".")
+            errors.append(_error(source, index, row, field, "not Unicode text (a lone surrogate)"))
+            continue
         try:
             session = MsTodSession.model_validate(row)
         except ValidationError as exc:
@@ -69,12 +77,22 @@ def load_ms_tod_individual(
             field = f"sessions.{index}.{dotted(first['loc'])}"
             errors.append(_error(source, index, row, field, first["msg"]))
             continue
+        if session.session_id in seen:  # a repeat would overwrite the first one's memory
+            field = f"sessions.{index}.session_id"
+            errors.append(_error(source, index, row, field, "duplicate session id"))
+            continue
+        seen.add(session.session_id)
         item = _eval_item(session, stored)
         if item is None:
             stored.append(session)
         else:
             items.append(item)
-    return Individual(individual_id=owner or source.stem, sessions=stored, eval=items), errors
+    try:
+        individual = Individual(individual_id=owner or source.stem, sessions=stored, eval=items)
+    except ValidationError as exc:  # the file's own individual_id
+        message = exc.errors(include_url=False)[0]["msg"]
+        raise DatasetFormatError(f"{source}: individual_id: {message}") from exc
+    return individual, errors
 
 
 def _eval_item(session: MsTodSession, earlier: list[MsTodSession]) -> MsTodEvalItem | None:

@@ -243,7 +243,9 @@ def _goal(
         for values in state.values()
         for value in values
         if len(value) >= 3 and not _TRIVIAL_VALUE.match(value)
+        # A value the system gave for an intent the user never pursued comes from no goal.
         if (source := sources.get(value.lower())) is not None
+        and source in ids
         and order.index(source) < order.index(pair)
     )
     described = ", ".join(f"{slot}={value}" for slot, value in slot_values.items())

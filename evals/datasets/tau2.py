@@ -27,7 +27,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import DatasetFormatError, FieldError, dotted, error_from_exception
+from evals.datasets.errors import (
+    DatasetFormatError,
+    FieldError,
+    dotted,
+    error_from_exception,
+    text_id,
+)
 from evals.datasets.jsonio import container_of, iter_records, open_binary
 from evals.datasets.jsonsafe import loads_json, lone_surrogate
 from evals.datasets.tau2_ids import (
@@ -35,7 +41,6 @@ from evals.datasets.tau2_ids import (
     id_key,
     id_of,
     required_id,
-    text_id,
     trial_number,
 )
 from evals.datasets.tau2_messages import (
@@ -128,9 +133,9 @@ def load_goal_shift_run(
     known = _personas(personas, find_personas, run_domain)
     tasks = results.get("tasks")
     embedded: dict[str, Any] = {
-        str(t["id"]): t
+        embedded_id: t
         for t in (tasks if isinstance(tasks, list) else [])
-        if isinstance(t, Mapping) and text_id(t.get("id")) is not None
+        if isinstance(t, Mapping) and (embedded_id := text_id(t.get("id"))) is not None
     }
     seen = SeenIds(str(source), "simulation")
     for index, raw in enumerate(results["simulations"], start=1):
@@ -241,13 +246,18 @@ def _add_schemas(run: GoalShiftRun, tools_path: str | Path | None, tool_defs: An
 
 
 def _record(
-    raw: Any, source: Path, position: int, convert: Any, *, check_text: bool = False
+    raw: Any,
+    source: Path,
+    position: int,
+    convert: Callable[[Any], Conversation],
+    *,
+    check_text: bool = False,
 ) -> Conversation | RecordError:
     try:
         unreadable = lone_surrogate(raw) if check_text else None
         if unreadable is not None:
             raise FieldError(unreadable, "not Unicode text (a lone surrogate escape)")
-        conversation: Conversation = convert(raw)
+        conversation = convert(raw)
     except ValueError as exc:  # ValidationError and FieldError included
         error = error_from_exception(exc, file=str(source), line=position, raw=raw)
         if error.dialogue_id is None and isinstance(raw, Mapping):
@@ -272,15 +282,13 @@ def _simulation(
     else:
         dialogue_id = f"{task_id}#{trial_number(raw)}"
     spec = None
-    if str(task_id) in embedded:
+    if task_id in embedded:
         try:
-            spec = task_spec(embedded[str(task_id)], personas)
+            spec = task_spec(embedded[task_id], personas)
         except ValueError as exc:
             raise FieldError(f"tasks[{task_id}]", f"embedded task is malformed: {exc}") from exc
-    spec = _with_file_task(spec, task_file.get(str(task_id)))
-    return _conversation(
-        raw, run, dialogue_id, str(task_id), spec, as_mapping(raw.get("reward_info"))
-    )
+    spec = _with_file_task(spec, task_file.get(task_id))
+    return _conversation(raw, run, dialogue_id, task_id, spec, as_mapping(raw.get("reward_info")))
 
 
 def _generic(

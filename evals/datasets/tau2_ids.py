@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.datasets.errors import FieldError
+from evals.datasets.errors import FieldError, text_id
 from evals.goal_shift_schema import Conversation
 from evals.schema import RecordError
 
@@ -31,13 +31,6 @@ def id_of(raw: Mapping[str, Any]) -> str | None:
     """The transcript's id, if it has a usable one (to name it in an error)."""
     key = id_key(raw)
     return None if key is None else text_id(raw[key])
-
-
-def text_id(value: Any) -> str | None:
-    """An id given as text or a whole number (``true`` is no id), else None."""
-    if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
-        return str(value)
-    return None
 
 
 def required_id(raw: Mapping[str, Any], key: str) -> str:

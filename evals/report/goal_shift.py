@@ -2,9 +2,10 @@
 
 It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.summary.goal_shift_summary`
 plus ``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and
-shows: the headline figures; a Table 10-style table per domain and per persona (TSR with its
-channels, TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer
-and median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
+shows: the headline figures; the pooled figures beside each breakdown's macro average (every
+group counts once); a Table 10-style table per domain and per persona (TSR with its channels,
+TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer and
+median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
 task, dotted lines at 0.7 and 0.95); and GSRT per shift. Drawn by ``goal_shift.html.j2``.
 """
 
@@ -63,6 +64,41 @@ def _table10_row(label: str, s: Row) -> list[Cell]:
 def _group_rows(summary: Row, key: str) -> list[list[Cell]]:
     return [_table10_row(name, group) for name, group in (summary.get(key) or {}).items()]
 
+
+def _macro_row(label: str, groups: str, s: Row) -> list[Cell]:
+    channels, gsrt = s.get("tsr_channels") or {}, s.get("gsrt") or {}
+    return [
+        label,
+        groups,
+        _pct2(s.get("tsr")),
+        _joined(channels, ("communicate_info", "action", "nl_assertion"), fmt_pct),
+        [_pct2(s.get("tue")), " (", *_joined(s, ("tool_correctness", "param_validity"), _pct2),
+         ")"],
+        [_pct2(s.get("tcrr")), " (", *_joined(s, ("tcrr_window", "tcrr_batch"), _pct2), ")"],
+        _joined(gsrt, ("recovery_rate", "transfer_rate"), fmt_pct),
+        _joined(gsrt, ("median_ack", "median_tool", "median_outcome"), lambda v: fmt_num(v, 1)),
+    ]  # fmt: skip
+
+
+def pooled_macro_rows(summary: Row) -> list[list[Cell]]:
+    """The pooled figures, then each breakdown's macro average (paper 002, Section 4.3)."""
+    rows = [_macro_row("pooled (every call, shift, conversation)", "-", summary)]
+    for name, macro in (summary.get("macro") or {}).items():
+        label = f"macro over {name.removeprefix('by_').replace('_', ' ')}s"
+        rows.append(_macro_row(label, str(macro.get("groups", "")), macro))
+    return rows
+
+
+_MACRO_HEADERS = [
+    "averaged",
+    "groups",
+    "TSR",
+    "CI / actions / NL",
+    "TUE (TC / PA)",
+    "TCRR (W / B)",
+    "GSRT recovery / transfer",
+    "median turns ack / tool / outcome",
+]
 
 _TABLE10_HEADERS = [
     "group",
@@ -201,6 +237,8 @@ def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
         mode=mode,
         judges=judges,
         headers=_TABLE10_HEADERS,
+        macro_headers=_MACRO_HEADERS,
+        macro_rows=pooled_macro_rows(summary),
         tables=[
             ("Efficiency, redundancy and recovery (Table 10 layout)",
              [_table10_row("all", summary), *_group_rows(summary, "by_domain")]),

@@ -124,6 +124,43 @@ def _judges(judges: Any) -> str:
     return text or MISSING
 
 
+_ASPECTS = ("slots", "status", "history")
+
+
+def _aspect(summary: Record, aspect: str) -> Figure:
+    """One aspect of memory recall over the state (n/a when no query judged it)."""
+    value = (summary.get("memory_recall_by_aspect") or {}).get(aspect)
+    reason = None if value is not None else f"no query retrieved a goal whose {aspect} was judged"
+    return {"text": fmt_pct(value) if value is not None else MISSING, "reason": reason}
+
+
+def _quality(summary: Record) -> list[Figure]:
+    """G-Eval relevance and coherence, or n/a with the judge's reason."""
+    quality = summary.get("response_quality") or {}
+    reason = quality.get("reason")
+    return [
+        {"text": fmt_num(quality.get(key)), "reason": reason if quality.get(key) is None else None}
+        for key in ("turn_level", "dialogue_level")
+    ]
+
+
+def _by_class(summary: Record) -> list[tuple[str, list[Figure]]]:
+    """Table 3's layout: one row per complexity class of a synthetic ATOD set."""
+    rows = []
+    for name, figures in sorted((summary.get("by_complexity_class") or {}).items()):
+        rows.append(
+            (
+                f"{name} dialogues: count / detection F1 / status accuracy",
+                [
+                    _count(figures.get("n_dialogues")),
+                    _fig(figures, "goal_detection_f1"),
+                    _fig(figures, "status_accuracy"),
+                ],
+            )
+        )
+    return rows
+
+
 def _key_figures(summary: Record) -> list[tuple[str, list[Figure]]]:
     counts, get, macro = summary.get("counts") or {}, summary.get, summary.get("macro") or {}
     proactivity = get("proactivity_effectiveness") or {}
@@ -153,6 +190,10 @@ def _key_figures(summary: Record) -> list[tuple[str, list[Figure]]]:
          n(get("n_confirmed_undetected"))]),
         ("memory recall accuracy / queries judged", [f("memory_recall_accuracy"),
          n(get("n_memory_queries"))]),
+        ("memory recall over the state: all / slots / status / history",
+         [f("memory_recall_state_accuracy"), *(_aspect(summary, a) for a in _ASPECTS)]),
+        ("response quality (1-5): turn-level relevance / dialogue-level coherence",
+         _quality(summary)),
         ("proactivity effectiveness / actions / judged", [f("proactivity_effectiveness"),
          n(proactivity.get("n_actions")), n(proactivity.get("n_judged"))]),
         ("update latency p50 / p95 / mean", [f("latency_ms_p50", fmt_ms),
@@ -162,6 +203,7 @@ def _key_figures(summary: Record) -> list[tuple[str, list[Figure]]]:
           f("completion_tokens_per_turn", fmt_num)]),
         ("per-dialogue means: " + ", ".join(name for name, _, _ in _MACRO),
          [{"text": cell(macro.get(key)), "reason": None} for _, key, cell in _MACRO]),
+        *_by_class(summary),
         ("judges", [{"text": _judges(get("judges")), "reason": None}]),
     ]  # fmt: skip
 

@@ -6,9 +6,10 @@ figures, each beside its ceiling ("slot accuracy 52.0% of a ceiling 61.0%": the 
 values recoverable before repair, :mod:`evals.metrics.memory.ceiling`); retrieval (Recall@3/5/10,
 hit@5), response (slot accuracy, JGA, their ceilings, BLEU, ROUGE-L) and repair (DTE beside its
 floor, S.R.) tables; where the recoverable values were (memory, the context) and how many the
-responses stated; DTE per item as a histogram; and the items whose confirmation missed a gold
-slot, with what the reader wrote and how much of the item was recoverable. Drawn by
-``memory.html.j2``.
+responses stated; DTE per item as a histogram; the items whose confirmation missed a gold
+slot, with what the reader wrote and how much of the item was recoverable; and, when the
+summary has them (``todeval memory eval --baselines``), the paper's comparison settings side by
+side (:data:`~evals.metrics.memory.table.COLUMNS`). Drawn by ``memory.html.j2``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evals.metrics.memory.table import COLUMNS, null_reasons
 from evals.outputs import fmt_figure
 from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, shorten
 from evals.report.svg import Series, bar_chart
@@ -79,6 +81,23 @@ def _ceiling(summary: Row) -> dict[str, str] | None:
     return {key: fmt_pct(summary.get(key)) for key in keys}
 
 
+def _configuration(summary: Row) -> str:
+    """Which memory setting and activation the run used (empty when the summary does not say)."""
+    config = summary.get("configuration")
+    if not isinstance(config, Mapping) or "setting" not in config:
+        return ""
+    return f"Setting: {config['setting']}, activation: {config.get('activation', MISSING)}."
+
+
+def _baseline_rows(rows: Sequence[Row]) -> list[list[str]]:
+    """One row per comparison setting: its name, where the paper has it, items and figures."""
+    return [
+        [str(row.get("configuration", "")), str(row.get("paper", "")), str(row.get("items", 0)),
+         *(fmt_num(row.get(key), 3) for _, key in COLUMNS)]
+        for row in rows
+    ]  # fmt: skip
+
+
 def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
     """The report section of one memory run (see the module docstring)."""
     dte, floor = summary.get("dte"), summary.get("dte_floor")
@@ -95,13 +114,15 @@ def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
         "memory.html.j2",
         items=str(get("items", 0)),
         judges="; ".join(f"{role}: {spec}" for role, spec in (get("judges") or {}).items()),
+        configuration=_configuration(summary),
         retrieval=[[fmt_pct(get(k)) for k in ("recall_at_3", "recall_at_5", "recall_at_10",
                                                 "hit_at_5")]],
         response=[
             ["per item (mean)", *(fmt_pct(get(k)) for k in ("slot_accuracy", "slot_ceiling",
-                                                             "jga", "jga_ceiling"))],
+                                                             "jga", "jga_ceiling",
+                                                             "jga_mention"))],
             ["pooled over gold slots", fmt_pct(get("slot_accuracy_pooled")),
-             fmt_pct(get("slot_ceiling_pooled")), MISSING, MISSING],
+             fmt_pct(get("slot_ceiling_pooled")), MISSING, MISSING, MISSING],
         ],
         ceiling=_ceiling(summary),
         generation=[[fmt_num(get(k)) for k in ("bleu", "rouge_l", "gpt4_score")]],
@@ -111,6 +132,9 @@ def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
         dte_chart=_dte_chart(lines),
         missed=missed[:MAX_MISSED_ITEMS],
         n_missed=len(missed),
+        baseline_headers=["setting", "paper", "items", *(name for name, _ in COLUMNS)],
+        baselines=_baseline_rows(get("baselines") or []),
+        baseline_notes=null_reasons(get("baselines") or []),
     )  # fmt: skip
     return Section(SECTION_ID, "Memory and slot repair (MAP / MS-TOD)", overview, body)
 

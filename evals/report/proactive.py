@@ -1,19 +1,23 @@
-"""The ProactiveEval section of the report: a synthesis run (paper 003, Figure 2).
+"""The ProactiveEval sections of the report (paper 003): a synthesis run, and a task run.
 
-Shows the items kept by domain and tier, what the pipeline rejected or could not finish, the
-refinement rounds, and the difficulty signal after each round (panel members that found the
-target). The task sections (planning and guidance scores) join when those runs are wired.
+Synthesis (Figure 2): the items kept by domain and tier, what the pipeline rejected or could not
+finish, the refinement rounds, and the difficulty signal after each round (panel members that
+found the target). Tasks (target planning, dialogue guidance): each figure as mean and std over
+the runs, overall and by domain, tier and agreeableness, why dialogues stopped, and the runs
+left unscored with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
 
 from evals.proactive_schema import TIERS
-from evals.report.page import Section, fmt_num, skipped_records_html, table
+from evals.report.page import MISSING, Section, fmt_num, skipped_records_html, table
+from evals.report.templating import render
 
 SECTION_ID = "proactive"
 
@@ -58,3 +62,74 @@ def synthesis_section(summary: Mapping[str, Any]) -> Section:
         ("environments per second", fmt_num(summary.get("environments_per_s"))),
     ]
     return Section(SECTION_ID, "ProactiveEval data synthesis", overview, body)
+
+
+#: A task's figures in the report, in order, with their headings.
+TASK_FIGURES: dict[str, tuple[tuple[str, str], ...]] = {
+    "target_planning": (("score", "score (1-10)"),),
+    "dialogue_guidance": (
+        ("score", "score (1-10)"),
+        ("reached", "target reached"),
+        ("turns", "turns"),
+        ("target_density", "target density"),
+        ("initiation_density", "initiation density"),
+    ),
+}
+
+
+def mean_std(figure: Mapping[str, Any] | None) -> str:
+    """``mean ± std`` (std left out when there is none), or MISSING."""
+    if not figure or figure.get("mean") is None:
+        return MISSING
+    std = figure.get("std")
+    return fmt_num(figure["mean"]) + ("" if std is None else f" ± {fmt_num(std)}")
+
+
+def task_section(summary: Mapping[str, Any], lines: Sequence[Mapping[str, Any]] = ()) -> Section:
+    """A target-planning or dialogue-guidance run's section."""
+    task = str(summary.get("task"))
+    figures = TASK_FIGURES.get(task, TASK_FIGURES["target_planning"])
+    overall = [mean_std(summary["figures"].get(key)) for key, _ in figures]
+    groups = [
+        {
+            "name": name,
+            "rows": [
+                [value, *(mean_std(found.get(key)) for key, _ in figures)]
+                for value, found in by_value.items()
+            ],
+        }
+        for name, by_value in summary.get("by", {}).items()
+    ]
+    stops = Counter(str(line.get("stop_reason")) for line in lines if line.get("stop_reason"))
+    run = summary.get("run", {})
+    counts = summary["counts"]
+    body = render(
+        "proactive_tasks.html.j2",
+        runs=str(counts["runs"]),
+        environments=str(counts["environments"]),
+        failed=str(counts["failed"]),
+        skipped=str(counts["skipped"]),
+        agent=str(run.get("agent")),
+        judges="; ".join(f"{role}: {spec}" for role, spec in summary.get("judges", {}).items()),
+        headers=[label for _, label in figures],
+        overall=overall,
+        groups=groups,
+        stops=[[reason, str(n)] for reason, n in stops.most_common()],
+        unscored=_unscored(task, lines),
+    )
+    title = "target planning" if task == "target_planning" else "dialogue guidance"
+    overview = [(f"{title} score", overall[0])]
+    return Section(f"{SECTION_ID}-{task}", f"ProactiveEval {title}", overview, body)
+
+
+def _unscored(task: str, lines: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    planning = task == "target_planning"
+    key, score = ("plan_verdict", "score") if planning else ("guidance_verdict", "overall")
+    rows = []
+    for line in lines:
+        verdict = line.get(key) or {}
+        if verdict.get(score) is None:
+            basis = verdict.get("basis") or verdict.get("overall_basis")
+            why = line.get("plan_error") or basis or line.get("stop_reason")
+            rows.append([str(line.get("eval_id")), str(why or "not scored")])
+    return rows

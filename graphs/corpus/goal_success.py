@@ -9,7 +9,7 @@ on pause their thread for a human (``todeval review`` answers them and calls it 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from itertools import islice
 from pathlib import Path
@@ -17,10 +17,18 @@ from typing import Any
 
 from evals.datasets import load_dialogues
 from evals.datasets.loader import Format
+from evals.metrics.goal_success.calibration import (
+    CALIBRATION_FILE,
+    applied_calibration,
+    read_calibration,
+    teacher_calibration,
+    write_calibration,
+)
+from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
 from evals.metrics.goal_success.tally import GoalSuccessTally, SegmentationTally, read_audits
 from evals.outputs import write_json
 from evals.report.goal_success import goal_success_section
-from evals.schema import Dialogue, routes_used
+from evals.schema import Dialogue, RecordError, routes_used
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -33,7 +41,8 @@ from graphs.corpus.job import (
 from graphs.corpus.validity import figure_validity
 from graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
 from nodes.context import Context
-from nodes.goal_success.judges import segmenter, teachers
+from nodes.goal_success.judges import reads_business_rules, segmenter, teachers
+from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 from nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 
 SUBSYSTEM = "goal_success"
@@ -49,6 +58,75 @@ def corpus_routes(source: Path, fmt: Format, limit: int | None) -> dict[str, str
 def dialogue_input(dialogue: Dialogue) -> dict[str, Any]:
     """A dialogue as the goal-success graphs read it."""
     return {"dialogue": dialogue.model_dump(mode="json")}
+
+
+def sampled_records(
+    records: Iterable[Dialogue | RecordError], spec: SampleSpec
+) -> tuple[list[Dialogue | RecordError], dict[str, Any]]:
+    """Paper 004's sampling step: N of the readable dialogues, long sessions oversampled.
+
+    Unreadable records are kept (they are reported as skipped, whatever the sample); the
+    sampled dialogues keep their input order.
+
+    Returns:
+        The records to evaluate and the sample's description for ``summary.json``.
+    """
+    every = list(records)
+    dialogues = [r for r in every if isinstance(r, Dialogue)]
+    lengths = [len(d.turns) for d in dialogues]
+    chosen = sample_indices(lengths, spec)
+    kept = {id(dialogues[i]) for i in chosen}
+    ids = [str(d.dialogue_id) for d in dialogues]
+    picked = [r for r in every if not isinstance(r, Dialogue) or id(r) in kept]
+    return picked, sample_description(lengths, chosen, ids, spec)
+
+
+def business_rules_note(context: Context, panel: Sequence[TurnQualityTeacher]) -> dict[str, Any]:
+    """Which teachers read the SOP (``Context.teacher_sop``) and which ignored it."""
+    if not context.teacher_sop:
+        return {"given": False}
+    read = [t.name for t in panel if reads_business_rules(t)]
+    return {
+        "given": True,
+        "chars": len(context.teacher_sop),
+        "read_by": read,
+        "ignored_by": [t.name for t in panel if t.name not in read],
+        "note": "LLM teachers get the rules in the Appendix D prompt; local teachers apply "
+        "fixed rubrics and ignore them; the segmenter is not given them",
+    }
+
+
+def prior_calibration(context: Context) -> dict[str, Any] | None:
+    """The calibration ``Context.teacher_calibration`` names, read before the run starts.
+
+    Raises:
+        ValueError: The file is not a calibration.
+    """
+    if not context.teacher_calibration:
+        return None
+    return read_calibration(Path(context.teacher_calibration))
+
+
+def calibration_section(
+    context: Context, tally: GoalSuccessTally, out: Path, prior: dict[str, Any] | None
+) -> dict[str, Any]:
+    """This run's per-teacher calibration (stored in ``calibration.json``) and the one applied."""
+    # a turn people decided after an escalation counts as escalated, even if also audited
+    audited = [
+        verdict is not None and turn.get("decided_by") != "human"
+        for verdict, turn in zip(tally.audited, tally.turns, strict=True)
+    ]
+    current = teacher_calibration(tally.turns, tally.human, audited)
+    if current is not None:
+        write_calibration(out / CALIBRATION_FILE, current)
+    applied = None
+    if prior is not None:
+        applied = applied_calibration(prior, tally.turns, str(context.teacher_calibration))
+    return {
+        "this_run": current,
+        "file": str(out / CALIBRATION_FILE) if current is not None else None,
+        "applied": applied,
+    }
 
 
 def goal_success_judges(context: Context) -> dict[str, Any]:
@@ -68,6 +146,9 @@ def goal_success_corpus(
 ) -> dict[str, Any]:
     """Run (or read back) every dialogue's thread; write goals, summary and report.
 
+    With ``Context.gsr_sample`` only a sample of the (first ``limit``) dialogues runs
+    (:func:`sampled_records`) and ``summary.json`` says what was sampled (``sample``).
+
     Raises:
         JudgeSpecError, JudgeConfigError: A judge spec is unknown or cannot be built here.
 
@@ -75,6 +156,7 @@ def goal_success_corpus(
         The summary (as written to ``summary.json``).
     """
     start_run(context)
+    prior = prior_calibration(context)
     segmentation = segmenter(context)
     panel = teachers(context)
 
@@ -84,10 +166,15 @@ def goal_success_corpus(
             teacher.prepare(dialogues)
 
     tally = GoalSuccessTally(read_audits(out / "verdicts.jsonl"))
+    records: Iterable[Dialogue | RecordError] = islice(load_dialogues(source, fmt), limit)
+    drawn = None
+    if context.gsr_sample is not None:
+        spec = SampleSpec(context.gsr_sample, context.gsr_sample_seed)
+        records, drawn = sampled_records(records, spec)
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_goal_success_graph(),
-        records=islice(load_dialogues(source, fmt), limit),
+        records=records,
         make_input=dialogue_input,
         output_keys=GoalSuccessOutput.__annotations__,
         tally=tally,
@@ -107,6 +194,9 @@ def goal_success_corpus(
                 "limit": limit,
                 "context": asdict(context),
             },
+            "sample": drawn,
+            "business_rules": business_rules_note(context, panel),
+            "calibration": calibration_section(context, tally, out, prior),
         }
         | {"validity": figure_validity(context, ["gsr"])}
         | stats.details()

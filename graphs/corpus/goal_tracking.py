@@ -19,8 +19,15 @@ from evals.datasets.errors import DatasetFormatError
 from evals.datasets.goal_tracking import load_goal_tracking_records
 from evals.datasets.sgd_schema import schema_beside
 from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
+from evals.metrics.goal_tracking.proactive_actions import ProactiveAction
+from evals.metrics.goal_tracking.tally import (
+    REPORT_TIMELINES,
+    QualityScores,
+    TrackedCorpusTally,
+    Verdicts,
+)
 from evals.report.goal_tracking import goal_tracking_section
+from evals.schema import RecordError
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -29,12 +36,20 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.goal_tracking import build_goal_tracking_graph
+from graphs.goal_tracking import build_baseline_tracking_graph, build_goal_tracking_graph
 from nodes.context import Context
+from nodes.goal_tracking.baselines.memory_views import METHODS
+from nodes.goal_tracking.baselines.tracker import check_tracker
 from nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from nodes.goal_tracking.judges.proactivity import proactivity_judge
+from nodes.goal_tracking.judges.response_quality import response_quality_judge
 from nodes.goal_tracking.state import GoalTrackingOutput
+from nodes.judges.spec import parse_spec
+from stores.paths import data_dir
 
 SUBSYSTEM = "goal_tracking"
+GOAL_TRACKERS = ("atod", *METHODS)
+"""``Context.goal_tracker`` values: ATOD's tracker and the paper's baselines (Table 3)."""
 
 
 def tracker_input(dialogue: AtodDialogue) -> dict[str, Any]:
@@ -55,9 +70,64 @@ def _is_sgd(source: Path, fmt: str) -> bool:
         return False
 
 
+def synthesis_schema(source: Path) -> Path | None:
+    """The schema of the SGD file a synthetic ATOD set was drawn from, when it is at hand.
+
+    A set written by ``todeval synthesize atod`` names its source file in every dialogue's
+    ``metadata.source``; its goals are named by that schema's services, so tracking with the
+    same schema is what makes goal detection comparable with the gold.
+    """
+    for record in load_goal_tracking_records(source, "atod", None):
+        if isinstance(record, RecordError):
+            continue
+        name = record.metadata.get("source")
+        if not isinstance(name, str) or not name:
+            return None
+        for candidate in (Path(name), data_dir() / "sgd" / Path(name).name):
+            if candidate.is_file():
+                return schema_beside(candidate)
+        return None
+    return None
+
+
+def proactivity_verdicts(context: Context) -> Verdicts:
+    """Judges a dialogue's proactive actions with ``Context.proactivity_judge``."""
+    judge = proactivity_judge(context.proactivity_judge, context.llm_max_retries)
+
+    def verdicts(actions: list[ProactiveAction]) -> list[bool | None]:
+        return [judge.judge(action).value for action in actions]
+
+    return verdicts
+
+
+def quality_scores(context: Context) -> QualityScores:
+    """Scores a dialogue's responses with ``Context.response_quality_judge``."""
+    judge = response_quality_judge(context.response_quality_judge, context.llm_max_retries)
+
+    def scores(utterances: list[dict[str, str]]) -> dict[str, Any]:
+        result = judge.score(utterances)
+        if result.value is None:
+            return {"turn_level": None, "dialogue_level": None, "reason": result.reason}
+        quality = result.value
+        return {"turn_level": quality.turn_level, "dialogue_level": quality.dialogue_level,
+                "reason": None}  # fmt: skip
+
+    return scores
+
+
+def _is_atod(source: Path, fmt: str) -> bool:
+    return fmt == "atod" or (fmt == "auto" and looks_like_atod(source))
+
+
 def goal_tracking_judges(context: Context) -> dict[str, Any]:
-    """Who judged a goal-tracking run."""
-    return {"goal_extraction": context.goal_extraction_judge, "others": "local"}
+    """Who tracked and judged a goal-tracking run."""
+    return {
+        "tracker": context.goal_tracker,
+        "goal_extraction": context.goal_extraction_judge,
+        "proactivity": context.proactivity_judge,
+        "response_quality": context.response_quality_judge,
+        "others": "local",
+    }
 
 
 def goal_tracking_corpus(
@@ -75,6 +145,7 @@ def goal_tracking_corpus(
     Raises:
         JudgeSpecError, JudgeConfigError: The goal-extraction spec is unknown or unusable.
         DatasetFormatError: The input or the schema cannot be read.
+        ValueError: ``Context.goal_tracker`` is neither ``atod`` nor a baseline.
 
     Returns:
         The summary (as written to ``summary.json``).
@@ -83,13 +154,25 @@ def goal_tracking_corpus(
         found = schema_beside(source)
         if found is not None:  # goals named as SGD's gold names them
             context = replace(context, schema_path=str(found))
+    elif context.schema_path is None and _is_atod(source, fmt):
+        found = synthesis_schema(source)
+        if found is not None:  # a synthetic set: the schema of the SGD file it came from
+            context = replace(context, schema_path=str(found))
+    baseline = context.goal_tracker != "atod"
+    if baseline:
+        check_tracker(context.goal_tracker)
     start_run(context)
-    goal_extractor(context.goal_extraction_judge, context.schema_path)
+    if parse_spec(context.goal_extraction_judge).is_local:  # an LLM spec sends the prompts
+        goal_extractor(context.goal_extraction_judge, context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
-    tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
+    tally = TrackedCorpusTally(
+        named_by_schema=context.schema_path is not None,
+        judge_proactivity=proactivity_verdicts(context),
+        score_quality=quality_scores(context),
+    )
     job = CorpusJob(
         subsystem=SUBSYSTEM,
-        graph=build_goal_tracking_graph(),
+        graph=build_baseline_tracking_graph() if baseline else build_goal_tracking_graph(),
         records=islice(records, limit),
         make_input=tracker_input,
         output_keys=GoalTrackingOutput.__annotations__,

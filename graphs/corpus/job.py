@@ -88,6 +88,10 @@ class CorpusJob(Generic[R]):
     max_concurrency: int = 1
 
 
+LISTED_IDS = 1000
+"""How many record ids the summary lists per kind (the count is always whole)."""
+
+
 @dataclass
 class RunStats:
     """What a corpus run noticed besides its figures."""
@@ -111,10 +115,13 @@ class RunStats:
             "llm_usage_by_judge": ACCOUNTING.by_judge(),
             "llm_spent": LIMITS.spent(),
             "elapsed_s": round(self.elapsed_s, 2),
-            "duplicate_records": {"count": len(self.duplicates), "ids": self.duplicates[:50]},
+            "duplicate_records": {
+                "count": len(self.duplicates),
+                "ids": self.duplicates[:LISTED_IDS],
+            },
             "unanswered_records": {
                 "count": len(self.unanswered),
-                "ids": self.unanswered[:50],
+                "ids": self.unanswered[:LISTED_IDS],
                 "note": "LLM calls failed or were refused (limits, budget, dry run): their "
                 "labels are null with the reason; re-run the same command to ask them again "
                 "(answers already received come from the cache)"

@@ -1,4 +1,11 @@
-"""ProactiveEval data synthesis over many environments (paper 003): threads -> release layout.
+"""ProactiveEval over many environments (paper 003): data synthesis, and the two tasks.
+
+``run_target_planning`` / ``run_dialogue_guidance`` run the agent under test on every
+environment of a release-layout folder (or one JSON file), ``runs`` times (guidance: at each
+agreeableness tier too), one checkpointed thread per run with every step checkpointed, and write
+``OUT/results.jsonl`` (one line per environment and run), ``OUT/summary.json`` (mean and std over
+the runs, overall and by domain, tier and agreeableness) and ``OUT/report.html``.
+
 
 ``synthesize_proactive`` writes N environments, spread over the domains in turn, each in its own
 checkpointed thread of the synthesis graph. Unlike the scoring corpora (one checkpoint per
@@ -12,20 +19,32 @@ loadable by :func:`evals.datasets.proactive.load_proactive`), ``OUT/summary.json
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel
 
-from evals.datasets.proactive import write_release
+from evals.datasets.proactive import load_proactive, write_release
 from evals.metrics.proactive.synthesis import SynthesisTally
-from evals.proactive_schema import DOMAINS, SynthesisSeed, canonical_domain
-from evals.report.proactive import synthesis_section
+from evals.metrics.proactive.tasks import TaskTally
+from evals.proactive_schema import (
+    AGREEABLENESS,
+    DOMAINS,
+    Agreeableness,
+    ProactiveItem,
+    ProactiveRun,
+    SynthesisSeed,
+    canonical_domain,
+)
+from evals.report.proactive import synthesis_section, task_section
 from evals.results import ThreadResult
+from evals.schema import RecordError
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -35,13 +54,15 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.proactive import build_synthesis_graph
-from graphs.runner import run_in_order, thread_id_for
+from graphs.proactive import build_guidance_graph, build_planning_graph, build_synthesis_graph
+from graphs.runner import record_id, run_in_order, thread_id_for
 from nodes.context import Context
 from nodes.judges.limits import watch_unanswered
 from nodes.judges.redact import error_text
-from nodes.proactive.judges import check_synthesis_judges
-from nodes.proactive.state import SynthesisOutput
+from nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
+from nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
+from nodes.proactive.scoring import GUIDANCE_MAX_TURNS
+from nodes.proactive.state import GuidanceOutput, PlanningOutput, SynthesisOutput
 
 SUBSYSTEM = "proactive_synthesis"
 
@@ -71,28 +92,51 @@ def synthesis_seeds(n: int, seed: int, domains: Sequence[str] = DOMAINS) -> list
     ]
 
 
-def run_seed(
-    graph: CompiledStateGraph[Any, Context, Any, Any], seed: SynthesisSeed, context: Context
+def run_staged(
+    graph: CompiledStateGraph[Any, Context, Any, Any],
+    record: BaseModel,
+    context: Context,
+    *,
+    subsystem: str,
+    make_input: Callable[[Any], dict[str, Any]],
+    output_keys: Iterable[str],
 ) -> ThreadResult:
-    """Run, resume (at the stage that stopped it) or read back one environment's thread."""
-    thread_id = thread_id_for(SUBSYSTEM, seed, context)
+    """Run, resume (at the step that stopped it) or read back one record's thread."""
+    name = record_id(record)
+    thread_id = thread_id_for(subsystem, record, context)
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
-    keys = list(SynthesisOutput.__annotations__)
+    keys = list(output_keys)
     snapshot = graph.get_state(config)
     pending = bool(snapshot.next or snapshot.tasks)
     if snapshot.values and not pending:
         done = {key: snapshot.values[key] for key in keys if key in snapshot.values}
-        return ThreadResult(seed.eval_id, thread_id, done, resumed=True)
-    graph_input = (
-        None if pending else {"seed_id": seed.eval_id, "domain": seed.domain, "seed": seed.seed}
-    )
+        return ThreadResult(name, thread_id, done, resumed=True)
+    graph_input = None if pending else make_input(record)
     try:
         with watch_unanswered() as unanswered:
-            # durability="sync": every stage's checkpoint is on disk before the next starts.
+            # durability="sync": every step's checkpoint is on disk before the next starts.
             output = graph.invoke(graph_input, config, context=context, durability="sync")
-    except Exception as error:  # noqa: BLE001 - one environment's failure must not stop the run
-        return ThreadResult(seed.eval_id, thread_id, None, error_text(error))
-    return ThreadResult(seed.eval_id, thread_id, dict(output), unanswered=list(unanswered))
+    except Exception as error:  # noqa: BLE001 - one record's failure must not stop the run
+        return ThreadResult(name, thread_id, None, error_text(error))
+    return ThreadResult(name, thread_id, dict(output), unanswered=list(unanswered))
+
+
+def _seed_input(seed: SynthesisSeed) -> dict[str, Any]:
+    return {"seed_id": seed.eval_id, "domain": seed.domain, "seed": seed.seed}
+
+
+def run_seed(
+    graph: CompiledStateGraph[Any, Context, Any, Any], seed: SynthesisSeed, context: Context
+) -> ThreadResult:
+    """Run, resume (at the stage that stopped it) or read back one environment's thread."""
+    return run_staged(
+        graph,
+        seed,
+        context,
+        subsystem=SUBSYSTEM,
+        make_input=_seed_input,
+        output_keys=SynthesisOutput.__annotations__,
+    )
 
 
 def synthesize_proactive(
@@ -141,7 +185,7 @@ def synthesize_proactive(
         subsystem=SUBSYSTEM,
         graph=build_synthesis_graph(),
         records=seeds,
-        make_input=lambda s: {"seed_id": s.eval_id, "domain": s.domain, "seed": s.seed},
+        make_input=_seed_input,
         output_keys=SynthesisOutput.__annotations__,
         tally=tally,
         lines_file="synthesis.jsonl",
@@ -184,4 +228,220 @@ def synthesis_judges(context: Context) -> dict[str, Any]:
         "synthesis_candidates": context.synthesis_candidates,
         "synthesis_temperature": context.synthesis_temperature,
         "max_refinements": context.max_refinements,
+    }
+
+
+PLANNING = "proactive_planning"
+GUIDANCE = "proactive_guidance"
+
+
+def planning_runs(
+    items: Iterable[ProactiveItem | RecordError], agent: str, runs: int
+) -> Iterator[ProactiveRun | RecordError]:
+    """Each environment ``runs`` times (ids ``<environment>/run<r>``)."""
+    for item in items:
+        if isinstance(item, RecordError):
+            yield item
+            continue
+        for run in range(runs):
+            yield _run_of(item, agent, run, f"{item.eval_id}/run{run + 1}")
+
+
+def guidance_runs(
+    items: Iterable[ProactiveItem | RecordError],
+    agent: str,
+    agreeableness: Sequence[Agreeableness],
+    runs: int,
+) -> Iterator[ProactiveRun | RecordError]:
+    """Each environment at each tier ``runs`` times (ids ``<environment>/<tier>/run<r>``)."""
+    for item in items:
+        if isinstance(item, RecordError):
+            yield item
+            continue
+        for tier in agreeableness:
+            for run in range(runs):
+                eval_id = f"{item.eval_id}/{tier}/run{run + 1}"
+                seed = zlib.crc32(eval_id.encode())  # stable across processes
+                yield _run_of(item, agent, run, eval_id).model_copy(
+                    update={"agreeableness": tier, "seed": seed}
+                )
+
+
+def _run_of(item: ProactiveItem, agent: str, run: int, eval_id: str) -> ProactiveRun:
+    return ProactiveRun(
+        eval_id=eval_id,
+        environment_id=item.eval_id,
+        domain=item.domain,
+        tier=item.tier,
+        environment=item.environment,
+        reference=item.reference,
+        agent=agent,
+        run=run,
+    )
+
+
+def _planning_input(run: ProactiveRun) -> dict[str, Any]:
+    return {
+        "eval_id": run.eval_id,
+        "domain": run.domain,
+        "environment": run.environment.model_dump(),
+        "reference": run.reference.model_dump(),
+        "agent": run.agent,
+        "run": run.run,
+    }
+
+
+def _guidance_input(max_turns: int) -> Callable[[ProactiveRun], dict[str, Any]]:
+    def make(run: ProactiveRun) -> dict[str, Any]:
+        return _planning_input(run) | {
+            "agreeableness": run.agreeableness,
+            "seed": run.seed,
+            "max_turns": max_turns,
+        }
+
+    make_input: Callable[[ProactiveRun], dict[str, Any]] = make
+    return make_input
+
+
+def run_target_planning(
+    source: Path,
+    context: Context,
+    *,
+    out: Path,
+    agent: str = PLAN_SPEC,
+    runs: int = 1,
+    checkpoints: str | None = None,
+    max_concurrency: int = 1,
+    progress: Progress = no_progress,
+) -> dict[str, Any]:
+    """Target planning on every environment of ``source`` (see the module docstring)."""
+    records = planning_runs(load_proactive(source), agent, runs)
+    return _run_task(
+        "plan",
+        records,
+        context,
+        make_input=_planning_input,
+        settings={"source": str(source), "agent": agent, "runs": runs},
+        out=out,
+        checkpoints=checkpoints,
+        max_concurrency=max_concurrency,
+        progress=progress,
+    )
+
+
+def run_dialogue_guidance(
+    source: Path,
+    context: Context,
+    *,
+    out: Path,
+    agent: str = GUIDE_SPEC,
+    agreeableness: Sequence[Agreeableness] = AGREEABLENESS,
+    runs: int = 3,
+    max_turns: int = GUIDANCE_MAX_TURNS,
+    checkpoints: str | None = None,
+    max_concurrency: int = 1,
+    progress: Progress = no_progress,
+) -> dict[str, Any]:
+    """Dialogue guidance on every environment of ``source`` at each tier (module docstring).
+
+    The simulated user is ``context.user_simulator``; the early stop is
+    ``context.target_reached_judge``.
+    """
+    records = guidance_runs(load_proactive(source), agent, agreeableness, runs)
+    settings = {
+        "source": str(source),
+        "agent": agent,
+        "runs": runs,
+        "agreeableness": list(agreeableness),
+        "max_turns": max_turns,
+        "user_simulator": context.user_simulator,
+        "target_reached_judge": context.target_reached_judge,
+    }
+    return _run_task(
+        "guide",
+        records,
+        context,
+        make_input=_guidance_input(max_turns),
+        settings=settings,
+        out=out,
+        checkpoints=checkpoints,
+        max_concurrency=max_concurrency,
+        progress=progress,
+    )
+
+
+def _run_task(
+    task: Literal["plan", "guide"],
+    records: Iterable[ProactiveRun | RecordError],
+    context: Context,
+    *,
+    make_input: Callable[[ProactiveRun], dict[str, Any]],
+    settings: dict[str, Any],
+    out: Path,
+    checkpoints: str | None,
+    max_concurrency: int,
+    progress: Progress,
+) -> dict[str, Any]:
+    start_run(context)
+    check_scoring_judges(context)
+    plan = task == "plan"
+    subsystem = PLANNING if plan else GUIDANCE
+    builder = build_planning_graph() if plan else build_guidance_graph()
+    keys = (PlanningOutput if plan else GuidanceOutput).__annotations__
+    tally = TaskTally(task)
+
+    def stream(saver: BaseCheckpointSaver[str]) -> Stream:
+        graph = builder.compile(checkpointer=saver, name=subsystem)
+
+        def one(run: ProactiveRun) -> ThreadResult:
+            return run_staged(
+                graph, run, context, subsystem=subsystem, make_input=make_input, output_keys=keys
+            )
+
+        return run_in_order(records, one, max_concurrency=max_concurrency)
+
+    job = CorpusJob(
+        subsystem=subsystem,
+        graph=builder,
+        records=records,
+        make_input=make_input,
+        output_keys=keys,
+        tally=tally,
+        lines_file="results.jsonl",
+        unit="run",
+    )
+    stats = run_job(
+        job, context, out=out, checkpoints=checkpoints, progress=progress, stream=stream
+    )
+    summary = (
+        tally.summary(stats.elapsed_s)
+        | {
+            "subsystem": "proactive",
+            "task": "target_planning" if plan else "dialogue_guidance",
+            "judges": task_judges(context, plan=plan),
+            "run": settings | {"context": asdict(context)},
+        }
+        | stats.details()
+    )
+    title = "target planning" if plan else "dialogue guidance"
+    finish(
+        out,
+        summary,
+        stats,
+        title=f"todeval: ProactiveEval {title}",
+        sections=[task_section(summary, tally.rows)],
+        meta={key: str(value) for key, value in settings.items()},
+    )
+    return summary
+
+
+def task_judges(context: Context, *, plan: bool) -> dict[str, Any]:
+    """The specs a task run was given."""
+    if plan:
+        return {"target_planning_judge": context.target_planning_judge}
+    return {
+        "guidance_judge": context.guidance_judge,
+        "target_density_judge": context.target_density_judge,
+        "target_reached_judge": context.target_reached_judge,
+        "user_simulator": context.user_simulator,
     }

@@ -11,10 +11,14 @@ environment (:mod:`evals.metrics.simulation.attribution`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 
 from evals.datasets.errors import DatasetFormatError
 from evals.metrics.simulation.attribution import attribute_failures
@@ -24,10 +28,19 @@ from evals.report.goal_shift import goal_shift_section
 from evals.report.simulation import simulation_section
 from evals.schema import RecordError
 from graphs.corpus.goal_shift import goal_shift_judges, load_run, score_run
-from graphs.corpus.job import CorpusJob, Progress, finish, no_progress, run_job, start_run
+from graphs.corpus.job import (
+    CorpusJob,
+    Progress,
+    Stream,
+    finish,
+    no_progress,
+    run_job,
+    start_run,
+)
+from graphs.runner import run_corpus
 from graphs.simulation import build_simulation_graph
 from nodes.context import Context
-from nodes.simulation.environments import DOMAINS
+from nodes.simulation.environments import DOMAINS, environment_for
 from nodes.simulation.state import SimulationOutput
 from stores.paths import data_dir
 
@@ -52,6 +65,62 @@ def domain_tasks(domain: str, tasks_path: Path | None = None) -> list[dict[str, 
     if not isinstance(tasks, list):
         raise DatasetFormatError(f"{path}: expected a list of tasks")
     return [task for task in tasks if isinstance(task, dict)]
+
+
+class _EveryMessage:
+    """A compiled graph whose runs write a checkpoint after every node (``durability="sync"``).
+
+    The batch runner asks for one checkpoint per finished thread (``durability="exit"``: a
+    killed dialogue restarts, and the LLM response cache makes its judge calls free). A live
+    conversation cannot restart: the agent under test is not cached and need not be
+    deterministic, so a killed conversation must continue from its last message.
+    """
+
+    def __init__(self, graph: CompiledStateGraph[Any, Context, Any, Any]) -> None:
+        self._graph = graph
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
+
+    def invoke(self, graph_input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        """The graph's invoke, checkpointing every message before the next node runs."""
+        return self._graph.invoke(graph_input, config, **{**kwargs, "durability": "sync"})
+
+
+def checkpointed_every_message(
+    job: CorpusJob[SimulationRecord], context: Context
+) -> Callable[[BaseCheckpointSaver[str]], Stream]:
+    """The job's stream of results, its threads checkpointed after every message."""
+
+    def stream(saver: BaseCheckpointSaver[str]) -> Stream:
+        graph = job.graph.compile(checkpointer=saver, name=job.subsystem)
+        every_message = cast("CompiledStateGraph[Any, Context, Any, Any]", _EveryMessage(graph))
+        return run_corpus(
+            every_message,
+            job.records,
+            subsystem=job.subsystem,
+            context=context,
+            make_input=job.make_input,
+            output_keys=job.output_keys,
+            max_concurrency=job.max_concurrency,
+        )
+
+    return stream
+
+
+def environment_info(domain: str) -> dict[str, Any]:
+    """tau2's ``info.environment_info``: the domain, its policy and the tools the agent had.
+
+    Without it a reader of results.json that is not told the domain (``todeval evaluate``)
+    knows no tool list and leaves the tool names unchecked; with it, calls are checked against
+    the very tools the agent was given.
+    """
+    environment = environment_for(domain)
+    return {
+        "domain_name": domain,
+        "policy": environment.policy(),
+        "tool_defs": environment.tool_schemas(),
+    }
 
 
 def simulation_records(
@@ -128,7 +197,14 @@ def simulate_corpus(
         unit="conversation",
         max_concurrency=max_concurrency,
     )
-    simulated = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
+    simulated = run_job(
+        job,
+        context,
+        out=out,
+        checkpoints=checkpoints,
+        progress=progress,
+        stream=checkpointed_every_message(job, context),
+    )
     used = {s["task_id"] for s in tally.simulations}
     info = {
         "domain": domain,
@@ -137,6 +213,7 @@ def simulate_corpus(
         "seed": seed,
         "agent_info": {"implementation": "todeval", "spec": context.simulation_agent},
         "user_info": {"implementation": "todeval", "spec": context.user_simulator},
+        "environment_info": environment_info(domain),
     }
     results = out / "results.json"
     out.mkdir(parents=True, exist_ok=True)

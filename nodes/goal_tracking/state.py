@@ -37,3 +37,5 @@ class GoalTrackingState(GoalTrackingInput, GoalTrackingOutput, total=False):
     turn_ms: float
     turn_cost: dict[str, int]
     audited_final: bool
+    baseline_memory: dict[str, Any]
+    """A baseline tracker's own memory (summary, memos, strengths) and its last answer."""

@@ -188,6 +188,8 @@ class LLMJudge(Generic[OutT]):
             small model that rambles costs no more than this).
         constrained: Ask the provider to decode under the output schema where it can
             (:func:`decoding_kwargs`); parse-and-retry stays for the others.
+        decoding_schema: The JSON schema sent for constrained decoding and retries, when it
+            should be stricter than ``output_model`` (which still parses the answer).
 
     Raises:
         JudgeSpecError: If ``spec`` is malformed or local.
@@ -212,6 +214,7 @@ class LLMJudge(Generic[OutT]):
         model_kwargs: Mapping[str, Any] | None = None,
         max_output_tokens: int | None = 1024,
         constrained: bool = True,
+        decoding_schema: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         if self.spec.kind != "llm":
@@ -222,6 +225,7 @@ class LLMJudge(Generic[OutT]):
         self.output_model, self.mode, self.temperature = output_model, mode, temperature
         self.max_retries, self.backoff_s = max_retries, backoff_s
         self.max_output_tokens, self.constrained = max_output_tokens, constrained
+        self.decoding_schema = dict(decoding_schema or output_model.model_json_schema())
         self._model_kwargs = dict(model_kwargs or {})
         self.chat_model = chat_model
         self._bound: Runnable[LanguageModelInput, Any] | None = None
@@ -231,7 +235,7 @@ class LLMJudge(Generic[OutT]):
         # After the model: a judge that cannot run should not touch the disk.
         self.cache = default_llm_cache() if isinstance(cache, str) else cache
         self.accounting = accounting if accounting is not None else ACCOUNTING
-        self._schema = json.dumps(output_model.model_json_schema(), sort_keys=True)
+        self._schema = json.dumps(self.decoding_schema, sort_keys=True)
         self._config: RunnableConfig = {
             "run_name": f"judge:{role}",
             "tags": ["judge", f"judge:{role}"],
@@ -308,7 +312,12 @@ class LLMJudge(Generic[OutT]):
         if self.temperature is not None:
             kwargs.setdefault("temperature", self.temperature)
         if self.mode == "json" and self.constrained:
-            kwargs = decoding_kwargs(self.spec, self.output_model, self.max_output_tokens) | kwargs
+            kwargs = (
+                decoding_kwargs(
+                    self.spec, self.output_model, self.max_output_tokens, self.decoding_schema
+                )
+                | kwargs
+            )
         kwargs = client_kwargs(self.spec, LIMITS.policy.timeout_s) | kwargs
         return load_chat_model(self.spec, **kwargs)
 

@@ -8,7 +8,7 @@ key. :func:`context_overflow`: whether a failed call says the prompt did not fit
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -42,7 +42,10 @@ _MAX_TOKENS_PROVIDERS = frozenset(
 
 
 def decoding_kwargs(
-    spec: JudgeSpec, output_model: type[BaseModel], max_output_tokens: int | None
+    spec: JudgeSpec,
+    output_model: type[BaseModel],
+    max_output_tokens: int | None,
+    schema: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Chat-model arguments that constrain the answer to the output schema and cap its length.
 
@@ -51,9 +54,10 @@ def decoding_kwargs(
     retries. OpenAI: ``response_format`` ``json_schema``. An OpenAI-compatible server
     (``openai:<model>@<url>``: llama.cpp, vLLM, Ollama): ``json_object`` with the ``schema``
     (llama.cpp's grammar-constrained decoding; it rejects ``json_schema``), sent in the request
-    body with ``max_tokens``, which such servers read there. Ollama: ``format``.
+    body with ``max_tokens``, which such servers read there. Ollama: ``format``. ``schema``
+    replaces the output model's own when the decoding should be stricter than the parsing.
     """
-    schema = output_model.model_json_schema()
+    schema = dict(schema) if schema is not None else output_model.model_json_schema()
     kwargs: dict[str, Any] = {}
     if spec.provider in ("openai", "azure_openai") and spec.base_url:
         body: dict[str, Any] = {"response_format": {"type": "json_object", "schema": schema}}

@@ -20,6 +20,7 @@ from pathlib import Path
 from evals.datasets.ms_tod_release import ms_tod_qa_units
 from evals.memory_schema import Individual, MemoryBench
 from nodes.context import Context
+from nodes.judges.spec import parse_spec
 from nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
 from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
 from nodes.memory.settings import Source, memory_setting
@@ -77,8 +78,7 @@ def fill_bank(
     Raises:
         JudgeSpecError, JudgeConfigError: The bank-builder spec is unknown or unusable here.
     """
-    wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
-    for source in sorted(wanted):
+    for source in _document_sources(context, sources):
         _fill_documents(context, individual, source, report)
     bank = bank_for(context)
     local = context.memory_bank_builder == "local"
@@ -91,6 +91,18 @@ def fill_bank(
             report(f"memory bank: {individual.individual_id}/{session_id} not stored: {reason}")
     bank.add_units(units)
     return len(units)
+
+
+def _document_sources(context: Context, sources: tuple[Source, ...]) -> list[Source]:
+    """The whole-session memory to fill: the setting's and ``sources``, QA units aside.
+
+    Summaries are skipped under a local summarizer: it writes none, and each item of a summary
+    setting says so (:func:`~nodes.memory.documents.missing_memory_reason`).
+    """
+    wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
+    if parse_spec(context.memory_summarizer).is_local:
+        wanted.discard("summary")
+    return sorted(wanted)
 
 
 def _fill_documents(
@@ -132,8 +144,7 @@ def fill_banks(
         memory = json.loads(qa_memory.read_text())
         units = ms_tod_qa_units(individual.individual_id, memory, individual.sessions)
         bank_for(context).add_units(units)
-        wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
-        for source in sorted(wanted):
+        for source in _document_sources(context, sources):
             _fill_documents(context, individual, source, report)
         return
     for individual in progress(bench.individuals):

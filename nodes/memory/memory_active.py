@@ -107,7 +107,9 @@ def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, 
 
     QA memory under ``intent_key`` activation ranks the sessions' intent keys and activates
     their units; otherwise every unit (a QA pair, or a whole dialogue or summary) is ranked on
-    its own. Settings that rank nothing activate None.
+    its own. Whole dialogues and summaries are ranked against the context itself, as retrieval
+    of historical dialogues is (Table 1): k_i is MAP's planning step, not the baselines'.
+    Settings that rank nothing activate None.
     """
     context = get_context(runtime)
     setting = _setting(context)
@@ -122,6 +124,8 @@ def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, 
     if not setting.ranks or store is None:
         return {"activated": None}
     query = state.get("intent_description") or render_context(_turns(state))
+    if setting.text_memory:  # Table 1's retrieval of past dialogues: the context is the query
+        query = render_context(_turns(state))
     retrieval: RetrievalMode = mode
     if setting.source == "qa" and context.memory_activation == "intent_key":
         search = store.search_by_intent

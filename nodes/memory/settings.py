@@ -24,7 +24,9 @@ setting             source      selection   the paper's name
 
 ``ranked`` keeps the ``memory_selected`` best of the ``memory_top_k`` activated (QA units as
 question and answer, unrefined; whole dialogues or summaries); ``all`` gives every stored
-session in session order; ``oracle`` the item's relevant sessions (the ground truth). The
+session in session order; ``oracle`` the item's relevant sessions (the ground truth). QA units
+are ranked against MAP's intent description k_i (Hybrid RAG shares MAP's activation, Fig. 4);
+dialogues and summaries against the current session's context, as retrieval baselines are. The
 ablations of MAP itself (no judger, Fig. 6; no refinement, Table 6) are ``map`` with
 ``memory_judger="none"`` or ``refine_memory=False``. BERT-DST, LDST and AutoTOD (Table 4) are
 trained systems of their own and are not settings here.

@@ -110,3 +110,75 @@ class GuidanceScoringState(GuidanceScoringInput, total=False):
 
     guidance_verdict: dict[str, Any]
     density: dict[str, Any]
+
+
+class PlanningInput(TypedDict):
+    """One target-planning run: an environment, its reference and the agent under test."""
+
+    eval_id: str
+    domain: str
+    environment: dict[str, Any]
+    reference: dict[str, Any]
+    agent: str
+    run: int
+
+
+class PlanningOutput(TypedDict, total=False):
+    """The agent's plan (None with ``plan_error`` when it gave none) and the judge's verdict."""
+
+    eval_id: str
+    plan: dict[str, Any] | None
+    agent_reply: str | None
+    plan_error: str | None
+    plan_verdict: dict[str, Any] | None
+
+
+class PlanningState(PlanningInput, total=False):
+    """Everything the planning nodes read and write."""
+
+    plan: dict[str, Any] | None
+    agent_reply: str | None
+    plan_error: str | None
+    plan_verdict: dict[str, Any] | None
+
+
+class GuidanceInput(TypedDict):
+    """One dialogue-guidance run: environment, reference, agent, the user's tier and seed."""
+
+    eval_id: str
+    domain: str
+    environment: dict[str, Any]
+    reference: dict[str, Any]
+    agent: str
+    agreeableness: str
+    seed: int
+    max_turns: NotRequired[int]
+
+
+class GuidanceOutput(TypedDict, total=False):
+    """The dialogue, why it stopped, every check, and the judges' verdicts."""
+
+    eval_id: str
+    messages: list[dict[str, Any]]
+    turns: int
+    reached: bool
+    stop_reason: str
+    user_acts: list[dict[str, Any]]
+    checks: list[dict[str, Any]]
+    guidance_verdict: dict[str, Any]
+    density: dict[str, Any]
+
+
+class GuidanceState(GuidanceInput, total=False):
+    """Everything the guidance nodes read and write (``messages`` grows one message a node)."""
+
+    messages: Annotated[list[dict[str, Any]], operator.add]
+    raised: Annotated[list[list[int]], operator.add]
+    user_acts: Annotated[list[dict[str, Any]], operator.add]
+    checks: Annotated[list[dict[str, Any]], operator.add]
+    resisted: int
+    turns: int
+    reached: bool
+    stop_reason: str
+    guidance_verdict: dict[str, Any]
+    density: dict[str, Any]

@@ -100,3 +100,23 @@ def render_conversation(messages: Sequence[ChatMessage]) -> str:
 def assistant_messages(messages: Sequence[ChatMessage]) -> list[str]:
     """The agent's messages, in order."""
     return [m.content for m in messages if m.role == "assistant"]
+
+
+#: Share of a sub-target's content stems a message must carry to raise it (todeval's rule).
+RAISED_SHARE = 0.5
+
+
+def raised_sub_targets(sub_targets: Sequence[str], message: str) -> set[int]:
+    """0-based sub-targets whose content words ``message`` mostly carries.
+
+    A cheap rule the local simulated user and the local target-reached check share (the density
+    judge uses MiniLM).
+    """
+    shares = sub_target_shares(sub_targets, message)
+    return {i for i, share in enumerate(shares) if share is not None and share >= RAISED_SHARE}
+
+
+def sub_target_shares(sub_targets: Sequence[str], message: str) -> list[float | None]:
+    """Per sub-target, the share of its content stems ``message`` carries (None: it has none)."""
+    said = content_stems(message)
+    return [overlap(content_stems(sub_target), said) for sub_target in sub_targets]

@@ -12,6 +12,7 @@ the canonical ones.
 Fields of :data:`APPENDIX_D_PROMPT` (``str.format``):
     question: the dialogue, ``dialog_id: <id>`` then each turn rendered with
         :data:`TURN_TEMPLATE`.
+:data:`APPENDIX_D_PROMPT_WITH_SOP` also has ``business_rules``: the domain's SOP text.
 """
 
 APPENDIX_D_SYSTEM_PROMPT = (
@@ -51,9 +52,8 @@ E6 Incorrect Routing - wrong domain/department
 E7 Out-of-Domain Query - capability not
 supported"""
 
-APPENDIX_D_PROMPT = (
-    APPENDIX_D_SYSTEM_PROMPT
-    + """
+_APPENDIX_D_TASK = (
+    """
 You are provided with a dialog from an employee
 chatbot.
 Output the JSON for every turn, reasoning inside
@@ -69,8 +69,25 @@ input:
 {question}
 """
 )
+
+APPENDIX_D_PROMPT = APPENDIX_D_SYSTEM_PROMPT + _APPENDIX_D_TASK
 """The paper's ``template``: its ``{system_prompt}`` is filled in, and the system message is
 the same ``system_prompt``."""
+
+SOP_BLOCK = """
+
+Business rules (SOP) of this deployment. Judge each turn's quality and root cause
+against them; a reply that breaks a rule is a failure even if it sounds helpful:
+<sop>
+{business_rules}
+</sop>"""
+"""The business rules, given to the LLM teachers right after the system prompt. Appendix D has
+no slot for them, but Appendix C says the teachers were given "the same SOP guidelines" as
+the human experts; they go where the template's ``{system_prompt}`` ends, before the task.
+Field: business_rules (the SOP text as given)."""
+
+APPENDIX_D_PROMPT_WITH_SOP = APPENDIX_D_SYSTEM_PROMPT + SOP_BLOCK + _APPENDIX_D_TASK
+""":data:`APPENDIX_D_PROMPT` with the business rules. Fields: business_rules, question."""
 
 APPENDIX_D_RCOF: dict[str, str] = {
     "E1": "E3",  # Incorrect Sources -> Incorrect Retrieval

@@ -233,3 +233,53 @@ Span:
 Print only this JSON:
 {{"memos": [{{"topic": "...", "summary": "..."}}]}}"""
 """Fields: ``utterances`` (``SPEAKER: text`` lines)."""
+
+# Proactivity Effectiveness (§6.2): the paper names the judgement ("contextually appropriate and
+# beneficial") but prints no prompt; this one asks exactly that of one proactive action.
+
+PROACTIVITY_PROMPT = """You judge one proactive action of a task-oriented dialogue system: a goal
+or status change the system initiated without the user asking for it at that point (a reminder,
+an asynchronous update, a suggestion). Decide whether it was contextually appropriate (timely,
+relevant to the user's goals, not a digression) and beneficial (it helped the user's goals
+forward).
+
+Dialogue before the action:
+{context}
+
+Action ({kind}) on the goal "{goal}", now {status}:
+SYSTEM: {utterance}
+
+The user's next utterance: {reaction}
+The goal's status at the end of the dialogue: {final_status}
+
+Reason inside <think>...</think>, then print only this JSON:
+{{"appropriate": true, "beneficial": true, "reason": "..."}}"""
+"""Fields: ``context`` (``SPEAKER: text`` lines), ``kind`` (suggestion or update), ``goal``,
+``status``, ``utterance``, ``reaction`` (or "(the dialogue ends)"), ``final_status``."""
+
+# Response quality (§6.3): G-Eval style (Liu et al., 2023: criteria, evaluation steps, a 1-5
+# score) on the paper's two dimensions, turn-level relevance and dialogue-level coherence. The
+# paper prints no prompt; this one follows G-Eval's form.
+
+RESPONSE_QUALITY_PROMPT = """You will be given a task-oriented dialogue between a USER and a
+SYSTEM. Your task is to rate the SYSTEM's responses on two criteria.
+
+Evaluation criteria:
+Relevance (1-5), per SYSTEM turn: the response addresses what the user needs at that point
+(their request, their pending goals), with no irrelevant or redundant content.
+Coherence (1-5), for the whole dialogue: the SYSTEM's responses fit together, stay consistent
+with what was said and done before (slot values, statuses of the user's goals) and keep the
+dialogue well organised across interleaved goals.
+
+Evaluation steps:
+1. Read the dialogue and note the user's goals and how they evolve.
+2. For each SYSTEM turn, check whether it addresses the user's current need; score 1-5.
+3. Check the whole dialogue for contradictions, forgotten goals and confusing switches; score
+coherence 1-5.
+
+Dialogue (turns numbered):
+{dialogue}
+
+Reason inside <think>...</think>, then print only this JSON:
+{{"relevance": [{{"turn": 2, "score": 4}}], "coherence": 4}}"""
+"""Fields: ``dialogue`` (``[turn] SPEAKER: text`` lines)."""

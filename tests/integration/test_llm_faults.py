@@ -86,7 +86,7 @@ class Run:
 
 def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: str) -> Run:
     """``todeval evaluate`` (goal success only) with ``spec`` as teacher and segmenter."""
-    first = len(server.requests)
+    started = server.now()  # a request hung in an earlier run is logged when it ends: skip it
     out = work / "out"
     command = [
         str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
@@ -109,7 +109,8 @@ def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: s
             line = json.loads(text)
             lines[line["record_id"]] = line
         summary = json.loads((out / "summary.json").read_text())
-    return Run(done.returncode, done.stdout + done.stderr, lines, summary, server.requests[first:])
+    asked = [request for request in server.requests if request.at >= started]
+    return Run(done.returncode, done.stdout + done.stderr, lines, summary, asked)
 
 
 def prompt_records(corpus: Path, spec: str) -> dict[str, str]:
@@ -121,7 +122,8 @@ def prompt_records(corpus: Path, spec: str) -> dict[str, str]:
     for text in corpus.read_text().splitlines():
         dialogue = Dialogue.model_validate(json.loads(text))
         [window] = windows(dialogue, judge.budget_chars)  # short dialogues: one call each
-        messages = judge.llm.render({"question": render_dialogue(dialogue, window)})
+        asked = judge.llm_for([turn.turn_number for turn in window])
+        messages = asked.render({"question": render_dialogue(dialogue, window)})
         rendered = [{"role": roles[m.type], "content": m.content} for m in messages]
         found[messages_sha(rendered)] = dialogue.dialogue_id
     return found
@@ -178,16 +180,18 @@ def test_labels_lost_to_failed_calls_are_counted_as_unanswered(fault_runs: Fault
     # the same prompt got an answer (the labels are whole, the record is asked again).
     assert lost <= first.unanswered
     assert first.summary["unanswered_records"]["count"] == len(first.unanswered)
+    # The others lost labels to a refusal or cut-off JSON (asked again too): never a record
+    # whose every request was answered well.
     for record_id in first.unanswered - lost:
         asked = [r for r in first.requests if fault_runs.prompts.get(r.prompt_sha) == record_id]
-        assert any(r.fault not in ("ok", "refusal", "cut_off") for r in asked), record_id
+        assert any(r.fault != "ok" for r in asked), record_id
 
 
 def test_results_jsonl_says_why_a_dialogue_has_no_goals(fault_runs: FaultRuns) -> None:
     first = fault_runs.first
     assert first.unsegmented()
     for record_id, reason in first.unsegmented().items():
-        assert reason in json.dumps(first.lines[record_id]["goal_success"]), record_id
+        assert first.lines[record_id]["goal_success"]["unsegmented_reason"] == reason, record_id
 
 
 def test_a_second_run_fills_the_unanswered_labels_without_asking_again(
@@ -207,7 +211,7 @@ def test_a_second_run_fills_the_unanswered_labels_without_asking_again(
     assert not again, [fault_runs.prompts.get(sha) for sha in again]
     asked = {fault_runs.prompts[r.prompt_sha] for r in second.requests}
     assert asked <= first.unanswered
-    assert all(r.fault == "ok" for r in second.requests)
+    assert all(r.fault == "ok" for r in second.requests), [r.fault for r in second.requests]
     # Records finished in run 1 are read back from their checkpoints, unchanged.
     for record_id in set(first.lines) - first.unanswered:
         again_line = second.lines[record_id]

@@ -63,9 +63,10 @@ def prompts_and_keys(dialogues: list[dict[str, Any]], spec: str) -> dict[str, tu
     for raw in dialogues:
         dialogue = Dialogue.model_validate(raw)
         [window] = windows(dialogue, appendix_d.budget_chars)  # short: one call each
-        messages = appendix_d.llm.render({"question": render_dialogue(dialogue, window)})
+        asked = appendix_d.llm_for([turn.turn_number for turn in window])
+        messages = asked.render({"question": render_dialogue(dialogue, window)})
         sha = messages_sha([{"role": roles[m.type], "content": m.content} for m in messages])
-        found[dialogue.dialogue_id] = (sha, appendix_d.llm._cache_key(messages))
+        found[dialogue.dialogue_id] = (sha, asked._cache_key(messages))
     return found
 
 

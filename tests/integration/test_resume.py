@@ -28,14 +28,14 @@ def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(
     tmp_path: Path, dialogue: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     judge_calls: list[str] = []
-    real_judge = nodes.goal_success.segmentation.segmentation_judge
+    real_segmenter = nodes.goal_success.segmentation.segmenter
 
-    def counting_judge(spec: str, *args: Any, **kwargs: Any) -> Any:
-        judge_calls.append(spec)
-        return real_judge(spec, *args, **kwargs)
+    def counting_segmenter(context: Context) -> Any:
+        judge_calls.append(context.segmentation_judge)
+        return real_segmenter(context)
 
     # segment_goals looks the factory up in its module at call time: one call per execution.
-    monkeypatch.setattr(nodes.goal_success.segmentation, "segmentation_judge", counting_judge)
+    monkeypatch.setattr(nodes.goal_success.segmentation, "segmenter", counting_segmenter)
     path = tmp_path / "ckpt.sqlite"
     config: RunnableConfig = {"configurable": {"thread_id": "resume-me"}}
 

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 
 from evals.schema import RecordError
-from tests.reliability.damage import Case, Path_
+from tests.reliability.damage import BATCH_SIZES, Case, Path_
 
 #: Where a record's id lives, in any format (``dialog_id`` is read as ``dialogue_id``).
 ID_FIELDS = frozenset({"dialogue_id", "dialog_id", "id", "session_id", "eval_id", "individual_id"})
@@ -31,12 +31,14 @@ TALLIES: dict[str, Tally] = {}
 
 #: At least this many records per loader, over all its examples.
 RECORDS_PER_LOADER = 10_000
+#: Examples (batches) per loader: even batches of the fewest records reach the 10,000.
+EXAMPLES = -(-RECORDS_PER_LOADER // BATCH_SIZES[0])
 
 
-def reliability(max_examples: int) -> settings:
+def reliability(max_examples: int = EXAMPLES) -> settings:
     """Derandomized (the same examples in CI every time), no example database, no deadline.
 
-    Each example is a batch of hundreds of records (a file), so few examples reach 10,000
+    Each example is a batch of over a hundred records (a file), so few examples reach 10,000
     records; a batch is large by hypothesis's measure, hence the suppressed size health checks.
     """
     return settings(

@@ -1,9 +1,7 @@
 """Memory inputs: MS-TOD session files (paper 001, Figure 12) and ``build-bench`` benchmarks.
 
 Both are read as one JSON document, so damage that makes the document unparsable (deep
-nesting, over-long numbers) is a file-level matter, tested apart; so are duplicate session ids
-and lone surrogates, which these loaders (``evals/datasets/ms_tod*.py``, not edited here) do
-not refuse yet: those tests are strict xfails naming the fix.
+nesting, over-long numbers) is a file-level matter (a usage error), tested apart.
 """
 
 from __future__ import annotations
@@ -31,13 +29,8 @@ from tests.reliability.properties import (
     reliability,
 )
 
-EXAMPLES = 90  # batches of 100-200 records: over 10,000 records
 # Damage these loaders handle record by record (see the module docstring for the rest).
-PER_RECORD = tuple(
-    kind
-    for kind in VALUE_DAMAGE
-    if kind not in ("deep_nesting", "long_number", "lone_surrogate", "duplicate_id")
-)
+PER_RECORD = tuple(kind for kind in VALUE_DAMAGE if kind not in ("deep_nesting", "long_number"))
 
 
 def _session_id(record: dict[str, Any], name: str, index: int) -> None:
@@ -73,7 +66,7 @@ def _check_evaluated(path: Path, expected: set[str]) -> None:
 def test_ms_tod_session_files(tmp_path: Path) -> None:
     tally = Tally("MS-TOD sessions: load_ms_tod_individual (+ load_evaluation_records)")
 
-    @reliability(EXAMPLES)
+    @reliability()
     @given(batch(memory_records.ms_tod_session, _session_id, text_damage=False, kinds=PER_RECORD))
     def holds(cases: list[Case]) -> None:
         tally.add(cases)
@@ -82,10 +75,14 @@ def test_ms_tod_session_files(tmp_path: Path) -> None:
         by_line = _errors_by_line(errors, str(path), len(cases))
         stored = {session.session_id for session in individual.sessions}
         items = {item.eval_id for item in individual.eval}
+        first: set[str] = set()
         for position, case in enumerate(cases, start=1):
             error = by_line.get(position)
             if case.well_formed:
                 assert error is None and case.record_id in stored | items, error
+                first.add(case.record_id)
+            elif case.damage == "duplicate_id" and case.record_id in first:
+                assert error is not None and error.field == f"sessions.{position - 1}.session_id"
             elif case.must_fail:
                 assert error is not None, case
             if error is not None:
@@ -99,10 +96,11 @@ def test_ms_tod_session_files(tmp_path: Path) -> None:
 
 def test_memory_benchmarks(tmp_path: Path) -> None:
     tally = Tally("memory benchmark individuals: load_memory_bench (+ load_evaluation_records)")
-    kinds = (*PER_RECORD, "duplicate_id")  # the benchmark loader refuses repeated ids
 
-    @reliability(EXAMPLES)
-    @given(batch(memory_records.memory_individual, _individual_id, text_damage=False, kinds=kinds))
+    @reliability()
+    @given(
+        batch(memory_records.memory_individual, _individual_id, text_damage=False, kinds=PER_RECORD)
+    )
     def holds(cases: list[Case]) -> None:
         tally.add(cases)
         path = write_json_list(tmp_path / "bench.json", cases, key="individuals")
@@ -134,7 +132,7 @@ def test_memory_benchmarks(tmp_path: Path) -> None:
     assert tally.records >= RECORDS_PER_LOADER, tally
 
 
-# -- what the memory loaders do not handle yet ----------------------------------------------
+# -- whole files, and the checks spelled out ---------------------------------------------
 
 SESSION = {
     "session_id": "s1",
@@ -143,12 +141,6 @@ SESSION = {
     "content": [{"speaker": "user", "utterance": "Book Sino."}],
     "task_goal": {"restaurant_name": "Sino"},
 }
-NEEDS_JSON_GUARD = (
-    "parses with json.load/json.loads and catches only JSONDecodeError/ValueError: deep nesting "
-    "raises RecursionError (and, in ms_tod_release, a 5,000-digit number a plain ValueError). "
-    "Fix: read the document with evals.datasets.jsonsafe.loads_json, whose errors are all "
-    "JSONDecodeError (a ValueError), and keep raising DatasetFormatError"
-)
 
 
 def _session_file(tmp_path: Path, poison: str) -> Path:
@@ -164,32 +156,14 @@ def _bench_file(tmp_path: Path, poison: str) -> Path:
     return path
 
 
+POISONS = ["[" * DEEP + "]" * DEEP, LONG_DIGITS]  # too deep for Python's parser; too long a number
+
+
+@pytest.mark.parametrize("poison", POISONS, ids=["deep", "long-number"])
 @pytest.mark.parametrize(
-    ("write", "load", "poison"),
-    [
-        pytest.param(
-            _session_file,
-            load_ms_tod_individual,
-            "[" * DEEP + "]" * DEEP,
-            marks=pytest.mark.xfail(strict=True, reason=f"ms_tod_release {NEEDS_JSON_GUARD}"),
-            id="sessions-deep",
-        ),
-        pytest.param(
-            _session_file,
-            load_ms_tod_individual,
-            LONG_DIGITS,
-            marks=pytest.mark.xfail(strict=True, reason=f"ms_tod_release {NEEDS_JSON_GUARD}"),
-            id="sessions-long-number",
-        ),
-        pytest.param(
-            _bench_file,
-            load_memory_bench,
-            "[" * DEEP + "]" * DEEP,
-            marks=pytest.mark.xfail(strict=True, reason=f"ms_tod_loader {NEEDS_JSON_GUARD}"),
-            id="bench-deep",
-        ),
-        pytest.param(_bench_file, load_memory_bench, LONG_DIGITS, id="bench-long-number"),
-    ],
+    ("write", "load"),
+    [(_session_file, load_ms_tod_individual), (_bench_file, load_memory_bench)],
+    ids=["sessions", "bench"],
 )
 def test_unparsable_memory_files_are_usage_errors(
     tmp_path: Path, write: Any, load: Any, poison: str
@@ -199,8 +173,8 @@ def test_unparsable_memory_files_are_usage_errors(
         load(path)
 
 
-@pytest.mark.parametrize("poison", ["[" * DEEP + "]" * DEEP, LONG_DIGITS])
-@pytest.mark.parametrize("write", [_session_file, _bench_file])
+@pytest.mark.parametrize("poison", POISONS, ids=["deep", "long-number"])
+@pytest.mark.parametrize("write", [_session_file, _bench_file], ids=["sessions", "bench"])
 def test_evaluate_reports_unparsable_memory_files(tmp_path: Path, write: Any, poison: str) -> None:
     """``todeval evaluate`` turns what the memory loaders raise into one usage error."""
     path = write(tmp_path, poison)
@@ -208,13 +182,6 @@ def test_evaluate_reports_unparsable_memory_files(tmp_path: Path, write: Any, po
         list(load_evaluation_records(path, "memory"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ms_tod_release.load_ms_tod_individual keeps every session: a repeated session_id "
-    "overwrites memory units and relevance. Fix: keep a set of the ids seen and report a later "
-    "one as RecordError(line=index + 1, dialogue_id=id, field=f'sessions.{index}.session_id', "
-    "message='duplicate session id') as ms_tod_loader's _BenchReader does",
-)
 def test_ms_tod_session_files_refuse_repeated_session_ids(tmp_path: Path) -> None:
     path = tmp_path / "sessions.json"
     path.write_text(json.dumps([SESSION, SESSION]))
@@ -224,14 +191,6 @@ def test_ms_tod_session_files_refuse_repeated_session_ids(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("kind", ["sessions", "bench"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="the memory loaders keep strings with lone surrogates (JSON '\\ud800' escapes), which "
-    "stop a run when results are written (todeval evaluate guards this in "
-    "evaluation_records._memory_records). Fix: in ms_tod_release.load_ms_tod_individual and "
-    "ms_tod_loader._BenchReader.validated, check each raw session/item with "
-    "evals.datasets.jsonsafe.lone_surrogate(raw) and report a RecordError naming that field",
-)
 def test_memory_loaders_refuse_text_that_is_not_unicode(tmp_path: Path, kind: str) -> None:
     # An extra field: the schema's own text fields refuse lone surrogates already.
     broken = {**SESSION, "session_id": "s2", "note": "x\ud800"}
@@ -239,10 +198,25 @@ def test_memory_loaders_refuse_text_that_is_not_unicode(tmp_path: Path, kind: st
     if kind == "sessions":
         path = tmp_path / "sessions.json"
         path.write_text(json.dumps([SESSION, broken]))
-        _, errors = load_ms_tod_individual(path)
+        individual, errors = load_ms_tod_individual(path)
+        field = "sessions.1.note"
     else:
         path = tmp_path / "bench.json"
-        individual = {"individual_id": "u1", "sessions": [SESSION, broken], "eval": []}
-        path.write_text(json.dumps({"individuals": [individual]}))
-        _, errors = load_memory_bench(path)
-    assert [e.field for e in errors] and all("note" in (e.field or "") for e in errors)
+        raw = {"individual_id": "u1", "sessions": [SESSION, broken], "eval": []}
+        path.write_text(json.dumps({"individuals": [raw]}))
+        bench, errors = load_memory_bench(path)
+        [individual] = bench.individuals
+        field = "individuals.0.sessions.1.note"
+    assert [(e.line, e.dialogue_id, e.field) for e in errors] == [
+        (2 if kind == "sessions" else 1, "s2" if kind == "sessions" else "u1/s2", field)
+    ]
+    assert [session.session_id for session in individual.sessions] == ["s1"]
+
+
+def test_a_session_file_whose_individual_id_is_no_id_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.json"
+    path.write_text(json.dumps({"individual_id": [1], "sessions": [SESSION]}))
+    with pytest.raises(DatasetFormatError, match="sessions.json: individual_id"):
+        load_ms_tod_individual(path)
+    with pytest.raises(DatasetFormatError, match="sessions.json: individual_id"):
+        list(load_evaluation_records(path, "memory"))

@@ -43,7 +43,6 @@ from tests.reliability.properties import (
     reliability,
 )
 
-EXAMPLES = 90  # batches of 100-200 records: over 10,000 records
 # Notices a problem-free transcript may still carry: no task found, tool names not checked.
 NOTICES = frozenset({"task_id", "tools"})
 
@@ -145,7 +144,7 @@ def test_generic_transcripts(tmp_path: Path) -> None:
     tally = Tally("JSONL transcripts: load_goal_shift_run (+ load_evaluation_records)")
     check = _issues_hold(_tools_known)
 
-    @reliability(EXAMPLES)
+    @reliability()
     @given(batch(agent_records.transcript, _transcript_id, text_damage=True, problems=PROBLEMS))
     def holds(cases: list[Case]) -> None:
         tally.add(cases)
@@ -189,7 +188,7 @@ def results_files(draw: st.DrawFn) -> tuple[list[Case], dict[str, Any]]:
 def test_tau2_results_files(tmp_path: Path) -> None:
     tally = Tally("tau2 simulations: load_goal_shift_run (+ load_evaluation_records)")
 
-    @reliability(EXAMPLES)
+    @reliability()
     @given(results_files())
     def holds(drawn: tuple[list[Case], dict[str, Any]]) -> None:
         cases, around = drawn
@@ -226,7 +225,7 @@ def test_tau2_task_files(tmp_path: Path) -> None:
     def task(rng: Random, texts: records.Texts) -> dict[str, Any]:
         return agent_records.tau2_task(rng, texts)
 
-    @reliability(EXAMPLES)
+    @reliability()
     @given(batch(task, _task_id, text_damage=False, kinds=VALUE_DAMAGE + TEXT_DAMAGE))
     def holds(cases: list[Case]) -> None:
         tally.add(cases)

@@ -12,10 +12,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from evals.schema import Dialogue
 from graphs.goal_success import build_goal_success_graph
 from nodes.context import Context
-from nodes.goal_success.judges.appendix_d import AppendixDJudge, windows
+from nodes.goal_success.judges.appendix_d import AppendixDJudge, AppendixDOutput, windows
 from nodes.goal_success.judges.segmentation import segmentation_judge
 from nodes.goal_success.segmentation import vote_boundaries
 from nodes.judges import llm as llm_module
+from nodes.judges.provider_options import decoding_kwargs
 from nodes.judges.spec import parse_spec
 from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
@@ -133,3 +134,18 @@ def test_a_failed_segmenter_leaves_goals_unknown_not_one_goal(
     assert out["goals"] == []  # no silent single goal: GSR leaves the dialogue out
     assert "goals are unknown" in out["segmentation"]["reason"]
     assert "no JSON" in out["segmentation"]["reason"]
+
+
+def test_each_window_is_decoded_under_a_schema_that_needs_every_turn_and_label() -> None:
+    """A grammar-constrained server gets a schema that a short or label-less answer breaks."""
+    spec = parse_spec("openai:smol@http://127.0.0.1:9/v1")
+    judge = AppendixDJudge("turn_quality", spec)
+    body = decoding_kwargs(spec, AppendixDOutput, 768, judge.llm_for([4, 5, 6]).decoding_schema)
+    schema = body["extra_body"]["response_format"]["schema"]
+    turns = schema["properties"]["turns"]
+    assert (turns["minItems"], turns["maxItems"]) == (3, 3)
+    assert turns["items"]["properties"]["turn_number"]["enum"] == [4, 5, 6]
+    assert set(turns["items"]["required"]) == {"turn_number", "is_new_goal", "quality", "rcof"}
+    # The answer is still parsed leniently: a missing label is null, never an invented one.
+    lenient = AppendixDOutput.model_validate({"turns": [{"turn_number": 4}]})
+    assert lenient.turns[0].quality is None

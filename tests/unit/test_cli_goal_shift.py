@@ -166,3 +166,10 @@ def test_run40_default_and_upstream(tmp_path: Path) -> None:
         assert summary["gsrt"]["shifts"] == 38
         assert set(summary["by_persona"]) == {"EASY_1", "EASY_2", "MEDIUM_1", "MEDIUM_2", "HARD_1"}
         assert len(summary["by_task"]) == 40
+        html = (out / "report.html").read_text()
+        macro = summary["macro"]["by_persona"]
+        assert macro["groups"] == 5 and macro["tue"] != pytest.approx(summary["tue"])
+        section = html.split("Pooled and macro averages", 1)[1].split("</table>", 1)[0]
+        persona_row = section.split("macro over personas", 1)[1].split("</tr>", 1)[0]
+        assert f"{100 * macro['tue']:.2f}" in persona_row
+        assert f"{100 * summary['tue']:.2f}" in section.split("macro over", 1)[0]

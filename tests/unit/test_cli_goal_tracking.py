@@ -84,6 +84,8 @@ def test_track_goals_scores_against_atod_gold(tmp_path: Path) -> None:
         ("ReserveRestaurant", "completed"),
     ]
     assert line["gold"] == {"g1": "completed", "g2": "completed"}
+    search, reservation = line["goals"]
+    assert search["parent_id"] is None and reservation["parent_id"] == search["goal_id"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["goal_detection_f1"] == 1.0 and summary["status_accuracy"] == 1.0
     assert summary["dgcr"] == 1.0 and summary["counts"]["skipped_records"] == 1
@@ -91,6 +93,9 @@ def test_track_goals_scores_against_atod_gold(tmp_path: Path) -> None:
     assert summary["memory_recall_accuracy"] is not None
     assert summary["latency_ms_p50"] is not None and len(summary["progress_curve"]) == 10
     assert "goal-tracking" in (out / "report.html").read_text()
+    assert "memory recall over the state" in (out / "report.html").read_text()
+    assert summary["memory_recall_state_accuracy"] is not None
+    assert set(summary["memory_recall_by_aspect"]) == {"slots", "status", "history"}
 
 
 def test_track_goals_skips_an_sgd_record_whose_frames_are_malformed(tmp_path: Path) -> None:
@@ -183,3 +188,24 @@ def test_without_a_schema_sgd_gold_gives_no_detection_figure(tmp_path: Path) -> 
     assert summary["goal_detection_f1"] is None and summary["status_accuracy"] is None
     assert summary["gold_not_comparable"] == 1 and "pass --schema" in summary["figures_note"]
     assert summary["counts"]["goals"] == 1  # the tracker still ran and its goals are reported
+
+
+def _track_atod(tmp_path: Path, name: str, *flags: str) -> dict[str, Any]:
+    corpus = tmp_path / "atod.jsonl"
+    corpus.write_text(json.dumps(ATOD) + "\n")
+    out = tmp_path / name
+    argv = ["track-goals", str(corpus), "--vector-backend", "memory", "--checkpoints", ":memory:"]
+    assert main([*argv, "--out", str(out), *flags]) == 0
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
+    return summary
+
+
+def test_tau_and_delta_are_track_goals_options(tmp_path: Path) -> None:
+    strict = _track_atod(tmp_path, "strict", "--tau", "1.0", "--delta", "0.9")
+    assert strict["run"]["context"]["tau"] == 1.0 and strict["run"]["context"]["delta"] == 0.9
+    goal_memory.cache_clear()
+    loose = _track_atod(tmp_path, "loose", "--tau", "0.0")
+    # Without a schema, goals are matched by description: at tau 0 any neighbour is the same
+    # goal, so the reservation is merged into the search; at tau 1 it is a goal of its own.
+    assert loose["counts"]["goals"] < strict["counts"]["goals"]
+    assert main(["track-goals", "x.jsonl", "--out", str(tmp_path / "bad"), "--tau", "1.5"]) == 2

@@ -7,9 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import BaseMessage
 
+import nodes.judges.llm as llm_module
 from cli.main import main
+from graphs.corpus.memory import BASELINES
+from nodes.judges.llm import LLMJudge
 from nodes.memory.bank import memory_bank
+from nodes.memory.judges.confirmation_score import confirmation_scorer
+from stores.llm_cache import LLMCache
+from tests.fakes import ScriptedChatModel
+from tests.teachers import no_backoff
 
 
 def _session(sid: str, intent: str, goal: dict[str, str], said: str) -> dict[str, Any]:
@@ -62,8 +70,10 @@ BENCH = {
 @pytest.fixture(autouse=True)
 def _fresh_banks() -> Any:
     memory_bank.cache_clear()
+    confirmation_scorer.cache_clear()
     yield
     memory_bank.cache_clear()
+    confirmation_scorer.cache_clear()
 
 
 def _run(tmp_path: Path, *extra: str) -> int:
@@ -110,3 +120,60 @@ def test_ablation_writes_the_grid(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert labels[-1] == "hybrid + judger, no refinement"
     assert len(rows) == 7 and "recall_at_5" in capsys.readouterr().out
     assert all(row["items"] == 2 and not row["failed"] for row in rows)
+
+
+def _score(messages: list[BaseMessage]) -> str:
+    """Figure 11 as a strict scorer: 9 when the confirmation names the gold city, else 3."""
+    prompt = next(str(m.content) for m in messages if "[Task Goal]" in str(m.content))
+    goal_city = prompt.split("city: ", 1)[1].split("\n", 1)[0]
+    answer = prompt.split("[predict_answer] ", 1)[1].split("\n", 1)[0]
+    if "Oz Grill" in prompt.split("[Task Goal]", 1)[0]:
+        return "no JSON today"  # one malformed answer: that item is None, with the reason
+    return json.dumps({"Rationale": "checked the city", "Score": 9 if goal_city in answer else 3})
+
+
+def test_scorer_gives_the_gpt4_score_through_an_llm_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = ScriptedChatModel(fallback=_score)
+    cache = LLMCache(tmp_path / "llm_cache.sqlite")
+    monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
+    monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
+    monkeypatch.setattr(LLMJudge, "__init__", no_backoff(LLMJudge.__init__))
+    assert _run(tmp_path, "--scorer", "openai:gpt-4") == 0
+    lines = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
+    assert [line["gpt4_score"] for line in lines] == [9, None]
+    assert lines[0]["gpt4_rationale"] == "checked the city"
+    assert lines[1]["gpt4_score_reason"]  # the malformed answer, said
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["gpt4_score"] == 9 and summary["gpt4_scored"] == 1
+    assert summary["configuration"]["scorer"] == "openai:gpt-4"
+    assert "GPT-4 score 9.000" in capsys.readouterr().out
+    prompt = str(model.calls[0][-1].content)
+    assert "[reference_answer] Please confirm: a table at Sino in San Jose." in prompt
+
+
+def test_setting_runs_a_comparison_setting_and_says_so(tmp_path: Path) -> None:
+    assert _run(tmp_path, "--setting", "current_session") == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["configuration"]["setting"] == "current_session"
+    assert summary["recall_at_5"] is None  # nothing ranked
+    line = json.loads((tmp_path / "out" / "items.jsonl").read_text().splitlines()[0])
+    assert line["selected"] == [] and "San Jose" not in line["response"]
+
+
+def test_baselines_write_one_row_per_setting_and_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(tmp_path, "--baselines", "--limit", "1") == 0
+    rows = json.loads((tmp_path / "out" / "baselines.json").read_text())
+    assert [row["configuration"] for row in rows] == [label for label, _, _ in BASELINES]
+    by_label = {row["configuration"]: row for row in rows}
+    assert by_label["MAP"]["jga"] == 1.0 and by_label["current session context"]["jga"] == 0.0
+    assert by_label["full conversation context"]["jga"] is None  # local reader: no dialogue
+    assert by_label["oracle (relevant QA units)"]["recall_at_5"] is None
+    assert by_label["hybrid RAG, QA units"]["configuration"] == "hybrid RAG, QA units"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["baselines"] == rows and summary["jga"] == by_label["MAP"]["jga"]
+    out = capsys.readouterr().out
+    assert "n/a because:" in out and "summaries (ChatCite): reader: no session summaries" in out

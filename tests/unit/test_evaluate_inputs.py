@@ -3,12 +3,15 @@
 A transcript with no messages (issue 17: it used to stop the run with a pydantic traceback and
 leave results.jsonl empty) or with nothing but the agent speaking is skipped, named by its id
 and field; problems inside readable transcripts (unknown tools, results answering no call,
-arguments that are not a JSON object) are counted in summary.json and announced on stdout.
+arguments that are not a JSON object) are counted in summary.json, announced on stdout
+and listed in the report, as are the skipped records.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +58,9 @@ def run(tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> dic
                  "--checkpoints", ":memory:", "--out", str(out)])  # fmt: skip
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     summary = json.loads((out / "summary.json").read_text())
-    return {"code": code, "lines": lines, "summary": summary, "stdout": capsys.readouterr().out}
+    report = (out / "report.html").read_text()
+    return {"code": code, "lines": lines, "summary": summary, "report": report,
+            "stdout": capsys.readouterr().out}  # fmt: skip
 
 
 def test_malformed_transcripts_are_skipped_by_id_and_field_and_the_rest_evaluated(
@@ -93,3 +98,43 @@ def test_transcript_issues_are_counted_in_the_summary_and_announced(run: dict[st
     }
     assert summary["counts"]["transcript_issues"] == len(summary["transcript_issues"]) == 7
     assert f"note: {len(issues)} transcript issues" in run["stdout"]
+
+
+def test_skipped_records_and_transcript_issues_are_shown_in_the_report(
+    run: dict[str, Any],
+) -> None:
+    text = html.unescape(" ".join(re.sub(r"<[^>]+>", " ", run["report"]).split()))
+    assert "7 transcript issues" in text and "2 skipped" in text
+    for issue in run["summary"]["transcript_issues"]:
+        row = f"{issue['dialogue_id']} {issue['field']} {issue['message']}"
+        assert row in text, row
+    for skipped in run["summary"]["skipped"]:
+        assert f"{skipped['dialogue_id']} {skipped['field']}" in text
+
+
+def test_transcripts_given_twice_are_scored_once_and_the_run_compares(
+    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    transcripts = tmp_path / "transcripts.jsonl"
+    transcripts.write_text("".join(json.dumps(t) + "\n" for t in TRANSCRIPTS))
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text(transcripts.read_text())
+    runs = []
+    for name, inputs in (("once", [transcripts]), ("twice", [transcripts, copy])):
+        out = tmp_path / name
+        args = ["evaluate", *map(str, inputs), "--config", str(config), "--checkpoints",
+                ":memory:", "--out", str(out), "--suite", "goal_shift"]  # fmt: skip
+        assert main(args) == 0
+        runs.append(out)
+    lines = [json.loads(x) for x in (runs[1] / "results.jsonl").read_text().splitlines()]
+    assert [line["record_id"] for line in lines] == [
+        "unknown-tool",
+        "orphan-and-bad-arguments",
+        "tools-unknown",
+    ]
+    summary = json.loads((runs[1] / "summary.json").read_text())
+    assert summary["duplicate_records"]["count"] == 3
+    assert "3 records repeated an earlier one exactly" in capsys.readouterr().out
+    # Each record once: `todeval compare` joins the runs by record id.
+    assert main(["compare", str(runs[0]), str(runs[1]), "--resamples", "20"]) == 0
+    assert "3 records in both runs, 0 only in A, 0 only in B" in capsys.readouterr().out

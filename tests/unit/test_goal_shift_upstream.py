@@ -10,6 +10,8 @@ holds one of six keywords. The reading below works on the raw JSON, not on todev
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +241,142 @@ def test_macro_averages_weight_groups_not_calls() -> None:
     assert macro["gsrt"]["recovery_rate"] is None
     assert macro["groups_defined"]["gsrt.recovery_rate"] == 0
     assert summary["macro"]["by_task"]["tsr_channels"]["nl_assertion"] == pytest.approx(0.5)
+
+
+def upstream_tcrr(raw: dict[str, Any]) -> tuple[int, int, int]:
+    """``(calls, window, batch)`` as upstream's ``compute_tcrr_windowed`` pools them.
+
+    Every call of every simulation is grouped by the number of assistant messages so far;
+    window: the identity occurs in the previous three groups; batch: identical calls beyond
+    two in one group.
+    """
+    by_turn: dict[int, list[str]] = defaultdict(list)
+    for sim in raw["simulations"]:
+        assistant = 0
+        for message in sim["messages"]:
+            assistant += message["role"] == "assistant"
+            for call in message.get("tool_calls") or []:
+                by_turn[assistant].append(
+                    call["name"] + json.dumps(call["arguments"], sort_keys=True)
+                )
+    window = batch = 0
+    for turn, identities in by_turn.items():
+        previous = {i for t in range(max(1, turn - 3), turn) for i in by_turn.get(t, [])}
+        window += sum(identity in previous for identity in identities)
+        batch += sum(n - 2 for n in Counter(identities).values() if n > 2)
+    return sum(len(v) for v in by_turn.values()), window, batch
+
+
+def upstream_metrics(raw: dict[str, Any]) -> dict[str, Any]:
+    """The fields of upstream's ``compute_metrics`` (``agent_metrics.py``), read from raw JSON.
+
+    TSR and its channels are the means of each simulation's cached ``tsr_details``; GSRT
+    counts the cached ``gsrt_v2`` shifts (recovered: acknowledged after the shift and not
+    transferred); TUE pools every call (:func:`upstream_validity`); pass^k is tau-bench's.
+    """
+    sims = raw["simulations"]
+    details = [s["reward_info"]["info"]["tsr_details"] for s in sims]
+    validity = upstream_validity(raw)
+    correct = 0
+    for sim in sims:
+        results = {m.get("id"): m for m in sim["messages"] if m.get("role") == "tool"}
+        for message in sim["messages"]:
+            for call in message.get("tool_calls") or []:
+                result = results.get(call.get("id"))
+                correct += result is None or not result.get("error")
+    shifts = [s for sim in sims for s in sim["reward_info"]["info"]["gsrt_v2"]["user_goal_shifts"]]
+    recovered = sum(
+        s["acknowledgment_turn"] is not None
+        and s["acknowledgment_turn"] > s["turn"]
+        and not s["transferred_to_human"]
+        for s in shifts
+    )
+    calls, window, batch = upstream_tcrr(raw)
+    t, p = correct / len(validity), sum(v for *_, v in validity) / len(validity)
+    trials: dict[str, list[bool]] = defaultdict(list)
+    for sim in sims:
+        trials[sim["task_id"]].append(abs(sim["reward_info"]["reward"] - 1) <= 1e-6)
+    k_max = min(len(v) for v in trials.values())
+
+    def channel(name: str) -> float:
+        values = [d[name] for d in details if d.get(name) is not None]
+        return sum(values) / len(values) if values else 0.0
+
+    return {
+        "tsr": sum(d["overall_tsr"] for d in details) / len(details),
+        "tsr_communicate_info": channel("communicate_info"),
+        "tsr_action": channel("action"),
+        "tsr_nl_assertion": channel("nl_assertion"),
+        "tue": 0.6 * t + 0.4 * p,
+        "tue_tool_correctness": t,
+        "tue_param_accuracy": p,
+        "num_tool_calls": len(validity),
+        "tcrr": (window + batch) / calls,
+        "tcrr_total_calls": calls,
+        "tcrr_redundant_calls": window + batch,
+        "gsrt_num_shifts": len(shifts),
+        "gsrt_recovery_rate": recovered / len(shifts),
+        "gsrt_transfer_rate": sum(s["transferred_to_human"] for s in shifts) / len(shifts),
+        "pass_hat_ks": {
+            str(k): sum(math.comb(sum(v), k) / math.comb(len(v), k) for v in trials.values())
+            / len(trials)
+            for k in range(1, k_max + 1)
+        },
+    }
+
+
+def as_upstream_fields(summary: dict[str, Any]) -> dict[str, Any]:
+    """todeval's ``--compat upstream`` summary under upstream's field names."""
+    channels, gsrt = summary["tsr_channels"], summary["gsrt"]
+    return {
+        "tsr": summary["tsr"],
+        "tsr_communicate_info": channels["communicate_info"],
+        "tsr_action": channels["action"],
+        "tsr_nl_assertion": channels["nl_assertion"],
+        "tue": summary["tue"],
+        "tue_tool_correctness": summary["tool_correctness"],
+        "tue_param_accuracy": summary["param_validity"],
+        "num_tool_calls": summary["num_tool_calls"],
+        "tcrr": summary["tcrr"],
+        "tcrr_total_calls": summary["num_tool_calls"],
+        "tcrr_redundant_calls": summary["num_redundant"],
+        "gsrt_num_shifts": gsrt["shifts"],
+        "gsrt_recovery_rate": gsrt["recovery_rate"],
+        "gsrt_transfer_rate": gsrt["transfer_rate"],
+        "pass_hat_ks": summary["pass_hat_k"],
+    }
+
+
+@needs_run40
+def test_run40_every_upstream_summary_field_equals_upstreams() -> None:
+    """Under ``--compat upstream`` each of upstream's summary figures is reproduced.
+
+    Left out: GSRT's medians, which upstream takes from an ``agent_responses`` list this run's
+    shifts do not carry (upstream's are null here, todeval's are latencies it can measure).
+    """
+    raw = json.loads(RUN40.read_text())
+    theirs = upstream_metrics(raw)
+    mine = as_upstream_fields(goal_shift_summary(scored_rows(RUN40), compat="upstream"))
+    assert set(mine) == set(theirs)
+    different = {
+        key: (theirs[key], mine[key])
+        for key in theirs
+        if mine[key] != pytest.approx(theirs[key], abs=1e-12)
+    }
+    assert different == {}
+    assert theirs["tue_tool_correctness"] < 1 and theirs["tcrr_redundant_calls"] > 0  # not vacuous
+
+
+def test_the_run_line_says_where_p_departs_from_upstreams_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    path = write_run(tmp_path)
+    argv = ["goal-shift", str(path), "--tools", str(tmp_path / "tools.json")]
+    assert main([*argv, "--checkpoints", ":memory:", "--out", str(tmp_path / "out")]) == 0
+    line = capsys.readouterr().out
+    assert "P 0.250) (4 calls whose P differs from upstream's keyword rule, P 0.400 by it" in line
+    upstream = ["--compat", "upstream", "--out", str(tmp_path / "up")]
+    assert main([*argv, "--checkpoints", ":memory:", *upstream]) == 0
+    assert "differs from upstream" not in capsys.readouterr().out

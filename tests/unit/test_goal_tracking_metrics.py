@@ -617,8 +617,17 @@ def test_goal_tracking_report_by_hand() -> None:
         "goal_detection_f1": None,
         "status_accuracy": None,
         "memory_recall_accuracy": None,
+        "proactivity_effectiveness": None,  # no verdicts for d3
+        "turn_quality": None,
+        "dialogue_quality": None,
         "counts": {"completed": 2, "decided": 3},
     }
+    # per dialogue: d1 judged True (its None is not judged), d2 False
+    assert [d["proactivity_effectiveness"] for d in report["dialogues"][:2]] == [1.0, 0.0]
+    validity = report["metric_validity"]
+    assert validity["ntc"]["n_dialogues"] == 3 and validity["ntc"]["pearson"] is not None
+    assert validity["proactivity_effectiveness"]["pearson"] is None  # two dialogues only
+    assert "need 3" in validity["proactivity_effectiveness"]["reason"]
     assert report["dialogues"][1]["goal_detection_f1"] == 1.0
     assert report["macro"] == {
         "dgcr": 0.8889,  # (1 + 1 + 2/3) / 3
@@ -646,3 +655,22 @@ def test_goal_tracking_report_without_turn_records_has_no_curve() -> None:
     report = goal_tracking_report([result], bins=4)
     assert report["progress_curve"] == []
     assert report["goal_detection_f1"] == 0.6667  # the final state is still scored
+
+
+def test_metric_validity_correlates_each_metric_with_dgcr() -> None:
+    from evals.metrics.goal_tracking.metric_validity import metric_validity, ranks, spearman
+
+    rows = [
+        {"dgcr": 1.0, "ntc": 2.0, "memory_recall_accuracy": 1.0},
+        {"dgcr": 0.5, "ntc": 4.0, "memory_recall_accuracy": 0.5},
+        {"dgcr": 0.0, "ntc": 9.0, "memory_recall_accuracy": 0.0},
+        {"dgcr": None, "ntc": 1.0, "memory_recall_accuracy": 1.0},  # no dGCR: left out
+    ]
+    validity = metric_validity(rows)
+    assert validity["memory_recall_accuracy"]["pearson"] == 1.0
+    assert validity["ntc"]["spearman"] == -1.0 and -1.0 < validity["ntc"]["pearson"] < -0.9
+    assert validity["ntc"]["n_dialogues"] == 3
+    flat = metric_validity([{"dgcr": d, "ntc": 3.0} for d in (0.0, 0.5, 1.0)], ["ntc"])
+    assert flat["ntc"]["pearson"] is None and "same in every dialogue" in flat["ntc"]["reason"]
+    assert ranks([3.0, 1.0, 3.0, 2.0]) == [3.5, 1.0, 3.5, 2.0]
+    assert spearman([1, 2, 3, 4], [1, 3, 2, 4]) == 0.8

@@ -120,3 +120,47 @@ def test_min_max_edges() -> None:
     assert min_max(np.array([2.0, 2.0])).tolist() == [1.0, 1.0]
     assert min_max(np.array([0.0, 0.0])).tolist() == [0.0, 0.0]
     assert min_max(np.array([1.0, 3.0, 2.0])).tolist() == [0.0, 1.0, 0.5]
+
+
+def _keyed(session: str, description: str, slot: str, value: str) -> MemoryUnit:
+    return MemoryUnit(
+        unit_id=f"alice/{session}/{slot}", individual_id="alice", session_id=session,
+        intent="BookFlight", intent_description=description,
+        question=f"What {slot} did the user want?", answer=f"The {slot} was {value}.",
+        slot=slot, value=value,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+def test_intent_key_activation_ranks_sessions_by_their_key_and_activates_all_their_units(
+    mode: RetrievalMode,
+) -> None:
+    embedder = BagOfWords()
+    bank = MemoryBank(backend="memory", embedder=embedder)
+    paris = "The user wants to book a flight to Paris"
+    rome = "The user wants to book a flight to Rome"
+    lisbon = "The user wants to book a flight to Lisbon"
+    bank.add_units([
+        # Paris's answers name Rome (its return leg): per-QA ranking finds them for "Rome".
+        _keyed("s1", paris, "destination", "Paris"), _keyed("s1", paris, "return_city", "Rome"),
+        _keyed("s1", paris, "stopover", "Rome"),
+        _keyed("s2", rome, "destination", "Rome"), _keyed("s2", rome, "seats", "2"),
+        _keyed("s3", lisbon, "destination", "Lisbon"),
+    ])  # fmt: skip
+    query = "a flight to Rome"
+    found = bank.search_by_intent("alice", query, 4, mode)
+    # The whole of the best session (k_j = "... to Rome"), then the next session's units.
+    assert [u.unit_id for u, _ in found[:2]] == ["alice/s2/destination", "alice/s2/seats"]
+    assert found[0][1] == found[1][1] == 1.0 and found[2][0].session_id != "s2"
+    assert len(found) == 4 and found[2][1] == found[3][1]
+    if mode != "bm25":  # the keys are embedded on their own, once per session
+        assert embedder.texts[-4:-1] == [paris, rome, lisbon] and embedder.texts[-1] == query
+    per_qa = bank.search("alice", query, 6, "bm25")
+    assert per_qa[0][0].session_id == "s1"  # per-QA ranking follows the answers instead
+
+
+def test_intent_key_activation_edge_cases(bank: MemoryBank) -> None:
+    assert bank.search_by_intent("nobody", "x", 5) == []
+    assert bank.search_by_intent("alice", "x", 0) == []
+    with pytest.raises(ValueError, match="retrieval mode"):
+        bank.search_by_intent("alice", "x", 3, "sparse")  # type: ignore[arg-type]

@@ -358,3 +358,21 @@ def test_ids_that_are_not_integers_or_text_are_errors(sgd: Path, tmp_path: Path)
     assert "individuals.0.sessions.0.session_id" in fields
     assert "individuals.0.eval.0.eval_id" in fields
     assert len(loaded.individuals[0].sessions) == 20
+
+
+def test_the_hard_bench_names_no_stored_value_and_keeps_everything_else(sgd: Path) -> None:
+    easy = build_memory_bench(sgd, "dev", seed=3)
+    hard = build_memory_bench(sgd, "dev", seed=3, hard=True)
+    (easy_individual,), (hard_individual,) = easy.individuals, hard.individuals
+    assert hard_individual.sessions == easy_individual.sessions
+    for easy_item, hard_item in zip(easy_individual.eval, hard_individual.eval, strict=True):
+        assert hard_item.model_dump(exclude={"context"}) == easy_item.model_dump(
+            exclude={"context"}
+        )
+        reentry, utterance = hard_item.context[0].utterance.split(". ", 1)
+        assert easy_item.context[0].utterance.endswith(utterance)
+        assert reentry == f"Hi again, it's about the {intent_in_words(hard_item.intent)}"
+        stored = next(
+            s for s in hard_individual.sessions if s.session_id == hard_item.relevant_session_ids[0]
+        )
+        assert not any(value in reentry for value in stored.task_goal.values())

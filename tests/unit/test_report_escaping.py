@@ -23,6 +23,7 @@ from evals.report.goal_tracking import goal_tracking_section
 from evals.report.llm_usage import llm_usage_section
 from evals.report.memory import memory_section
 from evals.report.page import num_html, skipped_records_html, table, value_html
+from evals.report.proactive import synthesis_section, task_section
 from evals.report.simulation import simulation_section
 from evals.report.svg import line_chart
 from evals.report.templating import environment
@@ -161,6 +162,22 @@ def simulation_case() -> str:
     return simulation_section(summary).body
 
 
+def proactive_case() -> str:
+    """Both ProactiveEval sections (paper 003): a synthesis run and a dialogue-guidance run."""
+    synthesis = {"counts": {"kept": P, "attempted": P, "rejected_by_final_check": P, "failed": P},
+                 "by_domain": {P: {P: 1}}, "refinement_rounds": {P: P},
+                 "mean_hits_by_round": {P: 0.5},
+                 "judges": {"synthesis_writer": P, "difficulty_panel": [P],
+                            "final_check_panel": [P]},
+                 "skipped": [{"file": P, "line": P, "message": P}]}  # fmt: skip
+    figure = {"mean": 0.5, "std": None}
+    task = {"task": "dialogue_guidance", "figures": {"score": figure},
+            "by": {P: {P: {"score": figure}}}, "run": {"agent": P}, "judges": {P: P},
+            "counts": {"runs": P, "environments": P, "failed": P, "skipped": P}}  # fmt: skip
+    lines = [{"eval_id": P, "stop_reason": P, "guidance_verdict": {"basis": P}}]
+    return synthesis_section(synthesis).body + task_section(task, lines).body
+
+
 def charts_case() -> str:
     bars = bar_chart([P, "b"], [Series(P, [1.0, None], [P, P]), Series(P, [0.5, 0.2])], title=P)
     lines = line_chart([1.0, 2.0], [Series(P, [0.1, 0.2], [P, P])], title=P, x_fmt=lambda _: P)
@@ -187,6 +204,7 @@ CASES: dict[str, Callable[[], str]] = {
     "evaluation": evaluation_case,
     "llm_usage": llm_usage_case,
     "simulation": simulation_case,
+    "proactive": proactive_case,
     "charts": charts_case,
     "page": page_case,
     "python_helpers": python_helpers_case,

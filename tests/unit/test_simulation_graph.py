@@ -112,6 +112,11 @@ def test_simulate_writes_a_results_file_goal_shift_reads(
     assert [s["id"] for s in results["simulations"]] == [f"{i}#{t}" for i in ids for t in (0, 1)]
     run = load_goal_shift_run(out / "results.json")  # the goal-shift loader reads it unchanged
     assert len(run.records) == 4 and not run.task_errors
+    # The tools the agent had travel with the file, so any reader checks calls against them.
+    assert (
+        run.domain == "banking" and run.tools_origin == "results file (environment_info.tool_defs)"
+    )
+    assert run.tool_schemas is not None and "check_payment_request" in run.tool_schemas
     summary = json.loads((out / "summary.json").read_text())
     assert "1" in summary["pass_hat_k"] and "2" in summary["pass_hat_k"]
     causes = summary["simulation"]["attribution"]["counts"]

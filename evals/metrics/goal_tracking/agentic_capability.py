@@ -80,11 +80,18 @@ def recall_counts(queries: Iterable[GoalRecord]) -> tuple[int, int]:
     """Correct and judged memory queries (see :func:`memory_recall_accuracy`)."""
     correct = judged = 0
     for query in queries:
-        expected = query.get("expected")
+        expected = expected_goals(query)
         if expected is None:
             continue
-        expected = {expected} if isinstance(expected, str) else set(expected)
         retrieved = query.get("retrieved")
         judged += 1
         correct += not expected if retrieved is None else retrieved in expected
     return correct, judged
+
+
+def expected_goals(query: GoalRecord) -> set[str] | None:
+    """The gold goals a memory query should return (a string is one id); None: no ground truth."""
+    expected = query.get("expected")
+    if expected is None:
+        return None
+    return {expected} if isinstance(expected, str) else set(expected)

@@ -67,6 +67,12 @@ from evals.metrics.goal_tracking.goal_records import (
     ratio,
     round4,
 )
+from evals.metrics.goal_tracking.memory_state import memory_state_counts, memory_state_report
+from evals.metrics.goal_tracking.metric_validity import metric_validity
+from evals.metrics.goal_tracking.response_quality import (
+    response_quality_report,
+    response_quality_row,
+)
 from evals.metrics.goal_tracking.task_completion import (
     dependency_aware_goal_completion_rate,
     dgcr,
@@ -131,7 +137,11 @@ def goal_tracking_report(
         ``n_pred_goals``, ``n_gold_goals``, ``n_matched_goals``; ``status_accuracy``; the
         :func:`~evals.metrics.goal_tracking.confirmed_status.confirmed_status_report` figures
         (``confirmed_status_accuracy``, its completed and failed parts, the breakdown);
-        ``progress_curve`` (pooled); ``memory_recall_accuracy``, ``n_memory_queries``;
+        ``progress_curve`` (pooled); ``memory_recall_accuracy``, ``n_memory_queries``,
+        ``memory_recall_state_accuracy`` and ``memory_recall_by_aspect`` (slots, status,
+        history: :mod:`~evals.metrics.goal_tracking.memory_state`); ``metric_validity``
+        (Table 5: :mod:`~evals.metrics.goal_tracking.metric_validity`); ``response_quality``
+        (:mod:`~evals.metrics.goal_tracking.response_quality`);
         ``proactivity_effectiveness`` (a dict, see :func:`proactivity_effectiveness`); the
         :func:`cost_report` figures; ``n_dialogues``, ``n_gold_dialogues``; ``dialogues``:
         per dialogue ``dialogue_id``, ``dgcr``, ``ntc``, ``goal_detection_f1``,
@@ -172,6 +182,7 @@ class GoalTrackingTally:
         self.verdicts: list[bool | None] | None = None
         self.rows: list[dict[str, Any]] = []
         self.confirmed: Counter[str] = Counter()
+        self.quality_reasons: Counter[str] = Counter()
 
     def _matcher(
         self, predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
@@ -198,6 +209,8 @@ class GoalTrackingTally:
             "goal_detection_f1": None,
             "status_accuracy": None,
             "memory_recall_accuracy": None,
+            "proactivity_effectiveness": _judged_share(result.get("proactivity_verdicts")),
+            **response_quality_row(result.get("response_quality")),
         }
         if result.get("gold") is not None:
             gold = result["gold"]
@@ -218,6 +231,9 @@ class GoalTrackingTally:
             if turns:
                 pairs_at = _rematch(goals, turns, gold, self._matcher)
                 self.curves.append(progress_curve(turns, gold.turns, pairs_at, self.bins))
+        reason = (result.get("response_quality") or {}).get("reason")
+        if reason:
+            self.quality_reasons[str(reason)] += 1
         row["counts"] = counts
         self.rows.append(row)  # unrounded: the macro means are taken over exact values
         return _rounded(row)
@@ -255,8 +271,20 @@ class GoalTrackingTally:
             for name in PER_DIALOGUE
         }
         dialogues = [_rounded(row) for row in rows]
-        figures = summary | confirmed_status_report(self.confirmed) | cost_report(self.costs)
+        summary["response_quality"] = response_quality_report(rows, self.quality_reasons)
+        summary["metric_validity"] = metric_validity(rows)
+        state = {
+            name[len("memory_") :]: n for name, n in totals.items() if name.startswith("memory_")
+        }
+        figures = summary | memory_state_report(state)
+        figures |= confirmed_status_report(self.confirmed) | cost_report(self.costs)
         return figures | {"dialogues": dialogues, "macro": macro}
+
+
+def _judged_share(verdicts: Sequence[bool | None] | None) -> float | None:
+    """One dialogue's proactivity effectiveness (None without a judged action)."""
+    judged = [v for v in verdicts or [] if v is not None]
+    return ratio(sum(judged), len(judged))
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
@@ -277,6 +305,7 @@ def _gold_counts(
     pairs = matcher(goals, gold, None)
     final = gold_statuses_at(gold.turns)
     pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
+    queries = list(queries)
     correct, judged = recall_counts(queries)
     confirmed = confirmed_status_counts(pairs, pred, gold)
     return confirmed_row(confirmed) | {
@@ -286,6 +315,7 @@ def _gold_counts(
         "status_correct": status_hits(pairs, pred, final),
         "recall_correct": correct,
         "recall_judged": judged,
+        **{f"memory_{name}": count for name, count in memory_state_counts(queries).items()},
     }, confirmed
 
 

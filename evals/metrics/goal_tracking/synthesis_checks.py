@@ -84,7 +84,7 @@ def quality_problems(record: Mapping[str, Any]) -> list[str]:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         return [f"schema: {'.'.join(map(str, first['loc']))}: {first['msg']}"]
-    problems = _schema(dialogue)
+    problems = _schema(dialogue, record)
     problems += _statuses(dialogue)
     problems += _dependencies(dialogue)
     problems += _behaviours(dialogue)
@@ -99,16 +99,17 @@ def quality_problems(record: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _schema(dialogue: AtodDialogue) -> list[str]:
+def _schema(dialogue: AtodDialogue, record: Mapping[str, Any]) -> list[str]:
+    """Listing 1's fields as the record spells them (the model would fill in its defaults)."""
     problems = []
     if dialogue.complexity_class not in ("medium", "complex"):
         problems.append(f"schema: complexity_class {dialogue.complexity_class!r}")
     missing = [name for name in METADATA_FIELDS if name not in dialogue.metadata]
     if missing:
         problems.append(f"schema: metadata lacks {', '.join(missing)}")
-    for goal in dialogue.goal_list:
-        fields = goal.model_dump()
-        lacking = [name for name in GOAL_FIELDS if name not in fields]
+    for goal, raw in zip(dialogue.goal_list, record.get("goal_list") or [], strict=False):
+        lacking = [name for name in GOAL_FIELDS if name not in raw]
+        lacking += [name for name in ("domain", "intent") if name in raw and not raw[name]]
         if lacking:
             problems.append(f"schema: goal {goal.id} lacks {', '.join(lacking)}")
     return problems

@@ -74,7 +74,8 @@ class SynthesisTally:
         self.accepted[str(parsed.complexity_class)] += 1
         self.profiles[str(parsed.complexity_class)].append(dialogue_profile(parsed))
         for action in parsed.metadata.get("proactive_actions") or []:
-            helpful = "appropriate" if action.get("appropriate") else "inappropriate"
+            appropriate = action.get("appropriate")
+            helpful = {True: "appropriate", False: "inappropriate"}.get(appropriate, "unjudged")
             self.proactive[f"{action.get('kind')} ({helpful})"] += 1
         return [dialogue]
 

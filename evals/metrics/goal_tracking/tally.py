@@ -9,18 +9,32 @@ timelines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from evals.goal_tracking_schema import AtodDialogue
 from evals.metrics.goal_tracking.goal_detection import match_goals
 from evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
+from evals.metrics.goal_tracking.memory_state import gold_memory_state
+from evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
 from evals.metrics.goal_tracking.report import GoalTrackingTally
 from evals.results import ThreadResult, TrackedDialogueLine, usable_result
 from evals.schema import RecordError
 
+Verdicts = Callable[[list[ProactiveAction]], list[bool | None]]
+"""Judges proactive actions: one verdict per action (True appropriate and beneficial)."""
+
+QualityScores = Callable[[list[dict[str, str]]], dict[str, Any]]
+"""Scores a dialogue's utterances: ``{"turn_level", "dialogue_level", "reason"}``."""
+
 REPORT_TIMELINES = 40
 """Dialogues whose goal timelines the HTML report draws."""
+
+BY_CLASS_FIGURES = (
+    "n_dialogues", "goal_detection_f1", "status_accuracy", "dgcr", "ntc",
+    "memory_recall_accuracy", "latency_ms_p50", "prompt_tokens_per_turn",
+)  # fmt: skip
+"""The figures given per complexity class (ATOD's Table 3 layout: one column per class)."""
 
 
 def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any]:
@@ -36,6 +50,7 @@ def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any
             "status": g["status"],
             "status_history": g["status_history"],
             "dependencies": g["dependencies"],
+            "parent_id": g.get("parent_id"),
         }
         for g in result.output["goals"]
     ]
@@ -58,7 +73,9 @@ def _gold_queries(
     An utterance concerns the gold goals whose status changes at it. Of those, the ones already
     mentioned before it are what memory should return; if it only opens new goals, the right
     answer is "none in memory" (an empty set). Utterances whose gold changes nothing are not
-    judged. A retrieved memory goal counts as the gold goal it was matched to at the end.
+    judged. A retrieved memory goal counts as the gold goal it was matched to at the end; what
+    memory held for it (``held``) is kept beside the gold state then (``gold_state``, see
+    :mod:`~evals.metrics.goal_tracking.memory_state`).
     """
     if gold is None:
         return []
@@ -73,8 +90,32 @@ def _gold_queries(
     for query in queries:
         retrieved = query["retrieved"]
         as_gold = None if retrieved is None else pairs.get(retrieved, f"unmatched:{retrieved}")
-        mapped.append({"retrieved": as_gold, "expected": expected_at.get(query["turn"])})
+        gold_state = (
+            None if retrieved is None else gold_memory_state(gold, str(as_gold), query["turn"])
+        )
+        mapped.append(
+            {
+                "retrieved": as_gold,
+                "expected": expected_at.get(query["turn"]),
+                "held": query.get("held"),
+                "gold_state": gold_state,
+            }
+        )
     return mapped
+
+
+def judged_actions(dialogue: AtodDialogue, result: ThreadResult, judge: Verdicts) -> dict[str, Any]:
+    """The dialogue's proactive actions with their verdicts (``proactivity_verdicts`` too)."""
+    assert result.output is not None
+    utterances = [{"speaker": t.speaker, "text": t.utterance} for t in dialogue.turns]
+    output = result.output
+    actions = proactive_actions(output["goals"], utterances, output.get("queries") or [])
+    verdicts = judge(actions)
+    shown = [
+        {"turn": a.turn, "goal_id": a.goal_id, "kind": a.kind, "status": a.status, "verdict": v}
+        for a, v in zip(actions, verdicts, strict=True)
+    ]
+    return {"proactivity_verdicts": verdicts, "proactive_actions": shown}
 
 
 def goals_line(result: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +126,11 @@ def goals_line(result: dict[str, Any]) -> dict[str, Any]:
         goals=result["goals"],
         turns=result["turns"],
         gold=gold.final_statuses() if gold is not None else None,
+        **(
+            {"proactive_actions": result["proactive_actions"]}
+            if "proactive_actions" in result
+            else {}
+        ),
     ).row()
 
 
@@ -93,10 +139,20 @@ class TrackedCorpusTally:
 
     Args:
         named_by_schema: Whether the tracker named goals with a schema (``service``, ``intent``).
+        judge_proactivity: Judges each dialogue's proactive actions (Proactivity Effectiveness);
+            None leaves the figure null with its reason.
+        score_quality: Scores each dialogue's response quality; None leaves it null.
     """
 
-    def __init__(self, named_by_schema: bool = True) -> None:
+    def __init__(
+        self,
+        named_by_schema: bool = True,
+        judge_proactivity: Verdicts | None = None,
+        score_quality: QualityScores | None = None,
+    ) -> None:
         self.named_by_schema = named_by_schema
+        self.judge_proactivity = judge_proactivity
+        self.score_quality = score_quality
         self.figures = GoalTrackingTally()
         self.shown: list[dict[str, Any]] = []  # goal lines the report draws as timelines
         self.skipped: list[dict[str, Any]] = []
@@ -104,6 +160,8 @@ class TrackedCorpusTally:
         self.utterances = self.goals = 0
         self.incomparable = 0
         """Dialogues whose gold names goals by service while the tracker had no schema."""
+        self.by_class: dict[str, GoalTrackingTally] = {}
+        """The same figures per ``complexity_class`` of the gold (synthetic ATOD sets)."""
 
     def add(
         self, record: AtodDialogue | RecordError, result: ThreadResult | None
@@ -113,11 +171,19 @@ class TrackedCorpusTally:
         if usable is None:
             return []
         atod, finished, _ = usable
-        line, _ = self.add_scored(scored_result(atod, finished))
+        scored = scored_result(atod, finished)
+        if self.judge_proactivity is not None:
+            scored |= judged_actions(atod, finished, self.judge_proactivity)
+        if self.score_quality is not None:
+            utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+            scored["response_quality"] = self.score_quality(utterances)
+        line, _ = self.add_scored(scored, atod.complexity_class)
         return [line]
 
-    def add_scored(self, scored: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Tally a scored result; its line and its figures row.
+    def add_scored(
+        self, scored: dict[str, Any], complexity_class: str | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Tally a scored result (and its complexity class's); its line and its figures row.
 
         Gold that names goals by service cannot be matched with goals the tracker named without
         a schema (detection F1 would read 0 whatever the tracker did): such a dialogue is
@@ -127,6 +193,8 @@ class TrackedCorpusTally:
             scored = scored | {"gold": None, "queries": []}
             self.incomparable += 1
         row = self.figures.add(scored)
+        if complexity_class:
+            self.by_class.setdefault(complexity_class, GoalTrackingTally()).add(scored)
         line = goals_line(scored)
         self.utterances += len(scored["turns"])
         self.goals += len(scored["goals"])
@@ -147,6 +215,7 @@ class TrackedCorpusTally:
                 "failed_dialogues": len(self.failed),
             },
             "judges": judges,
+            "by_complexity_class": self.class_figures(),
             "gold_not_comparable": self.incomparable,
             "figures_note": (
                 f"goal detection F1, status accuracy and memory recall are n/a for "
@@ -158,6 +227,16 @@ class TrackedCorpusTally:
             "skipped": self.skipped,
             "failed": self.failed,
         }
+
+    def class_figures(self) -> dict[str, dict[str, Any]] | None:
+        """:data:`BY_CLASS_FIGURES` per complexity class; None when no record has a class."""
+        if not self.by_class:
+            return None
+        figures = {}
+        for name, tally in sorted(self.by_class.items()):
+            report = tally.report()
+            figures[name] = {key: report.get(key) for key in BY_CLASS_FIGURES}
+        return figures
 
 
 def _named_by_service(gold: AtodDialogue | None) -> bool:

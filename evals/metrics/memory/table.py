@@ -27,6 +27,15 @@ def _cell(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def null_reasons(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``"configuration: reason"`` for each row without figures (its commonest reason)."""
+    return [
+        f"{row.get('configuration')}: {row['reasons'][0]['reason']}"
+        for row in rows
+        if row.get("slot_accuracy") is None and row.get("reasons")
+    ]
+
+
 def baseline_table(rows: Sequence[Mapping[str, Any]], *, title: str = "") -> str:
     """The rows as a fixed-width table, then each null row's reason.
 
@@ -40,13 +49,10 @@ def baseline_table(rows: Sequence[Mapping[str, Any]], *, title: str = "") -> str
     )
     lines = [title] if title else []
     lines.append(header)
-    notes = []
     for row in rows:
         cells = "".join(f" {_cell(row.get(key)):>11}" for _, key in COLUMNS)
         lines.append(f"{row.get('configuration', ''):{width}} {row.get('items', 0):>5}{cells}")
-        reasons = row.get("reasons") or []
-        if row.get("slot_accuracy") is None and reasons:
-            notes.append(f"  {row.get('configuration')}: {reasons[0]['reason']}")
+    notes = null_reasons(rows)
     if notes:
-        lines += ["n/a because:", *notes]
+        lines += ["n/a because:", *(f"  {note}" for note in notes)]
     return "\n".join(lines)

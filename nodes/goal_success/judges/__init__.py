@@ -22,7 +22,14 @@ def segmenter(context: Context) -> SegmentationJudge:
 
 def teacher(spec: str, context: Context) -> TurnQualityTeacher:
     """The turn-quality teacher ``spec`` names, with the run's settings."""
-    return turn_quality_teacher(spec, context.llm_max_retries, context.llm_context_tokens)
+    return turn_quality_teacher(
+        spec, context.llm_max_retries, context.llm_context_tokens, context.teacher_sop
+    )
+
+
+def reads_business_rules(judge: TurnQualityTeacher) -> bool:
+    """Whether ``judge`` was given the business rules (only LLM teachers read them)."""
+    return bool(getattr(judge, "reads_business_rules", False))
 
 
 def teachers(context: Context) -> list[TurnQualityTeacher]:

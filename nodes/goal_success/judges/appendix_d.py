@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -28,6 +29,7 @@ from nodes.judges.llm import LLMJudge
 from nodes.judges.spec import JudgeSpec
 from nodes.prompts.goal_success import (
     APPENDIX_D_PROMPT,
+    APPENDIX_D_PROMPT_WITH_SOP,
     APPENDIX_D_RCOF,
     APPENDIX_D_SYSTEM_PROMPT,
     CONTEXT_TURN_NOTE,
@@ -89,6 +91,35 @@ class AppendixDOutput(BaseModel):
 
     dialog_id: str | int | None = Field(default=None, description="The dialogue's id.")
     turns: list[AppendixDTurn] = Field(description="One entry per turn.")
+
+
+def window_schema(turn_numbers: Sequence[int]) -> dict[str, Any]:
+    """The schema a window's answer is decoded under: every turn, every label, nothing more.
+
+    Stricter than :class:`AppendixDOutput`, which parses leniently: with only ``turn_number``
+    required and no length, a grammar-constrained small model stops after a turn or two (seen
+    with SmolLM2 on llama.cpp). Here each of the window's turns needs ``is_new_goal``,
+    ``quality`` and ``rcof`` in the prompt's own vocabulary, and ``turns`` has exactly one
+    entry per turn.
+    """
+    turn = {
+        "type": "object",
+        "properties": {
+            "turn_number": {"type": "integer", "enum": list(turn_numbers)},
+            "is_new_goal": {"type": "string", "enum": ["yes", "no"]},
+            "quality": {"type": "string", "enum": ["success", "failure"]},
+            "rcof": {"anyOf": [{"type": "string", "enum": list(get_args(Rcof))}, {"type": "null"}]},
+        },
+        "required": ["turn_number", "is_new_goal", "quality", "rcof"],
+    }
+    count = len(turn_numbers)
+    return {
+        "type": "object",
+        "properties": {
+            "turns": {"type": "array", "items": turn, "minItems": count, "maxItems": count}
+        },
+        "required": ["turns"],
+    }
 
 
 @dataclass(frozen=True)
@@ -169,22 +200,56 @@ class AppendixDJudge:
         spec: The LLM spec.
         max_retries: Retries for malformed answers.
         context_tokens: The model's context window in tokens.
+        business_rules: The domain's SOP text, put into the prompt (``SOP_BLOCK``); "" for none.
     """
 
     def __init__(
-        self, role: str, spec: JudgeSpec, *, max_retries: int = 3, context_tokens: int = 8192
+        self,
+        role: str,
+        spec: JudgeSpec,
+        *,
+        max_retries: int = 3,
+        context_tokens: int = 8192,
+        business_rules: str = "",
     ) -> None:
         self.name = spec.raw
-        self.budget_chars = int(max(256, context_tokens - MAX_OUTPUT_TOKENS) * CHARS_PER_TOKEN)
-        self.llm = LLMJudge(
+        self.business_rules = business_rules
+        budget = int(max(256, context_tokens - MAX_OUTPUT_TOKENS) * CHARS_PER_TOKEN)
+        # the rules are sent with every window, so they come out of each window's budget
+        self.budget_chars = max(256, budget - len(business_rules))
+        prompt = APPENDIX_D_PROMPT_WITH_SOP if business_rules else APPENDIX_D_PROMPT
+        # The run's settings (retries, backoff, cache, accounting) live on ``llm``; each window
+        # is asked by a copy that decodes under that window's schema (``llm_for``).
+        self.llm: LLMJudge[AppendixDOutput] = LLMJudge(
             role=role,
             spec=spec,
-            prompt=APPENDIX_D_PROMPT,
+            prompt=prompt,
             system=APPENDIX_D_SYSTEM_PROMPT,
             output_model=AppendixDOutput,
             max_retries=max_retries,
             max_output_tokens=MAX_OUTPUT_TOKENS,
         )
+        self._judges: dict[tuple[int, ...], LLMJudge[AppendixDOutput]] = {}
+
+    def llm_for(self, turn_numbers: Sequence[int]) -> LLMJudge[AppendixDOutput]:
+        """The judge of one window: ``llm``'s settings, decoding under :func:`window_schema`."""
+        key = tuple(turn_numbers)
+        if key not in self._judges:
+            self._judges[key] = LLMJudge(
+                role=self.llm.role,
+                spec=self.llm.spec,
+                prompt=self.llm.prompt,
+                system=self.llm.system,
+                output_model=AppendixDOutput,
+                max_retries=self.llm.max_retries,
+                max_output_tokens=MAX_OUTPUT_TOKENS,
+                decoding_schema=window_schema(key),
+            )
+        judge = self._judges[key]
+        judge.max_retries, judge.backoff_s = self.llm.max_retries, self.llm.backoff_s
+        judge.cache, judge.accounting = self.llm.cache, self.llm.accounting
+        judge.system = self.llm.system
+        return judge
 
     def judge(self, dialogue: Dialogue) -> AppendixDVerdict:
         """Every turn's labels: one call, or one per window of a long dialogue."""
@@ -195,7 +260,10 @@ class AppendixDJudge:
             question = render_dialogue(dialogue, window)
             if context is not None:
                 question += "\n\n" + CONTEXT_TURN_NOTE.format(turn_number=context)
-            result = self.llm.invoke({"question": question})
+            variables = {"question": question}
+            if self.business_rules:
+                variables["business_rules"] = self.business_rules
+            result = self.llm_for([t.turn_number for t in window]).invoke(variables)
             if result.value is None:
                 reasons.append(result.reason or "the judge gave no answer")
                 continue

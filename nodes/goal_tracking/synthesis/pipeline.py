@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from evals.metrics.goal_tracking.proactive_actions import proactive_actions
 from evals.metrics.goal_tracking.synthesis_checks import quality_problems
 from nodes.context import Context, get_context
 from nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
@@ -110,9 +111,12 @@ def annotate_statuses(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
             }
         )
     plan = annotation.get("plan") or {}
+    actions = draft.get("proactive_actions") or []
+    if not draft.get("labelled"):  # an LLM-written dialogue: its labels show what it did
+        actions = labelled_actions(annotation["goals"], turns)
     metadata = dict(annotation["metadata"]) | {
         "num_turns": len(turns),
-        "proactive_actions": draft.get("proactive_actions", []),
+        "proactive_actions": actions,
         "seed": state["seed"],
         "attempt": state.get("attempt", 0),
         "source_dialogues": [task["source_id"] for task in plan.get("tasks", [])],
@@ -130,6 +134,34 @@ def annotate_statuses(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
         "turns": turns,
     }
     return {"record": record}
+
+
+def labelled_actions(
+    goals: list[dict[str, Any]], turns: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The proactive actions a labelled dialogue shows (status changes the system initiated).
+
+    Read off the turn labels the way tracked goals are read
+    (:func:`~evals.metrics.goal_tracking.proactive_actions.proactive_actions`); whether each was
+    appropriate is not known here (``None``): the proactivity judge decides that at evaluation.
+    """
+    history: dict[str, list[dict[str, Any]]] = {goal["id"]: [] for goal in goals}
+    for turn in turns:
+        for change in turn["goal_status_changes"]:
+            history[change["goal_id"]].append(
+                {"turn": turn["turn_id"], "status": change["new_status"]}
+            )
+    tracked = [
+        {"id": goal_id, "description": goal_id, "status": (h[-1]["status"] if h else "open"),
+         "status_history": h}
+        for goal_id, h in history.items()
+    ]  # fmt: skip
+    utterances = [{"speaker": turn["speaker"], "text": turn["utterance"]} for turn in turns]
+    return [
+        {"turn_id": action.turn, "goal_id": action.goal_id, "kind": action.kind,
+         "appropriate": None}
+        for action in proactive_actions(tracked, utterances)
+    ]  # fmt: skip
 
 
 def check_quality(state: AtodSynthesisState) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """ProactiveEval's judge roles: scoring plans and dialogues, and the synthesis pipeline's roles.
 
 Scoring: ``target_planning_judge`` (Listing 11), ``guidance_judge`` (Listing 12),
-``target_density`` (Listing 13). Synthesis: ``synthesis_writer`` (Listings 2-9),
-``target_prediction`` (the difficulty panel), ``difficulty_judge`` (its matcher),
-``final_check`` (Listing 10).
+``target_density`` (Listing 13), ``target_reached`` (todeval's own early stop). Synthesis:
+``synthesis_writer`` (Listings 2-9), ``target_prediction`` (the difficulty panel),
+``difficulty_judge`` (its matcher), ``final_check`` (Listing 10).
 """
 
 from __future__ import annotations
@@ -40,8 +40,14 @@ def check_scoring_judges(context: Context) -> None:
     Raises:
         JudgeSpecError: Naming the spec and what is available.
     """
-    from nodes.proactive.judges import guidance_judge, target_density, target_planning_judge
+    from nodes.proactive.judges import (
+        guidance_judge,
+        target_density,
+        target_planning_judge,
+        target_reached,
+    )
 
     check_spec(target_planning_judge.ROLE, context.target_planning_judge)
     check_spec(guidance_judge.ROLE, context.guidance_judge)
     check_spec(target_density.ROLE, context.target_density_judge)
+    check_spec(target_reached.ROLE, context.target_reached_judge)

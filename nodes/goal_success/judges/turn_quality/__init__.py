@@ -32,13 +32,21 @@ register_cards(ROLE, Path(__file__).parent / "validity.json")
 
 @functools.lru_cache(maxsize=32)
 def turn_quality_teacher(
-    spec: str, max_retries: int = 3, context_tokens: int = 8192
+    spec: str, max_retries: int = 3, context_tokens: int = 8192, business_rules: str = ""
 ) -> TurnQualityTeacher:
-    """The teacher for ``spec`` (built once per spec; raises on unknown specs)."""
+    """The teacher for ``spec`` (built once per spec and rules; raises on unknown specs).
+
+    ``business_rules`` (the SOP text) reach only LLM teachers; local ones ignore them.
+    """
     teacher: Any = resolve_judge(
         ROLE,
         spec,
-        lambda parsed: LLMTeacher(parsed, max_retries=max_retries, context_tokens=context_tokens),
+        lambda parsed: LLMTeacher(
+            parsed,
+            max_retries=max_retries,
+            context_tokens=context_tokens,
+            business_rules=business_rules,
+        ),
     )
     result: TurnQualityTeacher = teacher
     return result

@@ -1,5 +1,8 @@
 """The LLM teacher: paper 004's Appendix D call, quality and root cause of every turn.
 
+Given the domain's business rules (``Context.teacher_sop``), it reads them in the prompt
+(:data:`~nodes.prompts.goal_success.SOP_BLOCK`), as the paper's teachers share the experts' SOP.
+
 The same call also answers ``is_new_goal`` (kept on each label: the teachers vote on goal
 boundaries too) and serves an LLM segmenter with the same spec from the response cache
 (:mod:`nodes.goal_success.judges.appendix_d`). Root causes come back in the canonical codes of
@@ -25,11 +28,21 @@ class LLMTeacher:
     """An LLM reads the whole dialogue and labels every turn (Appendix D prompt)."""
 
     def __init__(
-        self, spec: JudgeSpec, *, max_retries: int = 3, context_tokens: int = 8192
+        self,
+        spec: JudgeSpec,
+        *,
+        max_retries: int = 3,
+        context_tokens: int = 8192,
+        business_rules: str = "",
     ) -> None:
         self.name = spec.raw
+        self.reads_business_rules = bool(business_rules)
         self.call = AppendixDJudge(
-            ROLE, spec, max_retries=max_retries, context_tokens=context_tokens
+            ROLE,
+            spec,
+            max_retries=max_retries,
+            context_tokens=context_tokens,
+            business_rules=business_rules,
         )
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
