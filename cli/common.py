@@ -128,6 +128,17 @@ def positive(raw: str) -> float:
     return value
 
 
+def unit_interval(raw: str) -> float:
+    """An argparse type: a threshold in [0, 1]."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {raw}")
+    return value
+
+
 def writable_folder(raw: str) -> Path:
     """An argparse type: an output folder that is, or can be made, writable (made later)."""
     path = Path(raw).expanduser()
@@ -204,6 +215,29 @@ def add_llm_arguments(parser: argparse.ArgumentParser, *, dry_run: bool = True) 
     )
 
 
+def add_sample_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--sample N --seed S``: paper 004's sampling step (``Context.gsr_sample``)."""
+    parser.add_argument(
+        "--sample",
+        type=count,
+        default=None,
+        metavar="N",
+        help="goal success on a sample of N dialogues, long sessions oversampled (paper 004, "
+        "§6); summary.json lists the sampled dialogues (default: every dialogue)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the --sample draw (default: 0)"
+    )
+
+
+def sample_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The Context fields ``--sample``/``--seed`` set (None: not given, the config decides)."""
+    return {
+        "gsr_sample": getattr(args, "sample", None),
+        "gsr_sample_seed": getattr(args, "seed", None),
+    }
+
+
 def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The Context fields the LLM flags set (flags not given are left out)."""
     settings = {
@@ -264,7 +298,7 @@ _SETTINGS = frozenset(f.name for f in fields(Context))
 
 
 def command_context(args: argparse.Namespace) -> Context:
-    """The context ``--config``, ``--judge ROLE=SPEC``, ``--schema`` and the LLM flags give.
+    """The context ``--config``, ``--judge``, ``--schema``, ``--sample`` and the LLM flags give.
 
     Over the evaluation's defaults (``EVALUATE_DEFAULTS``); flags beat the config file.
     """
@@ -272,5 +306,6 @@ def command_context(args: argparse.Namespace) -> Context:
         judge_overrides(args.judge)
         | {"schema_path": str(input_path(args.schema)) if args.schema else None}
         | llm_settings(args)
+        | sample_settings(args)
     )
     return build_context(args.config, overrides, base=EVALUATE_DEFAULTS)

@@ -17,6 +17,7 @@ from typing import Any
 from cli.common import (
     UsageError,
     add_llm_arguments,
+    add_sample_arguments,
     command_context,
     count,
     fmt_figure,
@@ -26,7 +27,14 @@ from cli.common import (
     uses_llm,
     writable_folder,
 )
-from graphs.api import METRICS, SUITES, dry_run_estimate, dry_run_text, evaluate_corpus
+from graphs.api import (
+    GOAL_TRACKERS,
+    METRICS,
+    SUITES,
+    dry_run_estimate,
+    dry_run_text,
+    evaluate_corpus,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -40,8 +48,10 @@ def add_parser(subparsers: Any) -> None:
             "TSR/TUE/TCRR/GSRT (AgentChangeBench) on agent transcripts with tool calls or goal "
             "shifts; memory retrieval and slot repair (MAP) on returning users' items. Writes "
             "OUT/results.jsonl, OUT/summary.json and OUT/report.html. Judges and thresholds "
-            "come from --config (todeval.toml), overridden by --judge ROLE=SPEC. Re-running "
-            "the same command resumes from the checkpoints."
+            "come from --config (todeval.toml), overridden by --judge ROLE=SPEC (e.g. "
+            "proactivity=, response_quality=, scorer= for the MAP GPT-4 score); the goal "
+            "tracker (goal_tracker = atod or a Table 3 baseline), tau and delta are --config "
+            "settings. Re-running the same command resumes from the checkpoints."
         ),
     )
     parser.add_argument(
@@ -96,6 +106,7 @@ def add_parser(subparsers: Any) -> None:
         help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     parser.add_argument("--limit", type=count, default=None, help="only the first N records")
+    add_sample_arguments(parser)
     add_llm_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -109,6 +120,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--escalate needs --server: the paused threads are answered in LangGraph Studio "
             "(for questions on this machine, use todeval goal-success and todeval review)"
+        )
+    if context.goal_tracker not in GOAL_TRACKERS:
+        raise UsageError(
+            f"goal_tracker {context.goal_tracker!r} (--config): expected one of "
+            + ", ".join(GOAL_TRACKERS)
         )
     context = replace(context, escalate_ambiguous=bool(args.escalate))
     concurrency = args.max_concurrency or (context.llm_max_concurrency if uses_llm(context) else 1)

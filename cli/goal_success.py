@@ -15,11 +15,13 @@ from typing import Any
 from cli.common import (
     UsageError,
     add_corpus_arguments,
+    add_sample_arguments,
     fmt_figure,
     input_path,
     positive,
     progress,
     resolved_format,
+    unit_interval,
     with_llm_settings,
 )
 from graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
@@ -89,17 +91,7 @@ def add_parser(subparsers: Any) -> None:
 
 def _add_teacher_inputs(parser: argparse.ArgumentParser) -> None:
     """Paper 004's sampling step, the business rules and the human calibration."""
-    parser.add_argument(
-        "--sample",
-        type=int,
-        default=None,
-        metavar="N",
-        help="evaluate a sample of N dialogues, long sessions oversampled (paper 004, §6); "
-        "summary.json lists the sampled dialogues",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the --sample draw (default: %(default)s)"
-    )
+    add_sample_arguments(parser)
     parser.add_argument(
         "--sop",
         type=Path,
@@ -130,7 +122,7 @@ def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=unit_interval,
         default=None,
         help="new-goal probability cut-off for local:learned (default: the tuned one)",
     )
@@ -175,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         teacher_sop=_read_text(args.sop, "--sop") if args.sop else "",
         teacher_calibration=_calibration_path(args.calibration) if args.calibration else None,
         gsr_sample=args.sample,
-        gsr_sample_seed=args.seed,
+        gsr_sample_seed=args.seed if args.seed is not None else 0,
     )
     summary = goal_success_corpus(
         source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,

@@ -15,6 +15,7 @@ from cli.common import (
     fmt_figure,
     input_path,
     progress,
+    unit_interval,
     with_llm_settings,
 )
 from graphs.api import GOAL_TRACKERS, Context, goal_tracking_corpus
@@ -91,17 +92,6 @@ def add_parser(subparsers: Any) -> None:
         "(§5.2 Stage 3; default %(default)s)",
     )
     parser.set_defaults(run=run)
-
-
-def unit_interval(raw: str) -> float:
-    """An argparse type: a threshold in [0, 1]."""
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {raw}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,6 +36,7 @@ from evals.record_views import (
 )
 from graphs.goal_shift import graph as goal_shift_graph
 from graphs.goal_success import graph as goal_success_graph
+from graphs.goal_tracking import baseline_graph as baseline_tracker_graph
 from graphs.goal_tracking import graph as goal_tracker_graph
 from graphs.memory import graph as memory_active_graph
 from nodes.context import Context, get_context
@@ -111,15 +112,17 @@ def run_goal_success(payload: dict[str, Any], runtime: Runtime[Context]) -> dict
 
 
 def run_goal_tracking(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
-    """ATOD's goal tracker over the record's utterances, closing audit included."""
+    """``Context.goal_tracker`` (ATOD's or a Table 3 baseline) over the record's utterances."""
     record = _record(payload)
-    output = goal_tracker_graph.invoke(
+    context = get_context(runtime)
+    tracker = goal_tracker_graph if context.goal_tracker == "atod" else baseline_tracker_graph
+    output = tracker.invoke(
         {
             "dialogue_id": record.record_id,
             "utterances": tracker_utterances(record),
             "final": True,
         },
-        context=get_context(runtime),
+        context=context,
     )
     return {"results": {"goal_tracking": output}}
 
@@ -159,6 +162,7 @@ def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, 
             "service": (item.model_extra or {}).get("domain"),
             "context": [turn.model_dump() for turn in item.context],
             "task_goal": dict(item.task_goal),
+            "reference_response": item.reference_response,  # what the GPT-4 scorer compares
         },
         context=context,
     )

@@ -3,8 +3,10 @@
 It reads a GSR run's ``summary.json``, its ``goals.jsonl`` lines and, optionally, the dialogue
 records, and shows: the headline figures, GSR by goal length, the root causes of failure
 (E1-E7, the earliest failed turn's code), the teachers' agreement with gold and human labels,
-and the failed goals with a drill-down of their dialogues
-(:mod:`evals.report.goal_success_drilldown`). Drawn by ``goal_success.html.j2``.
+each teacher's calibration against human verdicts (this run's and the one applied from an
+earlier run, with the votes that relied on a flagged teacher), and the failed goals with a
+drill-down of their dialogues (:mod:`evals.report.goal_success_drilldown`). Drawn by
+``goal_success.html.j2`` (calibration: ``goal_success_calibration.html.j2``).
 """
 
 from __future__ import annotations
@@ -162,6 +164,91 @@ def _agreement(summary: Record) -> dict[str, Any]:
     return {"fleiss": fleiss, "blocks": blocks}
 
 
+_CAUSE_ORDER = ("success", *RCOF_CODES)
+"""Root-cause columns of the calibration tables: success first, then E1-E7, then the rest."""
+
+
+def _causes(rows: Sequence[Record]) -> list[str]:
+    seen = {str(cause) for row in rows for cause in row.get("by_root_cause") or {}}
+    return [c for c in _CAUSE_ORDER if c in seen] + sorted(seen - set(_CAUSE_ORDER))
+
+
+def _cause_cell(row: Record, cause: str) -> list[str]:
+    """Agreement on the turns people gave ``cause``, with agreed / verdicts."""
+    cell = (row.get("by_root_cause") or {}).get(cause) or {}
+    n, agreed = fmt_num(cell.get("n")), fmt_num(cell.get("agreed"))
+    return [fmt_pct(cell.get("agreement")), " (", agreed, "/", n, ")"]
+
+
+def _flag_cell(row: Record) -> str:
+    if not row.get("flagged"):
+        return "no"
+    reason = row.get("flag_reason")
+    return f"yes: {reason}" if reason else "yes"
+
+
+def _calibration_rows(rows: Sequence[Record], causes: Sequence[str]) -> list[list[Any]]:
+    """One row per teacher: verdicts, agreement, audited / escalated, per cause, flag."""
+
+    def part(row: Record, key: str) -> Record:
+        found = row.get(key)
+        return found if isinstance(found, Mapping) else {}
+
+    return [
+        [str(row.get("judge")), fmt_num(row.get("n")), fmt_pct(row.get("agreement")),
+         fmt_pct(row.get("quality_agreement")),
+         fmt_num(part(row, "audited").get("n")), fmt_pct(part(row, "audited").get("agreement")),
+         fmt_num(part(row, "escalated").get("n")),
+         fmt_pct(part(row, "escalated").get("agreement")),
+         *[_cause_cell(row, cause) for cause in causes], _flag_cell(row)]
+        for row in rows
+    ]  # fmt: skip
+
+
+def _applied_rows(rows: Sequence[Record], causes: Sequence[str]) -> list[list[Any]]:
+    """One row per teacher of this run's panel, with its earlier calibration."""
+    return [
+        [str(row.get("judge")), fmt_num(row.get("n")), fmt_pct(row.get("agreement")),
+         *[_cause_cell(row, cause) for cause in causes], "yes" if row.get("flagged") else "no"]
+        for row in rows
+    ]  # fmt: skip
+
+
+def _calibration(summary: Record) -> dict[str, Any] | None:
+    """The per-teacher calibration tables, or None when the run has no ``calibration``."""
+    block = summary.get("calibration")
+    if not isinstance(block, Mapping):
+        return None
+    view: dict[str, Any] = {"this_run": None, "applied": None}
+    if current := block.get("this_run"):
+        rows = current.get("teachers") or []
+        causes = _causes(rows)
+        view["this_run"] = {
+            "n_verdicts": fmt_num(current.get("n_verdicts")),
+            "file": str(block.get("file") or MISSING),
+            "flag_below": fmt_pct(current.get("flag_below")),
+            "min_verdicts": fmt_num(current.get("min_verdicts")),
+            "flag_basis": str(current.get("flag_basis") or ""),
+            "headers": ["teacher", "verdicts", "agreement", "quality agreement", "audited",
+                        "audited agreement", "escalated", "escalated agreement",
+                        *[f"on {cause}" for cause in causes], "flagged"],
+            "rows": _calibration_rows(rows, causes),
+        }  # fmt: skip
+    if applied := block.get("applied"):
+        rows = applied.get("teachers") or []
+        causes = _causes(rows)
+        view["applied"] = {
+            "source": str(applied.get("source") or MISSING),
+            "n_verdicts": fmt_num(applied.get("n_verdicts")),
+            "flagged": ", ".join(str(j) for j in applied.get("flagged") or []) or "none",
+            "leaning": fmt_num(applied.get("votes_leaning_on_flagged")),
+            "headers": ["teacher", "earlier verdicts", "earlier agreement",
+                        *[f"on {cause}" for cause in causes], "flagged"],
+            "rows": _applied_rows(rows, causes),
+        }  # fmt: skip
+    return view
+
+
 def goal_success_section(
     summary: Record,
     goals: Sequence[Record],
@@ -190,6 +277,7 @@ def goal_success_section(
         key_figures=_key_figures(summary),
         charts=[_length_chart(summary), _rcof_chart(summary)],
         agreement=_agreement(summary),
+        calibration=_calibration(summary),
         failed_goals=failed_goals(goals, dialogues, max_failed_goals),
         summary=summary,
     )

@@ -13,17 +13,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
-
 from evals.proactive_schema import TIERS
-from evals.report.page import MISSING, Section, fmt_num, skipped_records_html, table
+from evals.report.page import MISSING, Section, fmt_num, skipped_records_html
 from evals.report.templating import render
 
 SECTION_ID = "proactive"
 
 
 def synthesis_section(summary: Mapping[str, Any]) -> Section:
-    """The synthesis run's section (every value escaped by ``Markup.format`` or ``table``)."""
+    """The synthesis run's section (an autoescaping template)."""
     counts = summary["counts"]
     by_domain: Mapping[str, Mapping[str, int]] = summary.get("by_domain", {})
     tier_rows = [
@@ -33,29 +31,20 @@ def synthesis_section(summary: Mapping[str, Any]) -> Section:
     rounds = [[str(k), str(v)] for k, v in summary.get("refinement_rounds", {}).items()]
     hits = [[str(k), fmt_num(v)] for k, v in summary.get("mean_hits_by_round", {}).items()]
     judges = summary.get("judges", {})
-    lead = Markup(
-        "<p>Kept {} of {} environments; {} rejected by the final check, {} failed. Writer: {}; "
-        "difficulty panel: {}; final check: {}.</p>"
-    ).format(
-        counts["kept"],
-        counts["attempted"],
-        counts["rejected_by_final_check"],
-        counts["failed"],
-        judges.get("synthesis_writer"),
-        ", ".join(judges.get("difficulty_panel", [])),
-        ", ".join(judges.get("final_check_panel", [])),
-    )
-    body = Markup("").join(
-        [
-            lead,
-            Markup("<h3>Items by domain and tier</h3>"),
-            table(["domain", *TIERS, "total"], tier_rows),
-            Markup("<h3>Refinement rounds</h3>"),
-            table(["rounds", "environments"], rounds),
-            Markup("<h3>Panel members finding the target, after each round</h3>"),
-            table(["round", "mean hits"], hits),
-            skipped_records_html(summary),
-        ]
+    body = render(
+        "proactive_synthesis.html.j2",
+        kept=counts["kept"],
+        attempted=counts["attempted"],
+        rejected=counts["rejected_by_final_check"],
+        failed=counts["failed"],
+        writer=judges.get("synthesis_writer"),
+        panel=", ".join(judges.get("difficulty_panel", [])),
+        final_check=", ".join(judges.get("final_check_panel", [])),
+        tier_headers=["domain", *TIERS, "total"],
+        tier_rows=tier_rows,
+        rounds=rounds,
+        hits=hits,
+        skipped=skipped_records_html(summary),
     )
     overview = [
         ("environments kept", str(counts["kept"])),

@@ -5,14 +5,16 @@ memory benchmark or MS-TOD sessions), runs the top-level evaluation graph on eac
 writes ``results.jsonl`` (one :class:`~evals.results.EvaluationLine` per record, in input order),
 ``summary.json`` (one section per subsystem, judges, LLM usage, skipped records) and
 ``report.html``. Re-running reads finished threads back from the checkpoints; with ``server``
-the records run on a LangGraph server through langgraph-sdk instead.
+the records run on a LangGraph server through langgraph-sdk instead. With ``Context.gsr_sample``
+goal success runs on a sample drawn as ``todeval gsr --sample`` draws it (``summary["sample"]``);
+the goal tracker, its judges and the memory scorer are the context's, as in their own commands.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -26,13 +28,16 @@ from evals.datasets.evaluation_records import (
 )
 from evals.datasets.sgd_schema import schema_beside
 from evals.metrics.evaluation import EvaluationTally
-from evals.metrics.goal_tracking.tally import TrackedCorpusTally
+from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
+from evals.metrics.goal_tracking.tally import TrackedCorpusTally, judged_actions, scored_result
 from evals.metrics.record_metrics import corpus_values
-from evals.record_views import SUITES, EvaluationRecord, Suite, atod_view
+from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
 from evals.report.evaluation import figures_section, records_section
+from evals.results import ThreadResult
 from evals.schema import RecordError
 from graphs.corpus.goal_shift import goal_shift_judges
 from graphs.corpus.goal_success import corpus_routes, goal_success_judges
+from graphs.corpus.goal_tracking import goal_tracking_judges, proactivity_verdicts, quality_scores
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -49,7 +54,10 @@ from graphs.remote_runner import run_corpus_remote
 from nodes.context import Context
 from nodes.goal_shift.judges import check_goal_shift_judges
 from nodes.goal_success.judges import segmenter, teachers
+from nodes.goal_tracking.baselines.tracker import check_tracker
 from nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
+from nodes.judges.spec import parse_spec
 from nodes.memory.bank import bank_for
 from nodes.memory.judges.memory_judger import memory_judger
 from stores.memory_bank import collection_for
@@ -73,11 +81,20 @@ def check_judges(context: Context, suites: Sequence[Suite]) -> None:
         segmenter(context)
         teachers(context)
     if "goal_tracking" in suites:
-        goal_extractor(context.goal_extraction_judge, context.schema_path)
+        local_extractor(context)
+        if context.goal_tracker != "atod":
+            check_tracker(context.goal_tracker)
     if "goal_shift" in suites:
         check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
     if "memory" in suites and context.memory_judger != "none":
         getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
+
+
+def local_extractor(context: Context) -> GoalExtractor | None:
+    """The local goal extractor (loads its model); None for an LLM spec, which sends prompts."""
+    if not parse_spec(context.goal_extraction_judge).is_local:
+        return None
+    return goal_extractor(context.goal_extraction_judge, context.schema_path)
 
 
 def detect_kinds(sources: Sequence[Path]) -> list[RecordKind]:
@@ -123,7 +140,9 @@ def corpus_records(
 
 
 def judge_preparer(
-    context: Context, suites: Sequence[Suite]
+    context: Context,
+    suites: Sequence[Suite],
+    record_suites: Callable[[EvaluationRecord], list[Suite]] | None = None,
 ) -> Callable[[Sequence[EvaluationRecord]], None]:
     """Batch work for a chunk of records: the local judges embed all its texts at once.
 
@@ -132,15 +151,20 @@ def judge_preparer(
     """
     segmentation = segmenter(context)
     panel = teachers(context)
-    extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
+    extractor = local_extractor(context)
 
     def prepare(records: Sequence[EvaluationRecord]) -> None:
-        dialogues = [record.dialogue for record in records]
+        # only the records goal success runs on (the GSR sample), not the whole corpus
+        dialogues = [
+            record.dialogue
+            for record in records
+            if record_suites is None or "goal_success" in record_suites(record)
+        ]
         if "goal_success" in suites:
             segmentation.prepare(dialogues)
             for teacher in panel:
                 teacher.prepare(dialogues)
-        if "goal_tracking" in suites:
+        if "goal_tracking" in suites and extractor is not None:
             extractor.prepare([text for record in records for text in _utterances(record)])
 
     return prepare
@@ -150,17 +174,101 @@ def _utterances(record: EvaluationRecord) -> list[str]:
     return [turn.utterance for turn in (record.atod or atod_view(record.dialogue)).turns]
 
 
+@dataclass
+class JudgedEvaluationTally(EvaluationTally):
+    """The evaluation's tally, goal tracking judged and goal success kept to the GSR sample.
+
+    Proactive actions and response quality are judged as ``todeval goal-tracking`` judges them.
+
+    Args:
+        gsr_sampled: The records goal success may score (None: every one); a record outside
+            it loses a goal-success output read back from an earlier, unsampled run's thread.
+    """
+
+    gsr_sampled: frozenset[str] | None = None
+
+    def line_for(self, record: EvaluationRecord, result: ThreadResult) -> dict[str, Any]:
+        """As :meth:`EvaluationTally.line_for`, without goal success outside the sample."""
+        if self.gsr_sampled is None or record.record_id in self.gsr_sampled or not result.output:
+            return super().line_for(record, result)
+        output = dict(result.output)
+        output["results"] = {
+            suite: part
+            for suite, part in (output.get("results") or {}).items()
+            if suite != "goal_success"
+        }
+        output["suites"] = [s for s in output.get("suites") or [] if s != "goal_success"]
+        return super().line_for(record, replace(result, output=output))
+
+    def _add_suite(self, suite: str, record: EvaluationRecord, result: ThreadResult) -> Any:
+        if suite != "goal_tracking":
+            return super()._add_suite(suite, record, result)
+        atod = record.atod or atod_view(record.dialogue)
+        scored = scored_result(atod, result)
+        tracking = self.goal_tracking
+        if tracking.judge_proactivity is not None:
+            scored |= judged_actions(atod, result, tracking.judge_proactivity)
+        if tracking.score_quality is not None:
+            utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+            scored["response_quality"] = tracking.score_quality(utterances)
+        line, row = tracking.add_scored(scored)
+        return line | {"figures": row}
+
+
+def goal_tracking_tally(context: Context, suites: Sequence[Suite]) -> TrackedCorpusTally:
+    """Goal tracking's tally with its proactivity and response-quality judges (when it runs)."""
+    tracked = "goal_tracking" in suites
+    return TrackedCorpusTally(
+        named_by_schema=context.schema_path is not None,
+        judge_proactivity=proactivity_verdicts(context) if tracked else None,
+        score_quality=quality_scores(context) if tracked else None,
+    )
+
+
+def gsr_sample(
+    records: Iterable[EvaluationRecord | RecordError], spec: SampleSpec
+) -> tuple[list[EvaluationRecord | RecordError], dict[str, Any]]:
+    """Paper 004's sampling step over the records goal success applies to (as ``gsr --sample``).
+
+    Every record is kept (the other suites still run on it); the description names the sampled
+    ones (``dialogue_ids``), which alone get goal success.
+    """
+    every = list(records)
+    population = [
+        r
+        for r in every
+        if isinstance(r, EvaluationRecord) and applicable_suites(r, ["goal_success"])
+    ]
+    lengths = [len(r.dialogue.turns) for r in population]
+    chosen = sample_indices(lengths, spec)
+    ids = [r.record_id for r in population]
+    return every, sample_description(lengths, chosen, ids, spec) | {"suite": "goal_success"}
+
+
+def sampled_suites(
+    suites: Sequence[Suite], sampled: frozenset[str] | None
+) -> Callable[[EvaluationRecord], list[Suite]]:
+    """Each record's suites: goal success only for the sampled records."""
+    others: list[Suite] = [suite for suite in suites if suite != "goal_success"]
+
+    def for_record(record: EvaluationRecord) -> list[Suite]:
+        return list(suites) if sampled is None or record.record_id in sampled else list(others)
+
+    return for_record
+
+
 def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
     """Each suite's judge specs, as its summary section reports them."""
     return {
         "goal_success": goal_success_judges(context),
-        "goal_tracking": {"goal_extraction": context.goal_extraction_judge},
+        "goal_tracking": goal_tracking_judges(context),
         "goal_shift": {
             k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
         },
         "memory": {
             "retrieval": context.memory_retrieval,
             "judger": context.memory_judger,
+            "scorer": context.scorer_judge,
             "bank_builder": context.memory_bank_builder,
             "reader": context.reader_judge,
             "repair_agent": context.repair_agent,
@@ -197,17 +305,29 @@ def evaluate_corpus(
     context = run_context(context, inputs, limit)
     start_run(context)
     check_judges(context, suites)
-    tally = EvaluationTally(
+    records: Iterable[EvaluationRecord | RecordError] = corpus_records(
+        inputs, context.schema_path, limit
+    )
+    drawn = None
+    if context.gsr_sample is not None and "goal_success" in suites:
+        records, drawn = gsr_sample(
+            records, SampleSpec(context.gsr_sample, context.gsr_sample_seed)
+        )
+    sampled = frozenset(drawn["dialogue_ids"]) if drawn is not None else None
+    record_suites = sampled_suites(suites, sampled)
+    if sampled is not None:  # a record left with no suite that applies is not evaluated
+        records = [r for r in records if _runs_any(r, record_suites)]
+    tally = JudgedEvaluationTally(
         evaluation_judges(context),
         bank_for(context).units,
-        goal_tracking=TrackedCorpusTally(named_by_schema=context.schema_path is not None),
+        goal_tracking=goal_tracking_tally(context, suites),
+        gsr_sampled=sampled,
     )
 
     def graph_input(record: EvaluationRecord) -> dict[str, Any]:
-        return {"record": record.model_dump(mode="json"), "suites": list(suites)}
+        return {"record": record.model_dump(mode="json"), "suites": record_suites(record)}
 
     subsystem = f"{SUBSYSTEM}:{'+'.join(suites)}"
-    records = corpus_records(inputs, context.schema_path, limit)
     job = CorpusJob(
         subsystem=subsystem,
         graph=build_evaluation_graph(),
@@ -217,7 +337,7 @@ def evaluate_corpus(
         tally=tally,
         lines_file="results.jsonl",
         unit="record",
-        prepare=judge_preparer(context, suites),
+        prepare=judge_preparer(context, suites, record_suites),
         max_concurrency=max_concurrency,
     )
 
@@ -244,9 +364,17 @@ def evaluate_corpus(
         stream=remote if server is not None else None,
     )
     summary = _summary(inputs, context, suites, tally, checkpoints) | stats.details()
+    summary["sample"] = drawn
     summary["validity"] = figure_validity(context, summary["metrics"])
     _finish_report(out, summary, tally, stats)
     return summary
+
+
+def _runs_any(
+    record: EvaluationRecord | RecordError, suites: Callable[[EvaluationRecord], list[Suite]]
+) -> bool:
+    """An unreadable record (reported as skipped) or one some wanted suite applies to."""
+    return isinstance(record, RecordError) or bool(applicable_suites(record, suites(record)))
 
 
 def _summary(

@@ -42,6 +42,7 @@ from graphs.corpus.validity import figure_validity
 from graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
 from nodes.context import Context
 from nodes.goal_success.judges import reads_business_rules, segmenter, teachers
+from nodes.goal_success.judges.segmentation.role import SegmentationJudge
 from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 from nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 
@@ -81,8 +82,10 @@ def sampled_records(
     return picked, sample_description(lengths, chosen, ids, spec)
 
 
-def business_rules_note(context: Context, panel: Sequence[TurnQualityTeacher]) -> dict[str, Any]:
-    """Which teachers read the SOP (``Context.teacher_sop``) and which ignored it."""
+def business_rules_note(
+    context: Context, panel: Sequence[TurnQualityTeacher], segmentation: SegmentationJudge
+) -> dict[str, Any]:
+    """Which teachers and whether the segmenter read the SOP (``Context.teacher_sop``)."""
     if not context.teacher_sop:
         return {"given": False}
     read = [t.name for t in panel if reads_business_rules(t)]
@@ -91,8 +94,9 @@ def business_rules_note(context: Context, panel: Sequence[TurnQualityTeacher]) -
         "chars": len(context.teacher_sop),
         "read_by": read,
         "ignored_by": [t.name for t in panel if t.name not in read],
-        "note": "LLM teachers get the rules in the Appendix D prompt; local teachers apply "
-        "fixed rubrics and ignore them; the segmenter is not given them",
+        "segmenter": {"judge": segmentation.name, "reads": reads_business_rules(segmentation)},
+        "note": "LLM teachers and an LLM segmenter get the rules in the Appendix D prompt; "
+        "local judges apply fixed rubrics and ignore them",
     }
 
 
@@ -195,7 +199,7 @@ def goal_success_corpus(
                 "context": asdict(context),
             },
             "sample": drawn,
-            "business_rules": business_rules_note(context, panel),
+            "business_rules": business_rules_note(context, panel, segmentation),
             "calibration": calibration_section(context, tally, out, prior),
         }
         | {"validity": figure_validity(context, ["gsr"])}

@@ -23,7 +23,8 @@ OutT = TypeVar("OutT", bound=BaseModel)
 class LLMRole(Generic[OutT]):
     """A judge role answered by one prompt through :class:`LLMJudge`.
 
-    Subclasses set ``role``, ``prompt``, ``output_model`` and optionally ``system``.
+    Subclasses set ``role``, ``prompt``, ``output_model`` and optionally ``system`` and
+    ``decoding_schema`` (a stricter schema for constrained decoding, see :class:`LLMJudge`).
 
     Args:
         spec: An LLM spec.
@@ -37,6 +38,7 @@ class LLMRole(Generic[OutT]):
     prompt: str
     output_model: type[OutT]
     system: str | None = None
+    decoding_schema: dict[str, Any] | None = None
 
     def __init__(
         self,
@@ -56,6 +58,7 @@ class LLMRole(Generic[OutT]):
             chat_model=chat_model,
             cache=cache,
             max_retries=max_retries,
+            decoding_schema=self.decoding_schema,
             **llm_kwargs,
         )
         self.name = self.llm.spec.raw

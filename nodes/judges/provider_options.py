@@ -149,3 +149,29 @@ def retry_after_s(exc: Exception, ceiling_s: float = 120.0) -> float:
 def estimate_tokens(messages: Sequence[BaseMessage]) -> int:
     """Prompt tokens of messages, estimated from characters (what a dry run reports)."""
     return int(sum(len(str(m.content)) for m in messages) / CHARS_PER_TOKEN) + 1
+
+
+def bounded_schema(
+    output_model: type[BaseModel], *, max_chars: int, max_items: int
+) -> dict[str, Any]:
+    """``output_model``'s JSON schema with every free string and list given an upper bound.
+
+    For constrained decoding only (the answer is still parsed by ``output_model``): a small
+    model that loops inside a string or a list is then made to close it, instead of running to
+    the output cap and leaving JSON that cannot be parsed (seen with SmolLM2 on llama.cpp).
+    """
+
+    def bound(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {key: bound(value) for key, value in node.items()}
+            if node.get("type") == "string" and "enum" not in node:
+                node.setdefault("maxLength", max_chars)
+            if node.get("type") == "array":
+                node.setdefault("maxItems", max_items)
+            return node
+        if isinstance(node, list):
+            return [bound(value) for value in node]
+        return node
+
+    schema: dict[str, Any] = bound(output_model.model_json_schema())
+    return schema

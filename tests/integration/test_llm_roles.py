@@ -506,70 +506,8 @@ def usage_since(before: dict[str, dict[str, float | int]], role: str) -> dict[st
 
 # -- every role, once ------------------------------------------------------------------------------
 
-APPENDIX_D_REPEATS = (
-    "Appendix D (paper 004's single call) decodes under the window's schema (window_schema: "
-    "one entry per turn, every label required, turn_number an enum of the window's turns), "
-    "but nothing makes the entries' turn numbers distinct: for the {turns}-turn dialogue "
-    "SmolLM2 numbers several entries turn 1, labelled differently, and the parser rightly "
-    "refuses them ('the answer labels turns [1] more than once, differently; they are not "
-    "judged'): {missing}. Fix in the role: pin each entry's turn number (prefixItems with a "
-    "const per position, or one property per turn)."
-)
-RUNAWAY = (
-    "{role}: {prompt} tokens sent (HTML-escaped by the server's chatml-function-calling "
-    "template) with json_object + the schema of {model}, whose strings have no maxLength and "
-    "lists no maxItems. SmolLM2 {loop} until max_tokens=1024 (finish_reason length); the cut "
-    "JSON fails to parse ({parse}); each retry appends the cut answer and the schema, until a "
-    "request ({retry} tokens) is over n_ctx 2048: null with 'the prompt is longer than the "
-    "model's context window'. Fix in the role: give every string a max_length and "
-    "{lists} (the grammar then closes the JSON)."
-)
 
-#: Probes whose role does not yet give schema-valid answers from this server, with the diagnosis.
-KNOWN_INVALID: dict[str, str] = {
-    "segmentation": APPENDIX_D_REPEATS.format(
-        turns=5, missing="is_new_goal is None for those turns"
-    ),
-    "turn_quality": APPENDIX_D_REPEATS.format(
-        turns=5, missing="those turns have no quality: they are unjudged"
-    ),
-    "memory_bank": RUNAWAY.format(
-        role="memory_bank (App. B.4)",
-        prompt=636,
-        model="SessionMemory",
-        loop="repeats one QA pair ({'Question': 'What is this task?', 'Answer': 'This task "
-        "involves booking a table ...', 'Slot': 'restaurant_name'})",
-        parse="the first whole object found is a QA pair: intent_description, qa_summary required",
-        retry=3752,
-        lists="qa_summary a maxItems (the task goal's slots and a few more)",
-    ),
-    "repair_agent": RUNAWAY.format(
-        role="repair_agent (REPAIR_AGENT_PROMPT)",
-        prompt=290,
-        model="LLMAgentTurn",
-        loop="opens `utterance` with the prompt's escaped placeholder ('&#34;utterance&gt;&lt;"
-        "slot name of each detail ...') and writes prose inside that string",
-        parse="no JSON: the string never closes; the first retry, 1,890 tokens, has 158 "
-        "tokens of room and is cut too",
-        retry=2551,
-        lists="asked_slots a maxItems",
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "probe",
-    [
-        pytest.param(
-            probe,
-            id=probe.name,
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_INVALID[probe.name])]
-            if probe.name in KNOWN_INVALID
-            else [],
-        )
-        for probe in PROBES
-    ],
-)
+@pytest.mark.parametrize("probe", [pytest.param(probe, id=probe.name) for probe in PROBES])
 def test_every_llm_role_answers_schema_valid_labels_from_the_server(
     probe: RoleProbe, spec: str
 ) -> None:

@@ -144,8 +144,14 @@ def test_each_window_is_decoded_under_a_schema_that_needs_every_turn_and_label()
     schema = body["extra_body"]["response_format"]["schema"]
     turns = schema["properties"]["turns"]
     assert (turns["minItems"], turns["maxItems"]) == (3, 3)
-    assert turns["items"]["properties"]["turn_number"]["enum"] == [4, 5, 6]
-    assert set(turns["items"]["required"]) == {"turn_number", "is_new_goal", "quality", "rcof"}
+    # Entry k is turn k of the window: a small model cannot number two entries alike.
+    assert [item["properties"]["turn_number"]["enum"] for item in turns["prefixItems"]] == [
+        [4],
+        [5],
+        [6],
+    ]
+    for item in turns["prefixItems"]:
+        assert set(item["required"]) == {"turn_number", "is_new_goal", "quality", "rcof"}
     # The answer is still parsed leniently: a missing label is null, never an invented one.
     lenient = AppendixDOutput.model_validate({"turns": [{"turn_number": 4}]})
     assert lenient.turns[0].quality is None

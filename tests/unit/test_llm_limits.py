@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ from pydantic import BaseModel
 from nodes.judges.accounting import JudgeAccounting
 from nodes.judges.limits import LIMITS, LLMPolicy, configure_llm
 from nodes.judges.llm import LLMJudge
-from nodes.judges.provider_options import retry_after_s
+from nodes.judges.provider_options import bounded_schema, retry_after_s
+from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
+from nodes.memory.judges.bank_builder.role import SessionMemory
 from tests.fakes import ScriptedChatModel
 
 
@@ -108,3 +111,28 @@ def test_concurrency_per_endpoint_is_capped() -> None:
     for thread in threads:
         thread.join()
     assert peak[0] == 2
+
+
+def test_a_bounded_decoding_schema_caps_free_strings_and_lists_only() -> None:
+    schema = bounded_schema(SessionMemory, max_chars=120, max_items=8)
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            found.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    strings = [n for n in found if n.get("type") == "string" and "enum" not in n]
+    arrays = [n for n in found if n.get("type") == "array"]
+    assert strings and all(n["maxLength"] == 120 for n in strings)
+    assert arrays and all(n["maxItems"] == 8 for n in arrays)
+    # The answer is still parsed by the model: a long string is not refused.
+    assert "maxLength" not in json.dumps(SessionMemory.model_json_schema())
+    builder = LLMMemoryBankBuilder("openai:smol@http://127.0.0.1:9/v1", cache=None)
+    body = builder.llm.decoding_schema
+    assert body == schema

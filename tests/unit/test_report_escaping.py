@@ -68,8 +68,20 @@ def goal_success_case() -> str:
         "validity": {"gsr": {"judges": [P], "cards": {P: None}, "unchecked": True}},
         "skipped": [{"file": P, "line": P, "dialogue_id": P, "field": P, "message": P}],
         "failed": [{"dialogue_id": P, "error": P}],
+        "calibration": _calibration_payload(),
     }  # fmt: skip
     return goal_success_section(summary, goals, dialogues).body
+
+
+def _calibration_payload() -> dict[str, Any]:
+    """A per-teacher calibration (this run's and an applied one) with the payload everywhere."""
+    causes = {P: {"n": P, "agreed": P, "agreement": P}, "E1": {"n": 1, "agreement": 0.5}}
+    row = {"judge": P, "n": P, "agreement": P, "audited": {"n": P}, "escalated": P,
+           "by_root_cause": causes, "flagged": True, "flag_reason": P}  # fmt: skip
+    this_run = {"n_verdicts": P, "flag_below": P, "flag_basis": P, "teachers": [row]}
+    applied = {"source": P, "n_verdicts": P, "teachers": [row], "flagged": [P],
+               "votes_leaning_on_flagged": P}  # fmt: skip
+    return {"this_run": this_run, "file": P, "applied": applied}
 
 
 def goal_tracking_case() -> str:

@@ -14,9 +14,16 @@ from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 
 
 def segmenter(context: Context) -> SegmentationJudge:
-    """The run's segmentation judge (``Context.segmentation_judge``)."""
+    """The run's segmentation judge (``Context.segmentation_judge``).
+
+    An LLM segmenter gets the business rules the LLM teachers get (``Context.teacher_sop``):
+    with a teacher's spec it then sends that teacher's request, answered once for both.
+    """
     return segmentation_judge(
-        context.segmentation_judge, context.llm_max_retries, context.llm_context_tokens
+        context.segmentation_judge,
+        context.llm_max_retries,
+        context.llm_context_tokens,
+        context.teacher_sop,
     )
 
 
@@ -27,8 +34,8 @@ def teacher(spec: str, context: Context) -> TurnQualityTeacher:
     )
 
 
-def reads_business_rules(judge: TurnQualityTeacher) -> bool:
-    """Whether ``judge`` was given the business rules (only LLM teachers read them)."""
+def reads_business_rules(judge: TurnQualityTeacher | SegmentationJudge) -> bool:
+    """Whether ``judge`` was given the business rules (only LLM judges read them)."""
     return bool(getattr(judge, "reads_business_rules", False))
 
 

@@ -94,32 +94,37 @@ class AppendixDOutput(BaseModel):
 
 
 def window_schema(turn_numbers: Sequence[int]) -> dict[str, Any]:
-    """The schema a window's answer is decoded under: every turn, every label, nothing more.
+    """The schema a window's answer is decoded under: every turn, in order, every label.
 
-    Stricter than :class:`AppendixDOutput`, which parses leniently: with only ``turn_number``
-    required and no length, a grammar-constrained small model stops after a turn or two (seen
-    with SmolLM2 on llama.cpp). Here each of the window's turns needs ``is_new_goal``,
-    ``quality`` and ``rcof`` in the prompt's own vocabulary, and ``turns`` has exactly one
-    entry per turn.
+    Stricter than :class:`AppendixDOutput`, which parses leniently. With only ``turn_number``
+    required and no length, a grammar-constrained small model stops after a turn or two; with
+    the numbers as a free choice it numbers several entries "1" (both seen with SmolLM2 on
+    llama.cpp). Here entry *k* is turn *k* of the window (``prefixItems``, one fixed number
+    each) and needs ``is_new_goal``, ``quality`` and ``rcof`` in the prompt's own vocabulary.
     """
-    turn = {
-        "type": "object",
-        "properties": {
-            "turn_number": {"type": "integer", "enum": list(turn_numbers)},
-            "is_new_goal": {"type": "string", "enum": ["yes", "no"]},
-            "quality": {"type": "string", "enum": ["success", "failure"]},
-            "rcof": {"anyOf": [{"type": "string", "enum": list(get_args(Rcof))}, {"type": "null"}]},
-        },
-        "required": ["turn_number", "is_new_goal", "quality", "rcof"],
-    }
+
+    def entry(number: int) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "turn_number": {"type": "integer", "enum": [number]},
+                "is_new_goal": {"type": "string", "enum": ["yes", "no"]},
+                "quality": {"type": "string", "enum": ["success", "failure"]},
+                "rcof": {
+                    "anyOf": [{"type": "string", "enum": list(get_args(Rcof))}, {"type": "null"}]
+                },
+            },
+            "required": ["turn_number", "is_new_goal", "quality", "rcof"],
+        }
+
     count = len(turn_numbers)
-    return {
-        "type": "object",
-        "properties": {
-            "turns": {"type": "array", "items": turn, "minItems": count, "maxItems": count}
-        },
-        "required": ["turns"],
+    turns = {
+        "type": "array",
+        "prefixItems": [entry(number) for number in turn_numbers],
+        "minItems": count,
+        "maxItems": count,
     }
+    return {"type": "object", "properties": {"turns": turns}, "required": ["turns"]}
 
 
 @dataclass(frozen=True)

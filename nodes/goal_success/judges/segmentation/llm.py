@@ -2,7 +2,8 @@
 
 The call is the one the LLM teachers make (:mod:`nodes.goal_success.judges.appendix_d`): with
 the same spec as a teacher, the teacher's request is answered from the response cache, so
-segmentation adds no call.
+segmentation adds no call. For that the request must be identical, so the segmenter is given
+the teachers' business rules (``Context.teacher_sop``) too.
 """
 
 from __future__ import annotations
@@ -19,11 +20,21 @@ class LLMSegmenter:
     """An LLM reads the whole dialogue and labels every turn (Appendix D prompt)."""
 
     def __init__(
-        self, spec: JudgeSpec, *, max_retries: int = 3, context_tokens: int = 8192
+        self,
+        spec: JudgeSpec,
+        *,
+        max_retries: int = 3,
+        context_tokens: int = 8192,
+        business_rules: str = "",
     ) -> None:
         self.name = spec.raw
+        self.reads_business_rules = bool(business_rules)
         self.call = AppendixDJudge(
-            ROLE, spec, max_retries=max_retries, context_tokens=context_tokens
+            ROLE,
+            spec,
+            max_retries=max_retries,
+            context_tokens=context_tokens,
+            business_rules=business_rules,
         )
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:

@@ -7,6 +7,7 @@ from evals.memory_words import (
     intent_in_words,
 )
 from nodes.judges.llm_role import LLMRole
+from nodes.judges.provider_options import bounded_schema
 from nodes.judges.result import JudgeResult
 from nodes.memory.judges.bank_builder.role import ROLE, SessionMemory
 from nodes.memory.judges.units import memory_unit_id, render_context
@@ -26,6 +27,8 @@ class LLMMemoryBankBuilder(LLMRole[SessionMemory]):
     prompt = MEMORY_BANK_PROMPT
     system = MEMORY_BANK_SYSTEM_PROMPT
     output_model = SessionMemory
+    # A session has a handful of facts: bounded, a small model cannot loop on one QA pair.
+    decoding_schema = bounded_schema(SessionMemory, max_chars=120, max_items=8)
 
     def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
         """Ask the model; ``value=None`` with the judge's reason when it gives no usable JSON."""

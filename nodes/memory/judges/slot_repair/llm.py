@@ -18,6 +18,7 @@ from evals.memory_schema import MsTodTurn
 from evals.memory_words import slot_in_words
 from nodes.judges.llm import LLMJudge
 from nodes.judges.llm_role import LLMRole
+from nodes.judges.provider_options import bounded_schema
 from nodes.judges.result import JudgeResult
 from nodes.judges.spec import JudgeSpec
 from nodes.memory.judges.slot_repair.role import (
@@ -54,6 +55,8 @@ class LLMRepairAgent(LLMRole[LLMAgentTurn]):
     prompt = REPAIR_AGENT_PROMPT
     system = REPAIR_AGENT_SYSTEM_PROMPT
     output_model = LLMAgentTurn
+    # One short turn: bounded, a small model cannot write prose inside the utterance forever.
+    decoding_schema = bounded_schema(LLMAgentTurn, max_chars=400, max_items=16)
 
     def speak(self, request: RepairRequest) -> AgentTurn:
         """One call per turn; slots it names outside L are read from the text instead."""
