@@ -87,7 +87,8 @@ browser:  ## Debian's headless Chromium and chromedriver (apt), once per machine
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
 
-SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json
+SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json \
+	data/samples/proactive_logs.jsonl
 
 demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html
 	$(BIN)/todeval evaluate $(SAMPLES) --out $(OUT)

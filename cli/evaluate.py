@@ -59,7 +59,8 @@ def add_parser(subparsers: Any) -> None:
         nargs="+",
         metavar="INPUT",
         help="one or more inputs, each any of: dialogues (Mind the Goal, SGD file or folder, "
-        "ATOD), agent transcripts or tau2 results, a memory benchmark or MS-TOD session file",
+        "ATOD), agent transcripts or tau2 results, a memory benchmark or MS-TOD session file, "
+        "ProactiveEval environments with the agent's plan and/or guidance messages",
     )
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
@@ -199,7 +200,17 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     figures = ", ".join(
         f"{METRICS[name].label} {fmt_figure(value)}"
         for name, value in summary["metrics"].items()
-        if name in ("gsr", "goal_detection_f1", "dgcr", "tsr", "recall_at_5", "jga")
+        if name
+        in (
+            "gsr",
+            "goal_detection_f1",
+            "dgcr",
+            "tsr",
+            "recall_at_5",
+            "jga",
+            "proactive_plan_score",
+            "proactive_guidance_score",
+        )
     )
     counts = summary["counts"]
     ran = ", ".join(f"{suite} {n}" for suite, n in counts["by_suite"].items())

@@ -5,11 +5,15 @@ it works on: goal segmentation and Goal Success Rate read a :class:`~evals.schem
 (user message + response per turn), the goal tracker reads its utterances (an
 :class:`~evals.goal_tracking_schema.AtodDialogue` when the record carries ATOD gold), goal-shift
 metrics read a :class:`~evals.goal_shift_schema.Conversation` (tool calls and results), and
-memory metrics read a :class:`MemoryItem` (a returning user's item and their earlier sessions).
+memory metrics read a :class:`MemoryItem` (a returning user's item and their earlier sessions),
+and ProactiveEval's scoring reads a :class:`ProactiveCase` (an environment with the agent's plan
+and/or guidance dialogue).
 
 Which subsystems apply (issue 7's rule): segmentation + goal success and goal tracking always
 (every record has a dialogue view); goal-shift metrics when the record has tool calls or
-goal-shift annotations; memory metrics when the user has earlier sessions.
+goal-shift annotations; memory metrics when the user has earlier sessions. A ProactiveEval
+record (issue 19) gets the ``proactive`` suite only: the agent speaks first toward a target of its
+own, which is not the user-goal setting the other suites judge.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from evals.goal_shift_schema import Conversation
 from evals.goal_tracking_schema import AtodDialogue, AtodTurn
 from evals.memory_schema import MsTodEvalItem, MsTodSession
+from evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from evals.schema import Dialogue, Turn
 
 CONTROL_TOKENS = re.compile(r"###[A-Z-]+###")
 """The user simulator's control tokens (``###STOP###``): not something the user said."""
 
-Suite = Literal["goal_success", "goal_tracking", "goal_shift", "memory"]
-SUITES: tuple[Suite, ...] = ("goal_success", "goal_tracking", "goal_shift", "memory")
+Suite = Literal["goal_success", "goal_tracking", "goal_shift", "memory", "proactive"]
+SUITES: tuple[Suite, ...] = ("goal_success", "goal_tracking", "goal_shift", "memory", "proactive")
 #: Short names a user may type for a suite (the CLI's ``--suite``, the graph's input).
 SUITE_ALIASES: dict[str, Suite] = {
     "gsr": "goal_success",
@@ -57,19 +62,37 @@ class MemoryItem(BaseModel):
     sessions: list[MsTodSession] = Field(description="The user's earlier sessions.")
 
 
+class ProactiveCase(BaseModel):
+    """A ProactiveEval environment with what the agent under test produced for it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    eval_id: str = Field(min_length=1, description="The record's id.")
+    domain: str = Field(description="The environment's domain (todeval's spelling).")
+    environment: Environment = Field(description="User information and trigger factor.")
+    reference: TargetPlan = Field(description="The reference target and sub-targets.")
+    plan: TargetPlan | None = Field(default=None, description="The agent's target plan.")
+    messages: list[ChatMessage] | None = Field(
+        default=None, description="The guidance dialogue the agent opened and led."
+    )
+
+
 class EvaluationRecord(BaseModel):
     """A record with its views; ``dialogue`` is always there, the others when they apply."""
 
     model_config = ConfigDict(frozen=True)
 
     record_id: str = Field(min_length=1, description="The record's id (dialogue id).")
-    kind: Literal["dialogue", "atod", "conversation", "memory"] = Field(
+    kind: Literal["dialogue", "atod", "conversation", "memory", "proactive"] = Field(
         description="What the record was read as."
     )
     dialogue: Dialogue = Field(description="User message + response per turn.")
     atod: AtodDialogue | None = Field(default=None, description="ATOD-annotated form, if any.")
     conversation: Conversation | None = Field(default=None, description="Agent transcript.")
     memory: MemoryItem | None = Field(default=None, description="Memory item and sessions.")
+    proactive: ProactiveCase | None = Field(
+        default=None, description="ProactiveEval environment and the agent's output."
+    )
 
     @property
     def dialogue_id(self) -> str:
@@ -79,6 +102,10 @@ class EvaluationRecord(BaseModel):
 
 def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES) -> list[Suite]:
     """The subsystems of ``wanted`` that apply to ``record``, in :data:`SUITES` order."""
+    case = record.proactive
+    if case is not None:  # the agent's own target, not a user goal: only ProactiveEval applies
+        scored = case.plan is not None or bool(case.messages)
+        return ["proactive"] if "proactive" in wanted and scored else []
     applies: dict[Suite, bool] = {
         # A memory item's context waits for the system's reply: nothing answered, nothing to score.
         "goal_success": any(turn.response.strip() for turn in record.dialogue.turns),
@@ -86,6 +113,7 @@ def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES
         "goal_shift": record.conversation is not None
         and has_goal_shift_evidence(record.conversation),
         "memory": record.memory is not None and bool(record.memory.sessions),
+        "proactive": False,
     }
     return [suite for suite in SUITES if suite in wanted and applies[suite]]
 
@@ -151,6 +179,29 @@ def memory_record(item: MemoryItem) -> EvaluationRecord:
     dialogue = _dialogue(item.item.eval_id, pairs, {"source": "memory_item"})
     return EvaluationRecord(
         record_id=item.item.eval_id, kind="memory", dialogue=dialogue, memory=item
+    )
+
+
+def proactive_record(case: ProactiveCase) -> EvaluationRecord:
+    """A ProactiveEval record; its dialogue view is the guidance dialogue, else the plan.
+
+    The trigger factor stands as the user message the agent's opening answers; a plan alone has
+    no conversation, so its view is one turn, the trigger factor answered by the plan (what the
+    report's drill-down shows).
+    """
+    if case.messages:
+        pairs = _pairs((m.role == "user", m.content) for m in case.messages)
+        if not pairs[0][0]:  # the agent opens in answer to the trigger factor
+            pairs[0] = (case.environment.trigger_factor, pairs[0][1])
+    else:
+        plan = case.plan or case.reference
+        steps = "; ".join(plan.sub_target)
+        pairs = [
+            (case.environment.trigger_factor, [f"Target: {plan.target}. Sub-targets: {steps}"])
+        ]
+    dialogue = _dialogue(case.eval_id, pairs, {"source": "proactive", "domain": case.domain})
+    return EvaluationRecord(
+        record_id=case.eval_id, kind="proactive", dialogue=dialogue, proactive=case
     )
 
 

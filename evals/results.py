@@ -198,10 +198,18 @@ class EvaluationLine(Line):
     goal_tracking: dict[str, Any] | None = None
     goal_shift: dict[str, Any] | None = None
     memory: dict[str, Any] | None = None
+    proactive: dict[str, Any] | None = None
     metrics: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
         """The line without the suites that did not run (and no ``interrupts`` unless paused)."""
         dumped = self.model_dump(mode="json")
-        optional = ("interrupts", "goal_success", "goal_tracking", "goal_shift", "memory")
+        optional = (
+            "interrupts",
+            "goal_success",
+            "goal_tracking",
+            "goal_shift",
+            "memory",
+            "proactive",
+        )
         return {k: v for k, v in dumped.items() if k not in optional or v is not None}

@@ -4,11 +4,12 @@ Input: one record (``EvaluationRecord.model_dump(mode="json")``, see
 :mod:`evals.record_views`) and optionally the suites to run. ``route_suites`` decides which
 subsystems apply (segmentation + goal success and goal tracking always; goal-shift metrics when
 the record has tool calls or goal-shift annotations; memory metrics when the user has earlier
-sessions) and fans out with ``Send``; each branch runs its subsystem graph inside a node, and
+sessions; ProactiveEval's plan and/or guidance scoring when the record carries an environment)
+and fans out with ``Send``; each branch runs its subsystem graph inside a node, and
 ``collect_results`` returns one result keyed by suite::
 
     START -> route_suites -> run_goal_success | run_goal_tracking | run_goal_shift | run_memory
-          -> collect_results -> END
+                             | run_proactive -> collect_results -> END
 
 Each branch invokes its subsystem graph inside the node, so the subsystem's state lives on this
 graph's checkpointer (``get_state(config, subgraphs=True)`` shows it) and an interrupt inside
@@ -39,6 +40,7 @@ from graphs.goal_success import graph as goal_success_graph
 from graphs.goal_tracking import baseline_graph as baseline_tracker_graph
 from graphs.goal_tracking import graph as goal_tracker_graph
 from graphs.memory import graph as memory_active_graph
+from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from nodes.context import Context, get_context
 from nodes.memory.bank import fill_bank
 
@@ -48,6 +50,7 @@ SUITE_NODES: dict[Suite, str] = {
     "goal_tracking": "run_goal_tracking",
     "goal_shift": "run_goal_shift",
     "memory": "run_memory",
+    "proactive": "run_proactive",
 }
 
 
@@ -169,6 +172,30 @@ def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, 
     return {"results": {"memory": output}}
 
 
+def run_proactive(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+    """The target-planning judge on the agent's plan, the guidance judge on its dialogue."""
+    record = _record(payload)
+    case = record.proactive
+    assert case is not None  # the router sends only records that have one
+    context = get_context(runtime)
+    given = {
+        "eval_id": case.eval_id,
+        "environment": case.environment.model_dump(),
+        "reference": case.reference.model_dump(),
+    }
+    output: dict[str, Any] = {"plan": None, "guidance": None}
+    if case.plan is not None:
+        scored = plan_scoring_graph.invoke(
+            given | {"domain": case.domain, "plan": case.plan.model_dump()}, context=context
+        )
+        output["plan"] = {"plan_verdict": scored["plan_verdict"]}
+    if case.messages:
+        messages = [message.model_dump() for message in case.messages]
+        scored = guidance_scoring_graph.invoke(given | {"messages": messages}, context=context)
+        output["guidance"] = {k: scored[k] for k in ("guidance_verdict", "density")}
+    return {"results": {"proactive": output}}
+
+
 def collect_results(state: EvaluationState) -> dict[str, Any]:
     """Every branch has reported (the join)."""
     return {"results": {}}
@@ -189,6 +216,7 @@ def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
         ("run_goal_tracking", run_goal_tracking),
         ("run_goal_shift", run_goal_shift),
         ("run_memory", run_memory),
+        ("run_proactive", run_proactive),
     ):
         builder.add_node(name, cast(Any, action), input_schema=SuiteTask)
     builder.add_node("collect_results", collect_results)

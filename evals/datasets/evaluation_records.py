@@ -8,7 +8,10 @@ The kind of file is told from its first record:
   (Figure 12) -> memory items, one per evaluation item, with the user's stored sessions;
 - ATOD-annotated dialogues -> ATOD records (their goal gold kept);
 - SGD -> dialogues with ATOD gold derived from the acts (:mod:`evals.datasets.sgd_goals`);
-- Mind the Goal -> dialogues.
+- Mind the Goal -> dialogues;
+- JSONL/JSON records with an ``environment`` (a ProactiveEval environment, its reference
+  ``target``/``sub_target``, the agent's ``plan`` and/or guidance ``messages``) -> proactive
+  records (:func:`proactive_case`).
 
 Every loader's record errors pass through as :class:`~evals.schema.RecordError` s.
 """
@@ -20,6 +23,8 @@ from contextlib import closing
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.detect import detect_format
@@ -33,18 +38,21 @@ from evals.datasets.sgd_schema import load_sgd_schema
 from evals.datasets.tau2 import load_goal_shift_run
 from evals.goal_tracking_schema import AtodDialogue
 from evals.memory_schema import MemoryBench
+from evals.proactive_schema import canonical_domain
 from evals.record_views import (
     EvaluationRecord,
     MemoryItem,
+    ProactiveCase,
     atod_record,
     atod_view,
     conversation_record,
     dialogue_record,
     memory_record,
+    proactive_record,
 )
 from evals.schema import Dialogue, RecordError
 
-RecordKind = Literal["conversations", "memory", "atod", "sgd", "mtg"]
+RecordKind = Literal["conversations", "memory", "atod", "sgd", "mtg", "proactive"]
 
 
 def detect_record_kind(path: str | Path) -> RecordKind:
@@ -57,6 +65,8 @@ def detect_record_kind(path: str | Path) -> RecordKind:
     if source.is_file():
         value = _first_value(source)
         if isinstance(value, dict):
+            if isinstance(value.get("environment"), dict):  # before "messages": guidance too
+                return "proactive"
             if "simulations" in value or "messages" in value:
                 return "conversations"
             if "individuals" in value or looks_like_ms_tod([value]) or looks_like_ms_tod(value):
@@ -113,6 +123,8 @@ def load_evaluation_records(
                 yield _viewed(
                     partial(_with_gold, dialogue, gold), file=file, record_id=dialogue.dialogue_id
                 )
+    elif chosen == "proactive":
+        yield from _proactive_records(source)
     elif chosen == "mtg":
         for dialogue in load_dialogues(source, "mtg"):
             if isinstance(dialogue, RecordError):
@@ -181,3 +193,60 @@ def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
             yield _viewed(
                 partial(memory_record, memory), file=file, record_id=item.eval_id, field="context"
             )
+
+
+def proactive_case(value: Any) -> ProactiveCase:
+    """A ProactiveEval record: a release item with the agent's ``plan`` and/or ``messages``.
+
+    The item's fields are ``id``, ``environment``, ``target``, ``sub_target`` and ``domain``.
+    Lenient as the release loader is: ``sub-target``/``sub_targets`` for the sub-targets, the
+    reference under ``reference`` instead of at the top.
+
+    Raises:
+        ValueError: The record is not an object or a field is missing or malformed.
+    """
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    reference = value.get("reference") or {
+        "target": value.get("target"),
+        "sub_target": _sub_targets(value),
+    }
+    plan = value.get("plan")
+    if isinstance(plan, dict):
+        plan = {"target": plan.get("target"), "sub_target": _sub_targets(plan)}
+    return ProactiveCase(
+        eval_id=str(value.get("id") or value.get("eval_id") or ""),
+        domain=canonical_domain(str(value.get("domain") or "unknown")),
+        environment=value.get("environment"),
+        reference=reference,
+        plan=plan,
+        messages=value.get("messages"),
+    )
+
+
+def _sub_targets(value: dict[str, Any]) -> Any:
+    for key in ("sub_target", "sub-target", "sub_targets", "sub-targets"):
+        if key in value:
+            return value[key]
+    return None
+
+
+def _proactive_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
+    file = str(source)
+    for raw in iter_records(source, container_of(source)):
+        rid = raw.value.get("id") if isinstance(raw.value, dict) else None
+        where = {"file": file, "line": raw.position, "dialogue_id": rid}
+        if raw.error is not None:
+            yield RecordError(**where, message=raw.error)
+            continue
+        try:
+            case = proactive_case(raw.value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"])
+            yield RecordError(**where, field=field, message=first["msg"])
+            continue
+        except ValueError as exc:
+            yield RecordError(**where, message=str(exc))
+            continue
+        yield _viewed(partial(proactive_record, case), file=file, record_id=case.eval_id)

@@ -10,7 +10,7 @@ turns one record's evaluation-graph output into its ``results.jsonl`` line
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +20,9 @@ from evals.metrics.goal_success.tally import GoalSuccessTally
 from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally, scored_result
 from evals.metrics.memory.scores import memory_summary
 from evals.metrics.memory.tally import Units, item_line
-from evals.metrics.record_metrics import record_parts
+from evals.metrics.record_metrics import PROACTIVE_SCORES, proactive_verdict, record_parts
 from evals.record_views import EvaluationRecord, atod_view
+from evals.report.evaluation import proactive_section
 from evals.report.goal_shift import goal_shift_section
 from evals.report.goal_success import goal_success_section
 from evals.report.goal_tracking import goal_tracking_section
@@ -52,6 +53,7 @@ class EvaluationTally:
     goal_tracking: TrackedCorpusTally = field(default_factory=TrackedCorpusTally)
     shift_rows: list[dict[str, Any]] = field(default_factory=list)
     memory_lines: list[dict[str, Any]] = field(default_factory=list)
+    proactive_lines: list[dict[str, Any]] = field(default_factory=list)
     ran: set[str] = field(default_factory=set)
     lines: list[dict[str, Any]] = field(default_factory=list)
     """Every record's status and metrics (compact: what the corpus figures pool)."""
@@ -128,6 +130,10 @@ class EvaluationTally:
             item = item_line(eval_record, result, self.units(memory.individual_id))
             self.memory_lines.append(item)
             return item
+        if suite == "proactive":
+            verdicts = dict(result.output or {})
+            self.proactive_lines.append(verdicts | {"record_id": record.record_id})
+            return verdicts
         raise ValueError(f"unknown suite {suite!r}")
 
     def records_in(self, suite: str) -> int:
@@ -137,6 +143,7 @@ class EvaluationTally:
             "goal_tracking": len(self.goal_tracking.figures.rows),
             "goal_shift": len(self.shift_rows),
             "memory": len(self.memory_lines),
+            "proactive": len(self.proactive_lines),
         }
         return scored.get(suite, 0)
 
@@ -171,6 +178,10 @@ class EvaluationTally:
             sections["memory"] = memory_summary(self.memory_lines) | {
                 "judges": dict(self.judges["memory"])
             }
+        if "proactive" in self.ran:
+            sections["proactive"] = proactive_summary(self.proactive_lines) | {
+                "judges": dict(self.judges["proactive"])
+            }
         return sections
 
     def sections(self, summaries: Mapping[str, Mapping[str, Any]]) -> list[Section]:
@@ -195,4 +206,53 @@ class EvaluationTally:
             built.append(goal_shift_section(summaries["goal_shift"], self.shift_rows))
         if "memory" in summaries:
             built.append(memory_section(summaries["memory"], self.memory_lines))
+        if "proactive" in summaries:
+            built.append(proactive_section(summaries["proactive"], self.proactive_lines))
         return built
+
+
+def proactive_summary(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Each ProactiveEval figure: the mean 1-10 score over the records its judge scored.
+
+    A record whose judge abstained counts in ``abstained`` with the judge's reason; a figure
+    every judge abstained on is None with those reasons (never a made-up score).
+    """
+    figures: dict[str, dict[str, Any]] = {}
+    for figure, (_, _, score) in PROACTIVE_SCORES.items():
+        verdicts = [v for line in lines if (v := proactive_verdict(line, figure)) is not None]
+        if not verdicts:
+            continue  # no record gave this task's output
+        scores = [float(v[score]) for v in verdicts if v.get(score) is not None]
+        reasons = sorted(
+            {
+                str(v.get("basis") or v.get("overall_basis"))
+                for v in verdicts
+                if v.get(score) is None
+            }
+        )
+        figures[figure] = {
+            "value": sum(scores) / len(scores) if scores else None,
+            "scored": len(scores),
+            "abstained": len(verdicts) - len(scores),
+            "reason": None if scores else "; ".join(reasons) or "the judge gave no score",
+            "abstain_reasons": reasons,
+            "judges": sorted({str(v.get("judge")) for v in verdicts}),
+        }
+    densities = [
+        line["guidance"]["density"] for line in lines if (line.get("guidance") or {}).get("density")
+    ]
+    return {
+        "figures": figures,
+        "target_density": _mean(d.get("target_density") for d in densities),
+        "initiation_density": _mean(d.get("initiation_density") for d in densities),
+        "counts": {
+            "records": len(lines),
+            "plans": sum(line.get("plan") is not None for line in lines),
+            "dialogues": sum(line.get("guidance") is not None for line in lines),
+        },
+    }
+
+
+def _mean(values: Iterable[Any]) -> float | None:
+    numbers = [float(v) for v in values if v is not None]
+    return sum(numbers) / len(numbers) if numbers else None

@@ -10,7 +10,8 @@ The parts are read from the per-suite lines of ``results.jsonl`` (see
 :mod:`evals.metrics.evaluation`): ``goal_success`` holds the goal lines of ``todeval goal-success``,
 ``goal_tracking`` the tracker's row with its ``counts``
 (:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``goal_shift`` the goal-shift
-graph's row, ``memory`` the item line of ``todeval memory eval``.
+graph's row, ``memory`` the item line of ``todeval memory eval``, ``proactive`` the verdicts of
+ProactiveEval's plan and guidance judges (1-10 scores, averaged over the records a judge scored).
 """
 
 from __future__ import annotations
@@ -58,6 +59,14 @@ METRICS: dict[str, MetricInfo] = {
     "jga": MetricInfo("memory", "JGA"),
     "dte": MetricInfo("memory", "DTE", higher_is_better=False),
     "repair_success_rate": MetricInfo("memory", "repair success rate (S.R.)"),
+    "proactive_plan_score": MetricInfo("proactive", "target-planning score (1-10)"),
+    "proactive_guidance_score": MetricInfo("proactive", "dialogue-guidance score (1-10)"),
+}
+
+#: The ProactiveEval figures: each task's verdict in the suite's line, and its score field.
+PROACTIVE_SCORES: dict[str, tuple[str, str, str]] = {
+    "proactive_plan_score": ("plan", "plan_verdict", "score"),
+    "proactive_guidance_score": ("guidance", "guidance_verdict", "overall"),
 }
 
 
@@ -118,12 +127,29 @@ def memory_parts(line: Mapping[str, Any]) -> dict[str, Part | None]:
     }
 
 
+def proactive_verdict(line: Mapping[str, Any], figure: str) -> Mapping[str, Any] | None:
+    """The verdict behind one ProactiveEval figure in the suite's line (None: task not scored)."""
+    task, key, _ = PROACTIVE_SCORES[figure]
+    scored: Mapping[str, Any] | None = line.get(task)
+    return None if scored is None else scored.get(key)
+
+
+def proactive_parts(line: Mapping[str, Any]) -> dict[str, Part | None]:
+    """Each task's 1-10 score over 1 (a mean over records); none where the judge abstained."""
+    parts: dict[str, Part | None] = {}
+    for figure, (_, _, score) in PROACTIVE_SCORES.items():
+        verdict = proactive_verdict(line, figure)
+        parts[figure] = None if verdict is None else _mean_part(verdict.get(score))
+    return parts
+
+
 #: How each suite's line in ``results.jsonl`` becomes parts.
 SUITE_PARTS: dict[str, Callable[[Any], dict[str, Part | None]]] = {
     "goal_success": lambda line: gsr_parts(line["goals"]),
     "goal_tracking": lambda line: goal_tracking_parts(line["figures"]),
     "goal_shift": goal_shift_parts,
     "memory": memory_parts,
+    "proactive": proactive_parts,
 }
 
 

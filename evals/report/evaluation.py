@@ -4,8 +4,9 @@
 by suite, with the run's counts and its skipped and failed records. :func:`records_section`
 lists the records with their own figures; each opens (``<details>``, no script) onto its goals
 as segmented and scored (Goal Success Rate), the goals the tracker held, and its turns with the
-voted quality and root cause. Drawn by ``evaluation_figures.html.j2`` and
-``evaluation_records.html.j2``.
+voted quality and root cause (a ProactiveEval record: its plan and guidance scores).
+:func:`proactive_section` shows the ProactiveEval figures with their judges and abstentions.
+Drawn by ``evaluation_figures.html.j2`` and ``evaluation_records.html.j2``.
 """
 
 from __future__ import annotations
@@ -13,19 +14,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from markupsafe import Markup
+
 from evals.metrics.record_metrics import METRICS
-from evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten
+from evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
 from evals.report.templating import render
 from evals.report.validity import validity_view, validity_warnings
 
 FIGURES_ID = "evaluation"
 RECORDS_ID = "records"
-#: Figures that are counts or turns, not fractions.
-NOT_FRACTIONS = frozenset({"dte"})
+PROACTIVE_ID = "proactive"
+#: Figures that are counts, turns or 1-10 scores, not fractions.
+NOT_FRACTIONS = frozenset({"dte", "proactive_plan_score", "proactive_guidance_score"})
 #: Per-record figures shown as columns of the records table.
 RECORD_COLUMNS = ("gsr", "goal_detection_f1", "status_accuracy", "tsr", "jga", "dte")
 #: Transcript issues listed (the rest are in summary.json).
 MAX_ISSUES = 50
+#: ProactiveEval verdicts listed (the rest are in results.jsonl).
+REPORT_ROWS = 300
 
 Row = Mapping[str, Any]
 
@@ -114,6 +120,21 @@ def _turns(line: Row, dialogue: Row | None) -> list[list[str]]:
     return rows
 
 
+def _proactive_scores(line: Row) -> list[list[str]]:
+    """Each ProactiveEval task the record was scored on: its judge, score and basis."""
+    scored: Row = line.get("proactive") or {}
+    rows = []
+    for task, key, score, basis in (
+        ("target planning", "plan_verdict", "score", "basis"),
+        ("dialogue guidance", "guidance_verdict", "overall", "overall_basis"),
+    ):
+        verdict = (scored.get("plan" if key == "plan_verdict" else "guidance") or {}).get(key)
+        if verdict:
+            rows.append([task, str(verdict.get("judge")), fmt_num(verdict.get(score)),
+                         shorten(verdict.get(basis), 200)])  # fmt: skip
+    return rows
+
+
 def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
     shift, memory = line.get("goal_shift"), line.get("memory")
     return {
@@ -125,6 +146,7 @@ def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
                   "shifts": len(shift.get("shifts") or [])} if shift else None,
         "memory": {"response": shorten(memory.get("response"), 300),
                    "dte": fmt_num(memory.get("dte"), 0)} if memory else None,
+        "proactive": _proactive_scores(line),
     }  # fmt: skip
 
 
@@ -153,3 +175,39 @@ def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total
         total=total,
     )
     return Section(RECORDS_ID, "Records", [("shown", str(len(lines)))], body)
+
+
+def proactive_section(summary: Row, lines: Sequence[Row]) -> Section:
+    """ProactiveEval's figures (mean 1-10 scores), who judged them, and why a judge abstained.
+
+    Built from the shared table macro (escaped), so it needs no template of its own.
+    """
+    figures: Mapping[str, Row] = summary.get("figures") or {}
+    rows = [
+        [METRICS[name].label, fmt_num(figure.get("value")), str(figure.get("scored")),
+         str(figure.get("abstained")), ", ".join(figure.get("judges") or []),
+         "; ".join(figure.get("abstain_reasons") or [])]
+        for name, figure in figures.items()
+    ]  # fmt: skip
+    counts = summary.get("counts") or {}
+    verdicts = [[str(line.get("record_id")), *row] for line in lines
+                for row in _proactive_scores({"proactive": line})]  # fmt: skip
+    judges = [[role, str(spec)] for role, spec in (summary.get("judges") or {}).items()]
+    density = [fmt_num(summary.get(k)) for k in ("target_density", "initiation_density")]
+    body = Markup(
+        "<p>{} records: {} target plans, {} guidance dialogues, scored against their "
+        "environment's reference (Listings 11 and 12). A figure is the mean 1-10 score over the "
+        "records its judge scored; a judge that abstains gives no score, and says why.</p>"
+    ).format(counts.get("records", 0), counts.get("plans", 0), counts.get("dialogues", 0))
+    body += table(["figure", "mean (1-10)", "scored", "abstained", "judges", "why abstained"], rows)
+    if counts.get("dialogues"):
+        body += Markup(
+            "<p>Target density (sub-targets per agent message, Listing 13): {}; initiation "
+            "density (sub-targets in the opening message): {}.</p>"
+        ).format(*density)
+    body += Markup("<h3>Judges</h3>") + table(["role", "spec"], judges)
+    if verdicts:
+        headers = ["record", "task", "judge", "score", "basis"]
+        body += Markup("<h3>Verdicts</h3>") + table(headers, verdicts[:REPORT_ROWS])
+    cards = [(METRICS[name].label, fmt_num(f.get("value"))) for name, f in figures.items()]
+    return Section(PROACTIVE_ID, "ProactiveEval (paper 003)", cards, body)

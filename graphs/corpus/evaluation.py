@@ -1,7 +1,8 @@
 """Every method that applies to each record, one report: the evaluation (``todeval evaluate``).
 
 Reads any input todeval knows (Mind the Goal, SGD, ATOD, agent transcripts / tau2 results, a
-memory benchmark or MS-TOD sessions), runs the top-level evaluation graph on each record and
+memory benchmark or MS-TOD sessions, ProactiveEval environments with an agent's plan or guidance
+dialogue), runs the top-level evaluation graph on each record and
 writes ``results.jsonl`` (one :class:`~evals.results.EvaluationLine` per record, in input order),
 ``summary.json`` (one section per subsystem, judges, LLM usage, skipped records) and
 ``report.html``. Re-running reads finished threads back from the checkpoints; with ``server``
@@ -60,6 +61,7 @@ from nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
 from nodes.judges.spec import parse_spec
 from nodes.memory.bank import bank_for
 from nodes.memory.judges.memory_judger import memory_judger
+from nodes.proactive.judges import check_scoring_judges
 from stores.memory_bank import collection_for
 
 SUBSYSTEM = "evaluation"
@@ -88,6 +90,8 @@ def check_judges(context: Context, suites: Sequence[Suite]) -> None:
         check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
     if "memory" in suites and context.memory_judger != "none":
         getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
+    if "proactive" in suites:
+        check_scoring_judges(context)
 
 
 def local_extractor(context: Context) -> GoalExtractor | None:
@@ -274,6 +278,11 @@ def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
             "repair_agent": context.repair_agent,
             "user_simulator": context.user_simulator,
         },
+        "proactive": {
+            "target_planning": context.target_planning_judge,
+            "guidance": context.guidance_judge,
+            "target_density": context.target_density_judge,
+        },
     }
 
 
@@ -390,12 +399,21 @@ def _summary(
     sections = tally.summaries()
     issues = (sections.get("goal_shift") or {}).get("issues") or []
     return {
-        "metrics": corpus_values(line["metrics"] for line in lines),
+        "metrics": corpus_values(line["metrics"] for line in lines) | _abstained(sections),
+        "metric_reasons": {
+            name: figure["reason"]
+            for name, figure in (sections.get("proactive") or {}).get("figures", {}).items()
+            if figure["value"] is None
+        },
         "sections": sections,
         "judges": {suite: section.get("judges") for suite, section in sections.items()},
         "counts": {
             "records": len(lines),
-            "by_suite": {suite: tally.records_in(suite) for suite in suites},
+            "by_suite": {
+                suite: tally.records_in(suite)
+                for suite in suites
+                if suite != "proactive" or any(kind == "proactive" for _, kind in inputs)
+            },  # ProactiveEval needs its own kind of input: not listed as 0 on every other run
             "skipped_records": len(tally.skipped),
             "failed_records": len(failed),
             "paused_records": len(paused),
@@ -412,6 +430,12 @@ def _summary(
             "context": asdict(context),
         },
     }
+
+
+def _abstained(sections: dict[str, dict[str, Any]]) -> dict[str, None]:
+    """ProactiveEval figures no judge scored: null (their reasons are in ``metric_reasons``)."""
+    figures = (sections.get("proactive") or {}).get("figures") or {}
+    return {name: None for name, figure in figures.items() if figure["value"] is None}
 
 
 def _finish_report(

@@ -32,6 +32,8 @@ FIGURE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "jga": (("reader", "reader_judge"),),
     "dte": (("repair_agent", "repair_agent"), ("user_simulator", "user_simulator")),
     "repair_success_rate": (("repair_agent", "repair_agent"), ("supervisor", "supervisor_judge")),
+    "proactive_plan_score": (("target_planning_judge", "target_planning_judge"),),
+    "proactive_guidance_score": (("guidance_judge", "guidance_judge"),),
 }
 """Figure -> the judge roles that decide it, each with its ``Context`` field."""
 
