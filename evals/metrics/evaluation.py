@@ -17,7 +17,7 @@ from typing import Any
 from evals.memory_schema import MemoryEvalRecord
 from evals.metrics.goal_shift.summary import goal_shift_summary
 from evals.metrics.goal_success.tally import GoalSuccessTally
-from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally, scored_result
+from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
 from evals.metrics.memory.scores import memory_summary
 from evals.metrics.memory.tally import Units, item_line
 from evals.metrics.record_metrics import PROACTIVE_SCORES, proactive_verdict, record_parts
@@ -114,7 +114,7 @@ class EvaluationTally:
                 return {"goals": goals, "unsegmented_reason": segmentation["reason"]}
             return {"goals": goals}
         if suite == "goal_tracking":
-            scored = scored_result(record.atod or atod_view(record.dialogue), result)
+            scored = self.goal_tracking.judged(record.atod or atod_view(record.dialogue), result)
             line, row = self.goal_tracking.add_scored(scored)
             return line | {"figures": row}
         if suite == "goal_shift":

@@ -30,7 +30,7 @@ from evals.datasets.evaluation_records import (
 from evals.datasets.sgd_schema import schema_beside
 from evals.metrics.evaluation import EvaluationTally
 from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
-from evals.metrics.goal_tracking.tally import TrackedCorpusTally, judged_actions, scored_result
+from evals.metrics.goal_tracking.tally import TrackedCorpusTally
 from evals.metrics.record_metrics import corpus_values
 from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
 from evals.report.evaluation import figures_section, records_section
@@ -179,10 +179,8 @@ def _utterances(record: EvaluationRecord) -> list[str]:
 
 
 @dataclass
-class JudgedEvaluationTally(EvaluationTally):
-    """The evaluation's tally, goal tracking judged and goal success kept to the GSR sample.
-
-    Proactive actions and response quality are judged as ``todeval goal-tracking`` judges them.
+class SampledEvaluationTally(EvaluationTally):
+    """The evaluation's tally, goal success kept to the GSR sample.
 
     Args:
         gsr_sampled: The records goal success may score (None: every one); a record outside
@@ -203,20 +201,6 @@ class JudgedEvaluationTally(EvaluationTally):
         }
         output["suites"] = [s for s in output.get("suites") or [] if s != "goal_success"]
         return super().line_for(record, replace(result, output=output))
-
-    def _add_suite(self, suite: str, record: EvaluationRecord, result: ThreadResult) -> Any:
-        if suite != "goal_tracking":
-            return super()._add_suite(suite, record, result)
-        atod = record.atod or atod_view(record.dialogue)
-        scored = scored_result(atod, result)
-        tracking = self.goal_tracking
-        if tracking.judge_proactivity is not None:
-            scored |= judged_actions(atod, result, tracking.judge_proactivity)
-        if tracking.score_quality is not None:
-            utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
-            scored["response_quality"] = tracking.score_quality(utterances)
-        line, row = tracking.add_scored(scored)
-        return line | {"figures": row}
 
 
 def goal_tracking_tally(context: Context, suites: Sequence[Suite]) -> TrackedCorpusTally:
@@ -326,7 +310,7 @@ def evaluate_corpus(
     record_suites = sampled_suites(suites, sampled)
     if sampled is not None:  # a record left with no suite that applies is not evaluated
         records = [r for r in records if _runs_any(r, record_suites)]
-    tally = JudgedEvaluationTally(
+    tally = SampledEvaluationTally(
         evaluation_judges(context),
         bank_for(context).units,
         goal_tracking=goal_tracking_tally(context, suites),

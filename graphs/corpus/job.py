@@ -31,7 +31,7 @@ from evals.report.llm_usage import llm_usage_section
 from evals.report.page import Section, write_report
 from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.runner import prepared_in_chunks, record_id, run_corpus
+from graphs.runner import Durability, prepared_in_chunks, record_id, run_corpus
 from nodes.context import Context
 from nodes.judges.accounting import ACCOUNTING
 from nodes.judges.limits import LIMITS, configure_llm, policy_for
@@ -74,6 +74,9 @@ class CorpusJob(Generic[R]):
         unit: What one record is, for the progress bar.
         prepare: Batch work for a chunk of records before they run (local judges embed texts).
         max_concurrency: Records run at once (threads; results stay in input order).
+        durability: When a thread's checkpoints are written (see
+            :data:`graphs.runner.Durability`): ``sync`` for live conversations and pipelines
+            that must continue from the step that stopped them.
     """
 
     subsystem: str
@@ -86,6 +89,7 @@ class CorpusJob(Generic[R]):
     unit: str = "dialogue"
     prepare: Callable[[Sequence[R]], None] | None = None
     max_concurrency: int = 1
+    durability: Durability = "exit"
 
 
 LISTED_IDS = 1000
@@ -216,6 +220,7 @@ def _in_process(job: CorpusJob[R], context: Context, saver: BaseCheckpointSaver[
         make_input=job.make_input,
         output_keys=job.output_keys,
         max_concurrency=job.max_concurrency,
+        durability=job.durability,
     )
 
 

@@ -25,10 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
-from pydantic import BaseModel
 
 from evals.datasets.proactive import load_proactive, write_release
 from evals.metrics.proactive.synthesis import SynthesisTally
@@ -48,17 +45,14 @@ from evals.schema import RecordError
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
-    Stream,
     finish,
     no_progress,
     run_job,
     start_run,
 )
 from graphs.proactive import build_guidance_graph, build_planning_graph, build_synthesis_graph
-from graphs.runner import record_id, run_in_order, thread_id_for
+from graphs.runner import run_dialogue
 from nodes.context import Context
-from nodes.judges.limits import watch_unanswered
-from nodes.judges.redact import error_text
 from nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
 from nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
 from nodes.proactive.scoring import GUIDANCE_MAX_TURNS
@@ -92,35 +86,6 @@ def synthesis_seeds(n: int, seed: int, domains: Sequence[str] = DOMAINS) -> list
     ]
 
 
-def run_staged(
-    graph: CompiledStateGraph[Any, Context, Any, Any],
-    record: BaseModel,
-    context: Context,
-    *,
-    subsystem: str,
-    make_input: Callable[[Any], dict[str, Any]],
-    output_keys: Iterable[str],
-) -> ThreadResult:
-    """Run, resume (at the step that stopped it) or read back one record's thread."""
-    name = record_id(record)
-    thread_id = thread_id_for(subsystem, record, context)
-    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
-    keys = list(output_keys)
-    snapshot = graph.get_state(config)
-    pending = bool(snapshot.next or snapshot.tasks)
-    if snapshot.values and not pending:
-        done = {key: snapshot.values[key] for key in keys if key in snapshot.values}
-        return ThreadResult(name, thread_id, done, resumed=True)
-    graph_input = None if pending else make_input(record)
-    try:
-        with watch_unanswered() as unanswered:
-            # durability="sync": every step's checkpoint is on disk before the next starts.
-            output = graph.invoke(graph_input, config, context=context, durability="sync")
-    except Exception as error:  # noqa: BLE001 - one record's failure must not stop the run
-        return ThreadResult(name, thread_id, None, error_text(error))
-    return ThreadResult(name, thread_id, dict(output), unanswered=list(unanswered))
-
-
 def _seed_input(seed: SynthesisSeed) -> dict[str, Any]:
     return {"seed_id": seed.eval_id, "domain": seed.domain, "seed": seed.seed}
 
@@ -129,13 +94,14 @@ def run_seed(
     graph: CompiledStateGraph[Any, Context, Any, Any], seed: SynthesisSeed, context: Context
 ) -> ThreadResult:
     """Run, resume (at the stage that stopped it) or read back one environment's thread."""
-    return run_staged(
+    return run_dialogue(
         graph,
         seed,
-        context,
         subsystem=SUBSYSTEM,
+        context=context,
         make_input=_seed_input,
         output_keys=SynthesisOutput.__annotations__,
+        durability="sync",
     )
 
 
@@ -174,13 +140,6 @@ def synthesize_proactive(
     seeds = synthesis_seeds(n, seed, domains)
     tally = SynthesisTally()
 
-    def stream(saver: BaseCheckpointSaver[str]) -> Stream:
-        graph = build_synthesis_graph().compile(checkpointer=saver, name=SUBSYSTEM)
-        runs: Iterator[Any] = run_in_order(
-            seeds, lambda s: run_seed(graph, s, context), max_concurrency=max_concurrency
-        )
-        return runs
-
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_synthesis_graph(),
@@ -190,10 +149,10 @@ def synthesize_proactive(
         tally=tally,
         lines_file="synthesis.jsonl",
         unit="environment",
+        max_concurrency=max_concurrency,
+        durability="sync",  # a long pipeline resumes at the stage that stopped it
     )
-    stats = run_job(
-        job, context, out=out, checkpoints=checkpoints, progress=progress, stream=stream
-    )
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     written = write_release(tally.items, out / "dataset")
     summary = (
         tally.summary(stats.elapsed_s)
@@ -390,16 +349,6 @@ def _run_task(
     keys = (PlanningOutput if plan else GuidanceOutput).__annotations__
     tally = TaskTally(task)
 
-    def stream(saver: BaseCheckpointSaver[str]) -> Stream:
-        graph = builder.compile(checkpointer=saver, name=subsystem)
-
-        def one(run: ProactiveRun) -> ThreadResult:
-            return run_staged(
-                graph, run, context, subsystem=subsystem, make_input=make_input, output_keys=keys
-            )
-
-        return run_in_order(records, one, max_concurrency=max_concurrency)
-
     job = CorpusJob(
         subsystem=subsystem,
         graph=builder,
@@ -409,10 +358,10 @@ def _run_task(
         tally=tally,
         lines_file="results.jsonl",
         unit="run",
+        max_concurrency=max_concurrency,
+        durability="sync",  # a killed live dialogue continues from its last turn
     )
-    stats = run_job(
-        job, context, out=out, checkpoints=checkpoints, progress=progress, stream=stream
-    )
+    stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     summary = (
         tally.summary(stats.elapsed_s)
         | {

@@ -11,14 +11,10 @@ environment (:mod:`evals.metrics.simulation.attribution`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, cast
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
+from typing import Any
 
 from evals.datasets.errors import DatasetFormatError
 from evals.metrics.simulation.attribution import attribute_failures
@@ -31,13 +27,11 @@ from graphs.corpus.goal_shift import goal_shift_judges, load_run, score_run
 from graphs.corpus.job import (
     CorpusJob,
     Progress,
-    Stream,
     finish,
     no_progress,
     run_job,
     start_run,
 )
-from graphs.runner import run_corpus
 from graphs.simulation import build_simulation_graph
 from nodes.context import Context
 from nodes.simulation.environments import DOMAINS, environment_for
@@ -65,47 +59,6 @@ def domain_tasks(domain: str, tasks_path: Path | None = None) -> list[dict[str, 
     if not isinstance(tasks, list):
         raise DatasetFormatError(f"{path}: expected a list of tasks")
     return [task for task in tasks if isinstance(task, dict)]
-
-
-class _EveryMessage:
-    """A compiled graph whose runs write a checkpoint after every node (``durability="sync"``).
-
-    The batch runner asks for one checkpoint per finished thread (``durability="exit"``: a
-    killed dialogue restarts, and the LLM response cache makes its judge calls free). A live
-    conversation cannot restart: the agent under test is not cached and need not be
-    deterministic, so a killed conversation must continue from its last message.
-    """
-
-    def __init__(self, graph: CompiledStateGraph[Any, Context, Any, Any]) -> None:
-        self._graph = graph
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._graph, name)
-
-    def invoke(self, graph_input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
-        """The graph's invoke, checkpointing every message before the next node runs."""
-        return self._graph.invoke(graph_input, config, **{**kwargs, "durability": "sync"})
-
-
-def checkpointed_every_message(
-    job: CorpusJob[SimulationRecord], context: Context
-) -> Callable[[BaseCheckpointSaver[str]], Stream]:
-    """The job's stream of results, its threads checkpointed after every message."""
-
-    def stream(saver: BaseCheckpointSaver[str]) -> Stream:
-        graph = job.graph.compile(checkpointer=saver, name=job.subsystem)
-        every_message = cast("CompiledStateGraph[Any, Context, Any, Any]", _EveryMessage(graph))
-        return run_corpus(
-            every_message,
-            job.records,
-            subsystem=job.subsystem,
-            context=context,
-            make_input=job.make_input,
-            output_keys=job.output_keys,
-            max_concurrency=job.max_concurrency,
-        )
-
-    return stream
 
 
 def environment_info(domain: str) -> dict[str, Any]:
@@ -196,15 +149,11 @@ def simulate_corpus(
         lines_file=None,
         unit="conversation",
         max_concurrency=max_concurrency,
+        # A live conversation cannot restart: the agent under test is not cached and need not
+        # be deterministic, so a killed one continues from its last message.
+        durability="sync",
     )
-    simulated = run_job(
-        job,
-        context,
-        out=out,
-        checkpoints=checkpoints,
-        progress=progress,
-        stream=checkpointed_every_message(job, context),
-    )
+    simulated = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     used = {s["task_id"] for s in tally.simulations}
     info = {
         "domain": domain,

@@ -171,14 +171,18 @@ class TrackedCorpusTally:
         if usable is None:
             return []
         atod, finished, _ = usable
-        scored = scored_result(atod, finished)
+        line, _ = self.add_scored(self.judged(atod, finished), atod.complexity_class)
+        return [line]
+
+    def judged(self, atod: AtodDialogue, result: ThreadResult) -> dict[str, Any]:
+        """The dialogue's scored result, with proactive actions and response quality judged."""
+        scored = scored_result(atod, result)
         if self.judge_proactivity is not None:
-            scored |= judged_actions(atod, finished, self.judge_proactivity)
+            scored |= judged_actions(atod, result, self.judge_proactivity)
         if self.score_quality is not None:
             utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
             scored["response_quality"] = self.score_quality(utterances)
-        line, _ = self.add_scored(scored, atod.complexity_class)
-        return [line]
+        return scored
 
     def add_scored(
         self, scored: dict[str, Any], complexity_class: str | None = None
