@@ -285,6 +285,18 @@ class FaultServer:
         self._thread.start()
         return self
 
+    def logged(self, count: int, timeout_s: float = 10.0) -> list[LoggedRequest]:
+        """The request log once it holds ``count`` requests (or after ``timeout_s``).
+
+        A request is logged after its answer is sent, so a client can hold the answer a moment
+        before the log shows the request.
+        """
+        deadline = time.monotonic() + timeout_s
+        while len(self.requests) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with self._lock:
+            return list(self.requests)
+
     def stop(self) -> None:
         """Stop serving; hung requests are let go."""
         self._stopping.set()

@@ -244,8 +244,9 @@ def test_retry_after_is_waited_for() -> None:
             judge = AppendixDJudge("turn_quality", parse_spec(f"openai:fault@{server.base_url}"))
             judge.llm.cache = None
             verdict = judge.judge(dialogue)
-            times = [request.at for request in server.requests]
-            faults = [request.fault for request in server.requests]
+            requests = server.logged(3)
+            times = [request.at for request in requests]
+            faults = [request.fault for request in requests]
     finally:
         configure_llm(LLMPolicy())
     assert verdict.reason is None and all(turn is not None for turn in verdict.turns)
@@ -316,7 +317,7 @@ def test_a_kill_before_an_unanswered_thread_is_dropped_does_not_keep_it(
             patch.setattr(SqliteSaver, "delete_thread", killed)
             with pytest.raises(Killed):  # the call failed; the kill comes before the cleanup
                 run(context)
-        assert [r.fault for r in server.requests] == ["server_error"]
+        assert [r.fault for r in server.logged(1)] == ["server_error"]
         server.fault_rate = 0.0
         again = run(context)  # the next run, faults over
     assert [t["is_new_goal"] for t in again.output["turns"][1:]] != [None] * 3, again.output
