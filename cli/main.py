@@ -23,6 +23,8 @@ from cli import (
 )
 from cli.common import UsageError
 from graphs.api import (
+    CheckpointerError,
+    ClusterError,
     ConfigError,
     DatasetFormatError,
     JudgeConfigError,
@@ -40,6 +42,8 @@ USAGE_ERRORS = (
     JudgeConfigError,
     RunReadError,
     ReviewError,
+    CheckpointerError,
+    ClusterError,
 )
 
 

@@ -139,7 +139,12 @@ def add_eval_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--bank-backend", choices=["chroma", "memory"], default=defaults.memory_bank_backend
     )
-    parser.add_argument("--checkpoints", default=None, help="SQLite checkpoints (':memory:')")
+    parser.add_argument(
+        "--checkpoints",
+        default=None,
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster "
+        "extra) for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+    )
     parser.add_argument("--limit", type=count, default=None, help="only the first N items")
     parser.add_argument(
         "--ablation",

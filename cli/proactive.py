@@ -90,7 +90,8 @@ def _common(parser: argparse.ArgumentParser, agent: str, *, runs: int) -> None:
     parser.add_argument(
         "--checkpoints",
         default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster extra) "
+        "for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     add_llm_arguments(parser, dry_run=False)
 

@@ -76,7 +76,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--checkpoints",
         default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster extra) "
+        "for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     parser.add_argument(
         "--max-concurrency",

@@ -106,7 +106,8 @@ def _add_run_tail(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoints",
         default=None,
-        help="SQLite checkpoint file (default .todeval/checkpoints.sqlite; ':memory:' for none)",
+        help="SQLite file or postgresql://user@host:port/db (shared by workers; the cluster extra) "
+        "for the checkpoints (default .todeval/checkpoints.sqlite; ':memory:' for none)",
     )
     add_llm_arguments(parser, dry_run=False)
 

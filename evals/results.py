@@ -22,7 +22,7 @@ A goal-shift conversation row is the goal-shift graph's output as it is (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,6 +51,8 @@ class ThreadResult:
     unanswered: list[str] = field(default_factory=list)
     """Why LLM calls of this thread got no answer (failed, refused, dry run); such a thread is
     not kept as finished, so the next run asks those calls again."""
+    worker: str | None = None
+    """The worker process (``host:pid``) that ran it; None for this process."""
 
     @property
     def paused(self) -> bool:
@@ -68,12 +70,20 @@ def skipped_row(error: RecordError) -> dict[str, Any]:
     return error.model_dump() | {"error": str(error)}
 
 
+class Notes(Protocol):
+    """Where a tally notes skipped and failed records: a list, or a capped list with its count."""
+
+    def append(self, item: dict[str, Any], /) -> None:
+        """Note one entry."""
+        ...
+
+
 def usable_result(
     record: R | RecordError,
     result: ThreadResult | None,
     *,
-    skipped: list[dict[str, Any]],
-    failed: list[dict[str, Any]],
+    skipped: Notes,
+    failed: Notes,
     id_key: str = "dialogue_id",
 ) -> tuple[R, ThreadResult, dict[str, Any]] | None:
     """One item of :func:`graphs.runner.run_corpus` as ``(record, result, output)``, or None.

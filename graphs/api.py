@@ -95,6 +95,7 @@ from graphs.proactive import guidance_graph as proactive_guidance_graph
 from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from graphs.proactive import planning_graph as proactive_planning_graph
 from graphs.proactive import synthesis_graph as proactive_synthesis_graph
+from graphs.ray_runner import ClusterError
 from nodes.context import JUDGE_ROLES, Context
 from nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from nodes.memory.bank import fill_banks
@@ -103,9 +104,13 @@ from nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
 from nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
 from nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
 from nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
+from stores.checkpoint import CheckpointerError, is_postgres_url
 from stores.memory_bank import collection_for
 
 __all__ = [
+    "CheckpointerError",
+    "ClusterError",
+    "is_postgres_url",
     "ABLATION_RETRIEVAL",
     "ACTIVATIONS",
     "BASELINES",

@@ -5,11 +5,11 @@ Input: one record (``EvaluationRecord.model_dump(mode="json")``, see
 subsystems apply (segmentation + goal success and goal tracking always; goal-shift metrics when
 the record has tool calls or goal-shift annotations; memory metrics when the user has earlier
 sessions; ProactiveEval's plan and/or guidance scoring when the record carries an environment)
-and fans out with ``Send``; each branch runs its subsystem graph inside a node, and
-``collect_results`` returns one result keyed by suite::
+and fans out with ``Send``; each branch runs its subsystem graph inside a node and adds its
+output to ``results`` (keyed by suite); the run ends when every branch has::
 
-    START -> route_suites -> run_goal_success | run_goal_tracking | run_goal_shift | run_memory
-                             | run_proactive -> collect_results -> END
+    START -> plan_suites -> run_goal_success | run_goal_tracking | run_goal_shift | run_memory
+                            | run_proactive -> END
 
 Each branch invokes its subsystem graph inside the node, so the subsystem's state lives on this
 graph's checkpointer (``get_state(config, subgraphs=True)`` shows it) and an interrupt inside
@@ -196,13 +196,8 @@ def run_proactive(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[st
     return {"results": {"proactive": output}}
 
 
-def collect_results(state: EvaluationState) -> dict[str, Any]:
-    """Every branch has reported (the join)."""
-    return {"results": {}}
-
-
 def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
-    """Plan, fan out, collect."""
+    """Plan, fan out; the branches' outputs merge into ``results`` (no join step needed)."""
     builder = StateGraph(
         EvaluationState,
         context_schema=Context,
@@ -219,12 +214,10 @@ def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
         ("run_proactive", run_proactive),
     ):
         builder.add_node(name, cast(Any, action), input_schema=SuiteTask)
-    builder.add_node("collect_results", collect_results)
     builder.add_edge(START, "plan_suites")
     builder.add_conditional_edges("plan_suites", route_suites, list(SUITE_NODES.values()))
     for node in SUITE_NODES.values():
-        builder.add_edge(node, "collect_results")
-    builder.add_edge("collect_results", END)
+        builder.add_edge(node, END)
     return builder
 
 

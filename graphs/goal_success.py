@@ -3,20 +3,21 @@
 ``goal_segmentation`` (Section 4.1): ``segment_goals`` (the judge) -> ``build_goal_spans``;
 per turn ``is_new_goal`` (turn 1 always starts a goal) and the goal spans.
 
-``teacher_voting`` (Section 6): ``assign_teachers`` -> ``label_turns`` once per teacher (``Send``,
-in parallel) -> ``vote_labels`` -> ``escalate_to_human`` when a turn is ambiguous: the graph
-pauses with ``interrupt()`` and resumes with ``Command(resume={"quality": ..., "rcof": ...,
-"note": ...})``, in the CLI (``todeval review``) or in LangGraph Studio. See
-:mod:`nodes.goal_success.voting` for the voting rules.
+``teacher_voting`` (Section 6): ``label_turns`` (``Send`` from the start, in parallel: once per
+LLM teacher, once for all the local ones) -> ``vote_labels`` -> ``escalate_to_human``
+when a turn is ambiguous: the graph pauses with ``interrupt()`` and resumes with
+``Command(resume={"quality": ..., "rcof": ..., "note": ...})``, in the CLI (``todeval review``)
+or in LangGraph Studio. See :mod:`nodes.goal_success.voting` for the voting rules.
 
-``goal_success`` (Sections 4.2-4.3): ``goal_segmentation`` (subgraph) -> ``teacher_voting``
-(subgraph; may pause for a human) -> ``score_goals``: a goal succeeds only if every turn in it
-succeeds, and a failed goal's root cause is the code of its earliest failed turn. Each goal also
+``goal_success`` (Sections 4.2-4.3): ``goal_segmentation`` (the segmentation graph's steps) ->
+``teacher_voting`` (subgraph; may pause for a human) -> ``score_goals``: a goal succeeds only
+if every turn in it succeeds, and a failed goal's root cause is the code of its earliest failed
+turn. Each goal also
 carries the paper's footnote-1 alternatives: fractional credit and last-turn success.
 
-The subgraphs run inside wrapper nodes (their state keys differ from the parent's); they share
-its checkpointer, so their state stays inspectable with ``get_state(config, subgraphs=True)``
-and an interrupt inside ``teacher_voting`` pauses the whole thread.
+``teacher_voting`` runs inside a wrapper node (its state keys differ from the parent's) on the
+parent's checkpointer, so its state stays inspectable with ``get_state(config, subgraphs=True)``
+and an interrupt inside it pauses the whole thread.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from nodes.goal_success.state import (
     VotingState,
 )
 from nodes.goal_success.voting import (
-    assign_teachers,
     escalate_to_human,
     label_turns,
     route_after_vote,
@@ -78,13 +78,11 @@ def build_teacher_voting_graph() -> StateGraph[Any, Context, Any, Any]:
         input_schema=VotingInput,
         output_schema=VotingOutput,
     )
-    builder.add_node("assign_teachers", assign_teachers)
-    # A Send target reads its own input (TeacherTask), not the graph state.
+    # A Send target reads its own input (TeacherTask: the dialogue and its teachers).
     builder.add_node("label_turns", cast(Any, label_turns), input_schema=TeacherTask)
     builder.add_node("vote_labels", vote_labels)
     builder.add_node("escalate_to_human", escalate_to_human)
-    builder.add_edge(START, "assign_teachers")
-    builder.add_conditional_edges("assign_teachers", send_to_teachers, ["label_turns"])
+    builder.add_conditional_edges(START, send_to_teachers, ["label_turns"])
     builder.add_edge("label_turns", "vote_labels")
     builder.add_conditional_edges("vote_labels", route_after_vote, ["escalate_to_human", END])
     builder.add_edge("escalate_to_human", END)
@@ -95,10 +93,13 @@ voting_graph = build_teacher_voting_graph().compile(name="teacher_voting")
 
 
 def run_goal_segmentation(state: GoalSuccessState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """The goal-segmentation subgraph on this dialogue."""
-    output = segmentation_graph.invoke(
-        {"dialogue": state["dialogue"]}, context=get_context(runtime)
-    )
+    """The goal-segmentation graph's two steps on this dialogue, called as functions.
+
+    Nothing in them pauses, so running them as a nested graph would give no checkpoint to come
+    back to, only the cost of one (``segmentation_graph`` serves ``--segmentation-only``).
+    """
+    labels = segment_goals(cast(SegmentationState, {"dialogue": state["dialogue"]}), runtime)
+    output = labels | build_goal_spans(cast(SegmentationState, labels))
     return {"dialogue_id": output["dialogue_id"], "segmentation": output}
 
 

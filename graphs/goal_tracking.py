@@ -4,9 +4,11 @@ Offline, one call carries a whole dialogue (``utterances`` = every utterance, ``
 Online, each call on the same thread adds the utterances said since the last call and returns
 the current goal states; ``final=True`` on the last call runs the closing audit.
 
-``append_utterances`` -> ``sync_memory`` -> per utterance ``extract_goals`` ->
-``check_existence`` -> ``update_memory`` (-> ``proactive_audit`` every ``audit_every``
-utterances and at the end).
+One node, ``track_utterances``: the call's utterances join the history, the goal memory is
+brought to the checkpointed snapshot, then per utterance Stage 0 ``extract_goals``, Stage 1
+``check_existence_of``, Stages 2-3 ``update_memory``, and Stage 4 ``proactive_audit`` every
+``audit_every`` utterances and at the end (a graph step per stage and utterance cost more than
+the local stages: see :mod:`nodes.goal_tracking.tracker`).
 
 ``baseline_graph`` runs one of the paper's baselines (``Context.goal_tracker``: full-context,
 LLM-Rsum, RAG, MemoChat, MemoryBank) with the same input and output, one answer per utterance
@@ -23,7 +25,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from nodes.context import Context
-from nodes.goal_tracking.baselines.tracker import baseline_step, route_baseline
+from nodes.goal_tracking.baselines.tracker import answer_utterances
 from nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
@@ -45,16 +47,7 @@ from nodes.goal_tracking.synthesis.state import (
     AtodSynthesisOutput,
     AtodSynthesisState,
 )
-from nodes.goal_tracking.tracker import (
-    append_utterances,
-    check_existence_node,
-    extract_goals,
-    proactive_audit,
-    route_after_update,
-    route_next,
-    sync_memory,
-    update_memory,
-)
+from nodes.goal_tracking.tracker import track_utterances
 
 
 def _tracker_builder() -> StateGraph[Any, Context, Any, Any]:
@@ -68,38 +61,20 @@ def _tracker_builder() -> StateGraph[Any, Context, Any, Any]:
 
 
 def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
-    """The turn pipeline as a loop over unprocessed utterances."""
+    """The turn pipeline, one node per call (online: one call per utterance)."""
     builder = _tracker_builder()
-    builder.add_node("append_utterances", append_utterances)
-    builder.add_node("sync_memory", sync_memory)
-    builder.add_node("extract_goals", extract_goals)
-    builder.add_node("check_existence", check_existence_node)
-    builder.add_node("update_memory", update_memory)
-    builder.add_node("proactive_audit", proactive_audit)
-    builder.add_edge(START, "append_utterances")
-    builder.add_edge("append_utterances", "sync_memory")
-    builder.add_conditional_edges(
-        "sync_memory", route_next, ["extract_goals", "proactive_audit", END]
-    )
-    builder.add_edge("extract_goals", "check_existence")
-    builder.add_edge("check_existence", "update_memory")
-    builder.add_conditional_edges(
-        "update_memory", route_after_update, ["proactive_audit", "extract_goals", END]
-    )
-    builder.add_conditional_edges(
-        "proactive_audit", route_next, ["extract_goals", "proactive_audit", END]
-    )
+    builder.add_node("track_utterances", track_utterances)
+    builder.add_edge(START, "track_utterances")
+    builder.add_edge("track_utterances", END)
     return builder
 
 
 def build_baseline_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
     """A baseline's answer after every utterance (no audit: the baselines have none)."""
     builder = _tracker_builder()
-    builder.add_node("append_utterances", append_utterances)
-    builder.add_node("baseline_step", baseline_step)
-    builder.add_edge(START, "append_utterances")
-    builder.add_conditional_edges("append_utterances", route_baseline, ["baseline_step", END])
-    builder.add_conditional_edges("baseline_step", route_baseline, ["baseline_step", END])
+    builder.add_node("answer_utterances", answer_utterances)
+    builder.add_edge(START, "answer_utterances")
+    builder.add_edge("answer_utterances", END)
     return builder
 
 

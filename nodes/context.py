@@ -149,6 +149,12 @@ class Context:
     memory_bank_path: str | None = None
     """The memory banks' Chroma folder; None = ``.todeval/memory_bank``."""
 
+    chroma_server: str | None = None
+    """A Chroma server (``http://host:port``; start one with ``chroma run --path DIR --port
+    8000``) that holds the memory banks instead of ``memory_bank_path``, so processes and
+    machines share them (each client still embeds: the server needs no model). None: on disk.
+    Where the vectors are kept, not what they are, so it does not change a record's thread."""
+
     memory_bank_backend: str = "chroma"
     """``chroma`` (units on disk, the banks outlive the process) or ``memory`` (in process)."""
 
@@ -392,10 +398,13 @@ CALL_SETTINGS = frozenset(
         "gsr_sample",
         "gsr_sample_seed",
         "teacher_calibration",
+        # where the shared stores live (workers may reach one server by other names)
+        "chroma_server",
     }
 )
-"""Fields that change how a run calls its LLMs, never what a right label is: a record's thread
-is the same whatever they are, so a run with a larger budget resumes the one that ran out."""
+"""Fields that change how a run calls its LLMs (or where its stores live), never what a right
+label is: a record's thread is the same whatever they are, so a run with a larger budget resumes
+the one that ran out."""
 
 
 def judging_fields(context: Context) -> dict[str, Any]:

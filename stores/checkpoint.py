@@ -1,4 +1,4 @@
-"""Checkpointers: SQLite on disk by default, in memory for tests; the one place to add Postgres."""
+"""Checkpointers: SQLite on disk by default, in memory for tests, Postgres for many machines."""
 
 from __future__ import annotations
 
@@ -13,6 +13,26 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from stores.paths import todeval_home
 
+POSTGRES_SCHEMES = ("postgres://", "postgresql://")
+
+
+class CheckpointerError(RuntimeError):
+    """A checkpointer that cannot be opened; the message is one line with no password in it."""
+
+
+def is_postgres_url(target: object) -> bool:
+    """Whether ``target`` names a Postgres database (``postgres://`` or ``postgresql://``)."""
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def recorded_target(target: str | None) -> str | None:
+    """The checkpointer target as a run's summary records it: a Postgres URL without password."""
+    if target is not None and is_postgres_url(target):
+        from stores.checkpoint_postgres import without_password
+
+        return without_password(target)
+    return target
+
 
 def default_checkpoint_path() -> Path:
     """``.todeval/checkpoints.sqlite`` under the working folder (``TODEVAL_HOME``)."""
@@ -25,17 +45,23 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
 
     Args:
         target: ``None`` for the default SQLite file, ``":memory:"`` for an in-memory saver
-            (tests), a path for a SQLite file, or ``postgres://…`` (not bundled yet: install
-            ``langgraph-checkpoint-postgres`` and add it here).
+            (tests), a path for a SQLite file, or ``postgresql://user:password@host:port/db``
+            (also ``postgres://``) for a Postgres database every worker shares (needs the
+            ``cluster`` extra; see :mod:`stores.checkpoint_postgres`).
+
+    Raises:
+        CheckpointerError: A Postgres URL that cannot be used (see
+            :func:`stores.checkpoint_postgres.open_postgres_saver`).
     """
     if target == ":memory:":
         yield InMemorySaver()
         return
-    if isinstance(target, str) and target.startswith(("postgres://", "postgresql://")):
-        raise NotImplementedError(
-            "Postgres checkpoints need langgraph-checkpoint-postgres; "
-            "open_checkpointer is the one place to add it."
-        )
+    if isinstance(target, str) and is_postgres_url(target):
+        from stores.checkpoint_postgres import open_postgres_saver  # psycopg only when asked
+
+        with open_postgres_saver(target) as shared:
+            yield shared
+        return
     path = Path(target) if target is not None else default_checkpoint_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     # check_same_thread=False: the batch runner hands the saver to worker threads; SqliteSaver

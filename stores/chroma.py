@@ -2,7 +2,8 @@
 
 Local use: :func:`persistent_client` keeps the vectors on disk under ``todeval_home()/chroma``.
 Scale-out: run a Chroma server (``chroma run --path /data/chroma --port 8000``, or the
-``chromadb/chroma`` container) and pass ``client=http_client(host, port)`` to
+``chromadb/chroma`` container) and pass ``client=http_client(host, port)`` (or
+``server_client("http://host:8000")``, what ``Context.chroma_server`` holds) to
 :func:`get_collection`; every worker then shares one store. The server never embeds: our
 embedding function runs in each client process, so the server needs no model.
 Anonymized telemetry is off for every client made here.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import cast
+from urllib.parse import urlsplit
 
 import chromadb
 from chromadb.api import ClientAPI
@@ -71,6 +73,34 @@ def http_client(
     return chromadb.HttpClient(
         host=host, port=port, ssl=ssl, headers=headers, settings=chroma_settings()
     )
+
+
+def server_client(url: str) -> ClientAPI:
+    """A client of the Chroma server at ``url`` (``http://host:port`` or ``https://host:port``).
+
+    Args:
+        url: The server's base URL; the port defaults to 8000 (``chroma run``'s) for http and
+            443 for https.
+
+    Returns:
+        The client (chromadb checks the server answers as it connects).
+
+    Raises:
+        ValueError: ``url`` is not an http(s) URL with a host, or no Chroma server answers
+            there (the message names the URL).
+    """
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
+        raise ValueError(f"chroma_server must look like http://host:port, not {url!r}")
+    ssl = parts.scheme == "https"
+    try:
+        return http_client(parts.hostname, port or (443 if ssl else 8000), ssl=ssl)
+    except Exception as error:  # chromadb raises ValueError or httpx errors when nobody answers
+        raise ValueError(f"no Chroma server answers at {url}: {error}") from None
 
 
 def get_collection(

@@ -20,6 +20,10 @@ from numpy.typing import NDArray
 
 _SQLITE_MAX_VARIABLES = 32766  # SQLite's default limit since 3.32
 
+MEMORY_ITEMS = 2048
+"""Vectors the in-process LRU keeps by default: about 3 MB (1.5 kB a vector), more than a
+chunk of dialogues repeats; SQLite answers the rest, so a corpus run's memory stays flat."""
+
 
 class EmbeddingCache:
     """Vectors by sha256(model id, text) in SQLite (WAL), behind an in-process LRU.
@@ -32,7 +36,7 @@ class EmbeddingCache:
         memory_items: How many vectors the in-process LRU keeps (0 turns it off).
     """
 
-    def __init__(self, path: Path | str, *, memory_items: int = 10_000) -> None:
+    def __init__(self, path: Path | str, *, memory_items: int = MEMORY_ITEMS) -> None:
         self.path = Path(path)
         self.memory_items = memory_items
         self._memory: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()

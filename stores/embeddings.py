@@ -87,6 +87,9 @@ def _onnxruntime() -> Any:
 
 
 def _default_threads() -> int:
+    # A worker process (graphs.process_runner) gets its share of the cores.
+    if (given := os.environ.get("TODEVAL_EMBEDDING_THREADS", "").strip()).isdigit():
+        return max(1, min(int(given), 8))
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

@@ -21,9 +21,10 @@ Every mode returns scores in [0, 1], min-max scaled over the user's units (the b
 1; when all tie, all get 1, or 0 if the raw scores are 0), so ``s_prev`` is on the judger's
 scale for the re-rank ``alpha * s_prev + (1 - alpha) * s_judger`` (Eq. 4).
 
-Backends: ``chroma`` keeps units and vectors in a Chroma collection on disk (metadata
-``user_id``, ``session_id``, ``intent``; reads filter by ``user_id``), so a bank survives the
-process; ``memory`` keeps them in process. Both rank exactly with numpy over the user's units
+Backends: ``chroma`` keeps units and vectors in a Chroma collection (metadata ``user_id``,
+``session_id``, ``intent``; reads filter by ``user_id``), on disk or on a Chroma server
+(``server=``) that many processes and machines share, so a bank survives the process;
+``memory`` keeps them in process. Both rank exactly with numpy over the user's units
 (a user has tens to a few hundred); Chroma is the store, not an approximate index. Re-adding a
 unit with the same ``unit_id`` replaces it. Unit ids are ``individual/session/slot``, so keep one
 collection per benchmark (``collection=``) rather than mixing benchmarks in one.
@@ -44,7 +45,7 @@ from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 from evals.memory_schema import MemoryUnit
-from stores.chroma import get_collection
+from stores.chroma import get_collection, server_client
 from stores.embeddings import cosine_matrix, get_embedder
 from stores.paths import todeval_home
 
@@ -62,6 +63,11 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed ``texts``: shape (len(texts), dim), unit-length rows."""
         ...
+
+
+def bank_folder(path: Path | str | None) -> Path:
+    """The banks' on-disk folder: ``path``, or ``todeval_home()/memory_bank``."""
+    return Path(path) if path is not None else todeval_home() / "memory_bank"
 
 
 def collection_for(files: Sequence[Path]) -> str:
@@ -131,9 +137,15 @@ class MemoryBank:
 
     Args:
         path: Folder of the Chroma store; default ``todeval_home()/memory_bank``.
-        backend: ``"chroma"`` (on disk) or ``"memory"`` (in process, nothing written).
+        backend: ``"chroma"`` (on disk, or on ``server``) or ``"memory"`` (in process,
+            nothing written).
         collection: Chroma collection name (one per benchmark).
         embedder: Embeds unit texts and queries; default the shared MiniLM.
+        server: A Chroma server's URL (``http://host:port``) holding the collection instead
+            of ``path`` (chroma backend only).
+
+    Raises:
+        ValueError: An unknown backend, a malformed server URL or a server that does not answer.
     """
 
     def __init__(
@@ -143,6 +155,7 @@ class MemoryBank:
         backend: Literal["chroma", "memory"] = "chroma",
         collection: str = DEFAULT_COLLECTION,
         embedder: Embedder | None = None,
+        server: str | None = None,
     ) -> None:
         if backend not in ("chroma", "memory"):
             raise ValueError(f"unknown memory bank backend {backend!r}")
@@ -152,8 +165,10 @@ class MemoryBank:
         self._users: dict[str, _UserIndex] = {}
         self._memory: dict[str, dict[str, tuple[MemoryUnit, NDArray[np.float32]]]] = {}
         self.collection: Collection | None = None
-        if backend == "chroma":
-            folder = Path(path) if path is not None else todeval_home() / "memory_bank"
+        if backend == "chroma" and server is not None:
+            self.collection = get_collection(collection, client=server_client(server))
+        elif backend == "chroma":
+            folder = bank_folder(path)
             self.collection = get_collection(collection, path=folder, embedder=None)
 
     @property

@@ -30,7 +30,7 @@ from evals.datasets.atod import load_atod, looks_like_atod
 from evals.datasets.detect import detect_format
 from evals.datasets.errors import DatasetFormatError
 from evals.datasets.goal_tracking import is_sgd_release, sgd_gold
-from evals.datasets.jsonio import container_of, iter_records
+from evals.datasets.jsonio import container_of, count_jsonl_records, iter_records
 from evals.datasets.loader import load_dialogues
 from evals.datasets.ms_tod_loader import load_memory_bench
 from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
@@ -74,6 +74,27 @@ def detect_record_kind(path: str | Path) -> RecordKind:
         if looks_like_atod(source):
             return "atod"
     return detect_format(source)
+
+
+ONE_RECORD_PER_LINE: frozenset[RecordKind] = frozenset({"sgd", "mtg", "atod", "proactive"})
+"""Kinds whose JSON Lines files hold one record (or one unreadable line) per line."""
+
+
+def count_evaluation_records(path: str | Path, kind: RecordKind) -> int | None:
+    """How many records :func:`load_evaluation_records` yields, when a line count tells.
+
+    None when it cannot be known without reading the records: a folder, a JSON list, a tau2
+    results file, a memory benchmark (one record per item, not per line).
+    """
+    source = Path(path)
+    if kind not in ONE_RECORD_PER_LINE or not source.is_file():
+        return None
+    try:
+        if container_of(source) != "jsonl":
+            return None
+    except DatasetFormatError:
+        return None
+    return count_jsonl_records(source)
 
 
 def load_evaluation_records(

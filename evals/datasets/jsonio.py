@@ -98,6 +98,19 @@ def open_binary(path: Path) -> Iterator[io.BufferedIOBase]:
         yield stream
 
 
+def count_jsonl_records(path: Path) -> int:
+    """How many records a JSON Lines file holds (its non-blank lines), without parsing them.
+
+    Lets a run show its total and an ETA before it starts: a line scan of the (decompressed)
+    bytes, a small fraction of the time parsing them takes.
+
+    Raises:
+        DatasetFormatError: The file is missing or cannot be opened.
+    """
+    with open_binary(path) as stream:
+        return sum(1 for line in stream if not line.isspace())
+
+
 def iter_records(path: Path, container: Container) -> Generator[RawRecord, None, None]:
     """Yield the file's records in order; a broken record never stops the stream.
 

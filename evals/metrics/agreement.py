@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
+from evals.metrics.running import FleissCounts, LabelPairs
+
 
 def paired(
     a: Sequence[Hashable | None], b: Sequence[Hashable | None]
@@ -49,10 +51,7 @@ def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> floa
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
     """
-    pairs = paired(a, b)
-    if not pairs:
-        return None
-    return sum(x == y for x, y in pairs) / len(pairs)
+    return pair_accuracy(label_pairs(a, b))
 
 
 def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
@@ -73,13 +72,34 @@ def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> f
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
     """
-    pairs = paired(a, b)
-    if not pairs or len({label for pair in pairs for label in pair}) == 1:
+    return pair_kappa(label_pairs(a, b))
+
+
+def label_pairs(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> LabelPairs:
+    """The confusion matrix of the items both labelled (see :func:`paired`).
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length.
+    """
+    counts = LabelPairs()
+    for x, y in paired(a, b):
+        counts.add(x, y)
+    return counts
+
+
+def pair_accuracy(pairs: LabelPairs) -> float | None:
+    """:func:`accuracy` from a confusion matrix."""
+    n = pairs.n
+    return pairs.agreed() / n if n else None
+
+
+def pair_kappa(pairs: LabelPairs) -> float | None:
+    """:func:`cohen_kappa` from a confusion matrix."""
+    n = pairs.n
+    if not n or len(pairs.labels()) == 1:
         return None
-    n = len(pairs)
-    observed = sum(x == y for x, y in pairs) / n
-    count_a = Counter(x for x, _ in pairs)
-    count_b = Counter(y for _, y in pairs)
+    observed = pairs.agreed() / n
+    count_a, count_b = pairs.marginals()
     expected = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
     return (observed - expected) / (1 - expected)
 
@@ -102,27 +122,37 @@ def fleiss_kappa(items: Sequence[Sequence[Hashable]]) -> float | None:
     Raises:
         ValueError: An item has fewer than two ratings, or items differ in their number.
     """
-    if not items:
-        return None
-    raters = len(items[0])
-    if raters < 2:
-        raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {raters}")
+    counts = FleissCounts()
     for index, item in enumerate(items):
-        if len(item) != raters:
+        if len(item) != len(items[0]):
             raise ValueError(
-                f"every item needs the same number of ratings: item 0 has {raters}, "
+                f"every item needs the same number of ratings: item 0 has {len(items[0])}, "
                 f"item {index} has {len(item)}"
             )
-    totals: Counter[Hashable] = Counter(label for item in items for label in item)
-    if len(totals) == 1:
+        counts.add(item)
+    return counted_fleiss_kappa(counts)
+
+
+def counted_fleiss_kappa(counts: FleissCounts) -> float | None:
+    """:func:`fleiss_kappa` from the items' counts.
+
+    Raises:
+        ValueError: An item has fewer than two ratings, or items differ in their number.
+    """
+    if not counts.items or counts.raters is None:
         return None
-    agreement = [
-        (sum(count * count for count in Counter(item).values()) - raters) / (raters * (raters - 1))
-        for item in items
-    ]
-    observed = sum(agreement) / len(items)
-    ratings = raters * len(items)
-    expected = sum((count / ratings) ** 2 for count in totals.values())
+    raters = counts.raters
+    if raters < 2:
+        raise ValueError(f"Fleiss' kappa needs at least 2 ratings per item, got {raters}")
+    if len(counts.sizes) > 1:
+        raise ValueError(
+            f"every item needs the same number of ratings: items have {sorted(counts.sizes)}"
+        )
+    if len(counts.totals) == 1:
+        return None
+    observed = counts.agreement / counts.items
+    ratings = raters * counts.items
+    expected = sum((count / ratings) ** 2 for count in counts.totals.values())
     return (observed - expected) / (1 - expected)
 
 

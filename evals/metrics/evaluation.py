@@ -5,7 +5,9 @@ Each suite's tally is the one its own command uses (:class:`GoalSuccessTally`, t
 section of the evaluation reads exactly like that command's summary. :meth:`EvaluationTally.add`
 turns one record's evaluation-graph output into its ``results.jsonl`` line
 (:class:`~evals.results.EvaluationLine`), with the record's share of every corpus figure under
-``metrics`` (:mod:`evals.metrics.record_metrics`).
+``metrics`` (:mod:`evals.metrics.record_metrics`). The parts are summed as records come, and
+only the failed and paused records' ids are listed, up to a cap (:meth:`record_figures`), so
+the run's memory does not grow with its records.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from evals.metrics.goal_success.tally import GoalSuccessTally
 from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
 from evals.metrics.memory.scores import memory_summary
 from evals.metrics.memory.tally import Units, item_line
-from evals.metrics.record_metrics import PROACTIVE_SCORES, proactive_verdict, record_parts
+from evals.metrics.record_metrics import (
+    PROACTIVE_SCORES,
+    CorpusParts,
+    proactive_verdict,
+    record_parts,
+)
+from evals.metrics.running import LISTED, Capped
 from evals.record_views import EvaluationRecord, atod_view
 from evals.report.evaluation import proactive_section
 from evals.report.goal_shift import goal_shift_section
@@ -49,14 +57,27 @@ class EvaluationTally:
 
     judges: Mapping[str, Mapping[str, Any]]
     units: Units
-    goal_success: GoalSuccessTally = field(default_factory=GoalSuccessTally)
+    goal_success: GoalSuccessTally = field(
+        default_factory=lambda: GoalSuccessTally(keep_turns=False)
+    )
     goal_tracking: TrackedCorpusTally = field(default_factory=TrackedCorpusTally)
     shift_rows: list[dict[str, Any]] = field(default_factory=list)
     memory_lines: list[dict[str, Any]] = field(default_factory=list)
     proactive_lines: list[dict[str, Any]] = field(default_factory=list)
     ran: set[str] = field(default_factory=set)
+    keep_lines: bool = True
+    """Also keep every record's compact line in ``lines`` (a list that grows with the corpus)
+    for callers that pool them themselves; :meth:`record_figures` gives the same figures."""
     lines: list[dict[str, Any]] = field(default_factory=list)
-    """Every record's status and metrics (compact: what the corpus figures pool)."""
+    """Every record's status and metrics, when ``keep_lines``."""
+    records: int = 0
+    """Readable records taken (every one has a line in ``results.jsonl``)."""
+    parts: CorpusParts = field(default_factory=CorpusParts)
+    """Every record's metric parts, summed (what the corpus figures pool)."""
+    failed: Capped[dict[str, Any]] = field(default_factory=lambda: Capped(LISTED))
+    """Records whose thread failed: ``{"record_id", "error"}``."""
+    paused: Capped[str] = field(default_factory=lambda: Capped(LISTED))
+    """Ids of records whose thread is paused for a human."""
     shown: list[Drilldown] = field(default_factory=list)
     """The first records in full, for the report's drill-down."""
     skipped: list[dict[str, Any]] = field(default_factory=list)
@@ -75,10 +96,42 @@ class EvaluationTally:
         if record.conversation is not None:
             self.transcript_issues.extend(i.model_dump() for i in record.conversation.issues)
         line = self.line_for(record, result)
-        self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
+        self._count(line)
         if len(self.shown) < REPORT_RECORDS:
             self.shown.append((line, record.dialogue.model_dump(mode="json")))
         return [line]
+
+    def _count(self, line: Mapping[str, Any]) -> None:
+        """Pool one record's line into the run's counts (and ``lines``, if kept)."""
+        self.records += 1
+        self.parts.add(line["metrics"])
+        if line["error"]:
+            self.failed.append({"record_id": line["record_id"], "error": line["error"]})
+        if line["status"] == "paused":
+            self.paused.append(line["record_id"])
+        if self.keep_lines:
+            self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
+
+    def record_figures(self) -> dict[str, Any]:
+        """What ``summary.json`` says of the records as such.
+
+        Returns:
+            ``metrics`` (every figure's corpus value: :func:`~evals.metrics.record_metrics.
+            corpus_values` over the records' parts), ``records``, ``failed`` (the first
+            :data:`~evals.metrics.running.LISTED` ``{"record_id", "error"}``) and
+            ``failed_records``, ``paused`` (the first ids) and ``paused_records``,
+            ``skipped`` (the rows of unreadable records) and ``skipped_records``.
+        """
+        return {
+            "metrics": self.parts.values(),
+            "records": self.records,
+            "failed": self.failed.items,
+            "failed_records": self.failed.total,
+            "paused": self.paused.items,
+            "paused_records": self.paused.total,
+            "skipped": self.skipped,
+            "skipped_records": len(self.skipped),
+        }
 
     def line_for(self, record: EvaluationRecord, result: ThreadResult) -> dict[str, Any]:
         """One record's ``results.jsonl`` line (its suites' lines and ``metrics``)."""
@@ -140,7 +193,7 @@ class EvaluationTally:
         """How many records the suite has scored so far."""
         scored = {
             "goal_success": self.goal_success.dialogues,
-            "goal_tracking": len(self.goal_tracking.figures.rows),
+            "goal_tracking": self.goal_tracking.figures.n_dialogues,
             "goal_shift": len(self.shift_rows),
             "memory": len(self.memory_lines),
             "proactive": len(self.proactive_lines),

@@ -17,7 +17,7 @@ ProactiveEval's plan and guidance judges (1-10 scores, averaged over the records
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from typing_extensions import TypedDict
@@ -173,14 +173,35 @@ def corpus_value(parts: Iterable[Part]) -> float | None:
 
 def corpus_values(records: Iterable[Mapping[str, Part]]) -> dict[str, float | None]:
     """Every metric's corpus value over records' parts (``results.jsonl`` ``metrics`` fields)."""
-    pooled: dict[str, list[float]] = {}
+    pooled = CorpusParts()
     for parts in records:
+        pooled.add(parts)
+    return pooled.values()
+
+
+@dataclass
+class CorpusParts:
+    """:func:`corpus_values` one record at a time: each metric's ``num`` and ``den`` summed."""
+
+    sums: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, parts: Mapping[str, Part]) -> None:
+        """Add one record's parts."""
         for name, part in parts.items():
-            sums = pooled.setdefault(name, [0.0, 0.0])
+            sums = self.sums.setdefault(name, [0.0, 0.0])
             sums[0] += part["num"]
             sums[1] += part["den"]
-    return {
-        name: (pooled[name][0] / pooled[name][1] if pooled[name][1] else None)
-        for name in METRICS
-        if name in pooled
-    }
+
+    def merge(self, other: CorpusParts) -> None:
+        """Add the records ``other`` summed."""
+        for name, (num, den) in other.sums.items():
+            self.add({name: {"num": num, "den": den}})
+
+    def values(self) -> dict[str, float | None]:
+        """Every metric's ``sum(num) / sum(den)``, in report order; None over a zero ``den``."""
+        pooled = self.sums
+        return {
+            name: (pooled[name][0] / pooled[name][1] if pooled[name][1] else None)
+            for name in METRICS
+            if name in pooled
+        }

@@ -249,6 +249,12 @@ def _calibration(summary: Record) -> dict[str, Any] | None:
     return view
 
 
+def _count(summary: Record) -> int | None:
+    """The run's failed goals (its tally passes only the first ones it shows)."""
+    count = summary.get("failed_goals")
+    return count if isinstance(count, int) else None
+
+
 def goal_success_section(
     summary: Record,
     goals: Sequence[Record],
@@ -260,7 +266,8 @@ def goal_success_section(
 
     Args:
         summary: The GSR run's ``summary.json``; any figure may be ``None`` (shown as ``—``).
-        goals: The lines of its ``goals.jsonl``.
+        goals: The lines of its ``goals.jsonl``, or only the first failed ones (the summary's
+            ``failed_goals`` then says how many failed in all).
         dialogues: The dialogue records by id, for the text of the drill-downs (optional:
             without them the drill-downs show labels only).
         max_failed_goals: At most this many failed goals are listed and drilled into; a note
@@ -278,7 +285,7 @@ def goal_success_section(
         charts=[_length_chart(summary), _rcof_chart(summary)],
         agreement=_agreement(summary),
         calibration=_calibration(summary),
-        failed_goals=failed_goals(goals, dialogues, max_failed_goals),
+        failed_goals=failed_goals(goals, dialogues, max_failed_goals, _count(summary)),
         summary=summary,
     )
     return Section(SECTION_ID, "Goal Success Rate", _overview(summary), body)

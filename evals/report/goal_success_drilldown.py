@@ -105,7 +105,10 @@ def _drilldown(did: str, goals: Sequence[Record], dialogue: Record | None, aid: 
 
 
 def failed_goals(
-    goals: Sequence[Record], dialogues: Mapping[str, Record] | None, cap: int
+    goals: Sequence[Record],
+    dialogues: Mapping[str, Record] | None,
+    cap: int,
+    count: int | None = None,
 ) -> dict[str, Any]:
     """The failed-goal table and a drill-down of each of their dialogues, as template data.
 
@@ -115,6 +118,8 @@ def failed_goals(
             text (optional: without them the drill-downs show labels only).
         cap: At most this many failed goals are listed and drilled into; the data says how
             many more there are.
+        count: How many goals failed in all, when ``goals`` holds only the first ones (a
+            run's tally keeps only those it shows); default: the failed goals in ``goals``.
 
     Returns:
         ``count`` (failed goals), ``rows`` (the listed ones), ``hidden``, ``cap`` and
@@ -122,6 +127,7 @@ def failed_goals(
     """
     failed = [g for g in goals if g.get("success") is False]
     shown = failed[: max(cap, 0)]
+    total = len(failed) if count is None else max(count, len(failed))
     anchors = {did: anchor_id(f"{SECTION_ID}-d", did) for did in
                dict.fromkeys(str(g.get("dialogue_id")) for g in shown)}  # fmt: skip
     rows = []
@@ -142,9 +148,9 @@ def failed_goals(
         by_dialogue[str(goal.get("dialogue_id"))].append(goal)
     return {
         "section_id": SECTION_ID,
-        "count": len(failed),
+        "count": total,
         "rows": rows,
-        "hidden": len(failed) - len(shown),
+        "hidden": total - len(shown),
         "cap": cap,
         "drilldowns": [
             _drilldown(did, by_dialogue[did], (dialogues or {}).get(did), aid)

@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import StateGraph
 
 from evals.datasets.evaluation_records import (
     RecordKind,
+    count_evaluation_records,
     detect_record_kind,
     load_evaluation_records,
 )
@@ -36,6 +39,7 @@ from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suite
 from evals.report.evaluation import figures_section, records_section
 from evals.results import ThreadResult
 from evals.schema import RecordError
+from graphs.chunk_runner import ClosingEngine, run_chunks
 from graphs.corpus.goal_shift import goal_shift_judges
 from graphs.corpus.goal_success import corpus_routes, goal_success_judges
 from graphs.corpus.goal_tracking import goal_tracking_judges, proactivity_verdicts, quality_scores
@@ -51,6 +55,8 @@ from graphs.corpus.job import (
 )
 from graphs.corpus.validity import figure_validity
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
+from graphs.process_runner import ProcessEngine
+from graphs.ray_runner import ClusterError, RayEngine
 from graphs.remote_runner import run_corpus_remote
 from nodes.context import Context
 from nodes.goal_shift.judges import check_goal_shift_judges
@@ -62,15 +68,19 @@ from nodes.judges.spec import parse_spec
 from nodes.memory.bank import bank_for
 from nodes.memory.judges.memory_judger import memory_judger
 from nodes.proactive.judges import check_scoring_judges
-from stores.memory_bank import collection_for
+from stores.checkpoint import recorded_target
+from stores.local_servers import running_chroma
+from stores.memory_bank import bank_folder, collection_for
 
 SUBSYSTEM = "evaluation"
 GRAPH_ID = "evaluation"
 """The evaluation graph's id in ``langgraph.json`` (what ``server`` runs)."""
 
-EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory"}
-"""Offline evaluation keeps each dialogue's goal vectors in process (about twice as fast as
-Chroma on disk, which serves the online tracker); a config file or flag may choose Chroma."""
+EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory", "goal_memory_path": ":memory:"}
+"""Offline evaluation keeps each dialogue's goal memory in process (D_vec about twice as fast as
+Chroma on disk, which serves the online tracker; D_sym in an in-memory SQLite): the goals are in
+each record's thread, the store is working memory, and worker processes share no file. A config
+file or flag may choose Chroma or a file."""
 
 
 def check_judges(context: Context, suites: Sequence[Suite]) -> None:
@@ -245,6 +255,51 @@ def sampled_suites(
     return for_record
 
 
+@dataclass(frozen=True)
+class EvaluationWork:
+    """What each record's evaluation runs: the graph, its input and the judges' batch work.
+
+    Picklable: worker processes and Ray tasks rebuild the same graph and inputs from it
+    (:class:`graphs.chunk_runner.ChunkWork`), so a record gets the same thread, and the same
+    result, wherever it runs.
+
+    Attributes:
+        context: The run's judges and thresholds.
+        suites: The suites asked for.
+        sampled: The records goal success runs on (the GSR sample); None for every one.
+    """
+
+    context: Context
+    suites: tuple[Suite, ...]
+    sampled: frozenset[str] | None = None
+
+    @property
+    def subsystem(self) -> str:
+        """Names the threads: the evaluation and its suites."""
+        return f"{SUBSYSTEM}:{'+'.join(self.suites)}"
+
+    @property
+    def output_keys(self) -> tuple[str, ...]:
+        """What a finished thread reports."""
+        return tuple(EvaluationOutput.__annotations__)
+
+    def record_suites(self, record: EvaluationRecord) -> list[Suite]:
+        """The record's suites: goal success only for the sampled records."""
+        return sampled_suites(self.suites, self.sampled)(record)
+
+    def build_graph(self) -> StateGraph[Any, Context, Any, Any]:
+        """The top-level evaluation graph."""
+        return build_evaluation_graph()
+
+    def graph_input(self, record: EvaluationRecord) -> dict[str, Any]:
+        """The record (as JSON) and its suites."""
+        return {"record": record.model_dump(mode="json"), "suites": self.record_suites(record)}
+
+    def prepare(self, records: Sequence[EvaluationRecord]) -> None:
+        """The local judges embed the chunk's texts in one batch (see :func:`judge_preparer`)."""
+        judge_preparer(self.context, self.suites, self.record_suites)(records)
+
+
 def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
     """Each suite's judge specs, as its summary section reports them."""
     return {
@@ -280,12 +335,17 @@ def evaluate_corpus(
     limit: int | None = None,
     max_concurrency: int = 1,
     server: str | None = None,
+    workers: int = 1,
+    cluster: str | None = None,
     progress: Progress = no_progress,
 ) -> dict[str, Any]:
     """Evaluate every record of ``sources``; write results.jsonl, summary.json and report.html.
 
-    With ``server`` (a LangGraph server URL) the records run there, on its threads, through
-    langgraph-sdk; the checkpoints are then the server's, and ``checkpoints`` is unused.
+    The records run in this process by default; in ``workers`` processes on this machine; as
+    tasks on the Ray cluster at ``cluster`` (``ray://host:10001`` or ``auto``); or, with
+    ``server`` (a LangGraph server URL), on the server's threads through langgraph-sdk (the
+    checkpoints are then the server's, and ``checkpoints`` is unused). Wherever they run, the
+    results come back in input order and give the same figures.
 
     Raises:
         DatasetFormatError: An input is of no known kind.
@@ -295,9 +355,27 @@ def evaluate_corpus(
         The summary (as written to ``summary.json``).
     """
     inputs = list(zip(sources, detect_kinds(sources), strict=True))
-    context = run_context(context, inputs, limit)
-    start_run(context)
-    check_judges(context, suites)
+    where = Placement(server, workers, cluster, max_concurrency)
+    with shared_memory_banks(run_context(context, inputs, limit), inputs, where) as context:
+        start_run(context)
+        check_judges(context, suites)
+        return _evaluate(
+            inputs, context, where, out=out, suites=suites, checkpoints=checkpoints,
+            limit=limit, progress=progress,
+        )  # fmt: skip
+
+
+def _evaluate(
+    inputs: Sequence[tuple[Path, RecordKind]],
+    context: Context,
+    where: Placement,
+    *,
+    out: Path,
+    suites: Sequence[Suite],
+    checkpoints: str | None,
+    limit: int | None,
+    progress: Progress,
+) -> dict[str, Any]:
     records: Iterable[EvaluationRecord | RecordError] = corpus_records(
         inputs, context.schema_path, limit
     )
@@ -316,51 +394,141 @@ def evaluate_corpus(
         goal_tracking=goal_tracking_tally(context, suites),
         gsr_sampled=sampled,
     )
-
-    def graph_input(record: EvaluationRecord) -> dict[str, Any]:
-        return {"record": record.model_dump(mode="json"), "suites": record_suites(record)}
-
-    subsystem = f"{SUBSYSTEM}:{'+'.join(suites)}"
+    work = EvaluationWork(context, tuple(suites), sampled)
     job = CorpusJob(
-        subsystem=subsystem,
-        graph=build_evaluation_graph(),
+        subsystem=work.subsystem,
+        graph=work.build_graph(),
         records=records,
-        make_input=graph_input,
-        output_keys=EvaluationOutput.__annotations__,
+        make_input=work.graph_input,
+        output_keys=work.output_keys,
         tally=tally,
         lines_file="results.jsonl",
         unit="record",
-        prepare=judge_preparer(context, suites, record_suites),
-        max_concurrency=max_concurrency,
+        prepare=work.prepare,
+        max_concurrency=where.max_concurrency,
+        total=_total(inputs, limit, records),
+        label="evaluate",
     )
-
-    def remote(saver: BaseCheckpointSaver[str]) -> Stream:
-        assert server is not None
-        return run_corpus_remote(
-            server,
-            GRAPH_ID,
-            records,
-            subsystem=subsystem,
-            context=context,
-            make_input=graph_input,
-            output_keys=EvaluationOutput.__annotations__,
-            max_concurrency=max_concurrency,
-            api_key=os.environ.get("LANGGRAPH_API_KEY"),
-        )
-
     stats = run_job(
         job,
         context,
         out=out,
-        checkpoints=checkpoints if server is None else ":memory:",
+        checkpoints=checkpoints if where.server is None else ":memory:",
         progress=progress,
-        stream=remote if server is not None else None,
+        stream=where.stream(work, checkpoints),
     )
     summary = _summary(inputs, context, suites, tally, checkpoints) | stats.details()
     summary["sample"] = drawn
+    summary["run"]["placement"] = where.describe()
     summary["validity"] = figure_validity(context, summary["metrics"])
     _finish_report(out, summary, tally, stats)
     return summary
+
+
+@contextmanager
+def shared_memory_banks(
+    context: Context, inputs: Sequence[tuple[Path, RecordKind]], where: Placement
+) -> Iterator[Context]:
+    """The context, with a Chroma server for the memory banks when processes must share them.
+
+    Chroma's on-disk client serves one process. Worker processes on this machine share the
+    banks through a server on the banks' folder, started for the run; a cluster's workers need
+    one they all reach (``--chroma``).
+
+    Raises:
+        ClusterError: Memory items on a cluster without a Chroma server.
+    """
+    memory = any(kind == "memory" for _, kind in inputs)
+    shared = memory and where.chunked and context.memory_bank_backend == "chroma"
+    if not shared or context.chroma_server is not None:
+        yield context
+        return
+    if where.cluster is not None:
+        raise ClusterError(
+            "memory items on a cluster: its workers share the memory banks through a Chroma "
+            "server every node reaches; pass --chroma http://HOST:8000"
+        )
+    with running_chroma(bank_folder(context.memory_bank_path)) as url:
+        yield replace(context, chroma_server=url)
+
+
+def _total(
+    inputs: Sequence[tuple[Path, RecordKind]],
+    limit: int | None,
+    records: Iterable[EvaluationRecord | RecordError],
+) -> int | None:
+    """How many records the run reads, if that is cheap to know (for the progress bar's ETA)."""
+    if isinstance(records, list):  # a GSR sample: already read
+        return len(records)
+    counts = [count_evaluation_records(source, kind) for source, kind in inputs]
+    if None in counts:
+        return limit
+    total = sum(count for count in counts if count is not None)
+    return total if limit is None else min(total, limit)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the records run: this process, worker processes, a Ray cluster or a server."""
+
+    server: str | None = None
+    workers: int = 1
+    cluster: str | None = None
+    max_concurrency: int = 1
+
+    @property
+    def chunked(self) -> bool:
+        """Whether the records run as chunks in other processes (workers or a cluster)."""
+        return self.server is None and (self.cluster is not None or self.workers > 1)
+
+    def describe(self) -> dict[str, Any]:
+        """For ``summary.json``: where the run ran."""
+        if self.server is not None:
+            return {"engine": "langgraph-server", "url": self.server}
+        if self.cluster is not None:
+            return {"engine": "ray", "address": self.cluster}
+        return {
+            "engine": "processes" if self.workers > 1 else "in-process",
+            "workers": self.workers,
+        }
+
+    def stream(
+        self, work: EvaluationWork, checkpoints: str | None
+    ) -> Callable[[BaseCheckpointSaver[str], Iterable[Any]], Stream] | None:
+        """The records' results from where they run; None: in this process (the job's graph)."""
+        if self.server is not None:
+            server = self.server
+
+            def remote(saver: BaseCheckpointSaver[str], records: Iterable[Any]) -> Stream:
+                return run_corpus_remote(
+                    server,
+                    GRAPH_ID,
+                    records,
+                    subsystem=work.subsystem,
+                    context=work.context,
+                    make_input=work.graph_input,
+                    output_keys=work.output_keys,
+                    max_concurrency=self.max_concurrency,
+                    api_key=os.environ.get("LANGGRAPH_API_KEY"),
+                )
+
+            return remote
+        if not self.chunked:
+            return None
+
+        def chunked(saver: BaseCheckpointSaver[str], records: Iterable[Any]) -> Stream:
+            engine = self._engine(work, checkpoints)
+            try:
+                yield from run_chunks(engine, records)
+            finally:
+                engine.close()
+
+        return chunked
+
+    def _engine(self, work: EvaluationWork, checkpoints: str | None) -> ClosingEngine:
+        if self.cluster is not None:
+            return RayEngine(work, checkpoints, self.cluster, self.max_concurrency)
+        return ProcessEngine(work, checkpoints, self.workers, self.max_concurrency)
 
 
 def _runs_any(
@@ -410,7 +578,7 @@ def _summary(
         "run": {
             "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
             "suites": list(suites),
-            "checkpoints": checkpoints,
+            "checkpoints": recorded_target(checkpoints),
             "context": asdict(context),
         },
     }

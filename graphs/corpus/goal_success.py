@@ -45,6 +45,7 @@ from nodes.goal_success.judges import reads_business_rules, segmenter, teachers
 from nodes.goal_success.judges.segmentation.role import SegmentationJudge
 from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 from nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
+from stores.checkpoint import recorded_target
 
 SUBSYSTEM = "goal_success"
 SEGMENTATION = "goal_segmentation"
@@ -194,7 +195,7 @@ def goal_success_corpus(
             "run": {
                 "input": str(source.resolve()),
                 "format": fmt,
-                "checkpoints": checkpoints,
+                "checkpoints": recorded_target(checkpoints),
                 "limit": limit,
                 "context": asdict(context),
             },

@@ -40,15 +40,44 @@ from stores.checkpoint import open_checkpointer
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
 
-Progress = Callable[[Iterable[Any], str, str], Iterable[Any]]
-"""``(items, description, unit) -> items``: a progress bar around a stream (the CLI's)."""
-
 Stream = Iterator[tuple[Any, ThreadResult | None]]
 
 
-def no_progress(items: Iterable[T], description: str, unit: str) -> Iterable[T]:
+class Progress(Protocol):
+    """A progress display around a run's stream of results (the CLI's bars)."""
+
+    def __call__(
+        self,
+        items: Iterable[T],
+        description: str,
+        unit: str,
+        *,
+        total: int | None = None,
+        worker_of: Callable[[T], str | None] | None = None,
+    ) -> Iterable[T]:
+        """``items`` as they come.
+
+        ``total`` is the number of items when known (for an ETA); ``worker_of`` tells an
+        item's worker (for a count per worker process).
+        """
+        ...
+
+
+def no_progress(
+    items: Iterable[T],
+    description: str,
+    unit: str,
+    *,
+    total: int | None = None,
+    worker_of: Callable[[T], str | None] | None = None,
+) -> Iterable[T]:
     """No progress display (the API's default)."""
     return items
+
+
+def result_worker(item: tuple[Any, ThreadResult | None]) -> str | None:
+    """Which worker process ran a ``(record, result)`` pair (None: this process)."""
+    return item[1].worker if item[1] is not None else None
 
 
 class Tally(Protocol):
@@ -74,6 +103,8 @@ class CorpusJob(Generic[R]):
         unit: What one record is, for the progress bar.
         prepare: Batch work for a chunk of records before they run (local judges embed texts).
         max_concurrency: Records run at once (threads; results stay in input order).
+        total: How many records the inputs hold, if known up front (the progress bar's ETA).
+        label: What the progress bar calls the run (default: the subsystem).
         durability: When a thread's checkpoints are written (see
             :data:`graphs.runner.Durability`): ``sync`` for live conversations and pipelines
             that must continue from the step that stopped them.
@@ -90,6 +121,8 @@ class CorpusJob(Generic[R]):
     prepare: Callable[[Sequence[R]], None] | None = None
     max_concurrency: int = 1
     durability: Durability = "exit"
+    total: int | None = None
+    label: str | None = None
 
 
 LISTED_IDS = 1000
@@ -142,7 +175,7 @@ def run_job(
     out: Path | None,
     checkpoints: str | None,
     progress: Progress = no_progress,
-    stream: Callable[[BaseCheckpointSaver[str]], Stream] | None = None,
+    stream: Callable[[BaseCheckpointSaver[str], Iterable[Any]], Stream] | None = None,
 ) -> RunStats:
     """Run (or read back) every record's thread and write its lines as it finishes.
 
@@ -152,8 +185,9 @@ def run_job(
         out: The output folder (None: write nothing; the tally still gathers the figures).
         checkpoints: The checkpointer target (see :func:`stores.checkpoint.open_checkpointer`).
         progress: A progress bar around the stream of results.
-        stream: Another source of ``(record, result)`` pairs on the opened checkpointer (the
-            evaluation's remote runner); default: the job's graph in this process.
+        stream: Another source of ``(record, result)`` pairs, given the opened checkpointer
+            and the job's records (repeats removed): the evaluation's LangGraph server, worker
+            processes or Ray cluster; default: the job's graph in this process.
 
     Returns:
         The run's statistics; the lines file is staged until :func:`finish` or :func:`publish`.
@@ -167,8 +201,13 @@ def run_job(
         stats.staged = out / f"{job.lines_file}.partial"
         lines = stats.staged.open("w", encoding="utf-8")
     with open_checkpointer(checkpoints) as saver, lines as lines_out:
-        results = stream(saver) if stream is not None else _in_process(job, context, saver)
-        for record, result in progress(results, job.subsystem, job.unit):
+        if stream is not None:
+            results = stream(saver, job.records)
+        else:
+            results = _in_process(job, context, saver)
+        label = job.label or job.subsystem
+        shown = progress(results, label, job.unit, total=job.total, worker_of=result_worker)
+        for record, result in shown:
             written = job.tally.add(record, result)
             if result is not None and result.unanswered:
                 stats.unanswered.append(result.dialogue_id)

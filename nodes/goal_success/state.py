@@ -87,12 +87,18 @@ class TeacherLabels(TypedDict):
     turns: list[TeacherTurnLabel]
 
 
+class PanelSeat(TypedDict):
+    """One teacher of the panel: its place in ``Context.teachers`` and its spec."""
+
+    index: int
+    teacher: str
+
+
 class TeacherTask(TypedDict):
-    """What ``Send`` hands one teacher."""
+    """What ``Send`` hands one labelling task: the dialogue and the teachers that label it."""
 
     dialogue: dict[str, Any]
-    teacher: str
-    index: int
+    teachers: list[PanelSeat]
 
 
 class VotingInput(TypedDict):

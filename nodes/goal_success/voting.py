@@ -37,6 +37,7 @@ from nodes.context import Context, get_context
 from nodes.goal_success.judges import teacher
 from nodes.goal_success.judges.turn_quality.certain import certain_failure
 from nodes.goal_success.state import TeacherTask, VotingState
+from nodes.judges.spec import parse_spec
 
 ESCALATION_KIND = "turn_quality_escalation"
 """``kind`` of every interrupt this graph raises (lets reviewers tell them from others)."""
@@ -192,28 +193,43 @@ def ask_human(dialogue: Dialogue, turn: dict[str, Any]) -> HumanVerdict:
 # state types live in the graph module, which imports this one.
 
 
-def assign_teachers(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Record the run's teachers (from ``Context.teachers``) and the dialogue id."""
-    context = get_context(runtime)
-    if not context.teachers:
+def send_to_teachers(state: Mapping[str, Any], runtime: Runtime[Context]) -> list[Send]:
+    """Fan the dialogue out to ``Context.teachers`` (``Send``, in parallel).
+
+    Each LLM teacher gets a task of its own (they wait on their providers, side by side); the
+    local ones share one (CPU-bound: in threads they would only take turns at the interpreter).
+
+    Raises:
+        ValueError: ``Context.teachers`` is empty.
+    """
+    panel = list(get_context(runtime).teachers)
+    if not panel:
         raise ValueError("Context.teachers is empty: teacher voting needs at least one teacher")
-    dialogue = Dialogue.model_validate(state["dialogue"])
-    return {"dialogue_id": dialogue.dialogue_id, "teachers": list(context.teachers)}
-
-
-def send_to_teachers(state: Mapping[str, Any]) -> list[Send]:
-    """Fan the dialogue out to every teacher (``Send``), run in parallel."""
+    local = [(i, spec) for i, spec in enumerate(panel) if parse_spec(spec).is_local]
+    remote = [(i, spec) for i, spec in enumerate(panel) if (i, spec) not in local]
+    panels = ([local] if local else []) + [[pair] for pair in remote]
     return [
-        Send("label_turns", {"dialogue": state["dialogue"], "teacher": spec, "index": index})
-        for index, spec in enumerate(state["teachers"])
+        Send(
+            "label_turns",
+            {
+                "dialogue": state["dialogue"],
+                "teachers": [{"index": index, "teacher": spec} for index, spec in panel],
+            },
+        )
+        for panel in panels
     ]
 
 
 def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    """One teacher labels every turn."""
+    """The task's teachers label every turn, one after the other."""
     context = get_context(runtime)
     dialogue = Dialogue.model_validate(task["dialogue"])
-    judge = teacher(task["teacher"], context)
+    return {"labels": [_labels(dialogue, item, context) for item in task["teachers"]]}
+
+
+def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> dict[str, Any]:
+    """One teacher's labels of every turn."""
+    judge = teacher(item["teacher"], context)
     verdict = judge.label(dialogue, routes=context.routes)
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
@@ -222,10 +238,10 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
     ]
     if [t.turn_number for t in verdict.turns] != [t.turn_number for t in dialogue.turns]:
         raise ValueError(f"teacher {judge.name} did not label every turn in order")
-    return {"labels": [{"index": task["index"], "judge": verdict.judge, "turns": turns}]}
+    return {"index": item["index"], "judge": verdict.judge, "turns": turns}
 
 
-def vote_labels(state: VotingState) -> dict[str, Any]:
+def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Majority vote per turn and field over the teachers that could judge.
 
     A turn whose log states a failure (an empty reply, an error, a failed tool action: see
@@ -234,6 +250,8 @@ def vote_labels(state: VotingState) -> dict[str, Any]:
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
     dialogue = Dialogue.model_validate(state["dialogue"])
     return {
+        "dialogue_id": dialogue.dialogue_id,
+        "teachers": list(get_context(runtime).teachers),
         "turns": [
             vote_turn(
                 turn.turn_number,

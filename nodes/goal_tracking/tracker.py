@@ -1,21 +1,27 @@
 """Nodes of the goal-tracker graph: ATOD's turn-level pipeline (paper 000, §5.2).
 
-Per utterance: ``extract_goals`` -> ``check_existence`` -> ``update_memory`` (update the matched
-goal or insert the new one and evolve its links, then apply the utterance's status cue), and
-``proactive_audit`` every ``audit_every`` utterances and at the end. The local status update
-(:mod:`nodes.goal_tracking.status_update`) reads the dialogue's own evidence: the system's acts
-and the user's explicit words. The goal memory (D_sym in SQLite, D_vec in Chroma, the
-dependency graph) lives in :class:`stores.goal_memory.GoalMemory`; the graph state keeps its
-snapshot after every utterance, and ``sync_memory`` restores the store from that snapshot when a
-run resumes, so a turn that never reached its checkpoint leaves no trace.
+Per utterance: Stage 0 :func:`extract_goals` -> Stage 1 :func:`check_existence_of` -> Stages
+2-3 :func:`update_memory` (update the matched goal or insert the new one and evolve its links,
+then apply the utterance's status cue), and Stage 4 :func:`proactive_audit` every
+``audit_every`` utterances and at the end. :func:`track_utterances`, the graph's one node, adds
+the call's utterances to the history and runs the stages over every utterance not yet
+processed: a LangGraph step per stage and utterance cost more than the local stages themselves,
+and each utterance's result is kept in the state (``turns``, ``costs``, ``queries``) all the
+same. The local status update (:mod:`nodes.goal_tracking.status_update`)
+reads the dialogue's own evidence: the system's acts and the user's explicit words. The goal
+memory (D_sym in SQLite, D_vec in Chroma, the dependency graph) lives in
+:class:`stores.goal_memory.GoalMemory`; the graph state keeps its snapshot, and
+:func:`sync_memory` restores the store from that snapshot when a call starts (a resumed run
+included), so utterances that never reached a checkpoint leave no trace.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -42,6 +48,12 @@ from nodes.goal_tracking.status_update import affirmed, answered, apply_status_c
 from stores.goal_memory import Goal, GoalMemory
 
 LOCAL = "local"
+IN_PROCESS = ":memory:"
+"""``Context.goal_memory_path`` of a goal memory kept in this process only."""
+
+Candidate = dict[str, Any]
+"""A candidate goal of one utterance: description, service, intent, slots, confidence,
+evidence; after Stage 1 also ``memory_id``, ``match_confidence`` and ``match``."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -58,49 +70,110 @@ def _now_ms() -> float:
     return time.perf_counter() * 1000.0
 
 
-def append_utterances(state: GoalTrackingState) -> dict[str, Any]:
-    """Number the new utterances and add them to the history (online: usually one)."""
-    history = list(state.get("history", []))
-    for item in state.get("utterances", []):
+def with_utterances(
+    history: Sequence[Mapping[str, Any]], utterances: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """``history`` with ``utterances`` (``{"speaker", "text"}``) numbered on after it."""
+    numbered = [dict(item) for item in history]
+    for item in utterances:
         speaker = str(item["speaker"]).upper()
         speaker = "SYSTEM" if speaker in {"SYSTEM", "ASSISTANT", "AGENT", "S"} else "USER"
-        history.append({"turn": len(history) + 1, "speaker": speaker, "text": str(item["text"])})
-    return {"history": history, "utterances": [], "cursor": state.get("cursor", 0)}
+        numbered.append({"turn": len(numbered) + 1, "speaker": speaker, "text": str(item["text"])})
+    return numbered
 
 
-def sync_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Make the store hold exactly the checkpointed snapshot (undoes an unfinished turn)."""
-    memory = _memory(get_context(runtime))
-    snapshot = state.get("goals", [])
-    if memory.snapshot(state["dialogue_id"]) != snapshot:
-        memory.restore(state["dialogue_id"], snapshot)
-    return {}
+def sync_memory(dialogue_id: str, snapshot: list[dict[str, Any]], context: Context) -> None:
+    """Make the store hold exactly the checkpointed snapshot (undoes an unfinished call)."""
+    memory = _memory(context)
+    if memory.snapshot(dialogue_id) != snapshot:
+        memory.restore(dialogue_id, snapshot)
 
 
-# Routers take a plain mapping: LangGraph evaluates their type hints when the graph is built.
-def route_next(state: Mapping[str, Any]) -> Literal["extract_goals", "proactive_audit", "__end__"]:
-    """Another utterance to process, the closing audit, or done."""
-    if state["cursor"] < len(state["history"]):
-        return "extract_goals"
-    if state.get("final") and not state.get("audited_final"):
-        return "proactive_audit"
-    return "__end__"
+@dataclass
+class Tracking:
+    """One call's progress through the history: what :func:`track_utterances` returns."""
+
+    dialogue_id: str
+    history: list[dict[str, Any]]
+    final: bool
+    cursor: int
+    goals: list[dict[str, Any]]
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    costs: list[dict[str, Any]] = field(default_factory=list)
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    audited_final: bool = False
+
+    @classmethod
+    def of(cls, state: GoalTrackingState) -> Tracking:
+        """The state's progress with its new utterances numbered on (the state is not mutated)."""
+        return cls(
+            dialogue_id=state["dialogue_id"],
+            history=with_utterances(state.get("history", []), state.get("utterances", [])),
+            final=bool(state.get("final")),
+            cursor=state.get("cursor", 0),
+            goals=list(state.get("goals", [])),
+            turns=list(state.get("turns", [])),
+            costs=list(state.get("costs", [])),
+            queries=list(state.get("queries", [])),
+            audited_final=bool(state.get("audited_final")),
+        )
+
+    def update(self) -> dict[str, Any]:
+        """The node's partial state update."""
+        return {
+            "history": self.history,
+            "utterances": [],
+            "cursor": self.cursor,
+            "goals": self.goals,
+            "turns": self.turns,
+            "costs": self.costs,
+            "queries": self.queries,
+            "audited_final": self.audited_final,
+        }
 
 
-def extract_goals(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
+def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Add the new utterances; run Stages 0-3 on each unprocessed one, Stage 4 every K and last.
+
+    The store is first brought to the checkpointed snapshot (:func:`sync_memory`).
+    """
     context = get_context(runtime)
+    tracking = Tracking.of(state)
+    sync_memory(tracking.dialogue_id, tracking.goals, context)
+    every = context.audit_every
+    while tracking.cursor < len(tracking.history):
+        track_utterance(tracking, context)
+        if every > 0 and tracking.cursor % every == 0:
+            proactive_audit(tracking, context)
+    if tracking.final and not tracking.audited_final:
+        proactive_audit(tracking, context)
+    if tracking.final and context.goal_memory_path == IN_PROCESS:
+        # An in-process store is working memory: a closed dialogue's goals are in the thread's
+        # state (sync_memory brings them back if it goes on), so over a corpus memory stays flat.
+        _memory(context).clear(tracking.dialogue_id)
+    return tracking.update()
+
+
+def track_utterance(tracking: Tracking, context: Context) -> None:
+    """The utterance at the cursor through Stages 0-3; its records join ``tracking``."""
     started = _now_ms()
-    current = state["history"][state["cursor"]]
+    candidates, cost = extract_goals(tracking, context)
+    if not uses_llm(context):  # the LLM's turn-update call answered the existence check
+        candidates = check_existence_of(candidates, tracking.dialogue_id, context)
+    update_memory(tracking, candidates, cost, context, started)
+
+
+def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate], dict[str, int]]:
+    """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
+    history, cursor = tracking.history, tracking.cursor
+    current = history[cursor]
     utterance = Utterance(current["turn"], current["speaker"], current["text"])
-    window = state["history"][max(0, state["cursor"] - 4) : state["cursor"]]
-    recent = [Utterance(u["turn"], u["speaker"], u["text"]) for u in window]
+    recent = [
+        Utterance(u["turn"], u["speaker"], u["text"]) for u in history[max(0, cursor - 4) : cursor]
+    ]
     if uses_llm(context):
         memory, schema = _memory(context), schema_for(context.schema_path)
-        found, cost = llm_candidates(
-            context, memory, state["dialogue_id"], utterance, recent, schema
-        )
-        return {"candidates": found, "turn_ms": _now_ms() - started, "turn_cost": cost}
+        return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
     extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
     candidates = [
         {
@@ -115,34 +188,30 @@ def extract_goals(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
     ]
     evidence = service_evidence(context.schema_path)
     if evidence is not None and candidates:
-        said = said_so_far(state["history"], state["cursor"])
+        said = said_so_far(history, cursor)
         for candidate in candidates:
             better = evidence.preferred(str(candidate["service"]), str(candidate["intent"]), said)
             candidate["service"] = better or candidate["service"]
-    return {"candidates": candidates, "turn_ms": _now_ms() - started, "turn_cost": {}}
+    return candidates, {}
 
 
-def check_existence_node(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
+def check_existence_of(
+    candidates: list[Candidate], dialogue_id: str, context: Context
+) -> list[Candidate]:
     """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
-    context = get_context(runtime)
-    if uses_llm(context):
-        return {}  # the turn-update call already answered the existence check
-    started = _now_ms()
     memory = _memory(context)
     checked = []
-    for candidate in state["candidates"]:
+    for candidate in candidates:
         if candidate["service"] and candidate["intent"]:
             # The exact key decides (see check_existence): D_sym has every goal with it, so a
             # top-k query of D_vec would only cost time.
             neighbours = [
                 (goal, 1.0)
-                for goal in memory.goals(state["dialogue_id"])
+                for goal in memory.goals(dialogue_id)
                 if same_key(candidate["service"], candidate["intent"], goal)
             ]
         else:
-            neighbours = memory.neighbours(
-                state["dialogue_id"], candidate["description"], context.top_k
-            )
+            neighbours = memory.neighbours(dialogue_id, candidate["description"], context.top_k)
         match = check_existence(candidate["service"], candidate["intent"], neighbours, context.tau)
         checked.append(
             candidate
@@ -152,28 +221,31 @@ def check_existence_node(state: GoalTrackingState, runtime: Runtime[Context]) ->
                 "match": match.reason,
             }
         )
-    return {"candidates": checked, "turn_ms": state["turn_ms"] + _now_ms() - started}
+    return checked
 
 
-def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
+def update_memory(
+    tracking: Tracking,
+    candidates: list[Candidate],
+    cost: dict[str, int],
+    context: Context,
+    started_ms: float,
+) -> None:
     """Stages 2-3: update matched goals, insert and link new ones, apply the status cue."""
-    context = get_context(runtime)
-    started = _now_ms()
-    memory, dialogue_id = _memory(context), state["dialogue_id"]
-    current = state["history"][state["cursor"]]
+    memory, dialogue_id = _memory(context), tracking.dialogue_id
+    current = tracking.history[tracking.cursor]
     turn, judge = current["turn"], context.goal_extraction_judge
     schema = schema_for(context.schema_path)
     named: list[str] = []
-    cost = dict(state.get("turn_cost") or {})
     llm = uses_llm(context)
     # What memory held for each retrieved goal before this utterance (memory recall, §6.2).
     held = {
         c["memory_id"]: found.to_dict()
-        for c in state["candidates"]
+        for c in candidates
         if c["memory_id"] is not None
         and (found := memory.get(dialogue_id, c["memory_id"])) is not None
     }
-    for candidate in state["candidates"]:
+    for candidate in candidates:
         if candidate["memory_id"] is not None:
             goal_id, slots = candidate["memory_id"], candidate["slots"]
             goal = memory.update_slots(dialogue_id, goal_id, slots, turn=turn)
@@ -204,50 +276,33 @@ def update_memory(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[s
                 evolve_links(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        rename_by_evidence(memory, dialogue_id, context, state["history"], state["cursor"], turn)
-        apply_status_cue(memory, dialogue_id, current, named, context, schema, state["history"])
-    cursor = state["cursor"] + 1
-    goals = memory.snapshot(dialogue_id)
-    elapsed = state["turn_ms"] + _now_ms() - started
-    return {
-        "cursor": cursor,
-        "goals": goals,
-        "turns": [*state.get("turns", []), {"turn": turn, "goal_states": _states(goals)}],
-        "costs": [
-            *state.get("costs", []),
-            {"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})},
-        ],
-        "queries": [
-            *state.get("queries", []),
-            *({"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
-               "confidence": c["match_confidence"], "held": _held(held.get(c["memory_id"]))}
-              for c in state["candidates"]),
-        ],
-    }  # fmt: skip
+        history, cursor = tracking.history, tracking.cursor
+        rename_by_evidence(memory, dialogue_id, context, history, cursor, turn)
+        apply_status_cue(memory, dialogue_id, current, named, context, schema, history)
+    tracking.cursor += 1
+    tracking.goals = memory.snapshot(dialogue_id)
+    tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
+    elapsed = _now_ms() - started_ms
+    tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})})
+    tracking.queries.extend(
+        {"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
+         "confidence": c["match_confidence"], "held": _held(held.get(c["memory_id"]))}
+        for c in candidates
+    )  # fmt: skip
 
 
-def route_after_update(
-    state: Mapping[str, Any], runtime: Runtime[Context]
-) -> Literal["proactive_audit", "extract_goals", "__end__"]:
-    """Audit every K utterances; otherwise go on or finish."""
-    every = get_context(runtime).audit_every
-    if every > 0 and state["cursor"] % every == 0:
-        return "proactive_audit"
-    return route_next(state)
-
-
-def proactive_audit(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
+def proactive_audit(tracking: Tracking, context: Context) -> None:
     """Stage 4: at the end, answered searches and affirmed transactions are completed."""
-    closing = bool(state.get("final")) and state["cursor"] >= len(state["history"])
-    context = get_context(runtime)
+    closing = tracking.final and tracking.cursor >= len(tracking.history)
     if uses_llm(context):
-        return _llm_audit(state, context, closing)
+        _llm_audit(tracking, context, closing)
+        return
     if not closing:
-        return {}  # the local audit has nothing to add mid-dialogue (status cues are per turn)
-    memory, dialogue_id = _memory(context), state["dialogue_id"]
-    turn = len(state["history"])
+        return  # the local audit has nothing to add mid-dialogue (status cues are per turn)
+    memory, dialogue_id = _memory(context), tracking.dialogue_id
+    turn = len(tracking.history)
     schema = schema_for(context.schema_path)
-    history = state["history"]
+    history = tracking.history
 
     def is_lookup(goal: Goal) -> bool:
         return bool(goal.intent) and not is_transactional(goal.domain, goal.intent, schema)
@@ -260,30 +315,31 @@ def proactive_audit(state: GoalTrackingState, runtime: Runtime[Context]) -> dict
     )
     for goal_id, status, _evidence in audit:
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:local")
-    goals = memory.snapshot(dialogue_id)
-    turns = list(state.get("turns", []))
-    if turns:
-        turns[-1] = {"turn": turns[-1]["turn"], "goal_states": _states(goals)}
-    return {"goals": goals, "turns": turns, "audited_final": True}
+    _audited(tracking, memory.snapshot(dialogue_id))
+    tracking.audited_final = True
 
 
-def _llm_audit(state: GoalTrackingState, context: Context, closing: bool) -> dict[str, Any]:
+def _llm_audit(tracking: Tracking, context: Context, closing: bool) -> None:
     """The LLM audit: apply its updates; its cost joins the last utterance's record."""
-    memory, dialogue_id = _memory(context), state["dialogue_id"]
-    turn = state["cursor"]
-    updates, cost = llm_audit(context, memory, dialogue_id, state["history"][:turn])
+    memory, dialogue_id = _memory(context), tracking.dialogue_id
+    turn = tracking.cursor
+    updates, cost = llm_audit(context, memory, dialogue_id, tracking.history[:turn])
     for goal_id, status, _evidence in updates:
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:llm")
-    goals = memory.snapshot(dialogue_id)
-    turns, costs = list(state.get("turns", [])), list(state.get("costs", []))
-    if turns:
-        turns[-1] = {"turn": turns[-1]["turn"], "goal_states": _states(goals)}
-    if costs:
-        costs[-1] = costs[-1] | add_cost(costs[-1], cost)
-    return {"goals": goals, "turns": turns, "costs": costs, "audited_final": closing}
+    _audited(tracking, memory.snapshot(dialogue_id))
+    if tracking.costs:
+        tracking.costs[-1] = tracking.costs[-1] | add_cost(tracking.costs[-1], cost)
+    tracking.audited_final = closing
 
 
-def _held(goal: dict[str, Any] | None) -> dict[str, Any] | None:
+def _audited(tracking: Tracking, goals: list[dict[str, Any]]) -> None:
+    """The goals after an audit: the last utterance's goal states show them."""
+    tracking.goals = goals
+    if tracking.turns:
+        tracking.turns[-1] = {"turn": tracking.turns[-1]["turn"], "goal_states": _states(goals)}
+
+
+def _held(goal: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A retrieved goal as memory held it: status, its history and slot values."""
     if goal is None:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 
@@ -89,6 +90,19 @@ class JudgeAccounting:
         """The same counters per judge spec, ``{spec: {field: value}}``."""
         with self._lock:
             return {spec: asdict(self._by_judge[spec]) for spec in sorted(self._by_judge)}
+
+    def add(
+        self,
+        usage: Mapping[str, Mapping[str, float | int]],
+        by_judge: Mapping[str, Mapping[str, float | int]],
+    ) -> None:
+        """Add counters another process recorded (:meth:`snapshot`, :meth:`by_judge`)."""
+        with self._lock:
+            for table, counts in ((self._usage, usage), (self._by_judge, by_judge)):
+                for key, fields in counts.items():
+                    total = table.setdefault(key, RoleUsage())
+                    for name, value in fields.items():
+                        setattr(total, name, getattr(total, name) + value)
 
     def reset(self) -> None:
         """Forget all counters."""

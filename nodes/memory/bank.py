@@ -31,18 +31,28 @@ Report = Callable[[str], None]
 
 
 @functools.lru_cache(maxsize=8)
-def memory_bank(path: str | None, backend: str, collection: str) -> MemoryBank:
-    """One memory bank per (folder, backend, collection) in this process."""
+def memory_bank(
+    path: str | None, backend: str, collection: str, server: str | None = None
+) -> MemoryBank:
+    """One memory bank per (folder, backend, collection, Chroma server) in this process."""
     if backend == "memory":
         return MemoryBank(path, backend="memory", collection=collection)
-    return MemoryBank(path, backend="chroma", collection=collection)
+    return MemoryBank(path, backend="chroma", collection=collection, server=server)
 
 
 def bank_for(context: Context) -> MemoryBank:
     """The memory bank the context names."""
-    return memory_bank(
-        context.memory_bank_path, context.memory_bank_backend, context.memory_bank_collection
-    )
+    return _bank(context, context.memory_bank_collection)
+
+
+def _bank(context: Context, collection: str) -> MemoryBank:
+    """The bank ``collection`` where the context keeps its banks (folder, process or server)."""
+    where = (context.memory_bank_path, context.memory_bank_backend, collection)
+    # lru_cache keys a call by the arguments as passed: without a server, call it the way
+    # every other caller does (three arguments), so they all get the same bank.
+    if context.chroma_server is None or context.memory_bank_backend == "memory":
+        return memory_bank(*where)
+    return memory_bank(*where, context.chroma_server)
 
 
 def store_for(context: Context, source: Source) -> MemoryBank | None:
@@ -54,7 +64,7 @@ def store_for(context: Context, source: Source) -> MemoryBank | None:
     collection = context.memory_bank_collection + DOCUMENT_COLLECTIONS[source]
     if source == "summary":  # one summarizer's summaries are not another's
         collection += "_" + hashlib.sha256(context.memory_summarizer.encode()).hexdigest()[:8]
-    return memory_bank(context.memory_bank_path, context.memory_bank_backend, collection)
+    return _bank(context, collection)
 
 
 def fill_bank(

@@ -1,4 +1,5 @@
-"""Fixtures for the integration tier: offline subprocess env, small dialogues, process cleanup."""
+"""Fixtures for the integration tier: offline subprocess env, small dialogues, process cleanup,
+and real servers (langgraph dev, PostgreSQL, Chroma) on free ports."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 
 from tests.integration.llm_server import llm_server_url  # noqa: F401
+from tests.servers.chroma import running_chroma
+from tests.servers.postgres import PostgresServer, running_postgres, unavailable_reason
+from tests.servers.process import free_port, stop_group
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -96,26 +99,9 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, **OFFLINE_ENV, "TODEVAL_HOME": str(home), **extra}
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def kill_process_group(process: subprocess.Popen[Any], sig: int = signal.SIGKILL) -> None:
     """Signal the process group a ``start_new_session=True`` child leads, then reap it."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+    stop_group(process, sig)
 
 
 @pytest.fixture
@@ -131,6 +117,40 @@ def spawn() -> Iterator[Any]:
     yield _spawn
     for process in started:
         kill_process_group(process)
+
+
+CLI_TIMEOUT_S = 600.0
+"""Guards a ``todeval`` subprocess against a hang only."""
+
+
+def run_todeval(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    """``todeval ARGS`` in a fresh process (offline env, ``TODEVAL_HOME=home``), output kept."""
+    return subprocess.run(
+        [str(VENV_BIN / "todeval"), *args],
+        cwd=home.parent,
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
+
+
+@pytest.fixture
+def segmenter_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The segmentation judge specs built in this process, one per ``segment_goals`` run."""
+    import nodes.goal_success.segmentation as segmentation
+
+    calls: list[str] = []
+    real_segmenter = segmentation.segmenter
+
+    def counting_segmenter(context: Any) -> Any:
+        calls.append(context.segmentation_judge)
+        return real_segmenter(context)
+
+    # segment_goals looks the factory up in its module at call time: one call per execution.
+    monkeypatch.setattr(segmentation, "segmenter", counting_segmenter)
+    return calls
 
 
 @pytest.fixture
@@ -206,3 +226,31 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield _server_url(log, process)
     finally:
         kill_process_group(process)
+
+
+# --- PostgreSQL and Chroma servers (tests/servers) ------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server (Debian's binaries, as the postgres user under root) for the
+    session, on a free port; stopped and its folder removed at the end."""
+    if reason := unavailable_reason():
+        pytest.fail(reason)
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """The URL of a fresh, empty database on the session's server, for one test."""
+    name = re.sub(r"\W+", "_", request.node.name.lower())[:40]
+    return postgres_server.create_database(f"{name}_{os.urandom(3).hex()}")
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[str]:
+    """A Chroma server (``chroma run``) on a free port with an empty store, for one test;
+    its base URL (``http://127.0.0.1:PORT``). Stopped at teardown."""
+    with running_chroma(tmp_path / "chroma_server") as url:
+        yield url

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from langgraph.types import RunnableConfig
 
-import nodes.goal_success.segmentation
 from graphs.goal_success import build_goal_segmentation_graph
 from nodes.context import Context
 from stores.checkpoint import open_checkpointer
@@ -25,17 +24,9 @@ RULES = Context(segmentation_judge="local:rules")
 
 
 def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(
-    tmp_path: Path, dialogue: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, dialogue: dict[str, Any], segmenter_calls: list[str]
 ) -> None:
-    judge_calls: list[str] = []
-    real_segmenter = nodes.goal_success.segmentation.segmenter
-
-    def counting_segmenter(context: Context) -> Any:
-        judge_calls.append(context.segmentation_judge)
-        return real_segmenter(context)
-
-    # segment_goals looks the factory up in its module at call time: one call per execution.
-    monkeypatch.setattr(nodes.goal_success.segmentation, "segmenter", counting_segmenter)
+    judge_calls = segmenter_calls
     path = tmp_path / "ckpt.sqlite"
     config: RunnableConfig = {"configurable": {"thread_id": "resume-me"}}
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from nodes.context import Context
 from tests.integration.conftest import REPO_ROOT, subprocess_env
 from tests.integration.langsmith_capture import LangSmithCapture
 
@@ -154,11 +155,15 @@ def test_goal_success_traces_subgraphs_and_teachers_in_one_tree(
             names.append(run["name"])
         return names
 
-    # One labelling run per teacher, each inside the teacher_voting subgraph inside goal_success.
+    # One labelling run for the local teachers (an LLM teacher gets its own), inside the
+    # teacher_voting subgraph inside goal_success; it reports every teacher's labels.
     teachers = [run for run in runs.values() if run["name"] == "label_turns"]
-    assert len(teachers) == 3
+    assert len(teachers) == 1
+    assert len(teachers[0]["outputs"]["labels"]) == len(Context().teachers)
     for run in teachers:
         assert "teacher_voting" in ancestors(run) and ancestors(run)[-1] == "goal_success"
-    segment = [run for run in runs.values() if run["name"] == "segment_goals"]
-    assert segment and "goal_segmentation" in ancestors(segment[0])
+    # Goal segmentation is a step of goal_success (its nodes called as functions).
+    (segment,) = [run for run in runs.values() if run["name"] == "goal_segmentation"]
+    assert ancestors(segment) == ["goal_success"]
+    assert segment["outputs"]["segmentation"]["turns"]
     assert any(run["name"] == "score_goals" for run in runs.values())

@@ -237,3 +237,26 @@ def test_two_searches_of_one_service_are_alternatives_not_two_goals() -> None:
     intents = [two_ways.index.pairs[row][1] for row, _ in ranked]
     assert len([i for i in intents if i.startswith("Search")]) == 1
     assert len(ranked) == 2  # the search and the booking: different kinds may come together
+
+
+def _masked_margin(scores: Any) -> Any:
+    """The margin as the masked maximum over every other row (the definition)."""
+    import numpy as np
+
+    mask = ~np.eye(len(scores), dtype=bool)
+    others = np.where(mask, scores[None, :], -np.inf).max(axis=1)
+    return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 57])
+def test_margin_over_every_other_intent_is_the_masked_maximum_bit_for_bit(n: int) -> None:
+    import numpy as np
+
+    from nodes.goal_tracking.judges.goal_extraction.features import _margin
+
+    rng = np.random.default_rng(n)
+    for trial in range(50):
+        scores = rng.normal(size=n).astype(np.float32)
+        if n > 2 and trial % 2:  # ties at the top: the best row's margin is 0
+            scores[n - 1] = scores.max()
+        assert np.array_equal(_margin(scores), _masked_margin(scores))

@@ -205,3 +205,17 @@ def test_the_systems_confirmation_is_evidence_of_a_transaction_memory_missed(
         "FindRestaurants": ["open", "completed"],
         "ReserveRestaurant": ["open", "pending", "completed"],
     }
+
+
+def test_act_evidence_margins_equal_the_per_gram_definition() -> None:
+    import numpy as np
+
+    from nodes.goal_tracking.judges.goal_extraction.status_acts import system_act_model
+
+    model = system_act_model()
+    rows = range(0, model.weights.shape[0], 97)
+    for column in range(len(model.labels)):
+        margins = model._margins(column)
+        for row in rows:
+            others = np.delete(model.weights[row], column).mean()
+            assert float(margins[row]) == float(model.weights[row, column] - others)

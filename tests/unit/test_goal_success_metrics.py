@@ -6,14 +6,13 @@ from typing import Any
 
 import pytest
 
+from evals.metrics.goal_success.corpus_rates import gsr_report, turn_report
 from evals.metrics.goal_success.success_rate import (
     earliest_failed_turn,
     goal_quality,
     goal_success_rate,
-    gsr_report,
     root_cause,
     score_goals,
-    turn_report,
 )
 from evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,

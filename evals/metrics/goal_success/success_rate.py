@@ -9,16 +9,14 @@ last-turn success (the final turn alone).
 
 Undecided turns are never guessed: a goal with an undecided turn and no failure is undecided
 (``success`` is ``None``), and every rate is taken over what was decided. The functions here
-return fractions in [0, 1]; the paper prints them as percentages (x 100%).
+return fractions in [0, 1]; the paper prints them as percentages (x 100%). The corpus figures
+(Table 1's breakdowns) are :mod:`evals.metrics.goal_success.corpus_rates`'.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from evals.schema import RCOF_CODES
 
 Record = Mapping[str, Any]
 """A voted turn, a goal score or a reference label, as the data contract spells them."""
@@ -140,126 +138,9 @@ def goal_success_rate(goals: Sequence[Record]) -> float | None:
     return sum(decided) / len(decided) if decided else None
 
 
-def gsr_report(goals: Sequence[Record]) -> dict[str, Any]:
-    """Corpus GSR with the paper's breakdowns (Section 7, Table 1) and footnote 1's variants.
-
-    Args:
-        goals: Goal scores from :func:`score_goals`, of any number of dialogues.
-
-    Returns:
-        ``gsr`` overall, ``gsr_single_turn`` and ``gsr_multi_turn`` (goals of one turn and of
-        two or more); ``n_goals``, ``n_single_turn_goals``, ``n_multi_turn_goals`` and
-        ``undecided_goals`` (all goals are counted, decided or not); ``gsr_by_length``:
-        ``{"1"|"2"|"3"|"4+": {"n": goals of that length, "gsr": ...}}``; ``fractional_credit``
-        (mean over goals that have one) and ``last_turn_success_rate``; ``failed_goals``;
-        ``rcof``: failed goals per root cause, all of E1..E7 listed; ``rcof_share``: each code's
-        share of the failed goals (all ``None`` when none failed) and ``rcof_unattributed``,
-        failed goals without a code, so that the shares and the unattributed ones add up to all
-        failed goals; ``undecided_goals_by_reason``: undecided goals per
-        :data:`UNDECIDED_REASONS` key; ``gsr_bounds``: ``{"lower", "upper"}``, the GSR if every
-        undecided goal failed or succeeded (``gsr`` leaves them out, which is optimistic when
-        undecided goals hide failures). Rates are fractions rounded to 4 decimals, ``None`` over
-        nothing.
-
-    Raises:
-        ValueError: A failed goal has a code that is not one of E1..E7.
-    """
-    single = [goal for goal in goals if goal["n_turns"] == 1]
-    multi = [goal for goal in goals if goal["n_turns"] >= 2]
-    failed = [goal for goal in goals if goal["success"] is False]
-    codes = Counter(goal["rcof"] for goal in failed if goal["rcof"] is not None)
-    unknown = sorted(set(codes) - set(RCOF_CODES))
-    if unknown:
-        raise ValueError(f"unknown RCOF code(s) {unknown}; expected one of {list(RCOF_CODES)}")
-    by_length = {
-        bucket: [goal for goal in goals if _bucket(goal) == bucket] for bucket in LENGTH_BUCKETS
-    }
-    credits = [goal["fractional_credit"] for goal in goals if goal["fractional_credit"] is not None]
-    last_turns = [goal["last_turn_success"] for goal in goals]
-    succeeded = sum(goal["success"] is True for goal in goals)
-    undecided = sum(goal["success"] is None for goal in goals)
-    return {
-        "gsr": _round(goal_success_rate(goals)),
-        "gsr_single_turn": _round(goal_success_rate(single)),
-        "gsr_multi_turn": _round(goal_success_rate(multi)),
-        "n_goals": len(goals),
-        "n_single_turn_goals": len(single),
-        "n_multi_turn_goals": len(multi),
-        "undecided_goals": undecided,
-        "undecided_goals_by_reason": _undecided_by_reason(goals),
-        "gsr_bounds": {
-            "lower": _round(succeeded / len(goals)) if goals else None,
-            "upper": _round((succeeded + undecided) / len(goals)) if goals else None,
-        },
-        "gsr_by_length": {
-            bucket: {"n": len(members), "gsr": _round(goal_success_rate(members))}
-            for bucket, members in by_length.items()
-        },
-        "fractional_credit": _round(_mean(credits)),
-        "last_turn_success_rate": _round(_share(last_turns, True)),
-        "failed_goals": len(failed),
-        "rcof": {code: codes[code] for code in RCOF_CODES},
-        "rcof_share": {
-            code: _round(codes[code] / len(failed)) if failed else None for code in RCOF_CODES
-        },
-        "rcof_unattributed": len(failed) - sum(codes.values()),
-    }
-
-
-def turn_report(turns: Sequence[Record]) -> dict[str, Any]:
-    """Counts over voted turns: judged, failed, ambiguous and who decided them.
-
-    Returns:
-        ``n_turns``; ``judged_turns`` (quality decided); ``failed_turns``; ``ambiguous``
-        (turns the vote flagged ambiguous) and ``ambiguous_share`` of all turns (rounded,
-        ``None`` for no turns); ``unresolved`` (ambiguous turns no human has decided: awaiting
-        a verdict, or left open when escalation is off); ``decided_by``: turns per ``vote``,
-        ``single_teacher``, ``human`` and ``undecided`` (``decided_by`` is ``None``), plus any
-        other value met.
-    """
-    ambiguous = [turn for turn in turns if turn["ambiguous"]]
-    deciders = Counter(turn["decided_by"] or "undecided" for turn in turns)
-    return {
-        "n_turns": len(turns),
-        "judged_turns": sum(turn["quality"] is not None for turn in turns),
-        "failed_turns": sum(turn["quality"] == "failure" for turn in turns),
-        "ambiguous": len(ambiguous),
-        "ambiguous_share": _round(len(ambiguous) / len(turns)) if turns else None,
-        "unresolved": sum(turn["decided_by"] != "human" for turn in ambiguous),
-        "decided_by": {
-            key: deciders[key]
-            for key in ("vote", "certain_evidence", "single_teacher", "human", "undecided")
-        }
-        | dict(deciders),
-    }
-
-
-def _undecided_by_reason(goals: Sequence[Record]) -> dict[str, int]:
-    """Undecided goals per reason (a goal line carries ``undecided_reason``; else its turns)."""
-    reasons = Counter(
-        goal.get("undecided_reason") or undecided_reason(goal)
-        for goal in goals
-        if goal["success"] is None
-    )
-    return {reason: reasons[reason] for reason in UNDECIDED_REASONS if reasons[reason]}
-
-
-def _bucket(goal: Record) -> str:
+def length_bucket(goal: Record) -> str:
+    """The goal's :data:`LENGTH_BUCKETS` entry (4 turns or more share one)."""
     return LENGTH_BUCKETS[min(int(goal["n_turns"]), 4) - 1]
-
-
-def _share(values: Sequence[object], target: object) -> float | None:
-    """Share of the non-``None`` values equal to ``target``."""
-    known = [value for value in values if value is not None]
-    return sum(value == target for value in known) / len(known) if known else None
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
 
 
 UNDECIDED_REASONS = {

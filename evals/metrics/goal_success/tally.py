@@ -2,9 +2,9 @@
 
 :class:`GoalSuccessTally` turns each dialogue's goal-success output into its ``goals.jsonl``
 lines and, at the end, the figures of ``summary.json``; :class:`SegmentationTally` does the
-same for goal segmentation alone (``segments.jsonl``). Memory stays small per turn (labels
-without rationales); full goals and dialogue texts are kept only for the failed goals the
-report shows.
+same for goal segmentation alone (``segments.jsonl``). Memory does not grow with the corpus
+(issue 22): goals and voted turns become counts as they come; goals and dialogue texts are
+kept only for the failed goals the report shows, up to :data:`REPORT_FAILED_GOALS`.
 """
 
 from __future__ import annotations
@@ -14,20 +14,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.goal_success.segmentation import segmentation_report
-from evals.metrics.goal_success.success_rate import (
-    gsr_report,
-    score_goals,
-    turn_report,
-    undecided_reason,
-)
+from evals.metrics.goal_success.calibration import CalibrationCounts
+from evals.metrics.goal_success.corpus_rates import GoalCounts, TurnCounts
+from evals.metrics.goal_success.segmentation_tally import SegmentationTally as SegmentationTally
+from evals.metrics.goal_success.success_rate import score_goals, undecided_reason
 from evals.metrics.goal_success.teacher_agreement import (
-    labeller_agreement,
-    reference_agreement,
-    teacher_agreement,
+    LabellerCounts,
+    PanelCounts,
+    ReferenceCounts,
 )
-from evals.results import GoalLine, SegmentLine, ThreadResult, usable_result
-from evals.schema import Dialogue, RecordError
+from evals.metrics.running import LISTED, Capped
+from evals.results import GoalLine, ThreadResult, usable_result
+from evals.schema import Dialogue, RecordError, Turn
 
 TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence")
 """What a voted turn may carry besides its labels: the human verdict, why it is undecided."""
@@ -55,32 +53,51 @@ def read_audits(path: Path) -> dict[AuditKey, dict[str, Any]]:
 class GoalSuccessTally:
     """Accumulates one run's results; :meth:`summary` turns them into summary.json.
 
+    Memory does not grow with the corpus: goals and voted turns are counted as they come
+    (:class:`GoalCounts`, :class:`TurnCounts`, the agreement and calibration counts); the
+    report's failed goals, the unsegmented dialogues and the skipped and failed records are
+    kept up to a cap, with their whole counts.
+
     Args:
         audits: Human verdicts on turns the vote decided (``todeval review --audit``): they
             measure the vote against humans, as paper 004's Appendix C does.
+        keep_turns: Also keep every voted turn in ``turns`` with its ``human`` and ``audited``
+            verdicts (lists that grow with the corpus), for callers that still read them;
+            :meth:`calibration` and :meth:`applied_calibration` give the same figures.
     """
 
-    def __init__(self, audits: Mapping[AuditKey, dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, audits: Mapping[AuditKey, dict[str, Any]] | None = None, *, keep_turns: bool = True
+    ) -> None:
         self.audits = dict(audits or {})
-        self.audited: list[dict[str, Any] | None] = []
+        self.keep_turns = keep_turns
         self.dialogues = self.resumed = 0
-        self.goals: list[dict[str, Any]] = []
+        self.goal_counts = GoalCounts()
+        self.turn_counts = TurnCounts()
+        self.panel = PanelCounts()
+        self.gold = ReferenceCounts()
+        self.human_counts = ReferenceCounts()
+        self.vote_audited = LabellerCounts()
+        """The vote against audit verdicts only (escalated turns had no winning vote)."""
+        self.audited_turns = 0
+        self.calibration_counts = CalibrationCounts()
         self.turns: list[dict[str, Any]] = []
-        self.gold: list[dict[str, Any] | None] = []
         self.human: list[dict[str, Any] | None] = []
-        self.skipped: list[dict[str, Any]] = []
-        self.failed: list[dict[str, Any]] = []
+        self.audited: list[dict[str, Any] | None] = []
+        self.skipped: Capped[dict[str, Any]] = Capped(LISTED)
+        self.failed: Capped[dict[str, Any]] = Capped(LISTED)
         self.pending: list[dict[str, Any]] = []
-        self.unsegmented: list[dict[str, Any]] = []
+        """Every paused thread with its turns awaiting a verdict: ``todeval review``'s work list."""
+        self.unsegmented: Capped[dict[str, Any]] = Capped(LISTED)
         """Dialogues whose goals are unknown (a boundary nobody could label), with why."""
         self.report_goals: list[dict[str, Any]] = []
+        """The first :data:`REPORT_FAILED_GOALS` failed goals, in full, for the report."""
         self.report_dialogues: dict[str, dict[str, Any]] = {}
-        self._shown_in_full = 0
 
     @property
     def n_goals(self) -> int:
         """Goals scored so far."""
-        return len(self.goals)
+        return self.goal_counts.every.n
 
     def add(
         self, record: Dialogue | RecordError, result: ThreadResult | None
@@ -107,35 +124,84 @@ class GoalSuccessTally:
                 }
             )
         for turn, gold in zip(turns, record.turns, strict=True):
-            self.turns.append(_compact(turn))
-            has_gold = gold.quality is not None
-            self.gold.append({"quality": gold.quality, "rcof": gold.rcof} if has_gold else None)
-            audit = self.audits.get((record.dialogue_id, turn["turn_number"]))
-            human = turn.get("human") or audit
-            verdict = {"quality": human["quality"], "rcof": human["rcof"]} if human else None
-            self.human.append(verdict)
-            self.audited.append(verdict if audit else None)
+            self._add_turn(record.dialogue_id, turn, gold)
         lines = [_goal_line(record.dialogue_id, goal) for goal in goals]
         for line in lines:
-            self.goals.append({k: v for k, v in line.items() if k != "turns"})
+            self.goal_counts.add(line)
             if line["success"] is False:
                 self._keep_for_report(line, record)
         return lines
 
+    def _add_turn(self, dialogue_id: str, voted: dict[str, Any], gold: Turn) -> None:
+        """Count one voted turn against its gold label, human verdict and audit."""
+        turn = _compact(voted)
+        has_gold = gold.quality is not None
+        reference = {"quality": gold.quality, "rcof": gold.rcof} if has_gold else None
+        audit = self.audits.get((dialogue_id, turn["turn_number"]))
+        human = voted.get("human") or audit
+        verdict = {"quality": human["quality"], "rcof": human["rcof"]} if human else None
+        audited = verdict if audit else None
+        self.turn_counts.add(turn)
+        self.panel.add(turn)
+        self.gold.add(turn, reference)
+        self.human_counts.add(turn, verdict)
+        self.vote_audited.add(turn, audited)
+        self.audited_turns += audited is not None
+        # a turn people decided after an escalation counts as escalated, even if also audited
+        escalated = audited is None or turn.get("decided_by") == "human"
+        self.calibration_counts.add(turn, verdict, not escalated)
+        if self.keep_turns:
+            self.turns.append(turn)
+            self.human.append(verdict)
+            self.audited.append(audited)
+
+    def merge(self, other: GoalSuccessTally) -> None:
+        """Add what ``other`` tallied (a disjoint part of the corpus, which came later)."""
+        self.dialogues += other.dialogues
+        self.resumed += other.resumed
+        self.goal_counts.merge(other.goal_counts)
+        self.turn_counts.merge(other.turn_counts)
+        self.panel.merge(other.panel)
+        self.gold.merge(other.gold)
+        self.human_counts.merge(other.human_counts)
+        self.vote_audited.merge(other.vote_audited)
+        self.calibration_counts.merge(other.calibration_counts)
+        self.skipped.merge(other.skipped)
+        self.failed.merge(other.failed)
+        self.unsegmented.merge(other.unsegmented)
+        self.audited_turns += other.audited_turns
+        self.pending += other.pending
+        if self.keep_turns:
+            self.turns += other.turns
+            self.human += other.human
+            self.audited += other.audited
+        room = REPORT_FAILED_GOALS - len(self.report_goals)
+        self.report_goals += other.report_goals[: max(room, 0)]
+        shown = {str(line["dialogue_id"]) for line in self.report_goals}
+        self.report_dialogues |= {
+            did: dialogue for did, dialogue in other.report_dialogues.items() if did in shown
+        }
+
     def _keep_for_report(self, line: dict[str, Any], record: Dialogue) -> None:
-        if self._shown_in_full >= REPORT_FAILED_GOALS:  # counted, not shown
-            self.report_goals.append({k: v for k, v in line.items() if k != "turns"})
+        if len(self.report_goals) >= REPORT_FAILED_GOALS:  # counted, not shown
             return
-        self._shown_in_full += 1
         self.report_goals.append(line)
-        self.report_dialogues[record.dialogue_id] = record.model_dump(mode="json")
+        self.report_dialogues[record.dialogue_id] = _drilldown_view(record)
+
+    def calibration(self) -> dict[str, Any] | None:
+        """Each teacher's agreement with this run's human verdicts (``teacher_calibration``)."""
+        return self.calibration_counts.calibration()
+
+    def applied_calibration(self, prior: Mapping[str, Any], source: str) -> dict[str, Any]:
+        """An earlier calibration applied to this run's turns (``applied_calibration``)."""
+        return self.calibration_counts.applied(prior, source)
 
     def _human_agreement(self) -> dict[str, Any]:
         """Each teacher against every human verdict; the vote against audit verdicts only."""
-        agreement = reference_agreement(self.turns, self.human)
-        audited = any(ref is not None for ref in self.audited)
-        agreement["vote"] = labeller_agreement(self.turns, self.audited) if audited else None
-        agreement["audited_turns"] = sum(ref is not None for ref in self.audited)
+        agreement = self.human_counts.report()
+        audited = self.audited_turns > 0
+        agreement["vote"] = self.vote_audited.report() if audited else None
+        agreement["audited_turns"] = self.audited_turns
         agreement["note"] = (
             "teachers: against every human verdict; vote: only against audit verdicts "
             "(todeval review --audit N), since escalated turns had no winning vote"
@@ -148,33 +214,44 @@ class GoalSuccessTally:
         Args:
             judges: Who judged: ``{"segmenter": spec, "teachers": [specs]}``.
         """
-        turn_figures = turn_report(self.turns)
-        has_gold = any(ref is not None for ref in self.gold)
-        has_human = any(ref is not None for ref in self.human)
+        human_verdicts = self.human_counts.n_turns
         return {
-            **gsr_report(self.goals),
-            **turn_figures,
+            **self.goal_counts.report(),
+            **self.turn_counts.report(),
             "pending_review": sum(len(thread["turns"]) for thread in self.pending),
-            "human_verdicts": sum(ref is not None for ref in self.human),
-            "teacher_kappa": teacher_agreement(self.turns),
-            "gold_agreement": reference_agreement(self.turns, self.gold) if has_gold else None,
-            "human_agreement": self._human_agreement() if has_human else None,
+            "human_verdicts": human_verdicts,
+            "teacher_kappa": self.panel.report(),
+            "gold_agreement": self.gold.report() if self.gold.n_turns else None,
+            "human_agreement": self._human_agreement() if human_verdicts else None,
             "judges": dict(judges),
             "counts": {
                 "dialogues": self.dialogues,
-                "turns": len(self.turns),
-                "goals": len(self.goals),
+                "turns": self.turn_counts.n,
+                "goals": self.n_goals,
                 "resumed_from_checkpoint": self.resumed,
-                "skipped_records": len(self.skipped),
-                "failed_dialogues": len(self.failed),
+                "skipped_records": self.skipped.total,
+                "failed_dialogues": self.failed.total,
                 "pending_review_dialogues": len(self.pending),
-                "unsegmented_dialogues": len(self.unsegmented),
+                "unsegmented_dialogues": self.unsegmented.total,
             },
             "pending_review_threads": self.pending,
-            "unsegmented": self.unsegmented,
-            "skipped": self.skipped,
-            "failed": self.failed,
+            "unsegmented": self.unsegmented.items,
+            "skipped": self.skipped.items,
+            "failed": self.failed.items,
         }
+
+
+DRILLDOWN_FIELDS = ("turn_number", "user_msg", "response", "source_names", "source_snippets")
+"""What the report's drill-down shows of a turn (not its metadata: SGD frames are most of it)."""
+
+
+def _drilldown_view(record: Dialogue) -> dict[str, Any]:
+    return {
+        "dialogue_id": record.dialogue_id,
+        "turns": [
+            turn.model_dump(mode="json", include=set(DRILLDOWN_FIELDS)) for turn in record.turns
+        ],
+    }
 
 
 def _labels_and_goals(result: ThreadResult) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -238,79 +315,3 @@ def _compact(turn: dict[str, Any]) -> dict[str, Any]:
             for t in turn["teachers"]
         ],
     }
-
-
-class SegmentationTally:
-    """Goal segmentation over a corpus: counts, skipped records, gold/predicted label pairs."""
-
-    def __init__(self) -> None:
-        self.dialogues = self.turns = self.goals = self.new_goals = self.resumed = 0
-        self.skipped: list[dict[str, Any]] = []
-        self.failed: list[dict[str, Any]] = []
-        self.pairs: list[tuple[list[bool], list[bool]]] = []
-        self.unlabelled = 0
-
-    def add(
-        self, record: Dialogue | RecordError, result: ThreadResult | None
-    ) -> list[dict[str, Any]]:
-        """Take one dialogue's segmentation; return its ``segments.jsonl`` line (or none)."""
-        usable = usable_result(record, result, skipped=self.skipped, failed=self.failed)
-        if usable is None:
-            return []
-        dialogue, thread, output = usable
-        labels = [turn["is_new_goal"] for turn in output["turns"]]
-        self.dialogues += 1
-        self.turns += len(labels)
-        self.goals += len(output["goals"])
-        self.new_goals += sum(bool(label) for label in labels[1:])
-        self.resumed += int(thread.resumed)
-        gold = dialogue.gold_new_goal_labels()
-        if None in labels:
-            self.unlabelled += 1
-        elif gold is not None:
-            self.pairs.append((gold, [bool(label) for label in labels]))
-        line = SegmentLine.model_validate(
-            {
-                "dialogue_id": output["dialogue_id"],
-                "turns": [
-                    {"turn_number": t["turn_number"], "is_new_goal": t["is_new_goal"]}
-                    for t in output["turns"]
-                ],
-                "goals": output["goals"],
-                "judge": output["judge"],
-                **({"reason": output["reason"]} if output.get("reason") else {}),
-            }
-        )
-        return [line.row()]
-
-    def _no_metrics_note(self) -> str:
-        if self.unlabelled:
-            return (
-                f"segmentation left turns unlabelled in {self.unlabelled} dialogues (the "
-                "judge failed; see their reasons in segments.jsonl), so no figure against gold"
-                " was computed for them"
-                + ("" if self.dialogues > self.unlabelled else ", and no other dialogue remains")
-            )
-        return "no gold is_new_goal labels in the input"
-
-    def summary(self, judge: str) -> dict[str, Any]:
-        """The figures of summary.json (the caller adds run details)."""
-        later_turns = self.turns - self.dialogues
-        metrics: dict[str, Any] | None = segmentation_report(self.pairs) if self.pairs else None
-        return {
-            "judge": judge,
-            "counts": {
-                "dialogues": self.dialogues,
-                "turns": self.turns,
-                "goals": self.goals,
-                "new_goal_share": round(self.new_goals / later_turns, 4) if later_turns else None,
-                "resumed_from_checkpoint": self.resumed,
-                "skipped_records": len(self.skipped),
-                "failed_dialogues": len(self.failed),
-                "dialogues_with_unlabelled_turns": self.unlabelled,
-            },
-            "metrics": metrics,
-            "metrics_note": None if metrics else self._no_metrics_note(),
-            "skipped": self.skipped,
-            "failed": self.failed,
-        }

@@ -9,10 +9,12 @@ list; the statistics are :mod:`evals.metrics.agreement`'s.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.agreement import accuracy, cohen_kappa, fleiss_kappa, paired
+from evals.metrics.agreement import counted_fleiss_kappa, pair_accuracy, pair_kappa
+from evals.metrics.running import FleissCounts, LabelPairs
 
 Record = Mapping[str, Any]
 """A voted turn, a teacher's label or a reference label, as the data contract spells them."""
@@ -25,7 +27,7 @@ def turn_outcome(quality: str | None, rcof: str | None) -> str | None:
     return rcof or "failure"
 
 
-def teacher_agreement(turns: Sequence[Record]) -> dict[str, Any]:
+def teacher_agreement(turns: Iterable[Record]) -> dict[str, Any]:
     """Inter-teacher agreement on the turns of a voted run (paper 004, Section 6).
 
     Teachers are told apart by their position in each turn's ``teachers`` list (two positions
@@ -42,36 +44,10 @@ def teacher_agreement(turns: Sequence[Record]) -> dict[str, Any]:
     Raises:
         ValueError: Turns have different numbers of teachers.
     """
-    judges = _panel(turns)
-    complete = [
-        turn["teachers"]
-        for turn in turns
-        if all(teacher["quality"] is not None for teacher in turn["teachers"])
-    ]
-    quality_items = [[teacher["quality"] for teacher in panel] for panel in complete]
-    outcome_items = [
-        [turn_outcome(t["quality"], t.get("rcof")) for t in panel] for panel in complete
-    ]
-    pairwise = []
-    for a in range(len(judges)):
-        for b in range(a + 1, len(judges)):
-            labels_a = [turn["teachers"][a]["quality"] for turn in turns]
-            labels_b = [turn["teachers"][b]["quality"] for turn in turns]
-            pairwise.append(
-                {
-                    "a": judges[a],
-                    "b": judges[b],
-                    "a_index": a,
-                    "b_index": b,
-                    "quality_kappa": _round(cohen_kappa(labels_a, labels_b)),
-                    "n": len(paired(labels_a, labels_b)),
-                }
-            )
-    return {
-        "quality": _fleiss(quality_items, len(judges)),
-        "outcome": _fleiss(outcome_items, len(judges)),
-        "pairwise": pairwise,
-    }
+    counts = PanelCounts()
+    for turn in turns:
+        counts.add(turn)
+    return counts.report()
 
 
 def reference_agreement(
@@ -98,15 +74,12 @@ def reference_agreement(
         ValueError: ``references`` is not aligned with ``turns``, or turns have different
             numbers of teachers.
     """
-    return {
-        "n_turns": sum(ref is not None for ref in references),
-        "teachers": [
-            {"index": index, "judge": judge}
-            | labeller_agreement([turn["teachers"][index] for turn in turns], references)
-            for index, judge in enumerate(_panel(turns))
-        ],
-        "vote": labeller_agreement(turns, references),
-    }
+    if len(references) != len(turns):
+        raise ValueError(f"{len(references)} references for {len(turns)} turns")
+    counts = ReferenceCounts()
+    for turn, reference in zip(turns, references, strict=True):
+        counts.add(turn, reference)
+    return counts.report()
 
 
 def labeller_agreement(
@@ -128,42 +101,200 @@ def labeller_agreement(
     """
     if len(references) != len(labels):
         raise ValueError(f"{len(references)} references for {len(labels)} turns")
-    gold_quality = [None if ref is None else ref.get("quality") for ref in references]
-    gold_code = [
-        ref.get("rcof") if ref is not None and ref.get("quality") == "failure" else None
-        for ref in references
-    ]
-    quality = [label["quality"] for label in labels]
-    codes = [label.get("rcof") for label in labels]
-    with_gold = [code for code, gold in zip(codes, gold_code, strict=True) if gold is not None]
-    coded = sum(code is not None for code in with_gold)
-    coverage = coded / len(with_gold) if with_gold else None
+    counts = LabellerCounts()
+    for label, reference in zip(labels, references, strict=True):
+        counts.add(label, reference)
+    return counts.report(ndigits)
+
+
+@dataclass
+class LabellerCounts:
+    """:func:`labeller_agreement`'s counts: one labeller's labels against the references."""
+
+    quality: LabelPairs = field(default_factory=LabelPairs)
+    rcof: LabelPairs = field(default_factory=LabelPairs)
+    with_code: int = 0
+    """Turns whose reference is a failure with a code."""
+    coded: int = 0
+    """Of those, the turns the labeller gave a code."""
+
+    def add(self, label: Record, reference: Record | None) -> None:
+        """Count one turn's label against its reference (``None``: the turn has none)."""
+        gold_quality = None if reference is None else reference.get("quality")
+        gold_code = None
+        if reference is not None and reference.get("quality") == "failure":
+            gold_code = reference.get("rcof")
+        self.quality.add(label["quality"], gold_quality)
+        self.rcof.add(label.get("rcof"), gold_code)
+        if gold_code is not None:
+            self.with_code += 1
+            self.coded += label.get("rcof") is not None
+
+    def merge(self, other: LabellerCounts) -> None:
+        """Add the turns ``other`` counted."""
+        self.quality.merge(other.quality)
+        self.rcof.merge(other.rcof)
+        self.with_code += other.with_code
+        self.coded += other.coded
+
+    def report(self, ndigits: int | None = 4) -> dict[str, Any]:
+        """:func:`labeller_agreement` of the turns counted."""
+        coverage = self.coded / self.with_code if self.with_code else None
+        return {
+            "quality": _agreement(self.quality, ndigits),
+            "rcof": _agreement(self.rcof, ndigits) | {"coverage": _round(coverage, ndigits)},
+        }
+
+
+@dataclass
+class Panel:
+    """The teachers by position, from the first turn, and every panel size met."""
+
+    judges: list[str] | None = None
+    sizes: set[int] = field(default_factory=set)
+
+    def add(self, turn: Record) -> None:
+        """Note one turn's panel."""
+        self.sizes.add(len(turn["teachers"]))
+        if self.judges is None:
+            self.judges = [str(teacher["judge"]) for teacher in turn["teachers"]]
+
+    def merge(self, other: Panel) -> None:
+        """Note ``other``'s panels (its turns came later)."""
+        self.judges = self.judges if self.judges is not None else other.judges
+        self.sizes |= other.sizes
+
+    def checked(self) -> list[str]:
+        """The judges; every turn must have the same number of teachers.
+
+        Raises:
+            ValueError: Turns have different numbers of teachers.
+        """
+        if len(self.sizes) > 1:
+            raise ValueError(
+                f"every turn needs the same teachers, got panels of sizes {sorted(self.sizes)}"
+            )
+        return self.judges or []
+
+
+@dataclass
+class PanelCounts:
+    """:func:`teacher_agreement`'s counts: Fleiss items and pairwise confusion matrices."""
+
+    panel: Panel = field(default_factory=Panel)
+    quality: FleissCounts = field(default_factory=FleissCounts)
+    outcome: FleissCounts = field(default_factory=FleissCounts)
+    pairwise: dict[tuple[int, int], LabelPairs] = field(default_factory=dict)
+
+    def add(self, turn: Record) -> None:
+        """Count one voted turn."""
+        self.panel.add(turn)
+        panel = turn["teachers"]
+        if all(teacher["quality"] is not None for teacher in panel):
+            self.quality.add([teacher["quality"] for teacher in panel])
+            self.outcome.add([turn_outcome(t["quality"], t.get("rcof")) for t in panel])
+        size = len(self.panel.judges or [])
+        if len(panel) != size:
+            return  # a panel of another size: the report raises
+        for a in range(size):
+            for b in range(a + 1, size):
+                pairs = self.pairwise.setdefault((a, b), LabelPairs())
+                pairs.add(panel[a]["quality"], panel[b]["quality"])
+
+    def merge(self, other: PanelCounts) -> None:
+        """Add the turns ``other`` counted."""
+        self.panel.merge(other.panel)
+        self.quality.merge(other.quality)
+        self.outcome.merge(other.outcome)
+        for key, pairs in other.pairwise.items():
+            self.pairwise.setdefault(key, LabelPairs()).merge(pairs)
+
+    def report(self) -> dict[str, Any]:
+        """:func:`teacher_agreement` of the turns counted.
+
+        Raises:
+            ValueError: Turns have different numbers of teachers.
+        """
+        judges = self.panel.checked()
+        pairwise = []
+        for a in range(len(judges)):
+            for b in range(a + 1, len(judges)):
+                pairs = self.pairwise.get((a, b), LabelPairs())
+                pairwise.append(
+                    {
+                        "a": judges[a],
+                        "b": judges[b],
+                        "a_index": a,
+                        "b_index": b,
+                        "quality_kappa": _round(pair_kappa(pairs)),
+                        "n": pairs.n,
+                    }
+                )
+        return {
+            "quality": _fleiss(self.quality, len(judges)),
+            "outcome": _fleiss(self.outcome, len(judges)),
+            "pairwise": pairwise,
+        }
+
+
+@dataclass
+class ReferenceCounts:
+    """:func:`reference_agreement`'s counts: each teacher and the vote against references."""
+
+    panel: Panel = field(default_factory=Panel)
+    n_turns: int = 0
+    """Turns with a reference."""
+    teachers: list[LabellerCounts] = field(default_factory=list)
+    vote: LabellerCounts = field(default_factory=LabellerCounts)
+
+    def add(self, turn: Record, reference: Record | None) -> None:
+        """Count one voted turn against its reference (``None``: the turn has none)."""
+        self.panel.add(turn)
+        self.n_turns += reference is not None
+        self.vote.add(turn, reference)
+        size = len(self.panel.judges or [])
+        if len(turn["teachers"]) != size:
+            return  # a panel of another size: the report raises
+        self.teachers += [LabellerCounts() for _ in range(size - len(self.teachers))]
+        for index in range(size):
+            self.teachers[index].add(turn["teachers"][index], reference)
+
+    def merge(self, other: ReferenceCounts) -> None:
+        """Add the turns ``other`` counted."""
+        self.panel.merge(other.panel)
+        self.n_turns += other.n_turns
+        for index, counts in enumerate(other.teachers):
+            if index == len(self.teachers):
+                self.teachers.append(LabellerCounts())
+            self.teachers[index].merge(counts)
+        self.vote.merge(other.vote)
+
+    def report(self) -> dict[str, Any]:
+        """:func:`reference_agreement` of the turns counted.
+
+        Raises:
+            ValueError: Turns have different numbers of teachers.
+        """
+        return {
+            "n_turns": self.n_turns,
+            "teachers": [
+                {"index": index, "judge": judge} | self.teachers[index].report()
+                for index, judge in enumerate(self.panel.checked())
+            ],
+            "vote": self.vote.report(),
+        }
+
+
+def _fleiss(counts: FleissCounts, raters: int) -> dict[str, Any]:
+    kappa = counted_fleiss_kappa(counts) if raters >= 2 else None
+    return {"fleiss_kappa": _round(kappa), "n_turns": counts.items}
+
+
+def _agreement(pairs: LabelPairs, ndigits: int | None) -> dict[str, Any]:
     return {
-        "quality": _agreement(quality, gold_quality, ndigits),
-        "rcof": _agreement(codes, gold_code, ndigits) | {"coverage": _round(coverage, ndigits)},
-    }
-
-
-def _panel(turns: Sequence[Record]) -> list[str]:
-    """The judges by position; every turn must have the same number of teachers."""
-    sizes = sorted({len(turn["teachers"]) for turn in turns})
-    if len(sizes) > 1:
-        raise ValueError(f"every turn needs the same teachers, got panels of sizes {sizes}")
-    return [str(teacher["judge"]) for teacher in turns[0]["teachers"]] if turns else []
-
-
-def _fleiss(items: Sequence[Sequence[Hashable]], raters: int) -> dict[str, Any]:
-    kappa = fleiss_kappa(items) if raters >= 2 else None
-    return {"fleiss_kappa": _round(kappa), "n_turns": len(items)}
-
-
-def _agreement(
-    labels: Sequence[Hashable | None], gold: Sequence[Hashable | None], ndigits: int | None
-) -> dict[str, Any]:
-    return {
-        "accuracy": _round(accuracy(labels, gold), ndigits),
-        "kappa": _round(cohen_kappa(labels, gold), ndigits),
-        "n": len(paired(labels, gold)),
+        "accuracy": _round(pair_accuracy(pairs), ndigits),
+        "kappa": _round(pair_kappa(pairs), ndigits),
+        "n": pairs.n,
     }
 
 

@@ -7,6 +7,7 @@ Effectiveness the share of its proactive actions an LLM judge found appropriate 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from evals.metrics.goal_tracking.goal_records import GoalRecord, ratio, round4
@@ -53,27 +54,63 @@ def proactivity_effectiveness(verdicts: Sequence[bool | None] | None = None) -> 
         ValueError: A verdict is neither a bool nor ``None``.
     """
     if verdicts is None:
+        return ProactivityCounts().report()
+    counts = ProactivityCounts()
+    counts.add(verdicts)
+    return counts.report()
+
+
+@dataclass
+class ProactivityCounts:
+    """:func:`proactivity_effectiveness` over many dialogues' verdicts, as counts."""
+
+    judged_runs: int = 0
+    """Dialogues whose actions a judge was given (0: no judge ran, the figure has no value)."""
+    n_actions: int = 0
+    n_judged: int = 0
+    n_apt: int = 0
+
+    def add(self, verdicts: Sequence[bool | None]) -> None:
+        """Count one dialogue's verdicts.
+
+        Raises:
+            ValueError: A verdict is neither a bool nor ``None``.
+        """
+        if any(v is not None and not isinstance(v, bool) for v in verdicts):
+            raise ValueError(f"verdicts must be True, False or None, got {list(verdicts)}")
+        self.judged_runs += 1
+        self.n_actions += len(verdicts)
+        self.n_judged += sum(v is not None for v in verdicts)
+        self.n_apt += sum(v is True for v in verdicts)
+
+    def merge(self, other: ProactivityCounts) -> None:
+        """Add the verdicts ``other`` counted."""
+        self.judged_runs += other.judged_runs
+        self.n_actions += other.n_actions
+        self.n_judged += other.n_judged
+        self.n_apt += other.n_apt
+
+    def report(self) -> dict[str, Any]:
+        """:func:`proactivity_effectiveness` of the verdicts counted."""
+        if not self.judged_runs:
+            return {
+                "value": None,
+                "reason": "needs LLM-judge verdicts on the proactive actions (goal or status "
+                "changes made without an explicit user prompt); none were given",
+                "n_actions": 0,
+                "n_judged": 0,
+            }
+        reason = None
+        if not self.n_actions:
+            reason = "no proactive action to judge"
+        elif not self.n_judged:
+            reason = f"the judge gave no verdict on any of the {self.n_actions} proactive actions"
         return {
-            "value": None,
-            "reason": "needs LLM-judge verdicts on the proactive actions (goal or status "
-            "changes made without an explicit user prompt); none were given",
-            "n_actions": 0,
-            "n_judged": 0,
+            "value": round4(ratio(self.n_apt, self.n_judged)),
+            "reason": reason,
+            "n_actions": self.n_actions,
+            "n_judged": self.n_judged,
         }
-    if any(v is not None and not isinstance(v, bool) for v in verdicts):
-        raise ValueError(f"verdicts must be True, False or None, got {list(verdicts)}")
-    judged = [v for v in verdicts if v is not None]
-    reason = None
-    if not verdicts:
-        reason = "no proactive action to judge"
-    elif not judged:
-        reason = f"the judge gave no verdict on any of the {len(verdicts)} proactive actions"
-    return {
-        "value": round4(ratio(sum(judged), len(judged))),
-        "reason": reason,
-        "n_actions": len(verdicts),
-        "n_judged": len(judged),
-    }
 
 
 def recall_counts(queries: Iterable[GoalRecord]) -> tuple[int, int]:

@@ -1,15 +1,22 @@
 """Computational cost of goal tracking (ATOD, paper 000, Sections 7 and 8.2, Fig. 4).
 
-Per-turn update latency, LLM calls and token usage from a tracker's ``costs`` records.
+Per-turn update latency, LLM calls and token usage from a tracker's ``costs`` records:
+:func:`cost_report` over a list of them, :class:`CostCounts` one record at a time, for a corpus
+run that keeps sums and a latency sketch instead of every utterance's record.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.goal_tracking.goal_records import GoalRecord, mean_or_none, round4
+from evals.metrics.goal_tracking.goal_records import GoalRecord, round4
+from evals.metrics.quantile_sketch import LogHistogram
+from evals.metrics.running import RunningMean
+
+MEANS = ("llm_calls", "prompt_tokens", "completion_tokens")
+"""The record fields whose per-turn means the report gives (``<field>_per_turn``)."""
 
 
 def cost_report(records: Sequence[GoalRecord]) -> dict[str, Any]:
@@ -26,28 +33,87 @@ def cost_report(records: Sequence[GoalRecord]) -> dict[str, Any]:
         records at that index, so turn 10 and turn 50 can be compared. Rounded; ``None`` over
         nothing.
     """
-    by_turn: dict[int, list[float]] = defaultdict(list)
-    for record in records:
-        if record.get("prompt_tokens") is not None:
-            by_turn[int(record["turn"])].append(float(record["prompt_tokens"]))
-    latencies = sorted(_values(records, "latency_ms"))
-    return {
-        "n_turns": len(records),
-        "latency_ms_p50": round4(_percentile(latencies, 50)),
-        "latency_ms_p95": round4(_percentile(latencies, 95)),
-        "latency_ms_mean": round4(mean_or_none(latencies)),
-        "llm_calls_per_turn": round4(mean_or_none(_values(records, "llm_calls"))),
-        "prompt_tokens_per_turn": round4(mean_or_none(_values(records, "prompt_tokens"))),
-        "completion_tokens_per_turn": round4(mean_or_none(_values(records, "completion_tokens"))),
-        "prompt_tokens_by_turn": {t: round4(mean_or_none(by_turn[t])) for t in sorted(by_turn)},
+    counts = CostCounts()
+    counts.extend(records)
+    return with_exact_latencies(counts.report(), _values(records, "latency_ms"))
+
+
+def with_exact_latencies(report: dict[str, Any], latencies: Iterable[float]) -> dict[str, Any]:
+    """A :class:`CostCounts` report with the exact latency percentiles (the values at hand)."""
+    ordered = sorted(latencies)
+    report = {k: v for k, v in report.items() if k != "latency_ms_relative_error"}
+    return report | {
+        "latency_ms_p50": round4(percentile(ordered, 50)),
+        "latency_ms_p95": round4(percentile(ordered, 95)),
     }
+
+
+@dataclass
+class CostCounts:
+    """:func:`cost_report` one record at a time: counts, sums and a latency sketch.
+
+    Means are exact (sums in arrival order); the latency percentiles come from a
+    :class:`~evals.metrics.quantile_sketch.LogHistogram`, within its relative error, which the
+    report gives as ``latency_ms_relative_error``.
+    """
+
+    n_turns: int = 0
+    latency: LogHistogram = field(default_factory=LogHistogram)
+    latency_mean: RunningMean = field(default_factory=RunningMean)
+    means: dict[str, RunningMean] = field(
+        default_factory=lambda: {name: RunningMean() for name in MEANS}
+    )
+    prompt_tokens_by_turn: dict[int, RunningMean] = field(default_factory=dict)
+
+    def add(self, record: GoalRecord) -> None:
+        """Count one utterance's cost record."""
+        self.n_turns += 1
+        if record.get("latency_ms") is not None:
+            latency = float(record["latency_ms"])
+            self.latency.add(latency)
+            self.latency_mean.add(latency)
+        for name, mean in self.means.items():
+            if record.get(name) is not None:
+                mean.add(float(record[name]))
+        if record.get("prompt_tokens") is not None:
+            turn = self.prompt_tokens_by_turn.setdefault(int(record["turn"]), RunningMean())
+            turn.add(float(record["prompt_tokens"]))
+
+    def extend(self, records: Iterable[GoalRecord]) -> None:
+        """:meth:`add` each record."""
+        for record in records:
+            self.add(record)
+
+    def merge(self, other: CostCounts) -> None:
+        """Add the records ``other`` counted."""
+        self.n_turns += other.n_turns
+        self.latency.merge(other.latency)
+        self.latency_mean.merge(other.latency_mean)
+        for name, mean in other.means.items():
+            self.means[name].merge(mean)
+        for turn, mean in other.prompt_tokens_by_turn.items():
+            self.prompt_tokens_by_turn.setdefault(turn, RunningMean()).merge(mean)
+
+    def report(self) -> dict[str, Any]:
+        """:func:`cost_report`'s figures, the percentiles read off the sketch."""
+        by_turn = self.prompt_tokens_by_turn
+        return {
+            "n_turns": self.n_turns,
+            "latency_ms_p50": round4(self.latency.quantile(50)),
+            "latency_ms_p95": round4(self.latency.quantile(95)),
+            "latency_ms_relative_error": self.latency.relative_error,
+            "latency_ms_mean": round4(self.latency_mean.value()),
+            **{f"{name}_per_turn": round4(mean.value()) for name, mean in self.means.items()},
+            "prompt_tokens_by_turn": {t: round4(by_turn[t].value()) for t in sorted(by_turn)},
+        }
 
 
 def _values(records: Sequence[GoalRecord], name: str) -> list[float]:
     return [float(record[name]) for record in records if record.get(name) is not None]
 
 
-def _percentile(ordered: Sequence[float], q: float) -> float | None:
+def percentile(ordered: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0-100) of sorted values, type 7; None over nothing."""
     if not ordered:
         return None
     position = (len(ordered) - 1) * q / 100

@@ -6,7 +6,8 @@ evaluation, and pooled over dialogues into a corpus curve.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from evals.goal_tracking_schema import AtodTurn
@@ -80,7 +81,7 @@ def progress_curve(
     return points
 
 
-def pool_progress_curves(curves: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+def pool_progress_curves(curves: Iterable[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
     """A corpus curve: counts summed over dialogues point by point, then rates recomputed.
 
     Pooling, not averaging the dialogues' ratios: a point's F1 is 2 sum(matched) / (sum(pred) +
@@ -95,18 +96,63 @@ def pool_progress_curves(curves: Sequence[Sequence[Mapping[str, Any]]]) -> list[
     Raises:
         ValueError: The curves have different progress points.
     """
-    grids = {tuple(point["progress"] for point in curve) for curve in curves}
-    if len(grids) > 1:
-        raise ValueError("every curve must have the same progress points (same bins)")
-    pooled = []
-    for index, progress in enumerate(next(iter(grids), ())):
-        counts = {
-            name: sum(int(curve[index][name]) for curve in curves)
-            for name in ("n_gold", "n_pred", "n_matched", "n_status_correct")
-        }
-        point = {"progress": progress} | _curve_point(counts) | {"n_dialogues": len(curves)}
-        pooled.append(point)
-    return pooled
+    counts = CurveCounts()
+    for curve in curves:
+        counts.add(curve)
+    return counts.report()
+
+
+COUNTS = ("n_gold", "n_pred", "n_matched", "n_status_correct")
+"""What a curve point counts, summed point by point over dialogues."""
+
+
+@dataclass
+class CurveCounts:
+    """:func:`pool_progress_curves` one curve at a time: the counts summed per point."""
+
+    grid: tuple[Any, ...] | None = None
+    """The progress points of the first curve."""
+    mismatched: bool = False
+    """A curve had other progress points (such curves cannot be pooled)."""
+    sums: list[dict[str, int]] = field(default_factory=list)
+    n_dialogues: int = 0
+
+    def add(self, curve: Sequence[Mapping[str, Any]]) -> None:
+        """Add one dialogue's curve (:func:`progress_curve`)."""
+        other = CurveCounts(
+            tuple(point["progress"] for point in curve),
+            sums=[{name: int(point[name]) for name in COUNTS} for point in curve],
+            n_dialogues=1,
+        )
+        self.merge(other)
+
+    def merge(self, other: CurveCounts) -> None:
+        """Add the curves ``other`` pooled."""
+        self.mismatched |= other.mismatched
+        if other.grid is None:
+            return
+        if self.grid is None:
+            self.grid, self.sums = other.grid, [dict.fromkeys(COUNTS, 0) for _ in other.grid]
+        if other.grid != self.grid:
+            self.mismatched = True
+            return
+        for sums, theirs in zip(self.sums, other.sums, strict=True):
+            for name in COUNTS:
+                sums[name] += theirs[name]
+        self.n_dialogues += other.n_dialogues
+
+    def report(self) -> list[dict[str, Any]]:
+        """:func:`pool_progress_curves` of the curves added.
+
+        Raises:
+            ValueError: The curves have different progress points.
+        """
+        if self.mismatched:
+            raise ValueError("every curve must have the same progress points (same bins)")
+        return [
+            {"progress": progress} | _curve_point(sums) | {"n_dialogues": self.n_dialogues}
+            for progress, sums in zip(self.grid or (), self.sums, strict=True)
+        ]
 
 
 def _curve_point(counts: Mapping[str, int]) -> dict[str, Any]:

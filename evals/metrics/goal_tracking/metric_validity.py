@@ -8,7 +8,9 @@ reason, never a made-up 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,28 +57,58 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 
 def metric_validity(
-    rows: Sequence[Mapping[str, Any]], metrics: Sequence[str] = VALIDITY_METRICS
+    rows: Iterable[Mapping[str, Any]], metrics: Sequence[str] = VALIDITY_METRICS
 ) -> dict[str, dict[str, Any]]:
     """Per metric: ``{"pearson", "spearman", "n_dialogues", "reason"}`` against ``dgcr``."""
-    out = {}
-    for name in metrics:
-        pairs = [
-            (float(row[name]), float(row["dgcr"]))
-            for row in rows
-            if row.get(name) is not None and row.get("dgcr") is not None
-        ]
-        x, y = [p[0] for p in pairs], [p[1] for p in pairs]
-        r, rho = pearson(x, y), spearman(x, y)
-        reason = None
-        if len(pairs) < MIN_DIALOGUES:
-            r = rho = None
-            reason = f"{len(pairs)} dialogues have both {name} and dGCR; need {MIN_DIALOGUES}"
-        elif r is None:
-            reason = f"{name} or dGCR is the same in every dialogue"
-        out[name] = {
-            "pearson": round4(r),
-            "spearman": round4(rho),
-            "n_dialogues": len(pairs),
-            "reason": reason,
-        }
-    return out
+    counts = ValidityCounts(tuple(metrics))
+    for row in rows:
+        counts.add(row)
+    return counts.report()
+
+
+@dataclass
+class ValidityCounts:
+    """:func:`metric_validity` one dialogue at a time: how often each (metric, dGCR) pair came.
+
+    Per-dialogue figures are ratios of small counts, so the distinct pairs are few however
+    many dialogues there are; the correlations are computed from them (the pairs in sorted
+    order, each as often as it came) when asked.
+    """
+
+    metrics: tuple[str, ...] = VALIDITY_METRICS
+    pairs: dict[str, Counter[tuple[float, float]]] = field(default_factory=dict)
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Count one dialogue's figures (a row of the tally: unrounded)."""
+        if row.get("dgcr") is None:
+            return
+        for name in self.metrics:
+            if row.get(name) is not None:
+                pair = (float(row[name]), float(row["dgcr"]))
+                self.pairs.setdefault(name, Counter())[pair] += 1
+
+    def merge(self, other: ValidityCounts) -> None:
+        """Add the dialogues ``other`` counted."""
+        for name, pairs in other.pairs.items():
+            self.pairs.setdefault(name, Counter()).update(pairs)
+
+    def report(self) -> dict[str, dict[str, Any]]:
+        """:func:`metric_validity` of the dialogues counted."""
+        out = {}
+        for name in self.metrics:
+            pairs = sorted((self.pairs.get(name) or Counter()).elements())
+            x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+            r, rho = pearson(x, y), spearman(x, y)
+            reason = None
+            if len(pairs) < MIN_DIALOGUES:
+                r = rho = None
+                reason = f"{len(pairs)} dialogues have both {name} and dGCR; need {MIN_DIALOGUES}"
+            elif r is None:
+                reason = f"{name} or dGCR is the same in every dialogue"
+            out[name] = {
+                "pearson": round4(r),
+                "spearman": round4(rho),
+                "n_dialogues": len(pairs),
+                "reason": reason,
+            }
+        return out

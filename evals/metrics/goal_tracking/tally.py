@@ -18,6 +18,7 @@ from evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
 from evals.metrics.goal_tracking.memory_state import gold_memory_state
 from evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
 from evals.metrics.goal_tracking.report import GoalTrackingTally
+from evals.metrics.running import LISTED, Capped
 from evals.results import ThreadResult, TrackedDialogueLine, usable_result
 from evals.schema import RecordError
 
@@ -155,8 +156,8 @@ class TrackedCorpusTally:
         self.score_quality = score_quality
         self.figures = GoalTrackingTally()
         self.shown: list[dict[str, Any]] = []  # goal lines the report draws as timelines
-        self.skipped: list[dict[str, Any]] = []
-        self.failed: list[dict[str, Any]] = []
+        self.skipped: Capped[dict[str, Any]] = Capped(LISTED)
+        self.failed: Capped[dict[str, Any]] = Capped(LISTED)
         self.utterances = self.goals = 0
         self.incomparable = 0
         """Dialogues whose gold names goals by service while the tracker had no schema."""
@@ -208,15 +209,14 @@ class TrackedCorpusTally:
 
     def summary(self, judges: dict[str, Any]) -> dict[str, Any]:
         """The figures of summary.json (the caller adds run details)."""
-        report = self.figures.report()
-        report.pop("dialogues", None)  # per-dialogue rows are in goals.jsonl
+        report = self.figures.report()  # per-dialogue rows are in goals.jsonl
         return report | {
             "counts": {
                 "dialogues": report["n_dialogues"],
                 "utterances": self.utterances,
                 "goals": self.goals,
-                "skipped_records": len(self.skipped),
-                "failed_dialogues": len(self.failed),
+                "skipped_records": self.skipped.total,
+                "failed_dialogues": self.failed.total,
             },
             "judges": judges,
             "by_complexity_class": self.class_figures(),
@@ -228,8 +228,8 @@ class TrackedCorpusTally:
                 if self.incomparable
                 else None
             ),
-            "skipped": self.skipped,
-            "failed": self.failed,
+            "skipped": self.skipped.items,
+            "failed": self.failed.items,
         }
 
     def class_figures(self) -> dict[str, dict[str, Any]] | None:

@@ -37,7 +37,6 @@ from typing import Any
 
 import sacrebleu
 from pydantic import BaseModel, ConfigDict, Field
-from rouge_score import rouge_scorer
 
 from evals.metrics.memory.ceiling import ceiling_scores, ceiling_summary
 from evals.metrics.memory.slot_mention import slot_value_mentioned
@@ -145,7 +144,11 @@ def sentence_bleu(hypothesis: str, reference: str) -> float:
 
 
 @cache
-def _rouge() -> rouge_scorer.RougeScorer:
+def _rouge() -> Any:
+    # Imported on first use: rouge-score pulls in nltk and scipy.stats, about 3 s of start-up
+    # that a run without memory items (or a worker process) should not pay.
+    from rouge_score import rouge_scorer
+
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
 

@@ -3,8 +3,9 @@
 With a local spec, a baseline's answer ("every goal and its status") is what the local goal
 extractor and status cues read from the utterances the method recalled, replayed from an empty
 goal memory (or, for LLM-Rsum, from the method's last answer): the same reader as the ATOD
-tracker, so the baselines differ only in what they remember. It runs the tracker's own node
-functions (extract, existence check, update) on a throwaway dialogue of the in-process memory.
+tracker, so the baselines differ only in what they remember. It runs the tracker's own stages
+(:func:`~nodes.goal_tracking.tracker.track_utterance`: extract, existence check, update) on a
+throwaway dialogue of the in-process memory.
 """
 
 from __future__ import annotations
@@ -14,16 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from nodes.context import Context
-from nodes.goal_tracking.tracker import (
-    append_utterances,
-    check_existence_node,
-    extract_goals,
-    goal_memory,
-    update_memory,
-)
+from nodes.goal_tracking.tracker import Tracking, goal_memory, track_utterance, with_utterances
 
 _COUNTER = itertools.count()
 
@@ -44,21 +37,14 @@ def read_goals(
         The goal-memory snapshot after the last utterance.
     """
     local = replace(context, goal_memory_path=":memory:", vector_backend="memory")
-    runtime: Runtime[Context] = Runtime(context=local)
     memory = goal_memory(":memory:", "memory")
     dialogue_id = f"baseline-reader:{next(_COUNTER)}"
     memory.restore(dialogue_id, list(start))
-    state: dict[str, Any] = {
-        "dialogue_id": dialogue_id,
-        "utterances": [{"speaker": u["speaker"], "text": u["text"]} for u in utterances],
-        "goals": list(start),
-    }
+    history = with_utterances([], utterances)
+    tracking = Tracking(dialogue_id, history, final=False, cursor=0, goals=[dict(g) for g in start])
     try:
-        state |= append_utterances(state)  # type: ignore[arg-type]
-        while state["cursor"] < len(state["history"]):
-            state |= extract_goals(state, runtime)  # type: ignore[arg-type]
-            state |= check_existence_node(state, runtime)  # type: ignore[arg-type]
-            state |= update_memory(state, runtime)  # type: ignore[arg-type]
+        while tracking.cursor < len(tracking.history):
+            track_utterance(tracking, local)
         return memory.snapshot(dialogue_id)
     finally:
         memory.clear(dialogue_id)

@@ -1,4 +1,4 @@
-"""ATOD's baselines as goal trackers (paper 000, §7, Table 3, Figure 4): one node per utterance.
+"""ATOD's baselines as goal trackers (paper 000, §7, Table 3, Figure 4): an answer per utterance.
 
 The paper adapts each method's prompting to its goal-status schema; here every baseline answers
 the same question after every utterance, "every user goal and its status", from what its own
@@ -26,7 +26,7 @@ import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -39,6 +39,7 @@ from nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_sche
 from nodes.goal_tracking.llm_steps import add_cost, uses_llm
 from nodes.goal_tracking.local_steps import schema_for
 from nodes.goal_tracking.state import GoalTrackingState
+from nodes.goal_tracking.tracker import with_utterances
 
 Answer = list[dict[str, Any]]
 """``[{"description", "service", "intent", "status", "slots"}]``: one method's goal list."""
@@ -65,13 +66,34 @@ def check_tracker(name: str) -> str:
     return name
 
 
-def route_baseline(state: Mapping[str, Any]) -> Literal["baseline_step", "__end__"]:
-    """Another utterance to answer, or done."""
-    return "baseline_step" if state["cursor"] < len(state["history"]) else "__end__"
+_WRITTEN = (
+    "history",
+    "utterances",
+    "cursor",
+    "goals",
+    "baseline_memory",
+    "turns",
+    "costs",
+    "queries",
+)
+"""The state keys :func:`answer_utterances` writes."""
+
+
+def answer_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Add the new utterances; :func:`baseline_step` on every one not yet answered.
+
+    One graph node for them all: a graph step per utterance cost more than a local answer.
+    """
+    history = with_utterances(state.get("history", []), state.get("utterances", []))
+    progress: dict[str, Any] = dict(state) | {"history": history, "utterances": []}
+    progress.setdefault("cursor", 0)
+    while progress["cursor"] < len(progress["history"]):
+        progress |= baseline_step(cast(GoalTrackingState, progress), runtime)
+    return {key: progress[key] for key in _WRITTEN if key in progress}
 
 
 def baseline_step(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Recall, answer every goal's status, merge the answer, write the method's memory."""
+    """The utterance at the cursor: recall, answer, merge the answer, write the memory."""
     context = get_context(runtime)
     method = check_tracker(context.goal_tracker)
     history, cursor = state["history"], state["cursor"]

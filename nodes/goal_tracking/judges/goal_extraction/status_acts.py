@@ -77,6 +77,9 @@ class SystemActModel:
     bias: NDArray[np.float32]
     labels: tuple[SystemAct, ...]
     metadata: dict[str, Any] = field(default_factory=dict)
+    _margin_cache: dict[int, NDArray[np.float32]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def probabilities(self, text: str) -> NDArray[np.float32]:
         """Class probabilities (order of ``labels``) for one utterance."""
@@ -111,10 +114,18 @@ class SystemActModel:
             row = self.vocabulary.get(gram)
             if row is None or any(mark in gram for mark in ("<s>", "</s>", _ED)):
                 continue
-            margin = float(self.weights[row, column] - np.delete(self.weights[row], column).mean())
+            margin = float(self._margins(column)[row])
             if margin > weight:
                 best, weight = gram, margin
         return best
+
+    def _margins(self, column: int) -> NDArray[np.float32]:
+        """Each n-gram's weight for ``column`` over its mean weight for the others (cached)."""
+        cached = self._margin_cache.get(column)
+        if cached is None:
+            others = np.delete(self.weights, column, axis=1).mean(axis=1)
+            cached = self._margin_cache[column] = self.weights[:, column] - others
+        return cached
 
     def save(self, path: Path) -> None:
         """Write weights and vocabulary to ``path`` (.npz), labels and metadata to the .json."""

@@ -1,0 +1,255 @@
+"""Goal-tracking figures over a corpus, one dialogue at a time (ATOD, paper 000, Sections 6-8).
+
+:class:`GoalTrackingTally` scores each dialogue's result against its gold as it comes and keeps
+counts and sums only (:func:`~evals.metrics.goal_tracking.report.goal_tracking_report` is the
+same over a list, with the per-dialogue rows).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from evals.goal_tracking_schema import AtodDialogue
+from evals.metrics.goal_tracking.agentic_capability import ProactivityCounts, recall_counts
+from evals.metrics.goal_tracking.confirmed_status import (
+    confirmed_row,
+    confirmed_status_counts,
+    confirmed_status_report,
+)
+from evals.metrics.goal_tracking.costs import CostCounts
+from evals.metrics.goal_tracking.dialogue_progress import CurveCounts, progress_curve
+from evals.metrics.goal_tracking.goal_detection import (
+    GoalKey,
+    Similarity,
+    detection_scores,
+    goal_key,
+    match_goals,
+    status_hits,
+)
+from evals.metrics.goal_tracking.goal_records import (
+    GoalRecord,
+    Pair,
+    gold_goal_records,
+    gold_statuses_at,
+    is_mentioned,
+    mean_or_none,
+    predicted_states_at,
+    ratio,
+    round4,
+)
+from evals.metrics.goal_tracking.memory_state import memory_state_counts, memory_state_report
+from evals.metrics.goal_tracking.metric_validity import ValidityCounts
+from evals.metrics.goal_tracking.response_quality import (
+    ResponseQualityCounts,
+    response_quality_row,
+)
+from evals.metrics.goal_tracking.task_completion import goal_counts, turns_to_completion_per_goal
+from evals.metrics.running import RunningMean
+
+#: The per-dialogue figures whose plain means are the report's ``macro``.
+PER_DIALOGUE = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_recall_accuracy")
+
+
+class GoalTrackingTally:
+    """``goal_tracking_report`` one dialogue at a time, so a run need not keep its gold.
+
+    ``add`` scores a dialogue and keeps only counts and sums (spans, curve points, costs, the
+    per-dialogue figures' means and correlations), so memory does not grow with the corpus;
+    ``report`` pools them (without the per-dialogue rows, which ``add`` returns). Arguments
+    as in ``goal_tracking_report``. Latency percentiles come from a sketch (:class:`CostCounts`);
+    every other figure is exact.
+    """
+
+    def __init__(
+        self,
+        *,
+        key: GoalKey | None = goal_key,
+        similar: Similarity | None = None,
+        threshold: float = 0.5,
+        bins: int = 10,
+    ) -> None:
+        self.key, self.similar, self.threshold, self.bins = key, similar, threshold, bins
+        self.totals: dict[str, int] = defaultdict(int)
+        self.n_dialogues = 0
+        self.spans = RunningMean()
+        self.gold_spans = RunningMean()
+        self.curves = CurveCounts()
+        self.costs = CostCounts()
+        self.proactivity = ProactivityCounts()
+        self.macro = {name: RunningMean() for name in PER_DIALOGUE}
+        self.validity = ValidityCounts()
+        self.quality = ResponseQualityCounts()
+        self.confirmed: Counter[str] = Counter()
+
+    def merge(self, other: GoalTrackingTally) -> None:
+        """Add the dialogues ``other`` scored (a disjoint part of the corpus, which came later)."""
+        _add(self.totals, **other.totals)
+        self.n_dialogues += other.n_dialogues
+        self.spans.merge(other.spans)
+        self.gold_spans.merge(other.gold_spans)
+        self.curves.merge(other.curves)
+        self.costs.merge(other.costs)
+        self.proactivity.merge(other.proactivity)
+        for name, mean in other.macro.items():
+            self.macro[name].merge(mean)
+        self.validity.merge(other.validity)
+        self.quality.merge(other.quality)
+        self.confirmed.update(other.confirmed)
+
+    def _matcher(
+        self, predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
+    ) -> list[Pair]:
+        return match_goals(
+            predicted, gold, turn=turn, key=self.key, similar=self.similar, threshold=self.threshold
+        )
+
+    def add(self, result: GoalRecord) -> dict[str, Any]:
+        """Score one dialogue's result; returns its row (figures and the ``counts`` behind them)."""
+        goals = list(result.get("goals") or [])
+        completed, decided, blocked = goal_counts(goals)
+        dialogue_spans = turns_to_completion_per_goal(goals)
+        _add(self.totals, completed=completed, decided=decided, blocked=blocked)
+        for span in dialogue_spans:
+            self.spans.add(span)
+        self.costs.extend(result.get("costs") or [])
+        if result.get("proactivity_verdicts") is not None:
+            self.proactivity.add(list(result["proactivity_verdicts"]))
+        counts: dict[str, int] = {"completed": completed, "decided": decided}
+        row: dict[str, Any] = {
+            "dialogue_id": result.get("dialogue_id"),
+            "dgcr": ratio(completed, decided),
+            "ntc": mean_or_none(dialogue_spans),
+            "goal_detection_f1": None,
+            "status_accuracy": None,
+            "memory_recall_accuracy": None,
+            "proactivity_effectiveness": _judged_share(result.get("proactivity_verdicts")),
+            **response_quality_row(result.get("response_quality")),
+        }
+        if result.get("gold") is not None:
+            gold = result["gold"]
+            gold = gold if isinstance(gold, AtodDialogue) else AtodDialogue.model_validate(gold)
+            gold_goals = gold_goal_records(gold)
+            gold_completed, gold_decided, _ = goal_counts(gold_goals)
+            for span in turns_to_completion_per_goal(gold_goals):
+                self.gold_spans.add(span)
+            found, confirmed = _gold_counts(goals, result.get("queries") or [], gold, self._matcher)
+            self.confirmed += confirmed
+            counts |= found
+            _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)
+            _add(self.totals, gold_decided=gold_decided)
+            f1 = detection_scores(found["tp"], found["n_pred"], found["n_gold"])["f1"]
+            row["goal_detection_f1"] = f1
+            row["status_accuracy"] = ratio(found["status_correct"], found["tp"])
+            row["memory_recall_accuracy"] = ratio(found["recall_correct"], found["recall_judged"])
+            turns = list(result.get("turns") or [])
+            if turns:
+                pairs_at = _rematch(goals, turns, gold, self._matcher)
+                self.curves.add(progress_curve(turns, gold.turns, pairs_at, self.bins))
+        reason = (result.get("response_quality") or {}).get("reason")
+        row["counts"] = counts
+        self._add_row(row, str(reason) if reason else None)
+        return _rounded(row)
+
+    def _add_row(self, row: dict[str, Any], reason: str | None) -> None:
+        """Count a dialogue's figures: unrounded, as the macro means and correlations take them."""
+        self.n_dialogues += 1
+        for name, mean in self.macro.items():
+            if row[name] is not None:
+                mean.add(row[name])
+        self.validity.add(row)
+        self.quality.add(row, reason)
+
+    def report(self) -> dict[str, Any]:
+        """The corpus figures so far (``goal_tracking_report``'s, without ``dialogues``)."""
+        totals = self.totals
+        detection = detection_scores(totals["tp"], totals["n_pred"], totals["n_gold"])
+        summary = {
+            "n_dialogues": self.n_dialogues,
+            "n_gold_dialogues": totals["gold_dialogues"],
+            "dgcr": round4(ratio(totals["completed"], totals["decided"])),
+            "dgcr_gold": round4(ratio(totals["gold_completed"], totals["gold_decided"])),
+            "n_decided_goals": totals["decided"],
+            "n_blocked_goals": totals["blocked"],
+            "ntc": round4(self.spans.value()),
+            "ntc_gold": round4(self.gold_spans.value()),
+            "n_completed_goals": self.spans.n,
+            "goal_detection_precision": round4(detection["precision"]),
+            "goal_detection_recall": round4(detection["recall"]),
+            "goal_detection_f1": round4(detection["f1"]),
+            "n_pred_goals": totals["n_pred"],
+            "n_gold_goals": totals["n_gold"],
+            "n_matched_goals": totals["tp"],
+            "status_accuracy": round4(ratio(totals["status_correct"], totals["tp"])),
+            "progress_curve": self.curves.report(),
+            "memory_recall_accuracy": round4(
+                ratio(totals["recall_correct"], totals["recall_judged"])
+            ),
+            "n_memory_queries": totals["recall_judged"],
+            "proactivity_effectiveness": self.proactivity.report(),
+        }
+        macro = {name: round4(mean.value()) for name, mean in self.macro.items()}
+        summary["response_quality"] = self.quality.report()
+        summary["metric_validity"] = self.validity.report()
+        state = {
+            name[len("memory_") :]: n for name, n in totals.items() if name.startswith("memory_")
+        }
+        figures = summary | memory_state_report(state)
+        figures |= confirmed_status_report(self.confirmed) | self.costs.report()
+        return figures | {"macro": macro}
+
+
+def _judged_share(verdicts: Sequence[bool | None] | None) -> float | None:
+    """One dialogue's proactivity effectiveness (None without a judged action)."""
+    judged = [v for v in verdicts or [] if v is not None]
+    return ratio(sum(judged), len(judged))
+
+
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    keep = ("dialogue_id", "counts")
+    return {name: value if name in keep else round4(value) for name, value in row.items()}
+
+
+Matcher = Callable[[Sequence[GoalRecord], AtodDialogue, int | None], list[Pair]]
+
+
+def _gold_counts(
+    goals: Sequence[GoalRecord],
+    queries: Iterable[GoalRecord],
+    gold: AtodDialogue,
+    matcher: Matcher,
+) -> tuple[dict[str, int], Counter[str]]:
+    """One dialogue's final-state detection, status and memory-recall counts; confirmed goals."""
+    pairs = matcher(goals, gold, None)
+    final = gold_statuses_at(gold.turns)
+    pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
+    queries = list(queries)
+    correct, judged = recall_counts(queries)
+    confirmed = confirmed_status_counts(pairs, pred, gold)
+    return confirmed_row(confirmed) | {
+        "tp": len(pairs),
+        "n_pred": len(goals),
+        "n_gold": sum(is_mentioned(status) for status in final.values()),
+        "status_correct": status_hits(pairs, pred, final),
+        "recall_correct": correct,
+        "recall_judged": judged,
+        **{f"memory_{name}": count for name, count in memory_state_counts(queries).items()},
+    }, confirmed
+
+
+def _rematch(
+    goals: Sequence[GoalRecord], turns: Sequence[GoalRecord], gold: AtodDialogue, matcher: Matcher
+) -> Callable[[int], list[Pair]]:
+    """Pairs at utterance t between the goals the tracker held then and the gold ones."""
+
+    def pairs_at(turn: int) -> list[Pair]:
+        held = predicted_states_at(turns, turn)
+        return matcher([goal for goal in goals if str(goal["goal_id"]) in held], gold, turn)
+
+    return pairs_at
+
+
+def _add(totals: dict[str, int], **counts: int) -> None:
+    for name, count in counts.items():
+        totals[name] += count

@@ -1,0 +1,155 @@
+"""Running counts the corpus tallies keep instead of per-turn or per-record lists (issue 22).
+
+A tally's memory must not grow with the corpus: what it pools becomes a count, a sum or a
+histogram here, and what it shows (failed records, ids) a :class:`Capped` list with its whole
+count. Every type can :meth:`merge` another of its kind built on a disjoint part of the
+corpus, so workers could tally parts apart and combine them.
+
+Float sums add in arrival order, as the list-based figures do (``sum(values) / len(values)``
+over the same values in the same order), so one pass gives the same bits; a merged float sum
+adds two partial sums and may differ from one pass in the last binary digits, which the
+figures' 4-decimal rounding hides. Counts are exact integers either way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+LISTED = 1000
+"""How many entries a summary lists per kind (skipped, failed, ...); its count is whole."""
+
+
+@dataclass
+class RunningMean:
+    """A mean over values seen one at a time: their count and their sum (in arrival order)."""
+
+    n: int = 0
+    total: float = 0.0
+
+    def add(self, value: float) -> None:
+        """Count one value."""
+        self.n += 1
+        self.total += value
+
+    def merge(self, other: RunningMean) -> None:
+        """Add the values ``other`` counted."""
+        self.n += other.n
+        self.total += other.total
+
+    def value(self) -> float | None:
+        """The mean, ``None`` over nothing."""
+        return self.total / self.n if self.n else None
+
+
+@dataclass
+class Capped(Generic[T]):
+    """The first ``cap`` items of a stream (for display and id lists) and how many came.
+
+    Args:
+        cap: Items kept; later ones are only counted.
+    """
+
+    cap: int
+    items: list[T] = field(default_factory=list)
+    total: int = 0
+
+    def append(self, item: T) -> None:
+        """Count ``item``; keep it while fewer than ``cap`` are kept."""
+        self.total += 1
+        if len(self.items) < self.cap:
+            self.items.append(item)
+
+    def extend(self, items: Iterable[T]) -> None:
+        """:meth:`append` each item."""
+        for item in items:
+            self.append(item)
+
+    def merge(self, other: Capped[T]) -> None:
+        """Append what ``other`` kept and count what it only counted (``other`` came later)."""
+        kept = self.total
+        self.extend(other.items)
+        self.total = kept + other.total
+
+
+@dataclass
+class LabelPairs:
+    """Two labellers' labels on the items both labelled, as a confusion matrix (pair counts).
+
+    What accuracy and Cohen's kappa read (:mod:`evals.metrics.agreement`), without the items.
+    """
+
+    pairs: Counter[tuple[Hashable, Hashable]] = field(default_factory=Counter)
+
+    def add(self, a: Hashable | None, b: Hashable | None) -> None:
+        """Count one item; an item missing either label is not a pair."""
+        if a is not None and b is not None:
+            self.pairs[(a, b)] += 1
+
+    def merge(self, other: LabelPairs) -> None:
+        """Add ``other``'s pairs."""
+        self.pairs.update(other.pairs)
+
+    @property
+    def n(self) -> int:
+        """Items both labelled."""
+        return sum(self.pairs.values())
+
+    def agreed(self) -> int:
+        """Pairs whose two labels are equal."""
+        return sum(count for (a, b), count in self.pairs.items() if a == b)
+
+    def marginals(self) -> tuple[Counter[Hashable], Counter[Hashable]]:
+        """Each labeller's label counts over the pairs."""
+        first: Counter[Hashable] = Counter()
+        second: Counter[Hashable] = Counter()
+        for (a, b), count in self.pairs.items():
+            first[a] += count
+            second[b] += count
+        return first, second
+
+    def labels(self) -> set[Hashable]:
+        """Every label either labeller used."""
+        return {label for pair in self.pairs for label in pair}
+
+
+@dataclass
+class FleissCounts:
+    """What Fleiss' kappa reads from items rated by the same number of raters.
+
+    ``agreement`` sums each item's share of agreeing rater pairs in arrival order;
+    ``totals`` counts every rating per label.
+    """
+
+    raters: int | None = None
+    items: int = 0
+    agreement: float = 0.0
+    totals: Counter[Hashable] = field(default_factory=Counter)
+    sizes: set[int] = field(default_factory=set)
+    """Every item's number of ratings (more than one: the items are not comparable)."""
+
+    def add(self, ratings: Iterable[Hashable]) -> None:
+        """Count one item's ratings."""
+        labels = list(ratings)
+        raters = len(labels)
+        self.sizes.add(raters)
+        if self.raters is None:
+            self.raters = raters
+        self.items += 1
+        self.totals.update(labels)
+        if raters >= 2:
+            pairs = sum(count * count for count in Counter(labels).values()) - raters
+            self.agreement += pairs / (raters * (raters - 1))
+
+    def merge(self, other: FleissCounts) -> None:
+        """Add ``other``'s items (which came after this one's)."""
+        if self.raters is None:
+            self.raters = other.raters
+        self.items += other.items
+        self.agreement += other.agreement
+        self.totals.update(other.totals)
+        self.sizes |= other.sizes

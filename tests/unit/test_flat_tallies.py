@@ -1,0 +1,303 @@
+"""The corpus tallies keep counts, not per-turn lists (issue 22): same figures, flat memory.
+
+Each figure is checked against the list-based way of computing it (the lists built in the test,
+the formulas written out), with ``==``; a tally built on two halves and merged against one built
+on the whole; and the stored state after N and 10 N records, counted item by item.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from evals.metrics.agreement import cohen_kappa, fleiss_kappa
+from evals.metrics.evaluation import EvaluationTally
+from evals.metrics.goal_success import tally as goal_success_tally
+from evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
+from evals.metrics.goal_success.success_rate import score_goals
+from evals.metrics.goal_success.tally import GoalSuccessTally
+from evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
+from evals.metrics.quantile_sketch import LogHistogram
+from evals.metrics.record_metrics import corpus_values
+from evals.results import ThreadResult
+from evals.schema import RCOF_CODES, Dialogue
+from tests.unit.test_goal_tracking_metrics import corpus
+
+JUDGES = ("local:a", "local:b", "local:c")
+CODES = list(RCOF_CODES)
+
+
+def stored(obj: Any, seen: set[int] | None = None) -> int:
+    """Items held in containers reachable from ``obj`` (lists, dicts, sets, plain objects)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, str | bytes | int | float | bool) or obj is None:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        return len(obj) + sum(stored(v, seen) for v in obj.values())
+    if isinstance(obj, list | tuple | set | frozenset):
+        return len(obj) + sum(stored(v, seen) for v in obj)
+    if hasattr(obj, "__dict__") and not callable(obj):
+        return stored(vars(obj), seen)
+    return 0
+
+
+# --- the list-based formulas -----------------------------------------------------------------
+
+
+def list_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    if not pairs or len({label for pair in pairs for label in pair}) == 1:
+        return None
+    n = len(pairs)
+    observed = sum(x == y for x, y in pairs) / n
+    count_a, count_b = Counter(x for x, _ in pairs), Counter(y for _, y in pairs)
+    expected = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
+    return (observed - expected) / (1 - expected)
+
+
+def list_fleiss(items: Sequence[Sequence[Hashable]]) -> float | None:
+    raters = len(items[0])
+    totals = Counter(label for item in items for label in item)
+    if len(totals) == 1:
+        return None
+    agreement = [
+        (sum(c * c for c in Counter(item).values()) - raters) / (raters * (raters - 1))
+        for item in items
+    ]
+    expected = sum((c / (raters * len(items))) ** 2 for c in totals.values())
+    return (sum(agreement) / len(items) - expected) / (1 - expected)
+
+
+def test_counted_kappas_equal_the_list_formulas() -> None:
+    rng = random.Random(7)
+    labels = ["success", "failure", None]
+    a = [rng.choice(labels) for _ in range(500)]
+    b = [rng.choice(labels) for _ in range(500)]
+    items = [[rng.choice(labels[:2] + ["E1"]) for _ in range(3)] for _ in range(400)]
+    assert cohen_kappa(a, b) == list_kappa(a, b)
+    assert fleiss_kappa(items) == list_fleiss(items)
+
+
+def test_the_latency_sketch_stays_within_its_error_and_merges_exactly() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.lognormal(5, 1.2, 20_000).tolist()
+    whole, first, second = LogHistogram(), LogHistogram(), LogHistogram()
+    for index, value in enumerate(values):
+        whole.add(value)
+        (first if index < len(values) // 2 else second).add(value)
+    first.merge(second)
+    bound = whole.relative_error * (1 + 1e-9)
+    for q in (0, 1, 25, 50, 90, 95, 99, 100):
+        exact = float(np.percentile(values, q))
+        estimate = whole.quantile(q)
+        assert estimate is not None and abs(estimate - exact) <= bound * exact, q
+        assert first.quantile(q) == estimate
+    assert whole.quantile(50) is not None and LogHistogram().quantile(50) is None
+    assert len(whole.positive) < 1000  # buckets: the log of the range, not the count
+    one = LogHistogram()
+    one.add(70.0)
+    assert one.quantile(95) == 70.0  # the exact extremes are kept
+
+
+# --- goal success ----------------------------------------------------------------------------
+
+
+def voted_turn(rng: random.Random, number: int) -> dict[str, Any]:
+    teachers = []
+    for judge in JUDGES:
+        quality = rng.choice(["success", "success", "failure", None])
+        rcof = rng.choice([*CODES, None]) if quality == "failure" else None
+        teachers.append({"judge": judge, "quality": quality, "rcof": rcof, "rationale": "r"})
+    votes = Counter(t["quality"] for t in teachers if t["quality"] is not None)
+    quality, count = votes.most_common(1)[0] if votes else (None, 0)
+    decided = quality if count >= 2 else None
+    codes = [t["rcof"] for t in teachers if t["quality"] == "failure" and t["rcof"]]
+    turn = {
+        "turn_number": number,
+        "quality": decided,
+        "rcof": codes[0] if decided == "failure" and codes else None,
+        "ambiguous": decided is None and count == 1 and len(votes) > 1,
+        "decided_by": "vote" if decided else rng.choice(["undecided", None]),
+        "teachers": teachers,
+    }
+    if rng.random() < 0.1:
+        turn["human"] = {"quality": rng.choice(["success", "failure"]), "rcof": "E2"}
+    return turn
+
+
+def goal_success_corpus(n: int, seed: int = 1) -> list[tuple[Dialogue, ThreadResult]]:
+    rng = random.Random(seed)
+    out = []
+    for index in range(n):
+        size = rng.randint(1, 6)
+        turns = [voted_turn(rng, number) for number in range(1, size + 1)]
+        gold = [
+            {"quality": rng.choice(["success", "failure"]), "rcof": rng.choice(CODES)}
+            if rng.random() < 0.5
+            else {}
+            for _ in turns
+        ]
+        dialogue = Dialogue.model_validate(
+            {
+                "dialogue_id": f"d{index}",
+                "turns": [
+                    {"turn_number": t["turn_number"], "user_msg": "hi", **g}
+                    for t, g in zip(turns, gold, strict=True)
+                ],
+            }
+        )
+        cut = rng.randint(1, size)
+        spans = [{"goal_index": 1, "start_turn": 1, "end_turn": cut}]
+        if cut < size:
+            spans.append({"goal_index": 2, "start_turn": cut + 1, "end_turn": size})
+        output = {"turns": turns, "goals": score_goals(spans, turns), "segmentation": {}}
+        out.append((dialogue, ThreadResult(dialogue.dialogue_id, f"t{index}", output)))
+    return out
+
+
+def audits_for(records: list[tuple[Dialogue, ThreadResult]]) -> dict[tuple[str, int], Any]:
+    every = [(d.dialogue_id, t.turn_number) for d, _ in records for t in d.turns]
+    return {key: {"quality": "success", "rcof": None} for key in every[::7]}
+
+
+def test_goal_success_figures_equal_the_list_figures() -> None:
+    records = goal_success_corpus(120)
+    audits = audits_for(records)
+    tally = GoalSuccessTally(audits)  # keeps the per-turn lists too: the list way
+    for record, result in records:
+        tally.add(record, result)
+    summary = tally.summary({"teachers": list(JUDGES)})
+    goals = [g for _, r in records for g in (r.output or {})["goals"]]
+    turns = tally.turns
+    decided = [g["success"] for g in goals if g["success"] is not None]
+    credits = [g["fractional_credit"] for g in goals if g["fractional_credit"] is not None]
+    assert summary["gsr"] == round(sum(decided) / len(decided), 4)
+    assert summary["fractional_credit"] == round(sum(credits) / len(credits), 4)
+    assert summary["n_goals"] == len(goals) and summary["n_turns"] == len(turns)
+    assert summary["failed_goals"] == sum(g["success"] is False for g in goals)
+    assert summary["rcof"] == {
+        code: sum(g["success"] is False and g["rcof"] == code for g in goals) for code in RCOF_CODES
+    }
+    complete = [[x["quality"] for x in t["teachers"]] for t in turns]
+    complete = [item for item in complete if None not in item]
+    kappa = summary["teacher_kappa"]
+    assert kappa["quality"]["fleiss_kappa"] == round(list_fleiss(complete) or 0, 4)
+    quality = {j: [t["teachers"][i]["quality"] for t in turns] for i, j in enumerate(JUDGES)}
+    assert kappa["pairwise"][0]["quality_kappa"] == round(
+        list_kappa(quality[JUDGES[0]], quality[JUDGES[1]]) or 0, 4
+    )
+    gold = [d.turns[i].quality for d, r in records for i in range(len(d.turns))]
+    vote = [t["quality"] for t in turns]
+    assert summary["gold_agreement"]["vote"]["quality"]["kappa"] == round(
+        list_kappa(vote, gold) or 0, 4
+    )
+    assert summary["human_verdicts"] == sum(h is not None for h in tally.human)
+    audited = [
+        a is not None and t["decided_by"] != "human"
+        for a, t in zip(tally.audited, turns, strict=True)
+    ]
+    assert tally.calibration() == teacher_calibration(turns, tally.human, audited)
+    prior = {"teachers": [{"judge": JUDGES[0], "flagged": True, "n": 3}], "n_verdicts": 3}
+    assert tally.applied_calibration(prior, "c.json") == applied_calibration(prior, turns, "c.json")
+    leaning = sum(
+        t["decided_by"] == "vote"
+        and len(agree := [x for x in t["teachers"] if x["quality"] == t["quality"]]) >= 2
+        and len([x for x in agree if x["judge"] != JUDGES[0]]) < 2
+        for t in turns
+    )
+    assert tally.applied_calibration(prior, "c.json")["votes_leaning_on_flagged"] == leaning
+
+
+def test_goal_success_halves_merged_give_the_whole() -> None:
+    records = goal_success_corpus(90, seed=5)
+    audits = audits_for(records)
+    whole, first, second = (GoalSuccessTally(audits, keep_turns=False) for _ in range(3))
+    for index, (record, result) in enumerate(records):
+        whole.add(record, result)
+        (first if index < 40 else second).add(record, result)
+    first.merge(second)
+    assert first.summary({}) == whole.summary({})
+    assert first.calibration() == whole.calibration()
+
+
+def test_goal_success_state_does_not_grow_with_the_corpus(monkeypatch: Any) -> None:
+    monkeypatch.setattr(goal_success_tally, "REPORT_FAILED_GOALS", 5)
+    sizes = []
+    for n in (500, 5000):
+        tally = GoalSuccessTally(keep_turns=False)
+        for record, result in goal_success_corpus(n):
+            tally.add(record, result)
+        sizes.append(stored(tally))
+    # only a few label pairs first met later (the confusion matrices fill up), not 10x
+    assert sizes[1] <= sizes[0] * 1.05
+
+
+# --- goal tracking ---------------------------------------------------------------------------
+
+
+def test_goal_tracking_tally_gives_the_list_report_and_merges() -> None:
+    results = corpus() * 7
+    report = goal_tracking_report(results)
+    whole, first, second = GoalTrackingTally(), GoalTrackingTally(), GoalTrackingTally()
+    for index, result in enumerate(results):
+        whole.add(result)
+        (first if index < 10 else second).add(result)
+    first.merge(second)
+    streamed, merged = whole.report(), first.report()
+    sketched = ("latency_ms_p50", "latency_ms_p95", "latency_ms_relative_error")
+    exact = {k: v for k, v in report.items() if k not in {*sketched, "dialogues"}}
+    assert {k: streamed[k] for k in exact} == exact == {k: merged[k] for k in exact}
+    assert [p["n_dialogues"] for p in streamed["progress_curve"]] == [14] * 10
+    for q in ("latency_ms_p50", "latency_ms_p95"):
+        assert abs(streamed[q] - report[q]) <= 0.01 * report[q] + 1e-4
+        assert merged[q] == streamed[q]
+    sizes = []
+    for copies in (5, 50):
+        tally = GoalTrackingTally()
+        for result in corpus() * copies:
+            tally.add(result)
+        sizes.append(stored(tally))
+    assert sizes[1] == sizes[0]
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def evaluation_line(index: int) -> dict[str, Any]:
+    status = "failed" if index % 13 == 0 else "paused" if index % 17 == 0 else "done"
+    metrics = {} if status != "done" else {"gsr": {"num": index % 3, "den": 2.0}}
+    if status == "done" and index % 2:
+        metrics["dgcr"] = {"num": 1.0, "den": float(index % 4 + 1)}
+    error = "boom" if status == "failed" else None
+    return {"record_id": f"r{index}", "status": status, "error": error, "metrics": metrics}
+
+
+@pytest.mark.parametrize("keep_lines", [True, False])
+def test_evaluation_record_figures_pool_like_the_lines(keep_lines: bool) -> None:
+    tally = EvaluationTally({}, lambda _: [], keep_lines=keep_lines)
+    lines = [evaluation_line(i) for i in range(3000)]
+    for line in lines:
+        tally._count(line)
+    figures = tally.record_figures()
+    assert figures["metrics"] == corpus_values(line["metrics"] for line in lines)
+    failed = [{"record_id": x["record_id"], "error": x["error"]} for x in lines if x["error"]]
+    paused = [x["record_id"] for x in lines if x["status"] == "paused"]
+    assert figures["failed_records"] == len(failed) and figures["failed"] == failed
+    assert figures["paused_records"] == len(paused) and figures["paused"] == paused
+    assert figures["records"] == len(lines) and len(tally.lines) == len(lines) * keep_lines
+
+
+def test_evaluation_counts_do_not_grow_without_lines() -> None:
+    sizes = []
+    for n in (2000, 20_000):
+        tally = EvaluationTally({}, lambda _: [], keep_lines=False)
+        for index in range(n):
+            tally._count(evaluation_line(index) | {"status": "done", "error": None})
+        sizes.append(stored(tally))
+    assert sizes[1] == sizes[0]
