@@ -16,7 +16,7 @@ from langgraph.types import RunnableConfig
 from graphs.goal_success import build_goal_segmentation_graph
 from nodes.context import Context
 from stores.checkpoint import open_checkpointer
-from tests.integration.conftest import VENV_BIN, subprocess_env, write_corpus
+from tests.integration.conftest import VENV_BIN, run_todeval, subprocess_env, write_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -240,13 +240,30 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
     assert fresh == by_id
 
 
-def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: Any) -> None:
+RUN_FACTS = frozenset({"thread_id", "resumed", "latency_ms", "elapsed_s"})
+"""What differs between runs of the same records: where and when, never what was judged."""
+
+
+def _without_run_facts(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_run_facts(v) for k, v in value.items() if k not in RUN_FACTS}
+    if isinstance(value, list):
+        return [_without_run_facts(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "placement", [["--max-concurrency", "2"], ["--workers", "2"]], ids=["threads", "processes"]
+)
+def test_killed_evaluate_run_resumes_without_duplicates(
+    tmp_path: Path, spawn: Any, placement: list[str]
+) -> None:
     corpus = tmp_path / "corpus.jsonl"
     ids = write_corpus(corpus, 150)
     out = tmp_path / "out"
     checkpoints = str(tmp_path / "ckpt.sqlite")
     command = [str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
-               "--checkpoints", checkpoints, "--max-concurrency", "2"]  # fmt: skip
+               "--checkpoints", checkpoints, *placement]  # fmt: skip
     env = subprocess_env(tmp_path / "home")
     # An earlier run's outputs: the killed run must leave all three as they were.
     out.mkdir()
@@ -282,3 +299,15 @@ def test_killed_evaluate_run_resumes_without_duplicates(tmp_path: Path, spawn: A
         assert by_id[line["record_id"]]["goal_success"] == line["goal_success"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"]["records"] == len(ids) and summary["counts"]["failed_records"] == 0
+    if "--workers" in placement:  # killed and resumed in processes = one process, fresh
+        one = run_todeval(
+            ["evaluate", str(corpus), "--out", str(tmp_path / "one"), "--checkpoints", ":memory:"],
+            tmp_path / "home",
+        )
+        assert one.returncode == 0, one.stderr[-3000:]
+        fresh = _complete_lines(tmp_path / "one" / "results.jsonl")
+        assert [_without_run_facts(line) for line in lines] == [
+            _without_run_facts(line) for line in fresh
+        ]
+        fresh_summary = json.loads((tmp_path / "one" / "summary.json").read_text())
+        assert summary["metrics"] == fresh_summary["metrics"]
