@@ -57,17 +57,15 @@ class EvaluationTally:
 
     judges: Mapping[str, Mapping[str, Any]]
     units: Units
-    goal_success: GoalSuccessTally = field(
-        default_factory=lambda: GoalSuccessTally(keep_turns=False)
-    )
+    goal_success: GoalSuccessTally = field(default_factory=GoalSuccessTally)
     goal_tracking: TrackedCorpusTally = field(default_factory=TrackedCorpusTally)
     shift_rows: list[dict[str, Any]] = field(default_factory=list)
     memory_lines: list[dict[str, Any]] = field(default_factory=list)
     proactive_lines: list[dict[str, Any]] = field(default_factory=list)
     ran: set[str] = field(default_factory=set)
-    keep_lines: bool = True
-    """Also keep every record's compact line in ``lines`` (a list that grows with the corpus)
-    for callers that pool them themselves; :meth:`record_figures` gives the same figures."""
+    keep_lines: bool = False
+    """Also keep every record's compact line in ``lines`` (a list that grows with the corpus;
+    the tests' reference); :meth:`record_figures` gives the figures from running sums."""
     lines: list[dict[str, Any]] = field(default_factory=list)
     """Every record's status and metrics, when ``keep_lines``."""
     records: int = 0

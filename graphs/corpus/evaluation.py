@@ -34,7 +34,6 @@ from evals.datasets.sgd_schema import schema_beside
 from evals.metrics.evaluation import EvaluationTally
 from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
 from evals.metrics.goal_tracking.tally import TrackedCorpusTally
-from evals.metrics.record_metrics import corpus_values
 from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
 from evals.report.evaluation import figures_section, records_section
 from evals.results import ThreadResult
@@ -545,13 +544,11 @@ def _summary(
     tally: EvaluationTally,
     checkpoints: str | None,
 ) -> dict[str, Any]:
-    lines = tally.lines
-    failed = [{"record_id": x["record_id"], "error": x["error"]} for x in lines if x["error"]]
-    paused = [x["record_id"] for x in lines if x["status"] == "paused"]
+    records = tally.record_figures()
     sections = tally.summaries()
     issues = (sections.get("goal_shift") or {}).get("issues") or []
     return {
-        "metrics": corpus_values(line["metrics"] for line in lines) | _abstained(sections),
+        "metrics": records["metrics"] | _abstained(sections),
         "metric_reasons": {
             name: figure["reason"]
             for name, figure in (sections.get("proactive") or {}).get("figures", {}).items()
@@ -560,21 +557,21 @@ def _summary(
         "sections": sections,
         "judges": {suite: section.get("judges") for suite, section in sections.items()},
         "counts": {
-            "records": len(lines),
+            "records": records["records"],
             "by_suite": {
                 suite: tally.records_in(suite)
                 for suite in suites
                 if suite != "proactive" or any(kind == "proactive" for _, kind in inputs)
             },  # ProactiveEval needs its own kind of input: not listed as 0 on every other run
-            "skipped_records": len(tally.skipped),
-            "failed_records": len(failed),
-            "paused_records": len(paused),
+            "skipped_records": records["skipped_records"],
+            "failed_records": records["failed_records"],
+            "paused_records": records["paused_records"],
             "transcript_issues": len(issues),
         },
         "transcript_issues": issues,
-        "skipped": tally.skipped,
-        "failed": failed,
-        "paused": paused,
+        "skipped": records["skipped"],
+        "failed": records["failed"],
+        "paused": records["paused"],
         "run": {
             "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
             "suites": list(suites),

@@ -19,9 +19,7 @@ from evals.datasets import load_dialogues
 from evals.datasets.loader import Format
 from evals.metrics.goal_success.calibration import (
     CALIBRATION_FILE,
-    applied_calibration,
     read_calibration,
-    teacher_calibration,
     write_calibration,
 )
 from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
@@ -116,17 +114,12 @@ def calibration_section(
     context: Context, tally: GoalSuccessTally, out: Path, prior: dict[str, Any] | None
 ) -> dict[str, Any]:
     """This run's per-teacher calibration (stored in ``calibration.json``) and the one applied."""
-    # a turn people decided after an escalation counts as escalated, even if also audited
-    audited = [
-        verdict is not None and turn.get("decided_by") != "human"
-        for verdict, turn in zip(tally.audited, tally.turns, strict=True)
-    ]
-    current = teacher_calibration(tally.turns, tally.human, audited)
+    current = tally.calibration()
     if current is not None:
         write_calibration(out / CALIBRATION_FILE, current)
     applied = None
     if prior is not None:
-        applied = applied_calibration(prior, tally.turns, str(context.teacher_calibration))
+        applied = tally.applied_calibration(prior, str(context.teacher_calibration))
     return {
         "this_run": current,
         "file": str(out / CALIBRATION_FILE) if current is not None else None,

@@ -169,7 +169,7 @@ def audits_for(records: list[tuple[Dialogue, ThreadResult]]) -> dict[tuple[str, 
 def test_goal_success_figures_equal_the_list_figures() -> None:
     records = goal_success_corpus(120)
     audits = audits_for(records)
-    tally = GoalSuccessTally(audits)  # keeps the per-turn lists too: the list way
+    tally = GoalSuccessTally(audits, keep_turns=True)  # the per-turn lists too: the list way
     for record, result in records:
         tally.add(record, result)
     summary = tally.summary({"teachers": list(JUDGES)})

@@ -62,12 +62,12 @@ class GoalSuccessTally:
         audits: Human verdicts on turns the vote decided (``todeval review --audit``): they
             measure the vote against humans, as paper 004's Appendix C does.
         keep_turns: Also keep every voted turn in ``turns`` with its ``human`` and ``audited``
-            verdicts (lists that grow with the corpus), for callers that still read them;
-            :meth:`calibration` and :meth:`applied_calibration` give the same figures.
+            verdicts (lists that grow with the corpus; the tests' reference), off by default:
+            :meth:`calibration` and :meth:`applied_calibration` give the figures from counts.
     """
 
     def __init__(
-        self, audits: Mapping[AuditKey, dict[str, Any]] | None = None, *, keep_turns: bool = True
+        self, audits: Mapping[AuditKey, dict[str, Any]] | None = None, *, keep_turns: bool = False
     ) -> None:
         self.audits = dict(audits or {})
         self.keep_turns = keep_turns

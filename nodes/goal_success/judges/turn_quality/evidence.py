@@ -143,7 +143,7 @@ def canonical_value(value: str) -> str:
     )
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=4096)  # a dialogue's texts are read a few times, then never again
 def typed_values(text: str) -> dict[str, frozenset[str]]:
     """The canonical typed values of ``text`` by type (types without a value are left out)."""
     found: dict[str, frozenset[str]] = {}
