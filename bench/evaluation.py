@@ -67,6 +67,10 @@ def evaluate(
     summary, wall, rss, cpu = measure_cli(
         ["evaluate", *args], home=home, out=out, cwd=tree, one_core=one_core
     )
+    # Worker processes are not this child's to wait for: they report their own totals.
+    workers = summary.get("run", {}).get("workers") or []
+    cpu += sum(worker["cpu_s"] for worker in workers)
+    rss = max([rss, *(worker["peak_rss_mb"] for worker in workers)])
     return Run(summary, wall, cpu, rss)
 
 
@@ -75,7 +79,8 @@ def show(label: str, run: Run) -> None:
     figures = run.summary["metrics"]
     print(
         f"  {label}: {run.records} records, wall {run.wall_s:.1f} s, CPU {run.cpu_s:.1f} s, "
-        f"{run.records / run.wall_s:.1f} records/s, peak RSS {run.rss_mb:.0f} MB; GSR "
+        f"{run.records / run.wall_s:.1f} records/s, peak RSS {run.rss_mb:.0f} MB (largest "
+        f"process); GSR "
         f"{fmt_figure(figures.get('gsr'))}, detection F1 "
         f"{fmt_figure(figures.get('goal_detection_f1'))}, dGCR {fmt_figure(figures.get('dgcr'))}",
         flush=True,
@@ -150,8 +155,9 @@ def profile_top(args: list[str], *, home: Path, out: Path, tree: Path, rows: int
         n, frames = int(count), stack.split(";")
         total += n
         own[_group(frames[-1].rpartition("(")[2])] += n
-        for frame in {f for f in frames if f.rpartition("(")[2].startswith(OUR_PACKAGES)}:
-            inclusive[frame.split(" (")[0]] += n
+        ours = {f.split(" (")[0] for f in frames if f.rpartition("(")[2].startswith(OUR_PACKAGES)}
+        for name in ours - {"<module>"}:
+            inclusive[name] += n
     if not total:
         return ["(no samples)"]
     top = [f"{n / total:6.1%}  {name}" for name, n in inclusive.most_common(rows)]

@@ -49,12 +49,20 @@ def add_parser(subparsers: Any) -> None:
         "vote against humans, as paper 004's Appendix C does",
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed for --audit")
+    parser.add_argument(
+        "--checkpoints",
+        default=None,
+        metavar="TARGET",
+        help="the run's checkpointer (default: the one its summary.json names). A summary keeps "
+        "a postgresql:// URL without its password: give the URL with it here, or set "
+        "PGPASSWORD (or ~/.pgpass)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, ask: Ask = input) -> int:
     """List or answer the open cases; rewrite the outputs if anything was answered."""
-    review = GoalSuccessReview(args.dir)
+    review = GoalSuccessReview(args.dir, args.checkpoints)
     answered = 0
     stop = False
     with review.opened():

@@ -18,6 +18,7 @@ with its results and is added to this process's accounting.
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import time
 from collections import deque
@@ -92,6 +93,8 @@ class ChunkResult:
         usage: LLM usage per judge role (:meth:`JudgeAccounting.snapshot`) during the chunk.
         usage_by_judge: The same per judge spec.
         seconds: Wall time the chunk took in the worker.
+        cpu_s: The worker process's CPU seconds so far (all its chunks).
+        peak_rss_mb: The worker process's peak resident memory so far.
     """
 
     results: list[ThreadResult]
@@ -99,6 +102,8 @@ class ChunkResult:
     usage: dict[str, dict[str, float | int]] = field(default_factory=dict)
     usage_by_judge: dict[str, dict[str, float | int]] = field(default_factory=dict)
     seconds: float = 0.0
+    cpu_s: float = 0.0
+    peak_rss_mb: float = 0.0
 
 
 def worker_name() -> str:
@@ -170,12 +175,15 @@ def run_chunk(
     ran = run_in_order(records, run_one, max_concurrency=max_concurrency)
     results = [result for _, result in ran if result is not None]
     worker = worker_name()
+    used = resource.getrusage(resource.RUSAGE_SELF)
     return ChunkResult(
         results=[replace(result, worker=worker) for result in results],
         worker=worker,
         usage=ACCOUNTING.snapshot(),
         usage_by_judge=ACCOUNTING.by_judge(),
         seconds=time.perf_counter() - started,
+        cpu_s=used.ru_utime + used.ru_stime,
+        peak_rss_mb=used.ru_maxrss / 1024.0,
     )
 
 
@@ -223,17 +231,44 @@ class _Pending(Generic[H]):
     handle: H | None
 
 
+@dataclass
+class WorkerLog:
+    """What each worker process did in a run, for ``summary.json`` (``run.workers``)."""
+
+    workers: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def note(self, done: ChunkResult) -> None:
+        """Count one finished chunk."""
+        if not done.worker:
+            return
+        row = self.workers.setdefault(done.worker, {"records": 0, "chunks": 0, "busy_s": 0.0})
+        row["records"] += len(done.results)
+        row["chunks"] += 1
+        row["busy_s"] += done.seconds
+        row["cpu_s"] = done.cpu_s  # the process's own totals so far
+        row["peak_rss_mb"] = max(row.get("peak_rss_mb", 0.0), done.peak_rss_mb)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per worker, rounded."""
+        return [
+            {"worker": name} | {key: round(value, 2) for key, value in row.items()}
+            for name, row in sorted(self.workers.items())
+        ]
+
+
 def run_chunks(
     engine: Engine[H],
     records: Iterable[R | RecordError],
     *,
     chunk_size: int = CHUNK_SIZE,
+    log: WorkerLog | None = None,
 ) -> Iterator[tuple[R | RecordError, ThreadResult | None]]:
     """``(record, result)`` for each record in input order, the chunks run by ``engine``.
 
     Records are read lazily, at most ``CHUNKS_PER_WORKER * engine.workers`` chunks ahead. A
     :class:`RecordError` passes through in its place with None. Each chunk's LLM usage is added
-    to this process's :data:`~nodes.judges.accounting.ACCOUNTING` as it comes back.
+    to this process's :data:`~nodes.judges.accounting.ACCOUNTING` as it comes back, and what
+    each worker did to ``log``.
     """
     iterator = iter(records)
     window: deque[_Pending[H]] = deque()
@@ -254,6 +289,8 @@ def run_chunks(
         refill()
         if done is not None:
             ACCOUNTING.add(done.usage, done.usage_by_judge)
+            if log is not None:
+                log.note(done)
         results = iter(done.results if done is not None else [])
         for item in pending.items:
             yield item, None if isinstance(item, RecordError) else next(results)

@@ -1,35 +1,38 @@
 """Top-level evaluation graph: every subsystem that applies to a record, in parallel.
 
 Input: one record (``EvaluationRecord.model_dump(mode="json")``, see
-:mod:`evals.record_views`) and optionally the suites to run. ``route_suites`` decides which
-subsystems apply (segmentation + goal success and goal tracking always; goal-shift metrics when
-the record has tool calls or goal-shift annotations; memory metrics when the user has earlier
-sessions; ProactiveEval's plan and/or guidance scoring when the record carries an environment)
-and fans out with ``Send``; each branch runs its subsystem graph inside a node and adds its
-output to ``results`` (keyed by suite); the run ends when every branch has::
+:mod:`evals.record_views`) and optionally the suites to run. ``plan_suites`` validates the record
+once, decides which subsystems apply (segmentation + goal success and goal tracking always;
+goal-shift metrics when the record has tool calls or goal-shift annotations; memory metrics when
+the user has earlier sessions; ProactiveEval's plan and/or guidance scoring when the record
+carries an environment) and fans out with ``Send``, each branch getting the part of the record
+its subsystem reads; each branch runs its subsystem and adds its output to ``results`` (keyed
+by suite); the run ends when every branch has::
 
     START -> plan_suites -> run_goal_success | run_goal_tracking | run_goal_shift | run_memory
                             | run_proactive -> END
 
-Each branch invokes its subsystem graph inside the node, so the subsystem's state lives on this
+A branch invokes its subsystem graph inside the node, so the subsystem's state lives on this
 graph's checkpointer (``get_state(config, subgraphs=True)`` shows it) and an interrupt inside
-it (a goal-success escalation) pauses the whole evaluation thread.
+it (a goal-success escalation) pauses the whole evaluation thread. The goal tracker's graphs
+have one node, which the goal-tracking branch calls as the function it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any, NotRequired, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
+from langgraph.types import Command, Send
 from typing_extensions import TypedDict
 
 from evals.memory_schema import Individual
 from evals.record_views import (
     SUITES,
     EvaluationRecord,
+    MemoryItem,
+    ProactiveCase,
     Suite,
     applicable_suites,
     atod_view,
@@ -37,11 +40,12 @@ from evals.record_views import (
 )
 from graphs.goal_shift import graph as goal_shift_graph
 from graphs.goal_success import graph as goal_success_graph
-from graphs.goal_tracking import baseline_graph as baseline_tracker_graph
-from graphs.goal_tracking import graph as goal_tracker_graph
 from graphs.memory import graph as memory_active_graph
 from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from nodes.context import Context, get_context
+from nodes.goal_tracking.baselines.tracker import answer_utterances
+from nodes.goal_tracking.state import GoalTrackingOutput, GoalTrackingState
+from nodes.goal_tracking.tracker import track_utterances
 from nodes.memory.bank import fill_bank
 
 #: The node that runs each suite.
@@ -74,10 +78,20 @@ class EvaluationOutput(TypedDict):
     results: dict[str, Any]
 
 
-class SuiteTask(TypedDict):
-    """What ``Send`` hands one suite's branch."""
+class SuiteTask(TypedDict, total=False):
+    """What ``Send`` hands one suite's branch: the part of the record its subsystem reads."""
 
-    record: dict[str, Any]
+    dialogue: dict[str, Any]
+    """Goal success: the dialogue view (JSON)."""
+    dialogue_id: str
+    utterances: list[dict[str, str]]
+    """Goal tracking: the record's id and its utterances in order."""
+    conversation: dict[str, Any]
+    """Goal shift: the agent transcript (JSON)."""
+    memory: dict[str, Any]
+    """Memory: the item and the user's earlier sessions (JSON)."""
+    proactive: dict[str, Any]
+    """ProactiveEval: the environment and the agent's output (JSON)."""
 
 
 class EvaluationState(EvaluationInput, total=False):
@@ -88,45 +102,53 @@ class EvaluationState(EvaluationInput, total=False):
     results: Annotated[dict[str, Any], merge_results]
 
 
-def plan_suites(state: EvaluationState) -> dict[str, Any]:
-    """Validate the record and decide which suites run."""
+def plan_suites(state: EvaluationState) -> Command[str]:
+    """Validate the record (once), decide which suites run, send each its part of the record."""
     record = EvaluationRecord.model_validate(state["record"])
     named = {suite_named(name) for name in state.get("suites") or SUITES}
-    wanted = [s for s in SUITES if s in named]
-    return {"record_id": record.record_id, "suites": applicable_suites(record, wanted)}
+    suites = applicable_suites(record, [s for s in SUITES if s in named])
+    return Command(
+        update={"record_id": record.record_id, "suites": suites},
+        goto=[
+            Send(SUITE_NODES[suite], suite_task(suite, record, state["record"])) for suite in suites
+        ],
+    )
 
 
-def route_suites(state: Mapping[str, Any]) -> list[Send]:
-    """One branch per suite, each with the record."""
-    return [Send(SUITE_NODES[suite], {"record": state["record"]}) for suite in state["suites"]]
+def suite_task(suite: Suite, record: EvaluationRecord, raw: dict[str, Any]) -> SuiteTask:
+    """What ``suite``'s branch reads of the record (JSON parts pass through as they came)."""
+    if suite == "goal_success":
+        return {"dialogue": raw["dialogue"]}
+    if suite == "goal_tracking":
+        return {"dialogue_id": record.record_id, "utterances": tracker_utterances(record)}
+    if suite == "goal_shift":
+        return {"conversation": raw["conversation"]}
+    if suite == "memory":
+        return {"memory": raw["memory"]}
+    return {"proactive": raw["proactive"]}
 
 
-def _record(payload: dict[str, Any]) -> EvaluationRecord:
-    return EvaluationRecord.model_validate(payload["record"])
-
-
-def run_goal_success(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+def run_goal_success(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Goal segmentation, teacher voting and GSR on the record's dialogue."""
-    record = _record(payload)
     output = goal_success_graph.invoke(
-        {"dialogue": record.dialogue.model_dump(mode="json")}, context=get_context(runtime)
+        {"dialogue": payload["dialogue"]}, context=get_context(runtime)
     )
     return {"results": {"goal_success": output}}
 
 
-def run_goal_tracking(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
-    """``Context.goal_tracker`` (ATOD's or a Table 3 baseline) over the record's utterances."""
-    record = _record(payload)
+def run_goal_tracking(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """``Context.goal_tracker`` (ATOD's or a Table 3 baseline) over the record's utterances.
+
+    The tracker graphs have one node each; it runs here as the function it is (a nested graph
+    would be a second Pregel loop around one call; nothing in it pauses).
+    """
     context = get_context(runtime)
-    tracker = goal_tracker_graph if context.goal_tracker == "atod" else baseline_tracker_graph
-    output = tracker.invoke(
-        {
-            "dialogue_id": record.record_id,
-            "utterances": tracker_utterances(record),
-            "final": True,
-        },
-        context=context,
-    )
+    track = track_utterances if context.goal_tracker == "atod" else answer_utterances
+    given = {"dialogue_id": payload["dialogue_id"], "utterances": payload["utterances"]}
+    done = track(cast(GoalTrackingState, given | {"final": True}), runtime)
+    output = {"dialogue_id": payload["dialogue_id"]} | {
+        key: done[key] for key in GoalTrackingOutput.__annotations__ if key in done
+    }
     return {"results": {"goal_tracking": output}}
 
 
@@ -136,23 +158,18 @@ def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
     return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
 
 
-def run_goal_shift(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+def run_goal_shift(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """TSR, TUE, TCRR and GSRT on the record's agent transcript."""
-    record = _record(payload)
-    assert record.conversation is not None  # the router sends only records that have one
     output = goal_shift_graph.invoke(
-        {"conversation": record.conversation.model_dump(mode="json")},
-        context=get_context(runtime),
+        {"conversation": payload["conversation"]}, context=get_context(runtime)
     )
     return {"results": {"goal_shift": output}}
 
 
-def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+def run_memory(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The memory-active policy on the record's item, the user's sessions in their bank."""
-    record = _record(payload)
-    assert record.memory is not None  # the router sends only records that have one
     context = get_context(runtime)
-    memory = record.memory
+    memory = MemoryItem.model_validate(payload["memory"])
     fill_bank(
         context,
         Individual(individual_id=memory.individual_id, sessions=memory.sessions, eval=[]),
@@ -172,11 +189,9 @@ def run_memory(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, 
     return {"results": {"memory": output}}
 
 
-def run_proactive(payload: dict[str, Any], runtime: Runtime[Context]) -> dict[str, Any]:
+def run_proactive(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The target-planning judge on the agent's plan, the guidance judge on its dialogue."""
-    record = _record(payload)
-    case = record.proactive
-    assert case is not None  # the router sends only records that have one
+    case = ProactiveCase.model_validate(payload["proactive"])
     context = get_context(runtime)
     given = {
         "eval_id": case.eval_id,
@@ -204,8 +219,8 @@ def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
         input_schema=EvaluationInput,
         output_schema=EvaluationOutput,
     )
-    builder.add_node("plan_suites", plan_suites)
-    # A Send target reads its own input (the record), not the graph state.
+    builder.add_node("plan_suites", plan_suites, destinations=tuple(SUITE_NODES.values()))
+    # A Send target reads its own input (its part of the record), not the graph state.
     for name, action in (
         ("run_goal_success", run_goal_success),
         ("run_goal_tracking", run_goal_tracking),
@@ -215,7 +230,6 @@ def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
     ):
         builder.add_node(name, cast(Any, action), input_schema=SuiteTask)
     builder.add_edge(START, "plan_suites")
-    builder.add_conditional_edges("plan_suites", route_suites, list(SUITE_NODES.values()))
     for node in SUITE_NODES.values():
         builder.add_edge(node, END)
     return builder

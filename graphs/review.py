@@ -44,7 +44,7 @@ class GoalSuccessReview:
         ReviewError: No summary, not a goal-success run, or no checkpoints to resume.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, checkpoints: str | None = None) -> None:
         self.folder = folder
         summary_path = folder / "summary.json"
         if not summary_path.exists():
@@ -55,7 +55,10 @@ class GoalSuccessReview:
         if self.summary.get("subsystem") != SUBSYSTEM:
             raise ReviewError(f"{summary_path} is not the summary of a `todeval goal-success` run")
         self.run: dict[str, Any] = self.summary["run"]
-        if self.run["checkpoints"] == ":memory:":
+        # A summary keeps a Postgres URL without its password: libpq then reads PGPASSWORD or
+        # ~/.pgpass, or the reviewer names the checkpointer again with its password.
+        self.checkpoints: str | None = checkpoints or self.run["checkpoints"]
+        if self.checkpoints == ":memory:":
             raise ReviewError(
                 "that run kept no checkpoints (--checkpoints :memory:): nothing to resume"
             )
@@ -66,7 +69,7 @@ class GoalSuccessReview:
     @contextmanager
     def opened(self) -> Iterator[GoalSuccessReview]:
         """The run's checkpointer, open for the questions and answers."""
-        with open_checkpointer(self.run["checkpoints"]) as saver:
+        with open_checkpointer(self.checkpoints) as saver:
             self._graph = build_goal_success_graph().compile(checkpointer=saver, name=SUBSYSTEM)
             try:
                 yield self
@@ -154,6 +157,6 @@ class GoalSuccessReview:
             self.run["format"],
             self.context,
             out=self.folder,
-            checkpoints=self.run["checkpoints"],
+            checkpoints=self.checkpoints,
             limit=self.run["limit"],
         )

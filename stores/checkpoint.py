@@ -34,6 +34,10 @@ def recorded_target(target: str | None) -> str | None:
     return target
 
 
+SQLITE_BUSY_TIMEOUT_S = 60.0
+"""How long a process waits for another one's write to the checkpoint file."""
+
+
 def default_checkpoint_path() -> Path:
     """``.todeval/checkpoints.sqlite`` under the working folder (``TODEVAL_HOME``)."""
     return todeval_home() / "checkpoints.sqlite"
@@ -65,8 +69,9 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
     path = Path(target) if target is not None else default_checkpoint_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     # check_same_thread=False: the batch runner hands the saver to worker threads; SqliteSaver
-    # serialises access with its own lock.
-    conn = sqlite3.connect(str(path), check_same_thread=False)
+    # serialises access with its own lock. Worker processes (--workers) each open the file:
+    # WAL lets them read while one writes, and a writer waits for another up to the timeout.
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     try:

@@ -94,11 +94,19 @@ def _password(url: str) -> str | None:
         return None
 
 
+NO_PASSWORD_HINT = (
+    "; the URL holds no password (a run's summary.json keeps none): set PGPASSWORD or "
+    "~/.pgpass, or pass the URL with its password (--checkpoints)"
+)
+
+
 def failure(url: str, problem: str) -> CheckpointerError:
     """The one-line error about ``url``: where, what, and the URL without its password."""
     problem = problem.replace(url, redacted_url(url))  # drivers quote a URL they cannot parse
     password = _password(url)
     reason = " ".join((problem.replace(password, "***") if password else problem).split())
+    if password is None and "password" in reason:
+        reason += NO_PASSWORD_HINT
     return CheckpointerError(
         f"Postgres checkpoints at {server_address(url)}: {reason} ({redacted_url(url)})"
     )

@@ -38,7 +38,7 @@ from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suite
 from evals.report.evaluation import figures_section, records_section
 from evals.results import ThreadResult
 from evals.schema import RecordError
-from graphs.chunk_runner import ClosingEngine, run_chunks
+from graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
 from graphs.corpus.goal_shift import goal_shift_judges
 from graphs.corpus.goal_success import corpus_routes, goal_success_judges
 from graphs.corpus.goal_tracking import goal_tracking_judges, proactivity_verdicts, quality_scores
@@ -408,17 +408,19 @@ def _evaluate(
         total=_total(inputs, limit, records),
         label="evaluate",
     )
+    log = WorkerLog()
     stats = run_job(
         job,
         context,
         out=out,
         checkpoints=checkpoints if where.server is None else ":memory:",
         progress=progress,
-        stream=where.stream(work, checkpoints),
+        stream=where.stream(work, checkpoints, log),
     )
     summary = _summary(inputs, context, suites, tally, checkpoints) | stats.details()
     summary["sample"] = drawn
     summary["run"]["placement"] = where.describe()
+    summary["run"]["workers"] = log.rows()
     summary["validity"] = figure_validity(context, summary["metrics"])
     _finish_report(out, summary, tally, stats)
     return summary
@@ -492,7 +494,7 @@ class Placement:
         }
 
     def stream(
-        self, work: EvaluationWork, checkpoints: str | None
+        self, work: EvaluationWork, checkpoints: str | None, log: WorkerLog
     ) -> Callable[[BaseCheckpointSaver[str], Iterable[Any]], Stream] | None:
         """The records' results from where they run; None: in this process (the job's graph)."""
         if self.server is not None:
@@ -518,7 +520,7 @@ class Placement:
         def chunked(saver: BaseCheckpointSaver[str], records: Iterable[Any]) -> Stream:
             engine = self._engine(work, checkpoints)
             try:
-                yield from run_chunks(engine, records)
+                yield from run_chunks(engine, records, log=log)
             finally:
                 engine.close()
 

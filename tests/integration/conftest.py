@@ -93,6 +93,19 @@ def write_corpus(path: Path, count: int) -> list[str]:
     return ids
 
 
+RUN_FACTS = frozenset({"thread_id", "resumed", "latency_ms", "elapsed_s"})
+"""What differs between runs of the same records: where and when, never what was judged."""
+
+
+def judged(value: Any) -> Any:
+    """A result line (or any part of one) without its :data:`RUN_FACTS`."""
+    if isinstance(value, dict):
+        return {k: judged(v) for k, v in value.items() if k not in RUN_FACTS}
+    if isinstance(value, list):
+        return [judged(item) for item in value]
+    return value
+
+
 def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     """This process's env with the offline settings forced and ``TODEVAL_HOME=home``."""
     home.mkdir(parents=True, exist_ok=True)
@@ -123,12 +136,12 @@ CLI_TIMEOUT_S = 600.0
 """Guards a ``todeval`` subprocess against a hang only."""
 
 
-def run_todeval(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
-    """``todeval ARGS`` in a fresh process (offline env, ``TODEVAL_HOME=home``), output kept."""
+def run_todeval(args: list[str], home: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``todeval ARGS`` in a fresh process (offline env, ``TODEVAL_HOME=home``, ``env`` added)."""
     return subprocess.run(
         [str(VENV_BIN / "todeval"), *args],
         cwd=home.parent,
-        env=subprocess_env(home),
+        env=subprocess_env(home, **env),
         capture_output=True,
         text=True,
         timeout=CLI_TIMEOUT_S,

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -174,11 +175,22 @@ def test_goal_success_rerun_on_postgres_reads_every_dialogue_back(
     assert counts[1]["failed_dialogues"] == 0
     assert len(_threads(postgres_url)) == CLI_LIMIT
 
-    # `todeval review` reopens the run's checkpointer from summary.json: Postgres too.
-    review = run_todeval(["review", str(tmp_path / "second"), "--list"], home)
-    assert review.returncode == 0, review.stderr[-3000:]
+    # The summary names the database without its password; `todeval review` reopens it with
+    # the password given again (--checkpoints) or from libpq's PGPASSWORD.
+    recorded = json.loads((tmp_path / "second" / "summary.json").read_text())["run"]["checkpoints"]
+    password = urlsplit(postgres_url).password
+    assert password and password not in recorded and recorded.startswith("postgresql://")
+    listing = ["review", str(tmp_path / "second"), "--list"]
+    refused = run_todeval(listing, home)
+    assert refused.returncode == 2 and "set PGPASSWORD" in refused.stderr, refused.stderr
+    assert password not in refused.stderr
     paused = counts[1]["pending_review_dialogues"]
-    assert f"{paused} open cases" in review.stdout
+    for review in (
+        run_todeval([*listing, "--checkpoints", postgres_url], home),
+        run_todeval(listing, home, PGPASSWORD=password),
+    ):
+        assert review.returncode == 0, review.stderr[-3000:]
+        assert f"{paused} open cases" in review.stdout
 
 
 STARTUP_LEAD_S = 10.0

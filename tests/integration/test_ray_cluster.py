@@ -20,16 +20,19 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.integration.conftest import VENV_BIN, run_todeval, subprocess_env, write_corpus
+from tests.integration.conftest import (
+    VENV_BIN,
+    judged,
+    run_todeval,
+    subprocess_env,
+    write_corpus,
+)
 from tests.servers.ray import RayCluster, running_ray
 
 pytestmark = pytest.mark.integration
 
 RUN_TIMEOUT_S = 900.0
 """Guards against a hang only."""
-
-RUN_FACTS = frozenset({"thread_id", "resumed", "latency_ms", "elapsed_s"})
-"""What differs between runs of the same records: where and when, never what was judged."""
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +43,6 @@ def ray_cluster() -> Iterator[RayCluster]:
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
-
-
-def _judged(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _judged(v) for k, v in value.items() if k not in RUN_FACTS}
-    if isinstance(value, list):
-        return [_judged(item) for item in value]
-    return value
 
 
 def test_cluster_run_survives_a_killed_worker_and_matches_one_process(
@@ -86,7 +81,7 @@ def test_cluster_run_survives_a_killed_worker_and_matches_one_process(
     in_process = _lines(tmp_path / "local" / "results.jsonl")
     assert [line["record_id"] for line in on_cluster] == ids  # input order, each once
     assert all(line["status"] == "done" for line in on_cluster)
-    assert [_judged(line) for line in on_cluster] == [_judged(line) for line in in_process]
+    assert [judged(line) for line in on_cluster] == [judged(line) for line in in_process]
     summary = json.loads((tmp_path / "cluster" / "summary.json").read_text())
     local_summary = json.loads((tmp_path / "local" / "summary.json").read_text())
     assert summary["metrics"] == local_summary["metrics"]
@@ -102,7 +97,7 @@ def test_cluster_run_survives_a_killed_worker_and_matches_one_process(
     assert again.returncode == 0, again.stderr[-3000:]
     reread = _lines(tmp_path / "again" / "results.jsonl")
     assert all(line["resumed"] for line in reread)
-    assert [_judged(line) for line in reread] == [_judged(line) for line in in_process]
+    assert [judged(line) for line in reread] == [judged(line) for line in in_process]
 
 
 def test_cluster_without_shared_checkpoints_is_a_usage_error(tmp_path: Path) -> None:

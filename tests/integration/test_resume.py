@@ -16,7 +16,13 @@ from langgraph.types import RunnableConfig
 from graphs.goal_success import build_goal_segmentation_graph
 from nodes.context import Context
 from stores.checkpoint import open_checkpointer
-from tests.integration.conftest import VENV_BIN, run_todeval, subprocess_env, write_corpus
+from tests.integration.conftest import (
+    VENV_BIN,
+    judged,
+    run_todeval,
+    subprocess_env,
+    write_corpus,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -240,18 +246,6 @@ def test_killed_segment_run_resumes_from_checkpoints(tmp_path: Path, spawn: Any)
     assert fresh == by_id
 
 
-RUN_FACTS = frozenset({"thread_id", "resumed", "latency_ms", "elapsed_s"})
-"""What differs between runs of the same records: where and when, never what was judged."""
-
-
-def _without_run_facts(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_run_facts(v) for k, v in value.items() if k not in RUN_FACTS}
-    if isinstance(value, list):
-        return [_without_run_facts(item) for item in value]
-    return value
-
-
 @pytest.mark.parametrize(
     "placement", [["--max-concurrency", "2"], ["--workers", "2"]], ids=["threads", "processes"]
 )
@@ -306,8 +300,6 @@ def test_killed_evaluate_run_resumes_without_duplicates(
         )
         assert one.returncode == 0, one.stderr[-3000:]
         fresh = _complete_lines(tmp_path / "one" / "results.jsonl")
-        assert [_without_run_facts(line) for line in lines] == [
-            _without_run_facts(line) for line in fresh
-        ]
+        assert [judged(line) for line in lines] == [judged(line) for line in fresh]
         fresh_summary = json.loads((tmp_path / "one" / "summary.json").read_text())
         assert summary["metrics"] == fresh_summary["metrics"]
