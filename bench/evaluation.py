@@ -135,7 +135,7 @@ def profile_top(args: list[str], *, home: Path, out: Path, tree: Path, rows: int
     interpreter's time goes by package (self)."""
     spy = Path(sys.executable).parent / "py-spy"
     if not spy.exists():
-        return ["(py-spy is not installed: pip install -e '.[dev]')"]
+        return ["(py-spy is not installed: make bench installs the dev extra)"]
     raw = out.with_suffix(".profile.txt")
     command = [str(spy), "record", "--gil", "-r", "100", "-f", "raw", "-o", str(raw), "--",
                sys.executable, "-m", "cli.main", "evaluate", *args, "--out", str(out)]  # fmt: skip
@@ -177,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--schema", type=Path, default=data_dir() / "sgd" / "schema_dev.json")
     parser.add_argument("--limit", type=int, default=None, help="only the first N dialogues")
     parser.add_argument("--baseline", default=BASELINE, help="the tree to compare against")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="a TODEVAL_HOME whose embedding cache the warm runs reuse (a copy; "
+                        "with --skip cold the bench then needs no cold run to fill one)")  # fmt: skip
     parser.add_argument("--skip", nargs="*", default=[], metavar="PART",
                         choices=["baseline", "cold", "cluster", "postgres", "profile"],
                         help="parts to leave out")  # fmt: skip
@@ -190,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="todeval-bench-") as tmp:
         root = Path(tmp)
         home = root / "home"
+        if args.home is not None:
+            home.mkdir()
+            shutil.copy2(args.home / "embeddings.sqlite", home / "embeddings.sqlite")
         fresh = iter(range(1000))
 
         def checkpoints() -> list[str]:
@@ -201,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         section("cold (empty embedding cache)")
         cold = {}
-        for workers in (1, 2) if "cold" not in args.skip else (1,):
+        for workers in (1, 2) if "cold" not in args.skip else () if args.home else (1,):
             cold_home = root / f"cold-home-{workers}"
             cold[workers] = evaluate(
                 [*corpus, *limit, *checkpoints(), "--workers", str(workers)],

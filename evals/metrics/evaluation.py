@@ -28,7 +28,7 @@ from evals.metrics.record_metrics import (
     proactive_verdict,
     record_parts,
 )
-from evals.metrics.running import LISTED, Capped
+from evals.metrics.running import LISTED, Capped, Packed
 from evals.record_views import EvaluationRecord, atod_view
 from evals.report.evaluation import proactive_section
 from evals.report.goal_shift import goal_shift_section
@@ -76,8 +76,8 @@ class EvaluationTally:
     """Records whose thread failed: ``{"record_id", "error"}``."""
     paused: Capped[str] = field(default_factory=lambda: Capped(LISTED))
     """Ids of records whose thread is paused for a human."""
-    shown: list[Drilldown] = field(default_factory=list)
-    """The first records in full, for the report's drill-down."""
+    shown: Packed = field(default_factory=Packed)
+    """The first records in full (:data:`Drilldown` pairs, packed), for the report's drill-down."""
     skipped: list[dict[str, Any]] = field(default_factory=list)
     transcript_issues: list[dict[str, Any]] = field(default_factory=list)
     """Every transcript's issues (unknown tools, orphan results, bad arguments, ...), whether
@@ -240,11 +240,7 @@ class EvaluationTally:
         built = []
         if "goal_success" in summaries:
             tally = self.goal_success
-            built.append(
-                goal_success_section(
-                    summaries["goal_success"], tally.report_goals, tally.report_dialogues
-                )
-            )
+            built.append(goal_success_section(summaries["goal_success"], *tally.report_view()))
         if "goal_tracking" in summaries:
             built.append(
                 goal_tracking_section(

@@ -2,8 +2,10 @@
 
 A tally's memory must not grow with the corpus: what it pools becomes a count, a sum or a
 histogram here, and what it shows (failed records, ids) a :class:`Capped` list with its whole
-count. Every type can :meth:`merge` another of its kind built on a disjoint part of the
-corpus, so workers could tally parts apart and combine them.
+count. What a report draws in full (a few hundred records' lines and dialogues) waits as
+:class:`Packed` compressed JSON: as dicts it was about 40 MB of SGD dev's peak RSS. Every
+type can :meth:`merge` another of its kind built on a disjoint part of the corpus, so
+workers could tally parts apart and combine them.
 
 Float sums add in arrival order, as the list-based figures do (``sum(values) / len(values)``
 over the same values in the same order), so one pass gives the same bits; a merged float sum
@@ -13,10 +15,12 @@ figures' 4-decimal rounding hides. Counts are exact integers either way.
 
 from __future__ import annotations
 
+import json
+import zlib
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -74,6 +78,37 @@ class Capped(Generic[T]):
         kept = self.total
         self.extend(other.items)
         self.total = kept + other.total
+
+
+def pack(value: Any) -> bytes:
+    """``value`` (anything ``json`` writes) as compressed compact JSON; :func:`unpack` reads it."""
+    return zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 1)
+
+
+def unpack(blob: bytes) -> Any:
+    """The value :func:`pack` packed (tuples come back as lists)."""
+    return json.loads(zlib.decompress(blob))
+
+
+@dataclass
+class Packed:
+    """JSON values kept packed (:func:`pack`) in arrival order, read back when a report is drawn."""
+
+    blobs: list[bytes] = field(default_factory=list)
+
+    def append(self, value: Any) -> None:
+        """Keep ``value`` (its JSON, so later changes to it are not seen)."""
+        self.blobs.append(pack(value))
+
+    def take(self, other: Packed, limit: int) -> None:
+        """Keep ``other``'s first ``limit`` values after these (a merge under a cap)."""
+        self.blobs += other.blobs[: max(limit, 0)]
+
+    def __len__(self) -> int:
+        return len(self.blobs)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (unpack(blob) for blob in self.blobs)
 
 
 @dataclass

@@ -208,7 +208,7 @@ def goal_success_corpus(
         summary,
         stats,
         title="todeval: Goal Success Rate",
-        sections=[goal_success_section(summary, tally.report_goals, tally.report_dialogues)],
+        sections=[goal_success_section(summary, *tally.report_view())],
         meta={
             "input": str(source),
             "segmenter": context.segmentation_judge,

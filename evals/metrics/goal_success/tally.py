@@ -23,7 +23,7 @@ from evals.metrics.goal_success.teacher_agreement import (
     PanelCounts,
     ReferenceCounts,
 )
-from evals.metrics.running import LISTED, Capped
+from evals.metrics.running import LISTED, Capped, Packed, pack, unpack
 from evals.results import GoalLine, ThreadResult, usable_result
 from evals.schema import Dialogue, RecordError, Turn
 
@@ -90,9 +90,10 @@ class GoalSuccessTally:
         """Every paused thread with its turns awaiting a verdict: ``todeval review``'s work list."""
         self.unsegmented: Capped[dict[str, Any]] = Capped(LISTED)
         """Dialogues whose goals are unknown (a boundary nobody could label), with why."""
-        self.report_goals: list[dict[str, Any]] = []
+        self.report_goals = Packed()
         """The first :data:`REPORT_FAILED_GOALS` failed goals, in full, for the report."""
-        self.report_dialogues: dict[str, dict[str, Any]] = {}
+        self.report_dialogues: dict[str, bytes] = {}
+        """Their dialogues' drill-down views by id, packed."""
 
     @property
     def n_goals(self) -> int:
@@ -175,8 +176,7 @@ class GoalSuccessTally:
             self.turns += other.turns
             self.human += other.human
             self.audited += other.audited
-        room = REPORT_FAILED_GOALS - len(self.report_goals)
-        self.report_goals += other.report_goals[: max(room, 0)]
+        self.report_goals.take(other.report_goals, REPORT_FAILED_GOALS - len(self.report_goals))
         shown = {str(line["dialogue_id"]) for line in self.report_goals}
         self.report_dialogues |= {
             did: dialogue for did, dialogue in other.report_dialogues.items() if did in shown
@@ -186,7 +186,12 @@ class GoalSuccessTally:
         if len(self.report_goals) >= REPORT_FAILED_GOALS:  # counted, not shown
             return
         self.report_goals.append(line)
-        self.report_dialogues[record.dialogue_id] = _drilldown_view(record)
+        self.report_dialogues[record.dialogue_id] = pack(_drilldown_view(record))
+
+    def report_view(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """The failed goals the report shows and their dialogues' drill-down views, unpacked."""
+        dialogues = {did: unpack(blob) for did, blob in self.report_dialogues.items()}
+        return list(self.report_goals), dialogues
 
     def calibration(self) -> dict[str, Any] | None:
         """Each teacher's agreement with this run's human verdicts (``teacher_calibration``)."""
