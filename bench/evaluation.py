@@ -178,8 +178,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N dialogues")
     parser.add_argument("--baseline", default=BASELINE, help="the tree to compare against")
     parser.add_argument("--home", type=Path, default=None,
-                        help="a TODEVAL_HOME whose embedding cache the warm runs reuse (a copy; "
-                        "with --skip cold the bench then needs no cold run to fill one)")  # fmt: skip
+                        help="a TODEVAL_HOME whose embedding cache the warm runs reuse (a "
+                        "copy; with --skip cold no cold run fills one)")  # fmt: skip
     parser.add_argument("--skip", nargs="*", default=[], metavar="PART",
                         choices=["baseline", "cold", "cluster", "postgres", "profile"],
                         help="parts to leave out")  # fmt: skip
