@@ -217,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             show(f"{workers} worker(s)", cold[workers])
             if cold_home.exists() and not home.exists():
                 shutil.copytree(cold_home, home)  # the warm runs' embedding cache
+        if not cold:
+            print("  (skipped: --skip cold, the warm runs reuse --home's cache)")
         if 2 in cold:
             print(f"  speed-up 2 vs 1 workers, cold: {cold[1].wall_s / cold[2].wall_s:.2f}x")
 
