@@ -184,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         choices=["baseline", "cold", "cluster", "postgres", "profile"],
                         help="parts to leave out")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.home is not None and not (args.home / "embeddings.sqlite").exists():
+        parser.error(f"--home {args.home} holds no embeddings.sqlite to reuse")
     print(f"machine: {os.cpu_count()} cores; SGD dev {args.sgd}")
     if not args.sgd.exists():
         print(f"SGD dev not found at {args.sgd}: set TODEVAL_DATA_DIR")

@@ -593,8 +593,9 @@ def _finish_report(
     out: Path, summary: dict[str, Any], tally: EvaluationTally, stats: RunStats
 ) -> None:
     """summary.json and one offline page: every figure, each subsystem's section, the records."""
-    lines = [line for line, _ in tally.shown]
-    dialogues = {line["record_id"]: dialogue for line, dialogue in tally.shown}
+    shown = list(tally.shown)  # unpacked once
+    lines = [line for line, _ in shown]
+    dialogues = {line["record_id"]: dialogue for line, dialogue in shown}
     context = summary["run"]["context"]
     finish(
         out,
