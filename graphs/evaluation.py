@@ -10,12 +10,18 @@ its subsystem reads; each branch runs its subsystem and adds its output to ``res
 by suite); the run ends when every branch has::
 
     START -> plan_suites -> run_goal_success | run_goal_tracking | run_goal_shift | run_memory
-                            | run_proactive -> END
+                            | run_proactive | run_local_suites -> END
 
 A branch invokes its subsystem graph inside the node, so the subsystem's state lives on this
 graph's checkpointer (``get_state(config, subgraphs=True)`` shows it) and an interrupt inside
 it (a goal-success escalation) pauses the whole evaluation thread. The goal tracker's graphs
 have one node, which the goal-tracking branch calls as the function it is.
+
+Branches that only compute (local judges, no escalation: see :func:`computes_only`) go to
+``run_local_suites`` together, one after the other: in parallel they would only take turns at
+the interpreter's lock, and LangGraph starts a thread pool for every step with two tasks or
+more (about a tenth of a warm corpus run). Branches that wait on an LLM or may pause keep a
+``Send`` each, so their waits overlap.
 """
 
 from __future__ import annotations
@@ -39,13 +45,16 @@ from evals.record_views import (
     suite_named,
 )
 from graphs.goal_shift import graph as goal_shift_graph
+from graphs.goal_success import goal_success_steps, runs_as_functions
 from graphs.goal_success import graph as goal_success_graph
 from graphs.memory import graph as memory_active_graph
 from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from nodes.context import Context, get_context
 from nodes.goal_tracking.baselines.tracker import answer_utterances
+from nodes.goal_tracking.llm_steps import uses_llm
 from nodes.goal_tracking.state import GoalTrackingOutput, GoalTrackingState
 from nodes.goal_tracking.tracker import track_utterances
+from nodes.judges.spec import parse_spec
 from nodes.memory.bank import fill_bank
 
 #: The node that runs each suite.
@@ -94,6 +103,12 @@ class SuiteTask(TypedDict, total=False):
     """ProactiveEval: the environment and the agent's output (JSON)."""
 
 
+class LocalSuitesTask(TypedDict):
+    """What ``Send`` hands ``run_local_suites``: each suite's task, in running order."""
+
+    tasks: dict[str, SuiteTask]
+
+
 class EvaluationState(EvaluationInput, total=False):
     """Everything the graph's nodes read and write."""
 
@@ -102,17 +117,38 @@ class EvaluationState(EvaluationInput, total=False):
     results: Annotated[dict[str, Any], merge_results]
 
 
-def plan_suites(state: EvaluationState) -> Command[str]:
-    """Validate the record (once), decide which suites run, send each its part of the record."""
+def plan_suites(state: EvaluationState, runtime: Runtime[Context]) -> Command[str]:
+    """Validate the record (once), decide which suites run, send each its part of the record.
+
+    The suites that only compute go together, to ``run_local_suites``.
+    """
     record = EvaluationRecord.model_validate(state["record"])
     named = {suite_named(name) for name in state.get("suites") or SUITES}
     suites = applicable_suites(record, [s for s in SUITES if s in named])
-    return Command(
-        update={"record_id": record.record_id, "suites": suites},
-        goto=[
-            Send(SUITE_NODES[suite], suite_task(suite, record, state["record"])) for suite in suites
-        ],
-    )
+    tasks = {suite: suite_task(suite, record, state["record"]) for suite in suites}
+    context = get_context(runtime)
+    together = [suite for suite in suites if computes_only(suite, context)]
+    if len(together) < 2:
+        together = []
+    goto = [Send(SUITE_NODES[suite], tasks[suite]) for suite in suites if suite not in together]
+    if together:
+        local = {suite: tasks[suite] for suite in together}
+        goto.append(Send("run_local_suites", {"tasks": local}))
+    return Command(update={"record_id": record.record_id, "suites": suites}, goto=goto)
+
+
+def computes_only(suite: Suite, context: Context) -> bool:
+    """Whether ``suite``'s branch only computes: its judges are local and nothing in it pauses.
+
+    The goal-shift, memory and ProactiveEval branches keep their own ``Send`` whatever their
+    judges: their nested graphs are the shape Studio shows, and no corpus of ours is large in
+    them.
+    """
+    if suite == "goal_success":
+        return runs_as_functions(context) and parse_spec(context.segmentation_judge).is_local
+    if suite == "goal_tracking":
+        return not uses_llm(context)
+    return False
 
 
 def suite_task(suite: Suite, record: EvaluationRecord, raw: dict[str, Any]) -> SuiteTask:
@@ -129,10 +165,14 @@ def suite_task(suite: Suite, record: EvaluationRecord, raw: dict[str, Any]) -> S
 
 
 def run_goal_success(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Goal segmentation, teacher voting and GSR on the record's dialogue."""
-    output = goal_success_graph.invoke(
-        {"dialogue": payload["dialogue"]}, context=get_context(runtime)
-    )
+    """Goal segmentation, teacher voting and GSR on the record's dialogue.
+
+    As functions when nothing in them can pause or run in parallel (see ``graphs.goal_success``).
+    """
+    context = get_context(runtime)
+    if runs_as_functions(context):
+        return {"results": {"goal_success": goal_success_steps(payload["dialogue"], runtime)}}
+    output = goal_success_graph.invoke({"dialogue": payload["dialogue"]}, context=context)
     return {"results": {"goal_success": output}}
 
 
@@ -211,6 +251,24 @@ def run_proactive(payload: SuiteTask, runtime: Runtime[Context]) -> dict[str, An
     return {"results": {"proactive": output}}
 
 
+def run_local_suites(payload: LocalSuitesTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The suites that only compute, one after the other (see :func:`computes_only`)."""
+    results: dict[str, Any] = {}
+    for suite, task in payload["tasks"].items():
+        results |= SUITE_RUNNERS[cast(Suite, suite)](task, runtime)["results"]
+    return {"results": results}
+
+
+#: Each suite's branch, as a function of its task.
+SUITE_RUNNERS: dict[Suite, Any] = {
+    "goal_success": run_goal_success,
+    "goal_tracking": run_goal_tracking,
+    "goal_shift": run_goal_shift,
+    "memory": run_memory,
+    "proactive": run_proactive,
+}
+
+
 def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
     """Plan, fan out; the branches' outputs merge into ``results`` (no join step needed)."""
     builder = StateGraph(
@@ -219,18 +277,14 @@ def build_evaluation_graph() -> StateGraph[Any, Context, Any, Any]:
         input_schema=EvaluationInput,
         output_schema=EvaluationOutput,
     )
-    builder.add_node("plan_suites", plan_suites, destinations=tuple(SUITE_NODES.values()))
+    nodes = (*SUITE_NODES.values(), "run_local_suites")
+    builder.add_node("plan_suites", plan_suites, destinations=nodes)
     # A Send target reads its own input (its part of the record), not the graph state.
-    for name, action in (
-        ("run_goal_success", run_goal_success),
-        ("run_goal_tracking", run_goal_tracking),
-        ("run_goal_shift", run_goal_shift),
-        ("run_memory", run_memory),
-        ("run_proactive", run_proactive),
-    ):
-        builder.add_node(name, cast(Any, action), input_schema=SuiteTask)
+    for suite, name in SUITE_NODES.items():
+        builder.add_node(name, cast(Any, SUITE_RUNNERS[suite]), input_schema=SuiteTask)
+    builder.add_node("run_local_suites", cast(Any, run_local_suites), input_schema=LocalSuitesTask)
     builder.add_edge(START, "plan_suites")
-    for node in SUITE_NODES.values():
+    for node in nodes:
         builder.add_edge(node, END)
     return builder
 

@@ -18,6 +18,11 @@ carries the paper's footnote-1 alternatives: fractional credit and last-turn suc
 ``teacher_voting`` runs inside a wrapper node (its state keys differ from the parent's) on the
 parent's checkpointer, so its state stays inspectable with ``get_state(config, subgraphs=True)``
 and an interrupt inside it pauses the whole thread.
+
+When nothing can pause (no escalation) and every teacher is local (one labelling task),
+:func:`goal_success_steps` runs the same steps as plain functions: a nested Pregel loop around
+them would only add its per-step cost (about a tenth of a warm corpus run), never a checkpoint
+to come back to.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from nodes.goal_success.voting import (
     send_to_teachers,
     vote_labels,
 )
+from nodes.judges.spec import parse_spec
 
 
 def build_goal_segmentation_graph() -> StateGraph[Any, Context, Any, Any]:
@@ -132,3 +138,36 @@ def build_goal_success_graph() -> StateGraph[Any, Context, Any, Any]:
 
 
 graph = build_goal_success_graph().compile(name="goal_success")
+
+
+def runs_as_functions(context: Context) -> bool:
+    """Whether :func:`goal_success_steps` can stand in for ``graph``.
+
+    It can when no escalation can pause it and the teachers are all local (one labelling task,
+    nothing to run in parallel).
+    """
+    teachers = context.teachers
+    return (
+        not context.escalate_ambiguous
+        and bool(teachers)
+        and all(parse_spec(spec).is_local for spec in teachers)
+    )
+
+
+def goal_success_steps(dialogue: dict[str, Any], runtime: Runtime[Context]) -> GoalSuccessOutput:
+    """``graph``'s steps on ``dialogue`` as functions (see :func:`runs_as_functions`).
+
+    Returns:
+        The output ``graph`` gives, key for key.
+    """
+    state = cast(GoalSuccessState, {"dialogue": dialogue})
+    state.update(cast(GoalSuccessState, run_goal_segmentation(state, runtime)))
+    panel = [{"index": i, "teacher": spec} for i, spec in enumerate(get_context(runtime).teachers)]
+    labels = label_turns(cast(TeacherTask, {"dialogue": dialogue, "teachers": panel}), runtime)
+    voted = vote_labels(cast(VotingState, {"dialogue": dialogue} | labels), runtime)
+    state.update(cast(GoalSuccessState, {key: voted[key] for key in VotingOutput.__annotations__}))
+    state.update(cast(GoalSuccessState, score_goals(state)))
+    return cast(
+        GoalSuccessOutput,
+        {key: state[key] for key in GoalSuccessOutput.__annotations__},  # type: ignore[literal-required]
+    )

@@ -12,17 +12,84 @@ Anonymized telemetry is off for every client made here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import chromadb
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from chromadb.api.types import Embeddable, EmbeddingFunction
+from chromadb.api.types import Documents, Embeddable, EmbeddingFunction, Embeddings, Space
 from chromadb.config import Settings
+from chromadb.utils.embedding_functions import register_embedding_function
 
-from stores.embeddings import MiniLMEmbedder, MiniLMEmbeddingFunction
+from stores.embeddings import MAX_TOKENS, MiniLMEmbedder, embedder_for, get_embedder
 from stores.paths import todeval_home
+
+
+class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
+    """chromadb embedding function backed by a :class:`MiniLMEmbedder` (and its cache).
+
+    Registered with chromadb under :meth:`name`, so a collection reopened without an
+    embedding function rebuilds this one from its stored config.
+
+    Args:
+        embedder: The embedder; by default :func:`get_embedder`, loaded on first use.
+    """
+
+    def __init__(self, embedder: MiniLMEmbedder | None = None) -> None:
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> MiniLMEmbedder:
+        """The embedder (the default one is created on first access)."""
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def __call__(self, input: Documents) -> Embeddings:
+        """Embed documents for chromadb (a list of float32 vectors)."""
+        return list(self.embedder.embed(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        """The name chromadb stores in the collection config."""
+        return "todeval-minilm"
+
+    def default_space(self) -> Space:
+        """Cosine: the vectors are normalised and MiniLM was trained for cosine similarity."""
+        return "cosine"
+
+    def supported_spaces(self) -> list[Space]:
+        """Every space works with normalised vectors (all rank the same)."""
+        return ["cosine", "ip", "l2"]
+
+    def max_tokens(self) -> int:
+        """Tokens embedded per text; the rest is truncated."""
+        return MAX_TOKENS
+
+    def get_config(self) -> dict[str, Any]:
+        """Serializable config: the explicit model folder, if one was given."""
+        model_dir = None if self._embedder is None else self._embedder.model_dir
+        return {"model_dir": None if model_dir is None else str(model_dir)}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
+        """Rebuild from :meth:`get_config` output, sharing embedders within the process."""
+        MiniLMEmbeddingFunction.validate_config(config)
+        model_dir = config.get("model_dir")
+        if model_dir is None:
+            return MiniLMEmbeddingFunction()
+        return MiniLMEmbeddingFunction(embedder_for(model_dir))
+
+    @staticmethod
+    def validate_config(config: dict[str, Any]) -> None:
+        """Reject configs this class did not write."""
+        unknown = set(config) - {"model_dir"}
+        if unknown:
+            raise ValueError(f"unknown todeval-minilm config keys: {sorted(unknown)}")
+
+
+register_embedding_function(MiniLMEmbeddingFunction)  # type: ignore[no-untyped-call]
 
 
 def chroma_settings() -> Settings:

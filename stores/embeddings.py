@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
-from chromadb.utils.embedding_functions import register_embedding_function
 from numpy.typing import NDArray
 
 from stores.embedding_cache import EmbeddingCache
@@ -58,12 +56,12 @@ __all__ = [
     "MODEL_NAME",
     "EmbeddingCache",
     "MiniLMEmbedder",
-    "MiniLMEmbeddingFunction",
     "ModelFiles",
     "ModelNotFoundError",
     "built_model_dir",
     "chroma_cache_dir",
     "cosine_matrix",
+    "embedder_for",
     "embedding_precision",
     "get_embedder",
     "resolve_model_files",
@@ -311,7 +309,7 @@ def get_embedder() -> MiniLMEmbedder:
     return _DEFAULT_EMBEDDER
 
 
-def _embedder_for(model_dir: str | None) -> MiniLMEmbedder:
+def embedder_for(model_dir: str | None) -> MiniLMEmbedder:
     """The shared embedder of an explicit folder (or the default), for chromadb configs."""
     if model_dir is None:
         return get_embedder()
@@ -337,72 +335,6 @@ def cosine_matrix(
     left = np.atleast_2d(np.asarray(a, dtype=np.float32))
     right = np.atleast_2d(np.asarray(b, dtype=np.float32))
     return left @ right.T
-
-
-class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
-    """chromadb embedding function backed by a :class:`MiniLMEmbedder` (and its cache).
-
-    Registered with chromadb under :meth:`name`, so a collection reopened without an
-    embedding function rebuilds this one from its stored config.
-
-    Args:
-        embedder: The embedder; by default :func:`get_embedder`, loaded on first use.
-    """
-
-    def __init__(self, embedder: MiniLMEmbedder | None = None) -> None:
-        self._embedder = embedder
-
-    @property
-    def embedder(self) -> MiniLMEmbedder:
-        """The embedder (the default one is created on first access)."""
-        if self._embedder is None:
-            self._embedder = get_embedder()
-        return self._embedder
-
-    def __call__(self, input: Documents) -> Embeddings:
-        """Embed documents for chromadb (a list of float32 vectors)."""
-        return list(self.embedder.embed(list(input)))
-
-    @staticmethod
-    def name() -> str:
-        """The name chromadb stores in the collection config."""
-        return "todeval-minilm"
-
-    def default_space(self) -> Space:
-        """Cosine: the vectors are normalised and MiniLM was trained for cosine similarity."""
-        return "cosine"
-
-    def supported_spaces(self) -> list[Space]:
-        """Every space works with normalised vectors (all rank the same)."""
-        return ["cosine", "ip", "l2"]
-
-    def max_tokens(self) -> int:
-        """Tokens embedded per text; the rest is truncated."""
-        return MAX_TOKENS
-
-    def get_config(self) -> dict[str, Any]:
-        """Serializable config: the explicit model folder, if one was given."""
-        model_dir = None if self._embedder is None else self._embedder.model_dir
-        return {"model_dir": None if model_dir is None else str(model_dir)}
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
-        """Rebuild from :meth:`get_config` output, sharing embedders within the process."""
-        MiniLMEmbeddingFunction.validate_config(config)
-        model_dir = config.get("model_dir")
-        if model_dir is None:
-            return MiniLMEmbeddingFunction()
-        return MiniLMEmbeddingFunction(_embedder_for(model_dir))
-
-    @staticmethod
-    def validate_config(config: dict[str, Any]) -> None:
-        """Reject configs this class did not write."""
-        unknown = set(config) - {"model_dir"}
-        if unknown:
-            raise ValueError(f"unknown todeval-minilm config keys: {sorted(unknown)}")
-
-
-register_embedding_function(MiniLMEmbeddingFunction)  # type: ignore[no-untyped-call]
 
 
 _ROUTES = {

@@ -37,17 +37,18 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
-from chromadb.api.models.Collection import Collection
 from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 from evals.memory_schema import MemoryUnit
-from stores.chroma import get_collection, server_client
 from stores.embeddings import cosine_matrix, get_embedder
 from stores.paths import todeval_home
+
+if TYPE_CHECKING:  # chromadb takes about 0.4 s to import: loaded when a bank opens
+    from chromadb.api.models.Collection import Collection
 
 RetrievalMode = Literal["dense", "bm25", "hybrid"]
 RETRIEVAL_MODES: tuple[RetrievalMode, ...] = ("dense", "bm25", "hybrid")
@@ -165,6 +166,8 @@ class MemoryBank:
         self._users: dict[str, _UserIndex] = {}
         self._memory: dict[str, dict[str, tuple[MemoryUnit, NDArray[np.float32]]]] = {}
         self.collection: Collection | None = None
+        if backend == "chroma":
+            from stores.chroma import get_collection, server_client
         if backend == "chroma" and server is not None:
             self.collection = get_collection(collection, client=server_client(server))
         elif backend == "chroma":

@@ -389,7 +389,7 @@ def _evaluate(
         records = [r for r in records if _runs_any(r, record_suites)]
     tally = SampledEvaluationTally(
         evaluation_judges(context),
-        bank_for(context).units,
+        lambda individual_id: bank_for(context).units(individual_id),  # opened if needed
         goal_tracking=goal_tracking_tally(context, suites),
         gsr_sampled=sampled,
     )

@@ -32,13 +32,18 @@ class VectorTable:
         self._embed = embed
         self._table: dict[str, FloatArray] = {}
 
-    def embed(self, texts: list[str]) -> FloatArray:
-        """Embed ``texts`` with the configured function (rows L2-normalised)."""
+    @property
+    def source(self) -> Embed:
+        """The embedding function (MiniLM's, loaded now, when none was given)."""
         if self._embed is None:
             from stores.embeddings import get_embedder
 
             self._embed = get_embedder().embed
-        return self._embed(texts)
+        return self._embed
+
+    def embed(self, texts: list[str]) -> FloatArray:
+        """Embed ``texts`` with the configured function (rows L2-normalised)."""
+        return self.source(texts)
 
     def load(self, texts: Iterable[str]) -> None:
         """Embed the distinct ``texts`` in one batch and keep them as the current table."""

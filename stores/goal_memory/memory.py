@@ -8,11 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import networkx as nx
 import numpy as np
-from chromadb.api import ClientAPI
 from numpy.typing import ArrayLike, NDArray
 
 from evals.goal_tracking_schema import normalise_status
@@ -29,6 +28,9 @@ from stores.goal_memory.rules import dependency_graph, link_refusal, transition_
 from stores.goal_memory.symbolic import MEMORY, SymbolicStore
 from stores.goal_memory.vectors import ChromaGoalIndex, rank_by_cosine, unit_rows
 from stores.paths import todeval_home
+
+if TYPE_CHECKING:  # chromadb is imported only when a Chroma-backed D_vec opens
+    from chromadb.api import ClientAPI
 
 EmbedFunction = Callable[[Sequence[str]], ArrayLike]
 """Texts -> one embedding row per text (any scale: the memory normalises to unit length)."""

@@ -12,17 +12,17 @@ import json
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import chromadb
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 from numpy.typing import ArrayLike, NDArray
 
-from stores.chroma import chroma_settings, get_collection, persistent_client
 from stores.embeddings import cosine_matrix
 from stores.goal_memory.records import Goal
+
+if TYPE_CHECKING:  # chromadb takes about 0.4 s to import: only a Chroma-backed D_vec needs it
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 DEFAULT_COLLECTION = "goal_memory"
 
@@ -55,6 +55,8 @@ class ChromaGoalIndex:
         self.name = name
         self.client = client
         self.owned = owned
+        from stores.chroma import get_collection
+
         self.collection: Collection = get_collection(name, client=client)
 
     @classmethod
@@ -76,6 +78,10 @@ class ChromaGoalIndex:
             ephemeral: Keep vectors in process memory unless ``path`` or ``client`` is given.
         """
         if client is None:
+            import chromadb
+
+            from stores.chroma import chroma_settings, persistent_client
+
             in_process = ephemeral and path is None
             client = (
                 chromadb.EphemeralClient(settings=chroma_settings())

@@ -12,11 +12,11 @@ import pytest
 
 import stores.embeddings as emb
 import stores.minilm_files as files_module
+from stores.chroma import MiniLMEmbeddingFunction
 from stores.embeddings import (
     EMBEDDING_DIM,
     EmbeddingCache,
     MiniLMEmbedder,
-    MiniLMEmbeddingFunction,
     ModelNotFoundError,
     cosine_matrix,
     get_embedder,

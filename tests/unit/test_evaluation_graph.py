@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,35 @@ DIALOGUE = Dialogue.model_validate(
         ],
     }
 )  # fmt: skip
+
+
+def _untimed(value: Any) -> Any:
+    """``value`` without its measured latencies (they differ from run to run)."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k != "latency_ms"}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def test_suites_that_only_compute_run_in_one_task_with_the_same_results(context: Context) -> None:
+    graph = build_evaluation_graph().compile(checkpointer=InMemorySaver())
+    record = {"record": dialogue_record(DIALOGUE).model_dump(mode="json")}
+
+    def run(run_context: Context, thread: str) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+        config: Any = {"configurable": {"thread_id": thread}}
+        output = graph.invoke(record, config, context=run_context)
+        return output, [step.next for step in graph.get_state_history(config)]
+
+    together, steps = run(context, "together")
+    assert ("run_local_suites",) in steps
+    # escalation could pause goal success: each suite gets its own branch
+    apart, apart_steps = run(replace(context, escalate_ambiguous=True), "apart")
+    assert ("run_goal_success", "run_goal_tracking") in apart_steps
+    assert not any("run_local_suites" in step for step in apart_steps)
+    assert _untimed(together) == _untimed(apart)
+    for suite in ("goal_success", "goal_tracking"):
+        assert list(together["results"][suite]) == list(apart["results"][suite])
 
 
 def test_a_dialogue_gets_goal_success_and_goal_tracking(context: Context) -> None:

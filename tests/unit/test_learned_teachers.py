@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import nodes.goal_success.judges.turn_quality.learned as learned
 from evals.schema import Dialogue, Turn
 from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from nodes.goal_success.judges.turn_quality.certain import certain_failure
@@ -128,6 +129,29 @@ def test_labels_are_deterministic_and_independent_of_the_batch() -> None:
     teacher.prepare([WRONG_DAY])
     alone = teacher.label(WRONG_DAY).turns
     assert together == alone == FitReactionTeacher().label(WRONG_DAY).turns
+
+
+def test_the_panel_computes_a_dialogues_evidence_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[int] = []
+    real = learned.evidence_blocks
+
+    def counted(*args: Any) -> Any:
+        built.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(learned, "evidence_blocks", counted)
+    monkeypatch.setattr(learned, "_last_evidence", None)
+    panel = [TurnTeacher(), ReplyReactionTeacher(), FitReactionTeacher()]
+    first = [teacher.label(WRONG_DAY).turns for teacher in panel]
+    assert len(built) == 1
+    [teacher.label(RIGHT_BOOKING) for teacher in panel]
+    assert len(built) == 2  # another dialogue: new blocks
+    # the same turns under another id read the same blocks; labels do not depend on sharing
+    renamed = WRONG_DAY.model_copy(update={"dialogue_id": "d-2"})
+    assert [teacher.label(renamed).turns for teacher in panel] == first
+    assert len(built) == 3
+    monkeypatch.setattr(learned, "_last_evidence", None)
+    assert [teacher.label(WRONG_DAY).turns for teacher in reversed(panel)] == first[::-1]
 
 
 def test_certain_evidence() -> None:

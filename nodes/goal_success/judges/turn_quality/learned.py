@@ -186,28 +186,34 @@ class LearnedTeacher:
         self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
     ) -> TeacherVerdict:
         """One label per turn, in order (``routes`` is not read)."""
-        blocks = evidence_blocks(turn_views(dialogue), self.vectors.get)
+        blocks = shared_evidence(dialogue, self.vectors)
         logits = self.model.block_logits(blocks, self.blocks)
         p, alone = self.model.probability(self.key, logits, blocks.has_next)
         codes = self.model.codes(self.key, blocks)
+        by_block = {b: self.model.block_probability(b, logits[b]) for b in self.blocks}
+        read = [{b: float(by_block[b][i]) for b in self.blocks} for i in range(len(p))]
+        bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone.tolist()}}
         labels = [
-            self._label_turn(turn.turn_number, float(p[i]), bool(alone[i]), codes[i], logits, i)
-            for i, turn in enumerate(dialogue.turns)
+            self._label_turn(turn.turn_number, float(p[i]), bool(alone[i]), codes[i], shown, bands)
+            for (i, turn), shown in zip(enumerate(dialogue.turns), read, strict=True)
         ]
         return TeacherVerdict(judge=self.name, turns=labels)
 
     def _label_turn(
-        self, k: int, p: float, alone: bool, code: str, logits: Mapping[str, FloatArray], i: int
+        self,
+        k: int,
+        p: float,
+        alone: bool,
+        code: str,
+        read: Mapping[str, float],
+        bands: Mapping[bool, Band],
     ) -> TurnLabel:
-        band = self.model.band(self.key, alone=alone)
-        read = [b for b in self.blocks if not (alone and b == "N")]
-        parts = ", ".join(
-            f"{BLOCK_NAMES[b]} {float(self.model.block_probability(b, logits[b][i])):.3f}"
-            for b in read
-        )
+        band = bands[alone]
+        shown = [b for b in self.blocks if not (alone and b == "N")]
+        parts = ", ".join(f"{BLOCK_NAMES[b]} {read[b]:.3f}" for b in shown)
         evidence = f"p(failure)={p:.3f} ({parts})"
         if alone:
-            evidence = f"no reaction (last turn), {BLOCK_NAMES[read[0]]} alone: {evidence}"
+            evidence = f"no reaction (last turn), {BLOCK_NAMES[shown[0]]} alone: {evidence}"
         if p >= band.fail:
             why = f"{evidence} >= {band.fail:.3f}: failure, most likely {code} ({RCOF_CODES[code]})"
             return TurnLabel(k, "failure", code, why)
@@ -215,6 +221,23 @@ class LearnedTeacher:
             return TurnLabel(k, "success", None, f"{evidence} < {band.succ:.3f}: success")
         why = f"{evidence} is in the uncertain band [{band.succ:.3f}, {band.fail:.3f}): no label"
         return TurnLabel(k, None, None, why)
+
+
+#: The last dialogue's evidence blocks, by (embedding function, its turns' texts): the panel's
+#: learned teachers label one dialogue after another and read the same blocks.
+_last_evidence: tuple[tuple[Any, ...], EvidenceBlocks] | None = None
+
+
+def shared_evidence(dialogue: Dialogue, vectors: VectorTable) -> EvidenceBlocks:
+    """The R, C and N blocks of ``dialogue``, computed once for all the teachers that ask."""
+    global _last_evidence
+    key = (vectors.source, *((t.user_msg, t.response) for t in dialogue.turns))
+    last = _last_evidence  # one read: another thread may swap it, never mutate it
+    if last is not None and last[0] == key:
+        return last[1]
+    blocks = evidence_blocks(turn_views(dialogue), vectors.get)
+    _last_evidence = (key, blocks)
+    return blocks
 
 
 class TurnTeacher(LearnedTeacher):
