@@ -54,7 +54,7 @@ from graphs.corpus.job import (
 )
 from graphs.corpus.validity import figure_validity
 from graphs.evaluation import EvaluationOutput, build_evaluation_graph
-from graphs.process_runner import ProcessEngine
+from graphs.process_runner import ProcessEngine, start_fork_server
 from graphs.ray_runner import ClusterError, RayEngine
 from graphs.remote_runner import run_corpus_remote
 from nodes.context import Context
@@ -353,8 +353,10 @@ def evaluate_corpus(
     Returns:
         The summary (as written to ``summary.json``).
     """
-    inputs = list(zip(sources, detect_kinds(sources), strict=True))
     where = Placement(server, workers, cluster, max_concurrency)
+    if where.chunked and where.cluster is None:
+        start_fork_server()  # the workers' imports overlap ours from here on
+    inputs = list(zip(sources, detect_kinds(sources), strict=True))
     with shared_memory_banks(run_context(context, inputs, limit), inputs, where) as context:
         start_run(context)
         check_judges(context, suites)
