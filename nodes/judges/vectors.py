@@ -46,8 +46,13 @@ class VectorTable:
         return self.source(texts)
 
     def load(self, texts: Iterable[str]) -> None:
-        """Embed the distinct ``texts`` in one batch and keep them as the current table."""
+        """Embed the distinct ``texts`` in one batch and keep them as the current table.
+
+        Judges that share a table each load the same chunk: the second load finds it there.
+        """
         unique = list(dict.fromkeys(texts))
+        if unique == list(self._table):
+            return
         vectors = self.embed(unique) if unique else np.zeros((0, 384), np.float32)
         self._table = dict(zip(unique, vectors, strict=True))
 

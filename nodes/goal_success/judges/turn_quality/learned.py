@@ -157,6 +157,12 @@ class TurnQualityModel:
 
 
 @functools.cache
+def default_vectors() -> VectorTable:
+    """The MiniLM vector table the learned teachers share (one per process)."""
+    return VectorTable()
+
+
+@functools.cache
 def shipped_model() -> TurnQualityModel:
     """The model files next to this module, read once per process."""
     return TurnQualityModel.load()
@@ -175,7 +181,8 @@ class LearnedTeacher:
 
     def __init__(self, model: TurnQualityModel | None = None, embed: Embed | None = None) -> None:
         self.model = model or shipped_model()
-        self.vectors = VectorTable(embed)
+        # The panel's teachers read the same texts: with MiniLM they share one table.
+        self.vectors = VectorTable(embed) if embed is not None else default_vectors()
         self.blocks: tuple[str, ...] = tuple(self.model.teacher(self.key)["blocks"])
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
@@ -194,8 +201,10 @@ class LearnedTeacher:
         read = [{b: float(by_block[b][i]) for b in self.blocks} for i in range(len(p))]
         bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone.tolist()}}
         labels = [
-            self._label_turn(turn.turn_number, float(p[i]), bool(alone[i]), codes[i], shown, bands)
-            for (i, turn), shown in zip(enumerate(dialogue.turns), read, strict=True)
+            self._label_turn(
+                turn.turn_number, float(p[i]), bool(alone[i]), codes[i], read[i], bands
+            )
+            for i, turn in enumerate(dialogue.turns)
         ]
         return TeacherVerdict(judge=self.name, turns=labels)
 
