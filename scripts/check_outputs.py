@@ -69,7 +69,11 @@ def record(folder: Path, jobs: list[str]) -> None:
 def scrub(value: Any) -> Any:
     """``value`` without timing fields and absolute paths."""
     if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in VOLATILE}
+        return {
+            k: scrub(v)
+            for k, v in value.items()
+            if k not in VOLATILE and not k.startswith("latency_")
+        }
     if isinstance(value, list):
         return [scrub(v) for v in value]
     if isinstance(value, str) and (value.startswith("/") or "/tmp/" in value):
