@@ -110,7 +110,7 @@ postgres:  ## Debian's PostgreSQL server binaries (apt), once per machine
 # --- end PostgreSQL ---------------------------------------------------------------------------------
 
 model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedding
-	$(BIN)/python -m stores.embeddings --check
+	$(BIN)/python -m todeval.stores.embeddings --check
 
 SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json \
 	data/samples/proactive_logs.jsonl
@@ -184,7 +184,7 @@ validity: model  ## validity cards of the local turn-quality, segmentation and P
 	$(BIN)/python -m scripts.proactive_calibration
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
-	$(BIN)/python -m cli.dev
+	$(BIN)/python -m todeval.cli.dev
 
 clean:
 	rm -rf $(VENV) .todeval runs .mypy_cache .ruff_cache

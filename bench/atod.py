@@ -21,12 +21,18 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from graphs.api import GOAL_TRACKERS, Context, fmt_figure, goal_tracking_corpus, synthesize_atod
-from nodes.goal_tracking.baselines.tracker import baseline_judges
-from nodes.goal_tracking.llm_steps import llm_judges
-from nodes.goal_tracking.synthesis.library import default_source, episode_library
-from nodes.judges import llm as llm_module
 from tests.fakes import ScriptedChatModel
+from todeval.graphs.api import (
+    GOAL_TRACKERS,
+    Context,
+    fmt_figure,
+    goal_tracking_corpus,
+    synthesize_atod,
+)
+from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
+from todeval.nodes.goal_tracking.llm_steps import llm_judges
+from todeval.nodes.goal_tracking.synthesis.library import default_source, episode_library
+from todeval.nodes.judges import llm as llm_module
 
 SPEC = "openai:token-counter"
 #: One reply every prompt accepts (each output model ignores the others' keys).

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from stores.paths import PROJECT_ROOT
+from todeval.stores.paths import PROJECT_ROOT
 
 
 def run_cli(arguments: list[str], *, home: Path, out: Path) -> tuple[dict[str, Any], float, float]:
@@ -37,7 +37,7 @@ def measure_cli(
         The summary, wall seconds, peak RSS in MB (the largest process of the run: the child or
         a worker it waited for) and CPU seconds of the child and the workers it waited for.
     """
-    command = [sys.executable, "-m", "cli.main", *arguments, "--out", str(out)]
+    command = [sys.executable, "-m", "todeval.cli.main", *arguments, "--out", str(out)]
     env = os.environ | {"TODEVAL_HOME": str(home), "ORT_DISABLE_TELEMETRY": "1"}
     if cwd != PROJECT_ROOT:
         env["PYTHONPATH"] = str(cwd)  # that tree's modules, not this one's

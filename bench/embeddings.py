@@ -28,14 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from bench.minilm_reference import MiniLMReference
-from stores.embeddings import (
+from todeval.stores.embeddings import (
     MiniLMEmbedder,
     built_model_dir,
     embedding_precision,
     resolve_model_files,
 )
-from stores.minilm_onnx import write_model_dir
-from stores.paths import data_dir
+from todeval.stores.minilm_onnx import write_model_dir
+from todeval.stores.paths import data_dir
 
 
 def load_utterances(path: Path) -> tuple[list[str], list[str]]:

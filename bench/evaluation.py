@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import measure_cli
-from graphs.api import fmt_figure
-from stores.paths import PROJECT_ROOT, data_dir
+from todeval.graphs.api import fmt_figure
+from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 BASELINE = "e3efbff"
 """main when issue 22 started (the tree its speed-up is measured against)."""
@@ -138,7 +138,8 @@ def profile_top(args: list[str], *, home: Path, out: Path, tree: Path, rows: int
         return ["(py-spy is not installed: make bench installs the dev extra)"]
     raw = out.with_suffix(".profile.txt")
     command = [str(spy), "record", "--gil", "-r", "100", "-f", "raw", "-o", str(raw), "--",
-               sys.executable, "-m", "cli.main", "evaluate", *args, "--out", str(out)]  # fmt: skip
+               sys.executable, "-m", "todeval.cli.main", "evaluate", *args,
+               "--out", str(out)]  # fmt: skip
     env = os.environ | {"TODEVAL_HOME": str(home)}
     if tree != PROJECT_ROOT:
         env["PYTHONPATH"] = str(tree)

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.datasets.sgd_schema import load_sgd_schema
-from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from nodes.goal_tracking.judges.goal_extraction.role import (
+from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
+from todeval.evals.datasets.sgd_schema import load_sgd_schema
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
     CONTEXT_UTTERANCES,
     dialogue_utterances,
     extract_dialogue,
 )
-from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
-from stores.paths import data_dir
+from todeval.stores.paths import data_dir
 
 CHUNK = 64
 

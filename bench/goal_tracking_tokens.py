@@ -24,23 +24,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
-from evals.datasets import load_dialogues, split_records
-from evals.datasets.sgd_goals import sgd_to_atod
-from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
-from evals.schema import Dialogue
-from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.judges.goal_extraction.llm import (
+from tests.fakes import ScriptedChatModel, count_tokens
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.datasets.sgd_goals import sgd_to_atod
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from nodes.judges import llm as llm_module
-from nodes.judges.accounting import JudgeAccounting
-from stores.goal_memory import Goal
-from stores.paths import data_dir
-from tests.fakes import ScriptedChatModel, count_tokens
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.stores.goal_memory import Goal
+from todeval.stores.paths import data_dir
 
 SPEC = "openai:token-counter"
 #: One reply every judge accepts (each output model ignores the others' keys).

@@ -31,8 +31,8 @@ from typing import Any
 from bench.cli_run import run_cli
 from scripts.fault_server import FaultServer
 from scripts.llm_server import running_llm_server, unavailable_reason
-from stores.paths import PROJECT_ROOT
 from tests.integration.conftest import make_dialogue, write_corpus
+from todeval.stores.paths import PROJECT_ROOT
 
 CONTEXT_TOKENS = 2048
 """The llama server's ``n_ctx`` (``scripts.llm_server.DEFAULT_N_CTX``), told to the judges."""
@@ -63,7 +63,7 @@ def dry_run(arguments: list[str], home: Path) -> tuple[int, int]:
     """``todeval ARGUMENTS --dry-run``: the total calls and prompt tokens it prints."""
     env = os.environ | {"TODEVAL_HOME": str(home), "ORT_DISABLE_TELEMETRY": "1"}
     out = home / "out"  # a dry run writes nothing there
-    command = [sys.executable, "-m", "cli.main", *arguments, "--dry-run", "--out", str(out)]
+    command = [sys.executable, "-m", "todeval.cli.main", *arguments, "--dry-run", "--out", str(out)]
     done = subprocess.run(
         command, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
     )

@@ -38,22 +38,22 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-import stores.llm_cache as llm_cache_module
-from graphs.goal_success import build_goal_success_graph
-from nodes.context import Context
-from nodes.goal_success.judges import segmenter
-from nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.limits import LIMITS, LLMPolicy
+import todeval.stores.llm_cache as llm_cache_module
 from scripts.llm_server import (
     DEFAULT_CHAT_FORMAT,
     DEFAULT_N_CTX,
     running_llm_server,
     unavailable_reason,
 )
-from stores.llm_cache import default_llm_cache
 from tests.integration.test_llm_roles import PROBES, RoleProbe, dialogues, usage_since
+from todeval.graphs.goal_success import build_goal_success_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges import segmenter
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.limits import LIMITS, LLMPolicy
+from todeval.stores.llm_cache import default_llm_cache
 
 TIMEOUT_S = 300.0
 """Long enough for a 1,024-token answer on a busy 2-core machine: a timed-out request keeps the

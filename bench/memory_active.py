@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from stores.paths import PROJECT_ROOT, data_dir
+from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 #: SGD train services absent from SGD dev: bench (c) is built from train dialogues that use
 #: only these, so no intent capture rule, judger feature or threshold was tuned on them.
@@ -60,7 +60,7 @@ def build(
 ) -> None:
     """``todeval memory build-bench`` (quietly)."""
     subprocess.run(
-        [sys.executable, "-m", "cli.main", "memory", "build-bench", "--sgd", str(sgd),
+        [sys.executable, "-m", "todeval.cli.main", "memory", "build-bench", "--sgd", str(sgd),
          "--split", split, "--seed", str(seed), "--individuals", str(individuals),
          "--out", str(out), *(["--hard"] if hard else [])],
         check=True, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,

@@ -16,12 +16,12 @@ import time
 from collections.abc import Sequence
 from statistics import fmean, median
 
-from evals.datasets.ms_tod import build_memory_bench
-from evals.memory_schema import MemoryBench
-from evals.metrics.memory.scores import hit_at_k, recall_at_k
-from nodes.memory.judges.units import local_memory_units
-from stores.memory_bank import RETRIEVAL_MODES, MemoryBank
-from stores.paths import data_dir
+from todeval.evals.datasets.ms_tod import build_memory_bench
+from todeval.evals.memory_schema import MemoryBench
+from todeval.evals.metrics.memory.scores import hit_at_k, recall_at_k
+from todeval.nodes.memory.judges.units import local_memory_units
+from todeval.stores.memory_bank import RETRIEVAL_MODES, MemoryBank
+from todeval.stores.paths import data_dir
 
 
 def fill(bank: MemoryBank, bench: MemoryBench) -> float:

@@ -25,19 +25,27 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.proactive import load_proactive
-from evals.datasets.proactive_labels import load_guidance_dialogues, load_target_plans, only_records
-from evals.metrics.agreement import cohen_kappa, weighted_kappa
-from evals.metrics.proactive.agreement import calibration_half, kappa_interval
-from evals.proactive_schema import ProactiveItem
-from graphs.corpus.proactive import run_dialogue_guidance, run_target_planning, synthesize_proactive
-from nodes.context import Context
-from nodes.proactive.judges.guidance_judge import guidance_judge
-from nodes.proactive.judges.target_density import target_density_judge
-from nodes.proactive.judges.target_planning_judge import target_planning_judge
-from nodes.proactive.judges.target_reached import target_reached_judge
-from stores.embeddings import get_embedder
-from stores.paths import PROJECT_ROOT
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.datasets.proactive_labels import (
+    load_guidance_dialogues,
+    load_target_plans,
+    only_records,
+)
+from todeval.evals.metrics.agreement import cohen_kappa, weighted_kappa
+from todeval.evals.metrics.proactive.agreement import calibration_half, kappa_interval
+from todeval.evals.proactive_schema import ProactiveItem
+from todeval.graphs.corpus.proactive import (
+    run_dialogue_guidance,
+    run_target_planning,
+    synthesize_proactive,
+)
+from todeval.nodes.context import Context
+from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
+from todeval.nodes.proactive.judges.target_density import target_density_judge
+from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
+from todeval.nodes.proactive.judges.target_reached import target_reached_judge
+from todeval.stores.embeddings import get_embedder
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 

@@ -29,15 +29,19 @@ from statistics import fmean
 from typing import Any
 
 from bench.memory_active import held_out_sgd
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.ms_tod import build_memory_bench
-from evals.memory_schema import MsTodEvalItem
-from evals.memory_words import slot_in_words
-from evals.metrics.memory.scores import dialogue_turn_efficiency, joint_goal_accuracy, slot_accuracy
-from graphs.api import fmt_figure
-from graphs.memory import slot_repair_graph as graph
-from nodes.context import Context
-from stores.paths import data_dir
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.ms_tod import build_memory_bench
+from todeval.evals.memory_schema import MsTodEvalItem
+from todeval.evals.memory_words import slot_in_words
+from todeval.evals.metrics.memory.scores import (
+    dialogue_turn_efficiency,
+    joint_goal_accuracy,
+    slot_accuracy,
+)
+from todeval.graphs.api import fmt_figure
+from todeval.graphs.memory import slot_repair_graph as graph
+from todeval.nodes.context import Context
+from todeval.stores.paths import data_dir
 
 DROP, GARBLE = 0.25, 0.15  # share of gold slots the template confirmation drops / garbles
 DISCLOSURE = ("high", "medium", "low")

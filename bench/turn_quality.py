@@ -17,14 +17,6 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-from evals.metrics.agreement import cohen_kappa, fleiss_kappa
-from evals.metrics.goal_success.segmentation import goal_spans
-from evals.metrics.goal_success.success_rate import goal_success_rate, score_goals
-from evals.schema import RCOF_CODES, Dialogue
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.goal_success.judges.turn_quality.learned import shipped_model
-from nodes.goal_success.judges.turn_quality.role import TurnLabel
 from scripts.turn_quality_eval import (
     FROZEN_TURNS,
     Scored,
@@ -39,6 +31,14 @@ from scripts.turn_quality_eval import (
     segment_all,
     vote_all,
 )
+from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
+from todeval.evals.metrics.goal_success.segmentation import goal_spans
+from todeval.evals.metrics.goal_success.success_rate import goal_success_rate, score_goals
+from todeval.evals.schema import RCOF_CODES, Dialogue
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.judges.turn_quality.learned import shipped_model
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
 
 LEARNED = ("local:turn", "local:reply-reaction", "local:fit-reaction")
 RULES = ("local:signals", "local:response", "local:semantic")

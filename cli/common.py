@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from graphs.api import (
+from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
     JUDGE_ROLES,
     SUITES,

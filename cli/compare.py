@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli.common import count, writable_folder
-from graphs.api import compare_folders, text_table
+from todeval.cli.common import count, writable_folder
+from todeval.graphs.api import compare_folders, text_table
 
 
 def add_parser(subparsers: Any) -> None:

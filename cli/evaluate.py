@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_llm_arguments,
     add_sample_arguments,
@@ -27,7 +27,7 @@ from cli.common import (
     uses_llm,
     writable_folder,
 )
-from graphs.api import (
+from todeval.graphs.api import (
     GOAL_TRACKERS,
     METRICS,
     SUITES,

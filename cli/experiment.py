@@ -19,7 +19,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_llm_arguments,
     command_context,
@@ -28,7 +28,7 @@ from cli.common import (
     input_path,
     parse_suites,
 )
-from graphs.api import (
+from todeval.graphs.api import (
     METRICS,
     SIMULATION_DOMAINS,
     corpus_experiment,

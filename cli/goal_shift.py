@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from cli.common import (
+from todeval.cli.common import (
     add_corpus_arguments,
     fmt_figure,
     input_path,
     progress,
     with_llm_settings,
 )
-from graphs.api import Compat, Context, goal_shift_corpus, load_goal_shift_run
+from todeval.graphs.api import Compat, Context, goal_shift_corpus, load_goal_shift_run
 
 
 def add_parser(subparsers: Any) -> None:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_corpus_arguments,
     add_sample_arguments,
@@ -24,7 +24,7 @@ from cli.common import (
     unit_interval,
     with_llm_settings,
 )
-from graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
+from todeval.graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
 
 COMMAND = "goal-success"
 

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     add_corpus_arguments,
     count,
     fmt_figure,
@@ -18,7 +18,7 @@ from cli.common import (
     unit_interval,
     with_llm_settings,
 )
-from graphs.api import GOAL_TRACKERS, Context, goal_tracking_corpus
+from todeval.graphs.api import GOAL_TRACKERS, Context, goal_tracking_corpus
 
 COMMAND = "goal-tracking"
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from cli import (
+from todeval.cli import (
     compare,
     evaluate,
     experiment,
@@ -21,8 +21,8 @@ from cli import (
     simulate,
     synthesize,
 )
-from cli.common import UsageError
-from graphs.api import (
+from todeval.cli.common import UsageError
+from todeval.graphs.api import (
     CheckpointerError,
     ClusterError,
     ConfigError,
@@ -31,7 +31,7 @@ from graphs.api import (
     JudgeSpecError,
     RunReadError,
 )
-from graphs.review import ReviewError
+from todeval.graphs.review import ReviewError
 
 #: What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no traceback.
 USAGE_ERRORS = (

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_llm_arguments,
     count,
@@ -26,9 +26,9 @@ from cli.common import (
     writable_file,
     writable_folder,
 )
-from evals.results import skipped_row
-from evals.schema import RecordError
-from graphs.api import (
+from todeval.evals.results import skipped_row
+from todeval.evals.schema import RecordError
+from todeval.graphs.api import (
     ABLATION_RETRIEVAL,
     ACTIVATIONS,
     BASELINE_SOURCES,

@@ -20,7 +20,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_llm_arguments,
     count,
@@ -30,7 +30,7 @@ from cli.common import (
     with_llm_settings,
     writable_folder,
 )
-from graphs.api import (
+from todeval.graphs.api import (
     PROACTIVE_AGREEABLENESS,
     REFERENCE_GUIDE_AGENT,
     REFERENCE_PLAN_AGENT,

@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cli.common import fmt_figure
-from graphs.review import ESCALATION_KIND, GoalSuccessReview, HumanVerdict
+from todeval.cli.common import fmt_figure
+from todeval.graphs.review import ESCALATION_KIND, GoalSuccessReview, HumanVerdict
 
 Ask = Callable[[str], str]
 

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     add_llm_arguments,
     count,
     fmt_figure,
@@ -20,7 +20,7 @@ from cli.common import (
     with_llm_settings,
     writable_folder,
 )
-from graphs.api import SIMULATION_DOMAINS, Context, simulate_corpus
+from todeval.graphs.api import SIMULATION_DOMAINS, Context, simulate_corpus
 
 
 def add_parser(subparsers: Any) -> None:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cli.common import (
+from todeval.cli.common import (
     UsageError,
     add_llm_arguments,
     count,
@@ -31,7 +31,7 @@ from cli.common import (
     with_llm_settings,
     writable_folder,
 )
-from graphs.api import (
+from todeval.graphs.api import (
     PROACTIVE_DOMAINS,
     Context,
     canonical_domain,

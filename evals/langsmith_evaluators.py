@@ -36,12 +36,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NotRequired, TypedDict
 
-from evals.metrics.agreement import cohen_kappa, paired
-from evals.metrics.goal_success import success_rate as gs
-from evals.metrics.goal_success.segmentation import boundary_prf, goal_spans
-from evals.metrics.goal_success.teacher_agreement import labeller_agreement
-from evals.metrics.record_metrics import METRICS, MetricInfo, Part, corpus_value
-from evals.record_views import SUITES, EvaluationRecord, applicable_suites
+from todeval.evals.metrics.agreement import cohen_kappa, paired
+from todeval.evals.metrics.goal_success import success_rate as gs
+from todeval.evals.metrics.goal_success.segmentation import boundary_prf, goal_spans
+from todeval.evals.metrics.goal_success.teacher_agreement import labeller_agreement
+from todeval.evals.metrics.record_metrics import METRICS, MetricInfo, Part, corpus_value
+from todeval.evals.record_views import SUITES, EvaluationRecord, applicable_suites
 
 
 class Feedback(TypedDict):

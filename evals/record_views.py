@@ -24,11 +24,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.goal_shift_schema import Conversation
-from evals.goal_tracking_schema import AtodDialogue, AtodTurn
-from evals.memory_schema import MsTodEvalItem, MsTodSession
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from evals.schema import Dialogue, Turn
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn
+from todeval.evals.memory_schema import MsTodEvalItem, MsTodSession
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.evals.schema import Dialogue, Turn
 
 CONTROL_TOKENS = re.compile(r"###[A-Z-]+###")
 """The user simulator's control tokens (``###STOP###``): not something the user said."""

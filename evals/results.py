@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.schema import RecordError
+from todeval.evals.schema import RecordError
 
 R = TypeVar("R", bound=BaseModel)
 

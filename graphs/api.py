@@ -3,7 +3,7 @@
 The CLI, the notebook, the LangSmith experiments and the benchmarks all go through these names::
 
     from pathlib import Path
-    from graphs.api import Context, evaluate_corpus, compare_runs, read_run
+    from todeval.graphs.api import Context, evaluate_corpus, compare_runs, read_run
 
     summary = evaluate_corpus([Path("dialogues.jsonl")], Context(), out=Path("runs/a"))
     comparison = compare_runs(read_run("runs/a"), read_run("runs/b"))
@@ -16,30 +16,36 @@ report section, summary key, suite key, CLI command): ``goal_success`` (Mind the
 
 from __future__ import annotations
 
-from evals.datasets import Format, detect_format
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.ms_tod import (
+from todeval.evals.datasets import Format, detect_format
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.ms_tod import (
     INTENTS_PER_INDIVIDUAL,
     SESSIONS_PER_INTENT,
     build_memory_bench,
     dump_memory_bench,
 )
-from evals.langsmith_evaluators import corpus_key
-from evals.memory_schema import eval_records
-from evals.metrics.compare import RunReadError, compare_folders, compare_runs, read_run, text_table
-from evals.metrics.goal_shift.macro import pooled_macro_table
-from evals.metrics.goal_shift.summary import Compat
-from evals.metrics.goal_success.tally import read_audits
-from evals.metrics.llm_usage import dry_run_estimate, dry_run_text
-from evals.metrics.memory.table import baseline_table
-from evals.metrics.record_metrics import METRICS
-from evals.outputs import fmt_figure, jsonl_line, write_json
-from evals.proactive_schema import AGREEABLENESS as PROACTIVE_AGREEABLENESS
-from evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
-from evals.proactive_schema import canonical_domain
-from evals.record_views import SUITES, Suite, suite_named
-from evals.report.memory import ablation_table
-from evals.results import (
+from todeval.evals.langsmith_evaluators import corpus_key
+from todeval.evals.memory_schema import eval_records
+from todeval.evals.metrics.compare import (
+    RunReadError,
+    compare_folders,
+    compare_runs,
+    read_run,
+    text_table,
+)
+from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
+from todeval.evals.metrics.goal_shift.summary import Compat
+from todeval.evals.metrics.goal_success.tally import read_audits
+from todeval.evals.metrics.llm_usage import dry_run_estimate, dry_run_text
+from todeval.evals.metrics.memory.table import baseline_table
+from todeval.evals.metrics.record_metrics import METRICS
+from todeval.evals.outputs import fmt_figure, jsonl_line, write_json
+from todeval.evals.proactive_schema import AGREEABLENESS as PROACTIVE_AGREEABLENESS
+from todeval.evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
+from todeval.evals.proactive_schema import canonical_domain
+from todeval.evals.record_views import SUITES, Suite, suite_named
+from todeval.evals.report.memory import ablation_table
+from todeval.evals.results import (
     EvaluationLine,
     GoalLine,
     MemoryItemLine,
@@ -47,8 +53,8 @@ from evals.results import (
     ThreadResult,
     TrackedDialogueLine,
 )
-from evals.schema import Dialogue, RecordError
-from graphs.config import (
+from todeval.evals.schema import Dialogue, RecordError
+from todeval.graphs.config import (
     ConfigError,
     build_context,
     checked_setting,
@@ -56,13 +62,17 @@ from graphs.config import (
     read_config,
     read_prices,
 )
-from graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
-from graphs.corpus.goal_shift import goal_shift_corpus
-from graphs.corpus.goal_shift import load_run as load_goal_shift_run
-from graphs.corpus.goal_success import corpus_routes, goal_success_corpus, segmentation_corpus
-from graphs.corpus.goal_tracking import GOAL_TRACKERS, goal_tracking_corpus
-from graphs.corpus.goal_tracking_synthesis import synthesize_atod
-from graphs.corpus.memory import (
+from todeval.graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
+from todeval.graphs.corpus.goal_shift import goal_shift_corpus
+from todeval.graphs.corpus.goal_shift import load_run as load_goal_shift_run
+from todeval.graphs.corpus.goal_success import (
+    corpus_routes,
+    goal_success_corpus,
+    segmentation_corpus,
+)
+from todeval.graphs.corpus.goal_tracking import GOAL_TRACKERS, goal_tracking_corpus
+from todeval.graphs.corpus.goal_tracking_synthesis import synthesize_atod
+from todeval.graphs.corpus.memory import (
     ABLATION_RETRIEVAL,
     BASELINE_SOURCES,
     BASELINES,
@@ -71,41 +81,41 @@ from graphs.corpus.memory import (
     memory_baselines,
     memory_corpus,
 )
-from graphs.corpus.proactive import (
+from todeval.graphs.corpus.proactive import (
     run_dialogue_guidance,
     run_target_planning,
     synthesize_proactive,
 )
-from graphs.corpus.simulation import simulate_corpus
-from graphs.evaluation import graph as evaluation_graph
-from graphs.experiments import (
+from todeval.graphs.corpus.simulation import simulate_corpus
+from todeval.graphs.evaluation import graph as evaluation_graph
+from todeval.graphs.experiments import (
     corpus_experiment,
     corpus_scores,
     evaluation_experiment,
     simulation_experiment,
 )
-from graphs.goal_shift import graph as goal_shift_graph
-from graphs.goal_success import graph as goal_success_graph
-from graphs.goal_success import segmentation_graph, voting_graph
-from graphs.goal_tracking import graph as goal_tracking_graph
-from graphs.goal_tracking import synthesis_graph as atod_synthesis_graph
-from graphs.memory import graph as memory_graph
-from graphs.memory import slot_repair_graph
-from graphs.proactive import guidance_graph as proactive_guidance_graph
-from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
-from graphs.proactive import planning_graph as proactive_planning_graph
-from graphs.proactive import synthesis_graph as proactive_synthesis_graph
-from graphs.ray_runner import ClusterError
-from nodes.context import JUDGE_ROLES, Context
-from nodes.judges.spec import JudgeConfigError, JudgeSpecError
-from nodes.memory.bank import fill_banks
-from nodes.memory.judges import check_memory_judges
-from nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
-from nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
-from nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
-from nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
-from stores.checkpoint import CheckpointerError, is_postgres_url
-from stores.memory_bank import collection_for
+from todeval.graphs.goal_shift import graph as goal_shift_graph
+from todeval.graphs.goal_success import graph as goal_success_graph
+from todeval.graphs.goal_success import segmentation_graph, voting_graph
+from todeval.graphs.goal_tracking import graph as goal_tracking_graph
+from todeval.graphs.goal_tracking import synthesis_graph as atod_synthesis_graph
+from todeval.graphs.memory import graph as memory_graph
+from todeval.graphs.memory import slot_repair_graph
+from todeval.graphs.proactive import guidance_graph as proactive_guidance_graph
+from todeval.graphs.proactive import guidance_scoring_graph, plan_scoring_graph
+from todeval.graphs.proactive import planning_graph as proactive_planning_graph
+from todeval.graphs.proactive import synthesis_graph as proactive_synthesis_graph
+from todeval.graphs.ray_runner import ClusterError
+from todeval.nodes.context import JUDGE_ROLES, Context
+from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpecError
+from todeval.nodes.memory.bank import fill_banks
+from todeval.nodes.memory.judges import check_memory_judges
+from todeval.nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
+from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
+from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
+from todeval.nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
+from todeval.stores.checkpoint import CheckpointerError, is_postgres_url
+from todeval.stores.memory_bank import collection_for
 
 __all__ = [
     "CheckpointerError",

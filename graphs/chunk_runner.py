@@ -33,13 +33,13 @@ from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.runner import R, record_id, run_dialogue, run_in_order
-from nodes.context import Context
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.limits import configure_llm, policy_for
-from stores.checkpoint import open_checkpointer
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.runner import R, record_id, run_dialogue, run_in_order
+from todeval.nodes.context import Context
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.limits import configure_llm, policy_for
+from todeval.stores.checkpoint import open_checkpointer
 
 H = TypeVar("H")
 Record = TypeVar("Record", bound=BaseModel, contravariant=True)

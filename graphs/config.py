@@ -28,8 +28,8 @@ from typing import Any, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
-from nodes.context import JUDGE_ROLES, POSITIVE, Context
-from nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.context import JUDGE_ROLES, POSITIVE, Context
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
 
 SECTIONS = ("judges", "thresholds", "run")
 

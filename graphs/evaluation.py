@@ -33,8 +33,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 from typing_extensions import TypedDict
 
-from evals.memory_schema import Individual
-from evals.record_views import (
+from todeval.evals.memory_schema import Individual
+from todeval.evals.record_views import (
     SUITES,
     EvaluationRecord,
     MemoryItem,
@@ -44,18 +44,18 @@ from evals.record_views import (
     atod_view,
     suite_named,
 )
-from graphs.goal_shift import graph as goal_shift_graph
-from graphs.goal_success import goal_success_steps, runs_as_functions
-from graphs.goal_success import graph as goal_success_graph
-from graphs.memory import graph as memory_active_graph
-from graphs.proactive import guidance_scoring_graph, plan_scoring_graph
-from nodes.context import Context, get_context
-from nodes.goal_tracking.baselines.tracker import answer_utterances
-from nodes.goal_tracking.llm_steps import uses_llm
-from nodes.goal_tracking.state import GoalTrackingOutput, GoalTrackingState
-from nodes.goal_tracking.tracker import track_utterances
-from nodes.judges.spec import parse_spec
-from nodes.memory.bank import fill_bank
+from todeval.graphs.goal_shift import graph as goal_shift_graph
+from todeval.graphs.goal_success import goal_success_steps, runs_as_functions
+from todeval.graphs.goal_success import graph as goal_success_graph
+from todeval.graphs.memory import graph as memory_active_graph
+from todeval.graphs.proactive import guidance_scoring_graph, plan_scoring_graph
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.baselines.tracker import answer_utterances
+from todeval.nodes.goal_tracking.llm_steps import uses_llm
+from todeval.nodes.goal_tracking.state import GoalTrackingOutput, GoalTrackingState
+from todeval.nodes.goal_tracking.tracker import track_utterances
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.memory.bank import fill_bank
 
 #: The node that runs each suite.
 SUITE_NODES: dict[Suite, str] = {

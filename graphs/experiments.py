@@ -26,40 +26,40 @@ from langsmith import Client, schemas
 from langsmith.evaluation._runner import ExperimentResults
 from langsmith.evaluation.evaluator import DynamicRunEvaluator
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_shift_schema import Conversation
-from evals.langsmith_evaluators import (
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.langsmith_evaluators import (
     RowEvaluator,
     evaluation_example,
     row_evaluators,
     suite_metrics,
     summary_evaluators,
 )
-from evals.metrics.evaluation import EvaluationTally
-from evals.metrics.simulation.tally import SimulationRecord, results_file, simulation_entry
-from evals.outputs import write_json
-from evals.record_views import (
+from todeval.evals.metrics.evaluation import EvaluationTally
+from todeval.evals.metrics.simulation.tally import SimulationRecord, results_file, simulation_entry
+from todeval.evals.outputs import write_json
+from todeval.evals.record_views import (
     SUITES,
     EvaluationRecord,
     Suite,
     conversation_record,
     suite_named,
 )
-from evals.results import ThreadResult
-from evals.schema import RecordError, routes_used
-from graphs.corpus.evaluation import (
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError, routes_used
+from todeval.graphs.corpus.evaluation import (
     check_judges,
     corpus_records,
     detect_kinds,
     evaluation_judges,
     run_context,
 )
-from graphs.corpus.simulation import domain_tasks, simulation_records
-from graphs.evaluation import graph as evaluation_graph
-from graphs.simulation import build_simulation_graph
-from nodes.context import Context
-from nodes.memory.bank import bank_for
+from todeval.graphs.corpus.simulation import domain_tasks, simulation_records
+from todeval.graphs.evaluation import graph as evaluation_graph
+from todeval.graphs.simulation import build_simulation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import bank_for
 
 
 def offline_client() -> Client:

@@ -17,15 +17,15 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from nodes.context import Context
-from nodes.goal_shift.scoring import (
+from todeval.nodes.context import Context
+from todeval.nodes.goal_shift.scoring import (
     build_result,
     detect_shifts,
     measure_tool_use,
     parse_conversation,
     score_task_success,
 )
-from nodes.goal_shift.state import (
+from todeval.nodes.goal_shift.state import (
     GoalShiftInput,
     GoalShiftOutput,
     GoalShiftState,

@@ -32,10 +32,10 @@ from typing import Any, cast
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from nodes.context import Context, get_context
-from nodes.goal_success.scoring import score_goals
-from nodes.goal_success.segmentation import build_goal_spans, segment_goals
-from nodes.goal_success.state import (
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_success.scoring import score_goals
+from todeval.nodes.goal_success.segmentation import build_goal_spans, segment_goals
+from todeval.nodes.goal_success.state import (
     GoalSuccessInput,
     GoalSuccessOutput,
     GoalSuccessState,
@@ -47,14 +47,14 @@ from nodes.goal_success.state import (
     VotingOutput,
     VotingState,
 )
-from nodes.goal_success.voting import (
+from todeval.nodes.goal_success.voting import (
     escalate_to_human,
     label_turns,
     route_after_vote,
     send_to_teachers,
     vote_labels,
 )
-from nodes.judges.spec import parse_spec
+from todeval.nodes.judges.spec import parse_spec
 
 
 def build_goal_segmentation_graph() -> StateGraph[Any, Context, Any, Any]:

@@ -24,14 +24,14 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from nodes.context import Context
-from nodes.goal_tracking.baselines.tracker import answer_utterances
-from nodes.goal_tracking.state import (
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.baselines.tracker import answer_utterances
+from todeval.nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
     GoalTrackingState,
 )
-from nodes.goal_tracking.synthesis.pipeline import (
+from todeval.nodes.goal_tracking.synthesis.pipeline import (
     annotate_statuses,
     annotate_trajectory,
     check_quality,
@@ -42,12 +42,12 @@ from nodes.goal_tracking.synthesis.pipeline import (
     route_stage,
     sample_trajectory,
 )
-from nodes.goal_tracking.synthesis.state import (
+from todeval.nodes.goal_tracking.synthesis.state import (
     AtodSynthesisInput,
     AtodSynthesisOutput,
     AtodSynthesisState,
 )
-from nodes.goal_tracking.tracker import track_utterances
+from todeval.nodes.goal_tracking.tracker import track_utterances
 
 
 def _tracker_builder() -> StateGraph[Any, Context, Any, Any]:

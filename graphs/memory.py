@@ -50,8 +50,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from nodes.context import Context, get_context
-from nodes.memory.memory_active import (
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.memory.memory_active import (
     activate_memory,
     capture_intent,
     judge_memory,
@@ -59,8 +59,8 @@ from nodes.memory.memory_active import (
     refine_memory,
     write_response,
 )
-from nodes.memory.scoring import score_confirmation
-from nodes.memory.slot_repair import (
+from todeval.nodes.memory.scoring import score_confirmation
+from todeval.nodes.memory.slot_repair import (
     agent_turn,
     find_missing_slots,
     route_after_agent_turn,
@@ -71,7 +71,7 @@ from nodes.memory.slot_repair import (
     supervise,
     user_turn,
 )
-from nodes.memory.state import (
+from todeval.nodes.memory.state import (
     MemoryInput,
     MemoryOutput,
     MemoryState,

@@ -30,8 +30,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from nodes.context import Context
-from nodes.proactive.guidance import (
+from todeval.nodes.context import Context
+from todeval.nodes.proactive.guidance import (
     agent_turn,
     check_target,
     route_after_agent,
@@ -39,8 +39,8 @@ from nodes.proactive.guidance import (
     route_after_user,
     user_turn,
 )
-from nodes.proactive.planning import plan_target, route_after_plan
-from nodes.proactive.refinement import (
+from todeval.nodes.proactive.planning import plan_target, route_after_plan
+from todeval.nodes.proactive.refinement import (
     assign_tier,
     check_difficulty,
     check_reference,
@@ -48,8 +48,12 @@ from nodes.proactive.refinement import (
     obfuscate_environment,
     route_after_check_difficulty,
 )
-from nodes.proactive.scoring import judge_guidance, judge_target_plan, measure_target_density
-from nodes.proactive.state import (
+from todeval.nodes.proactive.scoring import (
+    judge_guidance,
+    judge_target_plan,
+    measure_target_density,
+)
+from todeval.nodes.proactive.state import (
     GuidanceInput,
     GuidanceOutput,
     GuidanceScoringInput,
@@ -66,7 +70,7 @@ from nodes.proactive.state import (
     SynthesisOutput,
     SynthesisState,
 )
-from nodes.proactive.synthesis import (
+from todeval.nodes.proactive.synthesis import (
     choose_topic,
     ensemble_targets,
     generate_environment,

@@ -22,13 +22,13 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import forkserver
 from typing import Any
 
-from graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
-from nodes.judges.redact import error_text
+from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
+from todeval.nodes.judges.redact import error_text
 
 MAX_ATTEMPTS = 3
 """Times a chunk is given to a new worker after the one running it died."""
 
-PRELOAD = ["graphs.chunk_runner", "graphs.corpus.evaluation"]
+PRELOAD = ["todeval.graphs.chunk_runner", "todeval.graphs.corpus.evaluation"]
 """Imported once by the fork server, so each worker starts with them loaded."""
 
 EMBEDDING_THREADS = "TODEVAL_EMBEDDING_THREADS"

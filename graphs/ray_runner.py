@@ -22,9 +22,9 @@ import os
 from types import ModuleType
 from typing import Any
 
-from graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
-from nodes.judges.redact import error_text
-from stores.paths import todeval_home
+from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
+from todeval.nodes.judges.redact import error_text
+from todeval.stores.paths import todeval_home
 
 MAX_RETRIES = 3
 """Times Ray runs a chunk again after the worker running it died."""

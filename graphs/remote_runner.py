@@ -19,11 +19,11 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from langgraph_sdk.schema import RunStatus
 
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.runner import R, record_id, run_in_order, thread_id_for
-from nodes.context import Context
-from nodes.judges.redact import error_text, redact
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.runner import R, record_id, run_in_order, thread_id_for
+from todeval.nodes.context import Context
+from todeval.nodes.judges.redact import error_text, redact
 
 THREAD_NAMESPACE = uuid.UUID("6f1d3a52-2c0e-5b8e-9a47-7d0c1e5f4b21")
 """uuid5 namespace of todeval's server threads (any fixed UUID; changing it orphans threads)."""

@@ -19,16 +19,16 @@ from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
-from evals.datasets import load_dialogues
-from evals.metrics.goal_success.tally import read_audits
-from evals.outputs import jsonl_line
-from evals.schema import Dialogue
-from graphs.corpus.goal_success import SUBSYSTEM, goal_success_corpus
-from graphs.goal_success import build_goal_success_graph
-from graphs.runner import pending_interrupts, resume_thread
-from nodes.context import Context
-from nodes.goal_success.voting import ESCALATION_KIND, HumanVerdict, escalation_case
-from stores.checkpoint import open_checkpointer
+from todeval.evals.datasets import load_dialogues
+from todeval.evals.metrics.goal_success.tally import read_audits
+from todeval.evals.outputs import jsonl_line
+from todeval.evals.schema import Dialogue
+from todeval.graphs.corpus.goal_success import SUBSYSTEM, goal_success_corpus
+from todeval.graphs.goal_success import build_goal_success_graph
+from todeval.graphs.runner import pending_interrupts, resume_thread
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.voting import ESCALATION_KIND, HumanVerdict, escalation_case
+from todeval.stores.checkpoint import open_checkpointer
 
 __all__ = ["ESCALATION_KIND", "GoalSuccessReview", "HumanVerdict", "ReviewError"]
 

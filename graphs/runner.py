@@ -25,11 +25,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
 
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from nodes.context import Context, judging_fields
-from nodes.judges.limits import watch_unanswered
-from nodes.judges.redact import error_text
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.nodes.context import Context, judging_fields
+from todeval.nodes.judges.limits import watch_unanswered
+from todeval.nodes.judges.redact import error_text
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""

@@ -19,8 +19,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from nodes.context import Context
-from nodes.simulation.conversation import (
+from todeval.nodes.context import Context
+from todeval.nodes.simulation.conversation import (
     agent_turn,
     environment_turn,
     grade,
@@ -29,7 +29,7 @@ from nodes.simulation.conversation import (
     start,
     user_turn,
 )
-from nodes.simulation.state import SimulationInput, SimulationOutput, SimulationState
+from todeval.nodes.simulation.state import SimulationInput, SimulationOutput, SimulationState
 
 
 def build_simulation_graph() -> StateGraph[Any, Context, Any, Any]:

@@ -30,18 +30,21 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.datasets import load_dialogues, split_records
-from evals.schema import Dialogue
-from nodes.goal_success.judges.turn_quality.local_response import RouteDomains, route_profile
-from nodes.goal_success.judges.turn_quality.local_semantic import (
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.turn_quality.local_response import (
+    RouteDomains,
+    route_profile,
+)
+from todeval.nodes.goal_success.judges.turn_quality.local_semantic import (
     abstention,
     answer_fit,
     question_texts,
 )
-from nodes.goal_success.judges.turn_quality.local_signals import can_rephrase
-from nodes.goal_success.judges.turn_quality.user_cues import carries_domain
-from nodes.judges.vectors import VectorTable
-from stores.paths import data_dir
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import can_rephrase
+from todeval.nodes.goal_success.judges.turn_quality.user_cues import carries_domain
+from todeval.nodes.judges.vectors import VectorTable
+from todeval.stores.paths import data_dir
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 

@@ -30,20 +30,20 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.evaluation_records import detect_record_kind
-from evals.datasets.ms_tod_loader import load_memory_bench
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.datasets.tau2_tools import paper_tool_schemas
-from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift.tool_redundancy import redundant_calls
-from evals.metrics.goal_shift.tool_use import (
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.evaluation_records import detect_record_kind
+from todeval.evals.datasets.ms_tod_loader import load_memory_bench
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.datasets.tau2_tools import paper_tool_schemas
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.metrics.goal_shift.tool_redundancy import redundant_calls
+from todeval.evals.metrics.goal_shift.tool_use import (
     PARAM_ERROR_KEYWORDS,
     arguments_satisfy_schema,
     tool_call_records,
 )
-from evals.metrics.memory.slot_mention import slot_value_mentioned
-from evals.schema import RCOF_CODES, Dialogue, RecordError, Turn
+from todeval.evals.metrics.memory.slot_mention import slot_value_mentioned
+from todeval.evals.schema import RCOF_CODES, Dialogue, RecordError, Turn
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data/samples"
 DEFAULT_PATH = SAMPLES / "enterprise_dialogues.jsonl"

@@ -29,22 +29,30 @@ from typing import Any
 
 import numpy as np
 
-from evals.datasets.proactive import load_proactive
-from evals.datasets.proactive_labels import load_guidance_dialogues, load_target_plans, only_records
-from evals.metrics.agreement import cohen_kappa, weighted_kappa
-from evals.metrics.proactive.agreement import calibration_half, kappa_interval
-from evals.proactive_schema import GuidanceDialogue, LabelledPlan, ProactiveItem
-from nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
-from nodes.proactive.judges.calibration import CalibratedMap, read_map
-from nodes.proactive.judges.guidance_judge import local as guidance_local
-from nodes.proactive.judges.target_density import features as density_features
-from nodes.proactive.judges.target_density.features import CoverageCuts, Similarities, similarities
-from nodes.proactive.judges.target_density.local import LocalTargetDensity
-from nodes.proactive.judges.target_planning_judge import local as planning_local
-from nodes.proactive.judges.target_planning_judge.features import plan_features
-from nodes.proactive.text import assistant_messages
-from stores.embeddings import get_embedder
-from stores.paths import PROJECT_ROOT
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.datasets.proactive_labels import (
+    load_guidance_dialogues,
+    load_target_plans,
+    only_records,
+)
+from todeval.evals.metrics.agreement import cohen_kappa, weighted_kappa
+from todeval.evals.metrics.proactive.agreement import calibration_half, kappa_interval
+from todeval.evals.proactive_schema import GuidanceDialogue, LabelledPlan, ProactiveItem
+from todeval.nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
+from todeval.nodes.proactive.judges.calibration import CalibratedMap, read_map
+from todeval.nodes.proactive.judges.guidance_judge import local as guidance_local
+from todeval.nodes.proactive.judges.target_density import features as density_features
+from todeval.nodes.proactive.judges.target_density.features import (
+    CoverageCuts,
+    Similarities,
+    similarities,
+)
+from todeval.nodes.proactive.judges.target_density.local import LocalTargetDensity
+from todeval.nodes.proactive.judges.target_planning_judge import local as planning_local
+from todeval.nodes.proactive.judges.target_planning_judge.features import plan_features
+from todeval.nodes.proactive.text import assistant_messages
+from todeval.stores.embeddings import get_embedder
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 DIALOGUES = SAMPLE / "labelled" / "guidance_dialogues.jsonl"

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.schema import Dialogue
-from stores.paths import PROJECT_ROOT
+from todeval.evals.schema import Dialogue
+from todeval.stores.paths import PROJECT_ROOT
 
 #: Where the hand-written training and development dialogues live.
 TRAIN_DIR = PROJECT_ROOT / "data" / "segmentation_train"

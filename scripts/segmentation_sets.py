@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.datasets import load_dialogues, split_records
-from evals.metrics.goal_success.segmentation import segmentation_report
-from evals.schema import Dialogue
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation.role import SegmentationJudge
 from scripts.segmentation_data import load_training_dialogues
-from stores.paths import PROJECT_ROOT, data_dir
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.metrics.goal_success.segmentation import segmentation_report
+from todeval.evals.schema import Dialogue
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 FROZEN = PROJECT_ROOT / "data" / "validation" / "goal_boundaries.jsonl"
 SAMPLES = PROJECT_ROOT / "data" / "samples"

@@ -17,28 +17,28 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from evals.metrics.goal_success.segmentation import segmentation_report
-from evals.schema import Dialogue
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation.discourse import (
+from todeval.evals.metrics.goal_success.segmentation import segmentation_report
+from todeval.evals.schema import Dialogue
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation.discourse import (
     N_BUCKETS,
     DiscourseCueModel,
     cue_ngrams,
     hashed,
 )
-from nodes.goal_success.judges.segmentation.features import ActPrototypes, turn_texts
-from nodes.goal_success.judges.segmentation.goal_features import (
+from todeval.nodes.goal_success.judges.segmentation.features import ActPrototypes, turn_texts
+from todeval.nodes.goal_success.judges.segmentation.goal_features import (
     FEATURE_NAMES,
     DialogueView,
     turn_row,
 )
-from nodes.goal_success.judges.segmentation.local import (
+from todeval.nodes.goal_success.judges.segmentation.local import (
     LearnedSegmenter,
     decode_greedy,
     long_pauses,
 )
-from nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
-from stores.embeddings import get_embedder
+from todeval.nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
+from todeval.stores.embeddings import get_embedder
 
 FloatArray = NDArray[np.float32]
 

@@ -20,15 +20,15 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-import nodes.goal_success.judges.turn_quality.local_response  # noqa: F401  (importing registers the teacher)
-import nodes.goal_success.judges.turn_quality.local_semantic  # noqa: F401
-import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401
-from evals.datasets import load_dialogues, split_records
-from evals.metrics.agreement import accuracy, cohen_kappa
-from evals.schema import Dialogue
-from nodes.goal_success.judges.turn_quality.role import ROLE, TurnLabel, TurnQualityTeacher
-from nodes.goal_success.voting import majority
-from nodes.judges import get_local_judge
+import todeval.nodes.goal_success.judges.turn_quality.local_response  # noqa: F401  (importing registers the teacher)
+import todeval.nodes.goal_success.judges.turn_quality.local_semantic  # noqa: F401
+import todeval.nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.metrics.agreement import accuracy, cohen_kappa
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TurnLabel, TurnQualityTeacher
+from todeval.nodes.goal_success.voting import majority
+from todeval.nodes.judges import get_local_judge
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data/samples/enterprise_dialogues.jsonl"
 VARIANTS = ("signals", "response", "semantic")

@@ -23,14 +23,17 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.datasets import load_dialogues, split_records
-from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
-from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
-from nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, dialogue_utterances
-from nodes.judges.classifier import MLPClassifier, TrainingConfig
 from scripts.train_segmenter import TableEmbed, embedding_table
-from stores.paths import data_dir
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
+    CONTEXT_UTTERANCES,
+    dialogue_utterances,
+)
+from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
+from todeval.stores.paths import data_dir
 
 Pair = tuple[str, str]
 #: Per dialogue: per user utterance, the top intents and their probabilities.

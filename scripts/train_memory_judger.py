@@ -30,25 +30,25 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.datasets.ms_tod import build_memory_bench
-from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
-from evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem
-from evals.memory_words import intent_in_words
-from evals.metrics.memory.scores import recall_at_k
-from nodes.judges.classifier import MLPClassifier, TrainingConfig
-from nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
-from nodes.memory.judges.memory_judger.local import (
+from todeval.evals.datasets.ms_tod import build_memory_bench
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
+from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem
+from todeval.evals.memory_words import intent_in_words
+from todeval.evals.metrics.memory.scores import recall_at_k
+from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
+from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
+from todeval.nodes.memory.judges.memory_judger.local import (
     FEATURE_NAMES,
     MODEL_PATH,
     judger_features,
     query_questions,
 )
-from nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
-from nodes.memory.judges.planning import task_attributes
-from nodes.memory.judges.units import local_memory_units, render_context
-from stores.embeddings import get_embedder
-from stores.memory_bank import MemoryBank, RetrievalMode, unit_text
-from stores.paths import data_dir
+from todeval.nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.planning import task_attributes
+from todeval.nodes.memory.judges.units import local_memory_units, render_context
+from todeval.stores.embeddings import get_embedder
+from todeval.stores.memory_bank import MemoryBank, RetrievalMode, unit_text
+from todeval.stores.paths import data_dir
 
 FloatArray = NDArray[np.float32]
 ALPHAS = tuple(round(a / 10, 1) for a in range(11))

@@ -27,9 +27,6 @@ from pathlib import Path
 import numpy as np
 import sklearn
 
-from evals.datasets import load_dialogues, split_records
-from evals.schema import Dialogue
-from nodes.goal_success.judges.segmentation.local import CUES_PATH, MODEL_PATH, LearnedSegmenter
 from scripts.segmentation_data import load_training_dialogues
 from scripts.segmentation_training import (
     DecodingSet,
@@ -39,7 +36,14 @@ from scripts.segmentation_training import (
     fit_trees,
     labelled_turns,
 )
-from stores.paths import data_dir
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.segmentation.local import (
+    CUES_PATH,
+    MODEL_PATH,
+    LearnedSegmenter,
+)
+from todeval.stores.paths import data_dir
 
 
 def sgd_split(path: Path, limit: int | None, seed: int) -> tuple[list[Dialogue], list[Dialogue]]:

@@ -28,13 +28,13 @@ import sklearn
 from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 
-from nodes.goal_tracking.judges.goal_extraction.status_acts import (
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_acts import (
     MODEL_PATH,
     SYSTEM_ACTS,
     SystemActModel,
     text_features,
 )
-from stores.paths import data_dir
+from todeval.stores.paths import data_dir
 
 PRIORITY = (
     ("failure", {"NOTIFY_FAILURE"}),

@@ -37,16 +37,16 @@ from sklearn.model_selection import GroupKFold, cross_val_predict  # type: ignor
 from sklearn.pipeline import Pipeline, make_pipeline  # type: ignore[import-untyped]
 from sklearn.preprocessing import StandardScaler  # type: ignore[import-untyped]
 
-from nodes.goal_success.judges.turn_quality.evidence import (
+from scripts.turn_quality_data import REACTION_ONLY, SIZES, LabelledView, labelled_sets
+from scripts.turn_quality_thresholds import choose_bands
+from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     BLOCKS,
     EvidenceBlocks,
     evidence_blocks,
     view_texts,
 )
-from nodes.goal_success.judges.turn_quality.learned import MODEL_DIR, TurnQualityModel
-from scripts.turn_quality_data import REACTION_ONLY, SIZES, LabelledView, labelled_sets
-from scripts.turn_quality_thresholds import choose_bands
-from stores.embeddings import get_embedder
+from todeval.nodes.goal_success.judges.turn_quality.learned import MODEL_DIR, TurnQualityModel
+from todeval.stores.embeddings import get_embedder
 
 PRIOR = 0.06
 """Share of failed turns the probabilities are stated at (USS: ~6% of turns rated <= 2)."""

@@ -30,10 +30,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from evals.datasets.sgd import sgd_compact_dialogue
-from nodes.goal_success.judges.turn_quality.evidence import TurnView, turn_views
 from scripts import turn_quality_corruptions as corrupt
-from stores.paths import data_dir
+from todeval.evals.datasets.sgd import sgd_compact_dialogue
+from todeval.nodes.goal_success.judges.turn_quality.evidence import TurnView, turn_views
+from todeval.stores.paths import data_dir
 
 HELDOUT_SERVICES = frozenset(
     {"Banks_1", "Events_1", "Flights_2", "Hotels_2", "Music_1", "RentalCars_2", "RideSharing_1",

@@ -14,15 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.datasets import load_dialogues, split_records
-from evals.datasets.sgd import sgd_compact_dialogue
-from evals.metrics.agreement import cohen_kappa
-from evals.schema import Dialogue
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from nodes.goal_success.judges.turn_quality.certain import certain_failure
-from nodes.goal_success.judges.turn_quality.role import TurnLabel, TurnQualityTeacher
-from nodes.goal_success.voting import vote_turn
 from scripts.turn_quality_data import (
     ORIGINAL_KINDS,
     SEED_OFFSETS,
@@ -34,7 +25,16 @@ from scripts.turn_quality_data import (
 from scripts.turn_quality_data import (
     split_records as sgd_split,
 )
-from stores.paths import PROJECT_ROOT
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.datasets.sgd import sgd_compact_dialogue
+from todeval.evals.metrics.agreement import cohen_kappa
+from todeval.evals.schema import Dialogue
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel, TurnQualityTeacher
+from todeval.nodes.goal_success.voting import vote_turn
+from todeval.stores.paths import PROJECT_ROOT
 
 FROZEN_TURNS = PROJECT_ROOT / "data/validation/turn_failures.jsonl"
 FROZEN_BOUNDARIES = PROJECT_ROOT / "data/validation/goal_boundaries.jsonl"

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nodes.goal_success.judges.turn_quality.evidence import EvidenceBlocks
-from nodes.goal_success.judges.turn_quality.learned import TurnQualityModel
 from scripts.turn_quality_data import REACTION_ONLY, LabelledView
+from todeval.nodes.goal_success.judges.turn_quality.evidence import EvidenceBlocks
+from todeval.nodes.goal_success.judges.turn_quality.learned import TurnQualityModel
 
 SYNTHETIC_WEIGHT = 0.04
 MAX_MISSED = 0.025

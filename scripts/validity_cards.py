@@ -17,16 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges import segmentation as segmentation_package
-from nodes.goal_success.judges import turn_quality as turn_quality_package
-from nodes.goal_success.judges.segmentation.local import MODEL_PATH as SEGMENTER_PATH
-from nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION
-from nodes.goal_success.judges.turn_quality.learned import MODEL_DIR
-from nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY
-from nodes.goal_success.judges.turn_quality.role import TurnLabel
-from nodes.judges import get_local_judge
-from nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
 from scripts.turn_quality_data import HELDOUT_SERVICES
 from scripts.turn_quality_eval import (
     ENTERPRISE,
@@ -46,7 +36,17 @@ from scripts.turn_quality_eval import (
     sgd_unseen_services,
     vote_all,
 )
-from stores.paths import PROJECT_ROOT
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges import segmentation as segmentation_package
+from todeval.nodes.goal_success.judges import turn_quality as turn_quality_package
+from todeval.nodes.goal_success.judges.segmentation.local import MODEL_PATH as SEGMENTER_PATH
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION
+from todeval.nodes.goal_success.judges.turn_quality.learned import MODEL_DIR
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.nodes.judges import get_local_judge
+from todeval.nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
+from todeval.stores.paths import PROJECT_ROOT
 
 LEARNED = ("turn", "reply-reaction", "fit-reaction")
 RULES = ("signals", "response", "semantic")

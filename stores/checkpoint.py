@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from stores.paths import todeval_home
+from todeval.stores.paths import todeval_home
 
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")
 
@@ -28,7 +28,7 @@ def is_postgres_url(target: object) -> bool:
 def recorded_target(target: str | None) -> str | None:
     """The checkpointer target as a run's summary records it: a Postgres URL without password."""
     if target is not None and is_postgres_url(target):
-        from stores.checkpoint_postgres import without_password
+        from todeval.stores.checkpoint_postgres import without_password
 
         return without_password(target)
     return target
@@ -61,7 +61,9 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
         yield InMemorySaver()
         return
     if isinstance(target, str) and is_postgres_url(target):
-        from stores.checkpoint_postgres import open_postgres_saver  # psycopg only when asked
+        from todeval.stores.checkpoint_postgres import (
+            open_postgres_saver,  # psycopg only when asked
+        )
 
         with open_postgres_saver(target) as shared:
             yield shared

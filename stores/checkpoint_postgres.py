@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from stores.checkpoint import CheckpointerError
+from todeval.stores.checkpoint import CheckpointerError
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.postgres import PostgresSaver

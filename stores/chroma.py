@@ -22,8 +22,8 @@ from chromadb.api.types import Documents, Embeddable, EmbeddingFunction, Embeddi
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from stores.embeddings import MAX_TOKENS, MiniLMEmbedder, embedder_for, get_embedder
-from stores.paths import todeval_home
+from todeval.stores.embeddings import MAX_TOKENS, MiniLMEmbedder, embedder_for, get_embedder
+from todeval.stores.paths import todeval_home
 
 
 class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):

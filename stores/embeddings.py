@@ -31,8 +31,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from stores.embedding_cache import EmbeddingCache
-from stores.minilm_files import (
+from todeval.stores.embedding_cache import EmbeddingCache
+from todeval.stores.minilm_files import (
     ENV_MODEL_DIR,
     ENV_PRECISION,
     MODEL_NAME,
@@ -43,7 +43,7 @@ from stores.minilm_files import (
     embedding_precision,
     resolve_model_files,
 )
-from stores.paths import todeval_home
+from todeval.stores.paths import todeval_home
 
 # onnxruntime reads this when it is first imported; nothing above imports it.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from stores.paths import todeval_home
+from todeval.stores.paths import todeval_home
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS llm_cache ("

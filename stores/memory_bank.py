@@ -43,9 +43,9 @@ import numpy as np
 from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
-from evals.memory_schema import MemoryUnit
-from stores.embeddings import cosine_matrix, get_embedder
-from stores.paths import todeval_home
+from todeval.evals.memory_schema import MemoryUnit
+from todeval.stores.embeddings import cosine_matrix, get_embedder
+from todeval.stores.paths import todeval_home
 
 if TYPE_CHECKING:  # chromadb takes about 0.4 s to import: loaded when a bank opens
     from chromadb.api.models.Collection import Collection
@@ -167,7 +167,7 @@ class MemoryBank:
         self._memory: dict[str, dict[str, tuple[MemoryUnit, NDArray[np.float32]]]] = {}
         self.collection: Collection | None = None
         if backend == "chroma":
-            from stores.chroma import get_collection, server_client
+            from todeval.stores.chroma import get_collection, server_client
         if backend == "chroma" and server is not None:
             self.collection = get_collection(collection, client=server_client(server))
         elif backend == "chroma":

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from stores.minilm_onnx import BUILD_VERSION, Precision, write_model_dir
-from stores.paths import model_cache_dir
+from todeval.stores.minilm_onnx import BUILD_VERSION, Precision, write_model_dir
+from todeval.stores.paths import model_cache_dir
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from nodes.context import Context
+from todeval.nodes.context import Context
 
 
 class Item(BaseModel):

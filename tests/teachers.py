@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.judges import llm as llm_module
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.judges import llm as llm_module
+from todeval.stores.llm_cache import LLMCache
 
 TEACHERS = ["openai:teacher-a", "openai:teacher-b", "openai:teacher-c"]
 

@@ -5,8 +5,8 @@ Example:
     >>> dialogues, errors = split_records(load_dialogues("dialogues.jsonl"))  # doctest: +SKIP
 """
 
-from evals.datasets.detect import detect_format
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.loader import Format, load_dialogues, split_records
+from todeval.evals.datasets.detect import detect_format
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.loader import Format, load_dialogues, split_records
 
 __all__ = ["DatasetFormatError", "Format", "detect_format", "load_dialogues", "split_records"]

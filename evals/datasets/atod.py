@@ -25,11 +25,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from evals.datasets.errors import DatasetFormatError, FieldError
-from evals.datasets.jsonio import container_of, iter_records
-from evals.datasets.loader import load_records
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn
-from evals.schema import RecordError
+from todeval.evals.datasets.errors import DatasetFormatError, FieldError
+from todeval.evals.datasets.jsonio import container_of, iter_records
+from todeval.evals.datasets.loader import load_records
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn
+from todeval.evals.schema import RecordError
 
 #: How many unreadable records :func:`looks_like_atod` skips before it gives up.
 _SNIFF_RECORDS = 50

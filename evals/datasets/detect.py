@@ -15,8 +15,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.jsonio import container_of, iter_records
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.jsonio import container_of, iter_records
 
 #: The formats a loader can read; the public API folds the two SGD forms into "sgd".
 Variant = Literal["mtg", "sgd_compact", "sgd_original"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.schema import RecordError
+from todeval.evals.schema import RecordError
 
 #: The field named when the problem is the record as a whole (e.g. it is not a JSON object).
 WHOLE_RECORD = "<record>"

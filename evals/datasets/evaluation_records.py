@@ -26,20 +26,20 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from evals.datasets.atod import load_atod, looks_like_atod
-from evals.datasets.detect import detect_format
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.goal_tracking import is_sgd_release, sgd_gold
-from evals.datasets.jsonio import container_of, count_jsonl_records, iter_records
-from evals.datasets.loader import load_dialogues
-from evals.datasets.ms_tod_loader import load_memory_bench
-from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
-from evals.datasets.sgd_schema import load_sgd_schema
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_tracking_schema import AtodDialogue
-from evals.memory_schema import MemoryBench
-from evals.proactive_schema import canonical_domain
-from evals.record_views import (
+from todeval.evals.datasets.atod import load_atod, looks_like_atod
+from todeval.evals.datasets.detect import detect_format
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.goal_tracking import is_sgd_release, sgd_gold
+from todeval.evals.datasets.jsonio import container_of, count_jsonl_records, iter_records
+from todeval.evals.datasets.loader import load_dialogues
+from todeval.evals.datasets.ms_tod_loader import load_memory_bench
+from todeval.evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
+from todeval.evals.datasets.sgd_schema import load_sgd_schema
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.memory_schema import MemoryBench
+from todeval.evals.proactive_schema import canonical_domain
+from todeval.evals.record_views import (
     EvaluationRecord,
     MemoryItem,
     ProactiveCase,
@@ -50,7 +50,7 @@ from evals.record_views import (
     memory_record,
     proactive_record,
 )
-from evals.schema import Dialogue, RecordError
+from todeval.evals.schema import Dialogue, RecordError
 
 RecordKind = Literal["conversations", "memory", "atod", "sgd", "mtg", "proactive"]
 

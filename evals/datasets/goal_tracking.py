@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from evals.datasets.atod import load_atod, looks_like_atod
-from evals.datasets.detect import detect_format, detect_variant
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.jsonio import container_of
-from evals.datasets.loader import Format, load_dialogues
-from evals.datasets.sgd import sgd_source_field
-from evals.datasets.sgd_goals import sgd_gold_or_error
-from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
-from evals.goal_tracking_schema import AtodDialogue
-from evals.record_views import atod_view
-from evals.schema import Dialogue, RecordError
+from todeval.evals.datasets.atod import load_atod, looks_like_atod
+from todeval.evals.datasets.detect import detect_format, detect_variant
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.jsonio import container_of
+from todeval.evals.datasets.loader import Format, load_dialogues
+from todeval.evals.datasets.sgd import sgd_source_field
+from todeval.evals.datasets.sgd_goals import sgd_gold_or_error
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.record_views import atod_view
+from todeval.evals.schema import Dialogue, RecordError
 
 
 def load_goal_tracking_records(

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.jsonsafe import (
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.jsonsafe import (
     TOO_DEEP,
     NotText,
     TooDeepOrLong,

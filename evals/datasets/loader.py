@@ -9,14 +9,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from evals.datasets.detect import Variant, detect_variant, dialogue_files
-from evals.datasets.errors import DatasetFormatError, error_from_exception
-from evals.datasets.jsonio import Container, container_of, iter_records
-from evals.datasets.mtg import mtg_dialogue
-from evals.datasets.sgd import sgd_compact_dialogue
-from evals.datasets.sgd_original import SGD_SPLITS, sgd_original_dialogue
-from evals.goal_tracking_schema import AtodDialogue
-from evals.schema import Dialogue, RecordError
+from todeval.evals.datasets.detect import Variant, detect_variant, dialogue_files
+from todeval.evals.datasets.errors import DatasetFormatError, error_from_exception
+from todeval.evals.datasets.jsonio import Container, container_of, iter_records
+from todeval.evals.datasets.mtg import mtg_dialogue
+from todeval.evals.datasets.sgd import sgd_compact_dialogue
+from todeval.evals.datasets.sgd_original import SGD_SPLITS, sgd_original_dialogue
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.schema import Dialogue, RecordError
 
 Format = Literal["auto", "mtg", "sgd"]
 

@@ -46,12 +46,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.loader import load_dialogues
-from evals.datasets.ms_tod_loader import load_memory_bench
-from evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
-from evals.memory_words import intent_in_words, is_number_or_boolean, slot_kind
-from evals.schema import Dialogue, RecordError
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.loader import load_dialogues
+from todeval.evals.datasets.ms_tod_loader import load_memory_bench
+from todeval.evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
+from todeval.evals.memory_words import intent_in_words, is_number_or_boolean, slot_kind
+from todeval.evals.schema import Dialogue, RecordError
 
 __all__ = [
     "INTENTS_PER_INDIVIDUAL",

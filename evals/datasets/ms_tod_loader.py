@@ -17,11 +17,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evals.datasets.errors import DatasetFormatError, dotted, text_id
-from evals.datasets.jsonio import open_binary
-from evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
-from evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
-from evals.schema import RecordError
+from todeval.evals.datasets.errors import DatasetFormatError, dotted, text_id
+from todeval.evals.datasets.jsonio import open_binary
+from todeval.evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
+from todeval.evals.memory_schema import Individual, MemoryBench, MsTodEvalItem, MsTodSession
+from todeval.evals.schema import RecordError
 
 __all__ = ["load_memory_bench"]
 

@@ -23,11 +23,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import DatasetFormatError, dotted
-from evals.datasets.jsonio import open_binary
-from evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
-from evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem, MsTodSession, MsTodTurn
-from evals.schema import RecordError
+from todeval.evals.datasets.errors import DatasetFormatError, dotted
+from todeval.evals.datasets.jsonio import open_binary
+from todeval.evals.datasets.jsonsafe import has_surrogate_escape, loads_json, lone_surrogate
+from todeval.evals.memory_schema import (
+    Individual,
+    MemoryUnit,
+    MsTodEvalItem,
+    MsTodSession,
+    MsTodTurn,
+)
+from todeval.evals.schema import RecordError
 
 
 def looks_like_ms_tod(raw: Any) -> bool:

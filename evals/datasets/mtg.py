@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.schema import Dialogue
+from todeval.evals.schema import Dialogue
 
 
 def mtg_dialogue(raw: Any) -> Dialogue:

@@ -24,16 +24,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError
-from evals.datasets.jsonio import iter_records
-from evals.proactive_schema import (
+from todeval.evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError
+from todeval.evals.datasets.jsonio import iter_records
+from todeval.evals.proactive_schema import (
     DOMAINS,
     TIERS,
     Environment,
     ProactiveItem,
     canonical_domain,
 )
-from evals.schema import RecordError
+from todeval.evals.schema import RecordError
 
 #: Item keys as matched (lower-case, no ``-``/``_``/spaces) -> the contract's field.
 _ITEM_KEYS = {

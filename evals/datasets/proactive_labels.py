@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evals.datasets.errors import error_from_exception
-from evals.datasets.jsonio import container_of, iter_records
-from evals.proactive_schema import GuidanceDialogue, LabelledPlan
-from evals.schema import RecordError
+from todeval.evals.datasets.errors import error_from_exception
+from todeval.evals.datasets.jsonio import container_of, iter_records
+from todeval.evals.proactive_schema import GuidanceDialogue, LabelledPlan
+from todeval.evals.schema import RecordError
 
 M = TypeVar("M", GuidanceDialogue, LabelledPlan)
 

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evals.datasets.errors import FieldError
-from evals.schema import Dialogue
+from todeval.evals.datasets.errors import FieldError
+from todeval.evals.schema import Dialogue
 
 #: ``Dialogue.metadata["source"]`` of every SGD dialogue, whichever file form it came from.
 SGD_SOURCE = "sgd"

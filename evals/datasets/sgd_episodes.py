@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evals.datasets.sgd_goals import sgd_to_atod
-from evals.datasets.sgd_schema import ServiceSchema, is_transactional
-from evals.datasets.sgd_timeline import Timeline
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal, GoalStatus
-from evals.schema import Dialogue
+from todeval.evals.datasets.sgd_goals import sgd_to_atod
+from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional
+from todeval.evals.datasets.sgd_timeline import Timeline
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal, GoalStatus
+from todeval.evals.schema import Dialogue
 
 Speaker = Literal["USER", "SYSTEM"]
 

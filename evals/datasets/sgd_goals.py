@@ -58,11 +58,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from evals.datasets.errors import error_from_exception
-from evals.datasets.sgd_schema import ServiceSchema, is_transactional
-from evals.datasets.sgd_timeline import Pair, Timeline
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal, AtodTurn, GoalStatus, StatusChange
-from evals.schema import Dialogue, RecordError
+from todeval.evals.datasets.errors import error_from_exception
+from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional
+from todeval.evals.datasets.sgd_timeline import Pair, Timeline
+from todeval.evals.goal_tracking_schema import (
+    AtodDialogue,
+    AtodGoal,
+    AtodTurn,
+    GoalStatus,
+    StatusChange,
+)
+from todeval.evals.schema import Dialogue, RecordError
 
 _SOURCE_ACTS = frozenset({"OFFER", "INFORM"})
 _TRIVIAL_VALUE = re.compile(r"^(?:[-+$]?[\d.,]+%?|true|false|dontcare|none)$", re.IGNORECASE)

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evals.datasets.errors import FieldError
-from evals.datasets.sgd import SGD_SOURCE, Utterance, check_alternation, new_goal_segments
-from evals.datasets.sgd import sgd_dialogue as build_sgd_dialogue
-from evals.schema import Dialogue
+from todeval.evals.datasets.errors import FieldError
+from todeval.evals.datasets.sgd import SGD_SOURCE, Utterance, check_alternation, new_goal_segments
+from todeval.evals.datasets.sgd import sgd_dialogue as build_sgd_dialogue
+from todeval.evals.schema import Dialogue
 
 #: Folder names of the release's splits, recorded as ``Dialogue.metadata["split"]``.
 SGD_SPLITS = frozenset({"train", "dev", "test"})

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from evals.datasets.errors import DatasetFormatError, dotted
-from evals.datasets.jsonio import open_binary
+from todeval.evals.datasets.errors import DatasetFormatError, dotted
+from todeval.evals.datasets.jsonio import open_binary
 
 #: Intent name prefixes read as lookups (non-transactional) when no schema is given.
 LOOKUP_PREFIXES = ("Find", "Search", "Get", "Lookup", "Check", "Browse", "List", "Show", "Query")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from evals.datasets.sgd import NO_INTENT
-from evals.schema import Dialogue, RecordError
+from todeval.evals.datasets.sgd import NO_INTENT
+from todeval.evals.schema import Dialogue, RecordError
 
 Goal = tuple[str, str]
 """``(service, intent)``."""

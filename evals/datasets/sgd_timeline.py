@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evals.datasets.errors import FieldError
-from evals.datasets.sgd import NO_INTENT
-from evals.schema import Dialogue
+from todeval.evals.datasets.errors import FieldError
+from todeval.evals.datasets.sgd import NO_INTENT
+from todeval.evals.schema import Dialogue
 
 #: System acts that show the system working on a goal (used to tell a retry from a goodbye).
 PROGRESS_ACTS = frozenset(

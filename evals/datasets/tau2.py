@@ -27,23 +27,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import (
+from todeval.evals.datasets.errors import (
     DatasetFormatError,
     FieldError,
     dotted,
     error_from_exception,
     text_id,
 )
-from evals.datasets.jsonio import container_of, iter_records, open_binary
-from evals.datasets.jsonsafe import loads_json, lone_surrogate
-from evals.datasets.tau2_ids import (
+from todeval.evals.datasets.jsonio import container_of, iter_records, open_binary
+from todeval.evals.datasets.jsonsafe import loads_json, lone_surrogate
+from todeval.evals.datasets.tau2_ids import (
     SeenIds,
     id_key,
     id_of,
     required_id,
     trial_number,
 )
-from evals.datasets.tau2_messages import (
+from todeval.evals.datasets.tau2_messages import (
     as_mapping,
     persona_name,
     stored_judgments,
@@ -51,14 +51,14 @@ from evals.datasets.tau2_messages import (
     transcript_issues,
     transcript_messages,
 )
-from evals.datasets.tau2_tools import (
+from todeval.evals.datasets.tau2_tools import (
     line_tool_schemas,
     load_tool_schemas,
     paper_tool_schemas,
     tool_schemas_from_definitions,
 )
-from evals.goal_shift_schema import Conversation, TaskSpec, ToolSchema, TranscriptIssue
-from evals.schema import RecordError
+from todeval.evals.goal_shift_schema import Conversation, TaskSpec, ToolSchema, TranscriptIssue
+from todeval.evals.schema import RecordError
 
 __all__ = ["GoalShiftRun", "load_goal_shift_run", "load_tau2_tasks", "persona_name"]
 

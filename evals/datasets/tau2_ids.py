@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.datasets.errors import FieldError, text_id
-from evals.goal_shift_schema import Conversation
-from evals.schema import RecordError
+from todeval.evals.datasets.errors import FieldError, text_id
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.schema import RecordError
 
 #: Where a transcript's id is read from, in order.
 ID_KEYS = ("id", "dialogue_id", "task_id")

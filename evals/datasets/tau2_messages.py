@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.datasets.errors import FieldError, dotted
-from evals.datasets.jsonsafe import loads_json
-from evals.goal_shift_schema import (
+from todeval.evals.datasets.errors import FieldError, dotted
+from todeval.evals.datasets.jsonsafe import loads_json
+from todeval.evals.goal_shift_schema import (
     ActionSet,
     AllowedTool,
     Message,

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.errors import DatasetFormatError
 
 
 def read_personas(path: Path) -> dict[str, str]:

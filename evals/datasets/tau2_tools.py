@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.errors import DatasetFormatError
-from evals.goal_shift_schema import ToolSchema, TranscriptIssue
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.goal_shift_schema import ToolSchema, TranscriptIssue
 
 # name: (required parameters, optional parameters); paper 002 Appendix C.1.
 _Signature = tuple[tuple[str, ...], tuple[str, ...]]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
-from evals.metrics.running import FleissCounts, LabelPairs
+from todeval.evals.metrics.running import FleissCounts, LabelPairs
 
 
 def paired(

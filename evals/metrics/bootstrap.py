@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from evals.metrics.record_metrics import Part
+from todeval.evals.metrics.record_metrics import Part
 
 Change = Literal["better", "worse", "higher", "lower", "no clear change"]
 """How B compares with A: better/worse for a metric with a direction, higher/lower without."""

@@ -16,17 +16,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.bootstrap import (
+from todeval.evals.metrics.bootstrap import (
     Interval,
     bootstrap_interval,
     change_verdict,
     most_changed,
     paired_difference,
 )
-from evals.metrics.record_metrics import METRICS, Part
-from evals.outputs import fmt_figure, write_json
-from evals.report.compare import compare_sections
-from evals.report.page import write_report
+from todeval.evals.metrics.record_metrics import METRICS, Part
+from todeval.evals.outputs import fmt_figure, write_json
+from todeval.evals.report.compare import compare_sections
+from todeval.evals.report.page import write_report
 
 LEVEL = 0.95
 PAIRING = "a record counts for a metric's difference only when both runs have its part"

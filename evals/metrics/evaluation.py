@@ -16,28 +16,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.memory_schema import MemoryEvalRecord
-from evals.metrics.goal_shift.summary import goal_shift_summary
-from evals.metrics.goal_success.tally import GoalSuccessTally
-from evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
-from evals.metrics.memory.scores import memory_summary
-from evals.metrics.memory.tally import Units, item_line
-from evals.metrics.record_metrics import (
+from todeval.evals.memory_schema import MemoryEvalRecord
+from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
+from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
+from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
+from todeval.evals.metrics.memory.scores import memory_summary
+from todeval.evals.metrics.memory.tally import Units, item_line
+from todeval.evals.metrics.record_metrics import (
     PROACTIVE_SCORES,
     CorpusParts,
     proactive_verdict,
     record_parts,
 )
-from evals.metrics.running import LISTED, Capped, Packed
-from evals.record_views import EvaluationRecord, atod_view
-from evals.report.evaluation import proactive_section
-from evals.report.goal_shift import goal_shift_section
-from evals.report.goal_success import goal_success_section
-from evals.report.goal_tracking import goal_tracking_section
-from evals.report.memory import memory_section
-from evals.report.page import Section
-from evals.results import EvaluationLine, ThreadResult, skipped_row
-from evals.schema import RecordError
+from todeval.evals.metrics.running import LISTED, Capped, Packed
+from todeval.evals.record_views import EvaluationRecord, atod_view
+from todeval.evals.report.evaluation import proactive_section
+from todeval.evals.report.goal_shift import goal_shift_section
+from todeval.evals.report.goal_success import goal_success_section
+from todeval.evals.report.goal_tracking import goal_tracking_section
+from todeval.evals.report.memory import memory_section
+from todeval.evals.report.page import Section
+from todeval.evals.results import EvaluationLine, ThreadResult, skipped_row
+from todeval.evals.schema import RecordError
 
 REPORT_RECORDS = 300
 """Records the report lists with their drill-down (all of them are in results.jsonl)."""

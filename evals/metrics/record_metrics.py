@@ -22,8 +22,8 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
-from evals.metrics.goal_shift.tool_use import tool_usage_efficiency
+from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
+from todeval.evals.metrics.goal_shift.tool_use import tool_usage_efficiency
 
 
 class Part(TypedDict):

@@ -12,9 +12,9 @@ included, and passes the rendered :class:`Section` to :func:`render_report` with
 Every template autoescapes, so no section escapes anything by hand.
 """
 
-from evals.report.goal_success import goal_success_section
-from evals.report.goal_tracking import goal_tracking_section
-from evals.report.page import (
+from todeval.evals.report.goal_success import goal_success_section
+from todeval.evals.report.goal_tracking import goal_tracking_section
+from todeval.evals.report.page import (
     MISSING,
     Section,
     anchor_id,
@@ -28,8 +28,8 @@ from evals.report.page import (
     value_html,
     write_report,
 )
-from evals.report.svg import Series, bar_chart
-from evals.report.templating import render
+from todeval.evals.report.svg import Series, bar_chart
+from todeval.evals.report.templating import render
 
 __all__ = [
     "MISSING",

@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
-from evals.report.templating import render
+from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
+from todeval.evals.report.templating import render
 
 NOT_FRACTIONS = frozenset({"dte"})
 """Metrics that are counts (DTE: dialogue turns), shown as numbers rather than percentages."""

@@ -16,10 +16,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evals.metrics.record_metrics import METRICS
-from evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
-from evals.report.templating import render
-from evals.report.validity import validity_view, validity_warnings
+from todeval.evals.metrics.record_metrics import METRICS
+from todeval.evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
+from todeval.evals.report.templating import render
+from todeval.evals.report.validity import validity_view, validity_warnings
 
 FIGURES_ID = "evaluation"
 RECORDS_ID = "records"

@@ -18,10 +18,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evals.report.page import Section, fmt_num, fmt_pct
-from evals.report.svg import nice_ticks, svg_text
-from evals.report.svg_shapes import Circle, Line, Rect, Shape, svg_document
-from evals.report.templating import render
+from todeval.evals.report.page import Section, fmt_num, fmt_pct
+from todeval.evals.report.svg import nice_ticks, svg_text
+from todeval.evals.report.svg_shapes import Circle, Line, Rect, Shape, svg_document
+from todeval.evals.report.templating import render
 
 SECTION_ID = "goal-shift"
 MAX_SHIFT_ROWS = 300

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.metrics.goal_success.success_rate import LENGTH_BUCKETS, UNDECIDED_REASONS
-from evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals
-from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
-from evals.report.svg import Series, bar_chart
-from evals.report.templating import render
-from evals.report.validity import validity_view, validity_warnings
-from evals.schema import RCOF_CODES
+from todeval.evals.metrics.goal_success.success_rate import LENGTH_BUCKETS, UNDECIDED_REASONS
+from todeval.evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals
+from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
+from todeval.evals.report.svg import Series, bar_chart
+from todeval.evals.report.templating import render
+from todeval.evals.report.validity import validity_view, validity_warnings
+from todeval.evals.schema import RCOF_CODES
 
 __all__ = ["SECTION_ID", "goal_success_section"]
 

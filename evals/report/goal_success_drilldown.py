@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.report.page import anchor_id, fmt_pct, shorten
-from evals.schema import RCOF_CODES
+from todeval.evals.report.page import anchor_id, fmt_pct, shorten
+from todeval.evals.schema import RCOF_CODES
 
 #: Id of the Goal Success Rate section; the ids of the failed-goal table and drill-downs
 #: start with it.

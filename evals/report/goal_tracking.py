@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evals.report.goal_tracking_confirmed import confirmed_goals
-from evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines
-from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
-from evals.report.svg import Series, line_chart
-from evals.report.templating import render
+from todeval.evals.report.goal_tracking_confirmed import confirmed_goals
+from todeval.evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines
+from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
+from todeval.evals.report.svg import Series, line_chart
+from todeval.evals.report.templating import render
 
 __all__ = ["SECTION_ID", "goal_tracking_section"]
 

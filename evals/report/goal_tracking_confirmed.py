@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.report.page import fmt_num, fmt_pct
+from todeval.evals.report.page import fmt_num, fmt_pct
 
 
 def confirmed_goals(summary: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -17,11 +17,11 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from evals.metrics.goal_tracking.task_completion import dgcr, turns_to_completion
-from evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten
-from evals.report.svg import clip_label, legend, svg_text
-from evals.report.svg_shapes import Group, Line, Polygon, Rect, Shape, svg_document
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
+from todeval.evals.metrics.goal_tracking.task_completion import dgcr, turns_to_completion
+from todeval.evals.report.page import MISSING, anchor_id, fmt_num, fmt_pct, shorten
+from todeval.evals.report.svg import clip_label, legend, svg_text
+from todeval.evals.report.svg_shapes import Group, Line, Polygon, Rect, Shape, svg_document
 
 #: Id of the goal-tracking section; the ids of its timelines start with it.
 SECTION_ID = "goal-tracking"

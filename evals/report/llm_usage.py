@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.metrics.llm_usage import role_rows
-from evals.report.page import Section, fmt_num
-from evals.report.templating import render
+from todeval.evals.metrics.llm_usage import role_rows
+from todeval.evals.report.page import Section, fmt_num
+from todeval.evals.report.templating import render
 
 SECTION_ID = "llm-usage"
 _COUNTS = ("invocations", "cache_hits", "sent", "refused", "failed", "retries", "prompt_tokens",

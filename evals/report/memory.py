@@ -18,11 +18,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.metrics.memory.table import COLUMNS, null_reasons
-from evals.outputs import fmt_figure
-from evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, shorten
-from evals.report.svg import Series, bar_chart
-from evals.report.templating import render
+from todeval.evals.metrics.memory.table import COLUMNS, null_reasons
+from todeval.evals.outputs import fmt_figure
+from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, shorten
+from todeval.evals.report.svg import Series, bar_chart
+from todeval.evals.report.templating import render
 
 SECTION_ID = "memory"
 MAX_MISSED_ITEMS = 100

@@ -16,9 +16,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evals.outputs import write_text_atomically
-from evals.report.formatting import MISSING, anchor_id, as_number, fmt_num, fmt_pct, shorten
-from evals.report.templating import macro, render
+from todeval.evals.outputs import write_text_atomically
+from todeval.evals.report.formatting import MISSING, anchor_id, as_number, fmt_num, fmt_pct, shorten
+from todeval.evals.report.templating import macro, render
 
 __all__ = [
     "MISSING",

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.proactive_schema import TIERS
-from evals.report.page import MISSING, Section, fmt_num, skipped_records_html
-from evals.report.templating import render
+from todeval.evals.proactive_schema import TIERS
+from todeval.evals.report.page import MISSING, Section, fmt_num, skipped_records_html
+from todeval.evals.report.templating import render
 
 SECTION_ID = "proactive"
 

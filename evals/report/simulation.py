@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.report.page import Section, fmt_num
-from evals.report.templating import render
+from todeval.evals.report.page import Section, fmt_num
+from todeval.evals.report.templating import render
 
 SECTION_ID = "simulation"
 CAUSES = ("agent", "user_simulator", "environment")

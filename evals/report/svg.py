@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from evals.report.svg_shapes import (
+from todeval.evals.report.svg_shapes import (
     Circle,
     Group,
     Line,

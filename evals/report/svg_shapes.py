@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from markupsafe import Markup
 
-from evals.report.templating import render
+from todeval.evals.report.templating import render
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from evals.report.formatting import MISSING, fmt_num, fmt_pct, shorten
+from todeval.evals.report.formatting import MISSING, fmt_num, fmt_pct, shorten
 
 _MACROS = "_macros.html.j2"
 
@@ -28,7 +28,7 @@ _MACROS = "_macros.html.j2"
 def environment() -> Environment:
     """The shared environment: autoescape on, strict undefined, the report's filters."""
     env = Environment(
-        loader=PackageLoader("evals.report", "templates"),
+        loader=PackageLoader("todeval.evals.report", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,

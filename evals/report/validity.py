@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.metrics.record_metrics import METRICS
+from todeval.evals.metrics.record_metrics import METRICS
 
 Row = Mapping[str, Any]
 

@@ -24,25 +24,33 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 
-from evals.datasets.evaluation_records import (
+from todeval.evals.datasets.evaluation_records import (
     RecordKind,
     count_evaluation_records,
     detect_record_kind,
     load_evaluation_records,
 )
-from evals.datasets.sgd_schema import schema_beside
-from evals.metrics.evaluation import EvaluationTally
-from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
-from evals.metrics.goal_tracking.tally import TrackedCorpusTally
-from evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
-from evals.report.evaluation import figures_section, records_section
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
-from graphs.corpus.goal_shift import goal_shift_judges
-from graphs.corpus.goal_success import corpus_routes, goal_success_judges
-from graphs.corpus.goal_tracking import goal_tracking_judges, proactivity_verdicts, quality_scores
-from graphs.corpus.job import (
+from todeval.evals.datasets.sgd_schema import schema_beside
+from todeval.evals.metrics.evaluation import EvaluationTally
+from todeval.evals.metrics.goal_success.sampling import (
+    SampleSpec,
+    sample_description,
+    sample_indices,
+)
+from todeval.evals.metrics.goal_tracking.tally import TrackedCorpusTally
+from todeval.evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
+from todeval.evals.report.evaluation import figures_section, records_section
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
+from todeval.graphs.corpus.goal_shift import goal_shift_judges
+from todeval.graphs.corpus.goal_success import corpus_routes, goal_success_judges
+from todeval.graphs.corpus.goal_tracking import (
+    goal_tracking_judges,
+    proactivity_verdicts,
+    quality_scores,
+)
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     RunStats,
@@ -52,24 +60,24 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.corpus.validity import figure_validity
-from graphs.evaluation import EvaluationOutput, build_evaluation_graph
-from graphs.process_runner import ProcessEngine, start_fork_server
-from graphs.ray_runner import ClusterError, RayEngine
-from graphs.remote_runner import run_corpus_remote
-from nodes.context import Context
-from nodes.goal_shift.judges import check_goal_shift_judges
-from nodes.goal_success.judges import segmenter, teachers
-from nodes.goal_tracking.baselines.tracker import check_tracker
-from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
-from nodes.judges.spec import parse_spec
-from nodes.memory.bank import bank_for
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.proactive.judges import check_scoring_judges
-from stores.checkpoint import recorded_target
-from stores.local_servers import running_chroma
-from stores.memory_bank import bank_folder, collection_for
+from todeval.graphs.corpus.validity import figure_validity
+from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
+from todeval.graphs.process_runner import ProcessEngine, start_fork_server
+from todeval.graphs.ray_runner import ClusterError, RayEngine
+from todeval.graphs.remote_runner import run_corpus_remote
+from todeval.nodes.context import Context
+from todeval.nodes.goal_shift.judges import check_goal_shift_judges
+from todeval.nodes.goal_success.judges import segmenter, teachers
+from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
+from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.memory.bank import bank_for
+from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.proactive.judges import check_scoring_judges
+from todeval.stores.checkpoint import recorded_target
+from todeval.stores.local_servers import running_chroma
+from todeval.stores.memory_bank import bank_folder, collection_for
 
 SUBSYSTEM = "evaluation"
 GRAPH_ID = "evaluation"

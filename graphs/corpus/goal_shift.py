@@ -15,13 +15,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
-from evals.datasets.tau2_personas import persona_finder, read_personas
-from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift.summary import Compat, goal_shift_summary, retention_drop
-from evals.metrics.goal_shift.tally import GoalShiftTally
-from evals.report.goal_shift import goal_shift_section
-from graphs.corpus.job import (
+from todeval.evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
+from todeval.evals.datasets.tau2_personas import persona_finder, read_personas
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.metrics.goal_shift.summary import Compat, goal_shift_summary, retention_drop
+from todeval.evals.metrics.goal_shift.tally import GoalShiftTally
+from todeval.evals.report.goal_shift import goal_shift_section
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     RunStats,
@@ -30,11 +30,11 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.goal_shift import build_goal_shift_graph
-from nodes.context import Context
-from nodes.goal_shift.judges import check_goal_shift_judges
-from nodes.goal_shift.state import GoalShiftOutput
-from stores.paths import data_dir
+from todeval.graphs.goal_shift import build_goal_shift_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_shift.judges import check_goal_shift_judges
+from todeval.nodes.goal_shift.state import GoalShiftOutput
+from todeval.stores.paths import data_dir
 
 SUBSYSTEM = "goal_shift"
 

@@ -15,19 +15,27 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from evals.datasets import load_dialogues
-from evals.datasets.loader import Format
-from evals.metrics.goal_success.calibration import (
+from todeval.evals.datasets import load_dialogues
+from todeval.evals.datasets.loader import Format
+from todeval.evals.metrics.goal_success.calibration import (
     CALIBRATION_FILE,
     read_calibration,
     write_calibration,
 )
-from evals.metrics.goal_success.sampling import SampleSpec, sample_description, sample_indices
-from evals.metrics.goal_success.tally import GoalSuccessTally, SegmentationTally, read_audits
-from evals.outputs import write_json
-from evals.report.goal_success import goal_success_section
-from evals.schema import Dialogue, RecordError, routes_used
-from graphs.corpus.job import (
+from todeval.evals.metrics.goal_success.sampling import (
+    SampleSpec,
+    sample_description,
+    sample_indices,
+)
+from todeval.evals.metrics.goal_success.tally import (
+    GoalSuccessTally,
+    SegmentationTally,
+    read_audits,
+)
+from todeval.evals.outputs import write_json
+from todeval.evals.report.goal_success import goal_success_section
+from todeval.evals.schema import Dialogue, RecordError, routes_used
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     finish,
@@ -36,14 +44,14 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.corpus.validity import figure_validity
-from graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
-from nodes.context import Context
-from nodes.goal_success.judges import reads_business_rules, segmenter, teachers
-from nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
-from nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
-from stores.checkpoint import recorded_target
+from todeval.graphs.corpus.validity import figure_validity
+from todeval.graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges import reads_business_rules, segmenter, teachers
+from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
+from todeval.nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
+from todeval.stores.checkpoint import recorded_target
 
 SUBSYSTEM = "goal_success"
 SEGMENTATION = "goal_segmentation"

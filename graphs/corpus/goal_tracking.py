@@ -13,22 +13,22 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from evals.datasets import detect_format
-from evals.datasets.atod import looks_like_atod
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.goal_tracking import load_goal_tracking_records
-from evals.datasets.sgd_schema import schema_beside
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from evals.metrics.goal_tracking.tally import (
+from todeval.evals.datasets import detect_format
+from todeval.evals.datasets.atod import looks_like_atod
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
+from todeval.evals.datasets.sgd_schema import schema_beside
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
+from todeval.evals.metrics.goal_tracking.tally import (
     REPORT_TIMELINES,
     QualityScores,
     TrackedCorpusTally,
     Verdicts,
 )
-from evals.report.goal_tracking import goal_tracking_section
-from evals.schema import RecordError
-from graphs.corpus.job import (
+from todeval.evals.report.goal_tracking import goal_tracking_section
+from todeval.evals.schema import RecordError
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     finish,
@@ -36,16 +36,16 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.goal_tracking import build_baseline_tracking_graph, build_goal_tracking_graph
-from nodes.context import Context
-from nodes.goal_tracking.baselines.memory_views import METHODS
-from nodes.goal_tracking.baselines.tracker import check_tracker
-from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.goal_tracking.judges.proactivity import proactivity_judge
-from nodes.goal_tracking.judges.response_quality import response_quality_judge
-from nodes.goal_tracking.state import GoalTrackingOutput
-from nodes.judges.spec import parse_spec
-from stores.paths import data_dir
+from todeval.graphs.goal_tracking import build_baseline_tracking_graph, build_goal_tracking_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
+from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
+from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.proactivity import proactivity_judge
+from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
+from todeval.nodes.goal_tracking.state import GoalTrackingOutput
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.paths import data_dir
 
 SUBSYSTEM = "goal_tracking"
 GOAL_TRACKERS = ("atod", *METHODS)

@@ -15,19 +15,19 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.goal_tracking.cooccurrence import compare_with_paper
-from evals.metrics.goal_tracking.synthesis_tally import AtodSynthesisPlan, SynthesisTally
-from evals.outputs import write_json
-from graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
-from graphs.goal_tracking import build_atod_synthesis_graph
-from nodes.context import Context
-from nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-from nodes.goal_tracking.judges.status_annotation import status_annotator
-from nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
-from nodes.goal_tracking.synthesis.library import episode_library
-from nodes.goal_tracking.synthesis.sampling import strata
-from nodes.goal_tracking.synthesis.state import AtodSynthesisOutput
-from nodes.judges.spec import JudgeConfigError, parse_spec
+from todeval.evals.metrics.goal_tracking.cooccurrence import compare_with_paper
+from todeval.evals.metrics.goal_tracking.synthesis_tally import AtodSynthesisPlan, SynthesisTally
+from todeval.evals.outputs import write_json
+from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
+from todeval.graphs.goal_tracking import build_atod_synthesis_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
+from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
+from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+from todeval.nodes.goal_tracking.synthesis.library import episode_library
+from todeval.nodes.goal_tracking.synthesis.sampling import strata
+from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisOutput
+from todeval.nodes.judges.spec import JudgeConfigError, parse_spec
 
 SUBSYSTEM = "atod_synthesis"
 

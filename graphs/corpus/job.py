@@ -26,16 +26,16 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from pydantic import BaseModel
 
-from evals.outputs import jsonl_line, write_json
-from evals.report.llm_usage import llm_usage_section
-from evals.report.page import Section, write_report
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.runner import Durability, prepared_in_chunks, record_id, run_corpus
-from nodes.context import Context
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.limits import LIMITS, configure_llm, policy_for
-from stores.checkpoint import open_checkpointer
+from todeval.evals.outputs import jsonl_line, write_json
+from todeval.evals.report.llm_usage import llm_usage_section
+from todeval.evals.report.page import Section, write_report
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.runner import Durability, prepared_in_chunks, record_id, run_corpus
+from todeval.nodes.context import Context
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.limits import LIMITS, configure_llm, policy_for
+from todeval.stores.checkpoint import open_checkpointer
 
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")

@@ -17,19 +17,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.jsonio import open_binary
-from evals.datasets.ms_tod import load_memory_bench
-from evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
-from evals.memory_schema import MemoryBench, MemoryEvalRecord
-from evals.metrics.memory.tally import MemoryTally
-from evals.schema import RecordError
-from graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
-from graphs.memory import build_memory_graph
-from nodes.context import Context
-from nodes.memory.bank import store_for
-from nodes.memory.settings import Source, memory_setting
-from nodes.memory.state import MemoryOutput
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.jsonio import open_binary
+from todeval.evals.datasets.ms_tod import load_memory_bench
+from todeval.evals.datasets.ms_tod_release import load_ms_tod_individual, looks_like_ms_tod
+from todeval.evals.memory_schema import MemoryBench, MemoryEvalRecord
+from todeval.evals.metrics.memory.tally import MemoryTally
+from todeval.evals.schema import RecordError
+from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
+from todeval.graphs.memory import build_memory_graph
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import store_for
+from todeval.nodes.memory.settings import Source, memory_setting
+from todeval.nodes.memory.state import MemoryOutput
 
 SUBSYSTEM = "memory"
 ABLATION_RETRIEVAL = ("bm25", "dense", "hybrid")

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from langgraph.graph.state import CompiledStateGraph
 
-from evals.datasets.proactive import load_proactive, write_release
-from evals.metrics.proactive.synthesis import SynthesisTally
-from evals.metrics.proactive.tasks import TaskTally
-from evals.proactive_schema import (
+from todeval.evals.datasets.proactive import load_proactive, write_release
+from todeval.evals.metrics.proactive.synthesis import SynthesisTally
+from todeval.evals.metrics.proactive.tasks import TaskTally
+from todeval.evals.proactive_schema import (
     AGREEABLENESS,
     DOMAINS,
     Agreeableness,
@@ -39,10 +39,10 @@ from evals.proactive_schema import (
     SynthesisSeed,
     canonical_domain,
 )
-from evals.report.proactive import synthesis_section, task_section
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.corpus.job import (
+from todeval.evals.report.proactive import synthesis_section, task_section
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     finish,
@@ -50,13 +50,17 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.proactive import build_guidance_graph, build_planning_graph, build_synthesis_graph
-from graphs.runner import run_dialogue
-from nodes.context import Context
-from nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
-from nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
-from nodes.proactive.scoring import GUIDANCE_MAX_TURNS
-from nodes.proactive.state import GuidanceOutput, PlanningOutput, SynthesisOutput
+from todeval.graphs.proactive import (
+    build_guidance_graph,
+    build_planning_graph,
+    build_synthesis_graph,
+)
+from todeval.graphs.runner import run_dialogue
+from todeval.nodes.context import Context
+from todeval.nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
+from todeval.nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
+from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
+from todeval.nodes.proactive.state import GuidanceOutput, PlanningOutput, SynthesisOutput
 
 SUBSYSTEM = "proactive_synthesis"
 

@@ -16,15 +16,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from evals.datasets.errors import DatasetFormatError
-from evals.metrics.simulation.attribution import attribute_failures
-from evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
-from evals.outputs import write_json
-from evals.report.goal_shift import goal_shift_section
-from evals.report.simulation import simulation_section
-from evals.schema import RecordError
-from graphs.corpus.goal_shift import goal_shift_judges, load_run, score_run
-from graphs.corpus.job import (
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.metrics.simulation.attribution import attribute_failures
+from todeval.evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
+from todeval.evals.outputs import write_json
+from todeval.evals.report.goal_shift import goal_shift_section
+from todeval.evals.report.simulation import simulation_section
+from todeval.evals.schema import RecordError
+from todeval.graphs.corpus.goal_shift import goal_shift_judges, load_run, score_run
+from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
     finish,
@@ -32,11 +32,11 @@ from graphs.corpus.job import (
     run_job,
     start_run,
 )
-from graphs.simulation import build_simulation_graph
-from nodes.context import Context
-from nodes.simulation.environments import DOMAINS, environment_for
-from nodes.simulation.state import SimulationOutput
-from stores.paths import data_dir
+from todeval.graphs.simulation import build_simulation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.simulation.environments import DOMAINS, environment_for
+from todeval.nodes.simulation.state import SimulationOutput
+from todeval.stores.paths import data_dir
 
 SUBSYSTEM = "simulation"
 TASK_FILES = {"banking": "tasks.json", "retail": "tasks.json"}

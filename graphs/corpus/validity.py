@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from nodes.context import Context
-from nodes.judges.validity import ValidityCard, card_for
+from todeval.nodes.context import Context
+from todeval.nodes.judges.validity import ValidityCard, card_for
 
 FIGURE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "gsr": (("segmentation", "segmentation_judge"), ("turn_quality", "teachers")),

@@ -11,21 +11,21 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.goal_shift_schema import Conversation, ToolSchema
-from evals.metrics.goal_shift.recovery import goal_shift_recovery_time, shift_recovery
-from evals.metrics.goal_shift.summary import tool_use_figures
-from evals.metrics.goal_shift.task_success import (
+from todeval.evals.goal_shift_schema import Conversation, ToolSchema
+from todeval.evals.metrics.goal_shift.recovery import goal_shift_recovery_time, shift_recovery
+from todeval.evals.metrics.goal_shift.summary import tool_use_figures
+from todeval.evals.metrics.goal_shift.task_success import (
     action_rate,
     communicate_info_rate,
     nl_assertion_rate,
     task_success_rate,
 )
-from evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
-from evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
-from nodes.context import Context, get_context
-from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from nodes.goal_shift.judges.shift_detection import shift_detector
-from nodes.goal_shift.state import GoalShiftState
+from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
+from todeval.evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.state import GoalShiftState
 
 
 def _conversation(state: GoalShiftState) -> Conversation:

@@ -9,8 +9,8 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
-from evals.metrics.goal_shift.recovery import ShiftRecovery
-from evals.metrics.goal_shift.tool_use import ToolCallRecord
+from todeval.evals.metrics.goal_shift.recovery import ShiftRecovery
+from todeval.evals.metrics.goal_shift.tool_use import ToolCallRecord
 
 
 class GoalShiftInput(TypedDict):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.metrics.goal_success.success_rate import score_goals as score_goal_spans
-from nodes.goal_success.segmentation import vote_boundaries
-from nodes.goal_success.state import GoalSuccessState
+from todeval.evals.metrics.goal_success.success_rate import score_goals as score_goal_spans
+from todeval.nodes.goal_success.segmentation import vote_boundaries
+from todeval.nodes.goal_success.state import GoalSuccessState
 
 
 def score_goals(state: GoalSuccessState) -> dict[str, Any]:

@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.metrics.goal_success.segmentation import goal_spans
-from evals.schema import Dialogue
-from nodes.context import Context, get_context
-from nodes.goal_success.judges import segmenter
-from nodes.goal_success.state import SegmentationState
+from todeval.evals.metrics.goal_success.segmentation import goal_spans
+from todeval.evals.schema import Dialogue
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_success.judges import segmenter
+from todeval.nodes.goal_success.state import SegmentationState
 
 
 def segment_goals(state: SegmentationState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -32,12 +32,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send, interrupt
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
-from nodes.context import Context, get_context
-from nodes.goal_success.judges import teacher
-from nodes.goal_success.judges.turn_quality.certain import certain_failure
-from nodes.goal_success.state import TeacherTask, VotingState
-from nodes.judges.spec import parse_spec
+from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_success.judges import teacher
+from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
+from todeval.nodes.goal_success.state import TeacherTask, VotingState
+from todeval.nodes.judges.spec import parse_spec
 
 ESCALATION_KIND = "turn_quality_escalation"
 """``kind`` of every interrupt this graph raises (lets reviewers tell them from others)."""

@@ -13,16 +13,16 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction.llm import (
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance
-from nodes.judges.spec import parse_spec
-from stores.goal_memory import Goal, GoalMemory
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.goal_memory import Goal, GoalMemory
 
 
 def uses_llm(context: Context) -> bool:

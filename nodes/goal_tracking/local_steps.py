@@ -12,11 +12,11 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.datasets.sgd_schema import is_transactional, load_sgd_schema
-from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction.local_stages import evolve
-from nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
-from stores.goal_memory import Goal, GoalMemory
+from todeval.evals.datasets.sgd_schema import is_transactional, load_sgd_schema
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import evolve
+from todeval.nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
+from todeval.stores.goal_memory import Goal, GoalMemory
 
 
 @functools.lru_cache(maxsize=8)

@@ -23,20 +23,20 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.datasets.sgd_schema import ServiceSchema
-from nodes.context import Context
-from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
-from nodes.goal_tracking.judges.goal_extraction.status_cues import (
+from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
     StatusCue,
     system_cue,
     user_affirms,
     user_cue,
 )
-from nodes.goal_tracking.judges.goal_extraction.status_focus import SchemaView, focus
-from nodes.goal_tracking.local_steps import evolve_links, parent_for
-from stores.goal_memory import Goal, GoalMemory
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_focus import SchemaView, focus
+from todeval.nodes.goal_tracking.local_steps import evolve_links, parent_for
+from todeval.stores.goal_memory import Goal, GoalMemory
 
 
 @functools.lru_cache(maxsize=8)

@@ -25,17 +25,23 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.datasets.sgd_schema import is_transactional
-from nodes.context import Context, get_context
-from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.goal_tracking.judges.goal_extraction.local_stages import (
+from todeval.evals.datasets.sgd_schema import is_transactional
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     check_existence,
     final_audit,
     same_key,
 )
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance
-from nodes.goal_tracking.llm_steps import add_cost, llm_audit, llm_candidates, llm_links, uses_llm
-from nodes.goal_tracking.local_steps import (
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
+from todeval.nodes.goal_tracking.llm_steps import (
+    add_cost,
+    llm_audit,
+    llm_candidates,
+    llm_links,
+    uses_llm,
+)
+from todeval.nodes.goal_tracking.local_steps import (
     evolve_links,
     parent_for,
     rename_by_evidence,
@@ -43,9 +49,9 @@ from nodes.goal_tracking.local_steps import (
     schema_for,
     service_evidence,
 )
-from nodes.goal_tracking.state import GoalTrackingState
-from nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
-from stores.goal_memory import Goal, GoalMemory
+from todeval.nodes.goal_tracking.state import GoalTrackingState
+from todeval.nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
+from todeval.stores.goal_memory import Goal, GoalMemory
 
 LOCAL = "local"
 IN_PROCESS = ":memory:"

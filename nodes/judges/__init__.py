@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nodes.judges.accounting import ACCOUNTING, JudgeAccounting, RoleUsage
-from nodes.judges.llm import LLMJudge, load_chat_model
-from nodes.judges.local import (
+from todeval.nodes.judges.accounting import ACCOUNTING, JudgeAccounting, RoleUsage
+from todeval.nodes.judges.llm import LLMJudge, load_chat_model
+from todeval.nodes.judges.local import (
     get_local_judge,
     local_variants,
     register_local_judge,
     resolve_local_variant,
 )
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeConfigError, JudgeSpec, JudgeSpecError, parse_spec
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpec, JudgeSpecError, parse_spec
 
 J = TypeVar("J")
 

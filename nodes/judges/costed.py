@@ -15,10 +15,10 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from nodes.judges.accounting import ACCOUNTING, JudgeAccounting
-from nodes.judges.llm import LLMJudge
-from nodes.judges.spec import JudgeSpec
-from stores.llm_cache import LLMCache
+from todeval.nodes.judges.accounting import ACCOUNTING, JudgeAccounting
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.stores.llm_cache import LLMCache
 
 OutT = TypeVar("OutT", bound=BaseModel)
 

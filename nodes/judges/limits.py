@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
-from nodes.context import Context
-from nodes.judges.redact import error_text
+from todeval.nodes.context import Context
+from todeval.nodes.judges.redact import error_text
 
 CHARS_PER_TOKEN = 4.0
 """Prompt tokens are estimated from characters where the provider's count is unknown."""

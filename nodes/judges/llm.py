@@ -21,10 +21,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
-from nodes.judges.accounting import ACCOUNTING, JudgeAccounting
-from nodes.judges.limits import LIMITS, CallRefused, Gate, note_unanswered
-from nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
-from nodes.judges.provider_options import (
+from todeval.nodes.judges.accounting import ACCOUNTING, JudgeAccounting
+from todeval.nodes.judges.limits import LIMITS, CallRefused, Gate, note_unanswered
+from todeval.nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
+from todeval.nodes.judges.provider_options import (
     client_kwargs,
     context_overflow,
     decoding_kwargs,
@@ -33,9 +33,9 @@ from nodes.judges.provider_options import (
     missing_package_message,
     retry_after_s,
 )
-from nodes.judges.redact import error_text, redact, redact_traces, register_secret
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import (
+from todeval.nodes.judges.redact import error_text, redact, redact_traces, register_secret
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import (
     PROVIDERS,
     JudgeConfigError,
     JudgeSpec,
@@ -43,7 +43,7 @@ from nodes.judges.spec import (
     ProviderInfo,
     parse_spec,
 )
-from stores.llm_cache import LLMCache, default_llm_cache
+from todeval.stores.llm_cache import LLMCache, default_llm_cache
 
 OutT = TypeVar("OutT", bound=BaseModel)
 

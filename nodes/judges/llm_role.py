@@ -13,9 +13,9 @@ from typing import Any, Generic, Literal, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from nodes.judges.llm import LLMJudge
-from nodes.judges.spec import JudgeSpec
-from stores.llm_cache import LLMCache
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.stores.llm_cache import LLMCache
 
 OutT = TypeVar("OutT", bound=BaseModel)
 

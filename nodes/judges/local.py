@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from nodes.judges.spec import JudgeSpecError
+from todeval.nodes.judges.spec import JudgeSpecError
 
 F = TypeVar("F", bound=Callable[[], Any])
 

@@ -14,8 +14,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from nodes.judges.limits import CHARS_PER_TOKEN
-from nodes.judges.spec import JudgeSpec, ProviderInfo
+from todeval.nodes.judges.limits import CHARS_PER_TOKEN
+from todeval.nodes.judges.spec import JudgeSpec, ProviderInfo
 
 
 def missing_package_message(spec: JudgeSpec, info: ProviderInfo) -> str:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from nodes.judges.redact import redact
+from todeval.nodes.judges.redact import redact
 
 
 class JudgeSpecError(ValueError):

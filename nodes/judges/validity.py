@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nodes.judges.local import resolve_local_variant
+from todeval.nodes.judges.local import resolve_local_variant
 
 WEAK_KAPPA = 0.15
 """Below this Cohen's kappa against people, a judge's figures are flagged as weak."""

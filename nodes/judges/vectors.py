@@ -36,7 +36,7 @@ class VectorTable:
     def source(self) -> Embed:
         """The embedding function (MiniLM's, loaded now, when none was given)."""
         if self._embed is None:
-            from stores.embeddings import get_embedder
+            from todeval.stores.embeddings import get_embedder
 
             self._embed = get_embedder().embed
         return self._embed

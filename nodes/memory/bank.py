@@ -17,14 +17,14 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from evals.datasets.ms_tod_release import ms_tod_qa_units
-from evals.memory_schema import Individual, MemoryBench
-from nodes.context import Context
-from nodes.judges.spec import parse_spec
-from nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
-from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
-from nodes.memory.settings import Source, memory_setting
-from stores.memory_bank import MemoryBank
+from todeval.evals.datasets.ms_tod_release import ms_tod_qa_units
+from todeval.evals.memory_schema import Individual, MemoryBench
+from todeval.nodes.context import Context
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
+from todeval.nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from todeval.nodes.memory.settings import Source, memory_setting
+from todeval.stores.memory_bank import MemoryBank
 
 Report = Callable[[str], None]
 """Where a session that could not be stored is reported (one line each)."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.memory_schema import ScoredUnit
-from nodes.context import Context
-from nodes.memory.bank import store_for
-from nodes.memory.settings import MemorySetting
-from nodes.memory.state import MemoryState
+from todeval.evals.memory_schema import ScoredUnit
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import store_for
+from todeval.nodes.memory.settings import MemorySetting
+from todeval.nodes.memory.state import MemoryState
 
 
 def baseline_memory(state: MemoryState, context: Context, setting: MemorySetting) -> dict[str, Any]:

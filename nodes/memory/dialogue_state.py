@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from evals.metrics.memory.slot_mention import normalise
-from nodes.memory.judges.intent_capture.local import stated_slot_values
+from todeval.evals.metrics.memory.slot_mention import normalise
+from todeval.nodes.memory.judges.intent_capture.local import stated_slot_values
 
 
 def read_dialogue_state(

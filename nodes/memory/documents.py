@@ -9,10 +9,10 @@ of its own beside the QA bank, so the same dense / BM25 / hybrid search ranks th
 
 from __future__ import annotations
 
-from evals.memory_schema import Individual, MemoryUnit, MsTodSession
-from nodes.memory.judges.summary_writer import session_summarizer
-from nodes.memory.judges.units import render_context
-from nodes.memory.settings import Source
+from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
+from todeval.nodes.memory.judges.summary_writer import session_summarizer
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.memory.settings import Source
 
 #: The collection suffix of each whole-session source.
 DOCUMENT_COLLECTIONS: dict[Source, str] = {"dialogue": "__dialogue", "summary": "__summary"}

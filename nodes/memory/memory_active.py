@@ -23,22 +23,22 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.datasets.sgd_schema import load_sgd_schema
-from evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
-from nodes.context import Context, get_context
-from nodes.memory.bank import bank_for, store_for
-from nodes.memory.baselines import baseline_memory
-from nodes.memory.dialogue_state import predicted_state
-from nodes.memory.documents import missing_memory_reason
-from nodes.memory.judges.intent_capture import intent_capturer
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.memory.judges.missing_slot_query import missing_slot_querier
-from nodes.memory.judges.planning import attribute_defaults, task_attributes
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.units import anchor_session, render_context, select_units
-from nodes.memory.settings import ACTIVATIONS, MemorySetting, memory_setting
-from nodes.memory.state import MemoryState
-from stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
+from todeval.evals.datasets.sgd_schema import load_sgd_schema
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn, ScoredUnit
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.memory.bank import bank_for, store_for
+from todeval.nodes.memory.baselines import baseline_memory
+from todeval.nodes.memory.dialogue_state import predicted_state
+from todeval.nodes.memory.documents import missing_memory_reason
+from todeval.nodes.memory.judges.intent_capture import intent_capturer
+from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
+from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
+from todeval.nodes.memory.judges.reader import memory_reader
+from todeval.nodes.memory.judges.units import anchor_session, render_context, select_units
+from todeval.nodes.memory.settings import ACTIVATIONS, MemorySetting, memory_setting
+from todeval.nodes.memory.state import MemoryState
+from todeval.stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
 
 
 @functools.lru_cache(maxsize=8)

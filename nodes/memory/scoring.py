@@ -13,10 +13,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.memory_schema import MsTodTurn
-from nodes.context import Context, get_context
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.memory.state import MemoryState
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.state import MemoryState
 
 
 def score_confirmation(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -15,12 +15,12 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from pydantic import TypeAdapter
 
-from evals.memory_schema import MsTodTurn
-from nodes.context import Context, get_context
-from nodes.memory.judges.slot_repair import repair_agent, supervisor
-from nodes.memory.judges.slot_repair.role import RepairRequest
-from nodes.memory.state import SlotRepairState
-from nodes.simulation.judges.user_simulator import Persona, UserScenario, UserSimulator
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.memory.judges.slot_repair import repair_agent, supervisor
+from todeval.nodes.memory.judges.slot_repair.role import RepairRequest
+from todeval.nodes.memory.state import SlotRepairState
+from todeval.nodes.simulation.judges.user_simulator import Persona, UserScenario, UserSimulator
 
 _GOAL = TypeAdapter(dict[str, str])
 _TURNS = TypeAdapter(list[MsTodTurn])

@@ -16,15 +16,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from nodes.context import Context, get_context
-from nodes.proactive.judges.target_reached import target_reached_judge
-from nodes.proactive.live_prompts import GUIDANCE_AGENT_PROMPT, OPENING_CUE
-from nodes.proactive.scoring import GUIDANCE_MAX_TURNS
-from nodes.proactive.state import GuidanceState
-from nodes.proactive.text import raised_sub_targets, render_environment, render_plan
-from nodes.simulation.agents import AgentUnderTest, agent_for
-from nodes.simulation.judges.user_simulator.proactive_user import (
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.proactive.judges.target_reached import target_reached_judge
+from todeval.nodes.proactive.live_prompts import GUIDANCE_AGENT_PROMPT, OPENING_CUE
+from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
+from todeval.nodes.proactive.state import GuidanceState
+from todeval.nodes.proactive.text import raised_sub_targets, render_environment, render_plan
+from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.nodes.simulation.judges.user_simulator.proactive_user import (
     ProactiveUserRequest,
     proactive_user,
 )

@@ -15,15 +15,19 @@ from typing import Any
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
-from evals.proactive_schema import Environment
-from nodes.context import Context, get_context
-from nodes.judges.parsing import OutputParseError, parse_json_output
-from nodes.proactive.judges.synthesis_writer.llm import TargetOutput
-from nodes.proactive.live_prompts import PLANNING_SYSTEM
-from nodes.proactive.state import PlanningState
-from nodes.proactive.text import render_environment
-from nodes.prompts.proactive import TARGET_EXAMPLES, TARGET_GENERATION_PROMPT, domain_description
-from nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.evals.proactive_schema import Environment
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.judges.parsing import OutputParseError, parse_json_output
+from todeval.nodes.proactive.judges.synthesis_writer.llm import TargetOutput
+from todeval.nodes.proactive.live_prompts import PLANNING_SYSTEM
+from todeval.nodes.proactive.state import PlanningState
+from todeval.nodes.proactive.text import render_environment
+from todeval.nodes.prompts.proactive import (
+    TARGET_EXAMPLES,
+    TARGET_GENERATION_PROMPT,
+    domain_description,
+)
+from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
 
 #: The paper's sub-target count: 2-4 (Listing 4, rule 3).
 SUB_TARGETS = (2, 4)

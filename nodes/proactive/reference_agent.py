@@ -1,8 +1,9 @@
 """A local reference agent for both ProactiveEval tasks, so that the tasks run offline.
 
-Use it as ``python:nodes.proactive.reference_agent:plan`` (target planning) and
-``python:nodes.proactive.reference_agent:guide`` (dialogue guidance). It is a floor to compare
-real agents with, not a model of one: it reads only what the paper gives the agent under test.
+Use it as ``python:todeval.nodes.proactive.reference_agent:plan`` (target planning) and
+``python:todeval.nodes.proactive.reference_agent:guide`` (dialogue guidance). It is a floor to
+compare real agents with, not a model of one: it reads only what the paper gives the agent
+under test.
 
 * ``plan`` reads Listing 4's ``<Environment>`` JSON and the domain description, takes the
   target from the trigger factor's first substantial sentence (the ``local:lead`` predictor of
@@ -20,12 +21,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.parsing import json_candidates
-from nodes.proactive.judges.target_prediction import target_predictor
-from nodes.proactive.judges.target_reached.local import agrees
-from nodes.proactive.text import raised_sub_targets, sub_target_shares, words
-from nodes.prompts.proactive import DOMAIN_DESCRIPTIONS
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.parsing import json_candidates
+from todeval.nodes.proactive.judges.target_prediction import target_predictor
+from todeval.nodes.proactive.judges.target_reached.local import agrees
+from todeval.nodes.proactive.text import raised_sub_targets, sub_target_shares, words
+from todeval.nodes.prompts.proactive import DOMAIN_DESCRIPTIONS
 
 _BLOCK = "<{tag}>\n(.*?)\n</{tag}>"
 FRAGMENT_WORDS = 12
@@ -120,5 +121,5 @@ def _json_block(text: str, tag: str) -> dict[str, Any]:
 
 
 #: The reference agent's specs: the offline default of ``todeval proactive plan|guide``.
-PLAN_SPEC = "python:nodes.proactive.reference_agent:plan"
-GUIDE_SPEC = "python:nodes.proactive.reference_agent:guide"
+PLAN_SPEC = "python:todeval.nodes.proactive.reference_agent:plan"
+GUIDE_SPEC = "python:todeval.nodes.proactive.reference_agent:guide"

@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from evals.proactive_schema import Environment, ProactiveItem, TargetPlan
-from nodes.context import Context, get_context
-from nodes.proactive.judges.difficulty_judge import difficulty_judge
-from nodes.proactive.judges.final_check import final_check
-from nodes.proactive.judges.synthesis_writer import synthesis_writer
-from nodes.proactive.judges.target_prediction import target_predictor
-from nodes.proactive.state import SynthesisState
-from nodes.proactive.synthesis import StageFailed
+from todeval.evals.proactive_schema import Environment, ProactiveItem, TargetPlan
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.proactive.judges.difficulty_judge import difficulty_judge
+from todeval.nodes.proactive.judges.final_check import final_check
+from todeval.nodes.proactive.judges.synthesis_writer import synthesis_writer
+from todeval.nodes.proactive.judges.target_prediction import target_predictor
+from todeval.nodes.proactive.state import SynthesisState
+from todeval.nodes.proactive.synthesis import StageFailed
 
 
 def majority(yes: int, answered: int) -> bool:

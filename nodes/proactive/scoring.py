@@ -12,12 +12,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from nodes.context import Context, get_context
-from nodes.proactive.judges.guidance_judge import guidance_judge
-from nodes.proactive.judges.target_density import target_density_judge
-from nodes.proactive.judges.target_planning_judge import target_planning_judge
-from nodes.proactive.state import GuidanceScoringState, PlanScoringState
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
+from todeval.nodes.proactive.judges.target_density import target_density_judge
+from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
+from todeval.nodes.proactive.state import GuidanceScoringState, PlanScoringState
 
 GUIDANCE_MAX_TURNS = 6
 """The paper's turn limit in dialogue guidance (a dialogue ending earlier reached the target)."""

@@ -14,10 +14,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.context import Context, get_context
-from nodes.proactive.judges.synthesis_writer import synthesis_writer
-from nodes.proactive.state import SynthesisState
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.proactive.judges.synthesis_writer import synthesis_writer
+from todeval.nodes.proactive.state import SynthesisState
 
 TOPIC_DEPTH = 2
 """Levels below the domain: domain -> sub-topic -> leaf (the leaf names the environment)."""

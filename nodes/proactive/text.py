@@ -11,8 +11,8 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from nodes.prompts.proactive import CONVERSATION_LINE
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.prompts.proactive import CONVERSATION_LINE
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 _ENTITY = re.compile(r"(?:[A-Z][\w'’-]*|\d[\w:.,%-]*)(?:\s+(?:[A-Z][\w'’-]*|\d[\w:.,%-]*))*")

@@ -30,7 +30,7 @@ obfuscation rewrite, or the in-context examples; those below are todeval's own a
 
 from __future__ import annotations
 
-from evals.proactive_schema import DOMAINS
+from todeval.evals.proactive_schema import DOMAINS
 
 #: Listing 1, the paper's keys (its spellings ``ambigious_instruction``, ``long-term_follow_up``).
 DOMAIN_PROMPTS: dict[str, str] = {

@@ -16,15 +16,15 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from evals.datasets.errors import FieldError
-from evals.metrics.simulation.grading import grade_conversation
-from nodes.context import Context, get_context
-from nodes.simulation.agents import agent_for, termination_reason
-from nodes.simulation.agents.base import AgentUnderTest
-from nodes.simulation.environments import environment_for, gold_snapshot
-from nodes.simulation.environments.base import ToolCall, ToolEnvironment
-from nodes.simulation.judges.user_simulator import task_user_reply
-from nodes.simulation.state import SimulationState
+from todeval.evals.datasets.errors import FieldError
+from todeval.evals.metrics.simulation.grading import grade_conversation
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.simulation.agents import agent_for, termination_reason
+from todeval.nodes.simulation.agents.base import AgentUnderTest
+from todeval.nodes.simulation.environments import environment_for, gold_snapshot
+from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment
+from todeval.nodes.simulation.judges.user_simulator import task_user_reply
+from todeval.nodes.simulation.state import SimulationState
 
 GREETING = "Hi! How can I help you today?"
 """The agent's first message, fixed as in tau2 and AgentChangeBench (the user speaks next)."""

@@ -8,13 +8,13 @@
 'a goal with unmet prerequisites cannot be completed: g1 is open'
 """
 
-from stores.goal_memory.memory import (
+from todeval.stores.goal_memory.memory import (
     EmbedFunction,
     GoalMemory,
     VectorBackend,
     default_goal_memory_path,
 )
-from stores.goal_memory.records import (
+from todeval.stores.goal_memory.records import (
     Goal,
     LinkResult,
     RejectedTransition,
@@ -22,8 +22,8 @@ from stores.goal_memory.records import (
     TransitionOutcome,
     TransitionResult,
 )
-from stores.goal_memory.rules import UNMET_PREREQUISITES
-from stores.goal_memory.vectors import DEFAULT_COLLECTION
+from todeval.stores.goal_memory.rules import UNMET_PREREQUISITES
+from todeval.stores.goal_memory.vectors import DEFAULT_COLLECTION
 
 __all__ = [
     "DEFAULT_COLLECTION",

@@ -14,9 +14,9 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from evals.goal_tracking_schema import normalise_status
-from stores.embeddings import get_embedder
-from stores.goal_memory.records import (
+from todeval.evals.goal_tracking_schema import normalise_status
+from todeval.stores.embeddings import get_embedder
+from todeval.stores.goal_memory.records import (
     Goal,
     LinkResult,
     RejectedTransition,
@@ -24,10 +24,10 @@ from stores.goal_memory.records import (
     TransitionResult,
     tracked_status,
 )
-from stores.goal_memory.rules import dependency_graph, link_refusal, transition_refusal
-from stores.goal_memory.symbolic import MEMORY, SymbolicStore
-from stores.goal_memory.vectors import ChromaGoalIndex, rank_by_cosine, unit_rows
-from stores.paths import todeval_home
+from todeval.stores.goal_memory.rules import dependency_graph, link_refusal, transition_refusal
+from todeval.stores.goal_memory.symbolic import MEMORY, SymbolicStore
+from todeval.stores.goal_memory.vectors import ChromaGoalIndex, rank_by_cosine, unit_rows
+from todeval.stores.paths import todeval_home
 
 if TYPE_CHECKING:  # chromadb is imported only when a Chroma-backed D_vec opens
     from chromadb.api import ClientAPI

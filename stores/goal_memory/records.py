@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evals.goal_tracking_schema import TRACKED_STATUSES, GoalStatus
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, GoalStatus
 
 TransitionOutcome = Literal["applied", "unchanged", "rejected"]
 """What :meth:`GoalMemory.transition` did: moved the goal, found it there already, refused."""

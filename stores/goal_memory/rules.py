@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
-from evals.goal_tracking_schema import VALID_TRANSITIONS
-from stores.goal_memory.records import Goal, tracked_status
+from todeval.evals.goal_tracking_schema import VALID_TRANSITIONS
+from todeval.stores.goal_memory.records import Goal, tracked_status
 
 UNMET_PREREQUISITES = "a goal with unmet prerequisites cannot be completed"
 SELF_LINK = "a goal cannot depend on itself"

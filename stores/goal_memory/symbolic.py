@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.goal_tracking_schema import TRACKED_STATUSES
-from stores.goal_memory.records import Goal, RejectedTransition, StatusEntry, tracked_status
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES
+from todeval.stores.goal_memory.records import Goal, RejectedTransition, StatusEntry, tracked_status
 
 MEMORY = ":memory:"
 _BUSY_TIMEOUT_S = 30.0

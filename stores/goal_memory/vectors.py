@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from stores.embeddings import cosine_matrix
-from stores.goal_memory.records import Goal
+from todeval.stores.embeddings import cosine_matrix
+from todeval.stores.goal_memory.records import Goal
 
 if TYPE_CHECKING:  # chromadb takes about 0.4 s to import: only a Chroma-backed D_vec needs it
     from chromadb.api import ClientAPI
@@ -55,7 +55,7 @@ class ChromaGoalIndex:
         self.name = name
         self.client = client
         self.owned = owned
-        from stores.chroma import get_collection
+        from todeval.stores.chroma import get_collection
 
         self.collection: Collection = get_collection(name, client=client)
 
@@ -80,7 +80,7 @@ class ChromaGoalIndex:
         if client is None:
             import chromadb
 
-            from stores.chroma import chroma_settings, persistent_client
+            from todeval.stores.chroma import chroma_settings, persistent_client
 
             in_process = ephemeral and path is None
             client = (

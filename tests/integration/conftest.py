@@ -152,7 +152,7 @@ def run_todeval(args: list[str], home: Path, **env: str) -> subprocess.Completed
 @pytest.fixture
 def segmenter_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The segmentation judge specs built in this process, one per ``segment_goals`` run."""
-    import nodes.goal_success.segmentation as segmentation
+    import todeval.nodes.goal_success.segmentation as segmentation
 
     calls: list[str] = []
     real_segmenter = segmentation.segmenter

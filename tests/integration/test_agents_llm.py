@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-import nodes.judges.llm as llm_module
-from nodes.judges.accounting import ACCOUNTING
-from nodes.simulation.agents import agent_for
-from nodes.simulation.judges.user_simulator import TaskScenario, task_user_reply
-from stores.llm_cache import LLMCache
-from stores.paths import data_dir
+import todeval.nodes.judges.llm as llm_module
 from tests.integration.llm_server import LLM_MODEL
 from tests.unit.test_agents import TOOLS
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.simulation.agents import agent_for
+from todeval.nodes.simulation.judges.user_simulator import TaskScenario, task_user_reply
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import data_dir
 
 pytestmark = pytest.mark.integration
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.ms_tod import load_memory_bench
-from nodes.context import Context
-from nodes.memory.bank import bank_for, fill_bank
-from stores.chroma import server_client
-from stores.memory_bank import collection_for
 from tests.integration.conftest import CLI_TIMEOUT_S, REPO_ROOT, run_todeval, subprocess_env
+from todeval.evals.datasets.ms_tod import load_memory_bench
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import bank_for, fill_bank
+from todeval.stores.chroma import server_client
+from todeval.stores.memory_bank import collection_for
 
 pytestmark = pytest.mark.integration
 
@@ -57,9 +57,9 @@ def test_memory_evaluation_through_a_chroma_server_matches_the_disk_store(
 FILL_AND_READ = """
 import json, sys, time
 from pathlib import Path
-from evals.datasets.ms_tod import load_memory_bench
-from nodes.context import Context
-from nodes.memory.bank import bank_for, fill_bank
+from todeval.evals.datasets.ms_tod import load_memory_bench
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import bank_for, fill_bank
 
 url, collection, mine, total = sys.argv[1], sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])
 bench, _ = load_memory_bench(Path(sys.argv[5]))

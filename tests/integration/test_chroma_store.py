@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from chromadb.api.client import SharedSystemClient
 
-from stores.chroma import MiniLMEmbeddingFunction, get_collection, persistent_client
-from stores.embeddings import EmbeddingCache, MiniLMEmbedder
+from todeval.stores.chroma import MiniLMEmbeddingFunction, get_collection, persistent_client
+from todeval.stores.embeddings import EmbeddingCache, MiniLMEmbedder
 
 pytestmark = pytest.mark.integration
 

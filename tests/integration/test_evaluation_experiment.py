@@ -21,7 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from langsmith import Client
 
-from evals.goal_shift_schema import (
+from tests.integration.conftest import make_dialogue
+from tests.integration.langsmith_capture import LangSmithCapture
+from todeval.evals.goal_shift_schema import (
     ActionSet,
     AllowedTool,
     Conversation,
@@ -31,16 +33,14 @@ from evals.goal_shift_schema import (
     TaskSpec,
     ToolCall,
 )
-from evals.langsmith_evaluators import GOLD_ROW_EVALUATORS, corpus_key, evaluation_example
-from evals.metrics.record_metrics import METRICS, corpus_values
-from evals.record_views import EvaluationRecord, conversation_record, dialogue_record
-from evals.schema import Dialogue
-from graphs.experiments import corpus_dataset_name, evaluation_experiment
-from nodes.context import Context
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.bank import memory_bank
-from tests.integration.conftest import make_dialogue
-from tests.integration.langsmith_capture import LangSmithCapture
+from todeval.evals.langsmith_evaluators import GOLD_ROW_EVALUATORS, corpus_key, evaluation_example
+from todeval.evals.metrics.record_metrics import METRICS, corpus_values
+from todeval.evals.record_views import EvaluationRecord, conversation_record, dialogue_record
+from todeval.evals.schema import Dialogue
+from todeval.graphs.experiments import corpus_dataset_name, evaluation_experiment
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.memory.bank import memory_bank
 
 pytestmark = [
     pytest.mark.integration,

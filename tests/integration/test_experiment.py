@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from evals.datasets import load_dialogues, split_records
-from evals.record_views import dialogue_record
-from graphs.experiments import evaluation_experiment
-from nodes.context import Context
+from todeval.cli.main import main
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.record_views import dialogue_record
+from todeval.graphs.experiments import evaluation_experiment
+from todeval.nodes.context import Context
 
 pytestmark = pytest.mark.integration
 

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from chromadb.api.client import SharedSystemClient
 
-from stores.goal_memory import UNMET_PREREQUISITES, GoalMemory
 from tests.integration.conftest import REPO_ROOT, subprocess_env
+from todeval.stores.goal_memory import UNMET_PREREQUISITES, GoalMemory
 
 pytestmark = pytest.mark.integration
 
 WRITE = """
 import json, sys
-from stores.goal_memory import GoalMemory
+from todeval.stores.goal_memory import GoalMemory
 with GoalMemory(sys.argv[1], chroma_path=sys.argv[2]) as memory:
     memory.insert("trip", "Book a hotel room in Paris for two nights", turn=1,
                   domain="Hotels_1", intent="ReserveHotel", slots={"city": "Paris"})
@@ -34,7 +34,7 @@ with GoalMemory(sys.argv[1], chroma_path=sys.argv[2]) as memory:
 
 READ = """
 import json, sys
-from stores.goal_memory import GoalMemory
+from todeval.stores.goal_memory import GoalMemory
 with GoalMemory(sys.argv[1], chroma_path=sys.argv[2]) as memory:
     hits = memory.neighbours("trip", sys.argv[3], k=3)
     print(json.dumps({

@@ -31,17 +31,21 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from cli.main import main
-from evals.schema import Dialogue
-from nodes.goal_success.judges.appendix_d import AppendixDJudge, AppendixDOutput, AppendixDVerdict
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.judges import llm as llm_module
-from nodes.judges.limits import LIMITS, LLMPolicy
-from nodes.judges.parsing import parse_json_output
-from nodes.judges.spec import parse_spec
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
+from todeval.cli.main import main
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.appendix_d import (
+    AppendixDJudge,
+    AppendixDOutput,
+    AppendixDVerdict,
+)
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.limits import LIMITS, LLMPolicy
+from todeval.nodes.judges.parsing import parse_json_output
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.llm_cache import LLMCache
 
 pytestmark = pytest.mark.integration
 

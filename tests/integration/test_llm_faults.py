@@ -29,16 +29,16 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_segmentation_graph
-from graphs.runner import run_dialogue
-from nodes.context import Context
-from nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
-from nodes.judges.limits import LLMPolicy, configure_llm
-from nodes.judges.spec import parse_spec
 from scripts.fault_server import FAULTS, FaultServer, LoggedRequest, messages_sha
-from stores.checkpoint import open_checkpointer
 from tests.integration.conftest import VENV_BIN, make_dialogue, subprocess_env, write_corpus
+from todeval.evals.schema import Dialogue
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.graphs.runner import run_dialogue
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
+from todeval.nodes.judges.limits import LLMPolicy, configure_llm
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.checkpoint import open_checkpointer
 
 pytestmark = pytest.mark.integration
 

@@ -29,11 +29,11 @@ from typing import Any
 
 import pytest
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
-from nodes.judges.spec import parse_spec
 from scripts.fault_server import FaultServer, LoggedRequest, messages_sha
 from tests.integration.conftest import VENV_BIN, make_dialogue, subprocess_env
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
+from todeval.nodes.judges.spec import parse_spec
 
 pytestmark = pytest.mark.integration
 

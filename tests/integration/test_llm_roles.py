@@ -25,57 +25,63 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import stores.llm_cache as llm_cache_module
-from evals.datasets.ms_tod_loader import load_memory_bench
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_shift_schema import Conversation
-from evals.memory_schema import MemoryBench, MemoryUnit, MsTodEvalItem, MsTodSession, MsTodTurn
-from evals.memory_words import slot_in_words
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_success_graph
-from nodes.context import Context
-from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
-from nodes.goal_shift.judges.shift_detection import shift_detector
-from nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
-from nodes.goal_shift.judges.shift_detection.role import render_transcript
-from nodes.goal_success.judges import segmenter, teacher
-from nodes.goal_success.judges.appendix_d import windows
-from nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
-from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from nodes.goal_tracking.llm_steps import llm_judges
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.costed import CostedJudge
-from nodes.judges.limits import LIMITS, LLMPolicy
-from nodes.memory.judges.bank_builder import memory_bank_builder
-from nodes.memory.judges.bank_builder.role import ROLE as BANK_ROLE
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.memory.judges.confirmation_score.role import SCORE_ROLE
-from nodes.memory.judges.intent_capture import intent_capturer
-from nodes.memory.judges.intent_capture.role import INTENT_ROLE
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
-from nodes.memory.judges.memory_judger.role import ROLE as JUDGER_ROLE
-from nodes.memory.judges.missing_slot_query import missing_slot_querier
-from nodes.memory.judges.missing_slot_query.role import MISSING_ROLE
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.reader.role import ROLE as READER_ROLE
-from nodes.memory.judges.slot_repair import repair_agent, supervisor
-from nodes.memory.judges.slot_repair.role import AGENT_ROLE, SUPERVISOR_ROLE, RepairRequest
-from nodes.memory.judges.units import render_context as render_session
-from nodes.simulation.judges.user_simulator import (
+import todeval.stores.llm_cache as llm_cache_module
+from scripts.llm_server import DEFAULT_N_CTX
+from todeval.evals.datasets.ms_tod_loader import load_memory_bench
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.memory_schema import (
+    MemoryBench,
+    MemoryUnit,
+    MsTodEvalItem,
+    MsTodSession,
+    MsTodTurn,
+)
+from todeval.evals.memory_words import slot_in_words
+from todeval.evals.schema import Dialogue
+from todeval.graphs.goal_success import build_goal_success_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
+from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
+from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.goal_success.judges import segmenter, teacher
+from todeval.nodes.goal_success.judges.appendix_d import windows
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
+from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
+from todeval.nodes.goal_tracking.llm_steps import llm_judges
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.costed import CostedJudge
+from todeval.nodes.judges.limits import LIMITS, LLMPolicy
+from todeval.nodes.memory.judges.bank_builder import memory_bank_builder
+from todeval.nodes.memory.judges.bank_builder.role import ROLE as BANK_ROLE
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.judges.confirmation_score.role import SCORE_ROLE
+from todeval.nodes.memory.judges.intent_capture import intent_capturer
+from todeval.nodes.memory.judges.intent_capture.role import INTENT_ROLE
+from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
+from todeval.nodes.memory.judges.memory_judger.role import ROLE as JUDGER_ROLE
+from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
+from todeval.nodes.memory.judges.missing_slot_query.role import MISSING_ROLE
+from todeval.nodes.memory.judges.reader import memory_reader
+from todeval.nodes.memory.judges.reader.role import ROLE as READER_ROLE
+from todeval.nodes.memory.judges.slot_repair import repair_agent, supervisor
+from todeval.nodes.memory.judges.slot_repair.role import AGENT_ROLE, SUPERVISOR_ROLE, RepairRequest
+from todeval.nodes.memory.judges.units import render_context as render_session
+from todeval.nodes.simulation.judges.user_simulator import (
     SIMULATOR_ROLE,
     Persona,
     SimulationRequest,
     UserScenario,
     simulator_backend,
 )
-from scripts.llm_server import DEFAULT_N_CTX
-from stores.goal_memory import Goal
-from stores.llm_cache import default_llm_cache
+from todeval.stores.goal_memory import Goal
+from todeval.stores.llm_cache import default_llm_cache
 
 pytestmark = pytest.mark.integration
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from chromadb.api.client import SharedSystemClient
 
-from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.memory.judges.units import local_memory_units
-from stores.embeddings import EmbeddingCache, MiniLMEmbedder
-from stores.memory_bank import RETRIEVAL_MODES, MemoryBank
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession
+from todeval.nodes.memory.judges.units import local_memory_units
+from todeval.stores.embeddings import EmbeddingCache, MiniLMEmbedder
+from todeval.stores.memory_bank import RETRIEVAL_MODES, MemoryBank
 
 pytestmark = pytest.mark.integration
 

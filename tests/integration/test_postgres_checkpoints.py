@@ -14,11 +14,6 @@ import psycopg
 import pytest
 from langgraph.types import RunnableConfig
 
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_segmentation_graph
-from graphs.runner import run_dialogue, thread_id_for
-from nodes.context import Context
-from stores.checkpoint import CheckpointerError, open_checkpointer
 from tests.integration.conftest import (
     CLI_TIMEOUT_S,
     REPO_ROOT,
@@ -28,6 +23,11 @@ from tests.integration.conftest import (
     subprocess_env,
 )
 from tests.servers.postgres import PostgresServer
+from todeval.evals.schema import Dialogue
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.graphs.runner import run_dialogue, thread_id_for
+from todeval.nodes.context import Context
+from todeval.stores.checkpoint import CheckpointerError, open_checkpointer
 
 pytestmark = pytest.mark.integration
 
@@ -44,11 +44,11 @@ CLI_LIMIT = 10
 # between databases (two such processes then open each database at the same moment).
 SEGMENT_IN_A_PROCESS = """
 import json, sys, time
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_segmentation_graph
-from graphs.runner import thread_id_for
-from nodes.context import Context
-from stores.checkpoint import open_checkpointer
+from todeval.evals.schema import Dialogue
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.graphs.runner import thread_id_for
+from todeval.nodes.context import Context
+from todeval.stores.checkpoint import open_checkpointer
 
 urls, raw, mode = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
 start, gap = float(sys.argv[4]), float(sys.argv[5])

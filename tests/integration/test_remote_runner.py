@@ -11,15 +11,15 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from pydantic import BaseModel
 
-from evals.record_views import EvaluationRecord, dialogue_record
-from evals.results import ThreadResult
-from evals.schema import Dialogue, RecordError
-from graphs.evaluation import EvaluationOutput
-from graphs.remote_runner import resume_remote, run_corpus_remote, server_thread_id
-from graphs.runner import record_id, thread_id_for
-from nodes.context import Context
 from tests.integration.conftest import make_dialogue
 from tests.integration.test_langgraph_dev import DISPUTED
+from todeval.evals.record_views import EvaluationRecord, dialogue_record
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import Dialogue, RecordError
+from todeval.graphs.evaluation import EvaluationOutput
+from todeval.graphs.remote_runner import resume_remote, run_corpus_remote, server_thread_id
+from todeval.graphs.runner import record_id, thread_id_for
+from todeval.nodes.context import Context
 
 pytestmark = pytest.mark.integration
 
@@ -180,7 +180,7 @@ def test_todeval_evaluate_runs_on_the_server(
 ) -> None:
     import json
 
-    from cli.main import main
+    from todeval.cli.main import main
 
     tag = uuid.uuid4().hex[:8]  # fresh records: the dev server keeps threads between runs
     corpus = tmp_path / "dialogues.jsonl"

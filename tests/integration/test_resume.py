@@ -13,9 +13,6 @@ from typing import Any
 import pytest
 from langgraph.types import RunnableConfig
 
-from graphs.goal_success import build_goal_segmentation_graph
-from nodes.context import Context
-from stores.checkpoint import open_checkpointer
 from tests.integration.conftest import (
     VENV_BIN,
     judged,
@@ -23,6 +20,9 @@ from tests.integration.conftest import (
     subprocess_env,
     write_corpus,
 )
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.nodes.context import Context
+from todeval.stores.checkpoint import open_checkpointer
 
 pytestmark = pytest.mark.integration
 
@@ -101,9 +101,9 @@ def _store_only_the_input_checkpoint(path: Path, thread_id: str, graph_input: An
 def test_rerun_finishes_a_thread_killed_right_after_its_input_checkpoint(
     tmp_path: Path, dialogue: dict[str, Any]
 ) -> None:
-    from cli.main import main
-    from evals.schema import Dialogue
-    from graphs.runner import thread_id_for
+    from todeval.cli.main import main
+    from todeval.evals.schema import Dialogue
+    from todeval.graphs.runner import thread_id_for
 
     corpus = tmp_path / "one.jsonl"
     corpus.write_text(json.dumps(dialogue) + "\n")

@@ -29,10 +29,10 @@ from typing import Any
 
 import pytest
 
-from nodes.judges.redact import PLACEHOLDER, error_text, redact
-from nodes.judges.spec import JudgeSpecError, parse_spec
 from tests.integration.conftest import REPO_ROOT, free_port, make_dialogue, subprocess_env
 from tests.integration.langsmith_capture import INFO
+from todeval.nodes.judges.redact import PLACEHOLDER, error_text, redact
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
 
 pytestmark = pytest.mark.integration
 
@@ -45,9 +45,9 @@ RUN_CLI = """
 import json, logging, sys
 logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
                     format="%(levelname)s %(name)s: %(message)s")
-import nodes.goal_success.judges.appendix_d as appendix_d
+import todeval.nodes.goal_success.judges.appendix_d as appendix_d
 appendix_d.MAX_OUTPUT_TOKENS = 64
-from cli.main import main
+from todeval.cli.main import main
 codes = [main(argv) for argv in json.loads(sys.argv[1])]
 from langchain_core.tracers.langchain import wait_for_all_tracers
 wait_for_all_tracers()

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from evals.datasets.tau2 import load_goal_shift_run
-from graphs.api import Context, simulate_corpus
 from scripts.llm_server import running_llm_server, unavailable_reason
-from stores.paths import data_dir
 from tests.integration.llm_server import LLM_MODEL
+from todeval.cli.main import main
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.graphs.api import Context, simulate_corpus
+from todeval.stores.paths import data_dir
 
 pytestmark = pytest.mark.integration
 

@@ -16,17 +16,17 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
-from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
-from evals.record_views import (
+from tests.integration.conftest import REPO_ROOT
+from tests.integration.test_langgraph_dev import DISPUTED
+from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
+from todeval.evals.record_views import (
     EvaluationRecord,
     applicable_suites,
     conversation_record,
     dialogue_record,
 )
-from evals.schema import Dialogue
-from nodes.context import Context
-from tests.integration.conftest import REPO_ROOT
-from tests.integration.test_langgraph_dev import DISPUTED
+from todeval.evals.schema import Dialogue
+from todeval.nodes.context import Context
 
 pytestmark = pytest.mark.integration
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from nodes.context import Context
 from tests.integration.conftest import REPO_ROOT, subprocess_env
 from tests.integration.langsmith_capture import LangSmithCapture
+from todeval.nodes.context import Context
 
 pytestmark = pytest.mark.integration
 
@@ -25,9 +25,9 @@ TRACED_RUN = """
 import json, sys
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langsmith.run_trees import get_cached_client
-from nodes.context import Context
-from graphs.goal_success import build_goal_segmentation_graph
-from stores.checkpoint import open_checkpointer
+from todeval.nodes.context import Context
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.stores.checkpoint import open_checkpointer
 
 dialogue = json.loads(sys.argv[1])
 config = {"configurable": {"thread_id": "trace-thread-1"}}
@@ -116,8 +116,8 @@ TRACED_GSR = """
 import json, sys
 from langchain_core.tracers.langchain import wait_for_all_tracers
 from langsmith.run_trees import get_cached_client
-from nodes.context import Context
-from graphs.goal_success import graph
+from todeval.nodes.context import Context
+from todeval.graphs.goal_success import graph
 
 output = graph.invoke(
     {"dialogue": json.loads(sys.argv[1])}, context=Context(escalate_ambiguous=False)

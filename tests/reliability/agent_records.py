@@ -11,8 +11,8 @@ import json
 from random import Random
 from typing import Any
 
-from evals.datasets.tau2_tools import PAPER_TOOLS
 from tests.reliability.records import SLOTS, Json, Texts
+from todeval.evals.datasets.tau2_tools import PAPER_TOOLS
 
 DOMAINS = sorted(PAPER_TOOLS)
 

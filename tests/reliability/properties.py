@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from evals.schema import RecordError
 from tests.reliability.damage import BATCH_SIZES, Case, Path_
+from todeval.evals.schema import RecordError
 
 #: Where a record's id lives, in any format (``dialog_id`` is read as ``dialogue_id``).
 ID_FIELDS = frozenset({"dialogue_id", "dialog_id", "id", "session_id", "eval_id", "individual_id"})

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from evals.datasets import load_dialogues
-from evals.datasets.atod import load_atod
-from evals.datasets.evaluation_records import load_evaluation_records
-from evals.datasets.goal_tracking import load_goal_tracking_records
-from evals.record_views import EvaluationRecord
 from tests.reliability import records
 from tests.reliability.damage import Case, batch, write_json_list, write_jsonl
 from tests.reliability.properties import RECORDS_PER_LOADER, Tally, check_in_order, reliability
+from todeval.evals.datasets import load_dialogues
+from todeval.evals.datasets.atod import load_atod
+from todeval.evals.datasets.evaluation_records import load_evaluation_records
+from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
+from todeval.evals.record_views import EvaluationRecord
 
 
 def _dialogue_id(record: dict[str, Any], name: str, index: int) -> None:

@@ -13,12 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.evaluation_records import load_evaluation_records
-from evals.datasets.ms_tod_loader import load_memory_bench
-from evals.datasets.ms_tod_release import load_ms_tod_individual
-from evals.record_views import EvaluationRecord
-from evals.schema import RecordError
 from tests.reliability import memory_records
 from tests.reliability.damage import DEEP, LONG_DIGITS, VALUE_DAMAGE, Case, batch, write_json_list
 from tests.reliability.properties import (
@@ -28,6 +22,12 @@ from tests.reliability.properties import (
     leads_to,
     reliability,
 )
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.evaluation_records import load_evaluation_records
+from todeval.evals.datasets.ms_tod_loader import load_memory_bench
+from todeval.evals.datasets.ms_tod_release import load_ms_tod_individual
+from todeval.evals.record_views import EvaluationRecord
+from todeval.evals.schema import RecordError
 
 # Damage these loaders handle record by record (see the module docstring for the rest).
 PER_RECORD = tuple(kind for kind in VALUE_DAMAGE if kind not in ("deep_nesting", "long_number"))

@@ -17,13 +17,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.evaluation_records import load_evaluation_records
-from evals.datasets.tau2 import load_goal_shift_run, load_tau2_tasks
-from evals.datasets.tau2_tools import PAPER_TOOLS
-from evals.goal_shift_schema import Conversation
-from evals.record_views import EvaluationRecord
-from evals.schema import RecordError
 from tests.reliability import agent_records, records
 from tests.reliability.damage import (
     DEEP,
@@ -42,6 +35,13 @@ from tests.reliability.properties import (
     describes,
     reliability,
 )
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.evaluation_records import load_evaluation_records
+from todeval.evals.datasets.tau2 import load_goal_shift_run, load_tau2_tasks
+from todeval.evals.datasets.tau2_tools import PAPER_TOOLS
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.record_views import EvaluationRecord
+from todeval.evals.schema import RecordError
 
 # Notices a problem-free transcript may still carry: no task found, tool names not checked.
 NOTICES = frozenset({"task_id", "tools"})

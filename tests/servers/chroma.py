@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from stores.local_servers import LocalServerError as ChromaServerError
-from stores.local_servers import running_chroma as _running_chroma
+from todeval.stores.local_servers import LocalServerError as ChromaServerError
+from todeval.stores.local_servers import running_chroma as _running_chroma
 
 __all__ = ["ChromaServerError", "running_chroma"]
 

@@ -3,6 +3,6 @@
 The same helpers start the servers todeval itself runs (:mod:`stores.local_servers`).
 """
 
-from stores.local_servers import free_port, log_tail, stop_group
+from todeval.stores.local_servers import free_port, log_tail, stop_group
 
 __all__ = ["free_port", "log_tail", "stop_group"]

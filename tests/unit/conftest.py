@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.bank import memory_bank
 from tests.unit.test_cli_memory import BENCH
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.memory.bank import memory_bank
 
 DIALOGUES: list[Any] = [
     {"dialog_id": "d1", "turns": [

@@ -12,11 +12,12 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, MessagesState, StateGraph
 
-import nodes.simulation.agents.chat_model as chat_model_module
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.limits import LIMITS, LLMPolicy
-from nodes.judges.spec import JudgeSpecError
-from nodes.simulation.agents import (
+import todeval.nodes.simulation.agents.chat_model as chat_model_module
+from tests.fakes import ScriptedChatModel, tool_call_message
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.limits import LIMITS, LLMPolicy
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.simulation.agents import (
     AGENT_ERROR,
     AGENT_STOP,
     AgentSpecError,
@@ -24,15 +25,14 @@ from nodes.simulation.agents import (
     agent_for,
     termination_reason,
 )
-from nodes.simulation.agents.callable import CallableAgent
-from nodes.simulation.agents.chat_model import ChatModelAgent
-from nodes.simulation.agents.graph import GraphAgent
-from nodes.simulation.agents.messages import to_langchain
-from nodes.simulation.agents.remote import RemoteAgent
-from nodes.simulation.agents.replay import ReplayAgent
-from nodes.simulation.environments.base import ToolCall
-from stores.paths import data_dir
-from tests.fakes import ScriptedChatModel, tool_call_message
+from todeval.nodes.simulation.agents.callable import CallableAgent
+from todeval.nodes.simulation.agents.chat_model import ChatModelAgent
+from todeval.nodes.simulation.agents.graph import GraphAgent
+from todeval.nodes.simulation.agents.messages import to_langchain
+from todeval.nodes.simulation.agents.remote import RemoteAgent
+from todeval.nodes.simulation.agents.replay import ReplayAgent
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.stores.paths import data_dir
 
 RUN40 = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 POLICY = "You are a banking assistant. Authenticate the customer before any account action."

@@ -7,7 +7,7 @@ from collections.abc import Hashable
 
 import pytest
 
-from evals.metrics.agreement import accuracy, cohen_kappa, fleiss_kappa, paired
+from todeval.evals.metrics.agreement import accuracy, cohen_kappa, fleiss_kappa, paired
 
 
 def two_by_two(yes_yes: int, yes_no: int, no_yes: int, no_no: int) -> tuple[list[str], list[str]]:

@@ -9,18 +9,18 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.schema import Dialogue
-from graphs.goal_success import build_goal_success_graph
-from nodes.context import Context
-from nodes.goal_success.judges.appendix_d import AppendixDJudge, AppendixDOutput, windows
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.segmentation import vote_boundaries
-from nodes.judges import llm as llm_module
-from nodes.judges.provider_options import decoding_kwargs
-from nodes.judges.spec import parse_spec
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
 from tests.teachers import DIALOGUE, no_backoff, script_teachers
+from todeval.evals.schema import Dialogue
+from todeval.graphs.goal_success import build_goal_success_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, AppendixDOutput, windows
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.segmentation import vote_boundaries
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.provider_options import decoding_kwargs
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.llm_cache import LLMCache
 
 
 def _answer(*turns: tuple[int, str, str, str | None]) -> str:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from evals.datasets import DatasetFormatError
-from evals.datasets.atod import load_atod, looks_like_atod
-from evals.goal_tracking_schema import AtodDialogue
-from evals.schema import RecordError
+from todeval.evals.datasets import DatasetFormatError
+from todeval.evals.datasets.atod import load_atod, looks_like_atod
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.schema import RecordError
 
 
 def atod_record(dialogue_id: str = "atod-1") -> dict[str, Any]:

@@ -14,20 +14,20 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.datasets.atod import load_atod
-from evals.datasets.goal_tracking import load_goal_tracking_records
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.synthesis_checks import (
+from todeval.evals.datasets.atod import load_atod
+from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.synthesis_checks import (
     classify,
     dialogue_profile,
     quality_problems,
 )
-from graphs.corpus.goal_tracking_synthesis import synthesis_plans, synthesize_atod
-from graphs.goal_tracking import build_atod_synthesis_graph
-from nodes.context import Context
-from nodes.goal_tracking.synthesis.pipeline import reject, route_after_check, route_stage
-from nodes.goal_tracking.synthesis.sampling import strata
-from stores.paths import data_dir
+from todeval.graphs.corpus.goal_tracking_synthesis import synthesis_plans, synthesize_atod
+from todeval.graphs.goal_tracking import build_atod_synthesis_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.synthesis.pipeline import reject, route_after_check, route_stage
+from todeval.nodes.goal_tracking.synthesis.sampling import strata
+from todeval.stores.paths import data_dir
 
 SOURCE = data_dir() / "sgd" / "sgd_dev.jsonl.gz"
 
@@ -201,7 +201,7 @@ def test_a_checkpointed_rerun_reads_the_threads_back(tmp_path: Path) -> None:
 def test_cli_synthesize_atod_writes_a_set_track_goals_reads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cli.main import main
+    from todeval.cli.main import main
 
     out = tmp_path / "syn"
     code = main(["synthesize", "atod", "--n", "3", "--seed", "4", "--out", str(out),
@@ -223,7 +223,7 @@ def test_cli_synthesize_atod_writes_a_set_track_goals_reads(
 def test_track_goals_finds_the_sets_schema_and_reports_by_complexity_class(
     synthesized: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
-    from cli.main import main
+    from todeval.cli.main import main
 
     out, summary = synthesized
     run = tmp_path / "tracked"
@@ -243,7 +243,7 @@ def test_track_goals_finds_the_sets_schema_and_reports_by_complexity_class(
 
 def _llm_synthesis_reply(messages: list[Any]) -> str:
     """Answers the three synthesis prompts the way an LLM would (see the test below)."""
-    from nodes.prompts.goal_tracking import (
+    from todeval.nodes.prompts.goal_tracking import (
         DIALOGUE_GENERATION_PROMPT,
         STATUS_ANNOTATION_PROMPT,
         TRAJECTORY_ANNOTATION_PROMPT,
@@ -275,12 +275,12 @@ def _llm_synthesis_reply(messages: list[Any]) -> str:
 def test_llm_roles_annotate_write_and_label_a_dialogue(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-    from nodes.goal_tracking.judges.status_annotation import status_annotator
-    from nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
-    from nodes.judges import llm as llm_module
-    from stores.llm_cache import LLMCache
     from tests.fakes import ScriptedChatModel
+    from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
+    from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
+    from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+    from todeval.nodes.judges import llm as llm_module
+    from todeval.stores.llm_cache import LLMCache
 
     for cached in (trajectory_annotator, dialogue_generator, status_annotator):
         cached.cache_clear()
@@ -312,7 +312,7 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
 
 
 def test_an_llm_dialogue_s_proactive_actions_are_read_off_its_labels() -> None:
-    from nodes.goal_tracking.synthesis.pipeline import labelled_actions
+    from todeval.nodes.goal_tracking.synthesis.pipeline import labelled_actions
 
     def turn(k: int, speaker: str, *changes: tuple[str, str]) -> dict[str, Any]:
         labels = [{"goal_id": g, "new_status": s} for g, s in changes]

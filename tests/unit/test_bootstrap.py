@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals.metrics import bootstrap
-from evals.metrics.bootstrap import (
+from todeval.evals.metrics import bootstrap
+from todeval.evals.metrics.bootstrap import (
     bootstrap_interval,
     change_verdict,
     most_changed,
     paired_difference,
 )
-from evals.metrics.record_metrics import Part, corpus_value
+from todeval.evals.metrics.record_metrics import Part, corpus_value
 
 
 def part(num: float, den: float) -> Part:

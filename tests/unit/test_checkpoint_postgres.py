@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from stores.checkpoint import CheckpointerError, is_postgres_url, open_checkpointer
-from stores.checkpoint_postgres import failure, redacted_url, server_address
+from todeval.stores.checkpoint import CheckpointerError, is_postgres_url, open_checkpointer
+from todeval.stores.checkpoint_postgres import failure, redacted_url, server_address
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.chunk_runner import ChunkResult, run_chunks
-from graphs.process_runner import MAX_ATTEMPTS, ProcessEngine
-from nodes.judges.accounting import ACCOUNTING
 from tests.chunk_work import EchoWork, Item
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.chunk_runner import ChunkResult, run_chunks
+from todeval.graphs.process_runner import MAX_ATTEMPTS, ProcessEngine
+from todeval.nodes.judges.accounting import ACCOUNTING
 
 
 class OutOfOrderEngine:

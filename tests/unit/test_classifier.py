@@ -2,7 +2,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nodes.judges.classifier import MLPClassifier, TrainingConfig, best_f1_threshold
+from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig, best_f1_threshold
 
 
 def _xor_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

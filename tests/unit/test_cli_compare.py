@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import cli.main
-from cli import compare
+from todeval.cli import compare
+from todeval.cli import main as cli_main
 
 
 def todeval(*argv: str) -> int:
@@ -18,7 +18,7 @@ def todeval(*argv: str) -> int:
 
     Until ``cli/main.py`` registers ``compare``, its parser gets the subcommand added here.
     """
-    original = cli.main.build_parser
+    original = cli_main.build_parser
 
     def with_compare() -> argparse.ArgumentParser:
         parser = original()
@@ -28,8 +28,8 @@ def todeval(*argv: str) -> int:
         return parser
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cli.main, "build_parser", with_compare)
-        return cli.main.main(["compare", *argv])
+        patch.setattr(cli_main, "build_parser", with_compare)
+        return cli_main.main(["compare", *argv])
 
 
 def gsr(num: int, den: int) -> dict[str, Any]:
@@ -237,5 +237,5 @@ def test_runs_without_a_shared_record_exit_1(tmp_path: Path) -> None:
 
 def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_a, run_b = two_runs(tmp_path)
-    assert cli.main.main(["compare", str(run_a), str(run_b), "--resamples", "0"]) == 2
+    assert cli_main.main(["compare", str(run_a), str(run_b), "--resamples", "0"]) == 2
     assert "--resamples: expected 1 or more, got 0" in capsys.readouterr().err

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from evals.metrics.record_metrics import METRICS
+from todeval.cli.main import main
+from todeval.evals.metrics.record_metrics import METRICS
 
 
 def _evaluate(inputs: list[Path], out: Path, config: Path, *extra: str) -> int:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from cli import goal_shift
-from cli.common import UsageError
-from graphs import runner
-from graphs.api import JudgeSpecError
 from tests.unit.test_tau2_loader import GOOD_MESSAGES, RUN40, call, needs_run40, results_file
+from todeval.cli import goal_shift
+from todeval.cli.common import UsageError
+from todeval.graphs import runner
+from todeval.graphs.api import JudgeSpecError
 
 CONTRACT = {
     "tsr",

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from cli.main import build_parser, main
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, script_teachers
+from todeval.cli.main import build_parser, main
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
 
 CLEAN: dict[str, Any] = {
     "dialog_id": "clean-1",

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from nodes.goal_tracking.tracker import goal_memory
 from tests.unit.test_goal_tracker import SCHEMA
+from todeval.cli.main import main
+from todeval.nodes.goal_tracking.tracker import goal_memory
 
 ATOD: dict[str, Any] = {
     "dialogue_id": "atod-1",

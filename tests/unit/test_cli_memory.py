@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-import nodes.judges.llm as llm_module
-from cli.main import main
-from graphs.corpus.memory import BASELINES
-from nodes.judges.llm import LLMJudge
-from nodes.memory.bank import memory_bank
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from stores.llm_cache import LLMCache
+import todeval.nodes.judges.llm as llm_module
 from tests.fakes import ScriptedChatModel
 from tests.teachers import no_backoff
+from todeval.cli.main import main
+from todeval.graphs.corpus.memory import BASELINES
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.memory.bank import memory_bank
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.stores.llm_cache import LLMCache
 
 
 def _session(sid: str, intent: str, goal: dict[str, str], said: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
+from todeval.cli.main import main
 
 
 def _dialogue(i: int, n_turns: int = 3) -> dict[str, Any]:

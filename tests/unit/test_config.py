@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from graphs.config import ConfigError as UsageError
-from graphs.config import build_context, read_config
+from todeval.graphs.config import ConfigError as UsageError
+from todeval.graphs.config import build_context, read_config
 
 
 def _write(tmp_path: Path, text: str) -> Path:

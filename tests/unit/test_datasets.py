@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from evals.datasets import (
+from todeval.evals.datasets import (
     DatasetFormatError,
     detect_format,
     load_dialogues,
     split_records,
 )
-from evals.schema import Dialogue, RecordError
-from stores.paths import data_dir
+from todeval.evals.schema import Dialogue, RecordError
+from todeval.stores.paths import data_dir
 
 
 def mtg_record(dialog_id: str, n_turns: int = 2, **extra: Any) -> dict[str, Any]:

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import stores.embeddings as emb
-import stores.minilm_files as files_module
-from stores.chroma import MiniLMEmbeddingFunction
-from stores.embeddings import (
+import todeval.stores.embeddings as emb
+import todeval.stores.minilm_files as files_module
+from todeval.stores.chroma import MiniLMEmbeddingFunction
+from todeval.stores.embeddings import (
     EMBEDDING_DIM,
     EmbeddingCache,
     MiniLMEmbedder,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.tau2_tools import PAPER_TOOLS
-from nodes.simulation.environments import (
+from todeval.evals.datasets.tau2_tools import PAPER_TOOLS
+from todeval.nodes.simulation.environments import (
     DOMAINS,
     BankingEnvironment,
     RetailEnvironment,
@@ -20,8 +20,8 @@ from nodes.simulation.environments import (
     gold_snapshot,
     policy,
 )
-from nodes.simulation.environments.banking_db import banking_dir
-from nodes.simulation.environments.retail import pristine_db, retail_db_path
+from todeval.nodes.simulation.environments.banking_db import banking_dir
+from todeval.nodes.simulation.environments.retail import pristine_db, retail_db_path
 
 pytestmark = pytest.mark.skipif(
     not (banking_dir() / "db.toml").exists() or not retail_db_path().exists(),

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
+from todeval.cli.main import main
 
 
 def _call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:

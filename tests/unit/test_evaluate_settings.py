@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-import nodes.judges.llm as llm_module
-from cli.main import main
-from evals.datasets import load_dialogues
-from evals.metrics.goal_success.sampling import SampleSpec
-from graphs.corpus.goal_success import sampled_records
-from nodes.goal_tracking.baselines.tracker import baseline_judges
-from nodes.goal_tracking.judges.response_quality import response_quality_judge
-from nodes.judges.llm import LLMJudge
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT
-from stores.llm_cache import LLMCache
+import todeval.nodes.judges.llm as llm_module
 from tests.fakes import ScriptedChatModel
 from tests.teachers import no_backoff
+from todeval.cli.main import main
+from todeval.evals.datasets import load_dialogues
+from todeval.evals.metrics.goal_success.sampling import SampleSpec
+from todeval.graphs.corpus.goal_success import sampled_records
+from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
+from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT
+from todeval.stores.llm_cache import LLMCache
 
 
 def _evaluate(inputs: list[Path], out: Path, config: Path, *extra: str) -> int:

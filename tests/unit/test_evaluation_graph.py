@@ -10,14 +10,19 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
-from evals.memory_schema import MsTodEvalItem, MsTodSession
-from evals.record_views import MemoryItem, conversation_record, dialogue_record, memory_record
-from evals.schema import Dialogue
-from graphs.evaluation import build_evaluation_graph
-from nodes.context import Context
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.memory.bank import memory_bank
+from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
+from todeval.evals.memory_schema import MsTodEvalItem, MsTodSession
+from todeval.evals.record_views import (
+    MemoryItem,
+    conversation_record,
+    dialogue_record,
+    memory_record,
+)
+from todeval.evals.schema import Dialogue
+from todeval.graphs.evaluation import build_evaluation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.memory.bank import memory_bank
 
 
 @pytest.fixture

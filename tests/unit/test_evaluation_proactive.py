@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
-from evals.record_views import EvaluationRecord, applicable_suites
-from evals.schema import RecordError
-from graphs.corpus.evaluation import evaluate_corpus
-from graphs.evaluation import build_evaluation_graph
-from nodes.context import Context
-from nodes.judges import llm as llm_module
-from stores.llm_cache import LLMCache
-from stores.paths import PROJECT_ROOT
 from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
+from todeval.evals.record_views import EvaluationRecord, applicable_suites
+from todeval.evals.schema import RecordError
+from todeval.graphs.corpus.evaluation import evaluate_corpus
+from todeval.graphs.evaluation import build_evaluation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.judges import llm as llm_module
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive_logs.jsonl"
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
-from evals.record_views import EvaluationRecord, applicable_suites
-from evals.schema import RecordError
-from stores.paths import PROJECT_ROOT, data_dir
 from tests.unit.test_atod_loader import atod_record
 from tests.unit.test_cli_memory import BENCH
 from tests.unit.test_ms_tod_release import SESSIONS
+from todeval.evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
+from todeval.evals.record_views import EvaluationRecord, applicable_suites
+from todeval.evals.schema import RecordError
+from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 RUN40 = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 SGD_DEV = data_dir() / "sgd" / "sgd_dev.jsonl.gz"

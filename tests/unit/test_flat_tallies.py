@@ -15,19 +15,19 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evals.metrics.agreement import cohen_kappa, fleiss_kappa
-from evals.metrics.evaluation import EvaluationTally
-from evals.metrics.goal_success import tally as goal_success_tally
-from evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
-from evals.metrics.goal_success.success_rate import score_goals
-from evals.metrics.goal_success.tally import GoalSuccessTally
-from evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
-from evals.metrics.quantile_sketch import LogHistogram
-from evals.metrics.record_metrics import corpus_values
-from evals.metrics.running import Packed
-from evals.results import ThreadResult
-from evals.schema import RCOF_CODES, Dialogue
 from tests.unit.test_goal_tracking_metrics import corpus
+from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
+from todeval.evals.metrics.evaluation import EvaluationTally
+from todeval.evals.metrics.goal_success import tally as goal_success_tally
+from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
+from todeval.evals.metrics.goal_success.success_rate import score_goals
+from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
+from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
+from todeval.evals.metrics.quantile_sketch import LogHistogram
+from todeval.evals.metrics.record_metrics import corpus_values
+from todeval.evals.metrics.running import Packed
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RCOF_CODES, Dialogue
 
 JUDGES = ("local:a", "local:b", "local:c")
 CODES = list(RCOF_CODES)

@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.sgd_schema import ServiceSchema
-from evals.schema import Dialogue
-from nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
-from nodes.goal_tracking.judges.goal_extraction.local import (
+from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
     stated_values,
 )
-from nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
-from nodes.judges.classifier import MLPClassifier
-from nodes.judges.spec import JudgeSpecError
+from todeval.nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
+from todeval.nodes.judges.classifier import MLPClassifier
+from todeval.nodes.judges.spec import JudgeSpecError
 
 # Services named and described unlike any SGD train service.
 MINI_SCHEMA: list[dict[str, Any]] = [
@@ -252,7 +252,7 @@ def _masked_margin(scores: Any) -> Any:
 def test_margin_over_every_other_intent_is_the_masked_maximum_bit_for_bit(n: int) -> None:
     import numpy as np
 
-    from nodes.goal_tracking.judges.goal_extraction.features import _margin
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _margin
 
     rng = np.random.default_rng(n)
     for trial in range(50):

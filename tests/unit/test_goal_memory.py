@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from evals.goal_tracking_schema import TRACKED_STATUSES, VALID_TRANSITIONS
-from stores.chroma import chroma_settings
-from stores.embeddings import get_embedder
-from stores.goal_memory import UNMET_PREREQUISITES, Goal, GoalMemory, VectorBackend
-from stores.paths import todeval_home
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, VALID_TRANSITIONS
+from todeval.stores.chroma import chroma_settings
+from todeval.stores.embeddings import get_embedder
+from todeval.stores.goal_memory import UNMET_PREREQUISITES, Goal, GoalMemory, VectorBackend
+from todeval.stores.paths import todeval_home
 
 BACKENDS: list[VectorBackend] = ["memory", "chroma"]
 DIM = 512

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.goal_success import build_goal_segmentation_graph
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.judges import llm as llm_module
-from nodes.judges.spec import JudgeSpecError
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
+from todeval.graphs.goal_success import build_goal_segmentation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.stores.llm_cache import LLMCache
 
 DIALOGUE: dict[str, Any] = {
     "dialog_id": "d-1",

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-import nodes.judges.llm as llm_module
-from evals.goal_shift_schema import (
+import todeval.nodes.judges.llm as llm_module
+from tests.fakes import ScriptedChatModel
+from todeval.evals.goal_shift_schema import (
     Conversation,
     Message,
     NLAssertionJudgment,
@@ -19,19 +20,18 @@ from evals.goal_shift_schema import (
     TaskSpec,
     ToolCall,
 )
-from graphs.goal_shift import graph
-from nodes.context import Context
-from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
-from nodes.goal_shift.judges.nl_assertion.local import LocalNLAssertionJudge
-from nodes.goal_shift.judges.nl_assertion.role import NOT_CHECKABLE
-from nodes.goal_shift.judges.shift_detection import shift_detector
-from nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
-from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
-from nodes.goal_shift.judges.shift_detection.role import render_transcript
-from nodes.judges.spec import parse_spec
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel
+from todeval.graphs.goal_shift import graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from todeval.nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
+from todeval.nodes.goal_shift.judges.nl_assertion.local import LocalNLAssertionJudge
+from todeval.nodes.goal_shift.judges.nl_assertion.role import NOT_CHECKABLE
+from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
+from todeval.nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
+from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.judges.spec import parse_spec
+from todeval.stores.llm_cache import LLMCache
 
 SPEC = parse_spec("openai:gpt-4o-mini")
 

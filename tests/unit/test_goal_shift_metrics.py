@@ -8,8 +8,9 @@ from typing import Any, cast
 
 import pytest
 
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_shift_schema import (
+from tests.unit.test_tau2_loader import RUN40, needs_run40
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_shift_schema import (
     ActionSet,
     AllowedTool,
     Conversation,
@@ -19,32 +20,31 @@ from evals.goal_shift_schema import (
     ToolCall,
     ToolSchema,
 )
-from evals.metrics.goal_shift.recovery import goal_shift_recovery_time, shift_recovery
-from evals.metrics.goal_shift.summary import (
+from todeval.evals.metrics.goal_shift.recovery import goal_shift_recovery_time, shift_recovery
+from todeval.evals.metrics.goal_shift.summary import (
     goal_shift_summary,
     pass_hat_k,
     pass_hat_ks,
     retention_drop,
 )
-from evals.metrics.goal_shift.task_success import (
+from todeval.evals.metrics.goal_shift.task_success import (
     action_rate,
     communicate_info_rate,
     nl_assertion_rate,
     task_success_rate,
 )
-from evals.metrics.goal_shift.tool_redundancy import (
+from todeval.evals.metrics.goal_shift.tool_redundancy import (
     pooled_tool_call_redundancy,
     tool_call_redundancy,
 )
-from evals.metrics.goal_shift.tool_use import (
+from todeval.evals.metrics.goal_shift.tool_use import (
     ToolCallRecord,
     arguments_satisfy_schema,
     tool_call_records,
     tool_usage_efficiency,
 )
-from graphs.goal_shift import graph
-from nodes.context import Context
-from tests.unit.test_tau2_loader import RUN40, needs_run40
+from todeval.graphs.goal_shift import graph
+from todeval.nodes.context import Context
 
 
 def record(turn: int, name: str = "get_account", args: str = "a", **extra: Any) -> ToolCallRecord:

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift.summary import goal_shift_summary
-from evals.metrics.goal_shift.task_success import upstream_nl_assertion_rate
-from graphs.goal_shift import graph
-from nodes.context import Context
 from tests.unit.test_tau2_loader import RUN40, needs_run40
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
+from todeval.evals.metrics.goal_shift.task_success import upstream_nl_assertion_rate
+from todeval.graphs.goal_shift import graph
+from todeval.nodes.context import Context
 
 KEYWORDS = (
     "invalid parameter",
@@ -370,7 +370,7 @@ def test_run40_every_upstream_summary_field_equals_upstreams() -> None:
 def test_the_run_line_says_where_p_departs_from_upstreams_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cli.main import main
+    from todeval.cli.main import main
 
     path = write_run(tmp_path)
     argv = ["goal-shift", str(path), "--tools", str(tmp_path / "tools.json")]

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.datasets.sgd import sgd_compact_dialogue
-from evals.datasets.sgd_goals import sgd_to_atod
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.confirmed_status import (
+from todeval.evals.datasets.sgd import sgd_compact_dialogue
+from todeval.evals.datasets.sgd_goals import sgd_to_atod
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.confirmed_status import (
     confirmed_status_counts,
     confirmed_status_report,
 )
-from evals.metrics.goal_tracking.report import goal_tracking_report
-from evals.metrics.goal_tracking.services import restrict_to_services
+from todeval.evals.metrics.goal_tracking.report import goal_tracking_report
+from todeval.evals.metrics.goal_tracking.services import restrict_to_services
 
 R, H = "Restaurants_2", "Hotels_2"
 

@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue, system_cue
-from stores.paths import data_dir
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import status_cue, system_cue
+from todeval.stores.paths import data_dir
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.goal_tracking import build_goal_tracking_graph
-from nodes.context import Context
-from nodes.goal_tracking.tracker import goal_memory
+from todeval.graphs.goal_tracking import build_goal_tracking_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.tracker import goal_memory
 
 
 def _service(name: str, description: str, intents: list[tuple[str, str, bool]]) -> dict[str, Any]:
@@ -210,7 +210,7 @@ def test_the_systems_confirmation_is_evidence_of_a_transaction_memory_missed(
 def test_act_evidence_margins_equal_the_per_gram_definition() -> None:
     import numpy as np
 
-    from nodes.goal_tracking.judges.goal_extraction.status_acts import system_act_model
+    from todeval.nodes.goal_tracking.judges.goal_extraction.status_acts import system_act_model
 
     model = system_act_model()
     rows = range(0, model.weights.shape[0], 97)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evals.metrics.goal_tracking.confirmed_status import confirmed_status_report
-from evals.report import MISSING, goal_tracking_section
 from tests.unit.test_report_goal_tracking import summary
+from todeval.evals.metrics.goal_tracking.confirmed_status import confirmed_status_report
+from todeval.evals.report import MISSING, goal_tracking_section
 
 
 def test_the_confirmed_figure_sits_beside_status_accuracy_with_its_breakdown() -> None:

@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from evals.metrics.goal_success.corpus_rates import gsr_report, turn_report
-from evals.metrics.goal_success.success_rate import (
+from todeval.evals.metrics.goal_success.corpus_rates import gsr_report, turn_report
+from todeval.evals.metrics.goal_success.success_rate import (
     earliest_failed_turn,
     goal_quality,
     goal_success_rate,
     root_cause,
     score_goals,
 )
-from evals.metrics.goal_success.teacher_agreement import (
+from todeval.evals.metrics.goal_success.teacher_agreement import (
     labeller_agreement,
     reference_agreement,
     teacher_agreement,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.goal_tracking import build_goal_tracking_graph
-from nodes.context import Context
-from nodes.goal_tracking.tracker import goal_memory
+from todeval.graphs.goal_tracking import build_goal_tracking_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.tracker import goal_memory
 
 SCHEMA = [
     {
@@ -217,10 +217,10 @@ def _scripted_tracker_llm(messages: list[Any]) -> str:
 def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     context: Context, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from nodes.goal_tracking.llm_steps import llm_judges
-    from nodes.judges import llm as llm_module
-    from stores.llm_cache import LLMCache
     from tests.fakes import ScriptedChatModel
+    from todeval.nodes.goal_tracking.llm_steps import llm_judges
+    from todeval.nodes.judges import llm as llm_module
+    from todeval.stores.llm_cache import LLMCache
 
     model = ScriptedChatModel(fallback=_scripted_tracker_llm)
     cache = LLMCache(tmp_path / "llm_cache.sqlite")

@@ -9,24 +9,24 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from cli.main import main
-from graphs.goal_tracking import build_baseline_tracking_graph
-from nodes.context import Context
-from nodes.goal_tracking.baselines.memory_views import MEMO_SPAN, METHODS
-from nodes.goal_tracking.baselines.tracker import baseline_judges, merge_answer
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.judges import llm as llm_module
-from nodes.prompts.goal_tracking import (
+from tests.fakes import ScriptedChatModel
+from tests.teachers import no_backoff
+from tests.unit.test_cli_goal_tracking import ATOD
+from tests.unit.test_goal_tracker import SCHEMA
+from todeval.cli.main import main
+from todeval.graphs.goal_tracking import build_baseline_tracking_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.baselines.memory_views import MEMO_SPAN, METHODS
+from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges, merge_answer
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.prompts.goal_tracking import (
     FULL_CONTEXT_PROMPT,
     MEMOCHAT_MEMO_PROMPT,
     MEMORY_TRACKER_PROMPT,
     RSUM_UPDATE_PROMPT,
 )
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel
-from tests.teachers import no_backoff
-from tests.unit.test_cli_goal_tracking import ATOD
-from tests.unit.test_goal_tracker import SCHEMA
+from todeval.stores.llm_cache import LLMCache
 
 SPEC = "openai:baseline-test"
 

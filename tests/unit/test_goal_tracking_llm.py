@@ -11,10 +11,12 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import ValidationError
 
-from evals.datasets.sgd_schema import ServiceSchema
-from evals.goal_tracking_schema import TRACKED_STATUSES
-from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.judges.goal_extraction.llm import (
+from tests.fakes import ScriptedChatModel, count_tokens
+from tests.teachers import no_backoff
+from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES
+from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     GoalUpdate,
     LLMAuditor,
     LLMGraphEvolver,
@@ -24,13 +26,11 @@ from nodes.goal_tracking.judges.goal_extraction.llm import (
     render_goals,
     render_schema,
 )
-from nodes.goal_tracking.judges.goal_extraction.role import Utterance
-from nodes.judges import llm as llm_module
-from nodes.judges.accounting import JudgeAccounting
-from stores.goal_memory import Goal
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel, count_tokens
-from tests.teachers import no_backoff
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.stores.goal_memory import Goal
+from todeval.stores.llm_cache import LLMCache
 
 SPEC = "openai:tracker-test"
 Script = Callable[..., ScriptedChatModel]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.memory_state import (
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.memory_state import (
     aspect_matches,
     gold_memory_state,
     memory_state_counts,
     memory_state_report,
 )
-from evals.metrics.goal_tracking.report import goal_tracking_report
+from todeval.evals.metrics.goal_tracking.report import goal_tracking_report
 
 GOLD = AtodDialogue.model_validate(
     {

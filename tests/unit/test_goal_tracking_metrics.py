@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from evals.metrics.goal_tracking.report import (
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from todeval.evals.metrics.goal_tracking.report import (
     cost_report,
     dependency_aware_goal_completion_rate,
     dgcr,
@@ -658,7 +658,7 @@ def test_goal_tracking_report_without_turn_records_has_no_curve() -> None:
 
 
 def test_metric_validity_correlates_each_metric_with_dgcr() -> None:
-    from evals.metrics.goal_tracking.metric_validity import metric_validity, ranks, spearman
+    from todeval.evals.metrics.goal_tracking.metric_validity import metric_validity, ranks, spearman
 
     rows = [
         {"dgcr": 1.0, "ntc": 2.0, "memory_recall_accuracy": 1.0},

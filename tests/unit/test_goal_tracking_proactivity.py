@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
-from nodes.goal_tracking.judges.proactivity import proactivity_judge
-from nodes.goal_tracking.judges.proactivity.llm import LLMProactivityJudge
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.judges import llm as llm_module
-from nodes.prompts.goal_tracking import PROACTIVITY_PROMPT
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
 from tests.teachers import no_backoff
 from tests.unit.test_cli_goal_tracking import ATOD
 from tests.unit.test_goal_tracker import SCHEMA
+from todeval.cli.main import main
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
+from todeval.nodes.goal_tracking.judges.proactivity import proactivity_judge
+from todeval.nodes.goal_tracking.judges.proactivity.llm import LLMProactivityJudge
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.prompts.goal_tracking import PROACTIVITY_PROMPT
+from todeval.stores.llm_cache import LLMCache
 
 UTTERANCES = [
     {"speaker": "USER", "text": "Book me a ride to the airport."},  # 1

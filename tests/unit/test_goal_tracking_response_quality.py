@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from evals.metrics.goal_tracking.response_quality import response_quality_report
-from nodes.goal_tracking.judges.response_quality import response_quality_judge
-from nodes.goal_tracking.judges.response_quality.llm import LLMResponseQuality
-from nodes.goal_tracking.tracker import goal_memory
-from nodes.judges import llm as llm_module
-from nodes.prompts.goal_tracking import RESPONSE_QUALITY_PROMPT
-from stores.llm_cache import LLMCache
 from tests.fakes import ScriptedChatModel
 from tests.teachers import no_backoff
 from tests.unit.test_cli_goal_tracking import ATOD
 from tests.unit.test_goal_tracker import SCHEMA
+from todeval.cli.main import main
+from todeval.evals.metrics.goal_tracking.response_quality import response_quality_report
+from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
+from todeval.nodes.goal_tracking.judges.response_quality.llm import LLMResponseQuality
+from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.prompts.goal_tracking import RESPONSE_QUALITY_PROMPT
+from todeval.stores.llm_cache import LLMCache
 
 UTTERANCES = [{"speaker": t["speaker"], "text": t["utterance"]} for t in ATOD["turns"]]
 SPEC = "openai:quality-test"

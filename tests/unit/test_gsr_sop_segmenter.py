@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from nodes.context import Context
-from nodes.goal_success.judges import reads_business_rules, segmenter
-from nodes.goal_success.judges.segmentation import segmentation_judge
 from tests.fakes import ScriptedChatModel
 from tests.teachers import DIALOGUE, script_teachers
 from tests.unit.test_cli_goal_success import CLEAN
+from todeval.cli.main import main
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges import reads_business_rules, segmenter
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
 
 SPEC = "openai:teacher-a"
 SOP = "Mileage questions must be answered with the IRS rate; never quote meal per diems."

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from cli.main import build_parser, main
-from evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
-from evals.metrics.goal_success.sampling import SampleSpec, sample_indices
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, script_teachers
 from tests.unit.test_cli_goal_success import CLEAN, CLEAN_ANSWER
+from todeval.cli.main import build_parser, main
+from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
+from todeval.evals.metrics.goal_success.sampling import SampleSpec, sample_indices
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
 
 # -- sampling ----------------------------------------------------------------------------------
 
@@ -244,7 +244,7 @@ def test_a_vote_leaning_on_a_flagged_teacher_is_counted() -> None:
 
 
 def test_a_review_rewrite_keeps_the_sample(tmp_path: Path) -> None:
-    from graphs.review import GoalSuccessReview
+    from todeval.graphs.review import GoalSuccessReview
 
     source = Path(__file__).parents[2] / "data" / "samples" / "enterprise_dialogues.jsonl"
     out = tmp_path / "run"

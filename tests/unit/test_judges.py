@@ -13,9 +13,10 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-import nodes.judges.llm as llm_module
-import nodes.judges.local as local_module
-from nodes.judges import (
+import todeval.nodes.judges.llm as llm_module
+import todeval.nodes.judges.local as local_module
+from tests.fakes import ScriptedChatModel
+from todeval.nodes.judges import (
     JudgeAccounting,
     JudgeConfigError,
     JudgeResult,
@@ -31,10 +32,9 @@ from nodes.judges import (
     resolve_judge,
     resolve_local_variant,
 )
-from nodes.judges.parsing import OutputParseError, parse_json_output, strip_reasoning
-from nodes.judges.spec import PROVIDERS
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel
+from todeval.nodes.judges.parsing import OutputParseError, parse_json_output, strip_reasoning
+from todeval.nodes.judges.spec import PROVIDERS
+from todeval.stores.llm_cache import LLMCache
 
 # -- spec parsing ------------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ import langsmith
 import pytest
 from langsmith import Client, schemas
 
-from evals.datasets import load_dialogues, split_records
-from evals.langsmith_evaluators import (
+from todeval.evals.datasets import load_dialogues, split_records
+from todeval.evals.langsmith_evaluators import (
     ROW_EVALUATORS,
     SUMMARY_EVALUATORS,
     evaluation_example,
@@ -24,11 +24,11 @@ from evals.langsmith_evaluators import (
     turn_quality_accuracy,
     turn_quality_kappa,
 )
-from evals.metrics.goal_success.segmentation import goal_spans
-from evals.metrics.goal_success.success_rate import score_goals
-from evals.metrics.record_metrics import record_parts
-from evals.record_views import EvaluationRecord, dialogue_record
-from evals.schema import Dialogue
+from todeval.evals.metrics.goal_success.segmentation import goal_spans
+from todeval.evals.metrics.goal_success.success_rate import score_goals
+from todeval.evals.metrics.record_metrics import record_parts
+from todeval.evals.record_views import EvaluationRecord, dialogue_record
+from todeval.evals.schema import Dialogue
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "enterprise_dialogues.jsonl"
 S, F = "success", "failure"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.langsmith_evaluators import (
+from todeval.evals.langsmith_evaluators import (
     GOLD_ROW_EVALUATORS,
     GOLD_SUMMARY_EVALUATORS,
     ROW_EVALUATORS,
@@ -16,9 +16,9 @@ from evals.langsmith_evaluators import (
     row_evaluators,
     summary_evaluators,
 )
-from evals.metrics.record_metrics import METRICS, corpus_values
-from evals.record_views import dialogue_record
-from evals.schema import Dialogue
+from todeval.evals.metrics.record_metrics import METRICS, corpus_values
+from todeval.evals.record_views import dialogue_record
+from todeval.evals.schema import Dialogue
 
 # Three results.jsonl lines: two dialogues with GSR parts of different weight (4 and 1 decided
 # goals), one transcript that also ran the shift suite; the second has no shift part.

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-import nodes.goal_success.judges.turn_quality.learned as learned
-from evals.schema import Dialogue, Turn
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.goal_success.judges.turn_quality.certain import certain_failure
-from nodes.goal_success.judges.turn_quality.learned import (
+import todeval.nodes.goal_success.judges.turn_quality.learned as learned
+from todeval.evals.schema import Dialogue, Turn
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
+from todeval.nodes.goal_success.judges.turn_quality.learned import (
     FitReactionTeacher,
     LearnedTeacher,
     ReplyReactionTeacher,
@@ -18,8 +18,8 @@ from nodes.goal_success.judges.turn_quality.learned import (
     TurnTeacher,
     shipped_model,
 )
-from nodes.goal_success.judges.turn_quality.role import TurnLabel
-from nodes.goal_success.voting import vote_turn
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.nodes.goal_success.voting import vote_turn
 
 REACTION = ("local:reply-reaction", "local:fit-reaction")
 LEARNED = ("local:turn", *REACTION)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import stores.llm_cache as llm_cache_module
-from stores.llm_cache import LLMCache, default_llm_cache
+import todeval.stores.llm_cache as llm_cache_module
+from todeval.stores.llm_cache import LLMCache, default_llm_cache
 
 
 def test_put_get_len_and_overwrite(tmp_path: Path) -> None:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.limits import LIMITS, LLMPolicy, configure_llm
-from nodes.judges.llm import LLMJudge
-from nodes.judges.provider_options import bounded_schema, retry_after_s
-from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
-from nodes.memory.judges.bank_builder.role import SessionMemory
 from tests.fakes import ScriptedChatModel
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.nodes.judges.limits import LIMITS, LLMPolicy, configure_llm
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.provider_options import bounded_schema, retry_after_s
+from todeval.nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
+from todeval.nodes.memory.judges.bank_builder.role import SessionMemory
 
 
 class Verdict(BaseModel):

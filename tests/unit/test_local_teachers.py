@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
-from nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
-from nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
-from nodes.goal_success.judges.turn_quality.response_cues import looks_cut_off
-from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from nodes.goal_success.judges.turn_quality.user_cues import feedback_polarity
-from nodes.judges import get_local_judge
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
+from todeval.nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
+from todeval.nodes.goal_success.judges.turn_quality.response_cues import looks_cut_off
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.turn_quality.user_cues import feedback_polarity
+from todeval.nodes.judges import get_local_judge
 
 
 def dialogue(*turns: dict[str, Any], dialogue_id: str = "d-1") -> Dialogue:

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
-from evals.metrics.memory.scores import slot_value_mentioned
-from graphs.memory import build_memory_graph
-from nodes.context import Context
-from nodes.memory.bank import memory_bank
-from nodes.memory.judges.units import local_memory_units
-from nodes.memory.memory_active import rerank
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession, ScoredUnit
+from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.graphs.memory import build_memory_graph
+from todeval.nodes.context import Context
+from todeval.nodes.memory.bank import memory_bank
+from todeval.nodes.memory.judges.units import local_memory_units
+from todeval.nodes.memory.memory_active import rerank
 
 STORED = MsTodSession(
     session_id="s1",

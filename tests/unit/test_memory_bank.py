@@ -10,9 +10,9 @@ import pytest
 from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
-from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.memory.judges.units import local_memory_units
-from stores.memory_bank import MemoryBank, RetrievalMode, min_max, tokenize, unit_text
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession
+from todeval.nodes.memory.judges.units import local_memory_units
+from todeval.stores.memory_bank import MemoryBank, RetrievalMode, min_max, tokenize, unit_text
 
 DIM = 256
 

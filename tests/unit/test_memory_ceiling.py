@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from evals.memory_schema import MemoryEvalRecord, MemoryUnit, MsTodEvalItem
-from evals.metrics.memory.ceiling import ceiling_scores, recoverable_slots
-from evals.metrics.memory.scores import item_scores, memory_summary
-from evals.metrics.memory.tally import item_line
-from evals.report.memory import memory_section
-from evals.results import ThreadResult
+from todeval.evals.memory_schema import MemoryEvalRecord, MemoryUnit, MsTodEvalItem
+from todeval.evals.metrics.memory.ceiling import ceiling_scores, recoverable_slots
+from todeval.evals.metrics.memory.scores import item_scores, memory_summary
+from todeval.evals.metrics.memory.tally import item_line
+from todeval.evals.report.memory import memory_section
+from todeval.evals.results import ThreadResult
 
 GOAL = {
     "to": "Sacramento",

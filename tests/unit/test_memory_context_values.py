@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import pytest
 
-from evals.datasets.sgd_schema import IntentSchema, ServiceSchema, SlotSchema
-from evals.memory_schema import MemoryUnit, MsTodTurn
-from evals.metrics.memory.scores import slot_value_mentioned
-from nodes.memory.judges.intent_capture.features import (
+from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema, SlotSchema
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
+from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.nodes.memory.judges.intent_capture.features import (
     ValueKind,
     context_values,
     settle_dates,
     value_kind,
 )
-from nodes.memory.judges.intent_capture.local import LocalIntentCapture
-from nodes.memory.judges.reader.local import LocalReader
-from nodes.memory.judges.units import slot_answer, slot_question
+from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture
+from todeval.nodes.memory.judges.reader.local import LocalReader
+from todeval.nodes.memory.judges.units import slot_answer, slot_question
 
 TRAINS: dict[str, ValueKind] = {
     "from": "other",

@@ -10,21 +10,21 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from evals.memory_schema import MemoryUnit
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.spec import JudgeSpecError
-from nodes.judges.vectors import FloatArray
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
-from nodes.memory.judges.memory_judger.local import (
+from tests.fakes import ScriptedChatModel
+from todeval.evals.memory_schema import MemoryUnit
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.judges.vectors import FloatArray
+from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
+from todeval.nodes.memory.judges.memory_judger.local import (
     FEATURE_NAMES,
     MODEL_PATH,
     LocalMemoryJudger,
     judger_features,
     query_questions,
 )
-from nodes.memory.judges.units import intent_description, slot_answer, slot_question
-from tests.fakes import ScriptedChatModel
+from todeval.nodes.memory.judges.units import intent_description, slot_answer, slot_question
 
 CONTEXT = "user: Hi again, it's about the reserve restaurant for Gen Korean BBQ House."
 MISSING = (

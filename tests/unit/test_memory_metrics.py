@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.metrics.memory.scores import (
+from todeval.evals.metrics.memory.scores import (
     aic_score,
     bleu,
     dialogue_turn_efficiency,

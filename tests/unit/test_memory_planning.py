@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
-from evals.memory_schema import MsTodSession, MsTodTurn
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.intent_capture import intent_capturer
-from nodes.memory.judges.intent_capture.llm import LLMIntentCapture
-from nodes.memory.judges.intent_capture.local import (
+from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from todeval.evals.memory_schema import MsTodSession, MsTodTurn
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.memory.judges.intent_capture import intent_capturer
+from todeval.nodes.memory.judges.intent_capture.llm import LLMIntentCapture
+from todeval.nodes.memory.judges.intent_capture.local import (
     LocalIntentCapture,
     session_values,
     stated_slot_values,
 )
-from nodes.memory.judges.missing_slot_query import missing_slot_querier
-from nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
-from nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
-from nodes.memory.judges.planning import attribute_defaults, task_attributes
-from nodes.memory.judges.units import render_context
-from tests.fakes import ScriptedChatModel
+from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
+from todeval.nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
+from todeval.nodes.memory.judges.units import render_context
 
 SPEC = "openai:planner-test"
 RESTAURANTS = ServiceSchema(

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from evals.memory_schema import MemoryUnit, MsTodTurn
-from evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
-from nodes.judges.accounting import JudgeAccounting
-from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.reader.llm import LLMReader, render_memory
-from nodes.memory.judges.reader.local import LocalReader, memory_slots
-from nodes.memory.judges.units import slot_answer, slot_question
 from tests.fakes import ScriptedChatModel
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
+from todeval.evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
+from todeval.nodes.judges.accounting import JudgeAccounting
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
+from todeval.nodes.memory.judges.reader import memory_reader
+from todeval.nodes.memory.judges.reader.llm import LLMReader, render_memory
+from todeval.nodes.memory.judges.reader.local import LocalReader, memory_slots
+from todeval.nodes.memory.judges.units import slot_answer, slot_question
 
 SPEC = "openai:reader-test"
 INTENT = "ReserveRestaurant"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.metrics.memory.table import baseline_table
-from evals.report.memory import memory_section
+from todeval.evals.metrics.memory.table import baseline_table
+from todeval.evals.report.memory import memory_section
 
 
 def _row(label: str, paper: str, **figures: Any) -> dict[str, Any]:

@@ -17,18 +17,18 @@ import pytest
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-import nodes.judges.llm as llm_module
-from evals.memory_schema import Individual, MsTodSession
-from graphs.memory import build_memory_graph
-from nodes.context import Context
-from nodes.judges.llm import LLMJudge
-from nodes.memory.bank import fill_bank, memory_bank
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.summary_writer import session_summarizer
-from stores.llm_cache import LLMCache
+import todeval.nodes.judges.llm as llm_module
 from tests.fakes import ScriptedChatModel
 from tests.teachers import no_backoff
+from todeval.evals.memory_schema import Individual, MsTodSession
+from todeval.graphs.memory import build_memory_graph
+from todeval.nodes.context import Context
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.memory.bank import fill_bank, memory_bank
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.judges.reader import memory_reader
+from todeval.nodes.memory.judges.summary_writer import session_summarizer
+from todeval.stores.llm_cache import LLMCache
 
 SINO = {"restaurant_name": "Sino", "city": "San Jose", "time": "6 pm"}
 OZ = {"restaurant_name": "Oz Grill", "city": "Fremont", "time": "8 pm"}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.metrics.memory.scores import item_scores, memory_summary
-from evals.metrics.memory.state import state_scores, values_match
-from nodes.memory.dialogue_state import predicted_state, read_dialogue_state
+from todeval.evals.metrics.memory.scores import item_scores, memory_summary
+from todeval.evals.metrics.memory.state import state_scores, values_match
+from todeval.nodes.memory.dialogue_state import predicted_state, read_dialogue_state
 
 GOLD = {"restaurant_name": "Sino", "city": "San Jose", "time": "19:00"}
 CANDIDATES = [

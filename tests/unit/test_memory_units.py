@@ -7,19 +7,24 @@ import json
 
 import pytest
 
-from evals.memory_schema import Individual, MemoryUnit, MsTodSession
-from evals.memory_words import intent_in_words, is_number_or_boolean, slot_in_words, slot_kind
-from nodes.judges.spec import JudgeSpecError
-from nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
-from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
-from nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
-from nodes.memory.judges.units import (
+from tests.fakes import ScriptedChatModel
+from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
+from todeval.evals.memory_words import (
+    intent_in_words,
+    is_number_or_boolean,
+    slot_in_words,
+    slot_kind,
+)
+from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from todeval.nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
+from todeval.nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
+from todeval.nodes.memory.judges.units import (
     anchor_session,
     intent_description,
     local_memory_units,
     select_units,
 )
-from tests.fakes import ScriptedChatModel
 
 SPEC = "openai:gpt-4o-mini"
 SESSION = MsTodSession(

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from cli.common import UsageError
-from cli.memory import add_build_bench_parser
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.ms_tod import build_memory_bench, dump_memory_bench, load_memory_bench
-from evals.memory_schema import eval_records
-from evals.memory_words import intent_in_words, is_number_or_boolean
-from stores.paths import data_dir
+from todeval.cli.common import UsageError
+from todeval.cli.memory import add_build_bench_parser
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.ms_tod import build_memory_bench, dump_memory_bench, load_memory_bench
+from todeval.evals.memory_schema import eval_records
+from todeval.evals.memory_words import intent_in_words, is_number_or_boolean
+from todeval.stores.paths import data_dir
 
 # (service, intent, [(first user state, second user state, CONFIRM values)] x 3): the second
 # user utterance is the one before the CONFIRM, so its state is the stored task goal.

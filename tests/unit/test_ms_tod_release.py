@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli.main import main
-from evals.datasets.ms_tod_release import load_ms_tod_individual, ms_tod_qa_units
-from nodes.memory.bank import memory_bank
+from todeval.cli.main import main
+from todeval.evals.datasets.ms_tod_release import load_ms_tod_individual, ms_tod_qa_units
+from todeval.nodes.memory.bank import memory_bank
 
 GOAL = {"hotel_name": "Aloft Portland", "location": "Portland", "number_of_rooms": 1}
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from stores.paths import PROJECT_ROOT
+from todeval.cli.main import main
+from todeval.stores.paths import PROJECT_ROOT
 
 DATA = PROJECT_ROOT / "data" / "samples" / "proactive" / "persuasion" / "eval.json"
 

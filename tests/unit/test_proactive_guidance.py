@@ -10,19 +10,20 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.datasets.proactive import load_proactive
-from evals.proactive_schema import ChatMessage, ProactiveItem, TargetPlan
-from graphs.corpus.proactive import run_dialogue_guidance
-from graphs.proactive import build_guidance_graph, guidance_graph
-from nodes.context import Context
-from nodes.judges import llm as llm_module
-from nodes.proactive.guidance import MEMORY_TURNS, guidance_agent, memory_window
-from nodes.proactive.judges.target_reached.llm import LLMTargetReached
-from nodes.proactive.judges.target_reached.local import LocalTargetReached, agrees
-from nodes.proactive.live_prompts import OPENING_CUE
-from nodes.proactive.reference_agent import GUIDE_SPEC
-from nodes.simulation.agents import chat_model as chat_model_module
-from nodes.simulation.judges.user_simulator.proactive_user import (
+from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.proactive_schema import ChatMessage, ProactiveItem, TargetPlan
+from todeval.graphs.corpus.proactive import run_dialogue_guidance
+from todeval.graphs.proactive import build_guidance_graph, guidance_graph
+from todeval.nodes.context import Context
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.proactive.guidance import MEMORY_TURNS, guidance_agent, memory_window
+from todeval.nodes.proactive.judges.target_reached.llm import LLMTargetReached
+from todeval.nodes.proactive.judges.target_reached.local import LocalTargetReached, agrees
+from todeval.nodes.proactive.live_prompts import OPENING_CUE
+from todeval.nodes.proactive.reference_agent import GUIDE_SPEC
+from todeval.nodes.simulation.agents import chat_model as chat_model_module
+from todeval.nodes.simulation.judges.user_simulator.proactive_user import (
     AGREEABLENESS_TIERS,
     PHRASES,
     LLMProactiveUser,
@@ -30,9 +31,8 @@ from nodes.simulation.judges.user_simulator.proactive_user import (
     ProactiveUserRequest,
     budget,
 )
-from stores.llm_cache import LLMCache
-from stores.paths import PROJECT_ROOT
-from tests.fakes import ScriptedChatModel
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 SPEC = "openai:proactive-guidance-test"

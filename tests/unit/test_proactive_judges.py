@@ -6,27 +6,27 @@ from pathlib import Path
 
 import pytest
 
-from evals.datasets.proactive import load_proactive
-from evals.datasets.proactive_labels import load_guidance_dialogues, only_records
-from evals.metrics.agreement import weighted_kappa
-from evals.metrics.proactive.agreement import calibration_half
-from evals.metrics.proactive.rubric import engagement_score, message_length
-from evals.proactive_schema import ChatMessage, Environment, ProactiveItem, TargetPlan
-from nodes.judges import llm as llm_module
-from nodes.judges.validity import card_for
-from nodes.proactive.judges.guidance_judge import guidance_judge
-from nodes.proactive.judges.guidance_judge.features import UNCLEAR
-from nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
-from nodes.proactive.judges.guidance_judge.local import LocalGuidanceJudge
-from nodes.proactive.judges.target_density import target_density_judge
-from nodes.proactive.judges.target_density.llm import LLMTargetDensity
-from nodes.proactive.judges.target_planning_judge import target_planning_judge
-from nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
-from nodes.proactive.judges.target_planning_judge.local import LocalTargetPlanningJudge
-from nodes.prompts.proactive import GUIDANCE_PROMPT, TARGET_DENSITY_PROMPT
-from stores.llm_cache import LLMCache
-from stores.paths import PROJECT_ROOT
 from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.datasets.proactive_labels import load_guidance_dialogues, only_records
+from todeval.evals.metrics.agreement import weighted_kappa
+from todeval.evals.metrics.proactive.agreement import calibration_half
+from todeval.evals.metrics.proactive.rubric import engagement_score, message_length
+from todeval.evals.proactive_schema import ChatMessage, Environment, ProactiveItem, TargetPlan
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.validity import card_for
+from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
+from todeval.nodes.proactive.judges.guidance_judge.features import UNCLEAR
+from todeval.nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
+from todeval.nodes.proactive.judges.guidance_judge.local import LocalGuidanceJudge
+from todeval.nodes.proactive.judges.target_density import target_density_judge
+from todeval.nodes.proactive.judges.target_density.llm import LLMTargetDensity
+from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
+from todeval.nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
+from todeval.nodes.proactive.judges.target_planning_judge.local import LocalTargetPlanningJudge
+from todeval.nodes.prompts.proactive import GUIDANCE_PROMPT, TARGET_DENSITY_PROMPT
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 SPEC = "openai:proactive-test"

@@ -9,17 +9,22 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.proactive import load_proactive, write_release
-from evals.datasets.proactive_labels import (
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.proactive import load_proactive, write_release
+from todeval.evals.datasets.proactive_labels import (
     load_guidance_dialogues,
     load_target_plans,
     only_records,
 )
-from evals.metrics.proactive.rubric import rubric_overall
-from evals.proactive_schema import DOMAINS, GUIDANCE_DIMENSIONS, ProactiveItem, canonical_domain
-from evals.schema import RecordError
-from stores.paths import PROJECT_ROOT
+from todeval.evals.metrics.proactive.rubric import rubric_overall
+from todeval.evals.proactive_schema import (
+    DOMAINS,
+    GUIDANCE_DIMENSIONS,
+    ProactiveItem,
+    canonical_domain,
+)
+from todeval.evals.schema import RecordError
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 

@@ -9,22 +9,22 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.proactive import load_proactive
-from evals.metrics.proactive.langsmith import guidance_score, plan_score, plan_score_mean
-from evals.metrics.proactive.tasks import over_runs
-from evals.proactive_schema import ProactiveItem
-from graphs.corpus.proactive import run_target_planning
-from graphs.proactive import planning_graph
-from nodes.context import Context
-from nodes.judges import llm as llm_module
-from nodes.proactive.live_prompts import PLANNING_SYSTEM
-from nodes.proactive.planning import planning_agent
-from nodes.proactive.reference_agent import PLAN_SPEC
-from nodes.prompts.proactive import TARGET_GENERATION_PROMPT
-from nodes.simulation.agents import chat_model as chat_model_module
-from stores.llm_cache import LLMCache
-from stores.paths import PROJECT_ROOT
 from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.metrics.proactive.langsmith import guidance_score, plan_score, plan_score_mean
+from todeval.evals.metrics.proactive.tasks import over_runs
+from todeval.evals.proactive_schema import ProactiveItem
+from todeval.graphs.corpus.proactive import run_target_planning
+from todeval.graphs.proactive import planning_graph
+from todeval.nodes.context import Context
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.proactive.live_prompts import PLANNING_SYSTEM
+from todeval.nodes.proactive.planning import planning_agent
+from todeval.nodes.proactive.reference_agent import PLAN_SPEC
+from todeval.nodes.prompts.proactive import TARGET_GENERATION_PROMPT
+from todeval.nodes.simulation.agents import chat_model as chat_model_module
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 ITEM = next(

@@ -15,23 +15,23 @@ import pytest
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.datasets.proactive import load_proactive
-from evals.datasets.proactive_labels import load_guidance_dialogues, only_records
-from evals.proactive_schema import TIERS, ProactiveItem, SynthesisSeed
-from graphs.corpus.proactive import run_seed, synthesis_seeds, synthesize_proactive
-from graphs.proactive import (
+from tests.fakes import ScriptedChatModel
+from todeval.evals.datasets.proactive import load_proactive
+from todeval.evals.datasets.proactive_labels import load_guidance_dialogues, only_records
+from todeval.evals.proactive_schema import TIERS, ProactiveItem, SynthesisSeed
+from todeval.graphs.corpus.proactive import run_seed, synthesis_seeds, synthesize_proactive
+from todeval.graphs.proactive import (
     build_synthesis_graph,
     guidance_scoring_graph,
     plan_scoring_graph,
 )
-from nodes.context import Context
-from nodes.judges import llm as llm_module
-from nodes.judges.result import JudgeResult
-from nodes.proactive.judges.synthesis_writer.local import LocalSynthesisWriter
-from nodes.prompts import proactive as prompts
-from stores.llm_cache import LLMCache
-from stores.paths import PROJECT_ROOT
-from tests.fakes import ScriptedChatModel
+from todeval.nodes.context import Context
+from todeval.nodes.judges import llm as llm_module
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.proactive.judges.synthesis_writer.local import LocalSynthesisWriter
+from todeval.nodes.prompts import proactive as prompts
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 STAGES = ["choose_topic", "generate_environment", "generate_targets", "ensemble_targets"]
@@ -186,7 +186,7 @@ def test_llm_roles_run_the_papers_listings_through_refinement(
 
 
 def test_cli_synthesize_proactive_writes_a_loadable_dataset(tmp_path: Path) -> None:
-    from cli.main import main
+    from todeval.cli.main import main
 
     out = tmp_path / "syn"
     domains = "persuasion,long-term_follow_up"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from evals.metrics.goal_shift.tool_use import tool_usage_efficiency
-from evals.metrics.goal_tracking.report import GoalTrackingTally
-from evals.metrics.record_metrics import (
+from todeval.evals.metrics.goal_shift.tool_use import tool_usage_efficiency
+from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
+from todeval.evals.metrics.record_metrics import (
     corpus_value,
     corpus_values,
     goal_shift_parts,

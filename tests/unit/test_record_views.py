@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
-from evals.goal_tracking_schema import AtodDialogue
-from evals.memory_schema import MsTodEvalItem, MsTodSession
-from evals.record_views import (
+from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.memory_schema import MsTodEvalItem, MsTodSession
+from todeval.evals.record_views import (
     MemoryItem,
     applicable_suites,
     atod_record,
@@ -13,7 +13,7 @@ from evals.record_views import (
     dialogue_record,
     memory_record,
 )
-from evals.schema import Dialogue
+from todeval.evals.schema import Dialogue
 
 
 def _conversation(tool_calls: bool, goals: list[str]) -> Conversation:

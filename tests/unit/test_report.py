@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from markupsafe import Markup
 
-from evals.report import (
+from todeval.evals.report import (
     MISSING,
     Section,
     Series,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from typing import Any
 
-from evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
-from evals.report.goal_success import goal_success_section
+from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
+from todeval.evals.report.goal_success import goal_success_section
 
 A, B = "openai:teacher-a", "local:signals"
 

@@ -14,20 +14,20 @@ from typing import Any
 import pytest
 from markupsafe import Markup, escape
 
-from evals.report import Section, Series, bar_chart, render_report
-from evals.report.compare import compare_sections
-from evals.report.evaluation import figures_section, records_section
-from evals.report.goal_shift import goal_shift_section
-from evals.report.goal_success import goal_success_section
-from evals.report.goal_tracking import goal_tracking_section
-from evals.report.llm_usage import llm_usage_section
-from evals.report.memory import memory_section
-from evals.report.page import num_html, skipped_records_html, table, value_html
-from evals.report.proactive import synthesis_section, task_section
-from evals.report.simulation import simulation_section
-from evals.report.svg import line_chart
-from evals.report.templating import environment
 from tests.unit.test_report import Page
+from todeval.evals.report import Section, Series, bar_chart, render_report
+from todeval.evals.report.compare import compare_sections
+from todeval.evals.report.evaluation import figures_section, records_section
+from todeval.evals.report.goal_shift import goal_shift_section
+from todeval.evals.report.goal_success import goal_success_section
+from todeval.evals.report.goal_tracking import goal_tracking_section
+from todeval.evals.report.llm_usage import llm_usage_section
+from todeval.evals.report.memory import memory_section
+from todeval.evals.report.page import num_html, skipped_records_html, table, value_html
+from todeval.evals.report.proactive import synthesis_section, task_section
+from todeval.evals.report.simulation import simulation_section
+from todeval.evals.report.svg import line_chart
+from todeval.evals.report.templating import environment
 
 PAYLOAD = (
     '"><script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">'

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from evals.report import MISSING, Section, goal_tracking_section, render_report, table
-from evals.report.svg import Series, line_chart
 from tests.unit.test_report import NASTY_ID, NASTY_MSG, Page
+from todeval.evals.report import MISSING, Section, goal_tracking_section, render_report, table
+from todeval.evals.report.svg import Series, line_chart
 
 STATUSES = ["open", "pending", "completed", "failed", "abandoned"]
 

@@ -12,12 +12,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
-from graphs.runner import run_dialogue, thread_id_for
-from nodes.context import Context
-from nodes.judges.limits import LLMPolicy, configure_llm
-from nodes.judges.llm import LLMJudge
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_cli_evaluate import _evaluate, _lines
+from todeval.graphs.runner import run_dialogue, thread_id_for
+from todeval.nodes.context import Context
+from todeval.nodes.judges.limits import LLMPolicy, configure_llm
+from todeval.nodes.judges.llm import LLMJudge
 
 # -- usage errors: exit 2, one line ------------------------------------------------------------
 

@@ -18,11 +18,11 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from evals.results import ThreadResult
-from evals.schema import RecordError
-from graphs.runner import READ_AHEAD, prepared_in_chunks, run_corpus
-from nodes.context import Context
-from stores.checkpoint import open_checkpointer
+from todeval.evals.results import ThreadResult
+from todeval.evals.schema import RecordError
+from todeval.graphs.runner import READ_AHEAD, prepared_in_chunks, run_corpus
+from todeval.nodes.context import Context
+from todeval.stores.checkpoint import open_checkpointer
 
 N = 4
 CONTEXT = Context()

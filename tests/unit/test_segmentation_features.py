@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.segmentation.discourse import skeleton
-from nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
-from nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
-from nodes.goal_success.judges.segmentation.spans import find_spans, mentions
-from nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.judges.segmentation.discourse import skeleton
+from todeval.nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
+from todeval.nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
+from todeval.nodes.goal_success.judges.segmentation.spans import find_spans, mentions
+from todeval.nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
 
 
 def _dialogue(dialogue_id: str, pairs: list[tuple[str, str]]) -> Dialogue:

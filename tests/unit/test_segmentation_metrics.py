@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from evals.metrics.goal_success.segmentation import (
+from todeval.evals.metrics.goal_success.segmentation import (
     PRF,
     boundary_prf,
     default_window,

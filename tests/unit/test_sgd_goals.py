@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from evals.datasets import DatasetFormatError, load_dialogues, split_records
-from evals.datasets.atod import load_atod
-from evals.datasets.errors import FieldError
-from evals.datasets.sgd import sgd_compact_dialogue
-from evals.datasets.sgd_goals import sgd_to_atod
-from evals.datasets.sgd_schema import ServiceSchema, is_transactional, load_sgd_schema
-from evals.goal_tracking_schema import TRACKED_STATUSES, VALID_TRANSITIONS, AtodDialogue
-from evals.schema import Dialogue
-from stores.paths import data_dir
+from todeval.evals.datasets import DatasetFormatError, load_dialogues, split_records
+from todeval.evals.datasets.atod import load_atod
+from todeval.evals.datasets.errors import FieldError
+from todeval.evals.datasets.sgd import sgd_compact_dialogue
+from todeval.evals.datasets.sgd_goals import sgd_to_atod
+from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional, load_sgd_schema
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, VALID_TRANSITIONS, AtodDialogue
+from todeval.evals.schema import Dialogue
+from todeval.stores.paths import data_dir
 
 R, H = "Restaurants_2", "Hotels_2"
 

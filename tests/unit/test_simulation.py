@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-import nodes.judges.llm as llm_module
-from evals.memory_schema import MsTodTurn
-from evals.metrics.memory.scores import slot_value_mentioned
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.simulation.judges.user_simulator import (
+import todeval.nodes.judges.llm as llm_module
+from tests.fakes import ScriptedChatModel
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.simulation.judges.user_simulator import (
     GoalShift,
     LLMUser,
     Persona,
@@ -22,8 +23,7 @@ from nodes.simulation.judges.user_simulator import (
     simulator_backend,
     slots_asked_about,
 )
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel
+from todeval.stores.llm_cache import LLMCache
 
 GOAL = {
     "restaurant_name": "Sino",

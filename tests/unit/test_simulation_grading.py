@@ -8,11 +8,16 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.goal_shift_schema import Conversation, NLAssertionJudgment
-from evals.metrics.simulation.grading import database_diff, grade_conversation
-from nodes.simulation.environments import ToolCall, environment_for, gold_actions, gold_snapshot
-from stores.paths import data_dir
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
+from todeval.evals.metrics.simulation.grading import database_diff, grade_conversation
+from todeval.nodes.simulation.environments import (
+    ToolCall,
+    environment_for,
+    gold_actions,
+    gold_snapshot,
+)
+from todeval.stores.paths import data_dir
 
 ACB = data_dir() / "agentchangebench"
 RUN = ACB / "simulations" / "banking_gpt-4.1_run40.json"

@@ -11,14 +11,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from cli.main import main
-from evals.datasets.tau2 import load_goal_shift_run
-from evals.metrics.simulation.attribution import attribute, attribute_failures
-from graphs.simulation import build_simulation_graph
-from nodes.context import Context
-from nodes.simulation.agents import AgentTurn
-from nodes.simulation.environments.base import ToolCall
-from stores.paths import data_dir
+from todeval.cli.main import main
+from todeval.evals.datasets.tau2 import load_goal_shift_run
+from todeval.evals.metrics.simulation.attribution import attribute, attribute_failures
+from todeval.graphs.simulation import build_simulation_graph
+from todeval.nodes.context import Context
+from todeval.nodes.simulation.agents import AgentTurn
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.stores.paths import data_dir
 
 RUN40 = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 TASKS = json.loads((data_dir() / "agentchangebench/domains/banking/tasks.json").read_text())

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.main import main
-from nodes.simulation.agents import AgentTurn
-from nodes.simulation.environments.base import ToolCall
-from stores.paths import data_dir
+from todeval.cli.main import main
+from todeval.nodes.simulation.agents import AgentTurn
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.stores.paths import data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TASK = json.loads((data_dir() / "agentchangebench/domains/banking/tasks.json").read_text())[0]

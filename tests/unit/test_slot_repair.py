@@ -10,23 +10,23 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-import nodes.judges.llm as llm_module
-from graphs.memory import build_slot_repair_graph
-from graphs.memory import slot_repair_graph as graph
-from nodes.context import Context
-from nodes.judges.local import register_local_judge
-from nodes.memory.judges.slot_repair import missing_or_wrong_slots, repair_agent, supervisor
-from nodes.memory.judges.slot_repair.local import MentionSupervisor, ProactiveAgent
-from nodes.memory.judges.slot_repair.role import RepairRequest
-from nodes.simulation.judges.user_simulator import (
+import todeval.nodes.judges.llm as llm_module
+from tests.fakes import ScriptedChatModel
+from todeval.graphs.memory import build_slot_repair_graph
+from todeval.graphs.memory import slot_repair_graph as graph
+from todeval.nodes.context import Context
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.memory.judges.slot_repair import missing_or_wrong_slots, repair_agent, supervisor
+from todeval.nodes.memory.judges.slot_repair.local import MentionSupervisor, ProactiveAgent
+from todeval.nodes.memory.judges.slot_repair.role import RepairRequest
+from todeval.nodes.simulation.judges.user_simulator import (
     SIMULATOR_ROLE,
     SimulatedTurn,
     SimulationRequest,
     simulator_backend,
 )
-from stores.checkpoint import open_checkpointer
-from stores.llm_cache import LLMCache
-from tests.fakes import ScriptedChatModel
+from todeval.stores.checkpoint import open_checkpointer
+from todeval.stores.llm_cache import LLMCache
 
 GOAL = {
     "restaurant_name": "Sino",

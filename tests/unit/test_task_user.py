@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-import nodes.judges.llm as llm_module
-from evals.memory_schema import MsTodTurn
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.simulation.judges.user_simulator import (
+import todeval.nodes.judges.llm as llm_module
+from tests.fakes import ScriptedChatModel
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.simulation.judges.user_simulator import (
     LLMTaskUser,
     Persona,
     ScenarioError,
@@ -24,9 +25,8 @@ from nodes.simulation.judges.user_simulator import (
     task_goal_trace,
     task_user_reply,
 )
-from stores.llm_cache import LLMCache
-from stores.paths import data_dir
-from tests.fakes import ScriptedChatModel
+from todeval.stores.llm_cache import LLMCache
+from todeval.stores.paths import data_dir
 
 ACB = data_dir() / "agentchangebench"
 GREETING = {"role": "assistant", "content": "Hi! How can I help you today?"}
@@ -327,7 +327,7 @@ def test_the_llm_users_stop_token_is_read_and_bad_answers_are_retried() -> None:
 
 
 def test_the_llm_user_needs_the_guidelines(tmp_path: Path) -> None:
-    from nodes.judges.spec import JudgeConfigError
+    from todeval.nodes.judges.spec import JudgeConfigError
 
     with pytest.raises(JudgeConfigError, match="simulation_guidelines.md"):
         LLMTaskUser(

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.tau2 import load_goal_shift_run, load_tau2_tasks
-from evals.datasets.tau2_tools import paper_tool_schemas, tool_schemas_from_definitions
-from evals.goal_shift_schema import Conversation
-from evals.schema import RecordError
-from stores.paths import data_dir
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.tau2 import load_goal_shift_run, load_tau2_tasks
+from todeval.evals.datasets.tau2_tools import paper_tool_schemas, tool_schemas_from_definitions
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.schema import RecordError
+from todeval.stores.paths import data_dir
 
 ACB = data_dir() / "agentchangebench"
 RUN40 = ACB / "simulations" / "banking_gpt-4.1_run40.json"

@@ -11,13 +11,13 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graphs.goal_success import build_goal_success_graph, build_teacher_voting_graph
-from nodes.context import Context
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.goal_success.voting import ESCALATION_KIND, majority, vote_turn
-from nodes.judges import llm as llm_module
 from tests.fakes import ScriptedChatModel
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, no_backoff, script_teachers
+from todeval.graphs.goal_success import build_goal_success_graph, build_teacher_voting_graph
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.voting import ESCALATION_KIND, majority, vote_turn
+from todeval.nodes.judges import llm as llm_module
 
 
 @pytest.fixture(autouse=True)
@@ -194,7 +194,7 @@ def test_llm_teacher_sends_the_papers_prompt_and_maps_its_codes(
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
     turn_quality_teacher.cache_clear()
     teacher = turn_quality_teacher("openai:teacher-a")
-    from evals.schema import Dialogue
+    from todeval.evals.schema import Dialogue
 
     verdict = teacher.label(Dialogue.model_validate(DIALOGUE))
     assert [t.quality for t in verdict.turns] == ["success", "failure", "success"]
@@ -219,7 +219,7 @@ def test_llm_teacher_sends_the_papers_prompt_and_maps_its_codes(
     ],
 )
 def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> None:
-    from evals.schema import normalise_rcof
+    from todeval.evals.schema import normalise_rcof
 
     assert normalise_rcof(said) == code
 
@@ -227,7 +227,7 @@ def test_llm_causes_are_read_as_canonical_codes(said: str, code: str | None) -> 
 def test_llm_success_with_a_cause_drops_the_cause_and_bad_codes_are_rejected() -> None:
     from pydantic import ValidationError
 
-    from nodes.goal_success.judges.appendix_d import AppendixDTurn
+    from todeval.nodes.goal_success.judges.appendix_d import AppendixDTurn
 
     ok = AppendixDTurn.model_validate({"turn_number": 1, "quality": "Success", "rcof": "E2"})
     assert (ok.quality, ok.rcof) == ("success", None)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from cli.common import count, positive, writable_file, writable_folder
-from cli.main import build_parser, main
+from todeval.cli.common import count, positive, writable_file, writable_folder
+from todeval.cli.main import build_parser, main
 
 # Stand-ins, swapped for real paths of the test's folder by :func:`_paths`.
 INPUT, TRANSCRIPTS, BENCH, OUT, CONFIG, MISSING = (

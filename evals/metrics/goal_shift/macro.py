@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from statistics import fmean
 from typing import Any
 
-from evals.metrics.goal_shift.task_success import TSR_CHANNELS
+from todeval.evals.metrics.goal_shift.task_success import TSR_CHANNELS
 
 MACRO_FIGURES: tuple[str, ...] = (
     "tsr",

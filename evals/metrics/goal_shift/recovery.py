@@ -15,7 +15,7 @@ from typing import Any
 
 from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
-from evals.goal_shift_schema import ShiftJudgment
+from todeval.evals.goal_shift_schema import ShiftJudgment
 
 
 class ShiftRecovery(TypedDict):

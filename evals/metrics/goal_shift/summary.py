@@ -19,19 +19,19 @@ from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
 from typing import Any, Literal
 
-from evals.metrics.goal_shift.macro import macro_average
-from evals.metrics.goal_shift.recovery import goal_shift_recovery_time
-from evals.metrics.goal_shift.task_success import (
+from todeval.evals.metrics.goal_shift.macro import macro_average
+from todeval.evals.metrics.goal_shift.recovery import goal_shift_recovery_time
+from todeval.evals.metrics.goal_shift.task_success import (
     TSR_CHANNELS,
     nl_assertion_counts,
     upstream_task_success,
 )
-from evals.metrics.goal_shift.tool_redundancy import (
+from todeval.evals.metrics.goal_shift.tool_redundancy import (
     Redundancy,
     pooled_tool_call_redundancy,
     tool_call_redundancy,
 )
-from evals.metrics.goal_shift.tool_use import (
+from todeval.evals.metrics.goal_shift.tool_use import (
     ToolCallRecord,
     ToolUsage,
     parameter_validity_differences,

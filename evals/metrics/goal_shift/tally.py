@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evals.goal_shift_schema import Conversation
-from evals.metrics.goal_shift.summary import Compat, goal_shift_summary
-from evals.results import ThreadResult, skipped_row, usable_result
-from evals.schema import RecordError
+from todeval.evals.goal_shift_schema import Conversation
+from todeval.evals.metrics.goal_shift.summary import Compat, goal_shift_summary
+from todeval.evals.results import ThreadResult, skipped_row, usable_result
+from todeval.evals.schema import RecordError
 
 
 class GoalShiftTally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evals.goal_shift_schema import ActionSet, NLAssertionJudgment, ToolCall
+from todeval.evals.goal_shift_schema import ActionSet, NLAssertionJudgment, ToolCall
 
 TSR_WEIGHTS: dict[str, float] = {"communicate_info": 0.25, "action": 0.45, "nl_assertion": 0.30}
 """Channel weights of Eq. 1 (Appendix B.1)."""

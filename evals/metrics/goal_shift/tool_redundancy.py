@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evals.metrics.goal_shift.tool_use import ToolCallRecord
+from todeval.evals.metrics.goal_shift.tool_use import ToolCallRecord
 
 TCRR_WINDOW = 3
 """Previous assistant turns searched for an identical call (Appendix B.1)."""

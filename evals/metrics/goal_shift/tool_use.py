@@ -23,7 +23,7 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
-from evals.goal_shift_schema import Message, ToolSchema
+from todeval.evals.goal_shift_schema import Message, ToolSchema
 
 TUE_WEIGHTS: dict[str, float] = {"tool_correctness": 0.6, "param_validity": 0.4}
 """Eq. 2 weights (Appendix B.1)."""

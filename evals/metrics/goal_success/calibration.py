@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.goal_success.teacher_agreement import turn_outcome
+from todeval.evals.metrics.goal_success.teacher_agreement import turn_outcome
 
 CALIBRATION_FILE = "calibration.json"
 """Where a run with human verdicts keeps its calibration (next to ``verdicts.jsonl``)."""

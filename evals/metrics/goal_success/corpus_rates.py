@@ -12,15 +12,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.goal_success.success_rate import (
+from todeval.evals.metrics.goal_success.success_rate import (
     LENGTH_BUCKETS,
     UNDECIDED_REASONS,
     Record,
     length_bucket,
     undecided_reason,
 )
-from evals.metrics.running import RunningMean
-from evals.schema import RCOF_CODES
+from todeval.evals.metrics.running import RunningMean
+from todeval.evals.schema import RCOF_CODES
 
 
 def gsr_report(goals: Iterable[Record]) -> dict[str, Any]:

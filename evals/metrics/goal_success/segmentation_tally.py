@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.metrics.goal_success.segmentation import segmentation_report
-from evals.results import SegmentLine, ThreadResult, usable_result
-from evals.schema import Dialogue, RecordError
+from todeval.evals.metrics.goal_success.segmentation import segmentation_report
+from todeval.evals.results import SegmentLine, ThreadResult, usable_result
+from todeval.evals.schema import Dialogue, RecordError
 
 
 class SegmentationTally:

@@ -14,18 +14,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.metrics.goal_success.calibration import CalibrationCounts
-from evals.metrics.goal_success.corpus_rates import GoalCounts, TurnCounts
-from evals.metrics.goal_success.segmentation_tally import SegmentationTally as SegmentationTally
-from evals.metrics.goal_success.success_rate import score_goals, undecided_reason
-from evals.metrics.goal_success.teacher_agreement import (
+from todeval.evals.metrics.goal_success.calibration import CalibrationCounts
+from todeval.evals.metrics.goal_success.corpus_rates import GoalCounts, TurnCounts
+from todeval.evals.metrics.goal_success.segmentation_tally import (
+    SegmentationTally as SegmentationTally,
+)
+from todeval.evals.metrics.goal_success.success_rate import score_goals, undecided_reason
+from todeval.evals.metrics.goal_success.teacher_agreement import (
     LabellerCounts,
     PanelCounts,
     ReferenceCounts,
 )
-from evals.metrics.running import LISTED, Capped, Packed, pack, unpack
-from evals.results import GoalLine, ThreadResult, usable_result
-from evals.schema import Dialogue, RecordError, Turn
+from todeval.evals.metrics.running import LISTED, Capped, Packed, pack, unpack
+from todeval.evals.results import GoalLine, ThreadResult, usable_result
+from todeval.evals.schema import Dialogue, RecordError, Turn
 
 TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence")
 """What a voted turn may carry besides its labels: the human verdict, why it is undecided."""

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.agreement import counted_fleiss_kappa, pair_accuracy, pair_kappa
-from evals.metrics.running import FleissCounts, LabelPairs
+from todeval.evals.metrics.agreement import counted_fleiss_kappa, pair_accuracy, pair_kappa
+from todeval.evals.metrics.running import FleissCounts, LabelPairs
 
 Record = Mapping[str, Any]
 """A voted turn, a teacher's label or a reference label, as the data contract spells them."""

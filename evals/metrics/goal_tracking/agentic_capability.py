@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evals.metrics.goal_tracking.goal_records import GoalRecord, ratio, round4
+from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord, ratio, round4
 
 
 def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:

@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from evals.metrics.goal_tracking.goal_records import Pair, canonical_status, ratio, round4
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from todeval.evals.metrics.goal_tracking.goal_records import Pair, canonical_status, ratio, round4
 
 CONFIRMED_OUTCOMES = ("completed", "failed")
 """The outcomes a dialogue can confirm, in report order."""

@@ -11,16 +11,16 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.agentic_capability import ProactivityCounts, recall_counts
-from evals.metrics.goal_tracking.confirmed_status import (
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.agentic_capability import ProactivityCounts, recall_counts
+from todeval.evals.metrics.goal_tracking.confirmed_status import (
     confirmed_row,
     confirmed_status_counts,
     confirmed_status_report,
 )
-from evals.metrics.goal_tracking.costs import CostCounts
-from evals.metrics.goal_tracking.dialogue_progress import CurveCounts, progress_curve
-from evals.metrics.goal_tracking.goal_detection import (
+from todeval.evals.metrics.goal_tracking.costs import CostCounts
+from todeval.evals.metrics.goal_tracking.dialogue_progress import CurveCounts, progress_curve
+from todeval.evals.metrics.goal_tracking.goal_detection import (
     GoalKey,
     Similarity,
     detection_scores,
@@ -28,7 +28,7 @@ from evals.metrics.goal_tracking.goal_detection import (
     match_goals,
     status_hits,
 )
-from evals.metrics.goal_tracking.goal_records import (
+from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
     Pair,
     gold_goal_records,
@@ -39,14 +39,20 @@ from evals.metrics.goal_tracking.goal_records import (
     ratio,
     round4,
 )
-from evals.metrics.goal_tracking.memory_state import memory_state_counts, memory_state_report
-from evals.metrics.goal_tracking.metric_validity import ValidityCounts
-from evals.metrics.goal_tracking.response_quality import (
+from todeval.evals.metrics.goal_tracking.memory_state import (
+    memory_state_counts,
+    memory_state_report,
+)
+from todeval.evals.metrics.goal_tracking.metric_validity import ValidityCounts
+from todeval.evals.metrics.goal_tracking.response_quality import (
     ResponseQualityCounts,
     response_quality_row,
 )
-from evals.metrics.goal_tracking.task_completion import goal_counts, turns_to_completion_per_goal
-from evals.metrics.running import RunningMean
+from todeval.evals.metrics.goal_tracking.task_completion import (
+    goal_counts,
+    turns_to_completion_per_goal,
+)
+from todeval.evals.metrics.running import RunningMean
 
 #: The per-dialogue figures whose plain means are the report's ``macro``.
 PER_DIALOGUE = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_recall_accuracy")

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.goal_tracking.goal_records import GoalRecord, round4
-from evals.metrics.quantile_sketch import LogHistogram
-from evals.metrics.running import RunningMean
+from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord, round4
+from todeval.evals.metrics.quantile_sketch import LogHistogram
+from todeval.evals.metrics.running import RunningMean
 
 MEANS = ("llm_calls", "prompt_tokens", "completion_tokens")
 """The record fields whose per-turn means the report gives (``<field>_per_turn``)."""

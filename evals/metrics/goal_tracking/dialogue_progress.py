@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.goal_tracking_schema import AtodTurn
-from evals.metrics.goal_tracking.goal_detection import (
+from todeval.evals.goal_tracking_schema import AtodTurn
+from todeval.evals.metrics.goal_tracking.goal_detection import (
     check_one_to_one,
     detection_scores,
     status_hits,
 )
-from evals.metrics.goal_tracking.goal_records import (
+from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
     Pair,
     gold_statuses_at,

@@ -22,8 +22,8 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from evals.metrics.goal_tracking.goal_records import (
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
     Pair,
     canonical_status,

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
 
 GoalRecord = Mapping[str, Any]
 """A predicted goal, turn record, cost record or memory query, as the data contract spells it."""

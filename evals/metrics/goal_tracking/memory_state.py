@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.agentic_capability import expected_goals
-from evals.metrics.goal_tracking.goal_records import GoalRecord, is_mentioned, ratio, round4
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.agentic_capability import expected_goals
+from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord, is_mentioned, ratio, round4
 
 ASPECTS = ("status", "history", "slots")
 """What a retrieved goal's memory entry is checked on, besides its identity."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.metrics.goal_tracking.goal_records import round4
+from todeval.evals.metrics.goal_tracking.goal_records import round4
 
 VALIDITY_METRICS = (
     "ntc", "memory_recall_accuracy", "proactivity_effectiveness", "turn_quality",

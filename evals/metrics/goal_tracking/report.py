@@ -26,18 +26,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from evals.metrics.goal_tracking.agentic_capability import (
+from todeval.evals.metrics.goal_tracking.agentic_capability import (
     memory_recall_accuracy,
     proactivity_effectiveness,
 )
-from evals.metrics.goal_tracking.corpus_tally import GoalTrackingTally, Matcher
-from evals.metrics.goal_tracking.costs import cost_report, with_exact_latencies
-from evals.metrics.goal_tracking.dialogue_progress import (
+from todeval.evals.metrics.goal_tracking.corpus_tally import GoalTrackingTally, Matcher
+from todeval.evals.metrics.goal_tracking.costs import cost_report, with_exact_latencies
+from todeval.evals.metrics.goal_tracking.dialogue_progress import (
     PairsAt,
     pool_progress_curves,
     progress_curve,
 )
-from evals.metrics.goal_tracking.goal_detection import (
+from todeval.evals.metrics.goal_tracking.goal_detection import (
     DetectionScores,
     GoalKey,
     Similarity,
@@ -46,7 +46,7 @@ from evals.metrics.goal_tracking.goal_detection import (
     match_goals,
     status_tracking_accuracy,
 )
-from evals.metrics.goal_tracking.goal_records import (
+from todeval.evals.metrics.goal_tracking.goal_records import (
     NOT_MENTIONED,
     GoalRecord,
     Pair,
@@ -54,7 +54,7 @@ from evals.metrics.goal_tracking.goal_records import (
     gold_statuses_at,
     predicted_states_at,
 )
-from evals.metrics.goal_tracking.task_completion import (
+from todeval.evals.metrics.goal_tracking.task_completion import (
     dependency_aware_goal_completion_rate,
     dgcr,
     turns_to_completion,

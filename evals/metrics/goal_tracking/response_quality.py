@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.metrics.goal_tracking.goal_records import round4
-from evals.metrics.running import RunningMean
+from todeval.evals.metrics.goal_tracking.goal_records import round4
+from todeval.evals.metrics.running import RunningMean
 
 
 def response_quality_row(scores: Mapping[str, Any] | None) -> dict[str, float | None]:

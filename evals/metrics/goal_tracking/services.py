@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue, AtodTurn
-from evals.metrics.goal_tracking.goal_records import GoalRecord
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn
+from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord
 
 
 def restrict_to_services(result: Mapping[str, Any], services: Collection[str]) -> dict[str, Any]:

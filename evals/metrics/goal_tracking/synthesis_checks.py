@@ -27,7 +27,7 @@ from typing import Any
 import networkx as nx
 from pydantic import ValidationError
 
-from evals.goal_tracking_schema import VALID_TRANSITIONS, AtodDialogue, GoalStatus
+from todeval.evals.goal_tracking_schema import VALID_TRANSITIONS, AtodDialogue, GoalStatus
 
 GOAL_FIELDS = (
     "id", "domain", "intent", "slots", "slot_values", "dependencies", "content", "core_content",

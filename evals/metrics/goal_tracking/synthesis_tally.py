@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.synthesis_checks import dialogue_profile
-from evals.results import ThreadResult, usable_result
-from evals.schema import RecordError
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.synthesis_checks import dialogue_profile
+from todeval.evals.results import ThreadResult, usable_result
+from todeval.evals.schema import RecordError
 
 LICENSE = (
     "Derived from the Schema-Guided Dialogue dataset (Rastogi et al., 2020; Google), licensed "

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from evals.goal_tracking_schema import AtodDialogue
-from evals.metrics.goal_tracking.goal_detection import match_goals
-from evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
-from evals.metrics.goal_tracking.memory_state import gold_memory_state
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
-from evals.metrics.goal_tracking.report import GoalTrackingTally
-from evals.metrics.running import LISTED, Capped
-from evals.results import ThreadResult, TrackedDialogueLine, usable_result
-from evals.schema import RecordError
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.goal_detection import match_goals
+from todeval.evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
+from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
+from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
+from todeval.evals.metrics.running import LISTED, Capped
+from todeval.evals.results import ThreadResult, TrackedDialogueLine, usable_result
+from todeval.evals.schema import RecordError
 
 Verdicts = Callable[[list[ProactiveAction]], list[bool | None]]
 """Judges proactive actions: one verdict per action (True appropriate and beneficial)."""

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from evals.goal_tracking_schema import DECIDED_STATUSES
-from evals.metrics.goal_tracking.goal_records import GoalRecord, canonical_status, is_mentioned
+from todeval.evals.goal_tracking_schema import DECIDED_STATUSES
+from todeval.evals.metrics.goal_tracking.goal_records import (
+    GoalRecord,
+    canonical_status,
+    is_mentioned,
+)
 
 
 def dependency_aware_goal_completion_rate(

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-from evals.metrics.memory.slot_mention import slot_value_mentioned
+from todeval.evals.metrics.memory.slot_mention import slot_value_mentioned
 
 __all__ = [
     "CEILING_COUNTS",

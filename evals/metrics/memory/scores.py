@@ -38,9 +38,9 @@ from typing import Any
 import sacrebleu
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.metrics.memory.ceiling import ceiling_scores, ceiling_summary
-from evals.metrics.memory.slot_mention import slot_value_mentioned
-from evals.metrics.memory.state import state_scores
+from todeval.evals.metrics.memory.ceiling import ceiling_scores, ceiling_summary
+from todeval.evals.metrics.memory.slot_mention import slot_value_mentioned
+from todeval.evals.metrics.memory.state import state_scores
 
 __all__ = [
     "MemoryItemRecord",

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evals.metrics.memory.slot_mention import normalise, slot_value_mentioned
+from todeval.evals.metrics.memory.slot_mention import normalise, slot_value_mentioned
 
 _FLAGS = frozenset({"true", "false", "none"})
 

@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from evals.memory_schema import MemoryEvalRecord, MemoryUnit
-from evals.metrics.memory.scores import item_scores, memory_summary
-from evals.results import MemoryItemLine, ThreadResult
-from evals.schema import RecordError
+from todeval.evals.memory_schema import MemoryEvalRecord, MemoryUnit
+from todeval.evals.metrics.memory.scores import item_scores, memory_summary
+from todeval.evals.results import MemoryItemLine, ThreadResult
+from todeval.evals.schema import RecordError
 
 TOP_REASONS = 5
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from evals.metrics.agreement import weighted_kappa
+from todeval.evals.metrics.agreement import weighted_kappa
 
 Half = Literal["fit", "held_out"]
 

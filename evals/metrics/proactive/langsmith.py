@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from statistics import fmean
 from typing import Any
 
-from evals.metrics.proactive.tasks import FIGURES, Task
+from todeval.evals.metrics.proactive.tasks import FIGURES, Task
 
 Feedback = dict[str, Any]
 

@@ -12,9 +12,9 @@ from collections import Counter
 from statistics import fmean
 from typing import Any
 
-from evals.proactive_schema import ProactiveItem, SynthesisSeed
-from evals.results import ThreadResult, usable_result
-from evals.schema import RecordError
+from todeval.evals.proactive_schema import ProactiveItem, SynthesisSeed
+from todeval.evals.results import ThreadResult, usable_result
+from todeval.evals.schema import RecordError
 
 
 class SynthesisTally:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean, stdev
 from typing import Any, Literal
 
-from evals.proactive_schema import ProactiveRun
-from evals.results import ThreadResult, usable_result
-from evals.schema import RecordError
+from todeval.evals.proactive_schema import ProactiveRun
+from todeval.evals.results import ThreadResult, usable_result
+from todeval.evals.schema import RecordError
 
 Task = Literal["plan", "guide"]
 Figure = Callable[[Mapping[str, Any]], float | None]

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evals.task_facts import contradictions
+from todeval.evals.task_facts import contradictions
 
 
 def attribute(task: Mapping[str, Any], simulation: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.datasets.tau2_messages import task_spec, transcript_messages
-from evals.goal_shift_schema import Conversation, NLAssertionJudgment, TaskSpec, ToolCall
-from evals.metrics.goal_shift.task_success import (
+from todeval.evals.datasets.tau2_messages import task_spec, transcript_messages
+from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment, TaskSpec, ToolCall
+from todeval.evals.metrics.goal_shift.task_success import (
     action_rate,
     action_set_scores,
     communicate_info_checks,

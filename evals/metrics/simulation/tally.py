@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evals.results import ThreadResult, skipped_row, usable_result
-from evals.schema import RecordError
+from todeval.evals.results import ThreadResult, skipped_row, usable_result
+from todeval.evals.schema import RecordError
 
 
 class SimulationRecord(BaseModel):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
-from nodes.goal_shift.judges.shift_detection import shift_detector
-from nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
-from nodes.judges import check_spec
+from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
+from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
+from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
+from todeval.nodes.judges import check_spec
 
 
 def check_goal_shift_judges(shift_detection: str, nl_assertion: str) -> None:

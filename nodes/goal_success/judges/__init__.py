@@ -6,11 +6,11 @@ context window), so every caller gets the same cached judge for the same spec.
 
 from __future__ import annotations
 
-from nodes.context import Context
-from nodes.goal_success.judges.segmentation import segmentation_judge
-from nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
+from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 
 
 def segmenter(context: Context) -> SegmentationJudge:

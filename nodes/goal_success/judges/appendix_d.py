@@ -24,10 +24,10 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from evals.schema import Dialogue, Quality, Rcof, Turn, normalise_rcof, yes_no_to_bool
-from nodes.judges.llm import LLMJudge
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_success import (
+from todeval.evals.schema import Dialogue, Quality, Rcof, Turn, normalise_rcof, yes_no_to_bool
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_success import (
     APPENDIX_D_PROMPT,
     APPENDIX_D_PROMPT_WITH_SOP,
     APPENDIX_D_RCOF,

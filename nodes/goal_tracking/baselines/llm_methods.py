@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.goal_tracking.baselines.full_context import FullContextOutput
-from nodes.goal_tracking.judges.goal_extraction.llm import STATUSES
-from nodes.judges.costed import CostedJudge
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import (
+from todeval.nodes.goal_tracking.baselines.full_context import FullContextOutput
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES
+from todeval.nodes.judges.costed import CostedJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import (
     GOAL_TRACKER_SYSTEM_PROMPT,
     MEMOCHAT_MEMO_PROMPT,
     MEMORY_TRACKER_PROMPT,

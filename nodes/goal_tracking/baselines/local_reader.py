@@ -15,8 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from nodes.context import Context
-from nodes.goal_tracking.tracker import Tracking, goal_memory, track_utterance, with_utterances
+from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.tracker import (
+    Tracking,
+    goal_memory,
+    track_utterance,
+    with_utterances,
+)
 
 _COUNTER = itertools.count()
 

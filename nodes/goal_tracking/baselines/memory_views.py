@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from nodes.judges.vectors import VectorTable
+from todeval.nodes.judges.vectors import VectorTable
 
 METHODS = ("full-context", "rsum", "rag", "memochat", "memorybank")
 RECENT = 2

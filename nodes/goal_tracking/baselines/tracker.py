@@ -30,16 +30,20 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from nodes.context import Context, get_context
-from nodes.goal_tracking.baselines.full_context import FullContextJudge
-from nodes.goal_tracking.baselines.llm_methods import MemoryTrackerJudge, MemoWriter, RsumWriter
-from nodes.goal_tracking.baselines.local_reader import read_goals
-from nodes.goal_tracking.baselines.memory_views import METHODS, Recall, recall
-from nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_schema
-from nodes.goal_tracking.llm_steps import add_cost, uses_llm
-from nodes.goal_tracking.local_steps import schema_for
-from nodes.goal_tracking.state import GoalTrackingState
-from nodes.goal_tracking.tracker import with_utterances
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.baselines.llm_methods import (
+    MemoryTrackerJudge,
+    MemoWriter,
+    RsumWriter,
+)
+from todeval.nodes.goal_tracking.baselines.local_reader import read_goals
+from todeval.nodes.goal_tracking.baselines.memory_views import METHODS, Recall, recall
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_schema
+from todeval.nodes.goal_tracking.llm_steps import add_cost, uses_llm
+from todeval.nodes.goal_tracking.local_steps import schema_for
+from todeval.nodes.goal_tracking.state import GoalTrackingState
+from todeval.nodes.goal_tracking.tracker import with_utterances
 
 Answer = list[dict[str, Any]]
 """``[{"description", "service", "intent", "status", "slots"}]``: one method's goal list."""

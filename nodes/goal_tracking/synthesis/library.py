@@ -19,19 +19,19 @@ from typing import Any
 
 import networkx as nx
 
-from evals.datasets import load_dialogues
-from evals.datasets.errors import DatasetFormatError
-from evals.datasets.sgd_episodes import Closing, Episode, dialogue_episodes
-from evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, schema_beside
-from evals.datasets.sgd_sequences import goal_sequence
-from evals.metrics.goal_tracking.cooccurrence import (
+from todeval.evals.datasets import load_dialogues
+from todeval.evals.datasets.errors import DatasetFormatError
+from todeval.evals.datasets.sgd_episodes import Closing, Episode, dialogue_episodes
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, schema_beside
+from todeval.evals.datasets.sgd_sequences import goal_sequence
+from todeval.evals.metrics.goal_tracking.cooccurrence import (
     cooccurrence_graph,
     graph_statistics,
     ordered_pair_graph,
     sequence_statistics,
 )
-from evals.schema import RecordError
-from stores.paths import data_dir
+from todeval.evals.schema import RecordError
+from todeval.stores.paths import data_dir
 
 Goal = tuple[str, str]
 EpisodeKey = tuple[str, tuple[str, ...]]

@@ -20,15 +20,15 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from evals.metrics.goal_tracking.proactive_actions import proactive_actions
-from evals.metrics.goal_tracking.synthesis_checks import quality_problems
-from nodes.context import Context, get_context
-from nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-from nodes.goal_tracking.judges.status_annotation import status_annotator
-from nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
-from nodes.goal_tracking.synthesis.library import episode_library
-from nodes.goal_tracking.synthesis.sampling import sample_trajectory as walk
-from nodes.goal_tracking.synthesis.state import AtodSynthesisState
+from todeval.evals.metrics.goal_tracking.proactive_actions import proactive_actions
+from todeval.evals.metrics.goal_tracking.synthesis_checks import quality_problems
+from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
+from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
+from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+from todeval.nodes.goal_tracking.synthesis.library import episode_library
+from todeval.nodes.goal_tracking.synthesis.sampling import sample_trajectory as walk
+from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisState
 
 Next = Literal["reject", "annotate_trajectory", "generate_dialogue", "annotate_statuses",
                "check_quality"]  # fmt: skip

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from typing import Literal
 
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
 
 Complexity = Literal["medium", "complex"]
 

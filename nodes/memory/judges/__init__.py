@@ -9,15 +9,15 @@ supervisor). :func:`check_memory_judges` builds every one a run needs before it 
 
 from __future__ import annotations
 
-from nodes.context import Context
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.confirmation_score import confirmation_scorer
-from nodes.memory.judges.intent_capture import intent_capturer
-from nodes.memory.judges.memory_judger import memory_judger
-from nodes.memory.judges.missing_slot_query import missing_slot_querier
-from nodes.memory.judges.reader import memory_reader
-from nodes.memory.judges.summary_writer import session_summarizer
-from nodes.memory.settings import ACTIVATIONS, memory_setting
+from todeval.nodes.context import Context
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.judges.intent_capture import intent_capturer
+from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
+from todeval.nodes.memory.judges.reader import memory_reader
+from todeval.nodes.memory.judges.summary_writer import session_summarizer
+from todeval.nodes.memory.settings import ACTIVATIONS, memory_setting
 
 
 def check_memory_judges(context: Context, *, judgers: tuple[str, ...] = ()) -> None:

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
-from evals.memory_schema import MsTodSession
+from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from todeval.evals.memory_schema import MsTodSession
 
 
 def schema_intent(

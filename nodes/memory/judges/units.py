@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evals.memory_schema import MemoryUnit, MsTodSession, MsTodTurn
-from evals.memory_words import (
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession, MsTodTurn
+from todeval.evals.memory_words import (
     intent_in_words,
     salient_values,
     slot_in_words,
     slot_kind,
 )
-from evals.metrics.memory.slot_mention import slot_value_mentioned
+from todeval.evals.metrics.memory.slot_mention import slot_value_mentioned
 
 #: How the paper's prompts name the two sides of the dialogue.
 SPEAKER_NAMES = {"user": "user", "system": "assistant"}

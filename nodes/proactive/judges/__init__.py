@@ -8,8 +8,8 @@ Scoring: ``target_planning_judge`` (Listing 11), ``guidance_judge`` (Listing 12)
 
 from __future__ import annotations
 
-from nodes.context import Context
-from nodes.judges import check_spec
+from todeval.nodes.context import Context
+from todeval.nodes.judges import check_spec
 
 
 def check_synthesis_judges(context: Context) -> None:
@@ -19,7 +19,7 @@ def check_synthesis_judges(context: Context) -> None:
         JudgeSpecError: Naming the spec and what is available.
     """
     # Imported here: each package registers its local judges on import.
-    from nodes.proactive.judges import (
+    from todeval.nodes.proactive.judges import (
         difficulty_judge,
         final_check,
         synthesis_writer,
@@ -40,7 +40,7 @@ def check_scoring_judges(context: Context) -> None:
     Raises:
         JudgeSpecError: Naming the spec and what is available.
     """
-    from nodes.proactive.judges import (
+    from todeval.nodes.proactive.judges import (
         guidance_judge,
         target_density,
         target_planning_judge,

@@ -24,10 +24,10 @@ starts with the tau2 termination reason (:func:`termination_reason`). A bad *spe
 
 from __future__ import annotations
 
-from nodes.judges.spec import PROVIDERS
-from nodes.simulation.agents.base import AgentTurn, AgentUnderTest, Message
-from nodes.simulation.agents.loader import AgentSpecError
-from nodes.simulation.agents.turns import (
+from todeval.nodes.judges.spec import PROVIDERS
+from todeval.nodes.simulation.agents.base import AgentTurn, AgentUnderTest, Message
+from todeval.nodes.simulation.agents.loader import AgentSpecError
+from todeval.nodes.simulation.agents.turns import (
     AGENT_ERROR,
     AGENT_STOP,
     failed_turn,
@@ -79,23 +79,23 @@ def agent_for(
         raise AgentSpecError(f"agent spec {spec!r} is not one of {AGENT_SPEC_SYNTAX}")
     # Adapters are imported on demand: a replay run needs neither langgraph-sdk nor a provider.
     if kind == "replay":
-        from nodes.simulation.agents.replay import ReplayAgent
+        from todeval.nodes.simulation.agents.replay import ReplayAgent
 
         return ReplayAgent(rest.strip())
     if kind == "python":
-        from nodes.simulation.agents.callable import CallableAgent
+        from todeval.nodes.simulation.agents.callable import CallableAgent
 
         return CallableAgent(rest.strip(), policy=policy)
     if kind == "langgraph":
-        from nodes.simulation.agents.remote import RemoteAgent
+        from todeval.nodes.simulation.agents.remote import RemoteAgent
 
         return RemoteAgent(rest.strip(), policy=policy)
     if kind == "graph" or "." in kind or kind.endswith(".py"):
-        from nodes.simulation.agents.graph import GraphAgent
+        from todeval.nodes.simulation.agents.graph import GraphAgent
 
         return GraphAgent(rest.strip() if kind == "graph" else raw, policy=policy)
     if kind.lower() in PROVIDERS:
-        from nodes.simulation.agents.chat_model import ChatModelAgent
+        from todeval.nodes.simulation.agents.chat_model import ChatModelAgent
 
         return ChatModelAgent(
             raw,

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from nodes.simulation.environments.base import ToolCall
+from todeval.nodes.simulation.environments.base import ToolCall
 
 Message = Mapping[str, Any]
 

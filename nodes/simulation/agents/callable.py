@@ -17,9 +17,9 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from nodes.simulation.agents.base import AgentTurn, Message
-from nodes.simulation.agents.loader import AgentSpecError, import_object
-from nodes.simulation.agents.turns import guarded, turn_from_reply
+from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.loader import AgentSpecError, import_object
+from todeval.nodes.simulation.agents.turns import guarded, turn_from_reply
 
 _KEYWORDS = ("policy", "task_id", "trial")
 

@@ -20,16 +20,16 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from nodes.judges.accounting import ACCOUNTING
-from nodes.judges.limits import LIMITS, CallRefused, note_unanswered
-from nodes.judges.llm import load_chat_model
-from nodes.judges.provider_options import client_kwargs, output_cap_kwargs, retry_after_s
-from nodes.judges.redact import error_text
-from nodes.judges.spec import parse_spec
-from nodes.simulation.agents.base import AgentTurn, Message
-from nodes.simulation.agents.loader import AgentSpecError
-from nodes.simulation.agents.messages import to_langchain
-from nodes.simulation.agents.turns import failed_turn, guarded, turn_from_ai_message
+from todeval.nodes.judges.accounting import ACCOUNTING
+from todeval.nodes.judges.limits import LIMITS, CallRefused, note_unanswered
+from todeval.nodes.judges.llm import load_chat_model
+from todeval.nodes.judges.provider_options import client_kwargs, output_cap_kwargs, retry_after_s
+from todeval.nodes.judges.redact import error_text
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.loader import AgentSpecError
+from todeval.nodes.simulation.agents.messages import to_langchain
+from todeval.nodes.simulation.agents.turns import failed_turn, guarded, turn_from_ai_message
 
 AGENT_ROLE = "agent"
 """The accounting key of agent calls (``llm_usage`` in summaries)."""

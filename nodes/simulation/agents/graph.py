@@ -18,10 +18,10 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 
-from nodes.simulation.agents.base import AgentTurn, Message
-from nodes.simulation.agents.loader import AgentSpecError, import_object
-from nodes.simulation.agents.messages import to_langchain
-from nodes.simulation.agents.turns import (
+from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.loader import AgentSpecError, import_object
+from todeval.nodes.simulation.agents.messages import to_langchain
+from todeval.nodes.simulation.agents.turns import (
     MalformedTurn,
     guarded,
     turn_from_ai_message,

@@ -21,7 +21,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from nodes.simulation.agents.base import Message
+from todeval.nodes.simulation.agents.base import Message
 
 
 @dataclass(frozen=True)

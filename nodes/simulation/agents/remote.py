@@ -17,12 +17,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nodes.judges.limits import LIMITS, CallRefused
-from nodes.simulation.agents.base import AgentTurn, Message
-from nodes.simulation.agents.graph import last_ai_message
-from nodes.simulation.agents.loader import AgentSpecError
-from nodes.simulation.agents.messages import to_json_messages
-from nodes.simulation.agents.turns import failed_turn, guarded, turn_from_reply
+from todeval.nodes.judges.limits import LIMITS, CallRefused
+from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.graph import last_ai_message
+from todeval.nodes.simulation.agents.loader import AgentSpecError
+from todeval.nodes.simulation.agents.messages import to_json_messages
+from todeval.nodes.simulation.agents.turns import failed_turn, guarded, turn_from_reply
 
 _TARGET = re.compile(r"^(?P<assistant>[^@\s]+)@(?P<url>https?://\S+)$")
 

@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nodes.simulation.agents.base import AgentTurn, Message
-from nodes.simulation.agents.loader import AgentSpecError
-from nodes.simulation.agents.turns import (
+from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.loader import AgentSpecError
+from todeval.nodes.simulation.agents.turns import (
     AGENT_STOP,
     MalformedTurn,
     failed_turn,

@@ -16,9 +16,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from nodes.judges.redact import error_text
-from nodes.simulation.agents.base import AgentTurn
-from nodes.simulation.environments.base import ToolCall
+from todeval.nodes.judges.redact import error_text
+from todeval.nodes.simulation.agents.base import AgentTurn
+from todeval.nodes.simulation.environments.base import ToolCall
 
 AGENT_ERROR = "agent_error"
 """tau2's termination reason for an agent that produced no usable turn."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.simulation.environments import banking_db, retail
-from nodes.simulation.environments.banking import BankingEnvironment
-from nodes.simulation.environments.base import ToolCall, ToolEnvironment, ToolResult
-from nodes.simulation.environments.retail import RetailEnvironment
+from todeval.nodes.simulation.environments import banking_db, retail
+from todeval.nodes.simulation.environments.banking import BankingEnvironment
+from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment, ToolResult
+from todeval.nodes.simulation.environments.retail import RetailEnvironment
 
 DOMAINS: tuple[str, ...] = ("banking", "retail")
 """The domains todeval can simulate."""

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from nodes.simulation.environments.banking_db import (
+from todeval.nodes.simulation.environments.banking_db import (
     Database,
     Record,
     load_banking_db,
@@ -34,8 +34,8 @@ from nodes.simulation.environments.banking_db import (
     parse_datetime,
     policy,
 )
-from nodes.simulation.environments.banking_tools import BANKING_TOOLS
-from nodes.simulation.environments.toolkit import (
+from todeval.nodes.simulation.environments.banking_tools import BANKING_TOOLS
+from todeval.nodes.simulation.environments.toolkit import (
     ToolEnvironmentBase,
     ToolError,
     deep_update,

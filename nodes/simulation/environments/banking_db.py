@@ -15,7 +15,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from stores.paths import data_dir
+from todeval.stores.paths import data_dir
 
 Record = dict[str, Any]
 Database = dict[str, list[Record]]

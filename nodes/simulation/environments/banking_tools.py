@@ -6,7 +6,7 @@ Names, parameters and which are optional match the recorded AgentChangeBench run
 
 from __future__ import annotations
 
-from nodes.simulation.environments.toolkit import Param, ToolSpec
+from todeval.nodes.simulation.environments.toolkit import Param, ToolSpec
 
 _CUSTOMER = Param("customer_id", "string", "The customer id, such as 'cust_101'.")
 _ACCOUNT = Param("account_id", "string", "The account id, such as 'acc_101'.")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodes.simulation.environments.base import ToolCall, ToolEnvironment
+from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment
 
 
 @dataclass(frozen=True)

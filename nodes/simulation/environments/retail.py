@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nodes.simulation.environments.retail_tools import RETAIL_TOOLS
-from nodes.simulation.environments.toolkit import (
+from todeval.nodes.simulation.environments.retail_tools import RETAIL_TOOLS
+from todeval.nodes.simulation.environments.toolkit import (
     ToolEnvironmentBase,
     ToolError,
     arithmetic,
@@ -29,7 +29,7 @@ from nodes.simulation.environments.toolkit import (
     dumps,
     initialization,
 )
-from stores.paths import data_dir
+from todeval.stores.paths import data_dir
 
 Record = dict[str, Any]
 Tables = dict[str, dict[str, Record]]

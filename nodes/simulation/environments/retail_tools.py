@@ -6,7 +6,7 @@ retail has no ``think`` tool (it is commented out upstream).
 
 from __future__ import annotations
 
-from nodes.simulation.environments.toolkit import Param, ToolSpec
+from todeval.nodes.simulation.environments.toolkit import Param, ToolSpec
 
 _ORDER = Param("order_id", "string", "The order id, such as '#W0000000' (mind the leading '#').")
 _PAYMENT = Param(

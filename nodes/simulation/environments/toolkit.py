@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nodes.simulation.environments.base import ToolCall, ToolResult
+from todeval.nodes.simulation.environments.base import ToolCall, ToolResult
 
 _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_shift.judges.nl_assertion.local  # noqa: F401  (registers the local judge)
-from nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
-from nodes.goal_shift.judges.nl_assertion.role import ROLE, NLAssertionJudge
-from nodes.judges import resolve_judge
+import todeval.nodes.goal_shift.judges.nl_assertion.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
+from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE, NLAssertionJudge
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=16)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from evals.goal_shift_schema import Conversation, NLAssertionJudgment
-from nodes.goal_shift.judges.nl_assertion.role import ROLE, NLVerdict, _unjudged
-from nodes.goal_shift.judges.shift_detection.role import render_transcript
-from nodes.judges.llm_role import LLMRole
-from nodes.prompts.goal_shift import NL_ASSERTION_PROMPT, NL_ASSERTION_SYSTEM_PROMPT
+from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
+from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE, NLVerdict, _unjudged
+from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.prompts.goal_shift import NL_ASSERTION_PROMPT, NL_ASSERTION_SYSTEM_PROMPT
 
 
 class _Result(BaseModel):

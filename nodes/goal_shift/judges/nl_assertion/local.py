@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import re
 
-from evals.goal_shift_schema import Conversation, NLAssertionJudgment
-from nodes.goal_shift.judges.nl_assertion.role import NOT_CHECKABLE, ROLE, NLVerdict, _unjudged
-from nodes.goal_shift.judges.shift_detection.role import TRANSFER_TOOL
-from nodes.judges.local import register_local_judge
+from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
+from todeval.nodes.goal_shift.judges.nl_assertion.role import (
+    NOT_CHECKABLE,
+    ROLE,
+    NLVerdict,
+    _unjudged,
+)
+from todeval.nodes.goal_shift.judges.shift_detection.role import TRANSFER_TOOL
+from todeval.nodes.judges.local import register_local_judge
 
 _TRANSFER = re.compile(r"\btransferr?(ed|ing|s)?\b.*\bhuman\b", re.IGNORECASE)
 

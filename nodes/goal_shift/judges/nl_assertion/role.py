@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.goal_shift_schema import Conversation, NLAssertionJudgment
+from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
 
 ROLE = "nl_assertion"
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_shift.judges.shift_detection.local  # noqa: F401  (registers the local detector)
-from nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
-from nodes.goal_shift.judges.shift_detection.role import ROLE, ShiftDetector
-from nodes.judges import resolve_judge
+import todeval.nodes.goal_shift.judges.shift_detection.local  # noqa: F401  (registers the local detector)
+from todeval.nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
+from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE, ShiftDetector
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=16)

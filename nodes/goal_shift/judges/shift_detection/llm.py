@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.goal_shift_schema import Conversation, ShiftJudgment
-from nodes.goal_shift.judges.shift_detection.role import (
+from todeval.evals.goal_shift_schema import Conversation, ShiftJudgment
+from todeval.nodes.goal_shift.judges.shift_detection.role import (
     NO_SHIFT_TO_FIND,
     ROLE,
     ShiftVerdict,
     render_transcript,
 )
-from nodes.judges.llm_role import LLMRole
-from nodes.prompts.goal_shift import (
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.prompts.goal_shift import (
     SHIFT_DETECTION_PROMPT,
     SHIFT_DETECTION_SYSTEM_PROMPT,
 )

@@ -27,17 +27,17 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
-from evals.record_views import CONTROL_TOKENS
-from nodes.goal_shift.judges.shift_detection.role import (
+from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
+from todeval.evals.record_views import CONTROL_TOKENS
+from todeval.nodes.goal_shift.judges.shift_detection.role import (
     NO_SHIFT_TO_FIND,
     ROLE,
     TRANSFER_TOOL,
     ShiftDetector,
     ShiftVerdict,
 )
-from nodes.judges.local import register_local_judge
-from stores.embeddings import cosine_matrix, get_embedder
+from todeval.nodes.judges.local import register_local_judge
+from todeval.stores.embeddings import cosine_matrix, get_embedder
 
 GOAL_HINTS: dict[str, str] = {
     "authentication": "verify identity, log in, login problem, sign in, customer lookup",
@@ -197,6 +197,6 @@ def _said(message: Message) -> str:
 @register_local_judge(ROLE, "default", default=True)
 def _local_shift_detector() -> ShiftDetector:
     # Imported here: the local detector needs this module's types and loads MiniLM.
-    from nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
+    from todeval.nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
 
     return LocalShiftDetector()

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.goal_shift_schema import Conversation, Message, ShiftJudgment
-from nodes.prompts.goal_shift import (
+from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
+from todeval.nodes.prompts.goal_shift import (
     TRANSCRIPT_LINE,
 )
 

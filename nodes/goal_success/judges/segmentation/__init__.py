@@ -17,11 +17,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import nodes.goal_success.judges.segmentation.local  # noqa: F401  (registers the local judges)
-from nodes.goal_success.judges.segmentation.llm import LLMSegmenter
-from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationJudge
-from nodes.judges import resolve_judge
-from nodes.judges.validity import register_cards
+import todeval.nodes.goal_success.judges.segmentation.local  # noqa: F401  (registers the local judges)
+from todeval.nodes.goal_success.judges.segmentation.llm import LLMSegmenter
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE, SegmentationJudge
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.validity import register_cards
 
 register_cards(ROLE, Path(__file__).parent / "validity.json")
 

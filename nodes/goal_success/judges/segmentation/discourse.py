@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nodes.judges.vectors import FloatArray
+from todeval.nodes.judges.vectors import FloatArray
 
 #: Hash buckets of the n-gram features.
 N_BUCKETS = 1 << 15

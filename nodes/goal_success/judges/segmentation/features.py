@@ -20,8 +20,8 @@ from datetime import datetime
 
 import numpy as np
 
-from evals.schema import Dialogue
-from nodes.judges.vectors import Embed, FloatArray
+from todeval.evals.schema import Dialogue
+from todeval.nodes.judges.vectors import Embed, FloatArray
 
 
 def _cue(pattern: str) -> re.Pattern[str]:

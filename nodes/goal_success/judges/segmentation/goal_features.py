@@ -24,17 +24,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
-from nodes.goal_success.judges.segmentation.features import (
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
+from todeval.nodes.goal_success.judges.segmentation.features import (
     REPLY_ACT_PROTOTYPES,
     USER_ACT_PROTOTYPES,
     ActPrototypes,
     content_words,
     turn_texts,
 )
-from nodes.goal_success.judges.segmentation.spans import Spans, find_spans, mentions, merge
-from nodes.judges.vectors import Embed, FloatArray
+from todeval.nodes.goal_success.judges.segmentation.spans import Spans, find_spans, mentions, merge
+from todeval.nodes.judges.vectors import Embed, FloatArray
 
 _TOPIC = (
     "cos_prev_user",

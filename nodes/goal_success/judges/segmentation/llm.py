@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.appendix_d import AppendixDJudge
-from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
-from nodes.judges.spec import JudgeSpec
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
+from todeval.nodes.judges.spec import JudgeSpec
 
 
 class LLMSegmenter:

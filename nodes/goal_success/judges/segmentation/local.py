@@ -11,25 +11,25 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
-from nodes.goal_success.judges.segmentation.features import (
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
+from todeval.nodes.goal_success.judges.segmentation.features import (
     PREVIOUS_REPLY_CUES,
     USER_CUES,
     ActPrototypes,
     minutes_since_previous,
     turn_texts,
 )
-from nodes.goal_success.judges.segmentation.goal_features import (
+from todeval.nodes.goal_success.judges.segmentation.goal_features import (
     FEATURE_NAMES,
     DialogueView,
     turn_row,
 )
-from nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
-from nodes.goal_success.judges.segmentation.trees import BoostedTrees
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed
-from stores.embeddings import get_embedder
+from todeval.nodes.goal_success.judges.segmentation.role import ROLE, SegmentationVerdict
+from todeval.nodes.goal_success.judges.segmentation.trees import BoostedTrees
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed
+from todeval.stores.embeddings import get_embedder
 
 #: The boosted trees (``.npz``, with a ``.json`` sidecar: threshold, provenance, figures).
 MODEL_PATH = Path(__file__).parent / "segmentation_trees.npz"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.schema import Dialogue
+from todeval.evals.schema import Dialogue
 
 ROLE = "segmentation"
 

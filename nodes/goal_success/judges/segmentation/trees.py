@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nodes.judges.vectors import FloatArray
+from todeval.nodes.judges.vectors import FloatArray
 
 
 @dataclass

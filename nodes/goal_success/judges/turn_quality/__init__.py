@@ -15,17 +15,17 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import nodes.goal_success.judges.turn_quality.learned
-import nodes.goal_success.judges.turn_quality.local_response
-import nodes.goal_success.judges.turn_quality.local_semantic
-import nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401  (registers the local teachers)
-from nodes.goal_success.judges.turn_quality.llm import LLMTeacher
-from nodes.goal_success.judges.turn_quality.role import (
+import todeval.nodes.goal_success.judges.turn_quality.learned
+import todeval.nodes.goal_success.judges.turn_quality.local_response
+import todeval.nodes.goal_success.judges.turn_quality.local_semantic
+import todeval.nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401  (registers the local teachers)
+from todeval.nodes.goal_success.judges.turn_quality.llm import LLMTeacher
+from todeval.nodes.goal_success.judges.turn_quality.role import (
     ROLE,
     TurnQualityTeacher,
 )
-from nodes.judges import resolve_judge
-from nodes.judges.validity import register_cards
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.validity import register_cards
 
 register_cards(ROLE, Path(__file__).parent / "validity.json")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.schema import Turn
+from todeval.evals.schema import Turn
 
 SYSTEM_ERROR = "E5"
 """The root cause of every certain failure."""

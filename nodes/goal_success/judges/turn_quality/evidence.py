@@ -31,8 +31,8 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.schema import Dialogue
-from stores.embeddings import EMBEDDING_DIM
+from todeval.evals.schema import Dialogue
+from todeval.stores.embeddings import EMBEDDING_DIM
 
 FloatArray = NDArray[np.float32]
 Vectors = Callable[[list[str]], FloatArray]

@@ -29,17 +29,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evals.schema import RCOF_CODES, Dialogue
-from nodes.goal_success.judges.turn_quality.evidence import (
+from todeval.evals.schema import RCOF_CODES, Dialogue
+from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     EvidenceBlocks,
     FloatArray,
     evidence_blocks,
     turn_views,
     view_texts,
 )
-from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, VectorTable
 
 MODEL_DIR = Path(__file__).parent
 """Where ``turn_quality.npz`` and ``turn_quality.json`` live."""

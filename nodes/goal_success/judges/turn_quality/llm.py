@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evals.schema import Dialogue
-from nodes.goal_success.judges.appendix_d import AppendixDJudge
-from nodes.goal_success.judges.turn_quality.role import (
+from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge
+from todeval.nodes.goal_success.judges.turn_quality.role import (
     ROLE,
     TeacherVerdict,
     TurnLabel,
     abstain,
 )
-from nodes.judges.spec import JudgeSpec
+from todeval.nodes.judges.spec import JudgeSpec
 
 
 class LLMTeacher:

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from evals.schema import Dialogue, Turn, routes_used
-from nodes.goal_success.judges.segmentation.features import content_words
-from nodes.goal_success.judges.turn_quality.response_cues import (
+from todeval.evals.schema import Dialogue, Turn, routes_used
+from todeval.nodes.goal_success.judges.segmentation.features import content_words
+from todeval.nodes.goal_success.judges.turn_quality.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
     ERROR_TEXT,
@@ -53,10 +53,13 @@ from nodes.goal_success.judges.turn_quality.response_cues import (
     is_clarification,
     looks_cut_off,
 )
-from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from nodes.goal_success.judges.turn_quality.user_cues import carries_domain, is_acknowledgement
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, FloatArray, VectorTable
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
+    carries_domain,
+    is_acknowledgement,
+)
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 #: A response slower than this timed out (paper 004 §4.3 aligns E5 with timeouts).
 TIMEOUT_MS = 30_000

@@ -51,9 +51,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from evals.schema import Dialogue, Turn
-from nodes.goal_success.judges.segmentation.features import PREVIOUS_REPLY_CUES, USER_CUES
-from nodes.goal_success.judges.turn_quality.response_cues import (
+from todeval.evals.schema import Dialogue, Turn
+from todeval.nodes.goal_success.judges.segmentation.features import PREVIOUS_REPLY_CUES, USER_CUES
+from todeval.nodes.goal_success.judges.turn_quality.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
     ERROR_TEXT,
@@ -61,8 +61,8 @@ from nodes.goal_success.judges.turn_quality.response_cues import (
     REFUSAL,
     is_clarification,
 )
-from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from nodes.goal_success.judges.turn_quality.user_cues import (
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
     CORRECTION,
     NEGATIVE_FEEDBACK,
     carries_domain,
@@ -70,8 +70,8 @@ from nodes.goal_success.judges.turn_quality.user_cues import (
     is_elliptic,
     makes_request,
 )
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, FloatArray, VectorTable
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 #: A message that opens with an acknowledgement or a report of what the user did.
 _OPENS_OR_CLOSES = re.compile(

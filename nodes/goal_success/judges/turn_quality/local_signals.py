@@ -36,15 +36,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from evals.schema import Dialogue, Turn
-from nodes.goal_success.judges.segmentation.features import (
+from todeval.evals.schema import Dialogue, Turn
+from todeval.nodes.goal_success.judges.segmentation.features import (
     EXPLICIT_SWITCH,
     USER_CUES,
     content_words,
 )
-from nodes.goal_success.judges.turn_quality.response_cues import CONCESSION
-from nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from nodes.goal_success.judges.turn_quality.user_cues import (
+from todeval.nodes.goal_success.judges.turn_quality.response_cues import CONCESSION
+from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
     ABANDONMENT,
     ALTERNATIVES,
     COMPLAINT_CAUSES,
@@ -55,8 +55,8 @@ from nodes.goal_success.judges.turn_quality.user_cues import (
     feedback_polarity,
     is_acknowledgement,
 )
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, VectorTable
 
 #: Cosine of two consecutive user messages above which the second re-asks the first.
 #: 98th percentile of MiniLM cosine over SGD dev's same-goal consecutive user messages, after

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
+from todeval.nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
 
 #: A refusal: the assistant declines to help or answer.
 REFUSAL = cue(

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from evals.schema import Dialogue, Quality
+from todeval.evals.schema import Dialogue, Quality
 
 ROLE = "turn_quality"
 """The judge role every teacher fills."""

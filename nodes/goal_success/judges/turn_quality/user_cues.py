@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from nodes.goal_success.judges.segmentation.features import USER_CUES, content_words
-from nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
+from todeval.nodes.goal_success.judges.segmentation.features import USER_CUES, content_words
+from todeval.nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
 
 _I_WILL = r"\bi(?:'| wi)?ll\b"
 

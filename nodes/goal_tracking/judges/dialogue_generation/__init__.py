@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_tracking.judges.dialogue_generation.local  # noqa: F401  (registers it)
-from nodes.goal_tracking.judges.dialogue_generation.llm import LLMDialogueGenerator
-from nodes.goal_tracking.judges.dialogue_generation.role import ROLE, DialogueGenerator, Draft
-from nodes.judges import resolve_judge
+import todeval.nodes.goal_tracking.judges.dialogue_generation.local  # noqa: F401  (registers it)
+from todeval.nodes.goal_tracking.judges.dialogue_generation.llm import LLMDialogueGenerator
+from todeval.nodes.goal_tracking.judges.dialogue_generation.role import (
+    ROLE,
+    DialogueGenerator,
+    Draft,
+)
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=8)

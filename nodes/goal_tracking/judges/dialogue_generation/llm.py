@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from nodes.goal_tracking.judges.dialogue_generation.role import ROLE, Draft
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import DIALOGUE_GENERATION_PROMPT
+from todeval.nodes.goal_tracking.judges.dialogue_generation.role import ROLE, Draft
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import DIALOGUE_GENERATION_PROMPT
 
 
 class GeneratedTurn(BaseModel):

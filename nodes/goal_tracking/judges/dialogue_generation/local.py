@@ -24,11 +24,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from nodes.goal_tracking.judges.dialogue_generation.role import ROLE, Draft
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary
-from nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, substitute
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
+from todeval.nodes.goal_tracking.judges.dialogue_generation.role import ROLE, Draft
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
+from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, substitute
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
 
 WHAT: dict[str, str] = {
     "Alarm": "alarm", "Banks": "money transfer", "Buses": "bus tickets",

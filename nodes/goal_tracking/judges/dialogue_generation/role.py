@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary
-from nodes.judges.result import JudgeResult
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "dialogue_generation"
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import functools
 
-from evals.datasets.sgd_schema import load_sgd_schema
-from nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from nodes.goal_tracking.judges.goal_extraction.role import ROLE, GoalExtractor
-from nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.evals.datasets.sgd_schema import load_sgd_schema
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import ROLE, GoalExtractor
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
 
 
 @functools.lru_cache(maxsize=8)

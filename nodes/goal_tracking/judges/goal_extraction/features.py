@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
-from nodes.judges.text import cue
-from nodes.judges.vectors import FloatArray
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
+from todeval.nodes.judges.text import cue
+from todeval.nodes.judges.vectors import FloatArray
 
 #: The user asks for a transaction (booking, purchase, payment, playback, a ride).
 TRANSACT_CUE = cue(

@@ -23,18 +23,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
 
-from evals.datasets.sgd_schema import ServiceSchema
-from evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, Utterance
-from nodes.judges.costed import CallRecord, CostedJudge
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import (
+from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, Utterance
+from todeval.nodes.judges.costed import CallRecord, CostedJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import (
     AUDIT_PROMPT,
     GOAL_TRACKER_SYSTEM_PROMPT,
     GRAPH_EVOLUTION_PROMPT,
     TURN_UPDATE_PROMPT,
 )
-from stores.goal_memory import Goal
+from todeval.stores.goal_memory import Goal
 
 TrackedStatus = Literal["open", "pending", "completed", "failed", "abandoned"]
 """A status the tracker may give a goal (``TRACKED_STATUSES``; never ``not_mentioned``)."""

@@ -12,16 +12,19 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.datasets.sgd_schema import ServiceSchema, stated_values
-from nodes.goal_tracking.judges.goal_extraction.features import goal_features
-from nodes.goal_tracking.judges.goal_extraction.request_cues import is_request, request_clause
-from nodes.goal_tracking.judges.goal_extraction.role import (
+from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
+from todeval.nodes.goal_tracking.judges.goal_extraction.features import goal_features
+from todeval.nodes.goal_tracking.judges.goal_extraction.request_cues import (
+    is_request,
+    request_clause,
+)
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
     CandidateGoal,
     Utterance,
 )
-from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
-from nodes.judges.classifier import MLPClassifier
-from nodes.judges.vectors import Embed, FloatArray, VectorTable
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
+from todeval.nodes.judges.classifier import MLPClassifier
+from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 MODEL_PATH = Path(__file__).parent / "goal_extractor_mlp.npz"
 

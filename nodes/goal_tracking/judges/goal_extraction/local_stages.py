@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from evals.goal_tracking_schema import GoalStatus
-from stores.goal_memory import Goal
+from todeval.evals.goal_tracking_schema import GoalStatus
+from todeval.stores.goal_memory import Goal
 
 LIVE: tuple[GoalStatus, ...] = ("open", "pending")
 """Statuses of a goal still being worked on."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from nodes.judges.text import cue, sentences
+from todeval.nodes.judges.text import cue, sentences
 
 #: A request: the user wants something done or found.
 REQUEST_CUE = cue(

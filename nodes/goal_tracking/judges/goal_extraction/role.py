@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from evals.schema import Dialogue
+from todeval.evals.schema import Dialogue
 
 ROLE = "goal_extraction"
 CONTEXT_UTTERANCES = 4

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from evals.datasets.sgd_schema import IntentSchema, ServiceSchema
-from nodes.judges.vectors import Embed, FloatArray
+from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema
+from todeval.nodes.judges.vectors import Embed, FloatArray
 
 #: Intents of different services this similar (cosine of name + description) are siblings.
 SIBLING_SIMILARITY = 0.8

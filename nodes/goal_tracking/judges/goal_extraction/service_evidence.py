@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.datasets.sgd_schema import ServiceSchema
 
 #: Slot-name tokens shorter than this carry no meaning of their own ("of", "to", "has").
 MIN_TOKEN_LENGTH = 4

@@ -25,9 +25,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from evals.goal_tracking_schema import GoalStatus
-from nodes.goal_tracking.judges.goal_extraction.status_acts import system_act, system_act_model
-from nodes.judges.text import cue
+from todeval.evals.goal_tracking_schema import GoalStatus
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_acts import (
+    system_act,
+    system_act_model,
+)
+from todeval.nodes.judges.text import cue
 
 Speaker = Literal["USER", "SYSTEM"]
 CueAct = Literal["success", "failure", "confirm", "results", "abandon", "defer"]

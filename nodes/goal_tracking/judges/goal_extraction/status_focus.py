@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
-from nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
-from nodes.goal_tracking.judges.goal_extraction.status_cues import StatusCue
-from stores.goal_memory import Goal
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import StatusCue
+from todeval.stores.goal_memory import Goal
 
 REVIVABLE = ("failed", "abandoned")
 

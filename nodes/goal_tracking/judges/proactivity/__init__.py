@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_tracking.judges.proactivity.local  # noqa: F401  (registers it)
-from nodes.goal_tracking.judges.proactivity.llm import LLMProactivityJudge
-from nodes.goal_tracking.judges.proactivity.role import ROLE, ProactivityJudge
-from nodes.judges import resolve_judge
+import todeval.nodes.goal_tracking.judges.proactivity.local  # noqa: F401  (registers it)
+from todeval.nodes.goal_tracking.judges.proactivity.llm import LLMProactivityJudge
+from todeval.nodes.goal_tracking.judges.proactivity.role import ROLE, ProactivityJudge
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=8)

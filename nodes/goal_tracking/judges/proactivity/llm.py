@@ -6,12 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from nodes.goal_tracking.judges.proactivity.role import ROLE
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import PROACTIVITY_PROMPT
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
+from todeval.nodes.goal_tracking.judges.proactivity.role import ROLE
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import PROACTIVITY_PROMPT
 
 
 class ProactivityOutput(BaseModel):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from nodes.goal_tracking.judges.proactivity.role import ROLE
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
+from todeval.nodes.goal_tracking.judges.proactivity.role import ROLE
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
 
 PUSHBACK = re.compile(
     r"^\W*(no\b(?!\s+problem)|nope|nah|not now|not yet|not really|i didn'?t ask|i did not ask|"

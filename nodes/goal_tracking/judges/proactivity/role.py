@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from nodes.judges.result import JudgeResult
+from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "proactivity"
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_tracking.judges.response_quality.local  # noqa: F401  (registers it)
-from nodes.goal_tracking.judges.response_quality.llm import LLMResponseQuality
-from nodes.goal_tracking.judges.response_quality.role import (
+import todeval.nodes.goal_tracking.judges.response_quality.local  # noqa: F401  (registers it)
+from todeval.nodes.goal_tracking.judges.response_quality.llm import LLMResponseQuality
+from todeval.nodes.goal_tracking.judges.response_quality.role import (
     ROLE,
     ResponseQuality,
     ResponseQualityJudge,
 )
-from nodes.judges import resolve_judge
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=8)

@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.goal_tracking.judges.response_quality.role import ROLE, ResponseQuality
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import RESPONSE_QUALITY_PROMPT
+from todeval.nodes.goal_tracking.judges.response_quality.role import ROLE, ResponseQuality
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import RESPONSE_QUALITY_PROMPT
 
 
 class TurnScore(BaseModel):

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nodes.goal_tracking.judges.response_quality.role import ROLE, ResponseQuality
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
+from todeval.nodes.goal_tracking.judges.response_quality.role import ROLE, ResponseQuality
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
 
 REASON = (
     "response quality (G-Eval relevance and coherence) needs an LLM judge: "

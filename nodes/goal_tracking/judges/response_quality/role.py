@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from nodes.judges.result import JudgeResult
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "response_quality"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_tracking.judges.status_annotation.local  # noqa: F401  (registers it)
-from nodes.goal_tracking.judges.status_annotation.llm import LLMStatusAnnotator
-from nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes, StatusAnnotator
-from nodes.judges import resolve_judge
+import todeval.nodes.goal_tracking.judges.status_annotation.local  # noqa: F401  (registers it)
+from todeval.nodes.goal_tracking.judges.status_annotation.llm import LLMStatusAnnotator
+from todeval.nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes, StatusAnnotator
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=8)

@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evals.goal_tracking_schema import GoalStatus
-from nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import STATUS_ANNOTATION_PROMPT
+from todeval.evals.goal_tracking_schema import GoalStatus
+from todeval.nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import STATUS_ANNOTATION_PROMPT
 
 STATUSES = "not_mentioned, open, pending, completed, failed, abandoned"
 CONTEXT_TURNS = 6

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
+from todeval.nodes.goal_tracking.judges.status_annotation.role import ROLE, Changes
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
 
 
 class LocalStatusAnnotator:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from nodes.judges.result import JudgeResult
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "status_annotation"
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import functools
 
-import nodes.goal_tracking.judges.trajectory_annotation.local  # noqa: F401  (registers it)
-from nodes.goal_tracking.judges.trajectory_annotation.llm import LLMTrajectoryAnnotator
-from nodes.goal_tracking.judges.trajectory_annotation.role import (
+import todeval.nodes.goal_tracking.judges.trajectory_annotation.local  # noqa: F401  (registers it)
+from todeval.nodes.goal_tracking.judges.trajectory_annotation.llm import LLMTrajectoryAnnotator
+from todeval.nodes.goal_tracking.judges.trajectory_annotation.role import (
     ROLE,
     Annotation,
     TrajectoryAnnotator,
 )
-from nodes.judges import resolve_judge
+from todeval.nodes.judges import resolve_judge
 
 
 @functools.lru_cache(maxsize=8)

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA, TRAJECTORY_ANNOTATION_PROMPT
+from todeval.nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA, TRAJECTORY_ANNOTATION_PROMPT
 
 
 class AnnotatedGoal(BaseModel):

@@ -30,12 +30,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from evals.datasets.sgd_episodes import Episode
-from nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
-from nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, flows_between
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
+from todeval.evals.datasets.sgd_episodes import Episode
+from todeval.nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
+from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, flows_between
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
 
 MEDIUM_EPISODE_MAX = 14
 """Utterances of an episode a medium dialogue prefers (see the module doc)."""

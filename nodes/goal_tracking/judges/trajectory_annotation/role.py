@@ -22,8 +22,8 @@ import random
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
-from nodes.judges.result import JudgeResult
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "trajectory_annotation"
 

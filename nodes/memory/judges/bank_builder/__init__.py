@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from evals.memory_schema import Individual, MemoryUnit
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
-from nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
-from nodes.memory.judges.bank_builder.role import ROLE, MemoryBankBuilder
+from todeval.evals.memory_schema import Individual, MemoryUnit
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
+from todeval.nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
+from todeval.nodes.memory.judges.bank_builder.role import ROLE, MemoryBankBuilder
 
 
 def memory_bank_builder(

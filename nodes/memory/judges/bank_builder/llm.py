@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from evals.memory_schema import MemoryUnit, MsTodSession
-from evals.memory_words import (
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession
+from todeval.evals.memory_words import (
     intent_in_words,
 )
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.provider_options import bounded_schema
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.bank_builder.role import ROLE, SessionMemory
-from nodes.memory.judges.units import memory_unit_id, render_context
-from nodes.prompts.memory import MEMORY_BANK_PROMPT, MEMORY_BANK_SYSTEM_PROMPT
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.provider_options import bounded_schema
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.bank_builder.role import ROLE, SessionMemory
+from todeval.nodes.memory.judges.units import memory_unit_id, render_context
+from todeval.nodes.prompts.memory import MEMORY_BANK_PROMPT, MEMORY_BANK_SYSTEM_PROMPT
 
 
 class LLMMemoryBankBuilder(LLMRole[SessionMemory]):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.units import local_memory_units
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.units import local_memory_units
 
 
 class LocalMemoryBankBuilder:

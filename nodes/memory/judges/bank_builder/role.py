@@ -6,8 +6,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.memory_schema import MemoryUnit, MsTodSession
-from nodes.judges.result import JudgeResult
+from todeval.evals.memory_schema import MemoryUnit, MsTodSession
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "memory_bank"
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 
-from nodes.judges.spec import parse_spec
-from nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
-from nodes.memory.judges.confirmation_score.local import LocalConfirmationScorer
-from nodes.memory.judges.confirmation_score.role import ConfirmationScorer
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
+from todeval.nodes.memory.judges.confirmation_score.local import LocalConfirmationScorer
+from todeval.nodes.memory.judges.confirmation_score.role import ConfirmationScorer
 
 
 @functools.lru_cache(maxsize=8)

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MsTodTurn
-from nodes.judges.llm_role import LLMRole
-from nodes.memory.judges.confirmation_score.role import SCORE_ROLE, ConfirmationScore
-from nodes.memory.judges.units import render_context
-from nodes.prompts.memory import GPT4_SCORE_PROMPT, GPT4_SCORE_SYSTEM_PROMPT
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.memory.judges.confirmation_score.role import SCORE_ROLE, ConfirmationScore
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.prompts.memory import GPT4_SCORE_PROMPT, GPT4_SCORE_SYSTEM_PROMPT
 
 
 class LLMScoreOutput(BaseModel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evals.memory_schema import MsTodTurn
-from nodes.memory.judges.confirmation_score.role import ConfirmationScore
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.memory.judges.confirmation_score.role import ConfirmationScore
 
 
 class LocalConfirmationScorer:

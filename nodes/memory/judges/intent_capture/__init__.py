@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import functools
 
-from evals.datasets.sgd_schema import load_sgd_schema
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.intent_capture.llm import LLMIntentCapture
-from nodes.memory.judges.intent_capture.local import LocalIntentCapture
-from nodes.memory.judges.intent_capture.role import INTENT_ROLE, IntentCapturer
+from todeval.evals.datasets.sgd_schema import load_sgd_schema
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.intent_capture.llm import LLMIntentCapture
+from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture
+from todeval.nodes.memory.judges.intent_capture.role import INTENT_ROLE, IntentCapturer
 
 
 @functools.lru_cache(maxsize=8)

@@ -32,8 +32,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
-from evals.metrics.memory.slot_mention import flag_polarities, month_name, normalise
-from nodes.memory.judges.intent_capture.when import (
+from todeval.evals.metrics.memory.slot_mention import flag_polarities, month_name, normalise
+from todeval.nodes.memory.judges.intent_capture.when import (
     dates,
     settle_dates,
     spoken_hours,

@@ -6,11 +6,11 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.memory_words import intent_in_words
-from nodes.judges.llm_role import LLMRole
-from nodes.memory.judges.intent_capture.role import INTENT_ROLE, CapturedIntent, Turns
-from nodes.memory.judges.units import render_context
-from nodes.prompts.memory import INTENT_CAPTURE_PROMPT
+from todeval.evals.memory_words import intent_in_words
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.memory.judges.intent_capture.role import INTENT_ROLE, CapturedIntent, Turns
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.prompts.memory import INTENT_CAPTURE_PROMPT
 
 
 class LLMIntentOutput(BaseModel):

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from evals.datasets.sgd_schema import ServiceSchema, stated_values
-from evals.memory_schema import MsTodSession
-from evals.metrics.memory.scores import slot_value_mentioned
-from evals.metrics.memory.slot_mention import normalise
-from nodes.memory.judges.intent_capture.features import (
+from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
+from todeval.evals.memory_schema import MsTodSession
+from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.evals.metrics.memory.slot_mention import normalise
+from todeval.nodes.memory.judges.intent_capture.features import (
     ValueKind,
     context_values,
     settle_dates,
     value_kind,
 )
-from nodes.memory.judges.intent_capture.role import CapturedIntent, Turns
-from nodes.memory.judges.units import intent_description
+from todeval.nodes.memory.judges.intent_capture.role import CapturedIntent, Turns
+from todeval.nodes.memory.judges.units import intent_description
 
 #: A number counts as stated for a slot only this close (in words) to a word of the slot's name.
 NUMBER_WINDOW = 3

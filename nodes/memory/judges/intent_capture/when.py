@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from evals.metrics.memory.slot_mention import (
+from todeval.evals.metrics.memory.slot_mention import (
     date_in_words,
     date_spans,
     normalise,

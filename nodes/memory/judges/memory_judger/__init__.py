@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.memory.judges.memory_judger.local  # noqa: F401  (registers the local judger)
-from nodes.judges import resolve_judge
-from nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
-from nodes.memory.judges.memory_judger.role import ROLE, MemoryJudger
+import todeval.nodes.memory.judges.memory_judger.local  # noqa: F401  (registers the local judger)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
+from todeval.nodes.memory.judges.memory_judger.role import ROLE, MemoryJudger
 
 
 @functools.lru_cache(maxsize=8)

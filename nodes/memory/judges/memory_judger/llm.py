@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field, field_validator
 
-from evals.memory_schema import MemoryUnit
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.memory_judger.role import ROLE
-from nodes.prompts.memory import MEMORY_JUDGER_PROMPT, MEMORY_JUDGER_SYSTEM_PROMPT
+from todeval.evals.memory_schema import MemoryUnit
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.memory_judger.role import ROLE
+from todeval.nodes.prompts.memory import MEMORY_JUDGER_PROMPT, MEMORY_JUDGER_SYSTEM_PROMPT
 
 
 class LLMJudgement(BaseModel):

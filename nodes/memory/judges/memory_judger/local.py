@@ -12,14 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.memory_schema import MemoryUnit
-from evals.memory_words import intent_in_words, slot_in_words
-from evals.metrics.memory.scores import slot_value_mentioned
-from nodes.judges.classifier import MLPClassifier
-from nodes.judges.local import register_local_judge
-from nodes.judges.text import WORD
-from nodes.judges.vectors import Embed, FloatArray, VectorTable
-from nodes.memory.judges.memory_judger.role import ROLE
+from todeval.evals.memory_schema import MemoryUnit
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.nodes.judges.classifier import MLPClassifier
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.text import WORD
+from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
+from todeval.nodes.memory.judges.memory_judger.role import ROLE
 
 MODEL_PATH = Path(__file__).parent / "memory_judger.npz"
 

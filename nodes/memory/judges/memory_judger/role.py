@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from evals.memory_schema import MemoryUnit
+from todeval.evals.memory_schema import MemoryUnit
 
 ROLE = "memory_judger"
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import functools
 
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
-from nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
-from nodes.memory.judges.missing_slot_query.role import MISSING_ROLE, MissingSlotQuerier
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query.role import MISSING_ROLE, MissingSlotQuerier
 
 
 @functools.lru_cache(maxsize=8)

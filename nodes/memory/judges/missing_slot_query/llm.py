@@ -6,11 +6,15 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.memory_words import intent_in_words, slot_in_words
-from nodes.judges.llm_role import LLMRole
-from nodes.memory.judges.missing_slot_query.role import MISSING_ROLE, MissingSlotQuery, Turns
-from nodes.memory.judges.units import render_context
-from nodes.prompts.memory import MISSING_SLOT_QUERY_PROMPT
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.memory.judges.missing_slot_query.role import (
+    MISSING_ROLE,
+    MissingSlotQuery,
+    Turns,
+)
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.prompts.memory import MISSING_SLOT_QUERY_PROMPT
 
 
 class LLMMissingSlotOutput(BaseModel):

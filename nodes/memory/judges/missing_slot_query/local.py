@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evals.memory_words import intent_in_words, slot_in_words
-from nodes.memory.judges.missing_slot_query.role import MissingSlotQuery, Turns
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.nodes.memory.judges.missing_slot_query.role import MissingSlotQuery, Turns
 
 
 def missing_question(intent: str, slot: str) -> str:

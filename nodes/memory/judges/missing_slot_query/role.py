@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MsTodTurn
+from todeval.evals.memory_schema import MsTodTurn
 
 MISSING_ROLE = "missing_slot_query"
 

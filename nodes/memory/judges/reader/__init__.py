@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import functools
 
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.reader.llm import LLMReader
-from nodes.memory.judges.reader.local import LocalReader
-from nodes.memory.judges.reader.role import ROLE, MemoryReader
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.reader.llm import LLMReader
+from todeval.nodes.memory.judges.reader.local import LocalReader
+from todeval.nodes.memory.judges.reader.role import ROLE, MemoryReader
 
 
 @functools.lru_cache(maxsize=8)

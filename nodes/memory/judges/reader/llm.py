@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MemoryUnit, MsTodTurn
-from evals.memory_words import intent_in_words, slot_in_words
-from nodes.judges.llm_role import LLMRole
-from nodes.memory.judges.reader.role import ROLE, Memory, ReaderResult
-from nodes.memory.judges.units import render_context
-from nodes.prompts.memory import READER_PROMPT, READER_SYSTEM_PROMPT
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.memory.judges.reader.role import ROLE, Memory, ReaderResult
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.prompts.memory import READER_PROMPT, READER_SYSTEM_PROMPT
 
 
 def render_memory(refined_memory: Memory) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from evals.memory_schema import MemoryUnit, MsTodTurn
-from evals.memory_words import intent_in_words, slot_in_words, slot_kind
-from evals.metrics.memory.slot_mention import date_in_words
-from nodes.memory.judges.reader.role import Memory, ReaderResult
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
+from todeval.evals.memory_words import intent_in_words, slot_in_words, slot_kind
+from todeval.evals.metrics.memory.slot_mention import date_in_words
+from todeval.nodes.memory.judges.reader.role import Memory, ReaderResult
 
 #: A local answer ``"The {slot in words} was {value}."`` (``slot_answer`` of the memory units).
 _ANSWER = re.compile(r"^\s*the (?P<slot>[a-z0-9 ]+?) was (?P<value>.+?)\.?\s*$", re.IGNORECASE)

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MemoryUnit, MsTodTurn
+from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
 
 ROLE = "reader"
 

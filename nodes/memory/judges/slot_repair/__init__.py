@@ -28,15 +28,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
-import nodes.memory.judges.slot_repair.local  # noqa: F401  (registers the local judges)
-from evals.memory_schema import MsTodTurn
-from nodes.judges import resolve_judge
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.slot_repair.llm import (
+import todeval.nodes.memory.judges.slot_repair.local  # noqa: F401  (registers the local judges)
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.slot_repair.llm import (
     LLMRepairAgent,
     LLMSupervisor,
 )
-from nodes.memory.judges.slot_repair.role import (
+from todeval.nodes.memory.judges.slot_repair.role import (
     AGENT_ROLE,
     SUPERVISOR_ROLE,
     RepairAgent,

@@ -14,27 +14,31 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from evals.memory_schema import MsTodTurn
-from evals.memory_words import slot_in_words
-from nodes.judges.llm import LLMJudge
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.provider_options import bounded_schema
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.memory.judges.slot_repair.role import (
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.memory_words import slot_in_words
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.provider_options import bounded_schema
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.memory.judges.slot_repair.role import (
     AGENT_ROLE,
     SUPERVISOR_ROLE,
     AgentTurn,
     RepairRequest,
 )
-from nodes.prompts.memory import (
+from todeval.nodes.prompts.memory import (
     MISSING_SLOTS_PROMPT,
     MISSING_SLOTS_SYSTEM_PROMPT,
     REPAIR_AGENT_PROMPT,
     REPAIR_AGENT_SYSTEM_PROMPT,
     SUPERVISOR_PROMPT,
 )
-from nodes.simulation.judges.user_simulator import render_goal, render_history, slots_asked_about
+from todeval.nodes.simulation.judges.user_simulator import (
+    render_goal,
+    render_history,
+    slots_asked_about,
+)
 
 __all__ = ["LLMAgentTurn", "LLMRepairAgent", "LLMResolved", "LLMSlotList", "LLMSupervisor"]
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evals.memory_schema import MsTodTurn
-from evals.memory_words import intent_in_words, slot_in_words
-from evals.metrics.memory.slot_mention import normalise, slot_value_mentioned
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.slot_repair.role import (
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.evals.metrics.memory.slot_mention import normalise, slot_value_mentioned
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.slot_repair.role import (
     AGENT_ROLE,
     SUPERVISOR_ROLE,
     AgentTurn,
     RepairRequest,
 )
-from nodes.simulation.judges.user_simulator import slots_asked_about, slots_in_words
+from todeval.nodes.simulation.judges.user_simulator import slots_asked_about, slots_in_words
 
 __all__ = ["MentionSupervisor", "PassiveAgent", "ProactiveAgent"]
 

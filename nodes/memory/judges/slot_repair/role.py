@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from evals.memory_schema import MsTodTurn
-from nodes.judges.result import JudgeResult
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.nodes.judges.result import JudgeResult
 
 __all__ = [
     "AGENT_ROLE",

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import functools
 
-from nodes.judges.spec import JudgeSpecError, parse_spec
-from nodes.memory.judges.summary_writer.llm import LLMSessionSummarizer
-from nodes.memory.judges.summary_writer.local import LocalSessionSummarizer
-from nodes.memory.judges.summary_writer.role import ROLE, SessionSummarizer
+from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
+from todeval.nodes.memory.judges.summary_writer.llm import LLMSessionSummarizer
+from todeval.nodes.memory.judges.summary_writer.local import LocalSessionSummarizer
+from todeval.nodes.memory.judges.summary_writer.role import ROLE, SessionSummarizer
 
 
 @functools.lru_cache(maxsize=8)

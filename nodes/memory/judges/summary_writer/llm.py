@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MsTodSession
-from evals.memory_words import intent_in_words
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.result import JudgeResult
-from nodes.memory.judges.summary_writer.role import ROLE
-from nodes.memory.judges.units import render_context
-from nodes.prompts.memory import SESSION_SUMMARY_PROMPT, SESSION_SUMMARY_SYSTEM_PROMPT
+from todeval.evals.memory_schema import MsTodSession
+from todeval.evals.memory_words import intent_in_words
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.memory.judges.summary_writer.role import ROLE
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.prompts.memory import SESSION_SUMMARY_PROMPT, SESSION_SUMMARY_SYSTEM_PROMPT
 
 
 class SummaryOutput(BaseModel):

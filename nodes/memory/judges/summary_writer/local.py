@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evals.memory_schema import MsTodSession
-from nodes.judges.result import JudgeResult
+from todeval.evals.memory_schema import MsTodSession
+from todeval.nodes.judges.result import JudgeResult
 
 NO_LOCAL_SUMMARY = (
     "a session summary needs an LLM summarizer (--summarizer PROVIDER:MODEL); the local judge "

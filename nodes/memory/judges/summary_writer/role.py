@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from evals.memory_schema import MsTodSession
-from nodes.judges.result import JudgeResult
+from todeval.evals.memory_schema import MsTodSession
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "memory_summarizer"
 

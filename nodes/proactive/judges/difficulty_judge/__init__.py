@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.proactive.judges.difficulty_judge.local  # noqa: F401  (registers the local judge)
-from nodes.judges import resolve_judge
-from nodes.proactive.judges.difficulty_judge.llm import LLMDifficultyJudge
-from nodes.proactive.judges.difficulty_judge.role import ROLE, DifficultyJudge
+import todeval.nodes.proactive.judges.difficulty_judge.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.proactive.judges.difficulty_judge.llm import LLMDifficultyJudge
+from todeval.nodes.proactive.judges.difficulty_judge.role import ROLE, DifficultyJudge
 
 
 @functools.lru_cache(maxsize=16)

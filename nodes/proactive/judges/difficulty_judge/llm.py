@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.result import JudgeResult
-from nodes.proactive.judges.difficulty_judge.role import ROLE
-from nodes.prompts.proactive import DIFFICULTY_MATCH_PROMPT
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.proactive.judges.difficulty_judge.role import ROLE
+from todeval.nodes.prompts.proactive import DIFFICULTY_MATCH_PROMPT
 
 
 class MatchOutput(BaseModel):

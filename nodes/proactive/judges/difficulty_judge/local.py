@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
-from nodes.judges.vectors import Embed, VectorTable
-from nodes.proactive.judges.difficulty_judge.role import ROLE
-from nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.difficulty_judge.role import ROLE
+from todeval.nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem
 
 _ACTIONS = {verb for verbs in DOMAIN_ACTIONS.values() for verb in verbs}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from nodes.judges.result import JudgeResult
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "difficulty_judge"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.proactive.judges.final_check.local  # noqa: F401  (registers the local checks)
-from nodes.judges import resolve_judge
-from nodes.proactive.judges.final_check.llm import LLMFinalCheck
-from nodes.proactive.judges.final_check.role import ROLE, FinalCheck
+import todeval.nodes.proactive.judges.final_check.local  # noqa: F401  (registers the local checks)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.proactive.judges.final_check.llm import LLMFinalCheck
+from todeval.nodes.proactive.judges.final_check.role import ROLE, FinalCheck
 
 
 @functools.lru_cache(maxsize=16)

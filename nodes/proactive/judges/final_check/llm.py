@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.result import JudgeResult
-from nodes.proactive.judges.final_check.role import ROLE
-from nodes.proactive.text import render_environment
-from nodes.prompts.proactive import FINAL_CHECK_PROMPT, domain_description
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.proactive.judges.final_check.role import ROLE
+from todeval.nodes.proactive.text import render_environment
+from todeval.nodes.prompts.proactive import FINAL_CHECK_PROMPT, domain_description
 
 
 class FinalCheckOutput(BaseModel):

@@ -12,12 +12,12 @@ paper states:
 
 from __future__ import annotations
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
-from nodes.proactive.judges.final_check.role import ROLE
-from nodes.proactive.judges.target_planning_judge.features import format_problems
-from nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem, words
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.proactive.judges.final_check.role import ROLE
+from todeval.nodes.proactive.judges.target_planning_judge.features import format_problems
+from todeval.nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem, words
 
 GROUNDED_SHARE = 0.5
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.result import JudgeResult
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "final_check"
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import nodes.proactive.judges.guidance_judge.local  # noqa: F401  (registers the local judge)
-from nodes.judges import resolve_judge
-from nodes.judges.validity import register_cards
-from nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
-from nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceJudge, GuidanceVerdict
+import todeval.nodes.proactive.judges.guidance_judge.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.validity import register_cards
+from todeval.nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
+from todeval.nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceJudge, GuidanceVerdict
 
 register_cards(ROLE, Path(__file__).parent / "validity.json")
 

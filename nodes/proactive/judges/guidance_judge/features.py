@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from evals.proactive_schema import ChatMessage, Environment
-from nodes.judges.text import cue
-from nodes.proactive.text import entities
+from todeval.evals.proactive_schema import ChatMessage, Environment
+from todeval.nodes.judges.text import cue
+from todeval.nodes.proactive.text import entities
 
 #: Metadata leaked into a chat message ("Sub-target 1:", "Target:", "Turn 3 will...").
 METADATA_LEAK = cue(

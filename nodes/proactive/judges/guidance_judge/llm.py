@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from nodes.judges.llm_role import LLMRole
-from nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceVerdict
-from nodes.proactive.text import render_conversation
-from nodes.prompts.proactive import GUIDANCE_PROMPT
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceVerdict
+from todeval.nodes.proactive.text import render_conversation
+from todeval.nodes.prompts.proactive import GUIDANCE_PROMPT
 
 BASIS = "the paper's Listing 12 prompt"
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evals.metrics.proactive.rubric import rubric_overall
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.proactive.judges.calibration import read_map
-from nodes.proactive.judges.guidance_judge.features import read_signals
-from nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceVerdict
-from nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
-from nodes.proactive.judges.target_density.local import LocalTargetDensity
-from nodes.proactive.text import assistant_messages
+from todeval.evals.metrics.proactive.rubric import rubric_overall
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.proactive.judges.calibration import read_map
+from todeval.nodes.proactive.judges.guidance_judge.features import read_signals
+from todeval.nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceVerdict
+from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
+from todeval.nodes.proactive.judges.target_density.local import LocalTargetDensity
+from todeval.nodes.proactive.text import assistant_messages
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 
 ROLE = "guidance_judge"
 

@@ -17,8 +17,8 @@ Only what a rule settles is scored; the rest is None with the reason:
 
 from __future__ import annotations
 
-from evals.metrics.proactive.rubric import engagement_score
-from nodes.proactive.judges.guidance_judge.features import GuidanceSignals
+from todeval.evals.metrics.proactive.rubric import engagement_score
+from todeval.nodes.proactive.judges.guidance_judge.features import GuidanceSignals
 
 
 def rubric_dimensions(

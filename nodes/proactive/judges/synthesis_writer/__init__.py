@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.proactive.judges.synthesis_writer.local  # noqa: F401  (registers the local writer)
-from nodes.judges import resolve_judge
-from nodes.proactive.judges.synthesis_writer.llm import LLMSynthesisWriter
-from nodes.proactive.judges.synthesis_writer.role import (
+import todeval.nodes.proactive.judges.synthesis_writer.local  # noqa: F401  (registers the local writer)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.proactive.judges.synthesis_writer.llm import LLMSynthesisWriter
+from todeval.nodes.proactive.judges.synthesis_writer.role import (
     ROLE,
     Draft,
     Ensembled,

@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.llm import LLMJudge
-from nodes.judges.result import JudgeResult
-from nodes.judges.spec import JudgeSpec
-from nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
-from nodes.proactive.text import render_environment
-from nodes.prompts.proactive import (
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
+from todeval.nodes.proactive.text import render_environment
+from todeval.nodes.prompts.proactive import (
     ENVIRONMENT_EXAMPLES,
     ENVIRONMENT_PROMPT,
     NOISE_TRIGGER_EXAMPLE,

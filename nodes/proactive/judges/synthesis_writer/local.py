@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
-from nodes.judges.vectors import Embed, VectorTable
-from nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
-from nodes.proactive.text import DOMAIN_ACTIONS
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
+from todeval.nodes.proactive.text import DOMAIN_ACTIONS
 
 SCENARIOS = Path(__file__).with_name("scenarios.json")
 NO_BLUEPRINT = "the local writer only works on environments it wrote itself (no blueprint)"

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.result import JudgeResult
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.result import JudgeResult
 
 ROLE = "synthesis_writer"
 

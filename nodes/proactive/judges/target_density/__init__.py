@@ -10,11 +10,15 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import nodes.proactive.judges.target_density.local  # noqa: F401  (registers the local judge)
-from nodes.judges import resolve_judge
-from nodes.judges.validity import register_cards
-from nodes.proactive.judges.target_density.llm import LLMTargetDensity
-from nodes.proactive.judges.target_density.role import ROLE, DensityVerdict, TargetDensityJudge
+import todeval.nodes.proactive.judges.target_density.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.validity import register_cards
+from todeval.nodes.proactive.judges.target_density.llm import LLMTargetDensity
+from todeval.nodes.proactive.judges.target_density.role import (
+    ROLE,
+    DensityVerdict,
+    TargetDensityJudge,
+)
 
 register_cards(ROLE, Path(__file__).parent / "validity.json")
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from nodes.judges.text import sentences
-from nodes.judges.vectors import FloatArray
-from nodes.proactive.text import content_stems
+from todeval.nodes.judges.text import sentences
+from todeval.nodes.judges.vectors import FloatArray
+from todeval.nodes.proactive.text import content_stems
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 

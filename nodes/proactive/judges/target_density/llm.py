@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from nodes.judges.llm_role import LLMRole
-from nodes.proactive.judges.target_density.role import ROLE, DensityVerdict
-from nodes.prompts.proactive import TARGET_DENSITY_PROMPT
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.proactive.judges.target_density.role import ROLE, DensityVerdict
+from todeval.nodes.prompts.proactive import TARGET_DENSITY_PROMPT
 
 
 class DensityOutput(BaseModel):

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, VectorTable
-from nodes.proactive.judges.target_density.features import (
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.target_density.features import (
     CoverageCuts,
     calibrated_cuts,
     similarities,
 )
-from nodes.proactive.judges.target_density.role import ROLE, DensityVerdict
+from todeval.nodes.proactive.judges.target_density.role import ROLE, DensityVerdict
 
 
 class LocalTargetDensity:

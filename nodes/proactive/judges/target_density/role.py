@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from evals.metrics.proactive.density import initiation_density, target_density
+from todeval.evals.metrics.proactive.density import initiation_density, target_density
 
 ROLE = "target_density"
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import nodes.proactive.judges.target_planning_judge.local  # noqa: F401  (registers the local judge)
-from nodes.judges import resolve_judge
-from nodes.judges.validity import register_cards
-from nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
-from nodes.proactive.judges.target_planning_judge.role import (
+import todeval.nodes.proactive.judges.target_planning_judge.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.validity import register_cards
+from todeval.nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
+from todeval.nodes.proactive.judges.target_planning_judge.role import (
     ROLE,
     PlanVerdict,
     TargetPlanningJudge,

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from evals.proactive_schema import TargetPlan
-from nodes.judges.vectors import FloatArray
-from nodes.proactive.text import content_stems, entities, overlap
+from todeval.evals.proactive_schema import TargetPlan
+from todeval.nodes.judges.vectors import FloatArray
+from todeval.nodes.proactive.text import content_stems, entities, overlap
 
 MAX_WORDS = 10
 SUB_TARGETS = (2, 4)

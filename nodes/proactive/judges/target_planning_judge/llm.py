@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.llm_role import LLMRole
-from nodes.proactive.judges.target_planning_judge.role import ROLE, PlanVerdict
-from nodes.proactive.text import render_environment, render_plan
-from nodes.prompts.proactive import (
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.proactive.judges.target_planning_judge.role import ROLE, PlanVerdict
+from todeval.nodes.proactive.text import render_environment, render_plan
+from todeval.nodes.prompts.proactive import (
     TARGET_PLANNING_EXAMPLES,
     TARGET_PLANNING_PROMPT,
     domain_description,

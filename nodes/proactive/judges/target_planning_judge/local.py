@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.judges.vectors import Embed, VectorTable
-from nodes.proactive.judges.calibration import read_map
-from nodes.proactive.judges.target_planning_judge.features import plan_features
-from nodes.proactive.judges.target_planning_judge.role import ROLE, PlanVerdict
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.calibration import read_map
+from todeval.nodes.proactive.judges.target_planning_judge.features import plan_features
+from todeval.nodes.proactive.judges.target_planning_judge.role import ROLE, PlanVerdict
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 

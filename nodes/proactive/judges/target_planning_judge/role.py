@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evals.proactive_schema import Environment, TargetPlan
+from todeval.evals.proactive_schema import Environment, TargetPlan
 
 ROLE = "target_planning_judge"
 

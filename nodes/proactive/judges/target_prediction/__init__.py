@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import nodes.proactive.judges.target_prediction.local  # noqa: F401  (registers the predictors)
-from nodes.judges import resolve_judge
-from nodes.proactive.judges.target_prediction.llm import LLMTargetPredictor
-from nodes.proactive.judges.target_prediction.role import ROLE, TargetPredictor
+import todeval.nodes.proactive.judges.target_prediction.local  # noqa: F401  (registers the predictors)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.proactive.judges.target_prediction.llm import LLMTargetPredictor
+from todeval.nodes.proactive.judges.target_prediction.role import ROLE, TargetPredictor
 
 
 @functools.lru_cache(maxsize=16)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.result import JudgeResult
-from nodes.proactive.judges.synthesis_writer.llm import TargetOutput
-from nodes.proactive.judges.target_prediction.role import ROLE
-from nodes.proactive.text import render_environment
-from nodes.prompts.proactive import TARGET_EXAMPLES, TARGET_GENERATION_PROMPT, domain_description
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.proactive.judges.synthesis_writer.llm import TargetOutput
+from todeval.nodes.proactive.judges.target_prediction.role import ROLE
+from todeval.nodes.proactive.text import render_environment
+from todeval.nodes.prompts.proactive import (
+    TARGET_EXAMPLES,
+    TARGET_GENERATION_PROMPT,
+    domain_description,
+)
 
 
 class LLMTargetPredictor(LLMRole[TargetOutput]):

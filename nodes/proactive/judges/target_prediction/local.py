@@ -21,12 +21,12 @@ from collections import Counter
 
 import numpy as np
 
-from evals.proactive_schema import Environment, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.judges.result import JudgeResult
-from nodes.judges.vectors import Embed, VectorTable
-from nodes.proactive.judges.target_prediction.role import ROLE
-from nodes.proactive.text import DOMAIN_ACTIONS, STOPWORDS, entities, words
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.target_prediction.role import ROLE
+from todeval.nodes.proactive.text import DOMAIN_ACTIONS, STOPWORDS, entities, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9'\"])")
 MAX_WORDS = 8

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import functools
 
-import nodes.proactive.judges.target_reached.local  # noqa: F401  (registers the local judge)
-from nodes.judges import resolve_judge
-from nodes.proactive.judges.target_reached.llm import LLMTargetReached
-from nodes.proactive.judges.target_reached.role import ROLE, ReachedVerdict, TargetReachedJudge
+import todeval.nodes.proactive.judges.target_reached.local  # noqa: F401  (registers the local judge)
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.proactive.judges.target_reached.llm import LLMTargetReached
+from todeval.nodes.proactive.judges.target_reached.role import (
+    ROLE,
+    ReachedVerdict,
+    TargetReachedJudge,
+)
 
 
 @functools.lru_cache(maxsize=16)

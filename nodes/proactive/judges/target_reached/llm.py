@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from evals.proactive_schema import ChatMessage, TargetPlan
-from nodes.judges.llm_role import LLMRole
-from nodes.proactive.judges.target_reached.role import ROLE, ReachedVerdict
-from nodes.proactive.live_prompts import TARGET_REACHED_PROMPT
-from nodes.proactive.text import render_conversation
+from todeval.evals.proactive_schema import ChatMessage, TargetPlan
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.proactive.judges.target_reached.role import ROLE, ReachedVerdict
+from todeval.nodes.proactive.live_prompts import TARGET_REACHED_PROMPT
+from todeval.nodes.proactive.text import render_conversation
 
 
 class ReachedOutput(BaseModel):

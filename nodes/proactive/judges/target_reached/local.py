@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from evals.proactive_schema import ChatMessage, TargetPlan
-from nodes.judges.local import register_local_judge
-from nodes.proactive.judges.target_reached.role import ROLE, ReachedVerdict
-from nodes.proactive.text import raised_sub_targets
+from todeval.evals.proactive_schema import ChatMessage, TargetPlan
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.proactive.judges.target_reached.role import ROLE, ReachedVerdict
+from todeval.nodes.proactive.text import raised_sub_targets
 
 AGREES = re.compile(
     r"\b(sure|ok(ay)?|yes|yeah|yep|fine|alright|all right|deal|done|got it|go on|go for it|"

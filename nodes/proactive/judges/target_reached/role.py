@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from evals.proactive_schema import ChatMessage, TargetPlan
+from todeval.evals.proactive_schema import ChatMessage, TargetPlan
 
 ROLE = "target_reached"
 

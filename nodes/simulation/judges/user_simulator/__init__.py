@@ -53,23 +53,23 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.memory_schema import MsTodTurn
-from evals.task_facts import Contradiction, contradictions, known_facts
-from nodes.judges import resolve_judge
-from nodes.judges.local import resolve_local_variant
-from nodes.judges.spec import parse_spec
-from nodes.simulation.judges.user_simulator.chat import (
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.task_facts import Contradiction, contradictions, known_facts
+from todeval.nodes.judges import resolve_judge
+from todeval.nodes.judges.local import resolve_local_variant
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.simulation.judges.user_simulator.chat import (
     ChatTurn,
     as_ms_tod_turns,
     read_chat,
     render_chat,
 )
-from nodes.simulation.judges.user_simulator.llm import LLMUser, LLMUserTurn
-from nodes.simulation.judges.user_simulator.local import (
+from todeval.nodes.simulation.judges.user_simulator.llm import LLMUser, LLMUserTurn
+from todeval.nodes.simulation.judges.user_simulator.local import (
     TemplatedUser,  # importing it registers local:templated
 )
-from nodes.simulation.judges.user_simulator.progress import GoalStep, goal_trace
-from nodes.simulation.judges.user_simulator.role import (
+from todeval.nodes.simulation.judges.user_simulator.progress import GoalStep, goal_trace
+from todeval.nodes.simulation.judges.user_simulator.role import (
     SIMULATOR_ROLE,
     Disclosure,
     GoalShift,
@@ -80,7 +80,7 @@ from nodes.simulation.judges.user_simulator.role import (
     UserScenario,
     Verbosity,
 )
-from nodes.simulation.judges.user_simulator.task import (
+from todeval.nodes.simulation.judges.user_simulator.task import (
     CONTROL_TOKENS,
     OUT_OF_SCOPE,
     STOP,
@@ -90,9 +90,9 @@ from nodes.simulation.judges.user_simulator.task import (
     TaskScenario,
     TaskSimulatorBackend,
 )
-from nodes.simulation.judges.user_simulator.task_llm import LLMTaskUser
-from nodes.simulation.judges.user_simulator.task_local import LocalTaskUser
-from nodes.simulation.judges.user_simulator.words import (
+from todeval.nodes.simulation.judges.user_simulator.task_llm import LLMTaskUser
+from todeval.nodes.simulation.judges.user_simulator.task_local import LocalTaskUser
+from todeval.nodes.simulation.judges.user_simulator.words import (
     render_goal,
     render_history,
     slots_asked_about,

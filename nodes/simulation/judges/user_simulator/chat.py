@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evals.datasets.tau2_messages import message_text
-from evals.memory_schema import MsTodTurn
+from todeval.evals.datasets.tau2_messages import message_text
+from todeval.evals.memory_schema import MsTodTurn
 
 Role = Literal["user", "assistant", "tool"]
 

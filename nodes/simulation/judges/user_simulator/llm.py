@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from nodes.judges.llm_role import LLMRole
-from nodes.prompts.simulation import (
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.prompts.simulation import (
     COOPERATIVENESS_LINES,
     DISCLOSURE_LINES,
     USER_SIMULATOR_PROMPT,
     USER_SIMULATOR_SYSTEM_PROMPT,
     VERBOSITY_LINES,
 )
-from nodes.simulation.judges.user_simulator.role import (
+from todeval.nodes.simulation.judges.user_simulator.role import (
     SIMULATOR_ROLE,
     Persona,
     SimulatedTurn,
     SimulationRequest,
 )
-from nodes.simulation.judges.user_simulator.words import (
+from todeval.nodes.simulation.judges.user_simulator.words import (
     announce_shift,
     render_goal,
     render_history,

@@ -12,16 +12,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from evals.memory_words import slot_in_words
-from nodes.judges.local import register_local_judge
-from nodes.simulation.judges.user_simulator.role import (
+from todeval.evals.memory_words import slot_in_words
+from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.simulation.judges.user_simulator.role import (
     SIMULATOR_ROLE,
     Persona,
     SimulatedTurn,
     SimulationRequest,
 )
-from nodes.simulation.judges.user_simulator.seeding import stable_seed
-from nodes.simulation.judges.user_simulator.words import announce_shift, slots_in_words
+from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
+from todeval.nodes.simulation.judges.user_simulator.words import announce_shift, slots_in_words
 
 # How many asked-about details one reply gives, by disclosure (None: all of them).
 _PER_TURN: dict[str, int | None] = {"high": None, "medium": 2, "low": 1}

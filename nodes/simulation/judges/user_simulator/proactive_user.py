@@ -23,12 +23,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evals.proactive_schema import Agreeableness
-from nodes.judges.llm_role import LLMRole
-from nodes.judges.local import resolve_local_variant
-from nodes.judges.spec import parse_spec
-from nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE
-from nodes.simulation.judges.user_simulator.seeding import stable_seed
+from todeval.evals.proactive_schema import Agreeableness
+from todeval.nodes.judges.llm_role import LLMRole
+from todeval.nodes.judges.local import resolve_local_variant
+from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE
+from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
 
 Act = Literal["decline", "ask_why", "partial", "accept_step", "accept_target", "neutral"]
 

@@ -26,9 +26,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from nodes.simulation.judges.user_simulator.chat import ChatTurn, last_agent_text
-from nodes.simulation.judges.user_simulator.goals import serves_goal
-from nodes.simulation.judges.user_simulator.task import STOP, TRANSFER, TaskScenario
+from todeval.nodes.simulation.judges.user_simulator.chat import ChatTurn, last_agent_text
+from todeval.nodes.simulation.judges.user_simulator.goals import serves_goal
+from todeval.nodes.simulation.judges.user_simulator.task import STOP, TRANSFER, TaskScenario
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 _ANYTHING_ELSE = re.compile(

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from evals.memory_schema import MsTodTurn
+from todeval.evals.memory_schema import MsTodTurn
 
 SIMULATOR_ROLE = "user_simulator"
 

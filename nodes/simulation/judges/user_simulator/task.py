@@ -18,10 +18,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from evals.datasets.tau2_personas import read_personas
-from nodes.simulation.judges.user_simulator.chat import ChatTurn
-from nodes.simulation.judges.user_simulator.role import SimulatedTurn
-from stores.paths import data_dir
+from todeval.evals.datasets.tau2_personas import read_personas
+from todeval.nodes.simulation.judges.user_simulator.chat import ChatTurn
+from todeval.nodes.simulation.judges.user_simulator.role import SimulatedTurn
+from todeval.stores.paths import data_dir
 
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"

@@ -19,18 +19,18 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from nodes.judges.llm import LLMJudge
-from nodes.judges.spec import JudgeConfigError, JudgeSpec, parse_spec
-from nodes.prompts.simulation import TASK_USER_PROMPT, TASK_USER_SYSTEM_PROMPT
-from nodes.simulation.judges.user_simulator.chat import render_chat
-from nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE, SimulatedTurn
-from nodes.simulation.judges.user_simulator.task import (
+from todeval.nodes.judges.llm import LLMJudge
+from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpec, parse_spec
+from todeval.nodes.prompts.simulation import TASK_USER_PROMPT, TASK_USER_SYSTEM_PROMPT
+from todeval.nodes.simulation.judges.user_simulator.chat import render_chat
+from todeval.nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE, SimulatedTurn
+from todeval.nodes.simulation.judges.user_simulator.task import (
     CONTROL_TOKENS,
     STOP,
     TaskRequest,
     agentchangebench_dir,
 )
-from stores.llm_cache import LLMCache
+from todeval.stores.llm_cache import LLMCache
 
 GUIDELINES = Path("user_simulator") / "simulation_guidelines.md"
 """tau2's user simulation guidelines, under ``$TODEVAL_DATA_DIR/agentchangebench``."""

@@ -25,20 +25,20 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from evals.task_facts import (
+from todeval.evals.task_facts import (
     asks_confirmation,
     kind_in_words,
     kinds_asked,
     known_facts,
     unknown_topics,
 )
-from nodes.simulation.judges.user_simulator.chat import last_agent_text
-from nodes.simulation.judges.user_simulator.goals import first_person, goal_request
-from nodes.simulation.judges.user_simulator.progress import GoalStep, next_step
-from nodes.simulation.judges.user_simulator.role import SimulatedTurn
-from nodes.simulation.judges.user_simulator.seeding import stable_seed
-from nodes.simulation.judges.user_simulator.task import TaskRequest, TaskScenario
-from nodes.simulation.judges.user_simulator.tones import Tone, tone_for
+from todeval.nodes.simulation.judges.user_simulator.chat import last_agent_text
+from todeval.nodes.simulation.judges.user_simulator.goals import first_person, goal_request
+from todeval.nodes.simulation.judges.user_simulator.progress import GoalStep, next_step
+from todeval.nodes.simulation.judges.user_simulator.role import SimulatedTurn
+from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
+from todeval.nodes.simulation.judges.user_simulator.task import TaskRequest, TaskScenario
+from todeval.nodes.simulation.judges.user_simulator.tones import Tone, tone_for
 
 TRANSITIONS = (
     "Before we finish, I also wanted to ask about something else.",

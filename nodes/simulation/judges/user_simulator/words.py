@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from evals.memory_schema import MsTodTurn
-from evals.memory_words import slot_in_words
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.memory_words import slot_in_words
 
 # Words too common in slot names to signal, alone, that an utterance asks about the slot.
 _GENERIC = frozenset({"name", "number", "of", "the", "type", "is", "to", "a", "for", "by"})

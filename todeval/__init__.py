@@ -1,0 +1,112 @@
+"""todeval: evaluate agentic task-oriented dialogue systems.
+
+The curated API (the rest is reachable under ``todeval.graphs``, ``todeval.nodes``,
+``todeval.stores``, ``todeval.evals`` and ``todeval.cli`` but not re-exported here)::
+
+    from pathlib import Path
+    import todeval
+
+    context = todeval.build_context()           # the CLI's defaults
+    summary = todeval.evaluate([Path("dialogues.jsonl")], context, out=Path("runs/a"))
+    print(todeval.compare(todeval.read_run("runs/a"), todeval.read_run("runs/b")))
+
+The folders ``cli/ graphs/ nodes/ stores/ evals/`` sit at the repository's top level and are
+mapped under this package (``todeval/<layer>`` links to ``../<layer>``), so installing todeval
+puts one import name, ``todeval``, into an environment. Names load on first use, so
+``import todeval`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from todeval.evals.datasets.errors import DatasetFormatError
+    from todeval.evals.metrics.compare import compare_folders, read_run
+    from todeval.evals.metrics.compare import compare_runs as compare
+    from todeval.evals.metrics.record_metrics import METRICS
+    from todeval.evals.record_views import SUITES
+    from todeval.evals.results import EvaluationLine, ThreadResult
+    from todeval.evals.schema import RecordError
+    from todeval.graphs.config import ConfigError, build_context, read_config
+    from todeval.graphs.corpus.evaluation import evaluate_corpus as evaluate
+    from todeval.graphs.corpus.goal_shift import goal_shift_corpus
+    from todeval.graphs.corpus.goal_success import goal_success_corpus
+    from todeval.graphs.corpus.goal_tracking import goal_tracking_corpus
+    from todeval.graphs.corpus.memory import memory_corpus
+    from todeval.graphs.corpus.proactive import run_dialogue_guidance, run_target_planning
+    from todeval.graphs.corpus.simulation import simulate_corpus as simulate
+    from todeval.graphs.evaluation import graph as evaluation_graph
+    from todeval.nodes.context import JUDGE_ROLES, Context
+    from todeval.nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
+
+# name -> (module, attribute): what ``todeval.<name>`` loads on first use.
+_API: dict[str, tuple[str, str]] = {
+    "evaluate": ("todeval.graphs.corpus.evaluation", "evaluate_corpus"),
+    "compare": ("todeval.evals.metrics.compare", "compare_runs"),
+    "compare_folders": ("todeval.evals.metrics.compare", "compare_folders"),
+    "read_run": ("todeval.evals.metrics.compare", "read_run"),
+    "simulate": ("todeval.graphs.corpus.simulation", "simulate_corpus"),
+    "goal_success_corpus": ("todeval.graphs.corpus.goal_success", "goal_success_corpus"),
+    "goal_tracking_corpus": ("todeval.graphs.corpus.goal_tracking", "goal_tracking_corpus"),
+    "memory_corpus": ("todeval.graphs.corpus.memory", "memory_corpus"),
+    "goal_shift_corpus": ("todeval.graphs.corpus.goal_shift", "goal_shift_corpus"),
+    "run_target_planning": ("todeval.graphs.corpus.proactive", "run_target_planning"),
+    "run_dialogue_guidance": ("todeval.graphs.corpus.proactive", "run_dialogue_guidance"),
+    "evaluation_graph": ("todeval.graphs.evaluation", "graph"),
+    "Context": ("todeval.nodes.context", "Context"),
+    "build_context": ("todeval.graphs.config", "build_context"),
+    "read_config": ("todeval.graphs.config", "read_config"),
+    "ConfigError": ("todeval.graphs.config", "ConfigError"),
+    "DatasetFormatError": ("todeval.evals.datasets.errors", "DatasetFormatError"),
+    "RecordError": ("todeval.evals.schema", "RecordError"),
+    "EvaluationLine": ("todeval.evals.results", "EvaluationLine"),
+    "ThreadResult": ("todeval.evals.results", "ThreadResult"),
+    "METRICS": ("todeval.evals.metrics.record_metrics", "METRICS"),
+    "SUITES": ("todeval.evals.record_views", "SUITES"),
+    "JUDGE_ROLES": ("todeval.nodes.context", "JUDGE_ROLES"),
+    "SIMULATION_DOMAINS": ("todeval.nodes.simulation.environments", "DOMAINS"),
+}
+
+__all__ = [
+    "ConfigError",
+    "Context",
+    "DatasetFormatError",
+    "EvaluationLine",
+    "JUDGE_ROLES",
+    "METRICS",
+    "RecordError",
+    "SIMULATION_DOMAINS",
+    "SUITES",
+    "ThreadResult",
+    "build_context",
+    "compare",
+    "compare_folders",
+    "evaluate",
+    "evaluation_graph",
+    "goal_shift_corpus",
+    "goal_success_corpus",
+    "goal_tracking_corpus",
+    "memory_corpus",
+    "read_config",
+    "read_run",
+    "run_dialogue_guidance",
+    "run_target_planning",
+    "simulate",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load an API name on first use (``import todeval`` imports none of the layers)."""
+    try:
+        module, attribute = _API[name]
+    except KeyError:
+        raise AttributeError(f"module 'todeval' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
