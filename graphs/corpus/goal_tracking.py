@@ -41,8 +41,7 @@ from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.judges.proactivity import proactivity_judge
-from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
+from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir
@@ -92,7 +91,7 @@ def synthesis_schema(source: Path) -> Path | None:
 
 def proactivity_verdicts(context: Context) -> Verdicts:
     """Judges a dialogue's proactive actions with ``Context.proactivity_judge``."""
-    judge = proactivity_judge(context.proactivity_judge, context.llm_max_retries)
+    judge = PROACTIVITY.judge(context.proactivity_judge, context.llm_max_retries)
 
     def verdicts(actions: list[ProactiveAction]) -> list[bool | None]:
         return [judge.judge(action).value for action in actions]
@@ -102,7 +101,7 @@ def proactivity_verdicts(context: Context) -> Verdicts:
 
 def quality_scores(context: Context) -> QualityScores:
     """Scores a dialogue's responses with ``Context.response_quality_judge``."""
-    judge = response_quality_judge(context.response_quality_judge, context.llm_max_retries)
+    judge = RESPONSE_QUALITY.judge(context.response_quality_judge, context.llm_max_retries)
 
     def scores(utterances: list[dict[str, str]]) -> dict[str, Any]:
         result = judge.score(utterances)

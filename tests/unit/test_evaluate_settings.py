@@ -22,7 +22,7 @@ from todeval.evals.datasets import load_dialogues
 from todeval.evals.metrics.goal_success.sampling import SampleSpec
 from todeval.graphs.corpus.goal_success import sampled_records
 from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
-from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
+from todeval.nodes.goal_tracking.roles import RESPONSE_QUALITY
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
 from todeval.nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT
@@ -176,7 +176,7 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
 def _clear_judges() -> None:
     """LLM judges are cached per spec: each test builds its own on its scripted model."""
     confirmation_scorer.cache_clear()
-    response_quality_judge.cache_clear()
+    RESPONSE_QUALITY.cache_clear()
     baseline_judges.cache_clear()
 
 

@@ -14,8 +14,7 @@ from tests.unit.test_cli_goal_tracking import ATOD
 from tests.unit.test_goal_tracker import SCHEMA
 from todeval.cli.main import main
 from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
-from todeval.nodes.goal_tracking.judges.proactivity import proactivity_judge
-from todeval.nodes.goal_tracking.judges.proactivity.llm import LLMProactivityJudge
+from todeval.nodes.goal_tracking.roles import PROACTIVITY
 from todeval.nodes.goal_tracking.tracker import goal_memory
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.prompts.goal_tracking import PROACTIVITY_PROMPT
@@ -72,7 +71,7 @@ def test_a_confirmation_keeps_the_last_goal_in_focus() -> None:
 
 
 def test_the_local_judge_reads_the_reaction_and_the_outcome() -> None:
-    judge = proactivity_judge("local")
+    judge = PROACTIVITY.judge("local")
     ride, dinner = proactive_actions(GOALS, UTTERANCES)
     assert judge.judge(ride).value is True
     pushed_back = judge.judge(dinner)
@@ -96,7 +95,7 @@ def test_the_llm_judge_needs_both_appropriate_and_beneficial(
             "still not JSON",
         ]
     )
-    judge = LLMProactivityJudge("openai:proactivity-test", max_retries=1, chat_model=model)
+    judge = PROACTIVITY.llm_judge("openai:proactivity-test", max_retries=1, chat_model=model)
     ride, dinner = proactive_actions(GOALS, UTTERANCES)
     assert judge.judge(ride).value is True
     assert judge.judge(dinner).value is False

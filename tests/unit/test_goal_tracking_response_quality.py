@@ -14,8 +14,7 @@ from tests.unit.test_cli_goal_tracking import ATOD
 from tests.unit.test_goal_tracker import SCHEMA
 from todeval.cli.main import main
 from todeval.evals.metrics.goal_tracking.response_quality import response_quality_report
-from todeval.nodes.goal_tracking.judges.response_quality import response_quality_judge
-from todeval.nodes.goal_tracking.judges.response_quality.llm import LLMResponseQuality
+from todeval.nodes.goal_tracking.roles import RESPONSE_QUALITY
 from todeval.nodes.goal_tracking.tracker import goal_memory
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.prompts.goal_tracking import RESPONSE_QUALITY_PROMPT
@@ -29,7 +28,7 @@ SPEC = "openai:quality-test"
 def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ScriptedChatModel:
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: LLMCache(tmp_path / "c.sqlite"))
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
-    response_quality_judge.cache_clear()
+    RESPONSE_QUALITY.cache_clear()
     model = ScriptedChatModel(
         fallback='<think>fine</think>{"relevance": [{"turn": 2, "score": 5}, '
         '{"turn": 3, "score": 1}, {"turn": 4, "score": 4}], "coherence": 4}'
@@ -39,12 +38,12 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ScriptedChatMod
 
 
 def test_the_local_role_gives_no_score_and_says_why() -> None:
-    result = response_quality_judge("local").score(UTTERANCES)
+    result = RESPONSE_QUALITY.judge("local").score(UTTERANCES)
     assert result.value is None and "needs an LLM judge" in (result.reason or "")
 
 
 def test_the_llm_judge_scores_system_turns_and_coherence(scripted: ScriptedChatModel) -> None:
-    result = response_quality_judge(SPEC).score(UTTERANCES)
+    result = RESPONSE_QUALITY.judge(SPEC).score(UTTERANCES)
     assert result.value is not None
     assert result.value.relevance == {2: 5, 4: 4}  # turn 3 is the user's: dropped
     assert result.value.turn_level == 4.5 and result.value.dialogue_level == 4.0
@@ -56,7 +55,7 @@ def test_the_llm_judge_scores_system_turns_and_coherence(scripted: ScriptedChatM
 def test_a_malformed_answer_gives_no_score(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
     model = ScriptedChatModel(['{"relevance": [], "coherence": 9}', "no"])
-    judge = LLMResponseQuality(SPEC, max_retries=1, chat_model=model, cache=None)
+    judge = RESPONSE_QUALITY.llm_judge(SPEC, max_retries=1, chat_model=model, cache=None)
     result = judge.score(UTTERANCES)
     assert result.value is None and result.reason
 
