@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from todeval.cli import (
-    compare,
-    evaluate,
-    experiment,
-    goal_shift,
-    goal_success,
-    goal_tracking,
-    memory,
-    proactive,
-    review,
-    simulate,
-    synthesize,
-)
+from todeval.cli import compare, evaluate, experiment, review, simulate, synthesize
 from todeval.cli.common import UsageError
 from todeval.graphs.api import (
+    SUBSYSTEMS,
     CheckpointerError,
     ClusterError,
     ConfigError,
@@ -63,17 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
         "local judges by default, LLM judges on request).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    evaluate.add_parser(subparsers)
-    compare.add_parser(subparsers)
-    experiment.add_parser(subparsers)
-    goal_success.add_parser(subparsers)
-    review.add_parser(subparsers)
-    goal_tracking.add_parser(subparsers)
-    memory.add_parser(subparsers)
-    goal_shift.add_parser(subparsers)
-    simulate.add_parser(subparsers)
-    synthesize.add_parser(subparsers)
-    proactive.add_parser(subparsers)
+    for command in (evaluate, compare, experiment):
+        command.add_parser(subparsers)
+    for subsystem in SUBSYSTEMS:  # each subsystem's own command, from the registry
+        importlib.import_module(subsystem.command).add_parser(subparsers)
+    for command in (review, simulate, synthesize):
+        command.add_parser(subparsers)
     return parser
 
 

@@ -41,7 +41,8 @@ from todeval.evals.metrics.goal_success import success_rate as gs
 from todeval.evals.metrics.goal_success.segmentation import boundary_prf, goal_spans
 from todeval.evals.metrics.goal_success.teacher_agreement import labeller_agreement
 from todeval.evals.metrics.record_metrics import METRICS, MetricInfo, Part, corpus_value
-from todeval.evals.record_views import SUITES, EvaluationRecord, applicable_suites
+from todeval.evals.record_views import EvaluationRecord
+from todeval.evals.subsystems import SUITES, applicable_suites
 
 
 class Feedback(TypedDict):

@@ -9,11 +9,7 @@ memory metrics read a :class:`MemoryItem` (a returning user's item and their ear
 and ProactiveEval's scoring reads a :class:`ProactiveCase` (an environment with the agent's plan
 and/or guidance dialogue).
 
-Which subsystems apply (issue 7's rule): segmentation + goal success and goal tracking always
-(every record has a dialogue view); goal-shift metrics when the record has tool calls or
-goal-shift annotations; memory metrics when the user has earlier sessions. A ProactiveEval
-record (issue 19) gets the ``proactive`` suite only: the agent speaks first toward a target of its
-own, which is not the user-goal setting the other suites judge.
+Which subsystems apply to a record is each one's registry line (:mod:`evals.subsystems`).
 """
 
 from __future__ import annotations
@@ -32,24 +28,6 @@ from todeval.evals.schema import Dialogue, Turn
 
 CONTROL_TOKENS = re.compile(r"###[A-Z-]+###")
 """The user simulator's control tokens (``###STOP###``): not something the user said."""
-
-Suite = Literal["goal_success", "goal_tracking", "goal_shift", "memory", "proactive"]
-SUITES: tuple[Suite, ...] = ("goal_success", "goal_tracking", "goal_shift", "memory", "proactive")
-#: Short names a user may type for a suite (the CLI's ``--suite``, the graph's input).
-SUITE_ALIASES: dict[str, Suite] = {
-    "gsr": "goal_success",
-    "goals": "goal_tracking",
-    "shift": "goal_shift",
-}
-
-
-def suite_named(name: str) -> Suite | None:
-    """The suite a name or alias means, or None."""
-    names: dict[str, Suite] = {suite: suite for suite in SUITES}
-    return names.get(SUITE_ALIASES.get(name, name))
-
-
-"""Every subsystem the evaluation can run, in report order."""
 
 
 class MemoryItem(BaseModel):
@@ -98,24 +76,6 @@ class EvaluationRecord(BaseModel):
     def dialogue_id(self) -> str:
         """The id the batch runner names threads by."""
         return self.record_id
-
-
-def applicable_suites(record: EvaluationRecord, wanted: Sequence[Suite] = SUITES) -> list[Suite]:
-    """The subsystems of ``wanted`` that apply to ``record``, in :data:`SUITES` order."""
-    case = record.proactive
-    if case is not None:  # the agent's own target, not a user goal: only ProactiveEval applies
-        scored = case.plan is not None or bool(case.messages)
-        return ["proactive"] if "proactive" in wanted and scored else []
-    applies: dict[Suite, bool] = {
-        # A memory item's context waits for the system's reply: nothing answered, nothing to score.
-        "goal_success": any(turn.response.strip() for turn in record.dialogue.turns),
-        "goal_tracking": True,
-        "goal_shift": record.conversation is not None
-        and has_goal_shift_evidence(record.conversation),
-        "memory": record.memory is not None and bool(record.memory.sessions),
-        "proactive": False,
-    }
-    return [suite for suite in SUITES if suite in wanted and applies[suite]]
 
 
 def has_goal_shift_evidence(conversation: Conversation) -> bool:
@@ -203,6 +163,15 @@ def proactive_record(case: ProactiveCase) -> EvaluationRecord:
     return EvaluationRecord(
         record_id=case.eval_id, kind="proactive", dialogue=dialogue, proactive=case
     )
+
+
+def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
+    """The goal tracker's utterances in order.
+
+    The ATOD turns when the record has them, else each turn's user message and response.
+    """
+    atod = record.atod or atod_view(record.dialogue)
+    return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
 
 
 def atod_view(dialogue: Dialogue) -> AtodDialogue:

@@ -43,7 +43,6 @@ from todeval.evals.outputs import fmt_figure, jsonl_line, write_json
 from todeval.evals.proactive_schema import AGREEABLENESS as PROACTIVE_AGREEABLENESS
 from todeval.evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
 from todeval.evals.proactive_schema import canonical_domain
-from todeval.evals.record_views import SUITES, Suite, suite_named
 from todeval.evals.report.memory import ablation_table
 from todeval.evals.results import (
     EvaluationLine,
@@ -54,6 +53,7 @@ from todeval.evals.results import (
     TrackedDialogueLine,
 )
 from todeval.evals.schema import Dialogue, RecordError
+from todeval.evals.subsystems import SUBSYSTEMS, SUITES, Subsystem, Suite, suite_named
 from todeval.graphs.config import (
     ConfigError,
     build_context,
@@ -136,7 +136,9 @@ __all__ = [
     "REFERENCE_PLAN_AGENT",
     "SESSIONS_PER_INTENT",
     "SIMULATION_DOMAINS",
+    "SUBSYSTEMS",
     "SUITES",
+    "Subsystem",
     "Compat",
     "ConfigError",
     "Context",

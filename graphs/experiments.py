@@ -38,16 +38,12 @@ from todeval.evals.langsmith_evaluators import (
 )
 from todeval.evals.metrics.evaluation import EvaluationTally
 from todeval.evals.metrics.simulation.tally import SimulationRecord, results_file, simulation_entry
+from todeval.evals.metrics.suite_tally import TallySettings
 from todeval.evals.outputs import write_json
-from todeval.evals.record_views import (
-    SUITES,
-    EvaluationRecord,
-    Suite,
-    conversation_record,
-    suite_named,
-)
+from todeval.evals.record_views import EvaluationRecord, conversation_record
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError, routes_used
+from todeval.evals.subsystems import SUITES, Suite, start_tallies, suite_named
 from todeval.graphs.corpus.evaluation import (
     check_judges,
     corpus_records,
@@ -108,7 +104,10 @@ def evaluation_experiment(
     run_context = context or Context()
     routes = run_context.routes or routes_used(record.dialogue for record in records)
     run_context = replace(run_context, escalate_ambiguous=False, routes=routes)
-    tally = EvaluationTally(evaluation_judges(run_context), bank_for(run_context).units)
+    tally = EvaluationTally(
+        evaluation_judges(run_context),
+        start_tallies(TallySettings(units=bank_for(run_context).units)),
+    )
 
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
         record = EvaluationRecord.model_validate(inputs["record"])
@@ -314,7 +313,7 @@ def simulation_experiment(
         if isinstance(r, SimulationRecord)
     ]
     simulation = build_simulation_graph().compile()
-    tally = EvaluationTally(evaluation_judges(context), lambda _individual: [])
+    tally = EvaluationTally(evaluation_judges(context), start_tallies(TallySettings()))
 
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
         record = SimulationRecord.model_validate(inputs["record"])

@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_shift.scoring import (
     build_result,
     detect_shifts,
@@ -55,3 +57,15 @@ def build_goal_shift_graph() -> StateGraph[Any, Context, Any, Any]:
 
 
 graph = build_goal_shift_graph().compile(name="goal_shift")
+
+
+class GoalShiftTask(TypedDict):
+    """What the evaluation hands goal shift: the record's agent transcript (JSON)."""
+
+    conversation: dict[str, Any]
+
+
+def run_goal_shift(payload: GoalShiftTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The evaluation's goal-shift branch: TSR, TUE, TCRR and GSRT on the transcript."""
+    output = graph.invoke({"conversation": payload["conversation"]}, context=get_context(runtime))
+    return {"results": {"goal_shift": output}}

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.scoring import score_goals
@@ -171,3 +172,21 @@ def goal_success_steps(dialogue: dict[str, Any], runtime: Runtime[Context]) -> G
         GoalSuccessOutput,
         {key: state[key] for key in GoalSuccessOutput.__annotations__},  # type: ignore[literal-required]
     )
+
+
+class GoalSuccessTask(TypedDict):
+    """What the evaluation hands goal success: the record's dialogue view (JSON)."""
+
+    dialogue: dict[str, Any]
+
+
+def run_goal_success(payload: GoalSuccessTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The evaluation's goal-success branch: segmentation, teacher voting and GSR.
+
+    As functions when nothing in them can pause or run in parallel (:func:`runs_as_functions`).
+    """
+    context = get_context(runtime)
+    if runs_as_functions(context):
+        return {"results": {"goal_success": goal_success_steps(payload["dialogue"], runtime)}}
+    output = graph.invoke({"dialogue": payload["dialogue"]}, context=context)
+    return {"results": {"goal_success": output}}

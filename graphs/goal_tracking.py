@@ -20,11 +20,13 @@ sampled goal set to a quality-checked annotated dialogue (:mod:`nodes.goal_track
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.baselines.tracker import answer_utterances
 from todeval.nodes.goal_tracking.state import (
     GoalTrackingInput,
@@ -104,3 +106,26 @@ def build_atod_synthesis_graph() -> StateGraph[Any, Context, Any, Any]:
 graph = build_goal_tracking_graph().compile(name="goal_tracking")
 baseline_graph = build_baseline_tracking_graph().compile(name="goal_tracking_baselines")
 synthesis_graph = build_atod_synthesis_graph().compile(name="atod_synthesis")
+
+
+class GoalTrackingTask(TypedDict):
+    """What the evaluation hands goal tracking: the record's id and utterances in order."""
+
+    dialogue_id: str
+    utterances: list[dict[str, str]]
+
+
+def run_goal_tracking(payload: GoalTrackingTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The evaluation's goal-tracking branch: ``Context.goal_tracker`` over the utterances.
+
+    The tracker graphs have one node each; it runs here as the function it is (a nested graph
+    would be a second Pregel loop around one call; nothing in it pauses).
+    """
+    context = get_context(runtime)
+    track = track_utterances if context.goal_tracker == "atod" else answer_utterances
+    given = {"dialogue_id": payload["dialogue_id"], "utterances": payload["utterances"]}
+    done = track(cast(GoalTrackingState, given | {"final": True}), runtime)
+    output = {"dialogue_id": payload["dialogue_id"]} | {
+        key: done[key] for key in GoalTrackingOutput.__annotations__ if key in done
+    }
+    return {"results": {"goal_tracking": output}}

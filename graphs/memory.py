@@ -49,8 +49,12 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
+from todeval.evals.memory_schema import Individual
+from todeval.evals.record_views import MemoryItem
 from todeval.nodes.context import Context, get_context
+from todeval.nodes.memory.bank import fill_bank
 from todeval.nodes.memory.memory_active import (
     activate_memory,
     capture_intent,
@@ -151,3 +155,35 @@ def build_memory_graph() -> StateGraph[Any, Context, Any, Any]:
 
 
 graph = build_memory_graph().compile(name="memory")
+
+
+class MemoryTask(TypedDict):
+    """What the evaluation hands memory: the item and the user's earlier sessions (JSON)."""
+
+    memory: dict[str, Any]
+
+
+def run_memory(payload: MemoryTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The evaluation's memory branch: the memory-active policy on the record's item.
+
+    The user's earlier sessions go into their bank first.
+    """
+    context = get_context(runtime)
+    memory = MemoryItem.model_validate(payload["memory"])
+    fill_bank(
+        context,
+        Individual(individual_id=memory.individual_id, sessions=memory.sessions, eval=[]),
+    )
+    item = memory.item
+    output = graph.invoke(
+        {
+            "individual_id": memory.individual_id,
+            "intent": item.intent,
+            "service": (item.model_extra or {}).get("domain"),
+            "context": [turn.model_dump() for turn in item.context],
+            "task_goal": dict(item.task_goal),
+            "reference_response": item.reference_response,  # what the GPT-4 scorer compares
+        },
+        context=context,
+    )
+    return {"results": {"memory": output}}

@@ -29,8 +29,11 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
-from todeval.nodes.context import Context
+from todeval.evals.record_views import ProactiveCase
+from todeval.nodes.context import Context, get_context
 from todeval.nodes.proactive.guidance import (
     agent_turn,
     check_target,
@@ -181,3 +184,34 @@ plan_scoring_graph = build_plan_scoring_graph().compile(name="proactive_plan_sco
 guidance_scoring_graph = build_guidance_scoring_graph().compile(name="proactive_guidance_scoring")
 planning_graph = build_planning_graph().compile(name="proactive_planning")
 guidance_graph = build_guidance_graph().compile(name="proactive_guidance")
+
+
+class ProactiveTask(TypedDict):
+    """What the evaluation hands ProactiveEval: the environment and the agent's output (JSON)."""
+
+    proactive: dict[str, Any]
+
+
+def run_proactive(payload: ProactiveTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The evaluation's ProactiveEval branch: plan and guidance scoring.
+
+    The target-planning judge scores the agent's plan, the guidance judge its dialogue.
+    """
+    case = ProactiveCase.model_validate(payload["proactive"])
+    context = get_context(runtime)
+    given = {
+        "eval_id": case.eval_id,
+        "environment": case.environment.model_dump(),
+        "reference": case.reference.model_dump(),
+    }
+    output: dict[str, Any] = {"plan": None, "guidance": None}
+    if case.plan is not None:
+        scored = plan_scoring_graph.invoke(
+            given | {"domain": case.domain, "plan": case.plan.model_dump()}, context=context
+        )
+        output["plan"] = {"plan_verdict": scored["plan_verdict"]}
+    if case.messages:
+        messages = [message.model_dump() for message in case.messages]
+        scored = guidance_scoring_graph.invoke(given | {"messages": messages}, context=context)
+        output["guidance"] = {k: scored[k] for k in ("guidance_verdict", "density")}
+    return {"results": {"proactive": output}}

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from todeval.evals.metrics.compare import compare_folders, read_run
     from todeval.evals.metrics.compare import compare_runs as compare
     from todeval.evals.metrics.record_metrics import METRICS
-    from todeval.evals.record_views import SUITES
     from todeval.evals.results import EvaluationLine, ThreadResult
     from todeval.evals.schema import RecordError
+    from todeval.evals.subsystems import SUITES
     from todeval.graphs.config import ConfigError, build_context, read_config
     from todeval.graphs.corpus.evaluation import evaluate_corpus as evaluate
     from todeval.graphs.corpus.goal_shift import goal_shift_corpus
@@ -64,7 +64,7 @@ _API: dict[str, tuple[str, str]] = {
     "EvaluationLine": ("todeval.evals.results", "EvaluationLine"),
     "ThreadResult": ("todeval.evals.results", "ThreadResult"),
     "METRICS": ("todeval.evals.metrics.record_metrics", "METRICS"),
-    "SUITES": ("todeval.evals.record_views", "SUITES"),
+    "SUITES": ("todeval.evals.subsystems", "SUITES"),
     "JUDGE_ROLES": ("todeval.nodes.context", "JUDGE_ROLES"),
     "SIMULATION_DOMAINS": ("todeval.nodes.simulation.environments", "DOMAINS"),
 }

@@ -1,41 +1,25 @@
-"""What ``todeval evaluate`` gathers per suite while results stream in: lines, summaries, sections.
+"""What ``todeval evaluate`` gathers while results stream in: each record's line and the pools.
 
-Each suite's tally is the one its own command uses (:class:`GoalSuccessTally`, the tracker's
-:class:`TrackedCorpusTally`, the memory :func:`item_line`, the goal-shift rows), so a suite's
-section of the evaluation reads exactly like that command's summary. :meth:`EvaluationTally.add`
-turns one record's evaluation-graph output into its ``results.jsonl`` line
-(:class:`~evals.results.EvaluationLine`), with the record's share of every corpus figure under
-``metrics`` (:mod:`evals.metrics.record_metrics`). The parts are summed as records come, and
-only the failed and paused records' ids are listed, up to a cap (:meth:`record_figures`), so
-the run's memory does not grow with its records.
+Each subsystem's part is its :class:`~evals.metrics.suite_tally.SuiteTally` (the registry's
+``tally``, the same figures its own command pools), so a suite's section of the evaluation reads
+exactly like that command's summary. :meth:`EvaluationTally.add` turns one record's
+evaluation-graph output into its ``results.jsonl`` line (:class:`~evals.results.EvaluationLine`),
+with the record's share of every corpus figure under ``metrics``
+(:mod:`evals.metrics.record_metrics`). The parts are summed as records come, and only the failed
+and paused records' ids are listed, up to a cap (:meth:`record_figures`), so the run's memory does
+not grow with its records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from todeval.evals.memory_schema import MemoryEvalRecord
-from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
-from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
-from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
-from todeval.evals.metrics.memory.scores import memory_summary
-from todeval.evals.metrics.memory.tally import Units, item_line
-from todeval.evals.metrics.record_metrics import (
-    PROACTIVE_SCORES,
-    CorpusParts,
-    proactive_verdict,
-    record_parts,
-)
+from todeval.evals.metrics.record_metrics import CorpusParts, record_parts
 from todeval.evals.metrics.running import LISTED, Capped, Packed
-from todeval.evals.record_views import EvaluationRecord, atod_view
-from todeval.evals.report.evaluation import proactive_section
-from todeval.evals.report.goal_shift import goal_shift_section
-from todeval.evals.report.goal_success import goal_success_section
-from todeval.evals.report.goal_tracking import goal_tracking_section
-from todeval.evals.report.memory import memory_section
-from todeval.evals.report.page import Section
+from todeval.evals.metrics.suite_tally import SuiteTally
+from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.results import EvaluationLine, ThreadResult, skipped_row
 from todeval.evals.schema import RecordError
 
@@ -52,16 +36,12 @@ class EvaluationTally:
 
     Args:
         judges: Each suite's judge specs, as its summary reports them.
-        units: An individual's stored memory units (the memory suite's bank).
+        suites: Each suite's tally, in report order (the registry's, see
+            ``evals.subsystems.start_tallies``).
     """
 
     judges: Mapping[str, Mapping[str, Any]]
-    units: Units
-    goal_success: GoalSuccessTally = field(default_factory=GoalSuccessTally)
-    goal_tracking: TrackedCorpusTally = field(default_factory=TrackedCorpusTally)
-    shift_rows: list[dict[str, Any]] = field(default_factory=list)
-    memory_lines: list[dict[str, Any]] = field(default_factory=list)
-    proactive_lines: list[dict[str, Any]] = field(default_factory=list)
+    suites: Mapping[str, SuiteTally] = field(default_factory=dict)
     ran: set[str] = field(default_factory=set)
     keep_lines: bool = False
     """Also keep every record's compact line in ``lines`` (a list that grows with the corpus;
@@ -79,9 +59,6 @@ class EvaluationTally:
     shown: Packed = field(default_factory=Packed)
     """The first records in full (:data:`Drilldown` pairs, packed), for the report's drill-down."""
     skipped: list[dict[str, Any]] = field(default_factory=list)
-    transcript_issues: list[dict[str, Any]] = field(default_factory=list)
-    """Every transcript's issues (unknown tools, orphan results, bad arguments, ...), whether
-    or not its goal-shift metrics ran."""
 
     def add(
         self, record: EvaluationRecord | RecordError, result: ThreadResult | None
@@ -91,8 +68,8 @@ class EvaluationTally:
             self.skipped.append(skipped_row(record))
             return []
         assert result is not None  # the runner pairs every record with its thread's result
-        if record.conversation is not None:
-            self.transcript_issues.extend(i.model_dump() for i in record.conversation.issues)
+        for tally in self.suites.values():
+            tally.see(record)
         line = self.line_for(record, result)
         self._count(line)
         if len(self.shown) < REPORT_RECORDS:
@@ -142,7 +119,7 @@ class EvaluationTally:
                 one = ThreadResult(
                     record.record_id, result.thread_id, suite_output, None, result.resumed
                 )
-                lines[suite] = self._add_suite(suite, record, one)
+                lines[suite] = self.suites[suite].add(record, one)
         line = EvaluationLine(
             record_id=record.record_id,
             kind=record.kind,
@@ -157,149 +134,15 @@ class EvaluationTally:
         )
         return line.row()
 
-    def _add_suite(self, suite: str, record: EvaluationRecord, result: ThreadResult) -> Any:
-        if suite == "goal_success":
-            goals = self.goal_success.add(record.dialogue, result)
-            segmentation = (result.output or {}).get("segmentation") or {}
-            if not goals and segmentation.get("reason"):  # no goals: say why, in the line
-                return {"goals": goals, "unsegmented_reason": segmentation["reason"]}
-            return {"goals": goals}
-        if suite == "goal_tracking":
-            scored = self.goal_tracking.judged(record.atod or atod_view(record.dialogue), result)
-            line, row = self.goal_tracking.add_scored(scored)
-            return line | {"figures": row}
-        if suite == "goal_shift":
-            row = dict(result.output or {})
-            self.shift_rows.append(row)
-            return row
-        if suite == "memory":
-            assert record.memory is not None  # the graph runs memory only for memory items
-            memory = record.memory
-            eval_record = MemoryEvalRecord(
-                eval_id=memory.item.eval_id, individual_id=memory.individual_id, item=memory.item
-            )
-            item = item_line(eval_record, result, self.units(memory.individual_id))
-            self.memory_lines.append(item)
-            return item
-        if suite == "proactive":
-            verdicts = dict(result.output or {})
-            self.proactive_lines.append(verdicts | {"record_id": record.record_id})
-            return verdicts
-        raise ValueError(f"unknown suite {suite!r}")
-
     def records_in(self, suite: str) -> int:
         """How many records the suite has scored so far."""
-        scored = {
-            "goal_success": self.goal_success.dialogues,
-            "goal_tracking": self.goal_tracking.figures.n_dialogues,
-            "goal_shift": len(self.shift_rows),
-            "memory": len(self.memory_lines),
-            "proactive": len(self.proactive_lines),
-        }
-        return scored.get(suite, 0)
+        tally = self.suites.get(suite)
+        return tally.count if tally is not None else 0
 
     def summaries(self) -> dict[str, dict[str, Any]]:
-        """Each suite that ran: its command's summary figures."""
-        sections: dict[str, dict[str, Any]] = {}
-        if "goal_success" in self.ran:
-            sections["goal_success"] = self.goal_success.summary(self.judges["goal_success"])
-        if "goal_tracking" in self.ran:
-            summary = self.goal_tracking.summary(dict(self.judges["goal_tracking"]))
-            sections["goal_tracking"] = summary | {
-                "counts": {
-                    "dialogues": summary["n_dialogues"],
-                    "goals": summary["n_pred_goals"],
-                    "skipped_records": 0,
-                    "failed_dialogues": 0,
-                }
-            }
-            for key in ("skipped", "failed"):
-                sections["goal_tracking"].pop(key, None)
-        if "goal_shift" in self.ran:
-            with_issues = {issue["dialogue_id"] for issue in self.transcript_issues}
-            sections["goal_shift"] = goal_shift_summary(self.shift_rows) | {
-                "counts": {
-                    "conversations": len(self.shift_rows),
-                    "conversations_with_issues": len(with_issues),
-                },
-                "judges": dict(self.judges["goal_shift"]),
-                "issues": self.transcript_issues,
-            }
-        if "memory" in self.ran:
-            sections["memory"] = memory_summary(self.memory_lines) | {
-                "judges": dict(self.judges["memory"])
-            }
-        if "proactive" in self.ran:
-            sections["proactive"] = proactive_summary(self.proactive_lines) | {
-                "judges": dict(self.judges["proactive"])
-            }
-        return sections
-
-    def sections(self, summaries: Mapping[str, Mapping[str, Any]]) -> list[Section]:
-        """The report's subsystem sections, in suite order."""
-        built = []
-        if "goal_success" in summaries:
-            tally = self.goal_success
-            built.append(goal_success_section(summaries["goal_success"], *tally.report_view()))
-        if "goal_tracking" in summaries:
-            built.append(
-                goal_tracking_section(
-                    summaries["goal_tracking"],
-                    self.goal_tracking.shown,
-                    max_timelines=REPORT_TIMELINES,
-                )
-            )
-        if "goal_shift" in summaries:
-            built.append(goal_shift_section(summaries["goal_shift"], self.shift_rows))
-        if "memory" in summaries:
-            built.append(memory_section(summaries["memory"], self.memory_lines))
-        if "proactive" in summaries:
-            built.append(proactive_section(summaries["proactive"], self.proactive_lines))
-        return built
-
-
-def proactive_summary(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Each ProactiveEval figure: the mean 1-10 score over the records its judge scored.
-
-    A record whose judge abstained counts in ``abstained`` with the judge's reason; a figure
-    every judge abstained on is None with those reasons (never a made-up score).
-    """
-    figures: dict[str, dict[str, Any]] = {}
-    for figure, (_, _, score) in PROACTIVE_SCORES.items():
-        verdicts = [v for line in lines if (v := proactive_verdict(line, figure)) is not None]
-        if not verdicts:
-            continue  # no record gave this task's output
-        scores = [float(v[score]) for v in verdicts if v.get(score) is not None]
-        reasons = sorted(
-            {
-                str(v.get("basis") or v.get("overall_basis"))
-                for v in verdicts
-                if v.get(score) is None
-            }
-        )
-        figures[figure] = {
-            "value": sum(scores) / len(scores) if scores else None,
-            "scored": len(scores),
-            "abstained": len(verdicts) - len(scores),
-            "reason": None if scores else "; ".join(reasons) or "the judge gave no score",
-            "abstain_reasons": reasons,
-            "judges": sorted({str(v.get("judge")) for v in verdicts}),
+        """Each suite that ran: its command's summary figures, in report order."""
+        return {
+            suite: tally.summary(self.judges[suite])
+            for suite, tally in self.suites.items()
+            if suite in self.ran
         }
-    densities = [
-        line["guidance"]["density"] for line in lines if (line.get("guidance") or {}).get("density")
-    ]
-    return {
-        "figures": figures,
-        "target_density": _mean(d.get("target_density") for d in densities),
-        "initiation_density": _mean(d.get("initiation_density") for d in densities),
-        "counts": {
-            "records": len(lines),
-            "plans": sum(line.get("plan") is not None for line in lines),
-            "dialogues": sum(line.get("guidance") is not None for line in lines),
-        },
-    }
-
-
-def _mean(values: Iterable[Any]) -> float | None:
-    numbers = [float(v) for v in values if v is not None]
-    return sum(numbers) / len(numbers) if numbers else None

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from todeval.evals.metrics.proactive.suite import ProactiveSuite
 from todeval.evals.metrics.record_metrics import METRICS
 from todeval.evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
 from todeval.evals.report.templating import render
@@ -211,3 +212,8 @@ def proactive_section(summary: Row, lines: Sequence[Row]) -> Section:
         body += Markup("<h3>Verdicts</h3>") + table(headers, verdicts[:REPORT_ROWS])
     cards = [(METRICS[name].label, fmt_num(f.get("value"))) for name, f in figures.items()]
     return Section(PROACTIVE_ID, "ProactiveEval (paper 003)", cards, body)
+
+
+def proactive_evaluation_section(summary: Row, suite: ProactiveSuite) -> Section:
+    """ProactiveEval's section of the evaluation report."""
+    return proactive_section(summary, suite.lines)

@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from todeval.evals.metrics.goal_shift.suite import GoalShiftSuite
 from todeval.evals.report.page import Section, fmt_num, fmt_pct
 from todeval.evals.report.svg import nice_ticks, svg_text
 from todeval.evals.report.svg_shapes import Circle, Line, Rect, Shape, svg_document
@@ -259,3 +260,8 @@ def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
         summary=summary,
     )  # fmt: skip
     return Section(SECTION_ID, "Goal-shift robustness (AgentChangeBench)", overview, body)
+
+
+def goal_shift_evaluation_section(summary: Row, suite: GoalShiftSuite) -> Section:
+    """Goal shift's section of the evaluation report."""
+    return goal_shift_section(summary, suite.rows)

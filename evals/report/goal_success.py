@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from todeval.evals.metrics.goal_success.success_rate import LENGTH_BUCKETS, UNDECIDED_REASONS
+from todeval.evals.metrics.goal_success.suite import GoalSuccessSuite
 from todeval.evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals
 from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
 from todeval.evals.report.svg import Series, bar_chart
@@ -289,3 +290,8 @@ def goal_success_section(
         summary=summary,
     )
     return Section(SECTION_ID, "Goal Success Rate", _overview(summary), body)
+
+
+def goal_success_evaluation_section(summary: Record, suite: GoalSuccessSuite) -> Section:
+    """Goal success's section of the evaluation report."""
+    return goal_success_section(summary, *suite.tally.report_view())

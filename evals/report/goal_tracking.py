@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from todeval.evals.metrics.goal_tracking.suite import GoalTrackingSuite
+from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES
 from todeval.evals.report.goal_tracking_confirmed import confirmed_goals
 from todeval.evals.report.goal_tracking_timeline import SECTION_ID, Record, timelines
 from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
@@ -312,3 +314,10 @@ def goal_tracking_section(
         summary=summary,
     )
     return Section(SECTION_ID, "Goal tracking", _overview(summary), body)
+
+
+def goal_tracking_evaluation_section(
+    summary: Mapping[str, Any], suite: GoalTrackingSuite
+) -> Section:
+    """Goal tracking's section of the evaluation report."""
+    return goal_tracking_section(summary, suite.tally.shown, max_timelines=REPORT_TIMELINES)

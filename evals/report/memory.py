@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from todeval.evals.metrics.memory.suite import MemorySuite
 from todeval.evals.metrics.memory.table import COLUMNS, null_reasons
 from todeval.evals.outputs import fmt_figure
 from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, shorten
@@ -164,3 +165,8 @@ def ablation_table(rows: Sequence[Mapping[str, Any]]) -> str:
         for row in rows
     ]
     return "\n".join([header, *body])
+
+
+def memory_evaluation_section(summary: Row, suite: MemorySuite) -> Section:
+    """Memory's section of the evaluation report."""
+    return memory_section(summary, suite.lines)

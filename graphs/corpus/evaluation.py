@@ -37,19 +37,22 @@ from todeval.evals.metrics.goal_success.sampling import (
     sample_description,
     sample_indices,
 )
-from todeval.evals.metrics.goal_tracking.tally import TrackedCorpusTally
-from todeval.evals.record_views import SUITES, EvaluationRecord, Suite, applicable_suites, atod_view
+from todeval.evals.metrics.suite_tally import TallySettings
+from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.report.evaluation import figures_section, records_section
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
-from todeval.graphs.corpus.goal_shift import goal_shift_judges
-from todeval.graphs.corpus.goal_success import corpus_routes, goal_success_judges
-from todeval.graphs.corpus.goal_tracking import (
-    goal_tracking_judges,
-    proactivity_verdicts,
-    quality_scores,
+from todeval.evals.subsystems import (
+    SUITES,
+    Suite,
+    applicable_suites,
+    counted_suites,
+    report_sections,
+    start_tallies,
 )
+from todeval.graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
+from todeval.graphs.corpus.goal_success import corpus_routes
+from todeval.graphs.corpus.goal_tracking import proactivity_verdicts, quality_scores
 from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -65,16 +68,9 @@ from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from todeval.graphs.process_runner import ProcessEngine, start_fork_server
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
+from todeval.graphs.suites import evaluation_suite
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges import check_goal_shift_judges
-from todeval.nodes.goal_success.judges import segmenter, teachers
-from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
-from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.bank import bank_for
-from todeval.nodes.memory.judges.memory_judger import memory_judger
-from todeval.nodes.proactive.judges import check_scoring_judges
 from todeval.stores.checkpoint import recorded_target
 from todeval.stores.local_servers import running_chroma
 from todeval.stores.memory_bank import bank_folder, collection_for
@@ -96,26 +92,8 @@ def check_judges(context: Context, suites: Sequence[Suite]) -> None:
     Raises:
         JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError: see the roles.
     """
-    if "goal_success" in suites:
-        segmenter(context)
-        teachers(context)
-    if "goal_tracking" in suites:
-        local_extractor(context)
-        if context.goal_tracker != "atod":
-            check_tracker(context.goal_tracker)
-    if "goal_shift" in suites:
-        check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
-    if "memory" in suites and context.memory_judger != "none":
-        getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
-    if "proactive" in suites:
-        check_scoring_judges(context)
-
-
-def local_extractor(context: Context) -> GoalExtractor | None:
-    """The local goal extractor (loads its model); None for an LLM spec, which sends prompts."""
-    if not parse_spec(context.goal_extraction_judge).is_local:
-        return None
-    return goal_extractor(context.goal_extraction_judge, context.schema_path)
+    for suite in suites:
+        evaluation_suite(suite).check(context)
 
 
 def detect_kinds(sources: Sequence[Path]) -> list[RecordKind]:
@@ -165,34 +143,23 @@ def judge_preparer(
     suites: Sequence[Suite],
     record_suites: Callable[[EvaluationRecord], list[Suite]] | None = None,
 ) -> Callable[[Sequence[EvaluationRecord]], None]:
-    """Batch work for a chunk of records: the local judges embed all its texts at once.
+    """Batch work for a chunk of records: each suite's local judges embed its texts at once.
 
     The graph's nodes get the same (cached) judges, so they find the vectors ready; about
-    twice as fast as one small batch per dialogue.
+    twice as fast as one small batch per dialogue. A suite prepares only the records it runs
+    on (goal success: the GSR sample).
     """
-    segmentation = segmenter(context)
-    panel = teachers(context)
-    extractor = local_extractor(context)
+    preparers = {
+        suite: starter(context)
+        for suite in suites
+        if (starter := evaluation_suite(suite).prepare) is not None
+    }
 
     def prepare(records: Sequence[EvaluationRecord]) -> None:
-        # only the records goal success runs on (the GSR sample), not the whole corpus
-        dialogues = [
-            record.dialogue
-            for record in records
-            if record_suites is None or "goal_success" in record_suites(record)
-        ]
-        if "goal_success" in suites:
-            segmentation.prepare(dialogues)
-            for teacher in panel:
-                teacher.prepare(dialogues)
-        if "goal_tracking" in suites and extractor is not None:
-            extractor.prepare([text for record in records for text in _utterances(record)])
+        for suite, batch in preparers.items():
+            batch([r for r in records if record_suites is None or suite in record_suites(r)])
 
     return prepare
-
-
-def _utterances(record: EvaluationRecord) -> list[str]:
-    return [turn.utterance for turn in (record.atod or atod_view(record.dialogue)).turns]
 
 
 @dataclass
@@ -220,13 +187,16 @@ class SampledEvaluationTally(EvaluationTally):
         return super().line_for(record, replace(result, output=output))
 
 
-def goal_tracking_tally(context: Context, suites: Sequence[Suite]) -> TrackedCorpusTally:
-    """Goal tracking's tally with its proactivity and response-quality judges (when it runs)."""
+def tally_settings(context: Context, suites: Sequence[Suite]) -> TallySettings:
+    """What the suites' tallies need of the run (goal tracking: its verdict functions)."""
     tracked = "goal_tracking" in suites
-    return TrackedCorpusTally(
+    return TallySettings(
         named_by_schema=context.schema_path is not None,
-        judge_proactivity=proactivity_verdicts(context) if tracked else None,
-        score_quality=quality_scores(context) if tracked else None,
+        units=lambda individual_id: bank_for(context).units(individual_id),  # opened if needed
+        extras={
+            "judge_proactivity": proactivity_verdicts(context) if tracked else None,
+            "score_quality": quality_scores(context) if tracked else None,
+        },
     )
 
 
@@ -309,27 +279,7 @@ class EvaluationWork:
 
 def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
     """Each suite's judge specs, as its summary section reports them."""
-    return {
-        "goal_success": goal_success_judges(context),
-        "goal_tracking": goal_tracking_judges(context),
-        "goal_shift": {
-            k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
-        },
-        "memory": {
-            "retrieval": context.memory_retrieval,
-            "judger": context.memory_judger,
-            "scorer": context.scorer_judge,
-            "bank_builder": context.memory_bank_builder,
-            "reader": context.reader_judge,
-            "repair_agent": context.repair_agent,
-            "user_simulator": context.user_simulator,
-        },
-        "proactive": {
-            "target_planning": context.target_planning_judge,
-            "guidance": context.guidance_judge,
-            "target_density": context.target_density_judge,
-        },
-    }
+    return {suite: evaluation_suite(suite).judges(context) for suite in SUITES}
 
 
 def evaluate_corpus(
@@ -399,8 +349,7 @@ def _evaluate(
         records = [r for r in records if _runs_any(r, record_suites)]
     tally = SampledEvaluationTally(
         evaluation_judges(context),
-        lambda individual_id: bank_for(context).units(individual_id),  # opened if needed
-        goal_tracking=goal_tracking_tally(context, suites),
+        start_tallies(tally_settings(context, suites)),
         gsr_sampled=sampled,
     )
     work = EvaluationWork(context, tuple(suites), sampled)
@@ -570,11 +519,11 @@ def _summary(
         "judges": {suite: section.get("judges") for suite, section in sections.items()},
         "counts": {
             "records": records["records"],
+            # a suite that needs its own kind of input is not listed as 0 on every other run
             "by_suite": {
                 suite: tally.records_in(suite)
-                for suite in suites
-                if suite != "proactive" or any(kind == "proactive" for _, kind in inputs)
-            },  # ProactiveEval needs its own kind of input: not listed as 0 on every other run
+                for suite in counted_suites(suites, (kind for _, kind in inputs))
+            },
             "skipped_records": records["skipped_records"],
             "failed_records": records["failed_records"],
             "paused_records": records["paused_records"],
@@ -614,7 +563,7 @@ def _finish_report(
         title="todeval: evaluation",
         sections=[
             figures_section(summary),
-            *tally.sections(summary["sections"]),
+            *report_sections(summary["sections"], tally.suites),
             records_section(lines, dialogues, total=summary["counts"]["records"]),
         ],
         meta={

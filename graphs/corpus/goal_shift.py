@@ -13,7 +13,7 @@ import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from todeval.evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
 from todeval.evals.datasets.tau2_personas import persona_finder, read_personas
@@ -30,7 +30,8 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
-from todeval.graphs.goal_shift import build_goal_shift_graph
+from todeval.graphs.goal_shift import GoalShiftTask, build_goal_shift_graph, run_goal_shift
+from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.judges import check_goal_shift_judges
 from todeval.nodes.goal_shift.state import GoalShiftOutput
@@ -168,3 +169,17 @@ def goal_shift_corpus(
         meta={"input": str(source), "compat": compat, "tools": goal_run.tools_origin},
     )
     return summary
+
+
+EVALUATION = EvaluationSuite(
+    run=cast(Branch, run_goal_shift),
+    task_schema=GoalShiftTask,
+    # stored judgments are reused or not per run; the evaluation reports who judged
+    judges=lambda context: {
+        k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
+    },
+    check=lambda context: check_goal_shift_judges(
+        context.shift_detection_judge, context.nl_assertion_judge
+    ),
+)
+"""Goal shift in ``todeval evaluate`` (its registry line names this)."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from todeval.evals.datasets import load_dialogues
 from todeval.evals.datasets.loader import Format
@@ -33,6 +33,7 @@ from todeval.evals.metrics.goal_success.tally import (
     read_audits,
 )
 from todeval.evals.outputs import write_json
+from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.report.goal_success import goal_success_section
 from todeval.evals.schema import Dialogue, RecordError, routes_used
 from todeval.graphs.corpus.job import (
@@ -45,12 +46,20 @@ from todeval.graphs.corpus.job import (
     start_run,
 )
 from todeval.graphs.corpus.validity import figure_validity
-from todeval.graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
+from todeval.graphs.goal_success import (
+    GoalSuccessTask,
+    build_goal_segmentation_graph,
+    build_goal_success_graph,
+    run_goal_success,
+    runs_as_functions,
+)
+from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.judges import reads_business_rules, segmenter, teachers
 from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
 from todeval.nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
 from todeval.nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
+from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.checkpoint import recorded_target
 
 SUBSYSTEM = "goal_success"
@@ -273,3 +282,36 @@ def segmentation_corpus(
     publish(stats)
     write_json(out / "summary.json", summary)
     return summary
+
+
+def _check_goal_success_judges(context: Context) -> None:
+    segmenter(context)
+    teachers(context)
+
+
+def _computes_only(context: Context) -> bool:
+    return runs_as_functions(context) and parse_spec(context.segmentation_judge).is_local
+
+
+def _prepare(context: Context) -> Prepare:
+    """The segmenter and the teachers embed a chunk's dialogues in one batch."""
+    segmentation, panel = segmenter(context), teachers(context)
+
+    def prepare(records: Sequence[EvaluationRecord]) -> None:
+        dialogues = [record.dialogue for record in records]
+        segmentation.prepare(dialogues)
+        for teacher in panel:
+            teacher.prepare(dialogues)
+
+    return prepare
+
+
+EVALUATION = EvaluationSuite(
+    run=cast(Branch, run_goal_success),
+    task_schema=GoalSuccessTask,
+    judges=goal_success_judges,
+    check=_check_goal_success_judges,
+    computes_only=_computes_only,
+    prepare=_prepare,
+)
+"""Goal success in ``todeval evaluate`` (its registry line names this)."""

@@ -8,10 +8,11 @@ per-turn latency and LLM tokens. Writes ``goals.jsonl``, ``summary.json`` and ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from todeval.evals.datasets import detect_format
 from todeval.evals.datasets.atod import looks_like_atod
@@ -26,6 +27,7 @@ from todeval.evals.metrics.goal_tracking.tally import (
     TrackedCorpusTally,
     Verdicts,
 )
+from todeval.evals.record_views import EvaluationRecord, tracker_utterances
 from todeval.evals.report.goal_tracking import goal_tracking_section
 from todeval.evals.schema import RecordError
 from todeval.graphs.corpus.job import (
@@ -36,11 +38,19 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
-from todeval.graphs.goal_tracking import build_baseline_tracking_graph, build_goal_tracking_graph
+from todeval.graphs.goal_tracking import (
+    GoalTrackingTask,
+    build_baseline_tracking_graph,
+    build_goal_tracking_graph,
+    run_goal_tracking,
+)
+from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
+from todeval.nodes.goal_tracking.llm_steps import uses_llm
 from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
@@ -197,3 +207,39 @@ def goal_tracking_corpus(
         },
     )
     return summary
+
+
+def local_extractor(context: Context) -> GoalExtractor | None:
+    """The local goal extractor (loads its model); None for an LLM spec, which sends prompts."""
+    if not parse_spec(context.goal_extraction_judge).is_local:
+        return None
+    return goal_extractor(context.goal_extraction_judge, context.schema_path)
+
+
+def _check_goal_tracking_judges(context: Context) -> None:
+    local_extractor(context)
+    if context.goal_tracker != "atod":
+        check_tracker(context.goal_tracker)
+
+
+def _prepare(context: Context) -> Prepare:
+    """The local goal extractor embeds a chunk's utterances in one batch."""
+    extractor = local_extractor(context)
+
+    def prepare(records: Sequence[EvaluationRecord]) -> None:
+        if extractor is not None:
+            texts = [u["text"] for record in records for u in tracker_utterances(record)]
+            extractor.prepare(texts)
+
+    return prepare
+
+
+EVALUATION = EvaluationSuite(
+    run=cast(Branch, run_goal_tracking),
+    task_schema=GoalTrackingTask,
+    judges=goal_tracking_judges,
+    check=_check_goal_tracking_judges,
+    computes_only=lambda context: not uses_llm(context),
+    prepare=_prepare,
+)
+"""Goal tracking in ``todeval evaluate`` (its registry line names this)."""

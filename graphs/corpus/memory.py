@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.datasets.jsonio import open_binary
@@ -25,9 +25,11 @@ from todeval.evals.memory_schema import MemoryBench, MemoryEvalRecord
 from todeval.evals.metrics.memory.tally import MemoryTally
 from todeval.evals.schema import RecordError
 from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
-from todeval.graphs.memory import build_memory_graph
+from todeval.graphs.memory import MemoryTask, build_memory_graph, run_memory
+from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.memory.bank import store_for
+from todeval.nodes.memory.judges.memory_judger import memory_judger
 from todeval.nodes.memory.settings import Source, memory_setting
 from todeval.nodes.memory.state import MemoryOutput
 
@@ -240,3 +242,30 @@ def memory_ablation(
         | {"configuration": label}
         for label, config in ablation_grid(context)
     ]
+
+
+def memory_judges(context: Context) -> dict[str, Any]:
+    """Who judged the memory suite of an evaluation."""
+    return {
+        "retrieval": context.memory_retrieval,
+        "judger": context.memory_judger,
+        "scorer": context.scorer_judge,
+        "bank_builder": context.memory_bank_builder,
+        "reader": context.reader_judge,
+        "repair_agent": context.repair_agent,
+        "user_simulator": context.user_simulator,
+    }
+
+
+def _check_memory_judges(context: Context) -> None:
+    if context.memory_judger != "none":
+        getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
+
+
+EVALUATION = EvaluationSuite(
+    run=cast(Branch, run_memory),
+    task_schema=MemoryTask,
+    judges=memory_judges,
+    check=_check_memory_judges,
+)
+"""Memory in ``todeval evaluate`` (its registry line names this)."""

@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langgraph.graph.state import CompiledStateGraph
 
@@ -51,11 +51,14 @@ from todeval.graphs.corpus.job import (
     start_run,
 )
 from todeval.graphs.proactive import (
+    ProactiveTask,
     build_guidance_graph,
     build_planning_graph,
     build_synthesis_graph,
+    run_proactive,
 )
 from todeval.graphs.runner import run_dialogue
+from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
@@ -398,3 +401,21 @@ def task_judges(context: Context, *, plan: bool) -> dict[str, Any]:
         "target_reached_judge": context.target_reached_judge,
         "user_simulator": context.user_simulator,
     }
+
+
+def scoring_judges(context: Context) -> dict[str, Any]:
+    """Who scored the ProactiveEval suite of an evaluation."""
+    return {
+        "target_planning": context.target_planning_judge,
+        "guidance": context.guidance_judge,
+        "target_density": context.target_density_judge,
+    }
+
+
+EVALUATION = EvaluationSuite(
+    run=cast(Branch, run_proactive),
+    task_schema=ProactiveTask,
+    judges=scoring_judges,
+    check=check_scoring_judges,
+)
+"""ProactiveEval in ``todeval evaluate`` (its registry line names this)."""

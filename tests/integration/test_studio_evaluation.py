@@ -19,13 +19,9 @@ from langgraph_sdk import get_client
 from tests.integration.conftest import REPO_ROOT
 from tests.integration.test_langgraph_dev import DISPUTED
 from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec, ToolCall
-from todeval.evals.record_views import (
-    EvaluationRecord,
-    applicable_suites,
-    conversation_record,
-    dialogue_record,
-)
+from todeval.evals.record_views import EvaluationRecord, conversation_record, dialogue_record
 from todeval.evals.schema import Dialogue
+from todeval.evals.subsystems import applicable_suites
 from todeval.nodes.context import Context
 
 pytestmark = pytest.mark.integration

@@ -11,8 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from tests.fakes import ScriptedChatModel
 from todeval.evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
-from todeval.evals.record_views import EvaluationRecord, applicable_suites
+from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.schema import RecordError
+from todeval.evals.subsystems import applicable_suites
 from todeval.graphs.corpus.evaluation import evaluate_corpus
 from todeval.graphs.evaluation import build_evaluation_graph
 from todeval.nodes.context import Context

@@ -11,8 +11,9 @@ from tests.unit.test_atod_loader import atod_record
 from tests.unit.test_cli_memory import BENCH
 from tests.unit.test_ms_tod_release import SESSIONS
 from todeval.evals.datasets.evaluation_records import detect_record_kind, load_evaluation_records
-from todeval.evals.record_views import EvaluationRecord, applicable_suites
+from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.schema import RecordError
+from todeval.evals.subsystems import applicable_suites
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 RUN40 = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"

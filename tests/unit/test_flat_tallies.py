@@ -298,7 +298,7 @@ def evaluation_line(index: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("keep_lines", [True, False])
 def test_evaluation_record_figures_pool_like_the_lines(keep_lines: bool) -> None:
-    tally = EvaluationTally({}, lambda _: [], keep_lines=keep_lines)
+    tally = EvaluationTally({}, keep_lines=keep_lines)
     lines = [evaluation_line(i) for i in range(3000)]
     for line in lines:
         tally._count(line)
@@ -314,7 +314,7 @@ def test_evaluation_record_figures_pool_like_the_lines(keep_lines: bool) -> None
 def test_evaluation_counts_do_not_grow_without_lines() -> None:
     sizes = []
     for n in (2000, 20_000):
-        tally = EvaluationTally({}, lambda _: [], keep_lines=False)
+        tally = EvaluationTally({}, keep_lines=False)
         for index in range(n):
             tally._count(evaluation_line(index) | {"status": "done", "error": None})
         sizes.append(stored(tally))

@@ -7,13 +7,13 @@ from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.memory_schema import MsTodEvalItem, MsTodSession
 from todeval.evals.record_views import (
     MemoryItem,
-    applicable_suites,
     atod_record,
     conversation_record,
     dialogue_record,
     memory_record,
 )
 from todeval.evals.schema import Dialogue
+from todeval.evals.subsystems import applicable_suites
 
 
 def _conversation(tool_calls: bool, goals: list[str]) -> Conversation:
