@@ -8,6 +8,7 @@ per-turn latency and LLM tokens. Writes ``goals.jsonl``, ``summary.json`` and ``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
@@ -19,13 +20,7 @@ from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
 from todeval.evals.datasets.sgd_schema import schema_beside
 from todeval.evals.goal_tracking_schema import AtodDialogue
-from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from todeval.evals.metrics.goal_tracking.tally import (
-    REPORT_TIMELINES,
-    QualityScores,
-    TrackedCorpusTally,
-    Verdicts,
-)
+from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES, Judging, TrackedCorpusTally
 from todeval.evals.report.goal_tracking import goal_tracking_section
 from todeval.evals.schema import RecordError
 from todeval.graphs.corpus.job import (
@@ -41,7 +36,7 @@ from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY
+from todeval.nodes.goal_tracking.judging import judged_proactivity, judged_quality
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir
@@ -89,29 +84,19 @@ def synthesis_schema(source: Path) -> Path | None:
     return None
 
 
-def proactivity_verdicts(context: Context) -> Verdicts:
-    """Judges a dialogue's proactive actions with ``Context.proactivity_judge``."""
-    judge = PROACTIVITY.judge(context.proactivity_judge, context.llm_max_retries)
+def proactivity_verdicts(context: Context) -> Judging:
+    """Judges proactivity after the fact, for a graph without the judging node.
 
-    def verdicts(actions: list[ProactiveAction]) -> list[bool | None]:
-        return [judge.judge(action).value for action in actions]
+    Transitional: the evaluation graph's tracking branch calls the tracker node alone, so its
+    tally judges late (:class:`TrackedCorpusTally`); the goal-tracking graphs judge in
+    ``judge_dialogue``.
+    """
+    return functools.partial(judged_proactivity, context=context)
 
-    return verdicts
 
-
-def quality_scores(context: Context) -> QualityScores:
-    """Scores a dialogue's responses with ``Context.response_quality_judge``."""
-    judge = RESPONSE_QUALITY.judge(context.response_quality_judge, context.llm_max_retries)
-
-    def scores(utterances: list[dict[str, str]]) -> dict[str, Any]:
-        result = judge.score(utterances)
-        if result.value is None:
-            return {"turn_level": None, "dialogue_level": None, "reason": result.reason}
-        quality = result.value
-        return {"turn_level": quality.turn_level, "dialogue_level": quality.dialogue_level,
-                "reason": None}  # fmt: skip
-
-    return scores
+def quality_scores(context: Context) -> Judging:
+    """Scores response quality after the fact (as :func:`proactivity_verdicts`)."""
+    return functools.partial(judged_quality, context=context)
 
 
 def _is_atod(source: Path, fmt: str) -> bool:
@@ -164,11 +149,8 @@ def goal_tracking_corpus(
     if parse_spec(context.goal_extraction_judge).is_local:  # an LLM spec sends the prompts
         goal_extractor(context.goal_extraction_judge, context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
-    tally = TrackedCorpusTally(
-        named_by_schema=context.schema_path is not None,
-        judge_proactivity=proactivity_verdicts(context),
-        score_quality=quality_scores(context),
-    )
+    # Proactivity and response quality are judged in the graph (judge_dialogue).
+    tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_baseline_tracking_graph() if baseline else build_goal_tracking_graph(),
