@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from bench.internals import baseline_judges, default_source, episode_library, llm_judges, llm_module
 from tests.fakes import ScriptedChatModel
 from todeval.graphs.api import (
     GOAL_TRACKERS,
@@ -29,10 +30,6 @@ from todeval.graphs.api import (
     goal_tracking_corpus,
     synthesize_atod,
 )
-from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
-from todeval.nodes.goal_tracking.llm_steps import llm_judges
-from todeval.nodes.goal_tracking.synthesis.library import default_source, episode_library
-from todeval.nodes.judges import llm as llm_module
 
 SPEC = "openai:token-counter"
 #: One reply every prompt accepts (each output model ignores the others' keys).

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from todeval.stores.paths import PROJECT_ROOT
+from bench.internals import PROJECT_ROOT
 
 
 def run_cli(arguments: list[str], *, home: Path, out: Path) -> tuple[dict[str, Any], float, float]:

@@ -27,15 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.minilm_reference import MiniLMReference
-from todeval.stores.embeddings import (
+from bench.internals import (
     MiniLMEmbedder,
     built_model_dir,
+    data_dir,
     embedding_precision,
     resolve_model_files,
+    write_model_dir,
 )
-from todeval.stores.minilm_onnx import write_model_dir
-from todeval.stores.paths import data_dir
+from bench.minilm_reference import MiniLMReference
 
 
 def load_utterances(path: Path) -> tuple[list[str], list[str]]:

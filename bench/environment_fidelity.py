@@ -29,22 +29,22 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from todeval.nodes.simulation.environments import (
+from bench.internals import (
     BankingEnvironment,
+    Database,
+    FidelityReport,
     RetailEnvironment,
     ToolCall,
-    gold_actions,
-    gold_snapshot,
-)
-from todeval.nodes.simulation.environments.banking_db import Database, load_banking_db
-from todeval.nodes.simulation.environments.fidelity import (
-    FidelityReport,
     ToolDifference,
     as_json,
+    data_dir,
+    gold_actions,
+    gold_snapshot,
+    load_banking_db,
+    pristine_db,
     replay_recorded_run,
+    retail_db_path,
 )
-from todeval.nodes.simulation.environments.retail import pristine_db, retail_db_path
-from todeval.stores.paths import data_dir
 
 RUN = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 RETAIL_TASKS = data_dir() / "agentchangebench" / "domains" / "retail" / "tasks.json"

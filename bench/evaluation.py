@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import measure_cli
+from bench.internals import PROJECT_ROOT, data_dir
 from todeval.graphs.api import fmt_figure
-from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 BASELINE = "e3efbff"
 """main when issue 22 started (the tree its speed-up is measured against)."""

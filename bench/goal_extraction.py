@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
-from todeval.evals.datasets.sgd_schema import load_sgd_schema
-from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
+from bench.internals import (
     CONTEXT_UTTERANCES,
+    LocalGoalExtractor,
+    data_dir,
     dialogue_utterances,
     extract_dialogue,
+    load_sgd_schema,
 )
-from todeval.stores.paths import data_dir
+from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
+from todeval.graphs.api import Dialogue
 
 CHUNK = 64
 

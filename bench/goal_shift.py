@@ -22,15 +22,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from todeval.evals.datasets.tau2 import GoalShiftRun, load_goal_shift_run
-from todeval.evals.goal_shift_schema import Conversation
-from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
-from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
-from todeval.graphs.corpus.goal_shift import score_run
-from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
-from todeval.stores.paths import data_dir
+from bench.internals import (
+    Conversation,
+    GoalShiftRun,
+    data_dir,
+    goal_shift_summary,
+    load_goal_shift_run,
+    nl_assertion_judge,
+    score_run,
+    shift_detector,
+)
+from todeval.graphs.api import Context, pooled_macro_table
 
 RUN = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 PERSONAS = data_dir() / "agentchangebench" / "domains" / "banking" / "user_personas.json"

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from bench.internals import PROJECT_ROOT, data_dir
 from todeval.graphs.api import fmt_figure
-from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 SAMPLES = ("enterprise_dialogues.jsonl", "heldout_dialogues.jsonl")
 

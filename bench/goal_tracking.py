@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
-from todeval.evals.datasets.sgd_schema import load_sgd_schema
-from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
-from todeval.evals.metrics.goal_tracking.services import restrict_to_services
+from bench.internals import (
+    GoalTrackingTally,
+    data_dir,
+    load_goal_tracking_records,
+    load_sgd_schema,
+    restrict_to_services,
+)
 from todeval.graphs.api import fmt_figure
-from todeval.stores.paths import data_dir
 
 BEFORE: dict[str, dict[str, Any]] = {
     "all services": {

@@ -24,23 +24,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
-from tests.fakes import ScriptedChatModel, count_tokens
-from todeval.evals.datasets import load_dialogues, split_records
-from todeval.evals.datasets.sgd_goals import sgd_to_atod
-from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
-from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
-from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
+from bench.internals import (
+    FullContextJudge,
+    Goal,
+    JudgeAccounting,
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
+    ServiceSchema,
+    Utterance,
+    data_dir,
+    dialogue_utterances,
+    llm_module,
+    load_dialogues,
+    load_sgd_schema,
     render_schema,
+    sgd_to_atod,
+    split_records,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from todeval.nodes.judges import llm as llm_module
-from todeval.nodes.judges.accounting import JudgeAccounting
-from todeval.stores.goal_memory import Goal
-from todeval.stores.paths import data_dir
+from tests.fakes import ScriptedChatModel, count_tokens
+from todeval.graphs.api import Dialogue
 
 SPEC = "openai:token-counter"
 #: One reply every judge accepts (each output model ignores the others' keys).

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from bench.internals import PROJECT_ROOT
 from scripts.fault_server import FaultServer
 from scripts.llm_server import running_llm_server, unavailable_reason
 from tests.integration.conftest import make_dialogue, write_corpus
-from todeval.stores.paths import PROJECT_ROOT
 
 CONTEXT_TOKENS = 2048
 """The llama server's ``n_ctx`` (``scripts.llm_server.DEFAULT_N_CTX``), told to the judges."""

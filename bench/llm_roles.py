@@ -38,7 +38,17 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-import todeval.stores.llm_cache as llm_cache_module
+from bench.internals import (
+    ACCOUNTING,
+    LIMITS,
+    SEGMENTATION_ROLE,
+    TURN_QUALITY_ROLE,
+    LLMPolicy,
+    build_goal_success_graph,
+    default_llm_cache,
+    llm_cache_module,
+    segmenter,
+)
 from scripts.llm_server import (
     DEFAULT_CHAT_FORMAT,
     DEFAULT_N_CTX,
@@ -46,14 +56,7 @@ from scripts.llm_server import (
     unavailable_reason,
 )
 from tests.integration.test_llm_roles import PROBES, RoleProbe, dialogues, usage_since
-from todeval.graphs.goal_success import build_goal_success_graph
-from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges import segmenter
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
-from todeval.nodes.judges.accounting import ACCOUNTING
-from todeval.nodes.judges.limits import LIMITS, LLMPolicy
-from todeval.stores.llm_cache import default_llm_cache
+from todeval.graphs.api import Context
 
 TIMEOUT_S = 300.0
 """Long enough for a 1,024-token answer on a busy 2-core machine: a timed-out request keeps the

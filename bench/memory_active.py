@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from todeval.stores.paths import PROJECT_ROOT, data_dir
+from bench.internals import PROJECT_ROOT, data_dir
 
 #: SGD train services absent from SGD dev: bench (c) is built from train dialogues that use
 #: only these, so no intent capture rule, judger feature or threshold was tuned on them.

@@ -16,12 +16,16 @@ import time
 from collections.abc import Sequence
 from statistics import fmean, median
 
-from todeval.evals.datasets.ms_tod import build_memory_bench
-from todeval.evals.memory_schema import MemoryBench
-from todeval.evals.metrics.memory.scores import hit_at_k, recall_at_k
-from todeval.nodes.memory.judges.units import local_memory_units
-from todeval.stores.memory_bank import RETRIEVAL_MODES, MemoryBank
-from todeval.stores.paths import data_dir
+from bench.internals import (
+    RETRIEVAL_MODES,
+    MemoryBank,
+    MemoryBench,
+    data_dir,
+    hit_at_k,
+    local_memory_units,
+    recall_at_k,
+)
+from todeval.graphs.api import build_memory_bench
 
 
 def fill(bank: MemoryBank, bench: MemoryBench) -> float:

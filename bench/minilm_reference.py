@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from todeval.stores.minilm_onnx import load_safetensors
+from bench.internals import load_safetensors
 
 Array = NDArray[np.float64]
 

@@ -25,27 +25,29 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from todeval.evals.datasets.proactive import load_proactive
-from todeval.evals.datasets.proactive_labels import (
+from bench.internals import (
+    PROJECT_ROOT,
+    ProactiveItem,
+    calibration_half,
+    cohen_kappa,
+    get_embedder,
+    guidance_judge,
+    kappa_interval,
     load_guidance_dialogues,
+    load_proactive,
     load_target_plans,
     only_records,
+    target_density_judge,
+    target_planning_judge,
+    target_reached_judge,
+    weighted_kappa,
 )
-from todeval.evals.metrics.agreement import cohen_kappa, weighted_kappa
-from todeval.evals.metrics.proactive.agreement import calibration_half, kappa_interval
-from todeval.evals.proactive_schema import ProactiveItem
-from todeval.graphs.corpus.proactive import (
+from todeval.graphs.api import (
+    Context,
     run_dialogue_guidance,
     run_target_planning,
     synthesize_proactive,
 )
-from todeval.nodes.context import Context
-from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
-from todeval.nodes.proactive.judges.target_density import target_density_judge
-from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
-from todeval.nodes.proactive.judges.target_reached import target_reached_judge
-from todeval.stores.embeddings import get_embedder
-from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
 

@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
+from bench.internals import data_dir, segmentation_judge
 from scripts.segmentation_sets import SET_LABELS, evaluation_sets, format_row, score
-from todeval.graphs.api import fmt_figure
-from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
-from todeval.stores.paths import data_dir
+from todeval.graphs.api import Context, fmt_figure
 
 VARIANTS = ("local:learned", "local:rules")
 

@@ -34,14 +34,17 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-import todeval.stores.llm_cache as llm_cache_module
 from bench.environment_fidelity import fidelity, reason_for, run40_database
+from bench.internals import (
+    ACCOUNTING,
+    LIMITS,
+    LLMPolicy,
+    build_simulation_graph,
+    data_dir,
+    llm_cache_module,
+)
 from scripts.llm_server import MODEL_ALIAS, running_llm_server, unavailable_reason
-from todeval.graphs.simulation import build_simulation_graph
-from todeval.nodes.context import Context
-from todeval.nodes.judges.accounting import ACCOUNTING
-from todeval.nodes.judges.limits import LIMITS, LLMPolicy
-from todeval.stores.paths import data_dir
+from todeval.graphs.api import Context
 
 RUNS = data_dir() / "agentchangebench" / "simulations"
 BANKING_TASKS = data_dir() / "agentchangebench" / "domains" / "banking" / "tasks.json"

@@ -28,20 +28,17 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from bench.memory_active import held_out_sgd
-from todeval.evals.datasets.errors import DatasetFormatError
-from todeval.evals.datasets.ms_tod import build_memory_bench
-from todeval.evals.memory_schema import MsTodEvalItem
-from todeval.evals.memory_words import slot_in_words
-from todeval.evals.metrics.memory.scores import (
+from bench.internals import (
+    MsTodEvalItem,
+    data_dir,
     dialogue_turn_efficiency,
     joint_goal_accuracy,
     slot_accuracy,
+    slot_in_words,
 )
-from todeval.graphs.api import fmt_figure
-from todeval.graphs.memory import slot_repair_graph as graph
-from todeval.nodes.context import Context
-from todeval.stores.paths import data_dir
+from bench.memory_active import held_out_sgd
+from todeval.graphs.api import Context, DatasetFormatError, build_memory_bench, fmt_figure
+from todeval.graphs.api import slot_repair_graph as graph
 
 DROP, GARBLE = 0.25, 0.15  # share of gold slots the template confirmation drops / garbles
 DISCLOSURE = ("high", "medium", "low")

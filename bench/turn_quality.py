@@ -17,6 +17,18 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+from bench.internals import (
+    RCOF_CODES,
+    TurnLabel,
+    cohen_kappa,
+    fleiss_kappa,
+    goal_spans,
+    goal_success_rate,
+    score_goals,
+    segmentation_judge,
+    shipped_model,
+    turn_quality_teacher,
+)
 from scripts.turn_quality_eval import (
     FROZEN_TURNS,
     Scored,
@@ -31,14 +43,7 @@ from scripts.turn_quality_eval import (
     segment_all,
     vote_all,
 )
-from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
-from todeval.evals.metrics.goal_success.segmentation import goal_spans
-from todeval.evals.metrics.goal_success.success_rate import goal_success_rate, score_goals
-from todeval.evals.schema import RCOF_CODES, Dialogue
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from todeval.nodes.goal_success.judges.turn_quality.learned import shipped_model
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.graphs.api import Dialogue
 
 LEARNED = ("local:turn", "local:reply-reaction", "local:fit-reaction")
 RULES = ("local:signals", "local:response", "local:semantic")

@@ -24,18 +24,13 @@ from todeval.evals.datasets.ms_tod import (
     build_memory_bench,
     dump_memory_bench,
 )
+from todeval.evals.datasets.run_folder import RunReadError, read_run
+from todeval.evals.datasets.verdicts import read_audits
 from todeval.evals.langsmith_evaluators import corpus_key
 from todeval.evals.memory_schema import eval_records
-from todeval.evals.metrics.compare import (
-    RunReadError,
-    compare_folders,
-    compare_runs,
-    read_run,
-    text_table,
-)
+from todeval.evals.metrics.compare import compare_runs
 from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 from todeval.evals.metrics.goal_shift.summary import Compat
-from todeval.evals.metrics.goal_success.tally import read_audits
 from todeval.evals.metrics.llm_usage import dry_run_estimate, dry_run_text
 from todeval.evals.metrics.memory.table import baseline_table
 from todeval.evals.metrics.record_metrics import METRICS
@@ -43,6 +38,7 @@ from todeval.evals.outputs import fmt_figure, jsonl_line, write_json
 from todeval.evals.proactive_schema import AGREEABLENESS as PROACTIVE_AGREEABLENESS
 from todeval.evals.proactive_schema import DOMAINS as PROACTIVE_DOMAINS
 from todeval.evals.proactive_schema import canonical_domain
+from todeval.evals.report.compare import text_table
 from todeval.evals.report.memory import ablation_table
 from todeval.evals.results import (
     EvaluationLine,
@@ -62,6 +58,7 @@ from todeval.graphs.config import (
     read_config,
     read_prices,
 )
+from todeval.graphs.corpus.compare import compare_folders
 from todeval.graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
 from todeval.graphs.corpus.goal_shift import goal_shift_corpus
 from todeval.graphs.corpus.goal_shift import load_run as load_goal_shift_run

@@ -4,11 +4,13 @@ Offline, one call carries a whole dialogue (``utterances`` = every utterance, ``
 Online, each call on the same thread adds the utterances said since the last call and returns
 the current goal states; ``final=True`` on the last call runs the closing audit.
 
-One node, ``track_utterances``: the call's utterances join the history, the goal memory is
+Node ``track_utterances``: the call's utterances join the history, the goal memory is
 brought to the checkpointed snapshot, then per utterance Stage 0 ``extract_goals``, Stage 1
 ``check_existence_of``, Stages 2-3 ``update_memory``, and Stage 4 ``proactive_audit`` every
 ``audit_every`` utterances and at the end (a graph step per stage and utterance cost more than
-the local stages: see :mod:`nodes.goal_tracking.tracker`).
+the local stages: see :mod:`nodes.goal_tracking.tracker`). Then ``judge_dialogue``: on the final
+call, the ``proactivity`` and ``response_quality`` roles judge the dialogue
+(:mod:`nodes.goal_tracking.judging`), so their verdicts are checkpointed with the thread.
 
 ``baseline_graph`` runs one of the paper's baselines (``Context.goal_tracker``: full-context,
 LLM-Rsum, RAG, MemoChat, MemoryBank) with the same input and output, one answer per utterance
@@ -28,6 +30,7 @@ from typing_extensions import TypedDict
 
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.baselines.tracker import answer_utterances
+from todeval.nodes.goal_tracking.judging import judge_dialogue, judged_dialogue
 from todeval.nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
@@ -62,22 +65,29 @@ def _tracker_builder() -> StateGraph[Any, Context, Any, Any]:
     )
 
 
+def _then_judged(
+    builder: StateGraph[Any, Context, Any, Any], tracker: str
+) -> StateGraph[Any, Context, Any, Any]:
+    """``tracker``, then ``judge_dialogue``: proactivity and response quality, checkpointed."""
+    builder.add_node("judge_dialogue", judge_dialogue)
+    builder.add_edge(START, tracker)
+    builder.add_edge(tracker, "judge_dialogue")
+    builder.add_edge("judge_dialogue", END)
+    return builder
+
+
 def build_goal_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
-    """The turn pipeline, one node per call (online: one call per utterance)."""
+    """The turn pipeline, one node per call (online: one call per utterance), then the judges."""
     builder = _tracker_builder()
     builder.add_node("track_utterances", track_utterances)
-    builder.add_edge(START, "track_utterances")
-    builder.add_edge("track_utterances", END)
-    return builder
+    return _then_judged(builder, "track_utterances")
 
 
 def build_baseline_tracking_graph() -> StateGraph[Any, Context, Any, Any]:
     """A baseline's answer after every utterance (no audit: the baselines have none)."""
     builder = _tracker_builder()
     builder.add_node("answer_utterances", answer_utterances)
-    builder.add_edge(START, "answer_utterances")
-    builder.add_edge("answer_utterances", END)
-    return builder
+    return _then_judged(builder, "answer_utterances")
 
 
 def build_atod_synthesis_graph() -> StateGraph[Any, Context, Any, Any]:
@@ -118,13 +128,15 @@ class GoalTrackingTask(TypedDict):
 def run_goal_tracking(payload: GoalTrackingTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The evaluation's goal-tracking branch: ``Context.goal_tracker`` over the utterances.
 
-    The tracker graphs have one node each; it runs here as the function it is (a nested graph
-    would be a second Pregel loop around one call; nothing in it pauses).
+    The tracker graphs' nodes (the tracker, then the proactivity and response-quality judges)
+    run here as the functions they are (a nested graph would be a second Pregel loop around two
+    calls; nothing in them pauses).
     """
     context = get_context(runtime)
     track = track_utterances if context.goal_tracker == "atod" else answer_utterances
     given = {"dialogue_id": payload["dialogue_id"], "utterances": payload["utterances"]}
     done = track(cast(GoalTrackingState, given | {"final": True}), runtime)
+    done = done | judged_dialogue(payload["utterances"], done, context)
     output = {"dialogue_id": payload["dialogue_id"]} | {
         key: done[key] for key in GoalTrackingOutput.__annotations__ if key in done
     }

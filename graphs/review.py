@@ -20,7 +20,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from todeval.evals.datasets import load_dialogues
-from todeval.evals.metrics.goal_success.tally import read_audits
+from todeval.evals.datasets.verdicts import read_audits
 from todeval.evals.outputs import jsonl_line
 from todeval.evals.schema import Dialogue
 from todeval.graphs.corpus.goal_success import SUBSYSTEM, goal_success_corpus

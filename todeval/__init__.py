@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from todeval.evals.datasets.errors import DatasetFormatError
-    from todeval.evals.metrics.compare import compare_folders, read_run
+    from todeval.evals.datasets.run_folder import read_run
     from todeval.evals.metrics.compare import compare_runs as compare
     from todeval.evals.metrics.record_metrics import METRICS
     from todeval.evals.results import EvaluationLine, ThreadResult
     from todeval.evals.schema import RecordError
     from todeval.evals.subsystems import SUITES
     from todeval.graphs.config import ConfigError, build_context, read_config
+    from todeval.graphs.corpus.compare import compare_folders
     from todeval.graphs.corpus.evaluation import evaluate_corpus as evaluate
     from todeval.graphs.corpus.goal_shift import goal_shift_corpus
     from todeval.graphs.corpus.goal_success import goal_success_corpus
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
 _API: dict[str, tuple[str, str]] = {
     "evaluate": ("todeval.graphs.corpus.evaluation", "evaluate_corpus"),
     "compare": ("todeval.evals.metrics.compare", "compare_runs"),
-    "compare_folders": ("todeval.evals.metrics.compare", "compare_folders"),
-    "read_run": ("todeval.evals.metrics.compare", "read_run"),
+    "compare_folders": ("todeval.graphs.corpus.compare", "compare_folders"),
+    "read_run": ("todeval.evals.datasets.run_folder", "read_run"),
     "simulate": ("todeval.graphs.corpus.simulation", "simulate_corpus"),
     "goal_success_corpus": ("todeval.graphs.corpus.goal_success", "goal_success_corpus"),
     "goal_tracking_corpus": ("todeval.graphs.corpus.goal_tracking", "goal_tracking_corpus"),

@@ -8,7 +8,7 @@ pools it; ``summary`` is the suite's section of ``summary.json``, as its own com
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from todeval.evals.memory_schema import MemoryUnit
@@ -31,12 +31,10 @@ class TallySettings:
     Attributes:
         named_by_schema: The goal tracker named goals with a schema (``service``, ``intent``).
         units: An individual's stored memory units.
-        extras: Further per-suite settings by key (e.g. goal tracking's verdict functions).
     """
 
     named_by_schema: bool = True
     units: Units = no_units
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
 
 class SuiteTally(Protocol):

@@ -1,19 +1,23 @@
 """The sections of ``compare.html``: two ``todeval evaluate`` runs side by side.
 
-They read the payload of ``compare.json`` (``cli/compare.py`` ``compare_runs``): per metric each
-run's figure with its bootstrap interval, the paired difference ``B - A`` with its interval and
-verdict, and the records that changed most; the records in one run only; both runs' judges and
-settings. Fractions are shown as percentages and their differences in percentage points.
-Each section is drawn by its ``compare_*.html.j2`` template.
+They read the payload of ``compare.json`` (:func:`evals.metrics.compare.compare_runs`): per
+metric each run's figure with its bootstrap interval, the paired difference ``B - A`` with its
+interval and verdict, and the records that changed most; the records in one run only; both runs'
+judges and settings. Fractions are shown as percentages and their differences in percentage points.
+Each section is drawn by its ``compare_*.html.j2`` template; :func:`write_compare_page` puts them
+on the page and :func:`text_table` gives the same figures as the plain text ``todeval compare``
+prints.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
+from todeval.evals.outputs import fmt_figure
+from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, write_report
 from todeval.evals.report.templating import render
 
 NOT_FRACTIONS = frozenset({"dte"})
@@ -184,3 +188,50 @@ def compare_sections(comparison: Mapping[str, Any]) -> list[Section]:
         _one_side_section(comparison),
         _judges_section(comparison),
     ]
+
+
+def write_compare_page(path: Path, comparison: Mapping[str, Any]) -> None:
+    """Write ``compare.html``: :func:`compare_sections` with the runs and the bootstrap as meta."""
+    runs, bootstrap = comparison["runs"], comparison["bootstrap"]
+    write_report(
+        path,
+        "todeval compare",
+        compare_sections(comparison),
+        meta={
+            "A": str(runs["a"]["dir"]),
+            "B": str(runs["b"]["dir"]),
+            "bootstrap": f"{bootstrap['resamples']} resamples, seed {bootstrap['seed']}, "
+            f"percentile 95% intervals; differences paired ({bootstrap['pairing']})",
+        },
+    )
+
+
+def _with_ci(value: float | None, low: float | None, high: float | None, signed: bool) -> str:
+    def fmt(x: float | None) -> str:
+        return fmt_figure(x) if x is None or not signed else f"{x:+.3f}"
+
+    return fmt(value) if value is None else f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
+
+
+def text_table(comparison: Mapping[str, Any]) -> str:
+    """The comparison as aligned plain text: one row per metric."""
+    rows = [["metric", "A [95% CI]", "B [95% CI]", "B - A [95% CI]", "change", "n A/B/both"]]
+    for figures in comparison["metrics"].values():
+        a, b, d = figures["a"], figures["b"], figures["difference"]
+        rows.append(
+            [
+                figures["label"],
+                _with_ci(a["value"], a["low"], a["high"], signed=False),
+                _with_ci(b["value"], b["low"], b["high"], signed=False),
+                _with_ci(d["delta"], d["low"], d["high"], signed=True),
+                figures["change"],
+                f"{a['n']}/{b['n']}/{d['n']}",
+            ]
+        )
+    if len(rows) == 1:
+        return "no metrics in either run's results.jsonl"
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )

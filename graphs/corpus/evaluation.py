@@ -52,7 +52,6 @@ from todeval.evals.subsystems import (
 )
 from todeval.graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
 from todeval.graphs.corpus.goal_success import corpus_routes
-from todeval.graphs.corpus.goal_tracking import proactivity_verdicts, quality_scores
 from todeval.graphs.corpus.job import (
     CorpusJob,
     Progress,
@@ -187,16 +186,11 @@ class SampledEvaluationTally(EvaluationTally):
         return super().line_for(record, replace(result, output=output))
 
 
-def tally_settings(context: Context, suites: Sequence[Suite]) -> TallySettings:
-    """What the suites' tallies need of the run (goal tracking: its verdict functions)."""
-    tracked = "goal_tracking" in suites
+def tally_settings(context: Context) -> TallySettings:
+    """What the suites' tallies need of the run."""
     return TallySettings(
         named_by_schema=context.schema_path is not None,
         units=lambda individual_id: bank_for(context).units(individual_id),  # opened if needed
-        extras={
-            "judge_proactivity": proactivity_verdicts(context) if tracked else None,
-            "score_quality": quality_scores(context) if tracked else None,
-        },
     )
 
 
@@ -349,7 +343,7 @@ def _evaluate(
         records = [r for r in records if _runs_any(r, record_suites)]
     tally = SampledEvaluationTally(
         evaluation_judges(context),
-        start_tallies(tally_settings(context, suites)),
+        start_tallies(tally_settings(context)),
         gsr_sampled=sampled,
     )
     work = EvaluationWork(context, tuple(suites), sampled)

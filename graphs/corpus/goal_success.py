@@ -17,21 +17,14 @@ from typing import Any, cast
 
 from todeval.evals.datasets import load_dialogues
 from todeval.evals.datasets.loader import Format
-from todeval.evals.metrics.goal_success.calibration import (
-    CALIBRATION_FILE,
-    read_calibration,
-    write_calibration,
-)
+from todeval.evals.datasets.verdicts import read_audits, read_calibration, write_calibration
+from todeval.evals.metrics.goal_success.calibration import CALIBRATION_FILE
 from todeval.evals.metrics.goal_success.sampling import (
     SampleSpec,
     sample_description,
     sample_indices,
 )
-from todeval.evals.metrics.goal_success.tally import (
-    GoalSuccessTally,
-    SegmentationTally,
-    read_audits,
-)
+from todeval.evals.metrics.goal_success.tally import GoalSuccessTally, SegmentationTally
 from todeval.evals.outputs import write_json
 from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.report.goal_success import goal_success_section

@@ -20,13 +20,7 @@ from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
 from todeval.evals.datasets.sgd_schema import schema_beside
 from todeval.evals.goal_tracking_schema import AtodDialogue
-from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
-from todeval.evals.metrics.goal_tracking.tally import (
-    REPORT_TIMELINES,
-    QualityScores,
-    TrackedCorpusTally,
-    Verdicts,
-)
+from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
 from todeval.evals.record_views import EvaluationRecord, tracker_utterances
 from todeval.evals.report.goal_tracking import goal_tracking_section
 from todeval.evals.schema import RecordError
@@ -51,7 +45,6 @@ from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
 from todeval.nodes.goal_tracking.llm_steps import uses_llm
-from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir
@@ -97,31 +90,6 @@ def synthesis_schema(source: Path) -> Path | None:
                 return schema_beside(candidate)
         return None
     return None
-
-
-def proactivity_verdicts(context: Context) -> Verdicts:
-    """Judges a dialogue's proactive actions with ``Context.proactivity_judge``."""
-    judge = PROACTIVITY.judge(context.proactivity_judge, context.llm_max_retries)
-
-    def verdicts(actions: list[ProactiveAction]) -> list[bool | None]:
-        return [judge.judge(action).value for action in actions]
-
-    return verdicts
-
-
-def quality_scores(context: Context) -> QualityScores:
-    """Scores a dialogue's responses with ``Context.response_quality_judge``."""
-    judge = RESPONSE_QUALITY.judge(context.response_quality_judge, context.llm_max_retries)
-
-    def scores(utterances: list[dict[str, str]]) -> dict[str, Any]:
-        result = judge.score(utterances)
-        if result.value is None:
-            return {"turn_level": None, "dialogue_level": None, "reason": result.reason}
-        quality = result.value
-        return {"turn_level": quality.turn_level, "dialogue_level": quality.dialogue_level,
-                "reason": None}  # fmt: skip
-
-    return scores
 
 
 def _is_atod(source: Path, fmt: str) -> bool:
@@ -174,11 +142,8 @@ def goal_tracking_corpus(
     if parse_spec(context.goal_extraction_judge).is_local:  # an LLM spec sends the prompts
         goal_extractor(context.goal_extraction_judge, context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
-    tally = TrackedCorpusTally(
-        named_by_schema=context.schema_path is not None,
-        judge_proactivity=proactivity_verdicts(context),
-        score_quality=quality_scores(context),
-    )
+    # Proactivity and response quality are judged in the graph (judge_dialogue).
+    tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_baseline_tracking_graph() if baseline else build_goal_tracking_graph(),
@@ -207,6 +172,12 @@ def goal_tracking_corpus(
         },
     )
     return summary
+
+
+def judges_with_llm(context: Context) -> bool:
+    """Whether the proactivity or response-quality judge is an LLM (its branch then waits)."""
+    specs = (context.proactivity_judge, context.response_quality_judge)
+    return not all(parse_spec(spec).is_local for spec in specs)
 
 
 def local_extractor(context: Context) -> GoalExtractor | None:
@@ -239,7 +210,7 @@ EVALUATION = EvaluationSuite(
     task_schema=GoalTrackingTask,
     judges=goal_tracking_judges,
     check=_check_goal_tracking_judges,
-    computes_only=lambda context: not uses_llm(context),
+    computes_only=lambda context: not uses_llm(context) and not judges_with_llm(context),
     prepare=_prepare,
 )
 """Goal tracking in ``todeval evaluate`` (its registry line names this)."""

@@ -19,13 +19,19 @@ class GoalTrackingInput(TypedDict):
 
 
 class GoalTrackingOutput(TypedDict):
-    """The goal memory after the last utterance, and per-utterance records."""
+    """The goal memory after the last utterance, per-utterance records, and the final judgements."""
 
     dialogue_id: str
     goals: list[dict[str, Any]]
     turns: list[dict[str, Any]]
     costs: list[dict[str, Any]]
     queries: list[dict[str, Any]]
+    proactivity_verdicts: NotRequired[list[bool | None]]
+    """The final call's: one verdict per proactive action (``judge_dialogue``)."""
+    proactive_actions: NotRequired[list[dict[str, Any]]]
+    """The final call's: the proactive actions, each with its verdict."""
+    response_quality: NotRequired[dict[str, Any]]
+    """The final call's: ``turn_level``, ``dialogue_level`` (None when not judged), ``reason``."""
 
 
 class GoalTrackingState(GoalTrackingInput, GoalTrackingOutput, total=False):

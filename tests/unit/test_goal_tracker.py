@@ -10,6 +10,10 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from todeval.evals.goal_tracking_schema import AtodDialogue
+from todeval.evals.metrics.goal_tracking.tally import JUDGED_KEYS, TrackedCorpusTally
+from todeval.evals.results import ThreadResult
+from todeval.graphs.corpus.goal_tracking import proactivity_verdicts, quality_scores
 from todeval.graphs.goal_tracking import build_goal_tracking_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.tracker import goal_memory
@@ -295,3 +299,35 @@ def test_a_goal_moves_to_the_sibling_service_the_dialogue_shows(tmp_path: Path) 
     assert [(g["domain"], g["intent"]) for g in first["goals"]] == [("Hotels_4", "SearchHotel")]
     assert [(g["domain"], g["intent"]) for g in output["goals"]] == [("Hotels_1", "SearchHotel")]
     assert output["goals"][0]["status"] == "completed"  # renamed, its lifecycle kept
+
+
+def test_the_graph_judges_the_dialogue_on_the_final_call_only(context: Context) -> None:
+    """Proactivity and response quality come out of the graph; the tally reads them as given."""
+    graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "judged"}}
+    early = graph.invoke(
+        {"dialogue_id": "d5", "utterances": _utterances(DIALOGUE[:3])}, config, context=context
+    )
+    assert not {"proactivity_verdicts", "proactive_actions", "response_quality"} & set(early)
+    output = graph.invoke(
+        {"dialogue_id": "d5", "utterances": _utterances(DIALOGUE[3:]), "final": True},
+        config,
+        context=context,
+    )
+    actions = output["proactive_actions"]
+    assert output["proactivity_verdicts"] == [action["verdict"] for action in actions]
+    assert output["response_quality"]["turn_level"] is None  # the local judge abstains
+    assert "needs an LLM judge" in output["response_quality"]["reason"]
+    # The tally only reads what the thread returned: the same figures as judging late.
+    dialogue = AtodDialogue.model_validate(
+        {"dialogue_id": "d5", "goal_list": [], "turns": [
+            {"turn_id": i + 1, "speaker": s, "utterance": t} for i, (s, t) in enumerate(DIALOGUE)
+        ]}
+    )  # fmt: skip
+    result = ThreadResult("d5", "judged", output, None, False)
+    read = TrackedCorpusTally().judged(dialogue, result)
+    without = {k: v for k, v in output.items() if k not in JUDGED_KEYS}
+    late = TrackedCorpusTally(
+        judge_proactivity=proactivity_verdicts(context), score_quality=quality_scores(context)
+    ).judged(dialogue, ThreadResult("d5", "judged", without, None, False))
+    assert read == late and read["proactive_actions"] == actions

@@ -11,19 +11,18 @@ turns: escalated turns are the ones the teachers split on, so there at most a mi
 agree with the person and agreement is low by construction (on the bundled sample every local
 teacher falls below 0.5 on escalations alone); audited turns are drawn at random from those the
 vote decided (``todeval review --audit N``). It is stored as ``calibration.json`` beside
-the run and read by the next run (``--calibration``): :func:`applied_calibration` reports each
-teacher's earlier agreement beside this run's figures, names the flagged teachers and counts
+the run and read by the next run (``--calibration``; :mod:`evals.datasets.verdicts` holds the
+file's reader and writer): :func:`applied_calibration` reports each teacher's earlier agreement
+beside this run's figures, names the flagged teachers and counts
 the voted turns whose two agreeing teachers included a flagged one. The vote itself is left as
 the paper has it (two teachers must agree): a flag tells people which labels to audit first.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from todeval.evals.metrics.goal_success.teacher_agreement import turn_outcome
@@ -241,23 +240,6 @@ def teacher_calibration(
     for turn, verdict, mark in zip(turns, verdicts, marks, strict=True):
         counts.add(turn, verdict, mark)
     return counts.calibration()
-
-
-def write_calibration(path: Path, calibration: Mapping[str, Any]) -> None:
-    """Store a calibration as JSON."""
-    path.write_text(json.dumps(calibration, indent=2, sort_keys=True) + "\n")
-
-
-def read_calibration(path: Path) -> dict[str, Any]:
-    """A stored calibration.
-
-    Raises:
-        ValueError: The file is not a calibration (no ``teachers`` list).
-    """
-    data = json.loads(path.read_text())
-    if not isinstance(data, dict) or not isinstance(data.get("teachers"), list):
-        raise ValueError(f"{path} is not a calibration.json (no 'teachers' list)")
-    return data
 
 
 def applied_calibration(

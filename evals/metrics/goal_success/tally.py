@@ -9,10 +9,8 @@ kept only for the failed goals the report shows, up to :data:`REPORT_FAILED_GOAL
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from todeval.evals.metrics.goal_success.calibration import CalibrationCounts
 from todeval.evals.metrics.goal_success.corpus_rates import GoalCounts, TurnCounts
@@ -29,27 +27,14 @@ from todeval.evals.metrics.running import LISTED, Capped, Packed, pack, unpack
 from todeval.evals.results import GoalLine, ThreadResult, usable_result
 from todeval.evals.schema import Dialogue, RecordError, Turn
 
+if TYPE_CHECKING:  # the audits' key only: they are read in evals.datasets
+    from todeval.evals.datasets.verdicts import AuditKey
+
 TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence")
 """What a voted turn may carry besides its labels: the human verdict, why it is undecided."""
 
 REPORT_FAILED_GOALS = 500
 """Failed goals (with their dialogues) the HTML report shows in full."""
-
-
-AuditKey = tuple[str, int]
-"""(dialogue id, turn number) of an audited turn."""
-
-
-def read_audits(path: Path) -> dict[AuditKey, dict[str, Any]]:
-    """Audit verdicts from a run's ``verdicts.jsonl`` (the last one per turn wins)."""
-    if not path.exists():
-        return {}
-    audits = {}
-    for line in path.read_text().splitlines():
-        entry = json.loads(line)
-        if entry.get("audit"):
-            audits[(entry["dialogue_id"], entry["turn_number"])] = entry["verdict"]
-    return audits
 
 
 class GoalSuccessTally:

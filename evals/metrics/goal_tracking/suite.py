@@ -21,13 +21,7 @@ class GoalTrackingSuite:
     @classmethod
     def start(cls, settings: TallySettings) -> GoalTrackingSuite:
         """A new tally for one run (goal names compared as the tracker named them)."""
-        return cls(
-            TrackedCorpusTally(
-                named_by_schema=settings.named_by_schema,
-                judge_proactivity=settings.extras.get("judge_proactivity"),
-                score_quality=settings.extras.get("score_quality"),
-            )
-        )
+        return cls(TrackedCorpusTally(named_by_schema=settings.named_by_schema))
 
     def see(self, record: EvaluationRecord) -> None:
         """Nothing to note about records goal tracking did not run on."""

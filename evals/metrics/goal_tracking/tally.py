@@ -2,31 +2,28 @@
 
 :func:`scored_result` puts a tracker thread's output in the shape
 :class:`~evals.metrics.goal_tracking.report.GoalTrackingTally` scores (its existence checks
-mapped to gold goals); :func:`goals_line` is the dialogue's ``goals.jsonl`` line.
-:class:`TrackedCorpusTally` does both for a whole run and keeps the first lines for the report's
-timelines.
+mapped to gold goals, the verdicts the graph's judging node gave); :func:`goals_line` is the
+dialogue's ``goals.jsonl`` line. :class:`TrackedCorpusTally` does both for a whole run and keeps
+the first lines for the report's timelines. No judge is called here: proactivity and response
+quality are judged in the goal-tracking graph (``nodes/goal_tracking/judging.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.goal_detection import match_goals
 from todeval.evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
 from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
-from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction, proactive_actions
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
 from todeval.evals.metrics.running import LISTED, Capped
 from todeval.evals.results import ThreadResult, TrackedDialogueLine, usable_result
 from todeval.evals.schema import RecordError
 
-Verdicts = Callable[[list[ProactiveAction]], list[bool | None]]
-"""Judges proactive actions: one verdict per action (True appropriate and beneficial)."""
-
-QualityScores = Callable[[list[dict[str, str]]], dict[str, Any]]
-"""Scores a dialogue's utterances: ``{"turn_level", "dialogue_level", "reason"}``."""
+JUDGED_KEYS = ("proactivity_verdicts", "proactive_actions", "response_quality")
+"""What the graph's judging node adds to a tracker's output; read as they are."""
 
 REPORT_TIMELINES = 40
 """Dialogues whose goal timelines the HTML report draws."""
@@ -63,7 +60,7 @@ def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any
         "turns": result.output["turns"],
         "costs": result.output["costs"],
         "queries": _gold_queries(result.output["queries"], goals, gold),
-    }
+    } | {key: result.output[key] for key in JUDGED_KEYS if key in result.output}
 
 
 def _gold_queries(
@@ -105,20 +102,6 @@ def _gold_queries(
     return mapped
 
 
-def judged_actions(dialogue: AtodDialogue, result: ThreadResult, judge: Verdicts) -> dict[str, Any]:
-    """The dialogue's proactive actions with their verdicts (``proactivity_verdicts`` too)."""
-    assert result.output is not None
-    utterances = [{"speaker": t.speaker, "text": t.utterance} for t in dialogue.turns]
-    output = result.output
-    actions = proactive_actions(output["goals"], utterances, output.get("queries") or [])
-    verdicts = judge(actions)
-    shown = [
-        {"turn": a.turn, "goal_id": a.goal_id, "kind": a.kind, "status": a.status, "verdict": v}
-        for a, v in zip(actions, verdicts, strict=True)
-    ]
-    return {"proactivity_verdicts": verdicts, "proactive_actions": shown}
-
-
 def goals_line(result: dict[str, Any]) -> dict[str, Any]:
     """One goals.jsonl line: the tracker's goals and per-utterance states, gold final statuses."""
     gold: AtodDialogue | None = result["gold"]
@@ -140,20 +123,10 @@ class TrackedCorpusTally:
 
     Args:
         named_by_schema: Whether the tracker named goals with a schema (``service``, ``intent``).
-        judge_proactivity: Judges each dialogue's proactive actions (Proactivity Effectiveness);
-            None leaves the figure null with its reason.
-        score_quality: Scores each dialogue's response quality; None leaves it null.
     """
 
-    def __init__(
-        self,
-        named_by_schema: bool = True,
-        judge_proactivity: Verdicts | None = None,
-        score_quality: QualityScores | None = None,
-    ) -> None:
+    def __init__(self, named_by_schema: bool = True) -> None:
         self.named_by_schema = named_by_schema
-        self.judge_proactivity = judge_proactivity
-        self.score_quality = score_quality
         self.figures = GoalTrackingTally()
         self.shown: list[dict[str, Any]] = []  # goal lines the report draws as timelines
         self.skipped: Capped[dict[str, Any]] = Capped(LISTED)
@@ -176,14 +149,8 @@ class TrackedCorpusTally:
         return [line]
 
     def judged(self, atod: AtodDialogue, result: ThreadResult) -> dict[str, Any]:
-        """The dialogue's scored result, with proactive actions and response quality judged."""
-        scored = scored_result(atod, result)
-        if self.judge_proactivity is not None:
-            scored |= judged_actions(atod, result, self.judge_proactivity)
-        if self.score_quality is not None:
-            utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
-            scored["response_quality"] = self.score_quality(utterances)
-        return scored
+        """The dialogue's scored result, with the verdicts its thread returned."""
+        return scored_result(atod, result)
 
     def add_scored(
         self, scored: dict[str, Any], complexity_class: str | None = None
