@@ -62,7 +62,8 @@ class Domain:
         name: The domain's one name (``--domain``, results files, task files' ``domain``).
         environment: The environment class: ``environment(task)`` is a fresh trial of the task,
             and its ``tools`` are what the agent is given.
-        folder: The folder of ``policy.md`` and the task file, relative to ``$TODEVAL_DATA_DIR``.
+        folder: The folder of ``policy.md`` and the task file, relative to ``$TODEVAL_DATA_DIR``
+            (an absolute path is used as it is).
         tasks_file: The task file (a JSON list of tau2 tasks) in ``folder``.
         goal_words: The local user simulator's words for the domain's goal labels.
         recorded_runs: Runs the fidelity bench replays through the environment.
