@@ -124,22 +124,12 @@ from todeval.nodes.proactive.judges.target_density import target_density_judge
 from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
 from todeval.nodes.proactive.judges.target_reached import target_reached_judge
 
-# Simulation: the tool environments replayed against a recorded run (environment fidelity).
-from todeval.nodes.simulation.environments import (
-    BankingEnvironment,
-    RetailEnvironment,
-    ToolCall,
-    gold_actions,
-    gold_snapshot,
-)
-from todeval.nodes.simulation.environments.banking_db import Database, load_banking_db
-from todeval.nodes.simulation.environments.fidelity import (
-    FidelityReport,
-    ToolDifference,
-    as_json,
-    replay_recorded_run,
-)
-from todeval.nodes.simulation.environments.retail import pristine_db, retail_db_path
+# Simulation: each registered tool domain replayed against its recorded runs (environment
+# fidelity).
+from todeval.nodes.simulation.domains import DOMAINS, Domain, RecordedRun, gold_snapshot
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.nodes.simulation.environments.fidelity import FidelityReport, replay_recorded_run
+from todeval.nodes.simulation.environments.toolkit import gold_actions
 
 # The MiniLM embedder in each precision and where its model files come from (embedding bench).
 from todeval.stores.embeddings import (
@@ -166,6 +156,9 @@ from todeval.stores.minilm_onnx import load_safetensors, write_model_dir
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 __all__ = [
+    "RecordedRun",
+    "Domain",
+    "DOMAINS",
     "ACCOUNTING",
     "CONTEXT_UTTERANCES",
     "LIMITS",
@@ -174,9 +167,7 @@ __all__ = [
     "SEGMENTATION_ROLE",
     "TURN_QUALITY_ROLE",
     "PROJECT_ROOT",
-    "BankingEnvironment",
     "Conversation",
-    "Database",
     "FidelityReport",
     "FullContextJudge",
     "Goal",
@@ -193,13 +184,10 @@ __all__ = [
     "MiniLMEmbedder",
     "MsTodEvalItem",
     "ProactiveItem",
-    "RetailEnvironment",
     "ServiceSchema",
     "ToolCall",
-    "ToolDifference",
     "TurnLabel",
     "Utterance",
-    "as_json",
     "baseline_judges",
     "build_goal_success_graph",
     "build_simulation_graph",
@@ -228,7 +216,6 @@ __all__ = [
     "llm_cache_module",
     "llm_judges",
     "llm_module",
-    "load_banking_db",
     "load_dialogues",
     "load_goal_shift_run",
     "load_goal_tracking_records",
@@ -240,13 +227,11 @@ __all__ = [
     "local_memory_units",
     "nl_assertion_judge",
     "only_records",
-    "pristine_db",
     "recall_at_k",
     "render_schema",
     "replay_recorded_run",
     "resolve_model_files",
     "restrict_to_services",
-    "retail_db_path",
     "score_goals",
     "score_run",
     "segmentation_judge",

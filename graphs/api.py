@@ -110,7 +110,7 @@ from todeval.nodes.memory.judges import check_memory_judges
 from todeval.nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
 from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
-from todeval.nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
+from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
 from todeval.stores.checkpoint import CheckpointerError, is_postgres_url
 from todeval.stores.memory_bank import collection_for
 

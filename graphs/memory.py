@@ -30,7 +30,7 @@ until L is empty or ``Context.max_repair_turns`` agent turns have been spent::
 One thread per item. The three roles are judge specs in :class:`~nodes.context.Context`
 (``repair_agent``, ``user_simulator``, ``supervisor_judge``; the supervisor also finds L); the
 simulated user's persona comes with the item (see
-:class:`~nodes.simulation.judges.user_simulator.Persona`). Each repair turn is three super-steps, so
+:class:`~nodes.simulation.users.Persona`). Each repair turn is three super-steps, so
 a run needs a ``recursion_limit`` of at least ``3 * max_repair_turns + 3`` (LangGraph's default,
 10007, is ample).
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from todeval.graphs.corpus.simulation import simulate_corpus as simulate
     from todeval.graphs.evaluation import graph as evaluation_graph
     from todeval.nodes.context import JUDGE_ROLES, Context
-    from todeval.nodes.simulation.environments import DOMAINS as SIMULATION_DOMAINS
+    from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
 
 # name -> (module, attribute): what ``todeval.<name>`` loads on first use.
 _API: dict[str, tuple[str, str]] = {
@@ -67,7 +67,7 @@ _API: dict[str, tuple[str, str]] = {
     "METRICS": ("todeval.evals.metrics.record_metrics", "METRICS"),
     "SUITES": ("todeval.evals.subsystems", "SUITES"),
     "JUDGE_ROLES": ("todeval.nodes.context", "JUDGE_ROLES"),
-    "SIMULATION_DOMAINS": ("todeval.nodes.simulation.environments", "DOMAINS"),
+    "SIMULATION_DOMAINS": ("todeval.nodes.simulation.domains", "DOMAINS"),
 }
 
 __all__ = [

@@ -34,24 +34,21 @@ from todeval.graphs.corpus.job import (
 )
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
-from todeval.nodes.simulation.environments import DOMAINS, environment_for
+from todeval.nodes.simulation.domains import DOMAINS
 from todeval.nodes.simulation.state import SimulationOutput
-from todeval.stores.paths import data_dir
 
 SUBSYSTEM = "simulation"
-TASK_FILES = {"banking": "tasks.json", "retail": "tasks.json"}
-"""Each domain's task file in ``agentchangebench/domains/<domain>/``."""
 
 
 def domain_tasks(domain: str, tasks_path: Path | None = None) -> list[dict[str, Any]]:
-    """The domain's tasks (AgentChangeBench's file, or ``tasks_path``).
+    """The domain's tasks (its registered task file, or ``tasks_path``).
 
     Raises:
         DatasetFormatError: Unknown domain or unreadable task file.
     """
     if domain not in DOMAINS:
         raise DatasetFormatError(f"unknown domain {domain!r}; known: {', '.join(DOMAINS)}")
-    path = tasks_path or data_dir() / "agentchangebench" / "domains" / domain / TASK_FILES[domain]
+    path = tasks_path or DOMAINS[domain].tasks_path()
     try:
         tasks = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -68,11 +65,11 @@ def environment_info(domain: str) -> dict[str, Any]:
     knows no tool list and leaves the tool names unchecked; with it, calls are checked against
     the very tools the agent was given.
     """
-    environment = environment_for(domain)
+    declared = DOMAINS[domain]
     return {
         "domain_name": domain,
-        "policy": environment.policy(),
-        "tool_defs": environment.tool_schemas(),
+        "policy": declared.policy(),
+        "tool_defs": declared.tool_schemas(),
     }
 
 

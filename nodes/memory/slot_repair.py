@@ -20,7 +20,8 @@ from todeval.nodes.context import Context, get_context
 from todeval.nodes.memory.judges.slot_repair import repair_agent, supervisor
 from todeval.nodes.memory.judges.slot_repair.role import RepairRequest
 from todeval.nodes.memory.state import SlotRepairState
-from todeval.nodes.simulation.judges.user_simulator import Persona, UserScenario, UserSimulator
+from todeval.nodes.simulation.users.scenario import Persona, UserScenario
+from todeval.nodes.simulation.users.simulator import UserSimulator
 
 _GOAL = TypeAdapter(dict[str, str])
 _TURNS = TypeAdapter(list[MsTodTurn])

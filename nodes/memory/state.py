@@ -32,7 +32,7 @@ class SlotRepairInput(TypedDict):
     response: str
     intent: NotRequired[str | None]
     persona: NotRequired[dict[str, Any]]
-    """The simulated user's ``Persona`` fields (:mod:`nodes.simulation.judges.user_simulator`);
+    """The simulated user's ``Persona`` fields (:mod:`nodes.simulation.users`);
     default cooperative."""
 
 
@@ -82,7 +82,7 @@ class MemoryInput(TypedDict):
     """The sessions holding the item's values; read only by the ``oracle`` settings."""
     persona: NotRequired[dict[str, Any]]
     """The simulated user's persona for the repair loop (``Persona`` of
-    :mod:`nodes.simulation.judges.user_simulator`)."""
+    :mod:`nodes.simulation.users`)."""
 
 
 class MemoryOutput(TypedDict):

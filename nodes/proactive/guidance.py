@@ -24,7 +24,7 @@ from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
 from todeval.nodes.proactive.state import GuidanceState
 from todeval.nodes.proactive.text import raised_sub_targets, render_environment, render_plan
 from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
-from todeval.nodes.simulation.judges.user_simulator.proactive_user import (
+from todeval.nodes.simulation.users.proactive_user import (
     ProactiveUserRequest,
     proactive_user,
 )

@@ -21,10 +21,10 @@ from todeval.evals.metrics.simulation.grading import grade_conversation
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.simulation.agents import agent_for, termination_reason
 from todeval.nodes.simulation.agents.base import AgentUnderTest
-from todeval.nodes.simulation.environments import environment_for, gold_snapshot
+from todeval.nodes.simulation.domains import domain_named, environment_for, gold_snapshot
 from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment
-from todeval.nodes.simulation.judges.user_simulator import task_user_reply
 from todeval.nodes.simulation.state import SimulationState
+from todeval.nodes.simulation.users.simulator import task_user_reply
 
 GREETING = "Hi! How can I help you today?"
 """The agent's first message, fixed as in tau2 and AgentChangeBench (the user speaks next)."""
@@ -107,7 +107,7 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     environment = _environment(state["domain"], state["task"])
     agent = _agent(
         context.simulation_agent,
-        environment.policy(),
+        domain_named(state["domain"]).policy(),
         context.agent_max_output_tokens,
         context.agent_fold_tool_results,
     )

@@ -21,7 +21,8 @@ from tests.integration.llm_server import LLM_MODEL
 from tests.unit.test_agents import TOOLS
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.simulation.agents import agent_for
-from todeval.nodes.simulation.judges.user_simulator import TaskScenario, task_user_reply
+from todeval.nodes.simulation.users.simulator import task_user_reply
+from todeval.nodes.simulation.users.task import TaskScenario
 from todeval.stores.llm_cache import LLMCache
 from todeval.stores.paths import data_dir
 

@@ -73,13 +73,8 @@ from todeval.nodes.memory.judges.reader.role import ROLE as READER_ROLE
 from todeval.nodes.memory.judges.slot_repair import repair_agent, supervisor
 from todeval.nodes.memory.judges.slot_repair.role import AGENT_ROLE, SUPERVISOR_ROLE, RepairRequest
 from todeval.nodes.memory.judges.units import render_context as render_session
-from todeval.nodes.simulation.judges.user_simulator import (
-    SIMULATOR_ROLE,
-    Persona,
-    SimulationRequest,
-    UserScenario,
-    simulator_backend,
-)
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.scenario import Persona, SimulationRequest, UserScenario
 from todeval.stores.goal_memory import Goal
 from todeval.stores.llm_cache import default_llm_cache
 
@@ -429,7 +424,7 @@ def ask_user_simulator(spec: str, case: MemoryCase) -> Answer:
         turn_index=0,
         open_slots=case.pending,
     )
-    said = simulator_backend(spec, RETRIES).reply(request)
+    said = USER_SIMULATOR.judge(spec, RETRIES).reply(request)
     return Answer(said.ok, said.reason, _clip(said.utterance))
 
 
@@ -466,7 +461,7 @@ PROBES: tuple[RoleProbe, ...] = (
     RoleProbe("repair_agent", AGENT_ROLE, memory_cases, ask_repair_agent),
     RoleProbe("supervisor_judge:missing", SUPERVISOR_ROLE, memory_cases, ask_supervisor_missing),
     RoleProbe("supervisor_judge:resolved", SUPERVISOR_ROLE, memory_cases, ask_supervisor_resolved),
-    RoleProbe("user_simulator", SIMULATOR_ROLE, memory_cases, ask_user_simulator),
+    RoleProbe("user_simulator", USER_SIMULATOR.name, memory_cases, ask_user_simulator),
     RoleProbe("shift_detection", SHIFT_ROLE, conversations, ask_shift_detection),
     RoleProbe("nl_assertion", NL_ROLE, conversations, ask_nl_assertion),
 )

@@ -9,19 +9,19 @@ from typing import Any
 import pytest
 
 from todeval.evals.datasets.tau2_tools import PAPER_TOOLS
-from todeval.nodes.simulation.environments import (
+from todeval.nodes.simulation.domains import (
     DOMAINS,
-    BankingEnvironment,
-    RetailEnvironment,
-    ToolCall,
     UnknownDomainError,
+    domain_named,
     environment_for,
-    gold_actions,
     gold_snapshot,
-    policy,
 )
-from todeval.nodes.simulation.environments.banking_db import banking_dir
-from todeval.nodes.simulation.environments.retail import pristine_db, retail_db_path
+from todeval.nodes.simulation.domains.banking.data_model import banking_dir
+from todeval.nodes.simulation.domains.banking.tools import BankingEnvironment
+from todeval.nodes.simulation.domains.retail.data_model import pristine_db, retail_db_path
+from todeval.nodes.simulation.domains.retail.tools import RetailEnvironment
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.nodes.simulation.environments.toolkit import gold_actions
 
 pytestmark = pytest.mark.skipif(
     not (banking_dir() / "db.toml").exists() or not retail_db_path().exists(),
@@ -283,14 +283,17 @@ def test_unknown_domain_names_the_known_ones() -> None:
     with pytest.raises(UnknownDomainError, match="banking, retail"):
         environment_for("airline", {})
     with pytest.raises(UnknownDomainError):
-        policy("telecom")
-    assert "Banking" in policy("banking") and "retail" in policy("retail").lower()
-    assert all(environment_for(d).policy() == policy(d) for d in DOMAINS)
+        domain_named("telecom")
+    assert domain_named(" Banking ") is DOMAINS["banking"]
+    policy = {name: domain.policy() for name, domain in DOMAINS.items()}
+    assert "Banking" in policy["banking"] and "retail" in policy["retail"].lower()
+    assert all(environment_for(d).domain == d for d in DOMAINS)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_tool_schemas_match_the_paper_tool_lists(domain: str) -> None:
-    schemas = {s["function"]["name"]: s["function"] for s in environment_for(domain).tool_schemas()}
+    schemas = {s["function"]["name"]: s["function"] for s in DOMAINS[domain].tool_schemas()}
+    assert DOMAINS[domain].tool_schemas() == environment_for(domain).tool_schemas()
     assert set(schemas) == set(PAPER_TOOLS[domain])
     for name, (required, optional) in PAPER_TOOLS[domain].items():
         parameters = schemas[name]["parameters"]

@@ -23,7 +23,7 @@ from todeval.nodes.proactive.judges.target_reached.local import LocalTargetReach
 from todeval.nodes.proactive.live_prompts import OPENING_CUE
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC
 from todeval.nodes.simulation.agents import chat_model as chat_model_module
-from todeval.nodes.simulation.judges.user_simulator.proactive_user import (
+from todeval.nodes.simulation.users.proactive_user import (
     AGREEABLENESS_TIERS,
     PHRASES,
     LLMProactiveUser,

@@ -13,16 +13,10 @@ from tests.fakes import ScriptedChatModel
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
 from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
-from todeval.nodes.simulation.judges.user_simulator import (
-    GoalShift,
-    LLMUser,
-    Persona,
-    SimulatedTurn,
-    UserScenario,
-    UserSimulator,
-    simulator_backend,
-    slots_asked_about,
-)
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.scenario import GoalShift, Persona, SimulatedTurn, UserScenario
+from todeval.nodes.simulation.users.simulator import UserSimulator
+from todeval.nodes.simulation.users.words import slots_asked_about
 from todeval.stores.llm_cache import LLMCache
 
 GOAL = {
@@ -134,7 +128,7 @@ def test_bad_personas_and_specs_fail_early() -> None:
     with pytest.raises(TypeError):
         Persona.from_mapping({"patience": "low"})
     with pytest.raises(JudgeSpecError):
-        simulator_backend("local:nope")
+        USER_SIMULATOR.judge("local:nope")
 
 
 # -- the LLM simulator ------------------------------------------------------------------
@@ -147,7 +141,7 @@ def _fresh_llm_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def llm_user(model: ScriptedChatModel, persona: Persona, max_retries: int = 1) -> UserSimulator:
-    backend = LLMUser(
+    backend = USER_SIMULATOR.llm_judge(
         parse_spec("openai:gpt-4o-mini"), max_retries=max_retries, chat_model=model, cache=None
     )
     return UserSimulator(

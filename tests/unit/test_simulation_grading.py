@@ -11,12 +11,9 @@ import pytest
 from todeval.evals.datasets.tau2 import load_goal_shift_run
 from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
 from todeval.evals.metrics.simulation.grading import database_diff, grade_conversation
-from todeval.nodes.simulation.environments import (
-    ToolCall,
-    environment_for,
-    gold_actions,
-    gold_snapshot,
-)
+from todeval.nodes.simulation.domains import environment_for, gold_snapshot
+from todeval.nodes.simulation.environments.base import ToolCall
+from todeval.nodes.simulation.environments.toolkit import gold_actions
 from todeval.stores.paths import data_dir
 
 ACB = data_dir() / "agentchangebench"

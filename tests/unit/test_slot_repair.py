@@ -19,12 +19,8 @@ from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.memory.judges.slot_repair import missing_or_wrong_slots, repair_agent, supervisor
 from todeval.nodes.memory.judges.slot_repair.local import MentionSupervisor, ProactiveAgent
 from todeval.nodes.memory.judges.slot_repair.role import RepairRequest
-from todeval.nodes.simulation.judges.user_simulator import (
-    SIMULATOR_ROLE,
-    SimulatedTurn,
-    SimulationRequest,
-    simulator_backend,
-)
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.scenario import SimulatedTurn, SimulationRequest
 from todeval.stores.checkpoint import open_checkpointer
 from todeval.stores.llm_cache import LLMCache
 
@@ -153,7 +149,7 @@ class WrongValuesUser:
         return SimulatedTurn(utterance=said, revealed_slots=wrong, judge=self.name)
 
 
-@register_local_judge(SIMULATOR_ROLE, "test-wrong-values")
+@register_local_judge(USER_SIMULATOR.name, "test-wrong-values")
 def _wrong_values_user() -> WrongValuesUser:
     return WrongValuesUser()
 
@@ -197,10 +193,10 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
     model = ScriptedChatModel()
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
-    for factory in (repair_agent, supervisor, simulator_backend):
+    for factory in (repair_agent, supervisor, USER_SIMULATOR):
         factory.cache_clear()
     yield model
-    for factory in (repair_agent, supervisor, simulator_backend):
+    for factory in (repair_agent, supervisor, USER_SIMULATOR):
         factory.cache_clear()
 
 

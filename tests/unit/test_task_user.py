@@ -11,20 +11,17 @@ import pytest
 import todeval.nodes.judges.llm as llm_module
 from tests.fakes import ScriptedChatModel
 from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.task_facts import contradictions
 from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
-from todeval.nodes.simulation.judges.user_simulator import (
-    LLMTaskUser,
-    Persona,
-    ScenarioError,
-    SimulatedTurn,
-    TaskScenario,
-    UserScenario,
+from todeval.nodes.simulation.users.scenario import Persona, SimulatedTurn, UserScenario
+from todeval.nodes.simulation.users.simulator import (
     UserSimulator,
-    contradictions,
     task_backend,
     task_goal_trace,
     task_user_reply,
 )
+from todeval.nodes.simulation.users.task import ScenarioError, TaskScenario
+from todeval.nodes.simulation.users.task_llm import LLMTaskUser
 from todeval.stores.llm_cache import LLMCache
 from todeval.stores.paths import data_dir
 

@@ -40,13 +40,13 @@ class ToolResult(BaseModel):
 
 
 class ToolEnvironment(Protocol):
-    """One domain's database and tools for one trial (fresh per trial, see the module doc)."""
+    """One domain's database and tools for one trial (fresh per trial, see the module doc).
+
+    The agent's policy is the domain's, not the trial's: see
+    :meth:`~nodes.simulation.domains.base.Domain.policy`.
+    """
 
     domain: str
-
-    def policy(self) -> str:
-        """The domain's policy text, the agent's system prompt (tau2's ``policy.md``)."""
-        ...
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The tools as OpenAI function schemas (``{"type": "function", "function": {...}}``)."""

@@ -115,12 +115,17 @@ class ToolSpec:
 class ToolEnvironmentBase:
     """Dispatch, error handling and replay for a domain (see the module doc).
 
-    Subclasses set :attr:`domain` and :attr:`tools`, implement :meth:`reset`, :meth:`snapshot`,
-    :meth:`policy` and one ``_tool_<name>`` method per tool returning the content string.
+    Subclasses set :attr:`domain` and :attr:`tools`, implement :meth:`reset`, :meth:`snapshot`
+    and one ``_tool_<name>`` method per tool returning the content string; one whose database
+    needs no setup from the task keeps this ``__init__`` (a fresh trial is a :meth:`reset`).
     """
 
     domain: str = ""
     tools: tuple[ToolSpec, ...] = ()
+
+    def __init__(self, task: Mapping[str, Any] | None = None) -> None:
+        """A fresh trial of ``task`` (this default ignores the task and calls :meth:`reset`)."""
+        self.reset()
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The tools as OpenAI function schemas."""
@@ -154,10 +159,6 @@ class ToolEnvironmentBase:
         """The database now, as JSON-able data."""
         raise NotImplementedError
 
-    def policy(self) -> str:
-        """The domain's agent policy (its ``policy.md``)."""
-        raise NotImplementedError
-
 
 def _error(call: ToolCall, message: str, kind: Literal["call", "environment"]) -> ToolResult:
     return ToolResult(
@@ -187,6 +188,21 @@ def initialization(task: Mapping[str, Any] | None) -> Mapping[str, Any]:
         )
     init = state.get("initialization_data")
     return init if isinstance(init, Mapping) else {}
+
+
+def gold_actions(task: Mapping[str, Any]) -> list[ToolCall]:
+    """The task's gold actions (``evaluation_criteria.actions``) as tool calls; [] if none."""
+    criteria = task.get("evaluation_criteria") or {}
+    actions = criteria.get("actions") if isinstance(criteria, Mapping) else None
+    return [
+        ToolCall(
+            id=str(action.get("action_id", f"gold-{index}")),
+            name=str(action.get("name")),
+            arguments=dict(action.get("arguments") or {}),
+        )
+        for index, action in enumerate(actions or [])
+        if isinstance(action, Mapping) and action.get("name")
+    ]
 
 
 def deep_update(target: dict[str, Any], update: Mapping[str, Any]) -> None:

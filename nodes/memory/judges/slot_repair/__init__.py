@@ -19,7 +19,7 @@ This module resolves specs to judges (:func:`repair_agent`, :func:`supervisor`) 
 roles' interface (:mod:`nodes.memory.judges.slot_repair.role`), the local judges
 (:mod:`nodes.memory.judges.slot_repair.local`, registered on import) and the LLM ones
 (:mod:`nodes.memory.judges.slot_repair.llm`). The user simulator is its own package
-(:mod:`nodes.simulation.judges.user_simulator`). A judge that cannot judge returns ``value=None``
+(:mod:`nodes.simulation.users`). A judge that cannot judge returns ``value=None``
 with a reason; slot names an LLM invents are dropped.
 """
 

@@ -34,7 +34,7 @@ from todeval.nodes.prompts.memory import (
     REPAIR_AGENT_SYSTEM_PROMPT,
     SUPERVISOR_PROMPT,
 )
-from todeval.nodes.simulation.judges.user_simulator import (
+from todeval.nodes.simulation.users.words import (
     render_goal,
     render_history,
     slots_asked_about,

@@ -22,7 +22,7 @@ from todeval.nodes.memory.judges.slot_repair.role import (
     AgentTurn,
     RepairRequest,
 )
-from todeval.nodes.simulation.judges.user_simulator import slots_asked_about, slots_in_words
+from todeval.nodes.simulation.users.words import slots_asked_about, slots_in_words
 
 __all__ = ["MentionSupervisor", "PassiveAgent", "ProactiveAgent"]
 

@@ -1,11 +1,17 @@
-"""Where the local task user stands in its goal sequence: the shift and stop rule.
+"""Where the local task user stands in its goal sequence: goal words, the shift and stop rule.
+
+A goal label (``authentication``, ``transactions``, ``product_return``...) says what the user
+wants next. :func:`goal_request` is how the local user asks for it, :func:`serves_goal` whether
+an agent's tool call does what it asks; both read the task's domain's
+:class:`~nodes.simulation.domains.base.GoalWords` and fall back, for a label the domain does not
+list, to the label's words (``order_cancellation`` ~ ``cancel_pending_order``).
 
 The rule (AgentChangeBench's banking user policy, made mechanical). The first user message
 opens goal 1. Before each later message, looking at what the agent did since the user
 introduced the current goal:
 
 1. **served**: the agent made a tool call that serves the goal and it succeeded
-   (:func:`~nodes.simulation.judges.user_simulator.goals.serves_goal`);
+   (:func:`serves_goal`);
 2. **transferred**: the agent transferred the user to a human (``transfer_to_human_agents``);
 3. **asked**: the agent asked whether there is anything else (policy RULE 2, trigger 4);
 4. **cap**: the user has sent ``turns_per_goal`` messages on the goal (policy RULE 1: four).
@@ -26,9 +32,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from todeval.nodes.simulation.judges.user_simulator.chat import ChatTurn, last_agent_text
-from todeval.nodes.simulation.judges.user_simulator.goals import serves_goal
-from todeval.nodes.simulation.judges.user_simulator.task import STOP, TRANSFER, TaskScenario
+from todeval.nodes.simulation.domains import GoalWords, goal_words
+from todeval.nodes.simulation.users.chat import ChatTurn, last_agent_text
+from todeval.nodes.simulation.users.task import STOP, TRANSFER, TaskScenario
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 _ANYTHING_ELSE = re.compile(
@@ -97,7 +103,8 @@ def _decide(scenario: TaskScenario, before: Sequence[ChatTurn], last: GoalStep |
     if base.user_turns >= scenario.max_user_turns:
         reason = f"turn cap: {scenario.max_user_turns} user messages"
         return replace(base, stop=True, stop_token=STOP, reason=reason)
-    served = _successful_calls(window, lambda tool: serves_goal(goal, tool))
+    words = goal_words(scenario.domain)
+    served = _successful_calls(window, lambda tool: serves_goal(goal, tool, words))
     transferred = _successful_calls(window, lambda tool: tool == TRANSFER_TOOL)
     asked = bool(_ANYTHING_ELSE.search(last_agent_text(before)))
     capped = last.turns_on_goal >= scenario.turns_per_goal
@@ -140,3 +147,71 @@ def _successful_calls(window: Sequence[ChatTurn], wanted: Callable[[str], bool])
         for call_id, name in turn.calls
         if wanted(name) and call_id in answered and call_id not in failed
     ]
+
+
+# Words too common in labels and tool names to tie one to the other.
+_GENERIC = frozenset(
+    "order product account info information general issue customer request details detail "
+    "user item items management process pending delivered".split()
+)
+_WORD = re.compile(r"[a-z]+")
+_PREFIX = 5  # "cancellation" ~ "cancel", "modification" ~ "modify", "returns" ~ "return"
+
+
+def serves_goal(goal: str, tool: str, words: GoalWords) -> bool:
+    """Whether a call of ``tool`` does what ``goal`` asks (in the domain's ``words``)."""
+    label = goal.strip().lower()
+    if label in words.tools:
+        return tool in words.tools[label]
+    goal_words = _stems(label)
+    return any(g == t for g in goal_words for t in _stems(tool))
+
+
+def goal_request(goal: str, words: GoalWords) -> str:
+    """The local user's words for wanting ``goal`` (in the domain's ``words``)."""
+    label = goal.strip().lower()
+    if label in words.requests:
+        return words.requests[label]
+    named = " ".join(_WORD.findall(label)) or "something"
+    return f"I need help with {named}."
+
+
+def first_person(text: str) -> str:
+    """The ``You ...`` sentences of an instruction as the user says them ("I ...").
+
+    A heuristic for tau2's second-person ``reason_for_call`` ("You want to cancel all pending
+    orders." -> "I want to cancel all pending orders."); sentences that are instructions to
+    the simulator ("Be insistent ...") are left out. Empty when no sentence starts with "You".
+    """
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+    mine = [s for s in sentences if re.match(r"(?i)you(?:r|'re|\u2019re)?\b", s)][:2]
+    return " ".join(_swap_pronouns(s) for s in mine)
+
+
+_VERBS = (
+    "get|got|want|need|have|had|can|cannot|could|will|would|should|do|did|know|think|paid|"
+    "pay|ordered|received|bought|made|placed|like|live|moved|used|see|saw|spent|owe|also"
+)
+_SWAPS = (
+    (r"\byou are\b", "I am"),
+    (r"\byou were\b", "I was"),
+    (r"\byou(?:'re|\u2019re)\b", "I'm"),
+    (r"\byou(?:'ve|\u2019ve)\b", "I've"),
+    (r"\byourself\b", "myself"),
+    (r"\byours\b", "mine"),
+    (r"\byour\b", "my"),
+    (r"(?:^|(?<=[,;] )|(?<=\band )|(?<=\bbut )|(?<=\bso ))you\b", "I"),
+    (rf"\byou(?=\s+(?:{_VERBS})\b)", "I"),  # a subject: "how much you paid"
+    (r"\byou\b", "me"),
+)
+
+
+def _swap_pronouns(sentence: str) -> str:
+    for pattern, replacement in _SWAPS:
+        sentence = re.sub(pattern, replacement, sentence, flags=re.IGNORECASE)
+    return sentence[:1].upper() + sentence[1:]
+
+
+def _stems(text: str) -> set[str]:
+    words = {w for w in _WORD.findall(text.lower()) if len(w) >= _PREFIX and w not in _GENERIC}
+    return {w[:_PREFIX] for w in words}

@@ -1,4 +1,4 @@
-"""AgentChangeBench banking: ``db.toml`` and the tools its recorded runs call.
+"""AgentChangeBench banking's tools: one method per tool over the ``db.toml`` database.
 
 The tools, their arguments and what they return follow the tool calls and results recorded in
 ``simulations/banking_gpt-4.1_run40.json`` (``tools.md`` is a design note whose names differ),
@@ -11,7 +11,8 @@ of that kind already in the database (``PY_00000001``, ``PR_...``, ``TX_...``, `
 ``PT_...``, eight hex digits as upstream); time-stamps come from upstream's fixed clock,
 2025-08-21 08:00:00 plus one second per time-stamped write of the trial.
 
-Where todeval differs from the recorded run on purpose (the fidelity bench lists each case):
+Where todeval differs from the recorded run on purpose (listed case by case in
+:mod:`~nodes.simulation.domains.banking.fidelity`):
 ``file_dispute`` files the dispute (upstream always failed with ``Error: DISPUTED``: its
 transaction-status enum has no DISPUTED member), and ``get_transactions`` parses its time
 filters (upstream compared the text with date-times and failed whenever the account had
@@ -25,16 +26,15 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from todeval.nodes.simulation.environments.banking_db import (
+from todeval.nodes.simulation.domains.banking.data_model import (
     Database,
     Record,
     load_banking_db,
     make_record,
     normalise_db,
     parse_datetime,
-    policy,
 )
-from todeval.nodes.simulation.environments.banking_tools import BANKING_TOOLS
+from todeval.nodes.simulation.domains.banking.schemas import BANKING_TOOLS
 from todeval.nodes.simulation.environments.toolkit import (
     ToolEnvironmentBase,
     ToolError,
@@ -81,10 +81,6 @@ class BankingEnvironment(ToolEnvironmentBase):
         state: dict[str, Any] = copy.deepcopy(self._db)
         state["parked_tasks"] = [{"parked_task_id": k, **v} for k, v in self._parked.items()]
         return state
-
-    def policy(self) -> str:
-        """The agent's policy text."""
-        return policy()
 
     # -- lookups -------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
-"""tau2 retail: ``tau2_retail/db.json`` (500 users, 1,000 orders, 50 products) and its tools.
+"""tau2 retail's tools: one method per tool over the shared ``db.json`` database.
 
-The 2.8 MB database is parsed once per process and never changed. A trial keeps its changes
-in an overlay (copy-on-write: the first write to an order, user or product copies that one
-record), so a fresh trial or a reset costs an empty overlay, not a copy of the database, and
-:meth:`RetailEnvironment.snapshot` is the pristine tables with the overlay laid over them.
+The database (:mod:`~nodes.simulation.domains.retail.data_model`) is never changed. A trial
+keeps its changes in an overlay (copy-on-write: the first write to an order, user or product
+copies that one record), so a fresh trial or a reset costs an empty overlay, not a copy of the
+database, and :meth:`RetailEnvironment.snapshot` is the pristine tables with the overlay laid
+over them.
 
 Tools follow tau2-bench's retail toolkit (same names, arguments, checks and messages). One
 deliberate difference: ``modify_pending_order_items`` gives each swapped item its own new
@@ -14,13 +15,12 @@ price differences are rounded to cents.
 from __future__ import annotations
 
 import copy
-import functools
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from todeval.nodes.simulation.environments.retail_tools import RETAIL_TOOLS
+from todeval.nodes.simulation.domains.retail.data_model import TABLES, Record, Tables, pristine_db
+from todeval.nodes.simulation.domains.retail.schemas import RETAIL_TOOLS
 from todeval.nodes.simulation.environments.toolkit import (
     ToolEnvironmentBase,
     ToolError,
@@ -29,33 +29,9 @@ from todeval.nodes.simulation.environments.toolkit import (
     dumps,
     initialization,
 )
-from todeval.stores.paths import data_dir
 
-Record = dict[str, Any]
-Tables = dict[str, dict[str, Record]]
-
-_TABLES = ("products", "users", "orders")
 _CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 _ADDRESS_KEYS = ("address1", "address2", "city", "country", "state", "zip")
-
-
-def retail_db_path() -> Path:
-    """``$TODEVAL_DATA_DIR/agentchangebench/tau2_retail/db.json``."""
-    return data_dir() / "agentchangebench" / "tau2_retail" / "db.json"
-
-
-@functools.lru_cache(maxsize=2)
-def pristine_db(path: str | None = None) -> Tables:
-    """The parsed database, once per process and path. Shared: never change it."""
-    with open(path or retail_db_path(), encoding="utf-8") as handle:
-        raw = json.load(handle)
-    return {table: raw.get(table) or {} for table in _TABLES}
-
-
-def policy() -> str:
-    """The agent's policy (``domains/retail/policy.md``), for its system prompt."""
-    path = data_dir() / "agentchangebench" / "domains" / "retail" / "policy.md"
-    return path.read_text(encoding="utf-8")
 
 
 class RetailEnvironment(ToolEnvironmentBase):
@@ -73,7 +49,7 @@ class RetailEnvironment(ToolEnvironmentBase):
         self._base = db if db is not None else pristine_db()
         init = initialization(task)
         self.user_data: dict[str, Any] = dict(init.get("user_data") or {})
-        self._fresh: Tables = {table: {} for table in _TABLES}
+        self._fresh: Tables = {table: {} for table in TABLES}
         for table, records in (init.get("agent_data") or {}).items():
             for key, update in (records or {}).items():
                 record = copy.deepcopy(self._base.get(table, {}).get(key) or {})
@@ -96,10 +72,6 @@ class RetailEnvironment(ToolEnvironmentBase):
     def changes(self) -> Tables:
         """Only the records this trial changed (a copy)."""
         return copy.deepcopy(self._overlay)
-
-    def policy(self) -> str:
-        """The agent's policy text."""
-        return policy()
 
     def _tables(self) -> list[str]:
         return list(dict.fromkeys([*self._base, *self._overlay]))

@@ -27,8 +27,8 @@ from todeval.evals.proactive_schema import Agreeableness
 from todeval.nodes.judges.llm_role import LLMRole
 from todeval.nodes.judges.local import resolve_local_variant
 from todeval.nodes.judges.spec import parse_spec
-from todeval.nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE
-from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.scenario import stable_seed
 
 Act = Literal["decline", "ask_why", "partial", "accept_step", "accept_target", "neutral"]
 
@@ -165,7 +165,7 @@ class UserReply(BaseModel):
 class LLMProactiveUser(LLMRole[UserReply]):
     """One call per reply (:data:`PROACTIVE_USER_PROMPT`)."""
 
-    role = SIMULATOR_ROLE
+    role = USER_SIMULATOR.name
     prompt = PROACTIVE_USER_PROMPT
     output_model = UserReply
 
@@ -202,6 +202,6 @@ def proactive_user(spec: str, max_retries: int = 3) -> LocalProactiveUser | LLMP
     """
     parsed = parse_spec(spec)
     if parsed.is_local:
-        resolve_local_variant(SIMULATOR_ROLE, parsed.variant)  # the same variants as MAP's
+        resolve_local_variant(USER_SIMULATOR.name, parsed.variant)  # the same variants as MAP's
         return LocalProactiveUser()
     return LLMProactiveUser(parsed, max_retries=max_retries)

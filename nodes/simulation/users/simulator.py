@@ -2,9 +2,10 @@
 
 MAP's proactive slot repair (paper 001, §4.3) needs "an agent to simulate the user, explicitly
 informing it of the slot set L"; the goal-shift (AgentChangeBench) and proactivity
-(ProactiveEval) harnesses need the same thing with other scenarios. One class serves them all.
+(ProactiveEval) harnesses need the same thing with other scenarios. One spec of the
+``user_simulator`` role (:data:`~nodes.simulation.roles.USER_SIMULATOR`) serves them all.
 
-MAP's slot repair (a :class:`UserScenario`)::
+MAP's slot repair (a :class:`~nodes.simulation.users.scenario.UserScenario`)::
 
     user = UserSimulator(
         UserScenario(task_goal={"time": "7 pm", "number_of_seats": "2"}, focus_slots=["time"]),
@@ -14,7 +15,8 @@ MAP's slot repair (a :class:`UserScenario`)::
     turn = user.reply(history, asked_slots=["time"], turn_index=0)
     turn.utterance, turn.revealed_slots  # "Fine. The time should be 7 pm.", {"time": "7 pm"}
 
-An AgentChangeBench / tau2 task's user (a :class:`TaskScenario`), as the live harness calls it::
+An AgentChangeBench / tau2 task's user (a :class:`~nodes.simulation.users.task.TaskScenario`),
+as the live harness calls it::
 
     turn = task_user_reply("local", task=task, messages=messages, seed=trial_seed)
     # task: the task's JSON (persona "EASY_1" resolved from user_personas.json) or a TaskScenario
@@ -24,27 +26,14 @@ An AgentChangeBench / tau2 task's user (a :class:`TaskScenario`), as the live ha
 ``history``/``messages`` may be OpenAI / tau2 message dicts (user/assistant/tool), LangChain
 dicts or MAP's :class:`~evals.memory_schema.MsTodTurn` pairs. A reply is a pure function of its
 inputs (scenario, persona, seed, conversation so far), so a checkpointed dialogue resumes to
-the same words.
-
-Backends (the ``user_simulator`` judge role; one spec serves both kinds of scenario):
-
-- ``local`` (= ``local:templated``): deterministic templates. For MAP
-  (:mod:`~nodes.simulation.judges.user_simulator.local`) it states the goal's values for the
-  slots the agent asked about, shaped by the persona's disclosure (high: all, medium: two, low:
-  one and a seeded one-in-three chance of pushing back), verbosity and cooperativeness. For a
-  task (:mod:`~nodes.simulation.judges.user_simulator.task_local`) it states ``known_info``
-  facts when asked, declines ``unknown_info``, shifts goals and stops by the rule of
-  :mod:`~nodes.simulation.judges.user_simulator.progress`.
-- ``<provider>:<model>``: MAP: :data:`~nodes.prompts.simulation.USER_SIMULATOR_PROMPT`
-  (:mod:`~nodes.simulation.judges.user_simulator.llm`); a task: AgentChangeBench's guidelines and
-  user policy (:mod:`~nodes.simulation.judges.user_simulator.task_llm`); both through
-  :class:`~nodes.judges.llm.LLMJudge`.
+the same words. The local task user reads its goal words from the task's domain
+(:func:`~nodes.simulation.domains.goal_words`).
 
 Extension points: :attr:`UserScenario.instructions`, :attr:`UserScenario.goal_shifts` and
 :attr:`Persona.style` for other free-text scenarios; new scenario kinds (ProactiveEval's
 environments) get their own scenario type, a backend method like ``reply_task`` and a branch
 in :meth:`UserSimulator.reply_to`; new MAP backends register with
-``@register_local_judge(SIMULATOR_ROLE, "<variant>")``.
+``@register_local_judge(USER_SIMULATOR.name, "<variant>")``.
 """
 
 from __future__ import annotations
@@ -54,93 +43,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from todeval.evals.memory_schema import MsTodTurn
-from todeval.evals.task_facts import Contradiction, contradictions, known_facts
-from todeval.nodes.judges import resolve_judge
 from todeval.nodes.judges.local import resolve_local_variant
 from todeval.nodes.judges.spec import parse_spec
-from todeval.nodes.simulation.judges.user_simulator.chat import (
-    ChatTurn,
-    as_ms_tod_turns,
-    read_chat,
-    render_chat,
-)
-from todeval.nodes.simulation.judges.user_simulator.llm import LLMUser, LLMUserTurn
-from todeval.nodes.simulation.judges.user_simulator.local import (
-    TemplatedUser,  # importing it registers local:templated
-)
-from todeval.nodes.simulation.judges.user_simulator.progress import GoalStep, goal_trace
-from todeval.nodes.simulation.judges.user_simulator.role import (
-    SIMULATOR_ROLE,
-    Disclosure,
-    GoalShift,
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.chat import ChatTurn, as_ms_tod_turns, read_chat
+from todeval.nodes.simulation.users.progress import GoalStep, goal_trace
+from todeval.nodes.simulation.users.scenario import (
     Persona,
     SimulatedTurn,
     SimulationRequest,
     SimulatorBackend,
     UserScenario,
-    Verbosity,
 )
-from todeval.nodes.simulation.judges.user_simulator.task import (
-    CONTROL_TOKENS,
-    OUT_OF_SCOPE,
-    STOP,
-    TRANSFER,
-    ScenarioError,
-    TaskRequest,
-    TaskScenario,
-    TaskSimulatorBackend,
-)
-from todeval.nodes.simulation.judges.user_simulator.task_llm import LLMTaskUser
-from todeval.nodes.simulation.judges.user_simulator.task_local import LocalTaskUser
-from todeval.nodes.simulation.judges.user_simulator.words import (
-    render_goal,
-    render_history,
-    slots_asked_about,
-    slots_in_words,
-)
-
-__all__ = [
-    "CONTROL_TOKENS",
-    "OUT_OF_SCOPE",
-    "SIMULATOR_ROLE",
-    "STOP",
-    "TRANSFER",
-    "ChatTurn",
-    "Contradiction",
-    "Disclosure",
-    "GoalShift",
-    "GoalStep",
-    "LLMTaskUser",
-    "LLMUser",
-    "LLMUserTurn",
-    "LocalTaskUser",
-    "Persona",
-    "ScenarioError",
-    "SimulatedTurn",
-    "SimulationRequest",
-    "SimulatorBackend",
-    "TaskRequest",
-    "TaskScenario",
-    "TaskSimulatorBackend",
-    "TemplatedUser",
-    "UserScenario",
-    "UserSimulator",
-    "Verbosity",
-    "as_ms_tod_turns",
-    "contradictions",
-    "goal_trace",
-    "known_facts",
-    "read_chat",
-    "render_chat",
-    "render_goal",
-    "render_history",
-    "simulator_backend",
-    "slots_asked_about",
-    "slots_in_words",
-    "task_backend",
-    "task_goal_trace",
-    "task_user_reply",
-]
+from todeval.nodes.simulation.users.task import TaskRequest, TaskScenario, TaskSimulatorBackend
+from todeval.nodes.simulation.users.task_llm import LLMTaskUser
+from todeval.nodes.simulation.users.task_local import LocalTaskUser
 
 History = Sequence[MsTodTurn | Mapping[str, Any]]
 
@@ -153,7 +70,7 @@ class UserSimulator:
             task's :class:`TaskScenario`.
         persona: How the user behaves (task users read only its ``seed``: their persona is
             the task's).
-        spec: The ``user_simulator`` judge spec: ``local`` or an LLM spec.
+        spec: The ``user_simulator`` spec: ``local`` or an LLM spec.
         max_retries: Retries of an LLM simulator's malformed replies.
         backend: A ready backend (tests, custom simulators); overrides ``spec``.
     """
@@ -172,7 +89,7 @@ class UserSimulator:
         if backend is None:
             task = isinstance(scenario, TaskScenario)
             backend = (
-                task_backend(spec, max_retries) if task else simulator_backend(spec, max_retries)
+                task_backend(spec, max_retries) if task else USER_SIMULATOR.judge(spec, max_retries)
             )
         self.backend = backend
 
@@ -284,15 +201,6 @@ def task_goal_trace(
 
 
 @functools.lru_cache(maxsize=16)
-def simulator_backend(spec: str, max_retries: int = 3) -> SimulatorBackend:
-    """MAP's ``user_simulator`` backend for ``spec`` (built once per spec)."""
-    backend: SimulatorBackend = resolve_judge(
-        SIMULATOR_ROLE, spec, lambda parsed: LLMUser(parsed, max_retries=max_retries)
-    )
-    return backend
-
-
-@functools.lru_cache(maxsize=16)
 def task_backend(spec: str, max_retries: int = 3) -> TaskSimulatorBackend:
     """The task user's backend for a ``user_simulator`` spec (built once per spec).
 
@@ -302,6 +210,6 @@ def task_backend(spec: str, max_retries: int = 3) -> TaskSimulatorBackend:
     """
     parsed = parse_spec(spec)
     if parsed.is_local:
-        resolve_local_variant(SIMULATOR_ROLE, parsed.variant)  # the same variants as MAP's
+        resolve_local_variant(USER_SIMULATOR.name, parsed.variant)  # the same variants as MAP's
         return LocalTaskUser()
     return LLMTaskUser(parsed, max_retries=max_retries)

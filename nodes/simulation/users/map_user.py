@@ -1,27 +1,45 @@
-"""The local ``user_simulator`` (``local`` = ``local:templated``): deterministic templates.
+"""MAP's simulated user (paper 001, §4.3): it knows the task goal and the slot set L.
 
-It states the goal's values for the slots the agent asked about; the persona sets how many per
-turn (disclosure high: all, medium: two, low: one, and a seeded one-in-three chance of
-pushing back without a value), the wording (verbosity) and whether it volunteers the open slots
-of L unasked (``answers_only_asked=False``). A goal shift is announced on its turn with its new
-values. Importing this module registers the variant.
+``local`` (= ``local:templated``, :class:`TemplatedUser`): deterministic templates. It states
+the goal's values for the slots the agent asked about; the persona sets how many per turn
+(disclosure high: all, medium: two, low: one, and a seeded one-in-three chance of pushing back
+without a value), the wording (verbosity) and whether it volunteers the open slots of L unasked
+(``answers_only_asked=False``). A goal shift is announced on its turn with its new values.
+
+``<provider>:<model>`` (:class:`LLMUser`): the role's prompt,
+:data:`~nodes.prompts.simulation.USER_SIMULATOR_PROMPT` (tau2's simulation guidelines plus the
+persona lines), one call per reply. It is told of a goal shift on that shift's turn; slots it
+reports outside the goal are dropped.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from todeval.evals.memory_words import slot_in_words
-from todeval.nodes.judges.local import register_local_judge
-from todeval.nodes.simulation.judges.user_simulator.role import (
-    SIMULATOR_ROLE,
+from todeval.nodes.judges.roles import JudgeRole, PromptJudge
+from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.prompts.simulation import (
+    COOPERATIVENESS_LINES,
+    DISCLOSURE_LINES,
+    VERBOSITY_LINES,
+)
+from todeval.nodes.simulation.users.scenario import (
     Persona,
     SimulatedTurn,
     SimulationRequest,
+    stable_seed,
 )
-from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
-from todeval.nodes.simulation.judges.user_simulator.words import announce_shift, slots_in_words
+from todeval.nodes.simulation.users.words import (
+    announce_shift,
+    render_goal,
+    render_history,
+    slots_in_words,
+)
 
 # How many asked-about details one reply gives, by disclosure (None: all of them).
 _PER_TURN: dict[str, int | None] = {"high": None, "medium": 2, "low": 1}
@@ -88,9 +106,65 @@ class TemplatedUser:
         )
 
 
-@register_local_judge(SIMULATOR_ROLE, "templated", default=True)
-def _templated() -> TemplatedUser:
-    return TemplatedUser()
+class LLMUserTurn(BaseModel):
+    """The LLM simulator's answer."""
+
+    utterance: str = Field(min_length=1, description="The user's next message.")
+    revealed_slots: dict[str, str] = Field(
+        default_factory=dict, description="Slot -> the value the message states."
+    )
+    stop: bool = Field(default=False, description="True if the message ends with ###STOP###.")
+
+
+class LLMUser:
+    """An LLM plays MAP's user (the role's prompt, see the module doc).
+
+    Args:
+        role: The ``user_simulator`` declaration (its prompt, system prompt and output model).
+        spec: The LLM spec.
+        **llm_kwargs: Passed to :class:`~nodes.judges.roles.PromptJudge` (``chat_model``,
+            ``cache``, ``max_retries``...).
+    """
+
+    def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
+        self.prompt: PromptJudge[LLMUserTurn] = PromptJudge(role, spec, **llm_kwargs)
+        self.name = self.prompt.name
+
+    def reply(self, request: SimulationRequest) -> SimulatedTurn:
+        """One call per reply; a failed call yields an empty utterance with the reason."""
+        goal = request.scenario.goal_at(request.turn_index)
+        shift = request.scenario.shift_at(request.turn_index)
+        result = self.prompt.ask(
+            persona=_persona_lines(request.persona),
+            instructions=request.scenario.instructions.strip() or "none",
+            task_goal=render_goal(goal),
+            focus_slots=slots_in_words(request.open_slots) or "none",
+            goal_shift=announce_shift(shift.updates) if shift is not None else "none",
+            conversation_history=render_history(request.history),
+            asked_slots=slots_in_words(request.asked_slots) or "none",
+        )
+        if result.value is None:
+            return SimulatedTurn(utterance="", judge=self.name, reason=result.reason)
+        said = result.value
+        utterance = said.utterance.replace("###STOP###", "").strip()
+        revealed = {slot: str(value) for slot, value in said.revealed_slots.items() if slot in goal}
+        stop = said.stop or "###STOP###" in said.utterance
+        return SimulatedTurn(
+            utterance=utterance or said.utterance,
+            revealed_slots=revealed,
+            stop=stop,
+            goal_shift=shift is not None,
+            judge=self.name,
+        )
+
+
+def _persona_lines(persona: Persona) -> str:
+    lines = [
+        DISCLOSURE_LINES[persona.disclosure],
+        VERBOSITY_LINES[persona.verbosity],
+        COOPERATIVENESS_LINES[persona.answers_only_asked],
+    ]
+    return "\n".join([*lines, persona.style.strip()] if persona.style.strip() else lines)
 
 
 def _state_values(slots: Sequence[str], goal: Mapping[str, str], verbosity: str) -> str:

@@ -1,10 +1,10 @@
 """The local task user (``local``): a seeded, rule-following AgentChangeBench customer.
 
-Each reply follows the goal rule of :mod:`~nodes.simulation.judges.user_simulator.progress`:
+Each reply follows the goal rule of :mod:`~nodes.simulation.users.progress`:
 
 - the **opening** asks for the first goal (the ``reason_for_call`` in the first person when the
   task writes it as "You ...", else the goal's request, see
-  :func:`~nodes.simulation.judges.user_simulator.goals.goal_request`);
+  :func:`~nodes.simulation.users.progress.goal_request`, in the words of the task's domain);
 - on its goal, the user **answers what the agent asked**: each fact kind asked for that
   ``known_info`` gives is stated with exactly that value; a kind it does not give, and any
   ``unknown_info`` phrase the request touches, is declined ("I don't have ..."); a request to
@@ -32,13 +32,12 @@ from todeval.evals.task_facts import (
     known_facts,
     unknown_topics,
 )
-from todeval.nodes.simulation.judges.user_simulator.chat import last_agent_text
-from todeval.nodes.simulation.judges.user_simulator.goals import first_person, goal_request
-from todeval.nodes.simulation.judges.user_simulator.progress import GoalStep, next_step
-from todeval.nodes.simulation.judges.user_simulator.role import SimulatedTurn
-from todeval.nodes.simulation.judges.user_simulator.seeding import stable_seed
-from todeval.nodes.simulation.judges.user_simulator.task import TaskRequest, TaskScenario
-from todeval.nodes.simulation.judges.user_simulator.tones import Tone, tone_for
+from todeval.nodes.simulation.domains import GoalWords, goal_words
+from todeval.nodes.simulation.users.chat import last_agent_text
+from todeval.nodes.simulation.users.progress import GoalStep, first_person, goal_request, next_step
+from todeval.nodes.simulation.users.scenario import SimulatedTurn, stable_seed
+from todeval.nodes.simulation.users.task import TaskRequest, TaskScenario
+from todeval.nodes.simulation.users.tones import Tone, tone_for
 
 TRANSITIONS = (
     "Before we finish, I also wanted to ask about something else.",
@@ -60,13 +59,14 @@ class LocalTaskUser:
         step = next_step(scenario, chat)
         rng = random.Random(stable_seed(request.seed, scenario.task_id, step.user_turns))
         tone = tone_for(scenario.persona_name)
+        words = goal_words(scenario.domain)
         goals = scenario.goals or ("",)
         goal = goals[step.goal_index]
         parts: list[str] = []
         revealed: dict[str, str] = {}
         declined: list[str] = []
         if step.opening:
-            parts += [rng.choice(tone.greetings), _opening(scenario, goal)]
+            parts += [rng.choice(tone.greetings), _opening(scenario, goal, words)]
         else:
             agent_said = last_agent_text(chat)
             answer, revealed, declined = _answer(scenario, agent_said, tone, rng)
@@ -74,12 +74,12 @@ class LocalTaskUser:
             if step.stop:
                 parts.append(rng.choice(_closers(tone, step)))
             elif step.shift:
-                parts += [rng.choice(TRANSITIONS), goal_request(goal)]
+                parts += [rng.choice(TRANSITIONS), goal_request(goal, words)]
             elif not answer:
                 confirm = asks_confirmation(agent_said)
                 parts.append(rng.choice(tone.confirmations if confirm else tone.nudges))
                 if not confirm:
-                    parts.append(goal_request(goal))
+                    parts.append(goal_request(goal, words))
         return SimulatedTurn(
             utterance=" ".join(p for p in parts if p),
             revealed_slots=revealed,
@@ -94,9 +94,9 @@ class LocalTaskUser:
         )
 
 
-def _opening(scenario: TaskScenario, goal: str) -> str:
+def _opening(scenario: TaskScenario, goal: str, words: GoalWords) -> str:
     said = first_person(scenario.reason_for_call)
-    return said or goal_request(goal)
+    return said or goal_request(goal, words)
 
 
 def _answer(

@@ -2,11 +2,15 @@
 
 :class:`UserScenario` (the task goal, MAP's slot set L, free-text instructions, goal shifts) and
 :class:`Persona` describe the user; :class:`SimulationRequest` is a backend's only input and
-:class:`SimulatedTurn` its reply; :class:`SimulatorBackend` is the ``user_simulator`` role.
+:class:`SimulatedTurn` its reply (task users reply with it too); :class:`SimulatorBackend` is
+what the ``user_simulator`` role builds for MAP (:data:`~nodes.simulation.roles.USER_SIMULATOR`).
+:func:`stable_seed` seeds the local users' wording.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -14,8 +18,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from todeval.evals.memory_schema import MsTodTurn
-
-SIMULATOR_ROLE = "user_simulator"
 
 Disclosure = Literal["low", "medium", "high"]
 Verbosity = Literal["terse", "normal", "verbose"]
@@ -164,3 +166,9 @@ class SimulatorBackend(Protocol):
     def reply(self, request: SimulationRequest) -> SimulatedTurn:
         """The user's next message."""
         ...
+
+
+def stable_seed(*parts: object) -> int:
+    """A 64-bit seed from JSON-able parts (``hash()`` is salted per process; a digest is not)."""
+    key = json.dumps(list(parts))
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")

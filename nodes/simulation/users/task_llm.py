@@ -22,9 +22,10 @@ from pydantic import BaseModel, Field
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpec, parse_spec
 from todeval.nodes.prompts.simulation import TASK_USER_PROMPT, TASK_USER_SYSTEM_PROMPT
-from todeval.nodes.simulation.judges.user_simulator.chat import render_chat
-from todeval.nodes.simulation.judges.user_simulator.role import SIMULATOR_ROLE, SimulatedTurn
-from todeval.nodes.simulation.judges.user_simulator.task import (
+from todeval.nodes.simulation.roles import USER_SIMULATOR
+from todeval.nodes.simulation.users.chat import render_chat
+from todeval.nodes.simulation.users.scenario import SimulatedTurn
+from todeval.nodes.simulation.users.task import (
     CONTROL_TOKENS,
     STOP,
     TaskRequest,
@@ -125,7 +126,7 @@ class LLMTaskUser:
                 first = next(iter(self._judges.values()), None)
                 model = self._chat_model or (first.chat_model if first is not None else None)
                 self._judges[domain] = LLMJudge(
-                    role=SIMULATOR_ROLE,
+                    role=USER_SIMULATOR.name,
                     spec=self.spec,
                     prompt=TASK_USER_PROMPT,
                     system=self._system(domain),

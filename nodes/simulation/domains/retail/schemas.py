@@ -1,7 +1,7 @@
 """The tau2 retail tools as the agent sees them (tau2-bench ``domains/retail``).
 
-The names and parameters of :data:`evals.datasets.tau2_tools.PAPER_TOOLS` ``["retail"]``; tau2
-retail has no ``think`` tool (it is commented out upstream).
+The names and parameters of paper 002's retail list (:data:`evals.datasets.tau2_tools.PAPER_TOOLS`
+``["retail"]``); tau2 retail has no ``think`` tool (it is commented out upstream).
 """
 
 from __future__ import annotations

@@ -124,11 +124,6 @@ def load_banking_db(path: Path | None = None) -> Database:
     return copy.deepcopy(_load_db(str(path or banking_dir() / "db.toml")))
 
 
-def policy() -> str:
-    """The agent's policy (``policy.md``), for its system prompt."""
-    return (banking_dir() / "policy.md").read_text(encoding="utf-8")
-
-
 def normalise_db(raw: Mapping[str, Any]) -> Database:
     """Tables as lists of records in model field order, defaults filled, as tau2 dumps them."""
     return {table: [make_record(table, row) for row in raw.get(table) or []] for table in FIELDS}

@@ -19,8 +19,8 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from todeval.evals.datasets.tau2_personas import read_personas
-from todeval.nodes.simulation.judges.user_simulator.chat import ChatTurn
-from todeval.nodes.simulation.judges.user_simulator.role import SimulatedTurn
+from todeval.nodes.simulation.users.chat import ChatTurn
+from todeval.nodes.simulation.users.scenario import SimulatedTurn
 from todeval.stores.paths import data_dir
 
 STOP = "###STOP###"

@@ -1,0 +1,18 @@
+"""tau2 retail (tau2-bench ``domains/retail``, AgentChangeBench's retail tasks): ``db.json``.
+
+``data_model`` reads the database, ``schemas`` gives the tools as the agent sees them, ``tools``
+runs them over the database (copy-on-write) and ``words`` holds the local user's goal words.
+"""
+
+from __future__ import annotations
+
+from todeval.nodes.simulation.domains.base import Domain
+from todeval.nodes.simulation.domains.retail.tools import RetailEnvironment
+from todeval.nodes.simulation.domains.retail.words import RETAIL_WORDS
+
+DOMAIN = Domain(
+    name="retail",
+    environment=RetailEnvironment,
+    folder="agentchangebench/domains/retail",
+    goal_words=RETAIL_WORDS,
+)
