@@ -73,7 +73,7 @@ from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
 from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.bank import bank_for
-from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.roles import memory_judger
 from todeval.nodes.proactive.judges import check_scoring_judges
 from todeval.stores.checkpoint import recorded_target
 from todeval.stores.local_servers import running_chroma
