@@ -106,7 +106,7 @@ from todeval.graphs.ray_runner import ClusterError
 from todeval.nodes.context import JUDGE_ROLES, Context
 from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from todeval.nodes.memory.bank import fill_banks
-from todeval.nodes.memory.judges import check_memory_judges
+from todeval.nodes.memory.roles import check_memory_judges
 from todeval.nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
 from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT

@@ -15,7 +15,7 @@ Reproducible: fixed seed; individuals split 70/10/20 into fit, validation (early
 held out. Reported (and stored in the model's JSON): held-out AUC of the judger and of the
 retrieval score alone, Recall@5 over ``alpha`` on the held-out individuals (the best alpha is
 tuned there, on train), and the same on SGD dev at ``alpha`` 0.5 and at the tuned alpha.
-Writes ``nodes/judges/models/memory_judger.{npz,json}``.
+Writes ``nodes/memory/judges/memory_judger.{npz,json}``.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from todeval.evals.memory_words import intent_in_words
 from todeval.evals.metrics.memory.scores import recall_at_k
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
 from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
-from todeval.nodes.memory.judges.memory_judger.local import (
+from todeval.nodes.memory.judges.memory_judger import (
     FEATURE_NAMES,
     MODEL_PATH,
     judger_features,
     query_questions,
 )
-from todeval.nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery
 from todeval.nodes.memory.judges.planning import task_attributes
 from todeval.nodes.memory.judges.units import local_memory_units, render_context
 from todeval.stores.embeddings import get_embedder
@@ -110,14 +110,14 @@ def plan_items(
     schema_share: float,
 ) -> list[Plan]:
     """Intent capture and missing-slot query of every eval item (the local judges)."""
-    capture, querier = LocalIntentCapture(schema), LocalMissingSlotQuery()
+    capture, querier = LocalIntentCapture(), LocalMissingSlotQuery()
     plans = []
     for individual in individuals:
         for item in individual.eval:
             service = getattr(item, "domain", None)
             known = session_values(individual.sessions, item.intent)
             captured = capture.capture(
-                item.context, item.intent, known_values=known, service=service
+                item.context, item.intent, known_values=known, service=service, schema=schema
             )
             with_schema = schema if rng.random() < schema_share else None
             attributes = task_attributes(

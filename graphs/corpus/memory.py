@@ -29,7 +29,7 @@ from todeval.graphs.memory import MemoryTask, build_memory_graph, run_memory
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.memory.bank import store_for
-from todeval.nodes.memory.judges.memory_judger import memory_judger
+from todeval.nodes.memory.roles import check_memory_judges
 from todeval.nodes.memory.settings import Source, memory_setting
 from todeval.nodes.memory.state import MemoryOutput
 
@@ -257,15 +257,10 @@ def memory_judges(context: Context) -> dict[str, Any]:
     }
 
 
-def _check_memory_judges(context: Context) -> None:
-    if context.memory_judger != "none":
-        getattr(memory_judger(context.memory_judger), "model", None)  # loads a local model
-
-
 EVALUATION = EvaluationSuite(
     run=cast(Branch, run_memory),
     task_schema=MemoryTask,
     judges=memory_judges,
-    check=_check_memory_judges,
+    check=check_memory_judges,
 )
 """Memory in ``todeval evaluate`` (its registry line names this)."""

@@ -17,7 +17,9 @@ The declared name is the role's key everywhere: ``--judge ROLE=SPEC``, the confi
 summary's ``judges`` and the validity cards. ``local`` maps each ``local:<variant>`` to a
 zero-argument factory (the first is the default; models load when it is first called, never at
 import). The LLM judge is :class:`PromptJudge` over ``prompt`` and ``output_model`` unless the role
-needs more (windows, batches) and names its own class in ``llm``.
+needs more (windows, batches) and names its own class in ``llm``, usually a
+:class:`PromptAdapter` that turns the role's inputs into the prompt's fields and the answer into
+the role's result.
 """
 
 from __future__ import annotations
@@ -149,6 +151,30 @@ class PromptJudge(Generic[OutT]):
         """The prompt filled with ``fields``; the parsed answer, or None with the reason."""
         result = self.llm.invoke(fields)
         return JudgeResult(result.value, self.name, result.reason)
+
+    async def aask(self, **fields: Any) -> JudgeResult[Any]:
+        """Async twin of :meth:`ask`."""
+        result = await self.llm.ainvoke(fields)
+        return JudgeResult(result.value, self.name, result.reason)
+
+
+class PromptAdapter(Generic[OutT]):
+    """Base of a role's own LLM judge: its methods fill :attr:`prompt` and read the answer.
+
+    A role whose judge speaks its own interface (``respond``, ``score``...) subclasses this and
+    names the subclass in its declaration's ``llm``; the prompt and the judge's name come from
+    here, so an adapter holds only what turns the role's inputs into the prompt's fields and
+    the answer into the role's result.
+
+    Args:
+        role: The role's declaration (prompt and output model).
+        spec: The LLM spec.
+        **llm_kwargs: Passed to :class:`PromptJudge` (``chat_model``, ``cache``, ``max_retries``).
+    """
+
+    def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
+        self.prompt: PromptJudge[OutT] = PromptJudge(role, spec, **llm_kwargs)
+        self.name = self.prompt.name
 
 
 class AbstainingJudge:

@@ -22,7 +22,8 @@ from todeval.evals.memory_schema import Individual, MemoryBench
 from todeval.nodes.context import Context
 from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
-from todeval.nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
+from todeval.nodes.memory.judges.bank_builder import individual_units
+from todeval.nodes.memory.roles import BANK_BUILDER
 from todeval.nodes.memory.settings import Source, memory_setting
 from todeval.stores.memory_bank import MemoryBank
 
@@ -94,7 +95,7 @@ def fill_bank(
     local = context.memory_bank_builder == "local"
     if local and bank.count(individual.individual_id):
         return 0  # the local units are deterministic: the stored ones are these
-    builder = memory_bank_builder(context.memory_bank_builder)
+    builder = BANK_BUILDER.judge(context.memory_bank_builder, context.llm_max_retries)
     units, failures = individual_units(builder, individual)
     for session_id, reason in failures.items():
         if report is not None:
@@ -122,7 +123,9 @@ def _fill_documents(
     assert store is not None
     if store.count(individual.individual_id):
         return  # dialogues are deterministic; a summarizer's summaries are kept once written
-    documents, failures = session_documents(individual, source, context.memory_summarizer)
+    documents, failures = session_documents(
+        individual, source, context.memory_summarizer, context.llm_max_retries
+    )
     if failures and report is not None:
         reason = next(iter(failures.values()))
         report(f"{source} memory: {individual.individual_id}: {len(failures)} sessions: {reason}")

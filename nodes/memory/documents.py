@@ -10,8 +10,8 @@ of its own beside the QA bank, so the same dense / BM25 / hybrid search ranks th
 from __future__ import annotations
 
 from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
-from todeval.nodes.memory.judges.summary_writer import session_summarizer
 from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.memory.roles import SUMMARY_WRITER
 from todeval.nodes.memory.settings import Source
 
 #: The collection suffix of each whole-session source.
@@ -32,7 +32,7 @@ def session_document(individual_id: str, session: MsTodSession, kind: str, text:
 
 
 def session_documents(
-    individual: Individual, source: Source, summarizer: str = "local"
+    individual: Individual, source: Source, summarizer: str = "local", max_retries: int = 3
 ) -> tuple[list[MemoryUnit], dict[str, str]]:
     """An individual's sessions as ``source`` documents, and the sessions that have none.
 
@@ -41,6 +41,7 @@ def session_documents(
         source: ``dialogue`` (the session's turns as the prompts render them) or ``summary``
             (the ``memory_summarizer`` role's summary; the local one writes none).
         summarizer: The summarizer spec.
+        max_retries: An LLM summarizer's retries after a malformed answer.
 
     Returns:
         ``(documents, failures)``: failures map a session id to why it has no document.
@@ -51,7 +52,7 @@ def session_documents(
         if source == "dialogue":
             text = render_context(session.content)
         else:
-            result = session_summarizer(summarizer).summarize(session)
+            result = SUMMARY_WRITER.judge(summarizer, max_retries).summarize(session)
             if result.value is None:
                 failures[session.session_id] = result.reason or "no summary"
                 continue

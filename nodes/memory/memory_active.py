@@ -30,12 +30,9 @@ from todeval.nodes.memory.bank import bank_for, store_for
 from todeval.nodes.memory.baselines import baseline_memory
 from todeval.nodes.memory.dialogue_state import predicted_state
 from todeval.nodes.memory.documents import missing_memory_reason
-from todeval.nodes.memory.judges.intent_capture import intent_capturer
-from todeval.nodes.memory.judges.memory_judger import memory_judger
-from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
 from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
-from todeval.nodes.memory.judges.reader import memory_reader
 from todeval.nodes.memory.judges.units import anchor_session, render_context, select_units
+from todeval.nodes.memory.roles import INTENT_CAPTURE, MISSING_SLOT_QUERY, READER, memory_judger
 from todeval.nodes.memory.settings import ACTIVATIONS, MemorySetting, memory_setting
 from todeval.nodes.memory.state import MemoryState
 from todeval.stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
@@ -83,7 +80,7 @@ def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
     Memory's values help read names off the context only where the setting has QA memory.
     """
     context = get_context(runtime)
-    capturer = intent_capturer(context.memory_planner, context.schema_path)
+    capturer = INTENT_CAPTURE.judge(context.memory_planner, context.llm_max_retries)
     known = []
     if _setting(context).source == "qa":
         known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
@@ -93,6 +90,7 @@ def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
         known_values=known,
         service=state.get("service"),
         attributes=_attributes(context, state),
+        schema=_schema(context.schema_path),
     )
     return {
         "intent_description": captured.intent_description,
@@ -143,7 +141,7 @@ def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[s
     """The missing-slot query q_miss: the intent's task attributes the context leaves open."""
     context = get_context(runtime)
     attributes = _attributes(context, state)
-    querier = missing_slot_querier(context.memory_planner)
+    querier = MISSING_SLOT_QUERY.judge(context.memory_planner, context.llm_max_retries)
     missing = querier.query(
         _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
     )
@@ -161,7 +159,7 @@ def judge_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any
     if _setting(context).selection != "map":
         return {"judges": {**state.get("judges", {}), "memory_judger": "none"}}
     scored = [ScoredUnit.model_validate(row) for row in state.get("activated") or []]
-    judger = memory_judger(context.memory_judger)
+    judger = memory_judger(context.memory_judger, context.llm_max_retries)
     judges = {**state.get("judges", {}), "memory_judger": getattr(judger, "name", "none")}
     if judger is None or not scored:
         return {"judges": judges}
@@ -245,7 +243,7 @@ def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
             "judges": {**state.get("judges", {}), "reader": context.reader_judge},
             "reasons": [*state.get("reasons", []), f"reader: {reason}"],
         }
-    reader = memory_reader(context.reader_judge)
+    reader = READER.judge(context.reader_judge, context.llm_max_retries)
     schema = _schema(context.schema_path)
     defaults = (
         attribute_defaults(

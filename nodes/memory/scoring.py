@@ -15,13 +15,15 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.judges.confirmation_score import ConfirmationScore
+from todeval.nodes.memory.roles import CONFIRMATION_SCORE
 from todeval.nodes.memory.state import MemoryState
 
 
 def score_confirmation(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Figure 11's 1-10 score of the response, or None with the reason."""
-    spec = get_context(runtime).scorer_judge
+    context = get_context(runtime)
+    spec = context.scorer_judge
     response, reference = state.get("response"), state.get("reference_response")
     reason = None
     if response is None:
@@ -32,7 +34,6 @@ def score_confirmation(state: MemoryState, runtime: Runtime[Context]) -> dict[st
         return {"gpt4_score": {"score": None, "rationale": None, "judge": spec, "reason": reason}}
     turns = [MsTodTurn.model_validate(turn) for turn in state["context"]]
     assert response is not None and reference is not None
-    scored = confirmation_scorer(spec).score(
-        turns, state.get("task_goal") or {}, reference, response
-    )
-    return {"gpt4_score": scored.model_dump()}
+    scorer = CONFIRMATION_SCORE.judge(spec, context.llm_max_retries)
+    scored = scorer.score(turns, state.get("task_goal") or {}, reference, response)
+    return {"gpt4_score": ConfirmationScore.from_result(scored).model_dump()}

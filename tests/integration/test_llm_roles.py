@@ -57,22 +57,19 @@ from todeval.nodes.goal_tracking.llm_steps import llm_judges
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.costed import CostedJudge
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
-from todeval.nodes.memory.judges.bank_builder import memory_bank_builder
-from todeval.nodes.memory.judges.bank_builder.role import ROLE as BANK_ROLE
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
-from todeval.nodes.memory.judges.confirmation_score.role import SCORE_ROLE
-from todeval.nodes.memory.judges.intent_capture import intent_capturer
-from todeval.nodes.memory.judges.intent_capture.role import INTENT_ROLE
-from todeval.nodes.memory.judges.memory_judger import memory_judger
-from todeval.nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
-from todeval.nodes.memory.judges.memory_judger.role import ROLE as JUDGER_ROLE
-from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
-from todeval.nodes.memory.judges.missing_slot_query.role import MISSING_ROLE
-from todeval.nodes.memory.judges.reader import memory_reader
-from todeval.nodes.memory.judges.reader.role import ROLE as READER_ROLE
-from todeval.nodes.memory.judges.slot_repair import repair_agent, supervisor
-from todeval.nodes.memory.judges.slot_repair.role import AGENT_ROLE, SUPERVISOR_ROLE, RepairRequest
+from todeval.nodes.memory.judges.memory_judger import LLMMemoryJudger
+from todeval.nodes.memory.judges.repair_agent import RepairRequest
 from todeval.nodes.memory.judges.units import render_context as render_session
+from todeval.nodes.memory.roles import (
+    BANK_BUILDER,
+    CONFIRMATION_SCORE,
+    INTENT_CAPTURE,
+    MEMORY_JUDGER,
+    MISSING_SLOT_QUERY,
+    READER,
+    REPAIR_AGENT,
+    SUPERVISOR,
+)
 from todeval.nodes.simulation.roles import USER_SIMULATOR
 from todeval.nodes.simulation.users.scenario import Persona, SimulationRequest, UserScenario
 from todeval.stores.goal_memory import Goal
@@ -194,7 +191,7 @@ class MemoryCase:
 
 @cache
 def _memory_cases() -> tuple[MemoryCase, ...]:
-    builder = memory_bank_builder("local")
+    builder = BANK_BUILDER.judge("local")
     cases = []
     for person in _memory_bench().individuals:
         individual_id = str(person.individual_id)
@@ -340,20 +337,20 @@ def ask_full_context(spec: str, case: TrackerCase) -> Answer:
 
 
 def ask_intent_capture(spec: str, case: MemoryCase) -> Answer:
-    captured = intent_capturer(spec).capture(case.item.context, case.item.intent)
+    captured = INTENT_CAPTURE.judge(spec).capture(case.item.context, case.item.intent)
     valid = captured.intent_description is not None
     return Answer(valid, captured.reason, _clip(captured.intent_description))
 
 
 def ask_missing_slot_query(spec: str, case: MemoryCase) -> Answer:
-    asked = missing_slot_querier(spec).query(
+    asked = MISSING_SLOT_QUERY.judge(spec).query(
         case.item.context, case.item.intent, list(case.item.task_goal)
     )
     return Answer(asked.query is not None, asked.reason, _clip(asked.query))
 
 
 def ask_memory_judger(spec: str, case: MemoryCase) -> Answer:
-    judger = memory_judger(spec)
+    judger = MEMORY_JUDGER.judge(spec)
     assert isinstance(judger, LLMMemoryJudger)
     query = " ".join(f"What {slot_in_words(s)} does the user want?" for s in case.pending)
     results = judger.judge(render_session(case.item.context), query, case.units[:2])
@@ -365,20 +362,21 @@ def ask_memory_judger(spec: str, case: MemoryCase) -> Answer:
 
 
 def ask_reader(spec: str, case: MemoryCase) -> Answer:
-    said = memory_reader(spec).respond(case.item.context, case.item.intent, case.units)
+    said = READER.judge(spec).respond(case.item.context, case.item.intent, case.units)
     return Answer(said.response is not None, said.reason, _clip(said.response))
 
 
 def ask_confirmation_score(spec: str, case: MemoryCase) -> Answer:
-    scored = confirmation_scorer(spec).score(
+    scored = CONFIRMATION_SCORE.judge(spec).score(
         case.item.context, case.item.task_goal, case.item.reference_response, case.confirmation
     )
-    return Answer(scored.score is not None, scored.reason, f"score={scored.score}")
+    score = scored.value.Score if scored.value else None
+    return Answer(score is not None, scored.reason, f"score={score}")
 
 
 def ask_memory_bank(spec: str, stored: tuple[str, MsTodSession]) -> Answer:
     individual_id, session = stored
-    built = memory_bank_builder(spec).build(individual_id, session)
+    built = BANK_BUILDER.judge(spec).build(individual_id, session)
     units = [(u.question, u.answer) for u in built.value or []]
     return Answer(built.value is not None, built.reason, _clip(units))
 
@@ -390,12 +388,12 @@ def ask_repair_agent(spec: str, case: MemoryCase) -> Answer:
         pending_slots=case.pending,
         intent=case.item.intent,
     )
-    turn = repair_agent(spec).speak(request)
+    turn = REPAIR_AGENT.judge(spec).speak(request)
     return Answer(turn.reason is None and bool(turn.utterance), turn.reason, _clip(turn.utterance))
 
 
 def ask_supervisor_missing(spec: str, case: MemoryCase) -> Answer:
-    found = supervisor(spec).missing_or_wrong(
+    found = SUPERVISOR.judge(spec).missing_or_wrong(
         case.confirmation, case.item.task_goal, case.item.context
     )
     return Answer(found.value is not None, found.reason, f"missing={found.value}")
@@ -405,7 +403,7 @@ def ask_supervisor_resolved(spec: str, case: MemoryCase) -> Answer:
     slot = case.pending[0]
     asked = f"Could you tell me the {slot_in_words(slot)}?"
     told = f"Sure, the {slot_in_words(slot)} is {case.item.task_goal[slot]}."
-    found = supervisor(spec).resolved(case.item.task_goal, case.pending, asked, told)
+    found = SUPERVISOR.judge(spec).resolved(case.item.task_goal, case.pending, asked, told)
     return Answer(found.value is not None, found.reason, f"resolved={found.value}")
 
 
@@ -452,15 +450,15 @@ PROBES: tuple[RoleProbe, ...] = (
     RoleProbe("goal_graph_evolution", "goal_graph_evolution", tracker_cases, ask_graph_evolution),
     RoleProbe("goal_audit", "goal_audit", tracker_cases, ask_audit),
     RoleProbe("goal_full_context", "goal_full_context", tracker_cases, ask_full_context),
-    RoleProbe("intent_capture", INTENT_ROLE, memory_cases, ask_intent_capture),
-    RoleProbe("missing_slot_query", MISSING_ROLE, memory_cases, ask_missing_slot_query),
-    RoleProbe("memory_judger", JUDGER_ROLE, memory_cases, ask_memory_judger),
-    RoleProbe("reader", READER_ROLE, memory_cases, ask_reader),
-    RoleProbe("confirmation_score", SCORE_ROLE, memory_cases, ask_confirmation_score),
-    RoleProbe("memory_bank", BANK_ROLE, stored_sessions, ask_memory_bank),
-    RoleProbe("repair_agent", AGENT_ROLE, memory_cases, ask_repair_agent),
-    RoleProbe("supervisor_judge:missing", SUPERVISOR_ROLE, memory_cases, ask_supervisor_missing),
-    RoleProbe("supervisor_judge:resolved", SUPERVISOR_ROLE, memory_cases, ask_supervisor_resolved),
+    RoleProbe("intent_capture", INTENT_CAPTURE.name, memory_cases, ask_intent_capture),
+    RoleProbe("missing_slot_query", MISSING_SLOT_QUERY.name, memory_cases, ask_missing_slot_query),
+    RoleProbe("memory_judger", MEMORY_JUDGER.name, memory_cases, ask_memory_judger),
+    RoleProbe("reader", READER.name, memory_cases, ask_reader),
+    RoleProbe("confirmation_score", CONFIRMATION_SCORE.name, memory_cases, ask_confirmation_score),
+    RoleProbe("memory_bank", BANK_BUILDER.name, stored_sessions, ask_memory_bank),
+    RoleProbe("repair_agent", REPAIR_AGENT.name, memory_cases, ask_repair_agent),
+    RoleProbe("supervisor_judge:missing", SUPERVISOR.name, memory_cases, ask_supervisor_missing),
+    RoleProbe("supervisor_judge:resolved", SUPERVISOR.name, memory_cases, ask_supervisor_resolved),
     RoleProbe("user_simulator", USER_SIMULATOR.name, memory_cases, ask_user_simulator),
     RoleProbe("shift_detection", SHIFT_ROLE, conversations, ask_shift_detection),
     RoleProbe("nl_assertion", NL_ROLE, conversations, ask_nl_assertion),

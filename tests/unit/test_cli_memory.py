@@ -16,7 +16,7 @@ from todeval.cli.main import main
 from todeval.graphs.corpus.memory import BASELINES
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.memory.bank import memory_bank
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.roles import CONFIRMATION_SCORE
 from todeval.stores.llm_cache import LLMCache
 
 
@@ -70,10 +70,10 @@ BENCH = {
 @pytest.fixture(autouse=True)
 def _fresh_banks() -> Any:
     memory_bank.cache_clear()
-    confirmation_scorer.cache_clear()
+    CONFIRMATION_SCORE.cache_clear()
     yield
     memory_bank.cache_clear()
-    confirmation_scorer.cache_clear()
+    CONFIRMATION_SCORE.cache_clear()
 
 
 def _run(tmp_path: Path, *extra: str) -> int:

@@ -24,7 +24,7 @@ from todeval.graphs.corpus.goal_success import sampled_records
 from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
 from todeval.nodes.goal_tracking.roles import RESPONSE_QUALITY
 from todeval.nodes.judges.llm import LLMJudge
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
+from todeval.nodes.memory.roles import CONFIRMATION_SCORE
 from todeval.nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT
 from todeval.stores.llm_cache import LLMCache
 
@@ -175,7 +175,7 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
 
 def _clear_judges() -> None:
     """LLM judges are cached per spec: each test builds its own on its scripted model."""
-    confirmation_scorer.cache_clear()
+    CONFIRMATION_SCORE.cache_clear()
     RESPONSE_QUALITY.cache_clear()
     baseline_judges.cache_clear()
 

@@ -16,8 +16,8 @@ from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy, configure_llm
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.provider_options import bounded_schema, retry_after_s
-from todeval.nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
-from todeval.nodes.memory.judges.bank_builder.role import SessionMemory
+from todeval.nodes.memory.judges.bank_builder import SessionMemory
+from todeval.nodes.memory.roles import BANK_BUILDER
 
 
 class Verdict(BaseModel):
@@ -133,6 +133,6 @@ def test_a_bounded_decoding_schema_caps_free_strings_and_lists_only() -> None:
     assert arrays and all(n["maxItems"] == 8 for n in arrays)
     # The answer is still parsed by the model: a long string is not refused.
     assert "maxLength" not in json.dumps(SessionMemory.model_json_schema())
-    builder = LLMMemoryBankBuilder("openai:smol@http://127.0.0.1:9/v1", cache=None)
-    body = builder.llm.decoding_schema
+    builder = BANK_BUILDER.llm_judge("openai:smol@http://127.0.0.1:9/v1", cache=None)
+    body = builder.prompt.llm.decoding_schema
     assert body == schema

@@ -19,7 +19,7 @@ from todeval.nodes.memory.judges.intent_capture.features import (
     value_kind,
 )
 from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture
-from todeval.nodes.memory.judges.reader.local import LocalReader
+from todeval.nodes.memory.judges.reader import LocalReader
 from todeval.nodes.memory.judges.units import slot_answer, slot_question
 
 TRAINS: dict[str, ValueKind] = {
@@ -118,12 +118,13 @@ REENTRY = "Hi again, it's about the get train tickets for Sacramento."
 def test_capture_reads_new_values_with_the_schema_and_without() -> None:
     context = [MsTodTurn(speaker="user", utterance=f"{REENTRY} Yes, I want trip insurance.")]
     known = [("to", "Sacramento"), ("from", "Fresno"), ("trip_protection", "False")]
-    with_schema = LocalIntentCapture({"Trains_1": TRAINS_SCHEMA}).capture(
+    with_schema = LocalIntentCapture().capture(
         context,
         "GetTrainTickets",
         known_values=known,
         service="Trains_1",
         attributes=["from", "to", "date_of_journey", "number_of_adults", "trip_protection"],
+        schema={"Trains_1": TRAINS_SCHEMA},
     )
     assert with_schema.stated_values == {"trip_protection": "True", "to": "Sacramento"}
     # Without a schema, memory's values of the slot tell that it is a flag.

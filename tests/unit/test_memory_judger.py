@@ -15,9 +15,7 @@ from todeval.evals.memory_schema import MemoryUnit
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.nodes.judges.vectors import FloatArray
-from todeval.nodes.memory.judges.memory_judger import memory_judger
-from todeval.nodes.memory.judges.memory_judger.llm import LLMMemoryJudger
-from todeval.nodes.memory.judges.memory_judger.local import (
+from todeval.nodes.memory.judges.memory_judger import (
     FEATURE_NAMES,
     MODEL_PATH,
     LocalMemoryJudger,
@@ -25,6 +23,7 @@ from todeval.nodes.memory.judges.memory_judger.local import (
     query_questions,
 )
 from todeval.nodes.memory.judges.units import intent_description, slot_answer, slot_question
+from todeval.nodes.memory.roles import MEMORY_JUDGER, memory_judger
 
 CONTEXT = "user: Hi again, it's about the reserve restaurant for Gen Korean BBQ House."
 MISSING = (
@@ -118,9 +117,10 @@ def test_shipped_model_records_its_held_out_auc() -> None:
     assert metadata["features"] == list(FEATURE_NAMES)
 
 
-def test_factory_none_local_and_unknown() -> None:
+def test_memory_judger_none_local_and_unknown() -> None:
     assert memory_judger("none") is None and memory_judger(" None ") is None
     assert isinstance(memory_judger("local"), LocalMemoryJudger)
+    assert memory_judger("local:learned") is MEMORY_JUDGER.judge("local")
     with pytest.raises(JudgeSpecError):
         memory_judger("local:oracle")
 
@@ -135,8 +135,10 @@ def test_llm_judger_scores_each_unit_and_abstains_on_unusable_answers() -> None:
             "No.",  # no JSON again: gives up
         ]
     )
-    judger = LLMMemoryJudger("openai:judger-test", chat_model=model, cache=None, max_retries=1)
-    judger.llm.backoff_s, judger.llm.accounting = 0, JudgeAccounting()
+    judger = MEMORY_JUDGER.llm_judge(
+        "openai:judger-test", chat_model=model, cache=None, max_retries=1
+    )
+    judger.prompt.llm.backoff_s, judger.prompt.llm.accounting = 0, JudgeAccounting()
     results = judger.judge(CONTEXT, MISSING, [NEEDED, SIBLING, UNRELATED])
     assert [r.value for r in results] == [0.92, 0.15, None]
     assert results[2].reason and "gave up" in results[2].reason

@@ -9,18 +9,15 @@ from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema
 from todeval.evals.memory_schema import MsTodSession, MsTodTurn
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
-from todeval.nodes.memory.judges.intent_capture import intent_capturer
-from todeval.nodes.memory.judges.intent_capture.llm import LLMIntentCapture
 from todeval.nodes.memory.judges.intent_capture.local import (
     LocalIntentCapture,
     session_values,
     stated_slot_values,
 )
-from todeval.nodes.memory.judges.missing_slot_query import missing_slot_querier
-from todeval.nodes.memory.judges.missing_slot_query.llm import LLMMissingSlotQuery
-from todeval.nodes.memory.judges.missing_slot_query.local import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery
 from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
 from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.memory.roles import INTENT_CAPTURE, MISSING_SLOT_QUERY
 
 SPEC = "openai:planner-test"
 RESTAURANTS = ServiceSchema(
@@ -198,7 +195,7 @@ def test_llm_capture_reads_the_description_after_reasoning() -> None:
         '<think>they mean the Sino booking</think>{"intent_description": '
         '"The user wants to reserve a table at Sino for 3 at 7 pm"}'
     )
-    capture = LLMIntentCapture(SPEC, chat_model=model, cache=None)
+    capture = INTENT_CAPTURE.llm_judge(SPEC, chat_model=model, cache=None)
     result = capture.capture(CONTEXT, "ReserveRestaurant")
     assert result.intent_description == "The user wants to reserve a table at Sino for 3 at 7 pm"
     assert result.judge == SPEC and result.stated_values == {}
@@ -213,9 +210,9 @@ def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> N
         '{"missing_slots": ["location", "number of seats", "mood"], '
         '"questions": ["Where does the user want to dine?", "How many people are there?"]}',
     )
-    querier = LLMMissingSlotQuery(SPEC, chat_model=model, cache=None, max_retries=1)
-    querier.llm.backoff_s = 0
-    querier.llm.accounting = JudgeAccounting()
+    querier = MISSING_SLOT_QUERY.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
+    querier.prompt.llm.backoff_s = 0
+    querier.prompt.llm.accounting = JudgeAccounting()
     attributes = ["restaurant_name", "location", "time", "number_of_seats"]
     result = querier.query(CONTEXT, "ReserveRestaurant", attributes)
     assert result.missing_slots == ["location", "number_of_seats", "mood"]
@@ -229,18 +226,18 @@ def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> N
 
 def test_llm_missing_query_that_never_parses_is_none_with_a_reason() -> None:
     model = scripted(fallback="I cannot help with that.")
-    querier = LLMMissingSlotQuery(SPEC, chat_model=model, cache=None, max_retries=1)
-    querier.llm.accounting = JudgeAccounting()
+    querier = MISSING_SLOT_QUERY.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
+    querier.prompt.llm.accounting = JudgeAccounting()
     result = querier.query(CONTEXT, "ReserveRestaurant", ["location"])
     assert result.missing_slots is None and result.query is None
     assert result.reason and "gave up" in result.reason
     assert result.judge == SPEC
 
 
-def test_factories_resolve_specs() -> None:
-    assert isinstance(intent_capturer("local"), LocalIntentCapture)
-    assert isinstance(missing_slot_querier("local"), LocalMissingSlotQuery)
+def test_the_planning_roles_resolve_specs() -> None:
+    assert isinstance(INTENT_CAPTURE.judge("local"), LocalIntentCapture)
+    assert isinstance(MISSING_SLOT_QUERY.judge("local"), LocalMissingSlotQuery)
     with pytest.raises(JudgeSpecError):
-        missing_slot_querier("local:oracle")
+        MISSING_SLOT_QUERY.judge("local:oracle")
     with pytest.raises(JudgeSpecError):
-        intent_capturer("nosuchprovider:model")
+        INTENT_CAPTURE.judge("nosuchprovider:model")

@@ -9,12 +9,10 @@ from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
 from todeval.evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
-from todeval.nodes.memory.judges.confirmation_score.llm import LLMConfirmationScorer
-from todeval.nodes.memory.judges.reader import memory_reader
-from todeval.nodes.memory.judges.reader.llm import LLMReader, render_memory
-from todeval.nodes.memory.judges.reader.local import LocalReader, memory_slots
+from todeval.nodes.memory.judges.confirmation_score import ConfirmationScore
+from todeval.nodes.memory.judges.reader import LocalReader, memory_slots, render_memory
 from todeval.nodes.memory.judges.units import slot_answer, slot_question
+from todeval.nodes.memory.roles import CONFIRMATION_SCORE, READER
 
 SPEC = "openai:reader-test"
 INTENT = "ReserveRestaurant"
@@ -130,8 +128,8 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
             '{"response": "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"}',
         ]
     )
-    reader = LLMReader(SPEC, chat_model=model, cache=None, max_retries=1)
-    reader.llm.backoff_s, reader.llm.accounting = 0, JudgeAccounting()
+    reader = READER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
+    reader.prompt.llm.backoff_s, reader.prompt.llm.accounting = 0, JudgeAccounting()
     hint, defaults = {"restaurant_name": "Sino"}, {"restaurant_name": "x", "date": "today"}
     result = reader.respond(CONTEXT, INTENT, ["The time was 12:15 pm."], hint, defaults=defaults)
     assert result.response == "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"
@@ -144,32 +142,36 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
 
 
 def test_llm_reader_failure_is_none_with_a_reason() -> None:
-    reader = LLMReader(
+    reader = READER.llm_judge(
         SPEC, chat_model=ScriptedChatModel(fallback='{"reply": "x"}'), cache=None, max_retries=0
     )
-    reader.llm.accounting = JudgeAccounting()
+    reader.prompt.llm.accounting = JudgeAccounting()
     result = reader.respond(CONTEXT, INTENT, [])
     assert result.response is None and result.reason
 
 
 def test_gpt4_score_is_null_locally_and_parsed_from_an_llm() -> None:
-    local = confirmation_scorer("local").score(CONTEXT, {"time": "12:15"}, "ref", "pred")
+    scored = CONFIRMATION_SCORE.judge("local").score(CONTEXT, {"time": "12:15"}, "ref", "pred")
+    local = ConfirmationScore.from_result(scored)
     assert local.score is None and local.reason and "LLM" in local.reason
+    assert local.judge == "local"
     model = ScriptedChatModel(
         [
             '{"Rationale": "too good", "Score": 11}',  # out of range: retried
             '```json\n{"Rationale": "Misses the party size.", "Score": 6}\n```',
         ]
     )
-    scorer = LLMConfirmationScorer(SPEC, chat_model=model, cache=None, max_retries=1)
-    scorer.llm.backoff_s, scorer.llm.accounting = 0, JudgeAccounting()
-    result = scorer.score(CONTEXT, {"time": "12:15"}, "Confirming 12:15.", "Confirming 12:15 pm.")
+    scorer = CONFIRMATION_SCORE.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
+    scorer.prompt.llm.backoff_s, scorer.prompt.llm.accounting = 0, JudgeAccounting()
+    scored = scorer.score(CONTEXT, {"time": "12:15"}, "Confirming 12:15.", "Confirming 12:15 pm.")
+    result = ConfirmationScore.from_result(scored)
     assert (result.score, result.rationale, result.judge) == (6, "Misses the party size.", SPEC)
     prompt = model.calls[0][-1].content
     assert "[Task Goal] time: 12:15" in prompt and "[predict_answer] Confirming 12:15 pm." in prompt
 
 
-def test_reader_factory() -> None:
-    assert isinstance(memory_reader("local"), LocalReader)
+def test_the_reader_role_resolves_its_specs() -> None:
+    assert isinstance(READER.judge("local"), LocalReader)
+    assert READER.judge("local:template") is READER.judge("local:template")
     with pytest.raises(JudgeSpecError):
-        memory_reader("local:oracle")
+        READER.judge("local:oracle")

@@ -25,9 +25,7 @@ from todeval.graphs.memory import build_memory_graph
 from todeval.nodes.context import Context
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.memory.bank import fill_bank, memory_bank
-from todeval.nodes.memory.judges.confirmation_score import confirmation_scorer
-from todeval.nodes.memory.judges.reader import memory_reader
-from todeval.nodes.memory.judges.summary_writer import session_summarizer
+from todeval.nodes.memory.roles import CONFIRMATION_SCORE, READER, SUMMARY_WRITER
 from todeval.stores.llm_cache import LLMCache
 
 SINO = {"restaurant_name": "Sino", "city": "San Jose", "time": "6 pm"}
@@ -55,8 +53,9 @@ USER = Individual(individual_id="u1", sessions=[_session("s1", SINO), _session("
 
 
 def _caches_clear() -> None:
-    for factory in (memory_bank, confirmation_scorer, memory_reader, session_summarizer):
-        factory.cache_clear()
+    memory_bank.cache_clear()
+    for role in (CONFIRMATION_SCORE, READER, SUMMARY_WRITER):
+        role.cache_clear()
 
 
 @pytest.fixture

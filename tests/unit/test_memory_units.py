@@ -16,15 +16,18 @@ from todeval.evals.memory_words import (
     slot_kind,
 )
 from todeval.nodes.judges.spec import JudgeSpecError
-from todeval.nodes.memory.judges.bank_builder import individual_units, memory_bank_builder
-from todeval.nodes.memory.judges.bank_builder.llm import LLMMemoryBankBuilder
-from todeval.nodes.memory.judges.bank_builder.local import LocalMemoryBankBuilder
+from todeval.nodes.memory.judges.bank_builder import (
+    LLMMemoryBankBuilder,
+    LocalMemoryBankBuilder,
+    individual_units,
+)
 from todeval.nodes.memory.judges.units import (
     anchor_session,
     intent_description,
     local_memory_units,
     select_units,
 )
+from todeval.nodes.memory.roles import BANK_BUILDER
 
 SPEC = "openai:gpt-4o-mini"
 SESSION = MsTodSession(
@@ -114,7 +117,7 @@ def test_llm_builder_reads_figure_13_json_and_ties_pairs_to_slots() -> None:
             ),
         ]
     )
-    builder = LLMMemoryBankBuilder(SPEC, chat_model=model, cache=None, max_retries=1)
+    builder = BANK_BUILDER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
     result = builder.build("ind001", SESSION)
     assert result.judge == SPEC and result.value is not None
     assert [u.unit_id for u in result.value] == [
@@ -138,14 +141,14 @@ def test_llm_builder_reads_figure_13_json_and_ties_pairs_to_slots() -> None:
 
 def test_llm_builder_gives_none_with_a_reason_when_the_model_never_answers() -> None:
     model = ScriptedChatModel(["I cannot help with that.", TimeoutError("read timed out")])
-    builder = LLMMemoryBankBuilder(SPEC, chat_model=model, cache=None, max_retries=1)
-    builder.llm.backoff_s = 0
+    builder = BANK_BUILDER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
+    builder.prompt.llm.backoff_s = 0
     result = builder.build("ind001", SESSION)
     assert result.value is None and result.reason and "gave up" in result.reason
 
     failing = Individual(individual_id="ind001", sessions=[SESSION], eval=[])
     units, failures = individual_units(
-        LLMMemoryBankBuilder(
+        BANK_BUILDER.llm_judge(
             SPEC, chat_model=ScriptedChatModel(fallback="nope"), cache=None, max_retries=0
         ),
         failing,
@@ -155,20 +158,20 @@ def test_llm_builder_gives_none_with_a_reason_when_the_model_never_answers() -> 
 
 def test_llm_builder_async_twin() -> None:
     model = ScriptedChatModel([_memory_json(("Where?", "At Milpitas.", "location"))])
-    builder = LLMMemoryBankBuilder(SPEC, chat_model=model, cache=None)
+    builder = BANK_BUILDER.llm_judge(SPEC, chat_model=model, cache=None)
     result = asyncio.run(builder.abuild("ind002", SESSION))
     assert result.value is not None and result.value[0].unit_id == "ind002/s03/location"
 
 
-def test_factory_picks_the_builder_from_the_spec() -> None:
-    assert isinstance(memory_bank_builder(), LocalMemoryBankBuilder)
-    assert isinstance(memory_bank_builder("local:slots"), LocalMemoryBankBuilder)
+def test_the_role_picks_the_builder_from_the_spec() -> None:
+    assert isinstance(BANK_BUILDER.judge(), LocalMemoryBankBuilder)
+    assert isinstance(BANK_BUILDER.judge("local:slots"), LocalMemoryBankBuilder)
     with pytest.raises(JudgeSpecError):
-        memory_bank_builder("local:nonsense")
-    llm = memory_bank_builder(SPEC, chat_model=ScriptedChatModel(fallback="{}"))
+        BANK_BUILDER.judge("local:nonsense")
+    llm = BANK_BUILDER.llm_judge(SPEC, chat_model=ScriptedChatModel(fallback="{}"))
     assert isinstance(llm, LLMMemoryBankBuilder) and llm.name == SPEC
     individual = Individual(individual_id="ind001", sessions=[SESSION], eval=[])
-    units, failures = individual_units(memory_bank_builder(), individual)
+    units, failures = individual_units(BANK_BUILDER.judge(), individual)
     assert failures == {} and len(units) == len(SESSION.task_goal)
 
 

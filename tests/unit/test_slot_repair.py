@@ -16,9 +16,9 @@ from todeval.graphs.memory import build_slot_repair_graph
 from todeval.graphs.memory import slot_repair_graph as graph
 from todeval.nodes.context import Context
 from todeval.nodes.judges.local import register_local_judge
-from todeval.nodes.memory.judges.slot_repair import missing_or_wrong_slots, repair_agent, supervisor
-from todeval.nodes.memory.judges.slot_repair.local import MentionSupervisor, ProactiveAgent
-from todeval.nodes.memory.judges.slot_repair.role import RepairRequest
+from todeval.nodes.memory.judges.repair_agent import ProactiveAgent, RepairRequest
+from todeval.nodes.memory.judges.supervisor import MentionSupervisor
+from todeval.nodes.memory.roles import REPAIR_AGENT, SUPERVISOR
 from todeval.nodes.simulation.roles import USER_SIMULATOR
 from todeval.nodes.simulation.users.scenario import SimulatedTurn, SimulationRequest
 from todeval.stores.checkpoint import open_checkpointer
@@ -50,11 +50,12 @@ def run(persona: dict[str, Any] | None = None, **context: Any) -> dict[str, Any]
 
 
 def test_missing_or_wrong_slots_are_the_gold_values_the_response_does_not_state() -> None:
-    found = missing_or_wrong_slots(RESPONSE, GOAL)
+    supervisor = SUPERVISOR.judge("local")
+    found = supervisor.missing_or_wrong(RESPONSE, GOAL, ())
     assert found.value == L and found.judge == "local"
     # Paraphrased values count as stated.
     right = "A table for two at Sino in San Jose today at 11:30 in the morning?"
-    assert missing_or_wrong_slots(right, GOAL).value == []
+    assert supervisor.missing_or_wrong(right, GOAL, ()).value == []
 
 
 def test_a_cooperative_user_resolves_everything_in_one_repair_turn() -> None:
@@ -193,11 +194,11 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
     model = ScriptedChatModel()
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
-    for factory in (repair_agent, supervisor, USER_SIMULATOR):
-        factory.cache_clear()
+    for role in (REPAIR_AGENT, SUPERVISOR, USER_SIMULATOR):
+        role.cache_clear()
     yield model
-    for factory in (repair_agent, supervisor, USER_SIMULATOR):
-        factory.cache_clear()
+    for role in (REPAIR_AGENT, SUPERVISOR, USER_SIMULATOR):
+        role.cache_clear()
 
 
 def llm_context(**overrides: Any) -> Context:

@@ -1,22 +1,14 @@
-"""Memory-guided dialogue planning judges: intent capture and the missing-slot query (paper 001).
+"""Memory-guided dialogue planning: the intent's task attributes (MAP, paper 001, §4.2).
 
 MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent description
-``k_i`` (the retrieval query), then uses chain-of-thought prompting to hypothesise the missing
-slot query ``q_miss`` (what the memory must supply). Two roles, each in its own module and
-re-exported here:
-
-* ``intent_capture`` (:mod:`nodes.memory.judges.intent_capture`) - ``local``: the given intent in
-  words plus the values the context states, worded like a stored session's description. LLM:
-  :data:`INTENT_CAPTURE_PROMPT`.
-* ``missing_slot_query`` (:mod:`nodes.memory.judges.missing_slot_query`) - ``local``: the intent's
-  task attributes that the context does not fill, each asked as a third-person question (Figure 8's
-  rules). LLM: Figure 8 with chain of thought (:data:`MISSING_SLOT_QUERY_PROMPT`).
+``k_i`` (the retrieval query, the ``intent_capture`` role), then uses chain-of-thought prompting
+to hypothesise the missing slot query ``q_miss`` (what the memory must supply, the
+``missing_slot_query`` role). Both roles are declared in :mod:`nodes.memory.roles`.
 
 This module holds what the planning stage reads from an SGD ``schema.json`` and from memory:
 the intent's task attributes (:func:`task_attributes`: required and optional slots of the
 schema when given, else the slots its stored sessions use) and the schema's defaults
-(:func:`attribute_defaults`). It also re-exports :class:`~nodes.judges.llm_role.LLMRole` and
-:func:`~nodes.memory.judges.bank_builder.render_context`.
+(:func:`attribute_defaults`).
 """
 
 from __future__ import annotations

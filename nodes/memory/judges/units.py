@@ -2,8 +2,9 @@
 
 A stored session becomes one unit per task-goal slot: the intent described in words, a
 third-person question about the slot and its answer. The reader, the judger and the planning
-judges render contexts and units the same way through these helpers. :func:`select_units`
-picks the units refinement keeps (MAP's top 5), one per slot, the context's session first.
+judges render contexts, slot values and units the same way through these helpers.
+:func:`select_units` picks the units refinement keeps (MAP's top 5), one per slot, the context's
+session first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,16 @@ SPEAKER_NAMES = {"user": "user", "system": "assistant"}
 def render_context(context: Sequence[MsTodTurn]) -> str:
     """Turns as the prompts show them: one ``"user: ..."``/``"assistant: ..."`` per line."""
     return "\n".join(f"{SPEAKER_NAMES[t.speaker]}: {t.utterance}" for t in context)
+
+
+def render_slot_values(values: Mapping[str, str]) -> str:
+    """Slot values as the prompts show a task goal: ``"slot: value"`` per line, else ``"none"``."""
+    return "\n".join(f"{slot}: {value}" for slot, value in values.items()) or "none"
+
+
+def render_slot_names(slots: Sequence[str]) -> str:
+    """Slots the repair prompts name: ``"- slot (slot in words)"`` per line, else ``"(none)"``."""
+    return "\n".join(f"- {slot} ({slot_in_words(slot)})" for slot in slots) or "(none)"
 
 
 def intent_description(intent: str, task_goal: Mapping[str, str]) -> str:

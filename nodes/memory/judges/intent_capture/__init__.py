@@ -1,48 +1,108 @@
-"""Intent capture of memory-guided dialogue planning (paper 001, §4.2).
+"""The intent capture role of memory-guided dialogue planning (MAP, paper 001, §4.2).
 
 MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent description
 ``k_i``, the query that retrieves stored sessions. The ``intent_capture`` role:
 
-* ``local``: the given intent in words plus the values the context states, worded like a stored
-  session's description (:func:`~nodes.memory.judges.bank_builder.intent_description`), so ``k_i``
-  and the bank's ``k_j`` compare like with like. A value counts as stated when it is one the user's
-  earlier sessions of the intent hold (:func:`session_values`, or a categorical value of the schema)
-  and the context mentions it (:func:`stated_slot_values`).
-* ``<provider>:<model>``: :data:`INTENT_CAPTURE_PROMPT`.
+* ``local`` (:class:`~.local.LocalIntentCapture`): the given intent in words plus the values the
+  context states, worded like a stored session's description
+  (:func:`~nodes.memory.judges.units.intent_description`), so ``k_i`` and the bank's ``k_j``
+  compare like with like. A value counts as stated when the context says it in a wording the
+  slot's kind allows (:mod:`.features`, :mod:`.when`), when it is a categorical value of the
+  schema, or when the user's earlier sessions of the intent hold it and the context mentions it
+  (:func:`~.local.stated_slot_values`).
+* ``<provider>:<model>`` (:class:`LLMIntentCapture`): the intent capture prompt (App. A.2).
 
 Every result records the judge spec; a judge that cannot answer returns ``None`` with a reason.
-:mod:`nodes.memory.judges.planning` re-exports this module's public names.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
-from todeval.evals.datasets.sgd_schema import load_sgd_schema
-from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
-from todeval.nodes.memory.judges.intent_capture.llm import LLMIntentCapture
-from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture
-from todeval.nodes.memory.judges.intent_capture.role import INTENT_ROLE, IntentCapturer
+from pydantic import BaseModel, Field
 
+from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.memory_words import intent_in_words
+from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.memory.judges.units import render_context
 
-@functools.lru_cache(maxsize=8)
-def intent_capturer(spec: str = "local", schema_path: str | None = None) -> IntentCapturer:
-    """The intent capture judge for ``spec``, built once per (spec, schema).
-
-    Args:
-        spec: ``"local"`` or an LLM spec.
-        schema_path: An SGD ``schema.json`` whose categorical values the local judge also
-            looks for.
-
-    Raises:
-        JudgeSpecError: The spec is malformed or an unknown local variant.
-    """
-    parsed = parse_spec(spec)
-    if not parsed.is_local:
-        return LLMIntentCapture(parsed)
-    if parsed.variant not in (None, "default"):
-        raise JudgeSpecError(f"{INTENT_ROLE}: no local variant {parsed.variant!r}")
-    return LocalIntentCapture(load_sgd_schema(schema_path) if schema_path else None)
+Turns = Sequence[MsTodTurn]
 
 
-__all__ = ["intent_capturer"]
+class CapturedIntent(BaseModel):
+    """The intent description ``k_i`` of the current session (§4.2, intent capture)."""
+
+    intent: str = Field(description="The intent given to the system (SGD name), '' if none.")
+    intent_description: str | None = Field(
+        description="k_i: one sentence summarising the user's objective; None if not judged."
+    )
+    stated_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="Slot -> value the context states (local judge only; {} from an LLM).",
+    )
+    judge: str = Field(description="The judge spec that produced it.")
+    reason: str | None = Field(default=None, description="Why the description is None.")
+
+
+class IntentCapturer(Protocol):
+    """Anything that writes the intent description ``k_i`` of a session's context."""
+
+    name: str
+
+    def capture(
+        self,
+        context: Turns,
+        intent: str,
+        *,
+        known_values: Iterable[tuple[str, str]] = (),
+        service: str | None = None,
+        attributes: Sequence[str] = (),
+        schema: Mapping[str, ServiceSchema] | None = None,
+    ) -> CapturedIntent:
+        """The context's intent description and the slot values it states.
+
+        Args:
+            context: The new session's turns so far.
+            intent: The session's intent (given, as in MS-TOD).
+            known_values: ``(slot, value)`` pairs memory holds for the intent (candidates).
+            service: The item's service, when known (picks the schema's slots).
+            attributes: The intent's task attributes (the slots a value may be read for).
+            schema: An SGD schema, when the run has one: its categorical values of the
+                intent count as candidates too, and its slot specs tell flags and counts apart.
+        """
+        ...
+
+
+class LLMIntentOutput(BaseModel):
+    """The intent capture prompt's JSON."""
+
+    intent_description: str = Field(min_length=1, description="k_i, one sentence.")
+
+
+class LLMIntentCapture(PromptAdapter[LLMIntentOutput]):
+    """The intent capture prompt, one call per item."""
+
+    def capture(
+        self,
+        context: Turns,
+        intent: str,
+        *,
+        known_values: Iterable[tuple[str, str]] = (),
+        service: str | None = None,
+        attributes: Sequence[str] = (),
+        schema: Mapping[str, ServiceSchema] | None = None,
+    ) -> CapturedIntent:
+        """One call; the model reads the values from the dialogue itself."""
+        result = self.prompt.ask(
+            intent=intent_in_words(intent) if intent else "unknown",
+            conversation_history=render_context(context),
+        )
+        value = result.value
+        return CapturedIntent(
+            intent=intent,
+            intent_description=value.intent_description.strip() if value else None,
+            judge=self.name,
+            reason=result.reason if value is None else None,
+        )

@@ -8,13 +8,13 @@ from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
 from todeval.evals.memory_schema import MsTodSession
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
 from todeval.evals.metrics.memory.slot_mention import normalise
+from todeval.nodes.memory.judges.intent_capture import CapturedIntent, Turns
 from todeval.nodes.memory.judges.intent_capture.features import (
     ValueKind,
     context_values,
     settle_dates,
     value_kind,
 )
-from todeval.nodes.memory.judges.intent_capture.role import CapturedIntent, Turns
 from todeval.nodes.memory.judges.units import intent_description
 
 #: A number counts as stated for a slot only this close (in words) to a word of the slot's name.
@@ -90,15 +90,9 @@ class LocalIntentCapture:
     :func:`~nodes.memory.judges.intent_capture.features.context_values`), a categorical value
     of the schema named word for word, or a value memory holds for the intent that the context
     mentions (memory's wording then stands: "1:15 pm" for "quarter past 1 in the afternoon").
-
-    Args:
-        schema: An SGD schema; its categorical values of the intent count as candidates too,
-            and its slot specs tell flags and counts apart.
     """
 
-    def __init__(self, schema: Mapping[str, ServiceSchema] | None = None) -> None:
-        self.name = "local"
-        self.schema = dict(schema) if schema is not None else None
+    name = "local"
 
     def capture(
         self,
@@ -108,6 +102,7 @@ class LocalIntentCapture:
         known_values: Iterable[tuple[str, str]] = (),
         service: str | None = None,
         attributes: Sequence[str] = (),
+        schema: Mapping[str, ServiceSchema] | None = None,
     ) -> CapturedIntent:
         """The stated values and ``"The user wants to {intent} for {name} in {place}"``."""
         if not intent:
@@ -119,7 +114,7 @@ class LocalIntentCapture:
             )
         text = "\n".join(t.utterance for t in context)
         known = list(known_values)
-        spec = self.schema.get(service) if self.schema is not None and service else None
+        spec = schema.get(service) if schema is not None and service else None
         kinds = slot_kinds([*attributes, *(slot for slot, _ in known)], known, spec)
         stated = settle_dates(context_values(text, kinds), kinds, known)
         if spec is not None:

@@ -1,7 +1,21 @@
-"""The local memory judger (MAP Eq. 2-3), registered on import.
+"""The memory judger role: does a QA memory unit contribute to the task goal? (MAP, §4.2).
 
-A small MLP over MiniLM similarities and overlap features, trained on SGD train with
-cross-entropy (``make train-memory-judger``).
+MAP scores each activated unit with ``s = P(y=1 | c_i, q_miss, (q, a))`` (Eq. 2), a model trained
+with cross-entropy (Eq. 3), then re-ranks by ``alpha * s_retrieval + (1 - alpha) * s``.
+
+* ``local`` (= ``local:learned``, :class:`LocalMemoryJudger`): a one-hidden-layer MLP
+  (:mod:`nodes.judges.classifier`) on relational MiniLM features of the unit and the context
+  (:func:`judger_features`): how close its question is to the missing-slot questions, how close
+  its session's intent description and its answer are to the context, how much of what the
+  description names (beyond the intent) the context says, and the same relative to the other
+  activated units (so a same-intent sibling session loses to the one the user names). No
+  feature names a slot, intent or service, so it transfers to unseen ones.
+  ``scripts/train_memory_judger.py`` trains it on MS-TOD-style items built from SGD train and
+  writes :data:`MODEL_PATH` (``memory_judger.{npz,json}`` beside this module).
+* ``<provider>:<model>`` (:class:`LLMMemoryJudger`): the judger prompt per unit; a unit whose
+  answer cannot be read scores ``None``.
+* ``none``: no judger (:func:`~nodes.memory.roles.memory_judger` gives ``None``); the re-rank
+  keeps ``s_retrieval``.
 """
 
 from __future__ import annotations
@@ -9,19 +23,35 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
+from pydantic import BaseModel, Field, field_validator
 
 from todeval.evals.memory_schema import MemoryUnit
 from todeval.evals.memory_words import intent_in_words, slot_in_words
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
 from todeval.nodes.judges.classifier import MLPClassifier
-from todeval.nodes.judges.local import register_local_judge
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.roles import PromptAdapter
 from todeval.nodes.judges.text import WORD
 from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
-from todeval.nodes.memory.judges.memory_judger.role import ROLE
+
+
+class MemoryJudger(Protocol):
+    """Scores activated memory units: ``P(unit contributes to the task goal)`` each."""
+
+    name: str
+
+    def score(
+        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
+    ) -> list[float | None]:
+        """One probability per unit (None where the judge could not judge)."""
+        ...
+
 
 MODEL_PATH = Path(__file__).parent / "memory_judger.npz"
+"""The shipped local model (its training report in ``memory_judger.json`` beside it)."""
 
 #: Column order of :func:`judger_features`.
 FEATURE_NAMES = (
@@ -148,6 +178,51 @@ class LocalMemoryJudger:
         return [round(float(p), 4) for p in probabilities]
 
 
-@register_local_judge(ROLE, "learned", default=True)
-def _learned() -> LocalMemoryJudger:
-    return LocalMemoryJudger()
+class LLMJudgement(BaseModel):
+    """The memory judger prompt's JSON."""
+
+    probability: float = Field(ge=0.0, le=1.0, description="P(the unit contributes), 0-1.")
+    rationale: str = Field(default="", description="One short sentence saying why.")
+
+    @field_validator("probability", mode="before")
+    @classmethod
+    def _percent(cls, value: object) -> object:
+        # "85%" or 85 from a model that answered in percent.
+        if isinstance(value, str) and value.strip().endswith("%"):
+            return float(value.strip()[:-1]) / 100
+        if isinstance(value, int | float) and 1 < value <= 100:
+            return value / 100
+        return value
+
+
+class LLMMemoryJudger(PromptAdapter[LLMJudgement]):
+    """The memory judger prompt, one call per unit."""
+
+    def judge(
+        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
+    ) -> list[JudgeResult[float]]:
+        """Every unit's probability with the reason when it could not be judged."""
+        results = []
+        for unit in units:
+            answer = self.prompt.ask(
+                conversation_history=context,
+                missing_query=missing_query or "none",
+                intent_description=unit.intent_description,
+                question=unit.question,
+                answer=unit.answer,
+            )
+            value = answer.value
+            results.append(
+                JudgeResult(
+                    value=value.probability if value else None,
+                    judge=self.name,
+                    reason=value.rationale if value else answer.reason,
+                )
+            )
+        return results
+
+    def score(
+        self, context: str, missing_query: str, units: Sequence[MemoryUnit]
+    ) -> list[float | None]:
+        """``P(y=1)`` per unit; None where the model's answer could not be used."""
+        return [result.value for result in self.judge(context, missing_query, units)]

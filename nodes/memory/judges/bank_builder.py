@@ -1,0 +1,152 @@
+"""The bank builder role: QA memory units of a stored session (MAP, paper 001, §3.2, App. B.4).
+
+A session becomes an intent description ``k_i`` and QA pairs ``v_i = {(q_ij, a_ij)}``, one per
+task attribute (Figure 13). The paper builds them with GPT-4 (App. A.2 / B.4); the local builder
+(:class:`LocalMemoryBankBuilder`) writes them from the session's task goal, one unit per slot,
+so banks are deterministic and offline (:func:`~nodes.memory.judges.units.local_memory_units`):
+
+- question ``"What {slot in words} did the user want for the {intent in words}?"``,
+- answer ``"The {slot in words} was {value}."``,
+- intent description ``"The user wants to {intent in words}"`` followed by the session's salient
+  values (names, then one place: ``" for Gen Korean BBQ House in Milpitas"``).
+
+The LLM builder (:class:`LLMMemoryBankBuilder`) reads the session's dialogue and task goal. The
+naming helpers (:func:`intent_in_words`, :func:`slot_in_words`...) are the project's shared
+convention for SGD identifiers in words, in :mod:`evals.memory_words` (the data layer needs them).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
+from todeval.evals.memory_words import intent_in_words
+from todeval.nodes.judges.provider_options import bounded_schema
+from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.memory.judges.units import (
+    local_memory_units,
+    memory_unit_id,
+    render_context,
+    render_slot_values,
+)
+
+
+class QAPair(BaseModel):
+    """One question/answer pair of the QA memory (Figure 13)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    question: str = Field(alias="Question", min_length=1, description="Third-person question.")
+    answer: str = Field(alias="Answer", min_length=1, description="One sentence with the value.")
+    slot: str | None = Field(
+        default=None, alias="Slot", description="The task goal attribute asked about, or null."
+    )
+
+
+class SessionMemory(BaseModel):
+    """An LLM's intent description and QA memory of one session (Figure 13)."""
+
+    intent_description: str = Field(min_length=1, description="The session's intent, k_i.")
+    qa_summary: list[QAPair] = Field(description="The QA pairs v_i, one per task attribute.")
+
+
+#: A session has a handful of facts: bounded, a small model cannot loop on one QA pair.
+SESSION_MEMORY_SCHEMA = bounded_schema(SessionMemory, max_chars=120, max_items=8)
+
+
+class MemoryBankBuilder(Protocol):
+    """Turns a stored session into QA memory units (the ``memory_bank`` role)."""
+
+    name: str
+
+    def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
+        """The session's units, or ``value=None`` with a reason when they cannot be built."""
+        ...
+
+
+class LocalMemoryBankBuilder:
+    """``local`` (= ``local:slots``): one unit per task-goal slot (module doc)."""
+
+    name = "local"
+
+    def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
+        """The session's local units."""
+        return JudgeResult(value=local_memory_units(individual_id, session), judge=self.name)
+
+
+class LLMMemoryBankBuilder(PromptAdapter[SessionMemory]):
+    """App. B.4: an intent description and QA pairs per session, one call each.
+
+    A pair whose ``Slot`` names a task-goal slot (first time) gets the id
+    ``individual/session/slot`` and that slot's value; other pairs get ``.../qa<n>``.
+    """
+
+    def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
+        """Ask the model; ``value=None`` with the judge's reason when it gives no usable JSON."""
+        return self._units(individual_id, session, self.prompt.ask(**_fields(session)))
+
+    async def abuild(
+        self, individual_id: str, session: MsTodSession
+    ) -> JudgeResult[list[MemoryUnit]]:
+        """Async twin of :meth:`build`."""
+        result = await self.prompt.aask(**_fields(session))
+        return self._units(individual_id, session, result)
+
+    def _units(
+        self, individual_id: str, session: MsTodSession, result: JudgeResult[SessionMemory]
+    ) -> JudgeResult[list[MemoryUnit]]:
+        memory = result.value
+        if memory is None:
+            return JudgeResult(value=None, judge=self.name, reason=result.reason)
+        units: list[MemoryUnit] = []
+        for number, pair in enumerate(memory.qa_summary, start=1):
+            slot = pair.slot if pair.slot in session.task_goal else None
+            if slot is not None and any(unit.slot == slot for unit in units):
+                slot = None  # a second question about the same slot keeps its own id
+            units.append(
+                MemoryUnit(
+                    unit_id=memory_unit_id(
+                        individual_id, session.session_id, slot or f"qa{number}"
+                    ),
+                    individual_id=individual_id,
+                    session_id=session.session_id,
+                    intent=session.intent,
+                    intent_description=memory.intent_description.strip(),
+                    question=pair.question.strip(),
+                    answer=pair.answer.strip(),
+                    slot=slot,
+                    value=session.task_goal[slot] if slot is not None else None,
+                )
+            )
+        return JudgeResult(value=units, judge=self.name)
+
+
+def _fields(session: MsTodSession) -> dict[str, str]:
+    return {
+        "intent": intent_in_words(session.intent),
+        "conversation_history": render_context(session.content),
+        "task_goal": render_slot_values(session.task_goal),
+    }
+
+
+def individual_units(
+    builder: MemoryBankBuilder, individual: Individual
+) -> tuple[list[MemoryUnit], dict[str, str]]:
+    """Every stored session of an individual as units.
+
+    Returns:
+        ``(units, failures)``: the units of the sessions that could be built, and for each
+        session that could not, its id -> the builder's reason.
+    """
+    units: list[MemoryUnit] = []
+    failures: dict[str, str] = {}
+    for session in individual.sessions:
+        result = builder.build(individual.individual_id, session)
+        if result.value is None:
+            failures[session.session_id] = result.reason or "no units"
+        else:
+            units.extend(result.value)
+    return units, failures

@@ -1,0 +1,151 @@
+"""The missing-slot query of memory-guided dialogue planning (MAP, paper 001, §4.2, Figure 8).
+
+MAP hypothesises with chain-of-thought prompting the missing slot query ``q_miss``: what the
+memory must supply for the session's intent. The ``missing_slot_query`` role:
+
+* ``local`` (:class:`LocalMissingSlotQuery`): the intent's task attributes
+  (:func:`~nodes.memory.judges.planning.task_attributes`) that the context does not fill, each
+  asked as a third-person question (Figure 8's rules, :func:`missing_question`).
+* ``<provider>:<model>`` (:class:`LLMMissingSlotQuery`): Figure 8 with chain of thought.
+
+Every result records the judge spec; a judge that cannot answer returns ``None`` with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from todeval.evals.memory_schema import MsTodTurn
+from todeval.evals.memory_words import intent_in_words, slot_in_words
+from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.memory.judges.units import render_context
+
+Turns = Sequence[MsTodTurn]
+
+
+class MissingSlotQuery(BaseModel):
+    """The hypothesised missing-slot query ``q_miss`` (§4.2, Figure 8)."""
+
+    intent: str = Field(description="The intent whose task attributes were checked.")
+    task_attributes: list[str] = Field(description="The intent's task attributes (slots).")
+    missing_slots: list[str] | None = Field(
+        description="Attributes the context leaves unanswered; None if not judged."
+    )
+    questions: list[str] = Field(
+        default_factory=list, description="One third-person question per missing attribute."
+    )
+    query: str | None = Field(
+        description="q_miss: the questions joined ('' when nothing is missing); None if not judged."
+    )
+    judge: str = Field(description="The judge spec that produced it.")
+    reason: str | None = Field(default=None, description="Why the query is None.")
+
+
+class MissingSlotQuerier(Protocol):
+    """Anything that asks which task attributes the context leaves unanswered."""
+
+    name: str
+
+    def query(
+        self,
+        context: Turns,
+        intent: str,
+        attributes: Sequence[str],
+        *,
+        stated: Mapping[str, str] | None = None,
+    ) -> MissingSlotQuery:
+        """``q_miss`` for ``intent``'s ``attributes`` (``stated``: values already given)."""
+        ...
+
+
+def missing_question(intent: str, slot: str) -> str:
+    """The third-person question asking for one missing attribute (Figure 8's rules)."""
+    return f"What {slot_in_words(slot)} does the user want for the {intent_in_words(intent)}?"
+
+
+class LocalMissingSlotQuery:
+    """``local``: the task attributes without a stated value, each asked as a question."""
+
+    name = "local"
+
+    def query(
+        self,
+        context: Turns,
+        intent: str,
+        attributes: Sequence[str],
+        *,
+        stated: Mapping[str, str] | None = None,
+    ) -> MissingSlotQuery:
+        """Attributes not in ``stated`` are missing; no attributes -> not judged (None)."""
+        if not attributes:
+            return MissingSlotQuery(
+                intent=intent,
+                task_attributes=[],
+                missing_slots=None,
+                query=None,
+                judge=self.name,
+                reason=f"no task attributes known for intent {intent!r} (no schema, no sessions)",
+            )
+        missing = [slot for slot in attributes if slot not in (stated or {})]
+        questions = [missing_question(intent, slot) for slot in missing]
+        return MissingSlotQuery(
+            intent=intent,
+            task_attributes=list(attributes),
+            missing_slots=missing,
+            questions=questions,
+            query=" ".join(questions),
+            judge=self.name,
+        )
+
+
+class LLMMissingSlotOutput(BaseModel):
+    """The task slot query prompt's JSON (Figure 8, with the missing attributes named)."""
+
+    missing_slots: list[str] = Field(default_factory=list, description="Unanswered attributes.")
+    questions: list[str] = Field(description="One third-person question per missing attribute.")
+
+
+class LLMMissingSlotQuery(PromptAdapter[LLMMissingSlotOutput]):
+    """Figure 8 with chain of thought, one call per item."""
+
+    def query(
+        self,
+        context: Turns,
+        intent: str,
+        attributes: Sequence[str],
+        *,
+        stated: Mapping[str, str] | None = None,
+    ) -> MissingSlotQuery:
+        """One call; named attributes are mapped back to slot names where they match."""
+        by_words = {slot_in_words(slot): slot for slot in attributes}
+        result = self.prompt.ask(
+            conversation_history=render_context(context),
+            intent=intent_in_words(intent) if intent else "unknown",
+            task_attributes=", ".join(by_words) or "unknown",
+        )
+        if result.value is None:
+            return MissingSlotQuery(
+                intent=intent,
+                task_attributes=list(attributes),
+                missing_slots=None,
+                query=None,
+                judge=self.name,
+                reason=result.reason,
+            )
+        missing = [
+            by_words.get(slot_in_words(named), named.strip())
+            for named in result.value.missing_slots
+            if named.strip()
+        ]
+        questions = [q.strip() for q in result.value.questions if q.strip()]
+        return MissingSlotQuery(
+            intent=intent,
+            task_attributes=list(attributes),
+            missing_slots=list(dict.fromkeys(missing)),
+            questions=questions,
+            query=" ".join(questions),
+            judge=self.name,
+        )
