@@ -40,10 +40,12 @@ from todeval.graphs.corpus.proactive import (
     synthesize_proactive,
 )
 from todeval.nodes.context import Context
-from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
-from todeval.nodes.proactive.judges.target_density import target_density_judge
-from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
-from todeval.nodes.proactive.judges.target_reached import target_reached_judge
+from todeval.nodes.proactive.roles import (
+    GUIDANCE_JUDGE,
+    TARGET_DENSITY,
+    TARGET_PLANNING_JUDGE,
+    TARGET_REACHED,
+)
 from todeval.stores.embeddings import get_embedder
 from todeval.stores.paths import PROJECT_ROOT
 
@@ -97,9 +99,9 @@ def agreement() -> None:
     )
     plans = only_records(load_target_plans(SAMPLE / "labelled" / "target_plans.jsonl"))
     guide, density, planning = (
-        guidance_judge("local"),
-        target_density_judge("local"),
-        target_planning_judge("local"),
+        GUIDANCE_JUDGE.judge("local"),
+        TARGET_DENSITY.judge("local"),
+        TARGET_PLANNING_JUDGE.judge("local"),
     )
     halves: dict[str, tuple[list[Any], list[Any]]] = {"held_out": ([], []), "fit": ([], [])}
     covered: dict[str, tuple[list[Any], list[Any]]] = {"held_out": ([], []), "fit": ([], [])}
@@ -123,7 +125,7 @@ def agreement() -> None:
         plan_halves[half][0].append(verdict.score)
         plan_halves[half][1].append(p.score)
     per_plan = (time.perf_counter() - started) / len(plans)
-    reached = target_reached_judge("local")
+    reached = TARGET_REACHED.judge("local")
     labelled = [d for d in dialogues if d.target_reached is not None]
     said = [
         reached.check(items[d.environment_id].reference, d.messages).reached is True
