@@ -119,10 +119,12 @@ from todeval.nodes.judges.limits import LIMITS, LLMPolicy
 from todeval.nodes.memory.judges.units import local_memory_units
 
 # ProactiveEval: each local judge against human labels.
-from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
-from todeval.nodes.proactive.judges.target_density import target_density_judge
-from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
-from todeval.nodes.proactive.judges.target_reached import target_reached_judge
+from todeval.nodes.proactive.roles import (
+    GUIDANCE_JUDGE,
+    TARGET_DENSITY,
+    TARGET_PLANNING_JUDGE,
+    TARGET_REACHED,
+)
 
 # Simulation: each registered tool domain replayed against its recorded runs (environment
 # fidelity).
@@ -209,7 +211,7 @@ __all__ = [
     "goal_success_rate",
     "gold_actions",
     "gold_snapshot",
-    "guidance_judge",
+    "GUIDANCE_JUDGE",
     "hit_at_k",
     "joint_goal_accuracy",
     "kappa_interval",
@@ -242,9 +244,9 @@ __all__ = [
     "slot_accuracy",
     "slot_in_words",
     "split_records",
-    "target_density_judge",
-    "target_planning_judge",
-    "target_reached_judge",
+    "TARGET_DENSITY",
+    "TARGET_PLANNING_JUDGE",
+    "TARGET_REACHED",
     "turn_quality_teacher",
     "weighted_kappa",
     "write_model_dir",

@@ -26,20 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from bench.internals import (
+    GUIDANCE_JUDGE,
     PROJECT_ROOT,
+    TARGET_DENSITY,
+    TARGET_PLANNING_JUDGE,
+    TARGET_REACHED,
     ProactiveItem,
     calibration_half,
     cohen_kappa,
     get_embedder,
-    guidance_judge,
     kappa_interval,
     load_guidance_dialogues,
     load_proactive,
     load_target_plans,
     only_records,
-    target_density_judge,
-    target_planning_judge,
-    target_reached_judge,
     weighted_kappa,
 )
 from todeval.graphs.api import (
@@ -99,9 +99,9 @@ def agreement() -> None:
     )
     plans = only_records(load_target_plans(SAMPLE / "labelled" / "target_plans.jsonl"))
     guide, density, planning = (
-        guidance_judge("local"),
-        target_density_judge("local"),
-        target_planning_judge("local"),
+        GUIDANCE_JUDGE.judge("local"),
+        TARGET_DENSITY.judge("local"),
+        TARGET_PLANNING_JUDGE.judge("local"),
     )
     halves: dict[str, tuple[list[Any], list[Any]]] = {"held_out": ([], []), "fit": ([], [])}
     covered: dict[str, tuple[list[Any], list[Any]]] = {"held_out": ([], []), "fit": ([], [])}
@@ -125,7 +125,7 @@ def agreement() -> None:
         plan_halves[half][0].append(verdict.score)
         plan_halves[half][1].append(p.score)
     per_plan = (time.perf_counter() - started) / len(plans)
-    reached = target_reached_judge("local")
+    reached = TARGET_REACHED.judge("local")
     labelled = [d for d in dialogues if d.target_reached is not None]
     said = [
         reached.check(items[d.environment_id].reference, d.messages).reached is True

@@ -39,16 +39,15 @@ from todeval.evals.metrics.agreement import cohen_kappa, weighted_kappa
 from todeval.evals.metrics.proactive.agreement import calibration_half, kappa_interval
 from todeval.evals.proactive_schema import GuidanceDialogue, LabelledPlan, ProactiveItem
 from todeval.nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
-from todeval.nodes.proactive.judges.calibration import CalibratedMap, read_map
-from todeval.nodes.proactive.judges.guidance_judge import local as guidance_local
+from todeval.nodes.proactive.judges import guidance_judge, target_planning_judge
+from todeval.nodes.proactive.judges.calibration import CalibratedMap, read_calibration
+from todeval.nodes.proactive.judges.target_density import LocalTargetDensity
 from todeval.nodes.proactive.judges.target_density import features as density_features
 from todeval.nodes.proactive.judges.target_density.features import (
     CoverageCuts,
     Similarities,
     similarities,
 )
-from todeval.nodes.proactive.judges.target_density.local import LocalTargetDensity
-from todeval.nodes.proactive.judges.target_planning_judge import local as planning_local
 from todeval.nodes.proactive.judges.target_planning_judge.features import plan_features
 from todeval.nodes.proactive.text import assistant_messages
 from todeval.stores.embeddings import get_embedder
@@ -252,7 +251,7 @@ def _binary(judged: list[bool], gold: list[bool]) -> dict[str, Any]:
 def guidance_rows(
     items: dict[str, ProactiveItem], dialogues: list[GuidanceDialogue], cuts: CoverageCuts
 ) -> Rows:
-    judge = guidance_local.LocalGuidanceJudge(
+    judge = guidance_judge.LocalGuidanceJudge(
         density=LocalTargetDensity(cuts=cuts), calibration=Path("/nonexistent")
     )
     rows = Rows([], [], [])
@@ -330,7 +329,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
             "figures": figures["target_density"],
         },
     )
-    density_features.calibrated_cuts.cache_clear()
+    read_calibration.cache_clear()  # later readers see the cuts just written
 
     rows = guidance_rows(items, dialogues, cuts)
     mapping = choose_and_fit(rows, GUIDANCE_FEATURES, 2, "dialogues")
@@ -340,7 +339,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
     figures["guidance_judge"]["held_out"]["rubric_points_as_score_kappa"] = raw
     note = f"{check.note}; for reference, rubric_points read as a score: kappa {raw}"
     _publish(
-        guidance_local.CALIBRATION_PATH,
+        guidance_judge.CALIBRATION_PATH,
         "guidance_judge",
         "rules from Listing 12 and the team's anchors; a linear map to 1-10 fit on the fit half "
         f"of {dialogues_file}",
@@ -353,7 +352,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
     mapping = choose_and_fit(rows, PLANNING_FEATURES, 3, "plans", {"format_violated": -1.0})
     check, figures["target_planning_judge"] = held_out_check(rows, mapping, plans_file, "plan")
     _publish(
-        planning_local.CALIBRATION_PATH,
+        target_planning_judge.CALIBRATION_PATH,
         "target_planning_judge",
         f"MiniLM and word-match sub-scores; a linear map to 1-10 fit on the fit half of "
         f"{plans_file}",
@@ -361,7 +360,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
         check,
         {"map": mapping.as_json(), "figures": figures["target_planning_judge"]},
     )
-    read_map.cache_clear()
+    read_calibration.cache_clear()
     report(json.dumps(figures, indent=2))
     return figures
 

@@ -71,7 +71,7 @@ class JudgeRole(Generic[J]):
     system: str | None = None
     decoding_schema: dict[str, Any] | None = None
     llm: Callable[..., J] | None = None
-    _built: dict[tuple[str, int], J] = field(default_factory=dict, repr=False)
+    _built: dict[tuple[Any, ...], J] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         with _lock:
@@ -82,17 +82,23 @@ class JudgeRole(Generic[J]):
         for k, (variant, factory) in enumerate(self.local.items()):
             register_local_judge(self.name, variant, default=k == 0)(factory)
 
-    def judge(self, spec: str = "local", max_retries: int = 3) -> J:
-        """The judge ``spec`` names, built once per (spec, retries) in this process.
+    def judge(self, spec: str = "local", max_retries: int = 3, **llm_settings: Any) -> J:
+        """The judge ``spec`` names, built once per (spec, retries, settings) in this process.
+
+        Args:
+            spec: ``local``, ``local:<variant>`` or an LLM spec.
+            max_retries: The LLM judge's retries after a failed or malformed answer.
+            **llm_settings: Settings only the role's LLM judge reads (a sampling
+                ``temperature``...); local judges ignore them.
 
         Raises:
             JudgeSpecError: If the spec is malformed or names an unknown local variant.
             JudgeConfigError: If the LLM judge cannot be built here (package, key).
         """
-        key = (spec, max_retries)
+        key = (spec, max_retries, *sorted(llm_settings.items()))
         found = self._built.get(key)
         if found is None:
-            found = self._build(parse_spec(spec), max_retries)
+            found = self._build(parse_spec(spec), max_retries, llm_settings)
             self._built.setdefault(key, found)
         return self._built[key]
 
@@ -109,11 +115,11 @@ class JudgeRole(Generic[J]):
         judge: J = PromptJudge(self, spec, **llm_kwargs)  # type: ignore[assignment]
         return judge
 
-    def _build(self, parsed: JudgeSpec, max_retries: int) -> J:
+    def _build(self, parsed: JudgeSpec, max_retries: int, llm_settings: dict[str, Any]) -> J:
         if parsed.is_local:
             local: J = get_local_judge(self.name, parsed.variant)
             return local
-        return self.llm_judge(parsed, max_retries=max_retries)
+        return self.llm_judge(parsed, max_retries=max_retries, **llm_settings)
 
 
 class PromptJudge(Generic[OutT]):

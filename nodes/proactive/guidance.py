@@ -18,8 +18,8 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.proactive.judges.target_reached import target_reached_judge
 from todeval.nodes.proactive.live_prompts import GUIDANCE_AGENT_PROMPT, OPENING_CUE
+from todeval.nodes.proactive.roles import TARGET_REACHED
 from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
 from todeval.nodes.proactive.state import GuidanceState
 from todeval.nodes.proactive.text import raised_sub_targets, render_environment, render_plan
@@ -110,7 +110,7 @@ def route_after_user(state: GuidanceState) -> str:
 def check_target(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Target reached? Stop then, or at the turn limit; else the agent goes on."""
     context = get_context(runtime)
-    judge = target_reached_judge(context.target_reached_judge, context.llm_max_retries)
+    judge = TARGET_REACHED.judge(context.target_reached_judge, context.llm_max_retries)
     messages = [ChatMessage.model_validate(m) for m in state.get("messages", [])]
     verdict = judge.check(TargetPlan.model_validate(state["reference"]), messages)
     update: dict[str, Any] = {"checks": [verdict.as_dict()], "reached": verdict.reached is True}

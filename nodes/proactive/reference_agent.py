@@ -23,8 +23,8 @@ from typing import Any
 
 from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.judges.parsing import json_candidates
-from todeval.nodes.proactive.judges.target_prediction import target_predictor
-from todeval.nodes.proactive.judges.target_reached.local import agrees
+from todeval.nodes.proactive.judges.target_reached import agrees
+from todeval.nodes.proactive.roles import TARGET_PREDICTION
 from todeval.nodes.proactive.text import raised_sub_targets, sub_target_shares, words
 from todeval.nodes.prompts.proactive import DOMAIN_DESCRIPTIONS
 
@@ -39,7 +39,7 @@ def plan(messages: Sequence[Mapping[str, Any]], tools: Sequence[Any]) -> str:
     domain = next(
         (name for name, text in DOMAIN_DESCRIPTIONS.items() if text in prompt), "recommendation"
     )
-    predicted = target_predictor("local:lead").predict(domain, environment).value
+    predicted = TARGET_PREDICTION.judge("local:lead").predict(domain, environment).value
     target = predicted.target if predicted is not None else "Help the user proactively"
     steps = [
         f"Ask about {_fragment(environment.user_information, 6)}",

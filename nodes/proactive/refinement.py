@@ -18,12 +18,13 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.proactive_schema import Environment, ProactiveItem, TargetPlan
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.proactive.judges.difficulty_judge import difficulty_judge
-from todeval.nodes.proactive.judges.final_check import final_check
-from todeval.nodes.proactive.judges.synthesis_writer import synthesis_writer
-from todeval.nodes.proactive.judges.target_prediction import target_predictor
+from todeval.nodes.proactive.roles import (
+    DIFFICULTY_JUDGE,
+    FINAL_CHECK,
+    TARGET_PREDICTION,
+)
 from todeval.nodes.proactive.state import SynthesisState
-from todeval.nodes.proactive.synthesis import StageFailed
+from todeval.nodes.proactive.synthesis import StageFailed, synthesis_writer
 
 
 def majority(yes: int, answered: int) -> bool:
@@ -38,13 +39,13 @@ def check_difficulty(state: SynthesisState, runtime: Runtime[Context]) -> dict[s
     reference = TargetPlan.model_validate(state["reference"])
     predictions: list[dict[str, Any]] = []
     for spec in context.difficulty_panel:
-        result = target_predictor(spec, context.llm_max_retries).predict(
+        result = TARGET_PREDICTION.judge(spec, context.llm_max_retries).predict(
             state["domain"], environment
         )
         target = result.value.target if result.value is not None else None
         predictions.append({"judge": spec, "target": target, "reason": result.reason})
     answered = [p for p in predictions if p["target"]]
-    matcher = difficulty_judge(context.difficulty_judge, context.llm_max_retries)
+    matcher = DIFFICULTY_JUDGE.judge(context.difficulty_judge, context.llm_max_retries)
     matched = matcher.matches(reference.target, [p["target"] for p in answered])
     if matched.value is None:
         raise StageFailed(f"difficulty check: {matched.reason or 'the matcher gave no answer'}")
@@ -84,10 +85,7 @@ def route_after_check_difficulty(
 
 def obfuscate_environment(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Both fields rewritten as concrete, observable behaviour (Listings 6-7)."""
-    context = get_context(runtime)
-    writer = synthesis_writer(
-        context.synthesis_writer, context.synthesis_temperature, context.llm_max_retries
-    )
+    writer = synthesis_writer(runtime)
     result = writer.obfuscate(
         state["domain"],
         Environment.model_validate(state["environment"]),
@@ -101,10 +99,7 @@ def obfuscate_environment(state: SynthesisState, runtime: Runtime[Context]) -> d
 
 def inject_noise(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """3-4 plausible, irrelevant sentences around each field's original content (L8-9)."""
-    context = get_context(runtime)
-    writer = synthesis_writer(
-        context.synthesis_writer, context.synthesis_temperature, context.llm_max_retries
-    )
+    writer = synthesis_writer(runtime)
     rounds = state.get("rounds", 0)
     result = writer.inject_noise(
         state["domain"],
@@ -124,7 +119,7 @@ def check_reference(state: SynthesisState, runtime: Runtime[Context]) -> dict[st
     reference = TargetPlan.model_validate(state["reference"])
     votes = []
     for spec in context.final_check_panel:
-        result = final_check(spec, context.llm_max_retries).check(
+        result = FINAL_CHECK.judge(spec, context.llm_max_retries).check(
             state["domain"], environment, reference
         )
         votes.append({"judge": spec, "best": result.value, "reason": result.reason})

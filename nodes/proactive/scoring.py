@@ -14,9 +14,7 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
-from todeval.nodes.proactive.judges.target_density import target_density_judge
-from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
+from todeval.nodes.proactive.roles import GUIDANCE_JUDGE, TARGET_DENSITY, TARGET_PLANNING_JUDGE
 from todeval.nodes.proactive.state import GuidanceScoringState, PlanScoringState
 
 GUIDANCE_MAX_TURNS = 6
@@ -26,7 +24,7 @@ GUIDANCE_MAX_TURNS = 6
 def judge_target_plan(state: PlanScoringState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The target-planning judge's verdict on the plan."""
     context = get_context(runtime)
-    judge = target_planning_judge(context.target_planning_judge, context.llm_max_retries)
+    judge = TARGET_PLANNING_JUDGE.judge(context.target_planning_judge, context.llm_max_retries)
     verdict = judge.judge(
         state["domain"],
         Environment.model_validate(state["environment"]),
@@ -39,7 +37,7 @@ def judge_target_plan(state: PlanScoringState, runtime: Runtime[Context]) -> dic
 def judge_guidance(state: GuidanceScoringState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The guidance judge's verdict on the finished conversation."""
     context = get_context(runtime)
-    judge = guidance_judge(context.guidance_judge, context.llm_max_retries)
+    judge = GUIDANCE_JUDGE.judge(context.guidance_judge, context.llm_max_retries)
     verdict = judge.judge(
         Environment.model_validate(state["environment"]),
         TargetPlan.model_validate(state["reference"]),
@@ -54,7 +52,7 @@ def measure_target_density(
 ) -> dict[str, Any]:
     """Sub-targets per agent message, and the target and initiation densities."""
     context = get_context(runtime)
-    judge = target_density_judge(context.target_density_judge, context.llm_max_retries)
+    judge = TARGET_DENSITY.judge(context.target_density_judge, context.llm_max_retries)
     reference = TargetPlan.model_validate(state["reference"])
     agent = [m["content"] for m in state["messages"] if m.get("role") == "assistant"]
     verdict = judge.count(reference.sub_target, agent)

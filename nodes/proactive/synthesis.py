@@ -16,7 +16,8 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.proactive.judges.synthesis_writer import synthesis_writer
+from todeval.nodes.proactive.judges.synthesis_writer import SynthesisWriter
+from todeval.nodes.proactive.roles import SYNTHESIS_WRITER
 from todeval.nodes.proactive.state import SynthesisState
 
 TOPIC_DEPTH = 2
@@ -30,16 +31,17 @@ class StageFailed(RuntimeError):
     """A synthesis stage got no usable answer; the thread can be resumed at that stage."""
 
 
-def _writer(runtime: Runtime[Context] | None) -> Any:
+def synthesis_writer(runtime: Runtime[Context] | None) -> SynthesisWriter:
+    """The run's writer (``Context.synthesis_writer``, candidates at its sampling temperature)."""
     context = get_context(runtime)
-    return synthesis_writer(
-        context.synthesis_writer, context.synthesis_temperature, context.llm_max_retries
+    return SYNTHESIS_WRITER.judge(
+        context.synthesis_writer, context.llm_max_retries, temperature=context.synthesis_temperature
     )
 
 
 def choose_topic(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Walk the topic tree from the domain to a leaf, one seeded choice per level (Listing 2)."""
-    writer = _writer(runtime)
+    writer = synthesis_writer(runtime)
     domain, path = state["domain"], [state["domain"]]
     for level in range(TOPIC_DEPTH):
         result = writer.sub_topics(domain, path[-1], TOPIC_BRANCHING)
@@ -51,7 +53,9 @@ def choose_topic(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, 
 
 def generate_environment(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """One environment for the topic (Listing 3)."""
-    result = _writer(runtime).environment(state["domain"], state["topic_path"], state["seed"])
+    result = synthesis_writer(runtime).environment(
+        state["domain"], state["topic_path"], state["seed"]
+    )
     if result.value is None:
         raise StageFailed(f"environment generation: {result.reason or 'no answer'}")
     return {
@@ -63,7 +67,7 @@ def generate_environment(state: SynthesisState, runtime: Runtime[Context]) -> di
 def generate_targets(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """N candidate targets, sampled independently at high temperature (Listing 4)."""
     context = get_context(runtime)
-    result = _writer(runtime).targets(
+    result = synthesis_writer(runtime).targets(
         state["domain"],
         Environment.model_validate(state["environment"]),
         state.get("blueprint"),
@@ -77,7 +81,7 @@ def generate_targets(state: SynthesisState, runtime: Runtime[Context]) -> dict[s
 
 def ensemble_targets(state: SynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The candidates synthesised into the reference target (Listing 5)."""
-    result = _writer(runtime).ensemble(
+    result = synthesis_writer(runtime).ensemble(
         state["domain"],
         Environment.model_validate(state["environment"]),
         [TargetPlan.model_validate(c) for c in state["candidates"]],

@@ -78,3 +78,20 @@ def test_a_role_without_a_prompt_has_no_llm_judge() -> None:
 def test_two_different_declarations_cannot_share_a_name() -> None:
     with pytest.raises(ValueError, match="declared twice"):
         JudgeRole(name="toy_politeness", decides="something else")
+
+
+def test_llm_settings_reach_the_llm_judge_and_each_setting_is_its_own_judge() -> None:
+    built: list[dict[str, object]] = []
+
+    def sampler(role: JudgeRole[object], spec: object, **kwargs: object) -> object:
+        built.append(kwargs)
+        return object()
+
+    role: JudgeRole[object] = JudgeRole(
+        name="toy_sampler", decides="a test role", local={"d": PleaseCounter}, llm=sampler
+    )
+    hot = role.judge("openai:toy-test", 2, temperature=1.0)
+    assert role.judge("openai:toy-test", 2, temperature=1.0) is hot
+    assert role.judge("openai:toy-test", 2, temperature=0.0) is not hot
+    assert built == [{"max_retries": 2, "temperature": 1.0}, {"max_retries": 2, "temperature": 0.0}]
+    assert isinstance(role.judge("local", temperature=1.0), PleaseCounter)  # local ignores them

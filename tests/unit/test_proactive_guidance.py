@@ -18,10 +18,10 @@ from todeval.graphs.proactive import build_guidance_graph, guidance_graph
 from todeval.nodes.context import Context
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.proactive.guidance import MEMORY_TURNS, guidance_agent, memory_window
-from todeval.nodes.proactive.judges.target_reached.llm import LLMTargetReached
-from todeval.nodes.proactive.judges.target_reached.local import LocalTargetReached, agrees
+from todeval.nodes.proactive.judges.target_reached import LocalTargetReached, agrees
 from todeval.nodes.proactive.live_prompts import OPENING_CUE
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC
+from todeval.nodes.proactive.roles import TARGET_REACHED
 from todeval.nodes.simulation.agents import chat_model as chat_model_module
 from todeval.nodes.simulation.users.proactive_user import (
     AGREEABLENESS_TIERS,
@@ -198,7 +198,7 @@ def test_the_llm_user_gets_its_tier_and_the_llm_check_reads_its_json(
     assert turn.content == "Why should I?" and turn.accepted is False
     assert AGREEABLENESS_TIERS["low"] in str(scripted.calls[0][-1].content)
     plan = TargetPlan(target="Recommend it", sub_target=["Ask", "Offer"])
-    verdict = LLMTargetReached(SPEC, backoff_s=0).check(
+    verdict = TARGET_REACHED.llm_judge(SPEC, backoff_s=0).check(
         plan, [ChatMessage(role="assistant", content="Try it?")]
     )
     assert verdict.reached is True and verdict.reason == "the user agreed"

@@ -15,15 +15,10 @@ from todeval.evals.metrics.proactive.rubric import engagement_score, message_len
 from todeval.evals.proactive_schema import ChatMessage, Environment, ProactiveItem, TargetPlan
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.validity import card_for
-from todeval.nodes.proactive.judges.guidance_judge import guidance_judge
+from todeval.nodes.proactive.judges.guidance_judge import LocalGuidanceJudge
 from todeval.nodes.proactive.judges.guidance_judge.features import UNCLEAR
-from todeval.nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
-from todeval.nodes.proactive.judges.guidance_judge.local import LocalGuidanceJudge
-from todeval.nodes.proactive.judges.target_density import target_density_judge
-from todeval.nodes.proactive.judges.target_density.llm import LLMTargetDensity
-from todeval.nodes.proactive.judges.target_planning_judge import target_planning_judge
-from todeval.nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
-from todeval.nodes.proactive.judges.target_planning_judge.local import LocalTargetPlanningJudge
+from todeval.nodes.proactive.judges.target_planning_judge import LocalTargetPlanningJudge
+from todeval.nodes.proactive.roles import GUIDANCE_JUDGE, TARGET_DENSITY, TARGET_PLANNING_JUDGE
 from todeval.nodes.prompts.proactive import GUIDANCE_PROMPT, TARGET_DENSITY_PROMPT
 from todeval.stores.llm_cache import LLMCache
 from todeval.stores.paths import PROJECT_ROOT
@@ -146,7 +141,7 @@ def test_without_a_calibration_the_overall_is_null_with_the_reason(tmp_path: Pat
 
 
 def test_local_planning_judge_prefers_the_closer_plan_and_charges_the_format_rule() -> None:
-    judge = target_planning_judge("local")
+    judge = TARGET_PLANNING_JUDGE.judge("local")
     copy = judge.judge("recommendation", ENV, REFERENCE, REFERENCE)
     vague = judge.judge(
         "recommendation",
@@ -165,7 +160,7 @@ def test_local_planning_judge_prefers_the_closer_plan_and_charges_the_format_rul
 
 
 def test_local_density_says_which_sub_targets_each_message_carries() -> None:
-    judge = target_density_judge("local")
+    judge = TARGET_DENSITY.judge("local")
     verdict = judge.count(
         REFERENCE.sub_target,
         [
@@ -185,7 +180,7 @@ def test_cards_hold_the_held_out_kappa_and_the_judges_reproduce_it() -> None:
     dialogues = only_records(
         load_guidance_dialogues(SAMPLE / "labelled" / "guidance_dialogues.jsonl")
     )
-    judge = guidance_judge("local")
+    judge = GUIDANCE_JUDGE.judge("local")
     held = [d for d in dialogues if calibration_half(d.environment_id) == "held_out"]
     assert len(held) == card.checks[0].n == 24
     scores = [
@@ -213,7 +208,7 @@ def test_llm_guidance_judge_sends_listing_12_and_reads_its_json(
     scripted: ScriptedChatModel,
 ) -> None:
     scripted.script = ["no json here", '{"thought": "gradual, personal", "score": 8}']
-    verdict = LLMGuidanceJudge(SPEC, backoff_s=0).judge(
+    verdict = GUIDANCE_JUDGE.llm_judge(SPEC, backoff_s=0).judge(
         ENV, REFERENCE, chat("Hi! How was game night?", "Fine.")
     )
     assert verdict.overall == 8 and verdict.rationale == "gradual, personal"
@@ -226,7 +221,7 @@ def test_llm_guidance_judge_sends_listing_12_and_reads_its_json(
 def test_llm_judges_that_get_no_usable_answer_say_so(scripted: ScriptedChatModel) -> None:
     scripted.script = ['{"score": 11}'] * 3
     scripted.fallback = '{"score": 11}'
-    verdict = LLMTargetPlanningJudge(SPEC, max_retries=2, backoff_s=0).judge(
+    verdict = TARGET_PLANNING_JUDGE.llm_judge(SPEC, max_retries=2, backoff_s=0).judge(
         "recommendation", ENV, REFERENCE, REFERENCE
     )
     assert verdict.score is None and verdict.basis.startswith("not scored")
@@ -237,7 +232,7 @@ def test_llm_judges_that_get_no_usable_answer_say_so(scripted: ScriptedChatModel
 
 def test_llm_density_counts_each_message_with_listing_13(scripted: ScriptedChatModel) -> None:
     scripted.script = ['{"count": 2}', '{"count": 9}']
-    verdict = LLMTargetDensity(SPEC, backoff_s=0).count(REFERENCE.sub_target, ["a", "b"])
+    verdict = TARGET_DENSITY.llm_judge(SPEC, backoff_s=0).count(REFERENCE.sub_target, ["a", "b"])
     assert verdict.counts == [2, 3]  # capped at the number of sub-targets
     assert verdict.initiation_density == 2 and verdict.covered is None
     expected = TARGET_DENSITY_PROMPT.format(

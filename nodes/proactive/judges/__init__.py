@@ -1,9 +1,10 @@
-"""ProactiveEval's judge roles: scoring plans and dialogues, and the synthesis pipeline's roles.
+"""ProactiveEval's judges: scoring plans and dialogues, and the synthesis pipeline's roles.
 
-Scoring: ``target_planning_judge`` (Listing 11), ``guidance_judge`` (Listing 12),
-``target_density`` (Listing 13), ``target_reached`` (todeval's own early stop). Synthesis:
-``synthesis_writer`` (Listings 2-9), ``target_prediction`` (the difficulty panel),
-``difficulty_judge`` (its matcher), ``final_check`` (Listing 10).
+One module (or, with much local code, one package) per role, named after it; the roles are
+declared in :mod:`nodes.proactive.roles`. Scoring: ``target_planning_judge`` (Listing 11),
+``guidance_judge`` (Listing 12), ``target_density`` (Listing 13), ``target_reached`` (todeval's
+own early stop). Synthesis: ``synthesis_writer`` (Listings 2-9), ``target_prediction`` (the
+difficulty panel), ``difficulty_judge`` (its matcher), ``final_check`` (Listing 10).
 """
 
 from __future__ import annotations
@@ -18,20 +19,20 @@ def check_synthesis_judges(context: Context) -> None:
     Raises:
         JudgeSpecError: Naming the spec and what is available.
     """
-    # Imported here: each package registers its local judges on import.
-    from todeval.nodes.proactive.judges import (
-        difficulty_judge,
-        final_check,
-        synthesis_writer,
-        target_prediction,
+    # Imported here: the declarations import this package's modules (and register on import).
+    from todeval.nodes.proactive.roles import (
+        DIFFICULTY_JUDGE,
+        FINAL_CHECK,
+        SYNTHESIS_WRITER,
+        TARGET_PREDICTION,
     )
 
-    check_spec(synthesis_writer.ROLE, context.synthesis_writer)
-    check_spec(difficulty_judge.ROLE, context.difficulty_judge)
+    check_spec(SYNTHESIS_WRITER.name, context.synthesis_writer)
+    check_spec(DIFFICULTY_JUDGE.name, context.difficulty_judge)
     for spec in context.difficulty_panel:
-        check_spec(target_prediction.ROLE, spec)
+        check_spec(TARGET_PREDICTION.name, spec)
     for spec in context.final_check_panel:
-        check_spec(final_check.ROLE, spec)
+        check_spec(FINAL_CHECK.name, spec)
 
 
 def check_scoring_judges(context: Context) -> None:
@@ -40,14 +41,14 @@ def check_scoring_judges(context: Context) -> None:
     Raises:
         JudgeSpecError: Naming the spec and what is available.
     """
-    from todeval.nodes.proactive.judges import (
-        guidance_judge,
-        target_density,
-        target_planning_judge,
-        target_reached,
+    from todeval.nodes.proactive.roles import (
+        GUIDANCE_JUDGE,
+        TARGET_DENSITY,
+        TARGET_PLANNING_JUDGE,
+        TARGET_REACHED,
     )
 
-    check_spec(target_planning_judge.ROLE, context.target_planning_judge)
-    check_spec(guidance_judge.ROLE, context.guidance_judge)
-    check_spec(target_density.ROLE, context.target_density_judge)
-    check_spec(target_reached.ROLE, context.target_reached_judge)
+    check_spec(TARGET_PLANNING_JUDGE.name, context.target_planning_judge)
+    check_spec(GUIDANCE_JUDGE.name, context.guidance_judge)
+    check_spec(TARGET_DENSITY.name, context.target_density_judge)
+    check_spec(TARGET_REACHED.name, context.target_reached_judge)

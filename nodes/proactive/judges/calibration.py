@@ -1,11 +1,12 @@
-"""A local judge's map from its sub-scores to a 1-10 score, fit on half the team's labels.
+"""What a calibrated local judge was fit on half the team's labels: a 1-10 map, or cut points.
 
 The local ProactiveEval judges measure what rules and embeddings can measure; they do not read
 a dialogue or a plan the way Listings 11-12 ask. Their 1-10 ``overall`` exists only through a
 linear map from those measurements to the team's scores, fit by
 ``scripts/proactive_calibration.py`` on one half of ``data/samples/proactive/labelled/`` and
 checked on the other (the validity card prints the held-out kappa). Without a calibration file
-the overall is None, with the reason.
+the overall is None, with the reason. The local target-density judge's ``calibration.json``
+holds its coverage cut points instead (``"cuts"``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,43 @@ class CalibratedMap:
 
 
 @cache
-def read_map(path: Path) -> CalibratedMap | None:
-    """The map in a judge package's ``calibration.json`` (None when it has none)."""
+def read_calibration(path: Path) -> dict[str, Any] | None:
+    """A calibrated judge's ``calibration.json`` (None when it has none), read once.
+
+    It holds what ``scripts/proactive_calibration.py`` fit: ``"map"`` (a 1-10 map) or
+    ``"cuts"`` (the target-density cut points), and the figures it fit them on.
+    """
     if not path.exists():
         return None
-    raw = json.loads(path.read_text(encoding="utf-8"))["map"]
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def read_map(path: Path) -> CalibratedMap | None:
+    """The map in a judge package's ``calibration.json`` (None when it has none)."""
+    raw = (read_calibration(path) or {}).get("map")
+    if raw is None:
+        return None
     return CalibratedMap(
         intercept=float(raw["intercept"]),
         coefficients={k: float(v) for k, v in raw["coefficients"].items()},
         basis=str(raw["basis"]),
         fixed={k: float(v) for k, v in raw.get("fixed", {}).items()},
     )
+
+
+def calibrated_score(
+    path: Path, features: Mapping[str, float | None], see: str
+) -> tuple[int | None, str]:
+    """The 1-10 score through the map at ``path``, and its basis.
+
+    Without a map the score is None and the basis says so, pointing the reader to ``see`` (the
+    sub-scores the judge did measure).
+    """
+    mapping = read_map(path)
+    if mapping is None:
+        return None, (
+            "not scored: the local judge has no calibrated map to 1-10 (run "
+            f"scripts/proactive_calibration.py); see {see}"
+        )
+    return mapping.score(features), mapping.basis

@@ -1,33 +1,194 @@
-"""The guidance-judge role: how well the agent led the user to the target, 1-10 (Listing 12).
+"""The guidance judge: how well the agent led the user to the target, 1-10 (Listing 12).
 
-* ``local`` - :class:`~.local.LocalGuidanceJudge`, a stand-in: the rubric sub-scores it can
-  compute (message length, metadata leaks, "It sounds like" openers, pressure, front-loading,
-  sub-target coverage), None for the rest, and an overall through a map calibrated on half the
-  team's labels.
-* ``<provider>:<model>`` - Listing 12 verbatim through :class:`LLMRole` (the paper: GPT-4o).
+The paper's judge (GPT-4o) gives one overall score: an LLM spec asks Listing 12 verbatim, one
+call per dialogue (:class:`LLMGuidanceJudge`). The local judge gives the rubric sub-scores it can
+compute (dimension scores where a rule settles them, raw signals otherwise) and an overall only
+through a map calibrated on half the team's labels; anything it cannot judge is ``None`` with the
+reason in ``reasons``. Every verdict names its judge.
+
+``local`` (:class:`LocalGuidanceJudge`) is a stand-in, not Listing 12's judge. It reads the
+dialogue with rules (``features``: message length, metadata leaks, "It sounds like" openers,
+pressure, front-loading; ``rubric``: the dimensions they settle) and the local target-density
+judge (which sub-targets each message carries), and leaves the other dimensions None with the
+reason. ``rubric_points`` is 10 minus the deductions of the scored dimensions only (unscored ones
+cost nothing), so it is not a Listing 12 score. The ``overall`` is a linear map of
+``rubric_points`` fit on half the team's labelled dialogues (``calibration.json``); its held-out
+agreement is on the validity card.
 """
 
 from __future__ import annotations
 
-import functools
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
-import todeval.nodes.proactive.judges.guidance_judge.local  # noqa: F401  (registers the local judge)
-from todeval.nodes.judges import resolve_judge
-from todeval.nodes.judges.validity import register_cards
-from todeval.nodes.proactive.judges.guidance_judge.llm import LLMGuidanceJudge
-from todeval.nodes.proactive.judges.guidance_judge.role import ROLE, GuidanceJudge, GuidanceVerdict
+from pydantic import BaseModel, Field
 
-register_cards(ROLE, Path(__file__).parent / "validity.json")
+from todeval.evals.metrics.proactive.rubric import rubric_overall
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.proactive.judges.calibration import calibrated_score
+from todeval.nodes.proactive.judges.guidance_judge.features import read_signals
+from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
+from todeval.nodes.proactive.judges.target_density import LocalTargetDensity
+from todeval.nodes.proactive.text import assistant_messages, render_conversation
 
+CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 
-@functools.lru_cache(maxsize=16)
-def guidance_judge(spec: str, max_retries: int = 3) -> GuidanceJudge:
-    """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
-    judge: GuidanceJudge = resolve_judge(
-        ROLE, spec, lambda parsed: LLMGuidanceJudge(parsed, max_retries=max_retries)
-    )
-    return judge
+BASIS = "the paper's Listing 12 prompt"
 
 
-__all__ = ["ROLE", "GuidanceJudge", "GuidanceVerdict", "guidance_judge"]
+@dataclass(frozen=True)
+class GuidanceVerdict:
+    """One judge's reading of one guidance dialogue.
+
+    Attributes:
+        judge: The spec that judged.
+        overall: The 1-10 guidance score, or None when the judge could not give one.
+        overall_basis: How ``overall`` was reached (the paper's prompt, or the local map and
+            where it was calibrated), or why it is None.
+        dimensions: Listing 12's five dimensions, 1-10 where the judge scored them, else None.
+        reasons: Per dimension, why it is None or what settled it.
+        signals: What a local judge measured (message lengths, leaks, coverage...); empty for
+            an LLM judge.
+        rationale: The LLM judge's ``thought``.
+    """
+
+    judge: str
+    overall: int | None
+    overall_basis: str
+    dimensions: dict[str, int | None] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    signals: Mapping[str, Any] = field(default_factory=dict)
+    rationale: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The verdict as a result line stores it."""
+        return {
+            "judge": self.judge,
+            "overall": self.overall,
+            "overall_basis": self.overall_basis,
+            "dimensions": dict(self.dimensions),
+            "reasons": dict(self.reasons),
+            "signals": dict(self.signals),
+            "rationale": self.rationale,
+        }
+
+
+class GuidanceJudge(Protocol):
+    """Anything that scores how well an agent guided a user to the target."""
+
+    name: str
+
+    def judge(
+        self,
+        environment: Environment,
+        reference: TargetPlan,
+        messages: Sequence[ChatMessage],
+        *,
+        max_turns: int = 6,
+    ) -> GuidanceVerdict:
+        """Score the dialogue ``messages`` (the agent opens) against the target and sub-targets.
+
+        ``max_turns`` is the protocol's turn limit (the paper: 6): a dialogue that ends before
+        it was stopped by the simulator because the target was reached.
+        """
+        ...
+
+
+class GuidanceOutput(BaseModel):
+    """Listing 12's JSON."""
+
+    thought: str = Field(default="", description="The judge's reasoning, within 100 words.")
+    score: int = Field(ge=1, le=10, description="The guidance score, 1-10.")
+
+
+class LocalGuidanceJudge:
+    """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map.
+
+    Args:
+        density: The sub-target matcher (default: the local target-density judge).
+        calibration: The calibration file (default: ``calibration.json`` beside this module).
+    """
+
+    name = "local"
+
+    def __init__(
+        self, density: LocalTargetDensity | None = None, calibration: Path = CALIBRATION_PATH
+    ) -> None:
+        self.density = density or LocalTargetDensity()
+        self.calibration = calibration
+
+    def judge(
+        self,
+        environment: Environment,
+        reference: TargetPlan,
+        messages: Sequence[ChatMessage],
+        *,
+        max_turns: int = 6,
+    ) -> GuidanceVerdict:
+        """The dimensions and signals a rule settles, and the calibrated overall."""
+        agent = assistant_messages(messages)
+        if not agent:
+            return GuidanceVerdict(self.name, None, "not scored: the agent sent no message")
+        density = self.density.count(reference.sub_target, agent)
+        signals = read_signals(
+            environment,
+            messages,
+            density.covered or [],
+            len(reference.sub_target),
+            max_turns=max_turns,
+        )
+        dimensions, reasons = rubric_dimensions(signals, agent)
+        points = rubric_overall(dimensions)
+        measured = signals.as_dict() | {
+            "rubric_points": points,
+            "target_density": density.target_density,
+            "initiation_density": density.initiation_density,
+        }
+        features = {
+            "rubric_points": float(points),
+            "coverage": signals.coverage,
+            # No specific detail in the environment reads as none used (as calibrated).
+            "environment_details_used": signals.environment_details_used or 0.0,
+        }
+        overall, basis = calibrated_score(
+            self.calibration, features, "rubric_points and the dimensions"
+        )
+        return GuidanceVerdict(
+            judge=self.name,
+            overall=overall,
+            overall_basis=basis,
+            dimensions=dimensions,
+            reasons=reasons,
+            signals=measured,
+        )
+
+
+class LLMGuidanceJudge(PromptJudge[GuidanceOutput]):
+    """Scores the whole dialogue once; the paper's judge gives no per-dimension scores."""
+
+    def judge(
+        self,
+        environment: Environment,
+        reference: TargetPlan,
+        messages: Sequence[ChatMessage],
+        *,
+        max_turns: int = 6,
+    ) -> GuidanceVerdict:
+        """One call; no answer leaves the score None with the reason."""
+        result = self.ask(
+            user_information=environment.user_information,
+            trigger_factor=environment.trigger_factor,
+            target=reference.target,
+            sub_target=json.dumps(reference.sub_target, ensure_ascii=False),
+            conversation=render_conversation(messages),
+        )
+        if result.value is None:
+            reason = f"not scored: {result.reason or 'the judge gave no answer'}"
+            return GuidanceVerdict(self.name, None, reason)
+        return GuidanceVerdict(
+            self.name, result.value.score, BASIS, rationale=result.value.thought.strip()
+        )

@@ -17,8 +17,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.roles import JudgeRole
 from todeval.nodes.judges.spec import JudgeSpec
-from todeval.nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
+from todeval.nodes.proactive.judges.synthesis_writer import Blueprint, Draft, Ensembled
 from todeval.nodes.proactive.text import render_environment
 from todeval.nodes.prompts.proactive import (
     ENVIRONMENT_EXAMPLES,
@@ -87,6 +88,7 @@ class LLMSynthesisWriter:
     """Listings 2-9 through one LLM spec (the paper: GPT-4o).
 
     Args:
+        role: The role's declaration (its name; the Listings are this module's).
         spec: The LLM spec.
         temperature: The candidates' sampling temperature.
         max_retries: Retries per call after a malformed answer.
@@ -95,6 +97,7 @@ class LLMSynthesisWriter:
 
     def __init__(
         self,
+        role: JudgeRole[Any],
         spec: JudgeSpec | str,
         *,
         temperature: float = 1.0,
@@ -103,7 +106,7 @@ class LLMSynthesisWriter:
     ) -> None:
         def judge(prompt: str, output: type[BaseModel], **extra: Any) -> LLMJudge[Any]:
             return LLMJudge(
-                role=ROLE, spec=spec, prompt=prompt, output_model=output,
+                role=role.name, spec=spec, prompt=prompt, output_model=output,
                 max_retries=max_retries, **(llm_kwargs | extra),
             )  # fmt: skip
 

@@ -25,10 +25,9 @@ from typing import Any
 import numpy as np
 
 from todeval.evals.proactive_schema import Environment, TargetPlan
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.result import JudgeResult
 from todeval.nodes.judges.vectors import Embed, VectorTable
-from todeval.nodes.proactive.judges.synthesis_writer.role import ROLE, Blueprint, Draft, Ensembled
+from todeval.nodes.proactive.judges.synthesis_writer import Blueprint, Draft, Ensembled
 from todeval.nodes.proactive.text import DOMAIN_ACTIONS
 
 SCENARIOS = Path(__file__).with_name("scenarios.json")
@@ -166,8 +165,3 @@ def _around(text: str, bank: Sequence[str], rng: random.Random) -> str:
     picked = rng.sample(fresh, min(len(fresh), rng.choice((3, 4))))
     before, after = picked[:2], picked[2:]
     return " ".join([*before, text, *after])
-
-
-@register_local_judge(ROLE, "default", default=True)
-def _local_writer() -> LocalSynthesisWriter:
-    return LocalSynthesisWriter()

@@ -10,11 +10,9 @@ sentence of it (or the whole message) is close to the sub-target in MiniLM space
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ from numpy.typing import NDArray
 
 from todeval.nodes.judges.text import sentences
 from todeval.nodes.judges.vectors import FloatArray
+from todeval.nodes.proactive.judges.calibration import read_calibration
 from todeval.nodes.proactive.text import content_stems
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
@@ -29,20 +28,17 @@ CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 
 @dataclass(frozen=True)
 class CoverageCuts:
-    """The cut points of :func:`coverage_matrix` (see the module docstring)."""
+    """The cut points of :meth:`Similarities.covered` (see the module docstring)."""
 
     cosine: float = 0.55
     cosine_with_words: float = 0.35
     words: float = 0.5
 
 
-@cache
 def calibrated_cuts() -> CoverageCuts:
     """The cut points fit on the team's labels (defaults when none were fit yet)."""
-    if not CALIBRATION_PATH.exists():
-        return CoverageCuts()
-    raw = json.loads(CALIBRATION_PATH.read_text(encoding="utf-8"))
-    return CoverageCuts(**raw["cuts"])
+    raw = read_calibration(CALIBRATION_PATH)
+    return CoverageCuts(**raw["cuts"]) if raw is not None else CoverageCuts()
 
 
 def message_parts(message: str) -> list[str]:

@@ -1,36 +1,139 @@
-"""The target-planning-judge role: a plan's 1-10 score against the reference (Listing 11).
+"""The target-planning judge: a plan's 1-10 score against the reference (Listing 11).
 
-* ``local`` - :class:`~.local.LocalTargetPlanningJudge`, a stand-in: MiniLM closeness of target
-  and sub-targets to the reference, kept entities and words, Listing 4's format; a score only
-  through a map calibrated on half the team's labelled plans.
-* ``<provider>:<model>`` - Listing 11 verbatim through :class:`LLMRole` (the paper: GPT-4o).
+10 means the plan is better than the reference; 1-9 worse. The paper's judge (GPT-4o) gives the
+score and a reason: an LLM spec asks Listing 11 verbatim (:class:`LLMTargetPlanningJudge`, one
+call per plan, with todeval's two in-context shots: the paper's are not printed).
+
+``local`` (:class:`LocalTargetPlanningJudge`) is a stand-in that reports the sub-scores it can
+compute. It is not Listing 11's judge: it cannot tell a better plan from a worse one that stays
+close to the reference (a harmful step phrased like the reference's, a justified extra
+condition). It measures closeness to the reference (``features``: how close the target and
+sub-targets are to the reference's, which of its entities the plan keeps, Listing 4's format)
+and gives a 1-10 score only through a linear map of those measurements fit on half the team's
+labelled plans (``calibration.json``); the held-out agreement is on its validity card. Never 10
+for "better than the reference" unless the map lands there.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
-import todeval.nodes.proactive.judges.target_planning_judge.local  # noqa: F401  (registers the local judge)
-from todeval.nodes.judges import resolve_judge
-from todeval.nodes.judges.validity import register_cards
-from todeval.nodes.proactive.judges.target_planning_judge.llm import LLMTargetPlanningJudge
-from todeval.nodes.proactive.judges.target_planning_judge.role import (
-    ROLE,
-    PlanVerdict,
-    TargetPlanningJudge,
-)
+from pydantic import BaseModel, Field
 
-register_cards(ROLE, Path(__file__).parent / "validity.json")
+from todeval.evals.proactive_schema import Environment, TargetPlan
+from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.proactive.judges.calibration import calibrated_score
+from todeval.nodes.proactive.judges.target_planning_judge.features import plan_features
+from todeval.nodes.proactive.text import render_environment, render_plan
+from todeval.nodes.prompts.proactive import TARGET_PLANNING_EXAMPLES, domain_description
 
+CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 
-@functools.lru_cache(maxsize=16)
-def target_planning_judge(spec: str, max_retries: int = 3) -> TargetPlanningJudge:
-    """The judge for ``spec`` (built once per spec; raises on unknown specs)."""
-    judge: TargetPlanningJudge = resolve_judge(
-        ROLE, spec, lambda parsed: LLMTargetPlanningJudge(parsed, max_retries=max_retries)
-    )
-    return judge
+BASIS = "the paper's Listing 11 prompt"
 
 
-__all__ = ["ROLE", "PlanVerdict", "TargetPlanningJudge", "target_planning_judge"]
+@dataclass(frozen=True)
+class PlanVerdict:
+    """One judge's score of one plan.
+
+    Attributes:
+        judge: The spec that judged.
+        score: 1-10, or None when the judge could not give one.
+        basis: How the score was reached, or why it is None.
+        sub_scores: What a local judge measured (similarities, entity recall, format).
+        rationale: The LLM judge's reason.
+    """
+
+    judge: str
+    score: int | None
+    basis: str
+    sub_scores: Mapping[str, Any] = field(default_factory=dict)
+    rationale: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The verdict as a result line stores it."""
+        return {
+            "judge": self.judge,
+            "score": self.score,
+            "basis": self.basis,
+            "sub_scores": dict(self.sub_scores),
+            "rationale": self.rationale,
+        }
+
+
+class TargetPlanningJudge(Protocol):
+    """Anything that scores a plan against an environment's reference."""
+
+    name: str
+
+    def judge(
+        self, domain: str, environment: Environment, reference: TargetPlan, plan: TargetPlan
+    ) -> PlanVerdict:
+        """Score ``plan`` against ``reference`` in ``environment`` (a ``domain`` item)."""
+        ...
+
+
+class PlanningOutput(BaseModel):
+    """Listing 11's JSON."""
+
+    reason: str = Field(default="", description="The comparison, in 3-4 sentences.")
+    score: int = Field(ge=1, le=10, description="10 if better than the reference, else 1-9.")
+
+
+class LocalTargetPlanningJudge:
+    """MiniLM and word-match sub-scores; a 1-10 score only through the calibrated map.
+
+    Args:
+        embed: The embedding function; default MiniLM, loaded on first use.
+        calibration: The calibration file (default: ``calibration.json`` beside this module).
+    """
+
+    name = "local"
+
+    def __init__(self, embed: Embed | None = None, calibration: Path = CALIBRATION_PATH) -> None:
+        self.vectors = VectorTable(embed)  # MiniLM, loaded on first use
+        self.calibration = calibration
+
+    def judge(
+        self, domain: str, environment: Environment, reference: TargetPlan, plan: TargetPlan
+    ) -> PlanVerdict:
+        """The sub-scores of ``plan`` and, through the calibrated map, its 1-10 score."""
+        if not plan.target.strip():
+            return PlanVerdict(self.name, None, "not scored: the plan has no target")
+        sub_scores = plan_features(reference, plan, self.vectors.embed)
+        features = {
+            key: (float(value) if isinstance(value, bool | int | float) else None)
+            for key, value in sub_scores.items()
+        }
+        # A plan with no specific entity to keep has nothing to lose there.
+        if features.get("entity_recall") is None:
+            features["entity_recall"] = 1.0
+        features["format_violated"] = 0.0 if sub_scores["format_ok"] else 1.0
+        score, basis = calibrated_score(self.calibration, features, "the sub-scores")
+        return PlanVerdict(self.name, score, basis, sub_scores)
+
+
+class LLMTargetPlanningJudge(PromptJudge[PlanningOutput]):
+    """One call per plan; no answer leaves the score None with the reason."""
+
+    def judge(
+        self, domain: str, environment: Environment, reference: TargetPlan, plan: TargetPlan
+    ) -> PlanVerdict:
+        """Listing 11 with the environment, the reference and the plan."""
+        result = self.ask(
+            DOMAIN_DESCRIPTIONS={"domain_name": domain_description(domain)},
+            environment=render_environment(environment),
+            reference=render_plan(reference),
+            generation=render_plan(plan),
+            examples=TARGET_PLANNING_EXAMPLES,
+        )
+        if result.value is None:
+            reason = f"not scored: {result.reason or 'the judge gave no answer'}"
+            return PlanVerdict(self.name, None, reason)
+        return PlanVerdict(
+            self.name, result.value.score, BASIS, rationale=result.value.reason.strip()
+        )

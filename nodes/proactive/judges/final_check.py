@@ -1,7 +1,12 @@
-"""Local final-check members: each checks one stated rule, none reads "best".
+"""The final check (Listing 10): is the reference the best target for its environment?
 
-They stand in for the paper's five LLMs and can only reject references that break a rule the
-paper states:
+Before an item enters the dataset, a panel judges its reference; the item is kept when a
+majority says it is the best target (the paper: five leading LLMs). A member that cannot judge
+returns None with the reason and does not count toward the majority's denominator. An LLM
+member asks Listing 10 verbatim (:class:`LLMFinalCheck`, one call per reference).
+
+The local members each check one stated rule; none reads "best". They stand in for the paper's
+five LLMs and can only reject references that break a rule the paper states:
 
 * ``local:grounded`` - Listing 7 rule 4: the trigger keeps the target's key entities; yes when
   at least half the target's content words occur in the environment;
@@ -12,14 +17,51 @@ paper states:
 
 from __future__ import annotations
 
+import json
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field, field_validator
+
 from todeval.evals.proactive_schema import Environment, TargetPlan
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.proactive.judges.final_check.role import ROLE
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.proactive.judges.target_planning_judge.features import format_problems
-from todeval.nodes.proactive.text import DOMAIN_ACTIONS, content_stems, stem, words
+from todeval.nodes.proactive.text import (
+    DOMAIN_ACTIONS,
+    content_stems,
+    render_environment,
+    stem,
+    words,
+)
+from todeval.nodes.prompts.proactive import domain_description
 
 GROUNDED_SHARE = 0.5
+
+
+class FinalCheck(Protocol):
+    """Anything that says whether the reference is the environment's best target."""
+
+    name: str
+
+    def check(
+        self, domain: str, environment: Environment, reference: TargetPlan
+    ) -> JudgeResult[bool]:
+        """True when ``reference`` is the best target (the reason says why)."""
+        ...
+
+
+class FinalCheckOutput(BaseModel):
+    """Listing 10's JSON (``"judge": "True"/"False"``, or a JSON boolean)."""
+
+    reason: str = Field(default="", description="The reasoning, in 2-3 sentences.")
+    judge: bool = Field(description="Whether the target is the best target.")
+
+    @field_validator("judge", mode="before")
+    @classmethod
+    def _word(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+            return value.strip().lower() == "true"
+        return value
 
 
 class GroundedCheck:
@@ -82,16 +124,19 @@ class DomainActionCheck:
         )
 
 
-@register_local_judge(ROLE, "grounded", default=True)
-def _grounded() -> GroundedCheck:
-    return GroundedCheck()
+class LLMFinalCheck(PromptJudge[FinalCheckOutput]):
+    """One call per reference."""
 
-
-@register_local_judge(ROLE, "format")
-def _format() -> FormatCheck:
-    return FormatCheck()
-
-
-@register_local_judge(ROLE, "domain-action")
-def _domain_action() -> DomainActionCheck:
-    return DomainActionCheck()
+    def check(
+        self, domain: str, environment: Environment, reference: TargetPlan
+    ) -> JudgeResult[bool]:
+        """No answer is None with the reason."""
+        result = self.ask(
+            description=domain_description(domain),
+            environment=render_environment(environment),
+            target=reference.target,
+            sub_targets=json.dumps(reference.sub_target, ensure_ascii=False),
+        )
+        if result.value is None:
+            return JudgeResult(None, self.name, result.reason)
+        return JudgeResult(result.value.judge, self.name, result.value.reason.strip())

@@ -1,8 +1,13 @@
-"""Local difficulty-panel reasoners: three crude extractive predictors of the target.
+"""A difficulty-panel reasoner: predicts an environment's target (paper 003, Refinement).
 
-They stand in for the paper's three reasoners of different scale and are meant to be fooled by
-what fools weak models: each builds "<the domain's action> <content words>" from one place of
-the environment.
+The paper lets three models of different scale each predict the target; an environment most of
+them get right is easy and is refined. Each member returns a plan (its target is what is
+matched), or None with the reason. An LLM member predicts with Listing 4 at temperature 0
+(:class:`LLMTargetPredictor`; the paper's reasoners are not given their own prompt).
+
+The local members are three crude extractive predictors. They stand in for the paper's three
+reasoners of different scale and are meant to be fooled by what fools weak models: each builds
+"<the domain's action> <content words>" from one place of the environment.
 
 * ``local:lead`` - the trigger factor's first sentence with some content (at least
   :data:`MIN_CONTENT` content words): noise injected before the original misleads it;
@@ -11,26 +16,44 @@ the environment.
 * ``local:salient`` - the trigger sentence closest in MiniLM space to the user information
   (the target links the trigger to the user; the strongest of the three).
 
-None of them plans; an LLM spec makes a panel member a real reasoner (Listing 4's prompt).
+None of them plans; an LLM spec makes a panel member a real reasoner.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Protocol
 
 import numpy as np
 
 from todeval.evals.proactive_schema import Environment, TargetPlan
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.judges.vectors import Embed, VectorTable
-from todeval.nodes.proactive.judges.target_prediction.role import ROLE
-from todeval.nodes.proactive.text import DOMAIN_ACTIONS, STOPWORDS, entities, words
+from todeval.nodes.proactive.judges.synthesis_writer.llm import TargetOutput
+from todeval.nodes.proactive.text import (
+    DOMAIN_ACTIONS,
+    STOPWORDS,
+    entities,
+    render_environment,
+    words,
+)
+from todeval.nodes.prompts.proactive import TARGET_EXAMPLES, domain_description
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9'\"])")
 MAX_WORDS = 8
 MIN_CONTENT = 4
+
+
+class TargetPredictor(Protocol):
+    """Anything that predicts the target of an environment."""
+
+    name: str
+
+    def predict(self, domain: str, environment: Environment) -> JudgeResult[TargetPlan]:
+        """The predicted target (and sub-targets, where the predictor gives them)."""
+        ...
 
 
 def _sentences(text: str) -> list[str]:
@@ -91,16 +114,15 @@ class SalientPredictor:
         return JudgeResult(_target(domain, sentences[best]), self.name)
 
 
-@register_local_judge(ROLE, "lead", default=True)
-def _lead() -> LeadPredictor:
-    return LeadPredictor()
+class LLMTargetPredictor(PromptJudge[TargetOutput]):
+    """Listing 4 at temperature 0, one call per environment."""
 
-
-@register_local_judge(ROLE, "entity")
-def _entity() -> EntityPredictor:
-    return EntityPredictor()
-
-
-@register_local_judge(ROLE, "salient")
-def _salient() -> SalientPredictor:
-    return SalientPredictor()
+    def predict(self, domain: str, environment: Environment) -> JudgeResult[TargetPlan]:
+        """One call; no answer is None with the reason."""
+        result = self.ask(
+            description=domain_description(domain),
+            example=TARGET_EXAMPLES.get(domain, TARGET_EXAMPLES["recommendation"]),
+            environment=render_environment(environment),
+        )
+        plan = result.value.plan() if result.value is not None else None
+        return JudgeResult(plan, self.name, result.reason)
