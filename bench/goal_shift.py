@@ -28,8 +28,7 @@ from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
 from todeval.graphs.corpus.goal_shift import score_run
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.stores.paths import data_dir
 
 RUN = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
@@ -133,7 +132,7 @@ def replicate(path: Path, target: int, folder: Path) -> Path:
 
 def judge_agreement(goal_run: GoalShiftRun) -> None:
     """Local judges against the stored LLM-judge outputs (gsrt_v2, nl_assertions)."""
-    detector, nl_judge = shift_detector("local"), nl_assertion_judge("local")
+    detector, nl_judge = SHIFT_DETECTION.judge("local"), NL_ASSERTION.judge("local")
     conversations = [r for r in goal_run.records if isinstance(r, Conversation)]
     count = pairs = exact = recovered = judged = agreed = 0
     started = time.perf_counter()

@@ -32,7 +32,7 @@ from todeval.graphs.corpus.job import (
 )
 from todeval.graphs.goal_shift import build_goal_shift_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges import check_goal_shift_judges
+from todeval.nodes.goal_shift.roles import check_goal_shift_judges
 from todeval.nodes.goal_shift.state import GoalShiftOutput
 from todeval.stores.paths import data_dir
 

@@ -41,11 +41,8 @@ from todeval.evals.memory_words import slot_in_words
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
-from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
-from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_success.judges import segmenter, teacher
 from todeval.nodes.goal_success.judges.appendix_d import windows
 from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
@@ -434,13 +431,13 @@ def ask_user_simulator(spec: str, case: MemoryCase) -> Answer:
 
 
 def ask_shift_detection(spec: str, conversation: Conversation) -> Answer:
-    verdict = shift_detector(spec).detect(conversation)
+    verdict = SHIFT_DETECTION.judge(spec).detect(conversation)
     shown = [(s.turn, s.to_goal) for s in verdict.shifts or []]
     return Answer(verdict.shifts is not None, verdict.reason, f"shifts={shown}")
 
 
 def ask_nl_assertion(spec: str, conversation: Conversation) -> Answer:
-    verdict = nl_assertion_judge(spec).judge(conversation)
+    verdict = NL_ASSERTION.judge(spec).judge(conversation)
     unjudged = [j.justification for j in verdict.judgments if j.met is None]
     valid = bool(verdict.judgments) and not unjudged
     return Answer(
@@ -467,8 +464,8 @@ PROBES: tuple[RoleProbe, ...] = (
     RoleProbe("supervisor_judge:missing", SUPERVISOR_ROLE, memory_cases, ask_supervisor_missing),
     RoleProbe("supervisor_judge:resolved", SUPERVISOR_ROLE, memory_cases, ask_supervisor_resolved),
     RoleProbe("user_simulator", SIMULATOR_ROLE, memory_cases, ask_user_simulator),
-    RoleProbe("shift_detection", SHIFT_ROLE, conversations, ask_shift_detection),
-    RoleProbe("nl_assertion", NL_ROLE, conversations, ask_nl_assertion),
+    RoleProbe("shift_detection", SHIFT_DETECTION.name, conversations, ask_shift_detection),
+    RoleProbe("nl_assertion", NL_ASSERTION.name, conversations, ask_nl_assertion),
 )
 """One probe per LLM judge role (two for the supervisor's two prompts), in pipeline order."""
 
