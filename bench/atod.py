@@ -30,7 +30,7 @@ from todeval.graphs.api import (
     synthesize_atod,
 )
 from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
-from todeval.nodes.goal_tracking.llm_steps import llm_judges
+from todeval.nodes.goal_tracking.roles import GOAL_EXTRACTION
 from todeval.nodes.goal_tracking.synthesis.library import default_source, episode_library
 from todeval.nodes.judges import llm as llm_module
 
@@ -105,7 +105,7 @@ def token_figures(dialogues: Path, out: Path, trackers: list[str], limit: int) -
     model = ScriptedChatModel(fallback=ANY_ANSWER)
     with mock.patch.object(llm_module, "load_chat_model", lambda spec, **kw: model):
         for tracker in trackers:
-            llm_judges.cache_clear()
+            GOAL_EXTRACTION.cache_clear()
             baseline_judges.cache_clear()
             context = replace(
                 Context(goal_tracker=tracker, vector_backend="memory"),

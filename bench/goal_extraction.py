@@ -21,12 +21,12 @@ import numpy as np
 from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
 from todeval.evals.datasets.sgd_schema import load_sgd_schema
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
+from todeval.nodes.goal_tracking.judges.goal_extraction import (
     CONTEXT_UTTERANCES,
     dialogue_utterances,
     extract_dialogue,
 )
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
 from todeval.stores.paths import data_dir
 
 CHUNK = 64

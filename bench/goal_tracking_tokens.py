@@ -30,13 +30,13 @@ from todeval.evals.datasets.sgd_goals import sgd_to_atod
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
     LLMTurnUpdater,
     render_schema,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.stores.goal_memory import Goal

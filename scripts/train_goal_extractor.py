@@ -27,11 +27,11 @@ from scripts.train_segmenter import TableEmbed, embedding_table
 from todeval.evals.datasets import load_dialogues, split_records
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
+from todeval.nodes.goal_tracking.judges.goal_extraction import (
     CONTEXT_UTTERANCES,
     dialogue_utterances,
 )
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
 from todeval.stores.paths import data_dir
 

@@ -69,8 +69,8 @@ from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.roles import check_goal_shift_judges
 from todeval.nodes.goal_success.judges import segmenter, teachers
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction import GoalExtractor
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.bank import bank_for
 from todeval.nodes.memory.judges.memory_judger import memory_judger

@@ -40,8 +40,7 @@ from todeval.graphs.goal_tracking import build_baseline_tracking_graph, build_go
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY
+from todeval.nodes.goal_tracking.roles import PROACTIVITY, RESPONSE_QUALITY, goal_extractor
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir

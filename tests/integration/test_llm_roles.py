@@ -48,9 +48,9 @@ from todeval.nodes.goal_success.judges.appendix_d import windows
 from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
 from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from todeval.nodes.goal_tracking.llm_steps import llm_judges
+from todeval.nodes.goal_tracking.roles import llm_goal_tracking
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.costed import CostedJudge
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
@@ -317,20 +317,20 @@ def _costed(judge: CostedJudge[Any], shown: object) -> Answer:
 
 
 def ask_turn_update(spec: str, case: TrackerCase) -> Answer:
-    updater, _, _ = llm_judges(spec, RETRIES)
+    updater = llm_goal_tracking(spec, RETRIES).updater
     now = _up_to_turn(case.utterances, 2, response=False)
     update = updater.update(now[-1], now[:-1], [case.remembered])
     return _costed(updater, [(g.description, g.status, g.memory_id) for g in update.goals])
 
 
 def ask_graph_evolution(spec: str, case: TrackerCase) -> Answer:
-    _, evolver, _ = llm_judges(spec, RETRIES)
+    evolver = llm_goal_tracking(spec, RETRIES).evolver
     links = evolver.links(case.inserted, [case.remembered, case.inserted])
     return _costed(evolver, links)
 
 
 def ask_audit(spec: str, case: TrackerCase) -> Answer:
-    _, _, auditor = llm_judges(spec, RETRIES)
+    auditor = llm_goal_tracking(spec, RETRIES).auditor
     updates = auditor.audit([case.remembered], _up_to_turn(case.utterances, 2, response=True))
     return _costed(auditor, updates)
 

@@ -276,14 +276,16 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from tests.fakes import ScriptedChatModel
-    from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-    from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
-    from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+    from todeval.nodes.goal_tracking.roles import (
+        DIALOGUE_GENERATION,
+        STATUS_ANNOTATION,
+        TRAJECTORY_ANNOTATION,
+    )
     from todeval.nodes.judges import llm as llm_module
     from todeval.stores.llm_cache import LLMCache
 
-    for cached in (trajectory_annotator, dialogue_generator, status_annotator):
-        cached.cache_clear()
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        role.cache_clear()
     model = ScriptedChatModel(fallback=_llm_synthesis_reply)
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: LLMCache(tmp_path / "c.sqlite"))
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
@@ -299,8 +301,8 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     out = graph.invoke(
         {"dialogue_id": "l", "seed": 3, "complexity_class": "medium"}, config, context=context
     )
-    for cached in (trajectory_annotator, dialogue_generator, status_annotator):
-        cached.cache_clear()  # they hold this test's model
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        role.cache_clear()  # they hold this test's model
     dialogue = out["dialogue"]
     assert dialogue is not None, out["rejections"]
     assert [g["id"] for g in dialogue["goal_list"]] == ["g1", "g2"]  # renumbered, x9 dropped

@@ -10,16 +10,16 @@ import pytest
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
 from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
+    request_clause,
     stated_values,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.judges.classifier import MLPClassifier
 from todeval.nodes.judges.spec import JudgeSpecError
 

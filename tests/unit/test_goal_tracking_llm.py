@@ -16,6 +16,7 @@ from tests.teachers import no_backoff
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.goal_tracking_schema import TRACKED_STATUSES
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     GoalUpdate,
     LLMAuditor,
@@ -26,7 +27,6 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     render_goals,
     render_schema,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.stores.goal_memory import Goal
