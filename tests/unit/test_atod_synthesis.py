@@ -313,6 +313,27 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     assert quality_problems(dialogue) == []
 
 
+def test_the_synthesis_roles_declare_their_variants_and_answer_lengths() -> None:
+    from tests.fakes import ScriptedChatModel
+    from todeval.nodes.goal_tracking.judges.status_annotation import LocalStatusAnnotator
+    from todeval.nodes.goal_tracking.roles import (
+        DIALOGUE_GENERATION,
+        STATUS_ANNOTATION,
+        TRAJECTORY_ANNOTATION,
+    )
+    from todeval.nodes.judges import local_variants
+
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        assert local_variants(role.name) == ["default"]
+    assert isinstance(STATUS_ANNOTATION.judge("local"), LocalStatusAnnotator)
+    model = ScriptedChatModel([])
+    lengths = [
+        role.llm_judge("openai:x", chat_model=model, cache=None).prompt.llm.max_output_tokens
+        for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION)
+    ]
+    assert lengths == [2048, 8192, 1024]  # a whole dialogue is a long answer
+
+
 def test_an_llm_dialogue_s_proactive_actions_are_read_off_its_labels() -> None:
     from todeval.nodes.goal_tracking.synthesis.pipeline import labelled_actions
 

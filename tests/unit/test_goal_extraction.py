@@ -205,6 +205,10 @@ def test_factory_caches_per_spec_and_schema_and_rejects_llm_specs(tmp_path: Path
     assert set(with_schema.schema) == {"Restaurants_X", "Dentists_9", "Forecast_3"}
     with pytest.raises(JudgeSpecError):
         goal_extractor("openai:gpt-4o-mini")
+    # ``learned`` names the one local extractor; an unknown variant fails before any model loads.
+    assert isinstance(goal_extractor("local:learned"), LocalGoalExtractor)
+    with pytest.raises(JudgeSpecError, match="no local variant 'rules'"):
+        goal_extractor("local:rules")
 
 
 def test_shipped_model_loads_with_its_provenance() -> None:
