@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from bench.internals import baseline_judges, default_source, episode_library, llm_judges, llm_module
+from bench.internals import (
+    GOAL_EXTRACTION,
+    baseline_judges,
+    default_source,
+    episode_library,
+    llm_module,
+)
 from tests.fakes import ScriptedChatModel
 from todeval.graphs.api import (
     GOAL_TRACKERS,
@@ -102,7 +108,7 @@ def token_figures(dialogues: Path, out: Path, trackers: list[str], limit: int) -
     model = ScriptedChatModel(fallback=ANY_ANSWER)
     with mock.patch.object(llm_module, "load_chat_model", lambda spec, **kw: model):
         for tracker in trackers:
-            llm_judges.cache_clear()
+            GOAL_EXTRACTION.cache_clear()
             baseline_judges.cache_clear()
             context = replace(
                 Context(goal_tracker=tracker, vector_backend="memory"),

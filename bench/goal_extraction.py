@@ -20,6 +20,7 @@ import numpy as np
 
 from bench.internals import (
     CONTEXT_UTTERANCES,
+    Dialogue,
     LocalGoalExtractor,
     data_dir,
     dialogue_utterances,
@@ -27,7 +28,6 @@ from bench.internals import (
     load_sgd_schema,
 )
 from scripts.train_goal_extractor import goal_set_scores, gold_goals, load_split
-from todeval.graphs.api import Dialogue
 
 CHUNK = 64
 

@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from bench.internals import (
+    NL_ASSERTION,
+    SHIFT_DETECTION,
+    Context,
     Conversation,
     GoalShiftRun,
     data_dir,
     goal_shift_summary,
     load_goal_shift_run,
-    nl_assertion_judge,
+    pooled_macro_table,
     score_run,
-    shift_detector,
 )
-from todeval.graphs.api import Context, pooled_macro_table
 
 RUN = data_dir() / "agentchangebench" / "simulations" / "banking_gpt-4.1_run40.json"
 PERSONAS = data_dir() / "agentchangebench" / "domains" / "banking" / "user_personas.json"
@@ -135,7 +136,7 @@ def replicate(path: Path, target: int, folder: Path) -> Path:
 
 def judge_agreement(goal_run: GoalShiftRun) -> None:
     """Local judges against the stored LLM-judge outputs (gsrt_v2, nl_assertions)."""
-    detector, nl_judge = shift_detector("local"), nl_assertion_judge("local")
+    detector, nl_judge = SHIFT_DETECTION.judge("local"), NL_ASSERTION.judge("local")
     conversations = [r for r in goal_run.records if isinstance(r, Conversation)]
     count = pairs = exact = recovered = judged = agreed = 0
     started = time.perf_counter()

@@ -25,6 +25,7 @@ from pathlib import Path
 from unittest import mock
 
 from bench.internals import (
+    Dialogue,
     FullContextJudge,
     Goal,
     JudgeAccounting,
@@ -43,7 +44,6 @@ from bench.internals import (
     split_records,
 )
 from tests.fakes import ScriptedChatModel, count_tokens
-from todeval.graphs.api import Dialogue
 
 SPEC = "openai:token-counter"
 #: One reply every judge accepts (each output model ignores the others' keys).

@@ -41,6 +41,7 @@ from todeval.evals.memory_words import slot_in_words
 
 # Agreement statistics: judges against human labels and against each other.
 from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa, weighted_kappa
+from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 
 # Goal-shift summary of re-scored conversations (judges swapped in the bench).
 from todeval.evals.metrics.goal_shift.summary import goal_shift_summary
@@ -67,17 +68,17 @@ from todeval.evals.metrics.proactive.agreement import calibration_half, kappa_in
 from todeval.evals.proactive_schema import ProactiveItem
 
 # Mind the Goal's root-cause codes E1-E7 (turn-quality agreement per code).
-from todeval.evals.schema import RCOF_CODES
+from todeval.evals.schema import RCOF_CODES, Dialogue
 
 # Graphs and scorers a bench builds or calls with its own settings (LLM probes, one run's
 # conversations re-scored, a live simulation).
 from todeval.graphs.corpus.goal_shift import score_run
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.graphs.simulation import build_simulation_graph
+from todeval.nodes.context import Context
 
 # Goal shift: the NL-assertion and shift-detection judges against the recorded labels.
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 
 # Goal success: the segmenter and turn-quality teachers, their roles (for LLM probes) and the
 # shipped learned model.
@@ -93,6 +94,12 @@ from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
 # model), the local goal extractor and its utterance windows, ATOD's synthesis library.
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
 from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges
+from todeval.nodes.goal_tracking.judges.goal_extraction import (
+    CONTEXT_UTTERANCES,
+    Utterance,
+    dialogue_utterances,
+    extract_dialogue,
+)
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     LLMAuditor,
     LLMGraphEvolver,
@@ -100,13 +107,9 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     render_schema,
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
-    CONTEXT_UTTERANCES,
-    Utterance,
-    dialogue_utterances,
-    extract_dialogue,
-)
-from todeval.nodes.goal_tracking.llm_steps import llm_judges
+
+# Goal tracking's and goal shift's benches (ATOD tokens and synthesis, extraction, TSR).
+from todeval.nodes.goal_tracking.roles import GOAL_EXTRACTION
 from todeval.nodes.goal_tracking.synthesis.library import default_source, episode_library
 
 # The one module that builds chat models (benches patch its loader with a scripted model),
@@ -158,6 +161,12 @@ from todeval.stores.minilm_onnx import load_safetensors, write_model_dir
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 __all__ = [
+    "SHIFT_DETECTION",
+    "NL_ASSERTION",
+    "Context",
+    "pooled_macro_table",
+    "Dialogue",
+    "GOAL_EXTRACTION",
     "RecordedRun",
     "Domain",
     "DOMAINS",
@@ -216,7 +225,6 @@ __all__ = [
     "joint_goal_accuracy",
     "kappa_interval",
     "llm_cache_module",
-    "llm_judges",
     "llm_module",
     "load_dialogues",
     "load_goal_shift_run",
@@ -227,7 +235,6 @@ __all__ = [
     "load_sgd_schema",
     "load_target_plans",
     "local_memory_units",
-    "nl_assertion_judge",
     "only_records",
     "recall_at_k",
     "render_schema",
@@ -239,7 +246,6 @@ __all__ = [
     "segmentation_judge",
     "segmenter",
     "sgd_to_atod",
-    "shift_detector",
     "shipped_model",
     "slot_accuracy",
     "slot_in_words",

@@ -34,9 +34,10 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from bench.environment_fidelity import fidelity, reason_for, run40_database
+from bench.environment_fidelity import fidelity
 from bench.internals import (
     ACCOUNTING,
+    DOMAINS,
     LIMITS,
     LLMPolicy,
     build_simulation_graph,
@@ -156,11 +157,13 @@ def print_replay(path: Path, run: dict[str, Any], determinism: int) -> None:
 
 def print_fidelity() -> None:
     """run40's recorded tool results reproduced by the banking environment."""
-    for label, db in (("as the run had it", run40_database()), ("as shipped", None)):
-        report = fidelity(db)
-        unexplained = sum(1 for d in report.differences if reason_for(d) is None)
+    banking = DOMAINS["banking"]
+    for recorded in banking.recorded_runs:
+        report = fidelity(banking, recorded)
+        unexplained = sum(1 for d in report.differences if recorded.explain(d) is None)
         print(
-            f"  database {label}: {report.identical}/{report.calls} tool results identical "
+            f"  database {recorded.label}: {report.identical}/{report.calls} tool results "
+            f"identical "
             f"({report.share:.1%}); {len(report.differences)} differences, "
             f"{unexplained} unexplained (python -m bench.environment_fidelity lists them)"
         )

@@ -23,15 +23,15 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from scripts.train_segmenter import TableEmbed, embedding_table
+from scripts.train_segmenter import TableEmbed
 from todeval.evals.datasets import load_dialogues, split_records
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
+from todeval.nodes.goal_tracking.judges.goal_extraction import (
     CONTEXT_UTTERANCES,
     dialogue_utterances,
 )
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import MODEL_PATH, LocalGoalExtractor
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
 from todeval.stores.paths import data_dir
 
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     train_schema, dev_schema = load_sgd_schema(args.train_schema), load_sgd_schema(args.dev_schema)
     print(f"SGD: {len(train)} train, {len(valid)} validation, {len(dev)} dev dialogues")
 
-    embed = TableEmbed(embedding_table([*train, *valid, *dev]))
+    embed = TableEmbed([*train, *valid, *dev])
     on_train = LocalGoalExtractor(train_schema, embed=embed)
     rng = np.random.default_rng(args.seed)
     x_train, y_train = featurise(on_train, train, rng)

@@ -3,7 +3,7 @@
 One row per system utterance of SGD train, labelled by its annotated acts (all frames): ``failure``
 (NOTIFY_FAILURE) over ``success`` (NOTIFY_SUCCESS) over ``confirm`` (CONFIRM) over ``results``
 (OFFER, INFORM_COUNT) over ``other``, the priority of :class:`evals.datasets.sgd_timeline.FrameAct`.
-Features are :func:`~nodes.goal_tracking.judges.goal_extraction.status_acts.text_features`
+Features are :func:`~nodes.goal_tracking.judges.goal_extraction.status_cues.text_features`
 (n-grams seen in at least ``--min-df`` train utterances); the model a multinomial logistic
 regression (scikit-learn), exported to ``status_acts.{npz,json}`` for numpy inference.
 
@@ -28,7 +28,7 @@ import sklearn
 from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 
-from todeval.nodes.goal_tracking.judges.goal_extraction.status_acts import (
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
     MODEL_PATH,
     SYSTEM_ACTS,
     SystemActModel,

@@ -33,7 +33,7 @@ from todeval.graphs.corpus.job import (
 from todeval.graphs.goal_shift import GoalShiftTask, build_goal_shift_graph, run_goal_shift
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges import check_goal_shift_judges
+from todeval.nodes.goal_shift.roles import check_goal_shift_judges
 from todeval.nodes.goal_shift.state import GoalShiftOutput
 from todeval.stores.paths import data_dir
 

@@ -42,9 +42,9 @@ from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor
+from todeval.nodes.goal_tracking.judges.goal_extraction import GoalExtractor
 from todeval.nodes.goal_tracking.llm_steps import uses_llm
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir

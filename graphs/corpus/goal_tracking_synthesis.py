@@ -21,9 +21,11 @@ from todeval.evals.outputs import write_json
 from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
 from todeval.graphs.goal_tracking import build_atod_synthesis_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
-from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+from todeval.nodes.goal_tracking.roles import (
+    DIALOGUE_GENERATION,
+    STATUS_ANNOTATION,
+    TRAJECTORY_ANNOTATION,
+)
 from todeval.nodes.goal_tracking.synthesis.library import episode_library
 from todeval.nodes.goal_tracking.synthesis.sampling import strata
 from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisOutput
@@ -62,9 +64,9 @@ def check_synthesis_judges(context: Context) -> None:
         raise JudgeConfigError(
             "an LLM-written dialogue has no labels of its own: give status_annotation an LLM spec"
         )
-    trajectory_annotator(context.trajectory_annotation_judge, context.llm_max_retries)
-    dialogue_generator(context.dialogue_generation_judge, context.llm_max_retries)
-    status_annotator(context.status_annotation_judge, context.llm_max_retries)
+    TRAJECTORY_ANNOTATION.judge(context.trajectory_annotation_judge, context.llm_max_retries)
+    DIALOGUE_GENERATION.judge(context.dialogue_generation_judge, context.llm_max_retries)
+    STATUS_ANNOTATION.judge(context.status_annotation_judge, context.llm_max_retries)
 
 
 def synthesize_atod(

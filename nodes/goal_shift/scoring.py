@@ -23,8 +23,7 @@ from todeval.evals.metrics.goal_shift.task_success import (
 from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
 from todeval.evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_shift.state import GoalShiftState
 
 
@@ -74,7 +73,7 @@ def detect_shifts(state: GoalShiftState, runtime: Runtime[Context]) -> dict[str,
             "shift_reason": None,
             "shifts_judged": True,
         }
-    detector = shift_detector(context.shift_detection_judge, context.llm_max_retries)
+    detector = SHIFT_DETECTION.judge(context.shift_detection_judge, context.llm_max_retries)
     verdict = detector.detect(conversation)
     return {
         "shifts": [shift_recovery(s) for s in verdict.shifts or []],
@@ -102,9 +101,8 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
     if context.reuse_judgments and stored is not None:
         judgments, judge = stored, conversation.stored.judge
     elif task.nl_assertions:
-        verdict = nl_assertion_judge(context.nl_assertion_judge, context.llm_max_retries).judge(
-            conversation
-        )
+        judge_nl = NL_ASSERTION.judge(context.nl_assertion_judge, context.llm_max_retries)
+        verdict = judge_nl.judge(conversation)
         judgments, judge = verdict.judgments, verdict.judge
     else:
         judgments, judge = [], None

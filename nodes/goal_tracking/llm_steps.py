@@ -9,18 +9,13 @@ the utterance's cost record.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from todeval.nodes.context import Context
-from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
-    LLMAuditor,
-    LLMGraphEvolver,
-    LLMTurnUpdater,
-    render_schema,
-)
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction.llm import render_schema
+from todeval.nodes.goal_tracking.roles import llm_goal_tracking
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.goal_memory import Goal, GoalMemory
 
@@ -28,16 +23,6 @@ from todeval.stores.goal_memory import Goal, GoalMemory
 def uses_llm(context: Context) -> bool:
     """Whether the tracker's judges are LLMs (the extraction spec decides for all of them)."""
     return not parse_spec(context.goal_extraction_judge).is_local
-
-
-@functools.lru_cache(maxsize=8)
-def llm_judges(spec: str, max_retries: int) -> tuple[LLMTurnUpdater, LLMGraphEvolver, LLMAuditor]:
-    """The three LLM judges for ``spec`` (built once per spec)."""
-    return (
-        LLMTurnUpdater(spec, max_retries=max_retries),
-        LLMGraphEvolver(spec, max_retries=max_retries),
-        LLMAuditor(spec, max_retries=max_retries),
-    )
 
 
 def add_cost(total: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
@@ -55,7 +40,7 @@ def llm_candidates(
     schema: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Stages 0-2 in one call: candidates with their match and status, and the call's cost."""
-    updater, _, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    updater = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).updater
     neighbours = memory.neighbours(dialogue_id, utterance.text, context.top_k)
     shown: dict[str, Goal] = {g.id: g for g, _ in neighbours}
     for goal in memory.goals(dialogue_id, ["open", "pending"]):
@@ -83,7 +68,7 @@ def llm_links(
     context: Context, memory: GoalMemory, goal: Goal
 ) -> tuple[list[tuple[str, float, bool]], dict[str, int]]:
     """Stage 3: the new goal's links (relation >= delta or a dependency) and the call's cost."""
-    _, evolver, _ = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    evolver = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).evolver
     # Bounded like every tracker prompt: the new goal's top-k neighbours, not all of memory.
     nearest = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
     links = evolver.links(goal, [other for other, _ in nearest], delta=context.delta)
@@ -94,7 +79,7 @@ def llm_audit(
     context: Context, memory: GoalMemory, dialogue_id: str, history: Sequence[Mapping[str, Any]]
 ) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
     """Stage 4: out-of-date statuses of the live goals, and the call's cost."""
-    _, _, auditor = llm_judges(context.goal_extraction_judge, context.llm_max_retries)
+    auditor = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).auditor
     said = [Utterance(u["turn"], u["speaker"], u["text"]) for u in history]
     updates = auditor.audit(memory.goals(dialogue_id), said)
     return [(g, str(status), why) for g, status, why in updates], auditor.last.cost()

@@ -14,8 +14,7 @@ from typing import Any
 
 from todeval.evals.datasets.sgd_schema import is_transactional, load_sgd_schema
 from todeval.nodes.context import Context
-from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import evolve
-from todeval.nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import ServiceEvidence, evolve
 from todeval.stores.goal_memory import Goal, GoalMemory
 
 

@@ -25,8 +25,6 @@ from typing import Any
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.nodes.context import Context
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
-from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
 from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
     StatusCue,
@@ -36,6 +34,7 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.status_focus import SchemaView, focus
 from todeval.nodes.goal_tracking.local_steps import evolve_links, parent_for
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.stores.goal_memory import Goal, GoalMemory
 
 
@@ -43,7 +42,7 @@ from todeval.stores.goal_memory import Goal, GoalMemory
 def schema_view(spec: str, schema_path: str | None) -> SchemaView | None:
     """The schema as the focus reads it, sharing the goal extractor's embedded intents."""
     extractor = goal_extractor(spec, schema_path)
-    if not isinstance(extractor, LocalGoalExtractor) or extractor.schema is None:
+    if extractor.schema is None:
         return None
     index = extractor.index
     rows = {pair: row for row, pair in enumerate(index.pairs)}

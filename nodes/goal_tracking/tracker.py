@@ -27,13 +27,12 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.datasets.sgd_schema import is_transactional
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     check_existence,
     final_audit,
     same_key,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from todeval.nodes.goal_tracking.llm_steps import (
     add_cost,
     llm_audit,
@@ -49,6 +48,7 @@ from todeval.nodes.goal_tracking.local_steps import (
     schema_for,
     service_evidence,
 )
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.goal_tracking.state import GoalTrackingState
 from todeval.nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
 from todeval.stores.goal_memory import Goal, GoalMemory

@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
@@ -165,21 +165,25 @@ class PromptJudge(Generic[OutT]):
 
 
 class PromptAdapter(Generic[OutT]):
-    """Base of a role's own LLM judge: its methods fill :attr:`prompt` and read the answer.
+    """The base of a role's LLM judge that answers through the role's one prompt.
 
-    A role whose judge speaks its own interface (``respond``, ``score``...) subclasses this and
-    names the subclass in its declaration's ``llm``; the prompt and the judge's name come from
-    here, so an adapter holds only what turns the role's inputs into the prompt's fields and
-    the answer into the role's result.
+    A role whose nodes call ``judge``/``score``/``annotate``... rather than ``ask`` declares a
+    subclass as its ``llm``: the subclass fills the prompt with ``self.prompt.ask(**fields)``
+    and reads the answer into the role's result; building the :class:`PromptJudge` is here.
 
     Args:
-        role: The role's declaration (prompt and output model).
+        role: The role's declaration (prompt, output model, system prompt).
         spec: The LLM spec.
-        **llm_kwargs: Passed to :class:`PromptJudge` (``chat_model``, ``cache``, ``max_retries``).
+        **llm_kwargs: Passed to :class:`PromptJudge` over :attr:`llm_settings`.
     """
 
+    llm_settings: ClassVar[Mapping[str, Any]] = {}
+    """The role's own :class:`LLMJudge` settings (e.g. ``max_output_tokens`` for long answers)."""
+
     def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
-        self.prompt: PromptJudge[OutT] = PromptJudge(role, spec, **llm_kwargs)
+        self.prompt: PromptJudge[OutT] = PromptJudge(
+            role, spec, **{**self.llm_settings, **llm_kwargs}
+        )
         self.name = self.prompt.name
 
 

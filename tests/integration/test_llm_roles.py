@@ -41,19 +41,16 @@ from todeval.evals.memory_words import slot_in_words
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
-from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
-from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_success.judges import segmenter, teacher
 from todeval.nodes.goal_success.judges.appendix_d import windows
 from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
 from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
-from todeval.nodes.goal_tracking.llm_steps import llm_judges
+from todeval.nodes.goal_tracking.roles import llm_goal_tracking
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.costed import CostedJudge
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
@@ -312,20 +309,20 @@ def _costed(judge: CostedJudge[Any], shown: object) -> Answer:
 
 
 def ask_turn_update(spec: str, case: TrackerCase) -> Answer:
-    updater, _, _ = llm_judges(spec, RETRIES)
+    updater = llm_goal_tracking(spec, RETRIES).updater
     now = _up_to_turn(case.utterances, 2, response=False)
     update = updater.update(now[-1], now[:-1], [case.remembered])
     return _costed(updater, [(g.description, g.status, g.memory_id) for g in update.goals])
 
 
 def ask_graph_evolution(spec: str, case: TrackerCase) -> Answer:
-    _, evolver, _ = llm_judges(spec, RETRIES)
+    evolver = llm_goal_tracking(spec, RETRIES).evolver
     links = evolver.links(case.inserted, [case.remembered, case.inserted])
     return _costed(evolver, links)
 
 
 def ask_audit(spec: str, case: TrackerCase) -> Answer:
-    _, _, auditor = llm_judges(spec, RETRIES)
+    auditor = llm_goal_tracking(spec, RETRIES).auditor
     updates = auditor.audit([case.remembered], _up_to_turn(case.utterances, 2, response=True))
     return _costed(auditor, updates)
 
@@ -427,13 +424,13 @@ def ask_user_simulator(spec: str, case: MemoryCase) -> Answer:
 
 
 def ask_shift_detection(spec: str, conversation: Conversation) -> Answer:
-    verdict = shift_detector(spec).detect(conversation)
+    verdict = SHIFT_DETECTION.judge(spec).detect(conversation)
     shown = [(s.turn, s.to_goal) for s in verdict.shifts or []]
     return Answer(verdict.shifts is not None, verdict.reason, f"shifts={shown}")
 
 
 def ask_nl_assertion(spec: str, conversation: Conversation) -> Answer:
-    verdict = nl_assertion_judge(spec).judge(conversation)
+    verdict = NL_ASSERTION.judge(spec).judge(conversation)
     unjudged = [j.justification for j in verdict.judgments if j.met is None]
     valid = bool(verdict.judgments) and not unjudged
     return Answer(
@@ -460,8 +457,8 @@ PROBES: tuple[RoleProbe, ...] = (
     RoleProbe("supervisor_judge:missing", SUPERVISOR.name, memory_cases, ask_supervisor_missing),
     RoleProbe("supervisor_judge:resolved", SUPERVISOR.name, memory_cases, ask_supervisor_resolved),
     RoleProbe("user_simulator", USER_SIMULATOR.name, memory_cases, ask_user_simulator),
-    RoleProbe("shift_detection", SHIFT_ROLE, conversations, ask_shift_detection),
-    RoleProbe("nl_assertion", NL_ROLE, conversations, ask_nl_assertion),
+    RoleProbe("shift_detection", SHIFT_DETECTION.name, conversations, ask_shift_detection),
+    RoleProbe("nl_assertion", NL_ASSERTION.name, conversations, ask_nl_assertion),
 )
 """One probe per LLM judge role (two for the supervisor's two prompts), in pipeline order."""
 

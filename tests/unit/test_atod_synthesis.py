@@ -276,14 +276,16 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from tests.fakes import ScriptedChatModel
-    from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-    from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
-    from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+    from todeval.nodes.goal_tracking.roles import (
+        DIALOGUE_GENERATION,
+        STATUS_ANNOTATION,
+        TRAJECTORY_ANNOTATION,
+    )
     from todeval.nodes.judges import llm as llm_module
     from todeval.stores.llm_cache import LLMCache
 
-    for cached in (trajectory_annotator, dialogue_generator, status_annotator):
-        cached.cache_clear()
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        role.cache_clear()
     model = ScriptedChatModel(fallback=_llm_synthesis_reply)
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: LLMCache(tmp_path / "c.sqlite"))
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
@@ -299,8 +301,8 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     out = graph.invoke(
         {"dialogue_id": "l", "seed": 3, "complexity_class": "medium"}, config, context=context
     )
-    for cached in (trajectory_annotator, dialogue_generator, status_annotator):
-        cached.cache_clear()  # they hold this test's model
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        role.cache_clear()  # they hold this test's model
     dialogue = out["dialogue"]
     assert dialogue is not None, out["rejections"]
     assert [g["id"] for g in dialogue["goal_list"]] == ["g1", "g2"]  # renumbered, x9 dropped
@@ -309,6 +311,27 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     assert dialogue["metadata"]["judges"]["status_annotation"] == spec
     assert len(model.calls) == 1 + 1 + 8  # annotation, generation, one label call per turn
     assert quality_problems(dialogue) == []
+
+
+def test_the_synthesis_roles_declare_their_variants_and_answer_lengths() -> None:
+    from tests.fakes import ScriptedChatModel
+    from todeval.nodes.goal_tracking.judges.status_annotation import LocalStatusAnnotator
+    from todeval.nodes.goal_tracking.roles import (
+        DIALOGUE_GENERATION,
+        STATUS_ANNOTATION,
+        TRAJECTORY_ANNOTATION,
+    )
+    from todeval.nodes.judges import local_variants
+
+    for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION):
+        assert local_variants(role.name) == ["default"]
+    assert isinstance(STATUS_ANNOTATION.judge("local"), LocalStatusAnnotator)
+    model = ScriptedChatModel([])
+    lengths = [
+        role.llm_judge("openai:x", chat_model=model, cache=None).prompt.llm.max_output_tokens
+        for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION)
+    ]
+    assert lengths == [2048, 8192, 1024]  # a whole dialogue is a long answer
 
 
 def test_an_llm_dialogue_s_proactive_actions_are_read_off_its_labels() -> None:

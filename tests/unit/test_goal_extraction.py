@@ -10,16 +10,16 @@ import pytest
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
 from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
+    request_clause,
     stated_values,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.request_cues import request_clause
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
+from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.judges.classifier import MLPClassifier
 from todeval.nodes.judges.spec import JudgeSpecError
 
@@ -205,6 +205,10 @@ def test_factory_caches_per_spec_and_schema_and_rejects_llm_specs(tmp_path: Path
     assert set(with_schema.schema) == {"Restaurants_X", "Dentists_9", "Forecast_3"}
     with pytest.raises(JudgeSpecError):
         goal_extractor("openai:gpt-4o-mini")
+    # ``learned`` names the one local extractor; an unknown variant fails before any model loads.
+    assert isinstance(goal_extractor("local:learned"), LocalGoalExtractor)
+    with pytest.raises(JudgeSpecError, match="no local variant 'rules'"):
+        goal_extractor("local:rules")
 
 
 def test_shipped_model_loads_with_its_provenance() -> None:

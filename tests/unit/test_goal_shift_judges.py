@@ -22,14 +22,10 @@ from todeval.evals.goal_shift_schema import (
 )
 from todeval.graphs.goal_shift import graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import nl_assertion_judge
-from todeval.nodes.goal_shift.judges.nl_assertion.llm import LLMNLAssertionJudge
-from todeval.nodes.goal_shift.judges.nl_assertion.local import LocalNLAssertionJudge
-from todeval.nodes.goal_shift.judges.nl_assertion.role import NOT_CHECKABLE
-from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
-from todeval.nodes.goal_shift.judges.shift_detection.llm import LLMShiftDetector
-from todeval.nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
-from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
+from todeval.nodes.goal_shift.judges.nl_assertion import NOT_CHECKABLE, LocalNLAssertionJudge
+from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
+from todeval.nodes.goal_shift.judges.shift_detection_local import LocalShiftDetector
+from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.llm_cache import LLMCache
 
@@ -76,11 +72,11 @@ CONVERSATION = Conversation(
 def _fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     cache = LLMCache(tmp_path / "llm_cache.sqlite")
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
-    shift_detector.cache_clear()
-    nl_assertion_judge.cache_clear()
+    SHIFT_DETECTION.cache_clear()
+    NL_ASSERTION.cache_clear()
     yield
-    shift_detector.cache_clear()
-    nl_assertion_judge.cache_clear()
+    SHIFT_DETECTION.cache_clear()
+    NL_ASSERTION.cache_clear()
 
 
 def detection(*shifts: dict[str, Any]) -> str:
@@ -102,7 +98,7 @@ SHIFT = {
 
 def test_llm_shift_detector_reads_the_appendix_g_answer() -> None:
     model = ScriptedChatModel([f"<think>turn 5 moves on</think>```json\n{detection(SHIFT)}\n```"])
-    verdict = LLMShiftDetector(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
+    verdict = SHIFT_DETECTION.llm_judge(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
     assert verdict.judge == "openai:gpt-4o-mini" and verdict.reason is None
     assert verdict.shifts == [
         ShiftJudgment(
@@ -124,17 +120,19 @@ def test_llm_shift_detector_drops_shifts_out_of_goal_order() -> None:
     wrong_goal = SHIFT | {"to": "payments"}
     assistant_turn = SHIFT | {"turn": 6}
     model = ScriptedChatModel([detection(wrong_goal, assistant_turn, SHIFT, SHIFT)])
-    verdict = LLMShiftDetector(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
+    verdict = SHIFT_DETECTION.llm_judge(SPEC, chat_model=model, cache=None).detect(CONVERSATION)
     assert verdict.shifts is not None and [s.turn for s in verdict.shifts] == [5]  # capped at 1
     assert verdict.reason is not None and "payments" in verdict.reason
 
 
 def test_llm_shift_detector_retries_malformed_json_then_gives_up_with_a_reason() -> None:
     retried = ScriptedChatModel(['{"user_goal_shifts": [{"turn": 5,', detection(SHIFT)])
-    verdict = LLMShiftDetector(SPEC, chat_model=retried, cache=None).detect(CONVERSATION)
+    verdict = SHIFT_DETECTION.llm_judge(SPEC, chat_model=retried, cache=None).detect(CONVERSATION)
     assert verdict.shifts is not None and len(verdict.shifts) == 1 and len(retried.calls) == 2
     broken = ScriptedChatModel(fallback="I cannot help with that.")
-    detector = LLMShiftDetector(SPEC, chat_model=broken, cache=None, max_retries=1, backoff_s=0)
+    detector = SHIFT_DETECTION.llm_judge(
+        SPEC, chat_model=broken, cache=None, max_retries=1, backoff_s=0
+    )
     failed = detector.detect(CONVERSATION)
     assert failed.shifts is None and failed.reason and "gave up after 2 attempts" in failed.reason
 
@@ -142,14 +140,14 @@ def test_llm_shift_detector_retries_malformed_json_then_gives_up_with_a_reason()
 def test_llm_nl_judge_matches_answers_by_order() -> None:
     answer = {"results": [{"nl_assertion": "x", "met": True, "justification": " no transfer "}]}
     model = ScriptedChatModel([json.dumps(answer)])
-    verdict = LLMNLAssertionJudge(SPEC, chat_model=model, cache=None).judge(CONVERSATION)
+    verdict = NL_ASSERTION.llm_judge(SPEC, chat_model=model, cache=None).judge(CONVERSATION)
     first, second = verdict.judgments
     assert (first.met, first.justification) == (True, "no transfer")
     assert first.nl_assertion.startswith("Agent did not transfer")  # the task's wording
     assert second.met is None and second.justification == "the judge skipped it"
     assert "2. Agent explained next steps" in str(model.calls[0][-1].content)
     malformed = ScriptedChatModel(fallback='{"results": [{"met": "perhaps"}]}')
-    judge = LLMNLAssertionJudge(SPEC, chat_model=malformed, cache=None, max_retries=0)
+    judge = NL_ASSERTION.llm_judge(SPEC, chat_model=malformed, cache=None, max_retries=0)
     assert all(j.met is None for j in judge.judge(CONVERSATION).judgments)
 
 

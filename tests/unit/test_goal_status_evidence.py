@@ -210,7 +210,7 @@ def test_the_systems_confirmation_is_evidence_of_a_transaction_memory_missed(
 def test_act_evidence_margins_equal_the_per_gram_definition() -> None:
     import numpy as np
 
-    from todeval.nodes.goal_tracking.judges.goal_extraction.status_acts import system_act_model
+    from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import system_act_model
 
     model = system_act_model()
     rows = range(0, model.weights.shape[0], 97)

@@ -222,7 +222,7 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     context: Context, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from tests.fakes import ScriptedChatModel
-    from todeval.nodes.goal_tracking.llm_steps import llm_judges
+    from todeval.nodes.goal_tracking.roles import GOAL_EXTRACTION
     from todeval.nodes.judges import llm as llm_module
     from todeval.stores.llm_cache import LLMCache
 
@@ -230,7 +230,7 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     cache = LLMCache(tmp_path / "llm_cache.sqlite")
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
-    llm_judges.cache_clear()
+    GOAL_EXTRACTION.cache_clear()
     graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "llm"}}
     llm_context = Context(**{**context.__dict__, "goal_extraction_judge": "openai:fake"})
@@ -239,7 +239,7 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
         config,
         context=llm_context,
     )
-    llm_judges.cache_clear()
+    GOAL_EXTRACTION.cache_clear()
     assert _statuses(output) == {
         "g1": ("FindRestaurants", "completed"),
         "g2": ("ReserveRestaurant", "completed"),

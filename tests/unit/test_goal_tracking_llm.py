@@ -16,6 +16,7 @@ from tests.teachers import no_backoff
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.goal_tracking_schema import TRACKED_STATUSES
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     GoalUpdate,
     LLMAuditor,
@@ -26,7 +27,6 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     render_goals,
     render_schema,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.stores.goal_memory import Goal
@@ -298,3 +298,23 @@ def test_renderers_are_compact_and_say_none_when_empty() -> None:
     assert render_context([*CONTEXT, NOW], 1) == "USER: Great, book a table at Sino for 2 at 11:30."
     dependent = goal("g2", "pending", description="pay", dependencies=["g1"], slots={"a": "1"})
     assert render_goals([dependent]) == "g2 [pending] pay | slots: a=1 | after: g1"
+
+
+def test_the_goal_extraction_role_builds_the_trackers_three_llm_judges_once(
+    script: Script,
+) -> None:
+    from todeval.nodes.goal_tracking.roles import GOAL_EXTRACTION, goal_extractor, llm_goal_tracking
+    from todeval.nodes.judges.spec import JudgeSpecError
+
+    script(fallback=answer())
+    GOAL_EXTRACTION.cache_clear()
+    tracking = llm_goal_tracking(SPEC, 2)
+    assert tracking is llm_goal_tracking(SPEC, 2) and tracking.name == SPEC
+    roles = [tracking.updater.llm.role, tracking.evolver.llm.role, tracking.auditor.llm.role]
+    assert roles == ["goal_turn_update", "goal_graph_evolution", "goal_audit"]
+    assert tracking.updater.update(NOW, CONTEXT, MEMORY).goals == ()
+    GOAL_EXTRACTION.cache_clear()
+    with pytest.raises(JudgeSpecError, match="is local"):
+        llm_goal_tracking("local")
+    with pytest.raises(JudgeSpecError, match="LLM spec"):
+        goal_extractor(SPEC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
-from todeval.nodes.goal_tracking.judges.goal_extraction.service_evidence import ServiceEvidence
+from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import ServiceEvidence
 
 
 def _service(name: str, slots: list[tuple[str, bool]], intents: list[str]) -> ServiceSchema:

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import (
     STATUSES,
     JudgedGoal,
     render_context,
 )
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance
 from todeval.nodes.judges.costed import CostedJudge
 from todeval.nodes.judges.spec import JudgeSpec
 from todeval.nodes.prompts.goal_tracking import FULL_CONTEXT_PROMPT, GOAL_TRACKER_SYSTEM_PROMPT

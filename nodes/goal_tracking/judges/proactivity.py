@@ -15,14 +15,13 @@ what the dialogue shows, not an understanding of the utterance: an LLM spec judg
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import JudgeRole, PromptJudge
-from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.judges.roles import PromptAdapter
 
 PUSHBACK = re.compile(
     r"^\W*(no\b(?!\s+problem)|nope|nah|not now|not yet|not really|i didn'?t ask|i did not ask|"
@@ -68,18 +67,8 @@ class LocalProactivityJudge:
         return JudgeResult(True, self.name, "taken up, and the goal was not lost")
 
 
-class LLMProactivityJudge:
-    """The proactivity prompt (one call per action) through one LLM spec.
-
-    Args:
-        role: The role's declaration (prompt and output model).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to :class:`PromptJudge`.
-    """
-
-    def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
-        self.prompt: PromptJudge[ProactivityOutput] = PromptJudge(role, spec, **llm_kwargs)
-        self.name = self.prompt.name
+class LLMProactivityJudge(PromptAdapter[ProactivityOutput]):
+    """The proactivity prompt (one call per action) through one LLM spec."""
 
     def judge(self, action: ProactiveAction) -> JudgeResult[bool]:
         """Appropriate and beneficial, or None with the reason the call failed."""

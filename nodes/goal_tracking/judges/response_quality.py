@@ -16,8 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import JudgeRole, PromptJudge
-from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.judges.roles import PromptAdapter
 
 LOCAL_REASON = (
     "response quality (G-Eval relevance and coherence) needs an LLM judge: "
@@ -64,18 +63,8 @@ class ResponseQualityOutput(BaseModel):
     coherence: int = Field(ge=1, le=5, description="Coherence of the whole dialogue, 1-5.")
 
 
-class LLMResponseQuality:
-    """The response-quality prompt (one call per dialogue) through one LLM spec.
-
-    Args:
-        role: The role's declaration (prompt and output model).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to :class:`PromptJudge`.
-    """
-
-    def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
-        self.prompt: PromptJudge[ResponseQualityOutput] = PromptJudge(role, spec, **llm_kwargs)
-        self.name = self.prompt.name
+class LLMResponseQuality(PromptAdapter[ResponseQualityOutput]):
+    """The response-quality prompt (one call per dialogue) through one LLM spec."""
 
     def score(self, utterances: Sequence[Mapping[str, Any]]) -> JudgeResult[ResponseQuality]:
         """Relevance of the system's turns (scores for other turns are dropped) and coherence."""

@@ -23,9 +23,11 @@ from langgraph.runtime import Runtime
 from todeval.evals.metrics.goal_tracking.proactive_actions import proactive_actions
 from todeval.evals.metrics.goal_tracking.synthesis_checks import quality_problems
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_tracking.judges.dialogue_generation import dialogue_generator
-from todeval.nodes.goal_tracking.judges.status_annotation import status_annotator
-from todeval.nodes.goal_tracking.judges.trajectory_annotation import trajectory_annotator
+from todeval.nodes.goal_tracking.roles import (
+    DIALOGUE_GENERATION,
+    STATUS_ANNOTATION,
+    TRAJECTORY_ANNOTATION,
+)
 from todeval.nodes.goal_tracking.synthesis.library import episode_library
 from todeval.nodes.goal_tracking.synthesis.sampling import sample_trajectory as walk
 from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisState
@@ -65,7 +67,9 @@ def annotate_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) ->
     """Slot values, dependencies and behaviours of the sampled goals."""
     context = get_context(runtime)
     library = episode_library(context.synthesis_source)
-    annotator = trajectory_annotator(context.trajectory_annotation_judge, context.llm_max_retries)
+    annotator = TRAJECTORY_ANNOTATION.judge(
+        context.trajectory_annotation_judge, context.llm_max_retries
+    )
     goals = [(service, intent) for service, intent in state["trajectory"]]
     result = annotator.annotate(goals, state["complexity_class"], library, _rng(state, "annotate"))
     if result.value is None:
@@ -77,7 +81,9 @@ def generate_dialogue(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
     """The dialogue of the annotated trajectory."""
     context = get_context(runtime)
     library = episode_library(context.synthesis_source)
-    generator = dialogue_generator(context.dialogue_generation_judge, context.llm_max_retries)
+    generator = DIALOGUE_GENERATION.judge(
+        context.dialogue_generation_judge, context.llm_max_retries
+    )
     annotation = state["annotation"]
     assert annotation is not None
     result = generator.generate(annotation, library, _rng(state, "generate"))
@@ -91,7 +97,7 @@ def annotate_statuses(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
     context = get_context(runtime)
     annotation, draft = state["annotation"], state["draft"]
     assert annotation is not None and draft is not None
-    annotator = status_annotator(context.status_annotation_judge, context.llm_max_retries)
+    annotator = STATUS_ANNOTATION.judge(context.status_annotation_judge, context.llm_max_retries)
     result = annotator.annotate(annotation, draft)
     if result.value is None:
         return _fail("status annotation", result.reason)

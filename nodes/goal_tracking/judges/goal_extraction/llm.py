@@ -7,6 +7,8 @@
   inserted.
 * :class:`LLMAuditor` - Stage 4 (:data:`AUDIT_PROMPT`), every ``audit_every`` utterances.
 
+:class:`LLMGoalTracking`, the three for one spec, is the goal-extraction role's LLM judge.
+
 Each prompt is bounded: the last few utterances and the goals the caller retrieved (top-k), never
 the whole dialogue (the contrast is :mod:`nodes.goal_tracking.baselines.full_context`). A failed
 call gives an empty answer with a reason, never a guess. Each invocation's tokens are kept as a
@@ -25,7 +27,7 @@ from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_v
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.goal_tracking_schema import TRACKED_STATUSES, normalise_status
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import CONTEXT_UTTERANCES, Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction import CONTEXT_UTTERANCES, Utterance
 from todeval.nodes.judges.costed import CallRecord, CostedJudge
 from todeval.nodes.judges.spec import JudgeSpec
 from todeval.nodes.prompts.goal_tracking import (
@@ -293,6 +295,22 @@ class LLMAuditor(CostedJudge[AuditOutput]):
             if goal is not None and item.status != goal.status and item.goal_id not in updates:
                 updates[item.goal_id] = (item.goal_id, item.status, item.evidence)
         return list(updates.values())
+
+
+class LLMGoalTracking:
+    """The goal-extraction role's LLM judge: the tracker's three LLM judges for one spec.
+
+    Args:
+        role: The role's declaration (its prompt is the turn update's).
+        spec: An LLM spec.
+        **kwargs: ``max_retries``, ``cache``, ``accounting`` for each (see :class:`CostedJudge`).
+    """
+
+    def __init__(self, role: object, spec: str | JudgeSpec, **kwargs: Any) -> None:
+        self.updater = LLMTurnUpdater(spec, **kwargs)
+        self.evolver = LLMGraphEvolver(spec, **kwargs)
+        self.auditor = LLMAuditor(spec, **kwargs)
+        self.name = self.updater.name
 
 
 # -- rendering ---------------------------------------------------------------------------------

@@ -3,35 +3,85 @@
 A small MLP over MiniLM features against the schema's intents, or request detection without a
 schema. Its LLM counterpart, :mod:`~nodes.goal_tracking.judges.goal_extraction.llm`, batches
 extraction, existence check and status update in one call per utterance.
+
+Without a schema, the extractor turns a user request ("I need a hotel in Chicago") into a goal
+described by its request clause ("a hotel in chicago"); acknowledgements, answers to the
+system's questions and small talk are not requests (:func:`request_clause`, :func:`is_request`).
 """
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, stated_values
+from todeval.nodes.goal_tracking.judges.goal_extraction import CandidateGoal, Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import goal_features
-from todeval.nodes.goal_tracking.judges.goal_extraction.request_cues import (
-    is_request,
-    request_clause,
-)
-from todeval.nodes.goal_tracking.judges.goal_extraction.role import (
-    CandidateGoal,
-    Utterance,
-)
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from todeval.nodes.judges.classifier import MLPClassifier
+from todeval.nodes.judges.text import cue, sentences
 from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 MODEL_PATH = Path(__file__).parent / "goal_extractor_mlp.npz"
 
-#: Utterances before the current one that the extractor reads as context ``c_t``.
-
 #: At most this many schema goals per utterance (SGD users raise one, rarely two, at a time).
 MAX_GOALS_PER_UTTERANCE = 2
+
+
+#: A request: the user wants something done or found.
+REQUEST_CUE = cue(
+    r"\b(i|we)( would|'d) (like|love)\b|\b(i|we) (want|need|wanna|have to)\b|"
+    r"\b(i'm|i am|we're|we are) (looking|searching|trying) (for|to)\b|"
+    r"\b(can|could|would|will) you\b|\bplease\b|\b(help|let) me\b|"
+    r"^\s*(find|search|look|book|reserve|buy|get|show|play|rent|schedule|call|set|transfer|"
+    r"check|make|order)\b|\bi'm interested in\b|\bis it possible to\b"
+)
+#: A task verb: strong enough to read as a new request even right after a system question.
+TASK_VERB = cue(
+    r"\b(find|search|look (for|up)|book|reserve|buy|purchase|rent|schedule|play|transfer|"
+    r"call|order|make a (reservation|booking|payment|transfer|appointment)|get me)\b"
+)
+_FILLER = cue(
+    r"^(hi|hello|hey|ok|okay|yes|yeah|sure|great|well|so|and|also|thanks|thank you|please)"
+    r"\b[\s,!.]*"
+)
+_PREFIX = cue(
+    r"^(i|we)( would|'d) (like|love)( you)?( to)?\s+|^(i|we) (want|need|wanna|have)( you)?( to)?"
+    r"\s+|^(i'm|i am|we're|we are) (looking|searching|trying) (for|to)\s+|"
+    r"^(can|could|would|will) you( please)?\s+|^please\s+|^(help|let) me( to)?\s+|"
+    r"^i'm interested in\s+|^is it possible to\s+"
+)
+
+
+def request_clause(text: str) -> str | None:
+    """The request clause of ``text``, normalised ("a hotel in chicago"), or None if none.
+
+    The first sentence with a request cue, lower-cased, without greetings, politeness and
+    the "I would like to" / "can you" frame, and without trailing punctuation.
+    """
+    for sentence in sentences(text):
+        if not REQUEST_CUE.search(sentence):
+            continue
+        clause = sentence.lower().strip()
+        for pattern in (_FILLER, _FILLER, _PREFIX, _PREFIX):
+            clause = pattern.sub("", clause).strip(" ,")
+        clause = re.sub(r"\s+", " ", clause).rstrip(" .!?,")
+        clause = re.sub(r"[\s,]+please$", "", clause)
+        if len(clause.split()) >= 2:
+            return clause
+    return None
+
+
+def is_request(text: str, previous_system: str) -> bool:
+    """A request, not an answer to the system's question nor an acknowledgement."""
+    if not REQUEST_CUE.search(text):
+        return False
+    answering = "?" in previous_system and not re.search(r"anything else", previous_system, re.I)
+    return not answering or bool(TASK_VERB.search(text))
 
 
 class LocalGoalExtractor:
@@ -167,3 +217,27 @@ class LocalGoalExtractor:
                 CandidateGoal(description, service, intent, slots, round(p, 4), utterance.text)
             )
         return goals
+
+
+class LocalGoalExtraction:
+    """The role's ``local`` judge: one :class:`LocalGoalExtractor` per schema.
+
+    The schema comes with the data (``Context.schema_path``), not with the spec, so the judge
+    the spec names hands out the extractor of a schema, built once per schema (each keeps its
+    embedded schema and vectors).
+    """
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self._extractors: dict[str | None, LocalGoalExtractor] = {}
+        self._lock = threading.Lock()
+
+    def for_schema(self, schema_path: str | None) -> LocalGoalExtractor:
+        """The extractor for an SGD ``schema.json``; None for schema-free extraction."""
+        with self._lock:
+            found = self._extractors.get(schema_path)
+            if found is None:
+                schema = load_sgd_schema(schema_path) if schema_path else None
+                found = self._extractors[schema_path] = LocalGoalExtractor(schema)
+            return found

@@ -1,7 +1,8 @@
 """``local``: annotate a trajectory from real SGD episodes and transparent rules.
 
 The paper's LLM writes slot values, dependencies and descriptions (§4.2); this annotator takes
-them from data and rules instead, and plans what :mod:`..dialogue_generation.local` composes:
+them from data and rules instead, and plans what
+:class:`~nodes.goal_tracking.judges.dialogue_generation.LocalDialogueGenerator` composes:
 
 * **episodes and values**: each service's goals are realised by one clean SGD episode
   (:mod:`evals.datasets.sgd_episodes`) drawn with the seeded generator; slot values, required
@@ -31,10 +32,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from todeval.evals.datasets.sgd_episodes import Episode
-from todeval.nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
+from todeval.nodes.goal_tracking.judges.trajectory_annotation import Annotation
 from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
 from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, flows_between
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.result import JudgeResult
 
 MEDIUM_EPISODE_MAX = 14
@@ -292,8 +292,3 @@ class _Plan:
                     }
                 )
         return goals
-
-
-@register_local_judge(ROLE, "default", default=True)
-def _local_annotator() -> LocalTrajectoryAnnotator:
-    return LocalTrajectoryAnnotator()

@@ -1,24 +1,61 @@
-"""The LLM trajectory annotator: :data:`TRAJECTORY_ANNOTATION_PROMPT` through :class:`LLMJudge`.
+"""The trajectory-annotation role: a sampled goal set made a trajectory (paper 000, §4.2, A.4).
 
-Its annotation has no ``plan``: only the LLM dialogue generator can realise it. Every goal it
-returns must be one of the sampled ones (the LLM may drop goals, as quality control, but not
-add any); goal ids are renumbered ``g1..gN`` in its order and dependencies mapped to them.
+Input: the sampled goals (``(service, intent)`` in walk order) and the complexity stratum.
+Output, an *annotation* (a JSON object, kept in the synthesis graph's state):
+
+* ``complexity_class``: the stratum (the quality check later verifies Table 9 on the dialogue);
+* ``goals``: Listing 1's goal entries (``id``, ``domain``, ``intent``, ``slots``,
+  ``slot_values``, ``dependencies``, ``content``, ``core_content``, ``classification_method``,
+  ``dependency_label``, ``defectiveness_label``) plus ``parent_id`` for a sub-goal (a later goal
+  of the same service, e.g. the reservation after the restaurant search);
+* ``metadata``: Listing 1's (``num_goals``, ``estimated_turns``, ``async_execution``,
+  ``interleaving``, ``proactivity``) plus ``defects``, ``value_flows`` (values a goal takes from
+  another) and ``domains``;
+* ``plan`` (local annotator only): what the local generator composes, per service task: the
+  SGD episode, the goal ids it realises, its value flows, whether its result is deferred, and
+  which proactive suggestion precedes it.
+
+``local`` - ``LocalTrajectoryAnnotator``
+(:mod:`~nodes.goal_tracking.judges.trajectory_annotation_local`): real SGD episodes and rules;
+it also plans what the local dialogue generator composes.
+
+``<provider>:<model>`` - :class:`LLMTrajectoryAnnotator`:
+:data:`~nodes.prompts.goal_tracking.TRAJECTORY_ANNOTATION_PROMPT`. Its annotation has no
+``plan``: only the LLM dialogue generator can realise it. Every goal it returns must be one of
+the sampled ones (the LLM may drop goals, as quality control, but not add any); goal ids are
+renumbered ``g1..gN`` in its order and dependencies mapped to them.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from todeval.nodes.goal_tracking.judges.trajectory_annotation.role import ROLE, Annotation
 from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
-from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.spec import JudgeSpec
-from todeval.nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA, TRAJECTORY_ANNOTATION_PROMPT
+from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA
+
+Annotation = dict[str, Any]
+
+
+class TrajectoryAnnotator(Protocol):
+    """Anything that annotates a sampled goal set."""
+
+    name: str
+
+    def annotate(
+        self,
+        goals: Sequence[Goal],
+        complexity: str,
+        library: EpisodeLibrary,
+        rng: random.Random,
+    ) -> JudgeResult[Annotation]:
+        """The annotation, or None with the reason it cannot be made for these goals."""
+        ...
 
 
 class AnnotatedGoal(BaseModel):
@@ -45,22 +82,10 @@ class AnnotationOutput(BaseModel):
     goals: list[AnnotatedGoal] = Field(description="The annotated goals.")
 
 
-class LLMTrajectoryAnnotator:
-    """The annotation prompt through one LLM spec.
+class LLMTrajectoryAnnotator(PromptAdapter[AnnotationOutput]):
+    """The annotation prompt through one LLM spec."""
 
-    Args:
-        spec: The LLM spec.
-        max_retries: Retries after a malformed answer.
-        **llm_kwargs: Passed to :class:`LLMJudge` (``chat_model`` in tests).
-    """
-
-    def __init__(self, spec: JudgeSpec | str, *, max_retries: int = 3, **llm_kwargs: Any) -> None:
-        self.llm: LLMJudge[AnnotationOutput] = LLMJudge(
-            role=ROLE, spec=spec, prompt=TRAJECTORY_ANNOTATION_PROMPT,
-            output_model=AnnotationOutput, max_retries=max_retries, max_output_tokens=2048,
-            **llm_kwargs,
-        )  # fmt: skip
-        self.name = self.llm.spec.raw
+    llm_settings = {"max_output_tokens": 2048}
 
     def annotate(
         self,
@@ -77,8 +102,8 @@ class LLMTrajectoryAnnotator:
             about = spec.description if spec is not None else ""
             slots = ", ".join(spec.required_slots) if spec is not None else ""
             lines.append(f"- {service} / {intent}: {about}; required slots: {slots or 'none'}")
-        result = self.llm.invoke(
-            {"complexity": complexity, "goals": "\n".join(lines), "criteria": COMPLEXITY_CRITERIA}
+        result = self.prompt.ask(
+            complexity=complexity, goals="\n".join(lines), criteria=COMPLEXITY_CRITERIA
         )
         if result.value is None:
             return JudgeResult(None, self.name, result.reason)

@@ -1,21 +1,75 @@
-"""The LLM shift detector: AgentChangeBench Appendix G prompt through LLMRole."""
+"""The shift-detection role: where the user shifted goals and when the agent recovered.
+
+For each shift: where the user moved to the next goal and when the agent acknowledged it, used a
+tool for it and delivered it (AgentChangeBench, Appendix G). Used when a transcript has no stored
+judge output (``gsrt_v2``) or stored outputs are not reused.
+
+* ``<provider>:<model>`` - :class:`LLMShiftDetector`: the Appendix G prompt
+  (:mod:`nodes.prompts.goal_shift`); shifts are checked against the task's goal order before
+  they are kept.
+* ``local`` - :class:`~nodes.goal_shift.judges.shift_detection_local.LocalShiftDetector`,
+  transparent rules over MiniLM similarities between messages and the task's goal labels.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from todeval.evals.goal_shift_schema import Conversation, ShiftJudgment
-from todeval.nodes.goal_shift.judges.shift_detection.role import (
-    NO_SHIFT_TO_FIND,
-    ROLE,
-    ShiftVerdict,
-    render_transcript,
-)
-from todeval.nodes.judges.llm_role import LLMRole
-from todeval.nodes.prompts.goal_shift import (
-    SHIFT_DETECTION_PROMPT,
-    SHIFT_DETECTION_SYSTEM_PROMPT,
-)
+from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
+from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.prompts.goal_shift import TRANSCRIPT_LINE
+
+NO_SHIFT_TO_FIND = "no goal shift to find: the task has fewer than two goals (or is missing)"
+
+TRANSFER_TOOL = "transfer_to_human_agents"
+"""The tau2 tool that hands the user to a human agent (a shift after it is not recovered)."""
+
+TOOL_RESULT_CHARS = 400
+"""Tool results are cut to this many characters in the judge's transcript."""
+
+
+@dataclass(frozen=True)
+class ShiftVerdict:
+    """A judge's shifts for one conversation (None when it could not judge), and who judged."""
+
+    shifts: list[ShiftJudgment] | None
+    judge: str
+    reason: str | None = None
+
+
+class ShiftDetector(Protocol):
+    """Anything that finds goal shifts and recovery events in a conversation."""
+
+    name: str
+
+    def detect(self, conversation: Conversation) -> ShiftVerdict:
+        """The shifts of ``conversation`` against its task's goal sequence."""
+        ...
+
+
+def render_transcript(messages: Sequence[Message]) -> str:
+    """One line per turn, ``<turn>:<role>:<text>``, tool calls and results written out."""
+    lines = []
+    for message in messages:
+        parts = [message.content.strip()] if message.content.strip() else []
+        for call in message.tool_calls:
+            arguments = (
+                json.dumps(call.arguments, ensure_ascii=False)
+                if call.arguments is not None
+                else call.raw_arguments or ""
+            )
+            parts.append(f"[call] {call.name}({arguments})")
+        if message.role == "tool":
+            tag = "[error]" if message.error else "[result]"
+            parts = [f"{tag} {message.content.strip()[:TOOL_RESULT_CHARS]}"]
+        text = " ".join(" ".join(parts).split())
+        lines.append(TRANSCRIPT_LINE.format(turn=message.turn, role=message.role, text=text))
+    return "\n".join(lines)
 
 
 class _Shift(BaseModel):
@@ -70,25 +124,18 @@ def checked_shifts(
     return kept, dropped
 
 
-class LLMShiftDetector(LLMRole[ShiftDetectionOutput]):
+class LLMShiftDetector(PromptAdapter[ShiftDetectionOutput]):
     """The Appendix G prompt: goal order and indexed transcript in, shifts and events out."""
-
-    role = ROLE
-    prompt = SHIFT_DETECTION_PROMPT
-    system = SHIFT_DETECTION_SYSTEM_PROMPT
-    output_model = ShiftDetectionOutput
 
     def detect(self, conversation: Conversation) -> ShiftVerdict:
         """One call per conversation; shifts out of the goal order are dropped, with a reason."""
         task = conversation.task
         if task is None or len(task.goals) < 2:
             return ShiftVerdict([], self.name, NO_SHIFT_TO_FIND)
-        result = self.llm.invoke(
-            {
-                "goals": ", ".join(task.goals),
-                "required_shifts": task.required_shifts or len(task.goals) - 1,
-                "transcript": render_transcript(conversation.messages),
-            }
+        result = self.prompt.ask(
+            goals=", ".join(task.goals),
+            required_shifts=task.required_shifts or len(task.goals) - 1,
+            transcript=render_transcript(conversation.messages),
         )
         if result.value is None:
             return ShiftVerdict(None, self.name, result.reason or "the judge gave no answer")

@@ -1,9 +1,24 @@
-"""``local``: compose a dialogue from the real SGD utterances the local annotator planned.
+"""The dialogue-generation role: an annotated trajectory made a dialogue (paper 000, §4.3, A.6).
 
-The stand-in for the paper's LLM generator (§4.3). Every utterance is a real SGD utterance of the
-planned episodes, in plan order, with the values they take from earlier goals rewritten
-(:func:`~nodes.goal_tracking.synthesis.value_flows.substitute`), except a few connecting lines
-from the templates below, which the dataset README lists:
+Output, a *draft* (a JSON object in the synthesis graph's state):
+
+* ``turns``: ``[{"speaker": "USER"|"SYSTEM", "utterance": ...}]``; a generator that knows the
+  status changes it wrote (the local one) adds ``changes``: ``[[goal_id, new_status], ...]``;
+* ``proactive_actions``: system-initiated actions it placed, ``{"turn_id", "goal_id", "kind",
+  "appropriate"}`` (``kind``: ``suggestion`` or ``async_update``; ``appropriate`` False for an
+  unhelpful one), when the generator knows them;
+* ``labelled``: whether ``changes`` are there.
+
+``<provider>:<model>`` - :class:`LLMDialogueGenerator`:
+:data:`~nodes.prompts.goal_tracking.DIALOGUE_GENERATION_PROMPT` (the paper's A.6 placeholders).
+Its draft is unlabelled (no ``changes``): an LLM status annotator labels it turn by turn, as in
+the paper (§4.4).
+
+``local`` - :class:`LocalDialogueGenerator` composes a dialogue from the real SGD utterances
+the local annotator planned, a stand-in for the paper's LLM generator. Every utterance is a real
+SGD utterance of the planned episodes, in plan order, with the values they take from earlier
+goals rewritten (:func:`~nodes.goal_tracking.synthesis.value_flows.substitute`), except a few
+connecting lines from the templates below, which the dataset README lists:
 
 * a deferred transaction (asynchrony): after the user agrees to it, the system says the
   confirmation is pending (:data:`DEFERRAL`); the episode's real outcome report and the rest of
@@ -22,13 +37,29 @@ status changes are the episodes' own SGD gold, so the draft is labelled.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, Protocol
 
-from todeval.nodes.goal_tracking.judges.dialogue_generation.role import ROLE, Draft
+from pydantic import BaseModel, Field
+
 from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
 from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, substitute
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.result import JudgeResult
+from todeval.nodes.judges.roles import PromptAdapter
+
+Draft = dict[str, Any]
+
+
+class DialogueGenerator(Protocol):
+    """Anything that writes the dialogue of an annotation."""
+
+    name: str
+
+    def generate(
+        self, annotation: dict[str, Any], library: EpisodeLibrary, rng: random.Random
+    ) -> JudgeResult[Draft]:
+        """The draft, or None with the reason."""
+        ...
+
 
 WHAT: dict[str, str] = {
     "Alarm": "alarm", "Banks": "money transfer", "Buses": "bus tickets",
@@ -169,6 +200,63 @@ class _Composer:
                 self.add(speaker, line, moved)
 
 
-@register_local_judge(ROLE, "default", default=True)
-def _local_generator() -> LocalDialogueGenerator:
-    return LocalDialogueGenerator()
+class GeneratedTurn(BaseModel):
+    """One generated utterance."""
+
+    speaker: Literal["USER", "SYSTEM"] = Field(description="Who speaks.")
+    utterance: str = Field(min_length=1, description="What is said.")
+
+
+class GeneratedDialogue(BaseModel):
+    """The prompt's JSON."""
+
+    turns: list[GeneratedTurn] = Field(min_length=2, description="The dialogue, in order.")
+
+
+def agentic_attributes(annotation: dict[str, Any]) -> str:
+    """``{agentic_attrs}``: the behaviours the metadata asks for, one per line."""
+    metadata, goals = annotation["metadata"], annotation["goals"]
+    lines = []
+    if metadata.get("async_execution"):
+        lines.append("- asynchronous execution: at least one booking's confirmation arrives "
+                     "later; the goal stays pending meanwhile")  # fmt: skip
+    if metadata.get("interleaving"):
+        lines.append("- interleaving: the user suspends a goal for another and resumes it")
+    if metadata.get("proactivity"):
+        lines.append("- proactivity: the assistant reminds the user of pending goals and "
+                     "suggests the next useful action without being asked")  # fmt: skip
+    defective = [g["id"] for g in goals if g.get("defectiveness_label")]
+    if defective:
+        lines.append(f"- defects: {', '.join(defective)} fail or are left incomplete")
+    depending = [g for g in goals if g.get("dependencies")]
+    if depending:
+        lines.append("- dependencies: " + "; ".join(
+            f"{g['id']} only after {', '.join(g['dependencies'])}" for g in depending
+        ))  # fmt: skip
+    return "\n".join(lines) or "- none"
+
+
+class LLMDialogueGenerator(PromptAdapter[GeneratedDialogue]):
+    """The generation prompt through one LLM spec."""
+
+    llm_settings = {"max_output_tokens": 8192}  # a 54-turn dialogue is a long answer
+
+    def generate(
+        self, annotation: dict[str, Any], library: EpisodeLibrary, rng: random.Random
+    ) -> JudgeResult[Draft]:
+        """Ask the LLM for the dialogue."""
+        goals = "\n".join(
+            f"- {g['id']} ({g['domain']} / {g['intent']}): {g.get('content') or g['intent']}"
+            + (f"; depends on {', '.join(g['dependencies'])}" if g.get("dependencies") else "")
+            for g in annotation["goals"]
+        )
+        result = self.prompt.ask(
+            complexity=annotation["complexity_class"],
+            estimated_turns=annotation["metadata"].get("estimated_turns", 30),
+            goal_descriptions=goals,
+            agentic_attrs=agentic_attributes(annotation),
+        )
+        if result.value is None:
+            return JudgeResult(None, self.name, result.reason)
+        turns = [t.model_dump() for t in result.value.turns]
+        return JudgeResult({"turns": turns, "proactive_actions": [], "labelled": False}, self.name)

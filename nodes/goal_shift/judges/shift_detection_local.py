@@ -29,14 +29,11 @@ from numpy.typing import NDArray
 
 from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
 from todeval.evals.record_views import CONTROL_TOKENS
-from todeval.nodes.goal_shift.judges.shift_detection.role import (
+from todeval.nodes.goal_shift.judges.shift_detection import (
     NO_SHIFT_TO_FIND,
-    ROLE,
     TRANSFER_TOOL,
-    ShiftDetector,
     ShiftVerdict,
 )
-from todeval.nodes.judges.local import register_local_judge
 from todeval.stores.embeddings import cosine_matrix, get_embedder
 
 GOAL_HINTS: dict[str, str] = {
@@ -192,11 +189,3 @@ def _tool_vector(tool: str) -> NDArray[np.float32]:
 def _said(message: Message) -> str:
     """The message's text without the user simulator's control tokens (``###STOP###``)."""
     return CONTROL_TOKENS.sub("", message.content).strip()
-
-
-@register_local_judge(ROLE, "default", default=True)
-def _local_shift_detector() -> ShiftDetector:
-    # Imported here: the local detector needs this module's types and loads MiniLM.
-    from todeval.nodes.goal_shift.judges.shift_detection.local import LocalShiftDetector
-
-    return LocalShiftDetector()
