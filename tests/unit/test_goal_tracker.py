@@ -13,9 +13,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.tally import JUDGED_KEYS, TrackedCorpusTally
 from todeval.evals.results import ThreadResult
-from todeval.graphs.corpus.goal_tracking import proactivity_verdicts, quality_scores
 from todeval.graphs.goal_tracking import build_goal_tracking_graph
 from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.judging import judged_dialogue
 from todeval.nodes.goal_tracking.tracker import goal_memory
 
 SCHEMA = [
@@ -318,7 +318,8 @@ def test_the_graph_judges_the_dialogue_on_the_final_call_only(context: Context) 
     assert output["proactivity_verdicts"] == [action["verdict"] for action in actions]
     assert output["response_quality"]["turn_level"] is None  # the local judge abstains
     assert "needs an LLM judge" in output["response_quality"]["reason"]
-    # The tally only reads what the thread returned: the same figures as judging late.
+    # The tally only reads what the thread returned; the evaluation's tracking branch judges the
+    # same way on the tracker's output (judged_dialogue).
     dialogue = AtodDialogue.model_validate(
         {"dialogue_id": "d5", "goal_list": [], "turns": [
             {"turn_id": i + 1, "speaker": s, "utterance": t} for i, (s, t) in enumerate(DIALOGUE)
@@ -327,7 +328,6 @@ def test_the_graph_judges_the_dialogue_on_the_final_call_only(context: Context) 
     result = ThreadResult("d5", "judged", output, None, False)
     read = TrackedCorpusTally().judged(dialogue, result)
     without = {k: v for k, v in output.items() if k not in JUDGED_KEYS}
-    late = TrackedCorpusTally(
-        judge_proactivity=proactivity_verdicts(context), score_quality=quality_scores(context)
-    ).judged(dialogue, ThreadResult("d5", "judged", without, None, False))
-    assert read == late and read["proactive_actions"] == actions
+    branch = judged_dialogue(_utterances(DIALOGUE), without, context)
+    assert {key: read[key] for key in JUDGED_KEYS} == branch
+    assert read["proactive_actions"] == actions
