@@ -48,9 +48,7 @@ from scripts.llm_server import (
 from tests.integration.test_llm_roles import PROBES, RoleProbe, dialogues, usage_since
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges import segmenter
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY, segmenter
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
 from todeval.stores.llm_cache import default_llm_cache
@@ -184,7 +182,7 @@ def gsr_figures(context: Context, count: int, *, two_calls: bool) -> dict[str, f
                 turns += 1
                 labelled += any(t.get("quality") for t in turn["teachers"])
     seconds = time.perf_counter() - started
-    usage = [usage_since(before, role) for role in (SEGMENTATION_ROLE, TURN_QUALITY_ROLE)]
+    usage = [usage_since(before, role) for role in (SEGMENTATION.name, TURN_QUALITY.name)]
     k = max(1, count)
     return {
         "calls": sum(model_calls(u) for u in usage) / k,

@@ -22,7 +22,7 @@ from bench.cli_run import run_cli
 from scripts.segmentation_sets import SET_LABELS, evaluation_sets, format_row, score
 from todeval.graphs.api import fmt_figure
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.roles import SEGMENTATION
 from todeval.stores.paths import data_dir
 
 VARIANTS = ("local:learned", "local:rules")
@@ -34,7 +34,7 @@ def figures(sets: dict[str, list[Any]], variants: tuple[str, ...]) -> None:
         if label in sets:
             print(f"  {label:<18} {name} ({len(sets[label])} dialogues)")
     for variant in variants:
-        judge = segmentation_judge(variant)
+        judge = SEGMENTATION.judge(variant)
         print(f"\n{variant}", flush=True)
         for label, dialogues in sets.items():
             print("  " + format_row(label, score(judge, dialogues)), flush=True)
@@ -45,7 +45,7 @@ def throughput(dialogues: list[Any], variants: tuple[str, ...]) -> None:
     turns = sum(len(d.turns) for d in dialogues)
     print(f"\nwarm throughput on {len(dialogues)} dialogues, {turns} turns")
     for variant in variants:
-        judge = segmentation_judge(variant)
+        judge = SEGMENTATION.judge(variant)
         judge.prepare(dialogues)
         started = time.perf_counter()
         judge.prepare(dialogues)

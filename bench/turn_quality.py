@@ -35,10 +35,9 @@ from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
 from todeval.evals.metrics.goal_success.segmentation import goal_spans
 from todeval.evals.metrics.goal_success.success_rate import goal_success_rate, score_goals
 from todeval.evals.schema import RCOF_CODES, Dialogue
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.judges.turn_quality import TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.learned import shipped_model
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY
 
 LEARNED = ("local:turn", "local:reply-reaction", "local:fit-reaction")
 RULES = ("local:signals", "local:response", "local:semantic")
@@ -117,7 +116,7 @@ def gsr_figures(scored: list[Scored], labels: dict[str, Labels]) -> None:
     starts = {"gold goals": gold_starts}
     for spec in ("local", "local:rules"):
         try:
-            segmenter = segmentation_judge(spec)
+            segmenter = SEGMENTATION.judge(spec)
         except FileNotFoundError as missing:
             print(f"  (segmenter {spec} is not available: {missing})")
             continue
@@ -151,7 +150,7 @@ def speed(dialogues: list[Dialogue]) -> None:
     total = 0.0
     for name in LEARNED:
         started = time.perf_counter()
-        label_all(turn_quality_teacher(name), dialogues)
+        label_all(TURN_QUALITY.judge(name), dialogues)
         elapsed = time.perf_counter() - started
         total += elapsed
         print(f"  {name:<24} {turns / elapsed:7.0f} turns/s (prepare + label, warm cache)")
@@ -166,7 +165,7 @@ def main() -> None:
     sets = {"frozen": frozen, "original": original, "synthetic": synthetic}
     labels: dict[str, dict[str, Labels]] = {key: {} for key in sets}
     for name in (*LEARNED, *RULES):
-        teacher = turn_quality_teacher(name)
+        teacher = TURN_QUALITY.judge(name)
         started = time.perf_counter()
         for key, scored in sets.items():
             labels[key][name] = label_all(teacher, [s.dialogue for s in scored])

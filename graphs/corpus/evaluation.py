@@ -67,7 +67,7 @@ from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.judges import check_goal_shift_judges
-from todeval.nodes.goal_success.judges import segmenter, teachers
+from todeval.nodes.goal_success.roles import segmenter, teachers
 from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import goal_extractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.role import GoalExtractor

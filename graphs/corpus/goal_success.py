@@ -47,9 +47,9 @@ from todeval.graphs.corpus.job import (
 from todeval.graphs.corpus.validity import figure_validity
 from todeval.graphs.goal_success import build_goal_segmentation_graph, build_goal_success_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges import reads_business_rules, segmenter, teachers
-from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
+from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality import TurnQualityTeacher
+from todeval.nodes.goal_success.roles import reads_business_rules, segmenter, teachers
 from todeval.nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 from todeval.stores.checkpoint import recorded_target
 

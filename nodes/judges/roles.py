@@ -23,7 +23,7 @@ needs more (windows, batches) and names its own class in ``llm``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -69,7 +69,7 @@ class JudgeRole(Generic[J]):
     system: str | None = None
     decoding_schema: dict[str, Any] | None = None
     llm: Callable[..., J] | None = None
-    _built: dict[tuple[str, int], J] = field(default_factory=dict, repr=False)
+    _built: dict[tuple[Any, ...], J] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         with _lock:
@@ -80,17 +80,20 @@ class JudgeRole(Generic[J]):
         for k, (variant, factory) in enumerate(self.local.items()):
             register_local_judge(self.name, variant, default=k == 0)(factory)
 
-    def judge(self, spec: str = "local", max_retries: int = 3) -> J:
-        """The judge ``spec`` names, built once per (spec, retries) in this process.
+    def judge(self, spec: str = "local", max_retries: int = 3, **settings: Hashable) -> J:
+        """The judge ``spec`` names, built once per (spec, retries, settings) in this process.
+
+        ``settings`` are the run's settings of the role's own ``llm`` class (such as the
+        model's context window); they reach only an LLM judge, a local one ignores them.
 
         Raises:
             JudgeSpecError: If the spec is malformed or names an unknown local variant.
             JudgeConfigError: If the LLM judge cannot be built here (package, key).
         """
-        key = (spec, max_retries)
+        key = (spec, max_retries, *sorted(settings.items()))
         found = self._built.get(key)
         if found is None:
-            found = self._build(parse_spec(spec), max_retries)
+            found = self._build(parse_spec(spec), max_retries, settings)
             self._built.setdefault(key, found)
         return self._built[key]
 
@@ -107,11 +110,11 @@ class JudgeRole(Generic[J]):
         judge: J = PromptJudge(self, spec, **llm_kwargs)  # type: ignore[assignment]
         return judge
 
-    def _build(self, parsed: JudgeSpec, max_retries: int) -> J:
+    def _build(self, parsed: JudgeSpec, max_retries: int, settings: Mapping[str, Any]) -> J:
         if parsed.is_local:
             local: J = get_local_judge(self.name, parsed.variant)
             return local
-        return self.llm_judge(parsed, max_retries=max_retries)
+        return self.llm_judge(parsed, max_retries=max_retries, **settings)
 
 
 class PromptJudge(Generic[OutT]):

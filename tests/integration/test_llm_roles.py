@@ -46,10 +46,8 @@ from todeval.nodes.goal_shift.judges.nl_assertion.role import ROLE as NL_ROLE
 from todeval.nodes.goal_shift.judges.shift_detection import shift_detector
 from todeval.nodes.goal_shift.judges.shift_detection.role import ROLE as SHIFT_ROLE
 from todeval.nodes.goal_shift.judges.shift_detection.role import render_transcript
-from todeval.nodes.goal_success.judges import segmenter, teacher
 from todeval.nodes.goal_success.judges.appendix_d import windows
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY, segmenter, teacher
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
 from todeval.nodes.goal_tracking.judges.goal_extraction.role import Utterance, dialogue_utterances
@@ -451,8 +449,8 @@ def ask_nl_assertion(spec: str, conversation: Conversation) -> Answer:
 
 
 PROBES: tuple[RoleProbe, ...] = (
-    RoleProbe("segmentation", SEGMENTATION_ROLE, dialogues, ask_segmentation),
-    RoleProbe("turn_quality", TURN_QUALITY_ROLE, dialogues, ask_turn_quality),
+    RoleProbe("segmentation", SEGMENTATION.name, dialogues, ask_segmentation),
+    RoleProbe("turn_quality", TURN_QUALITY.name, dialogues, ask_turn_quality),
     RoleProbe("goal_turn_update", "goal_turn_update", tracker_cases, ask_turn_update),
     RoleProbe("goal_graph_evolution", "goal_graph_evolution", tracker_cases, ask_graph_evolution),
     RoleProbe("goal_audit", "goal_audit", tracker_cases, ask_audit),
@@ -569,7 +567,7 @@ def test_a_turn_longer_than_the_context_window_is_null_with_the_reason(spec: str
 
     verdict = teacher(spec, _gsr_context(spec)).label(dialogue)
 
-    usage = usage_since(before, TURN_QUALITY_ROLE)
+    usage = usage_since(before, TURN_QUALITY.name)
     assert [turn.quality for turn in verdict.turns] == [None]
     assert OVERFLOW_REASON in (verdict.reason or ""), verdict.reason
     assert usage["calls"] == 1 and usage["retries"] == 0 and usage["completion_tokens"] == 0
@@ -608,8 +606,8 @@ def goal_success_run(spec: str) -> GoalSuccessRun:
         dialogue,
         context,
         output,
-        usage_since(before, SEGMENTATION_ROLE),
-        usage_since(before, TURN_QUALITY_ROLE),
+        usage_since(before, SEGMENTATION.name),
+        usage_since(before, TURN_QUALITY.name),
     )
 
 
