@@ -82,14 +82,11 @@ from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 
 # Goal success: the segmenter and turn-quality teachers, their roles (for LLM probes) and the
 # shipped learned model.
-from todeval.nodes.goal_success.judges import segmenter
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.judges.turn_quality import TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.learned import shipped_model
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY, segmenter
 
+# Goal tracking's and goal shift's benches (ATOD tokens and synthesis, extraction, TSR).
 # Goal tracking: the baselines' and the tracker's LLM judges (token growth with a scripted
 # model), the local goal extractor and its utterance windows, ATOD's synthesis library.
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
@@ -161,6 +158,8 @@ from todeval.stores.minilm_onnx import load_safetensors, write_model_dir
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 __all__ = [
+    "TURN_QUALITY",
+    "SEGMENTATION",
     "SHIFT_DETECTION",
     "NL_ASSERTION",
     "Context",
@@ -175,8 +174,6 @@ __all__ = [
     "LIMITS",
     "RCOF_CODES",
     "RETRIEVAL_MODES",
-    "SEGMENTATION_ROLE",
-    "TURN_QUALITY_ROLE",
     "PROJECT_ROOT",
     "Conversation",
     "FidelityReport",
@@ -243,7 +240,6 @@ __all__ = [
     "restrict_to_services",
     "score_goals",
     "score_run",
-    "segmentation_judge",
     "segmenter",
     "sgd_to_atod",
     "shipped_model",
@@ -253,7 +249,6 @@ __all__ = [
     "TARGET_DENSITY",
     "TARGET_PLANNING_JUDGE",
     "TARGET_REACHED",
-    "turn_quality_teacher",
     "weighted_kappa",
     "write_model_dir",
 ]

@@ -38,15 +38,16 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+import todeval.stores.llm_cache as llm_cache_module
 from bench.internals import (
     ACCOUNTING,
     LIMITS,
-    SEGMENTATION_ROLE,
-    TURN_QUALITY_ROLE,
+    SEGMENTATION,
+    TURN_QUALITY,
+    Context,
     LLMPolicy,
     build_goal_success_graph,
     default_llm_cache,
-    llm_cache_module,
     segmenter,
 )
 from scripts.llm_server import (
@@ -56,7 +57,6 @@ from scripts.llm_server import (
     unavailable_reason,
 )
 from tests.integration.test_llm_roles import PROBES, RoleProbe, dialogues, usage_since
-from todeval.graphs.api import Context
 
 TIMEOUT_S = 300.0
 """Long enough for a 1,024-token answer on a busy 2-core machine: a timed-out request keeps the
@@ -187,7 +187,7 @@ def gsr_figures(context: Context, count: int, *, two_calls: bool) -> dict[str, f
                 turns += 1
                 labelled += any(t.get("quality") for t in turn["teachers"])
     seconds = time.perf_counter() - started
-    usage = [usage_since(before, role) for role in (SEGMENTATION_ROLE, TURN_QUALITY_ROLE)]
+    usage = [usage_since(before, role) for role in (SEGMENTATION.name, TURN_QUALITY.name)]
     k = max(1, count)
     return {
         "calls": sum(model_calls(u) for u in usage) / k,

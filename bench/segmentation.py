@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_run import run_cli
-from bench.internals import data_dir, segmentation_judge
+from bench.internals import SEGMENTATION, Context, data_dir
 from scripts.segmentation_sets import SET_LABELS, evaluation_sets, format_row, score
-from todeval.graphs.api import Context, fmt_figure
+from todeval.graphs.api import fmt_figure
 
 VARIANTS = ("local:learned", "local:rules")
 
@@ -32,7 +32,7 @@ def figures(sets: dict[str, list[Any]], variants: tuple[str, ...]) -> None:
         if label in sets:
             print(f"  {label:<18} {name} ({len(sets[label])} dialogues)")
     for variant in variants:
-        judge = segmentation_judge(variant)
+        judge = SEGMENTATION.judge(variant)
         print(f"\n{variant}", flush=True)
         for label, dialogues in sets.items():
             print("  " + format_row(label, score(judge, dialogues)), flush=True)
@@ -43,7 +43,7 @@ def throughput(dialogues: list[Any], variants: tuple[str, ...]) -> None:
     turns = sum(len(d.turns) for d in dialogues)
     print(f"\nwarm throughput on {len(dialogues)} dialogues, {turns} turns")
     for variant in variants:
-        judge = segmentation_judge(variant)
+        judge = SEGMENTATION.judge(variant)
         judge.prepare(dialogues)
         started = time.perf_counter()
         judge.prepare(dialogues)

@@ -19,15 +19,16 @@ from typing import Any
 
 from bench.internals import (
     RCOF_CODES,
+    SEGMENTATION,
+    TURN_QUALITY,
+    Dialogue,
     TurnLabel,
     cohen_kappa,
     fleiss_kappa,
     goal_spans,
     goal_success_rate,
     score_goals,
-    segmentation_judge,
     shipped_model,
-    turn_quality_teacher,
 )
 from scripts.turn_quality_eval import (
     FROZEN_TURNS,
@@ -43,7 +44,6 @@ from scripts.turn_quality_eval import (
     segment_all,
     vote_all,
 )
-from todeval.graphs.api import Dialogue
 
 LEARNED = ("local:turn", "local:reply-reaction", "local:fit-reaction")
 RULES = ("local:signals", "local:response", "local:semantic")
@@ -122,7 +122,7 @@ def gsr_figures(scored: list[Scored], labels: dict[str, Labels]) -> None:
     starts = {"gold goals": gold_starts}
     for spec in ("local", "local:rules"):
         try:
-            segmenter = segmentation_judge(spec)
+            segmenter = SEGMENTATION.judge(spec)
         except FileNotFoundError as missing:
             print(f"  (segmenter {spec} is not available: {missing})")
             continue
@@ -156,7 +156,7 @@ def speed(dialogues: list[Dialogue]) -> None:
     total = 0.0
     for name in LEARNED:
         started = time.perf_counter()
-        label_all(turn_quality_teacher(name), dialogues)
+        label_all(TURN_QUALITY.judge(name), dialogues)
         elapsed = time.perf_counter() - started
         total += elapsed
         print(f"  {name:<24} {turns / elapsed:7.0f} turns/s (prepare + label, warm cache)")
@@ -171,7 +171,7 @@ def main() -> None:
     sets = {"frozen": frozen, "original": original, "synthetic": synthetic}
     labels: dict[str, dict[str, Labels]] = {key: {} for key in sets}
     for name in (*LEARNED, *RULES):
-        teacher = turn_quality_teacher(name)
+        teacher = TURN_QUALITY.judge(name)
         started = time.perf_counter()
         for key, scored in sets.items():
             labels[key][name] = label_all(teacher, [s.dialogue for s in scored])

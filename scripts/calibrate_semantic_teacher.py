@@ -42,7 +42,7 @@ from todeval.nodes.goal_success.judges.turn_quality.local_semantic import (
     question_texts,
 )
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import can_rephrase
-from todeval.nodes.goal_success.judges.turn_quality.user_cues import carries_domain
+from todeval.nodes.goal_success.judges.user_cues import carries_domain
 from todeval.nodes.judges.vectors import VectorTable
 from todeval.stores.paths import data_dir
 

@@ -23,7 +23,7 @@ from todeval.evals.datasets import load_dialogues, split_records
 from todeval.evals.metrics.goal_success.segmentation import segmentation_report
 from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
+from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
 FROZEN = PROJECT_ROOT / "data" / "validation" / "goal_boundaries.jsonl"

@@ -20,6 +20,11 @@ from sklearn.model_selection import GroupKFold
 from todeval.evals.metrics.goal_success.segmentation import segmentation_report
 from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context
+from todeval.nodes.goal_success.judges.segmentation import (
+    LearnedSegmenter,
+    decode_greedy,
+    long_pauses,
+)
 from todeval.nodes.goal_success.judges.segmentation.discourse import (
     N_BUCKETS,
     DiscourseCueModel,
@@ -32,12 +37,7 @@ from todeval.nodes.goal_success.judges.segmentation.goal_features import (
     DialogueView,
     turn_row,
 )
-from todeval.nodes.goal_success.judges.segmentation.local import (
-    LearnedSegmenter,
-    decode_greedy,
-    long_pauses,
-)
-from todeval.nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
+from todeval.nodes.judges.trees import BoostedTrees, complete_tree
 from todeval.stores.embeddings import get_embedder
 
 FloatArray = NDArray[np.float32]

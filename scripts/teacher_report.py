@@ -20,15 +20,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-import todeval.nodes.goal_success.judges.turn_quality.local_response  # noqa: F401  (importing registers the teacher)
-import todeval.nodes.goal_success.judges.turn_quality.local_semantic  # noqa: F401
-import todeval.nodes.goal_success.judges.turn_quality.local_signals  # noqa: F401
 from todeval.evals.datasets import load_dialogues, split_records
 from todeval.evals.metrics.agreement import accuracy, cohen_kappa
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TurnLabel, TurnQualityTeacher
+from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, TurnQualityTeacher
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.goal_success.voting import majority
-from todeval.nodes.judges import get_local_judge
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data/samples/enterprise_dialogues.jsonl"
 VARIANTS = ("signals", "response", "semantic")
@@ -36,7 +33,7 @@ VARIANTS = ("signals", "response", "semantic")
 
 def teachers() -> list[TurnQualityTeacher]:
     """The three local teachers, as the registry builds them."""
-    return [get_local_judge(ROLE, variant) for variant in VARIANTS]
+    return [TURN_QUALITY.judge(f"local:{variant}") for variant in VARIANTS]
 
 
 def run(teacher: TurnQualityTeacher, dialogues: Sequence[Dialogue]) -> list[TurnLabel]:

@@ -38,7 +38,7 @@ from scripts.segmentation_training import (
 )
 from todeval.evals.datasets import load_dialogues, split_records
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_success.judges.segmentation.local import (
+from todeval.nodes.goal_success.judges.segmentation import (
     CUES_PATH,
     MODEL_PATH,
     LearnedSegmenter,

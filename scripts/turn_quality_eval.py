@@ -30,9 +30,12 @@ from todeval.evals.datasets.sgd import sgd_compact_dialogue
 from todeval.evals.metrics.agreement import cohen_kappa
 from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel, TurnQualityTeacher
+from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality import (
+    TurnLabel,
+    TurnQualityTeacher,
+    certain_failure,
+)
 from todeval.nodes.goal_success.voting import vote_turn
 from todeval.stores.paths import PROJECT_ROOT
 

@@ -37,14 +37,12 @@ from scripts.turn_quality_eval import (
     vote_all,
 )
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_success.judges import segmentation as segmentation_package
-from todeval.nodes.goal_success.judges import turn_quality as turn_quality_package
-from todeval.nodes.goal_success.judges.segmentation.local import MODEL_PATH as SEGMENTER_PATH
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION
+from todeval.nodes.goal_success.judges.segmentation import CARDS as SEGMENTATION_CARDS
+from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH as SEGMENTER_PATH
+from todeval.nodes.goal_success.judges.turn_quality import CARDS as TURN_QUALITY_CARDS
+from todeval.nodes.goal_success.judges.turn_quality import TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.learned import MODEL_DIR
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
-from todeval.nodes.judges import get_local_judge
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY
 from todeval.nodes.judges.validity import ValidityCard, ValidityCheck, write_cards
 from todeval.stores.paths import PROJECT_ROOT
 
@@ -141,7 +139,7 @@ def turn_quality_cards() -> list[ValidityCard]:
     learned_from = json.loads((MODEL_DIR / "turn_quality.json").read_text())["trained_on"]
     labels: dict[str, list[list[list[TurnLabel]]]] = {}
     for variant in (*LEARNED, *RULES):
-        teacher = get_local_judge(TURN_QUALITY, variant)
+        teacher = TURN_QUALITY.judge(f"local:{variant}")
         tic = time.perf_counter()
         labels[variant] = [label_all(teacher, [s.dialogue for s in ls.scored]) for ls in sets]
         print(f"  local:{variant} labelled every set in {time.perf_counter() - tic:.0f} s")
@@ -153,7 +151,7 @@ def turn_quality_cards() -> list[ValidityCard]:
             note = RULES_NOTE if ls.rules_developed_on and variant in RULES else ""
             found += checks(ls.data, ls.labelled_by, ls.human, gold, predicted, note)
         trained = learned_from if variant in LEARNED else RULE_TRAINING
-        cards.append(_card(TURN_QUALITY, f"local:{variant}", trained, "failed turn", found))
+        cards.append(_card(TURN_QUALITY.name, f"local:{variant}", trained, "failed turn", found))
     for trio, trained in ((LEARNED, learned_from), (RULES, RULE_TRAINING)):
         found = []
         for index, ls in enumerate(sets):
@@ -164,7 +162,7 @@ def turn_quality_cards() -> list[ValidityCard]:
             notes.append("undecided and ambiguous turns count as abstentions")
             found += checks(ls.data, ls.labelled_by, ls.human, gold, predicted, "; ".join(notes))
         spec = "vote:" + ",".join(f"local:{v}" for v in trio)
-        card = _card(TURN_QUALITY, spec, f"its teachers: {trained}", "failed turn", found)
+        card = _card(TURN_QUALITY.name, spec, f"its teachers: {trained}", "failed turn", found)
         cards.append(card)
     return cards
 
@@ -225,7 +223,7 @@ def segmentation_cards() -> list[ValidityCard]:
     cards = []
     for variant in ("learned", "rules"):
         try:
-            judge = get_local_judge(SEGMENTATION, variant)
+            judge = SEGMENTATION.judge(f"local:{variant}")
         except FileNotFoundError as missing:
             print(f"  local:{variant}: no card ({missing})")
             continue
@@ -236,20 +234,22 @@ def segmentation_cards() -> list[ValidityCard]:
             gold = [g for d in labelled for g in (d.gold_new_goal_labels() or [])[1:]]
             flat = [p for labels in predicted for p in labels[1:]]
             found += checks(data, by, human, gold, flat, "turns 2..N")
-        cards.append(_card(SEGMENTATION, f"local:{variant}", trained[variant], "new goal", found))
+        cards.append(
+            _card(SEGMENTATION.name, f"local:{variant}", trained[variant], "new goal", found)
+        )
     return cards
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--role", choices=(TURN_QUALITY, SEGMENTATION), action="append")
+    parser.add_argument("--role", choices=(TURN_QUALITY.name, SEGMENTATION.name), action="append")
     args = parser.parse_args(argv)
-    roles = args.role or [TURN_QUALITY, SEGMENTATION]
-    packages = {TURN_QUALITY: turn_quality_package, SEGMENTATION: segmentation_package}
-    builders = {TURN_QUALITY: turn_quality_cards, SEGMENTATION: segmentation_cards}
+    roles = args.role or [TURN_QUALITY.name, SEGMENTATION.name]
+    targets = {TURN_QUALITY.name: TURN_QUALITY_CARDS, SEGMENTATION.name: SEGMENTATION_CARDS}
+    builders = {TURN_QUALITY.name: turn_quality_cards, SEGMENTATION.name: segmentation_cards}
     for role in roles:
         print(f"{role}:", flush=True)
-        target = Path(str(packages[role].__file__)).parent / "validity.json"
+        target = targets[role]
         write_cards(target, builders[role]())
         print(f"wrote {target.relative_to(PROJECT_ROOT)}")
     return 0

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import ScriptedChatModel
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.judges import llm as llm_module
 from todeval.stores.llm_cache import LLMCache
 
@@ -83,7 +83,7 @@ def script_teachers(
         for spec, script in (scripts or SCRIPTS).items()
     }
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: models[spec.raw])
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
     return models
 
 

@@ -48,9 +48,9 @@ from todeval.graphs.goal_success import (
 )
 from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges import reads_business_rules, segmenter, teachers
-from todeval.nodes.goal_success.judges.segmentation.role import SegmentationJudge
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnQualityTeacher
+from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
+from todeval.nodes.goal_success.judges.turn_quality import TurnQualityTeacher
+from todeval.nodes.goal_success.roles import reads_business_rules, segmenter, teachers
 from todeval.nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.checkpoint import recorded_target

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from todeval.evals.metrics.goal_success.segmentation import goal_spans
 from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_success.judges import segmenter
+from todeval.nodes.goal_success.roles import segmenter
 from todeval.nodes.goal_success.state import SegmentationState
 
 

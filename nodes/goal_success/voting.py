@@ -34,8 +34,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_success.judges import teacher
-from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
+from todeval.nodes.goal_success.judges.turn_quality import certain_failure
+from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
 from todeval.nodes.judges.spec import parse_spec
 

@@ -1,7 +1,7 @@
 """Text helpers the local teachers' cue modules share: patterns, words, sentences.
 
-:mod:`nodes.goal_success.judges.turn_quality.user_cues` (Appendix A) and
-:mod:`nodes.goal_success.judges.turn_quality.response_cues` (Appendix B) build their regex cues with
+:mod:`nodes.goal_success.judges.user_cues` (Appendix A) and
+:mod:`nodes.goal_success.judges.response_cues` (Appendix B) build their regex cues with
 :func:`cue` and split messages with :data:`WORD` and :func:`sentences`.
 """
 

@@ -39,8 +39,7 @@ from todeval.nodes.goal_success.judges.appendix_d import (
     AppendixDOutput,
     AppendixDVerdict,
 )
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
 from todeval.nodes.judges.parsing import parse_json_output
@@ -328,8 +327,8 @@ def _evaluate(corpus: Path, out: Path, concurrency: int, monkeypatch: pytest.Mon
     """``todeval evaluate`` in this process, with fresh judges and a fresh response cache."""
     cache = LLMCache(":memory:")
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
-    turn_quality_teacher.cache_clear()
-    segmentation_judge.cache_clear()
+    TURN_QUALITY.cache_clear()
+    SEGMENTATION.cache_clear()
     model = ScriptedChatModel(fallback=_per_record_answer)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
     code = main(
@@ -350,7 +349,7 @@ def _evaluate(corpus: Path, out: Path, concurrency: int, monkeypatch: pytest.Mon
             str(concurrency),
         ]
     )
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
     return code
 
 

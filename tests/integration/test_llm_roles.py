@@ -43,10 +43,8 @@ from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
-from todeval.nodes.goal_success.judges import segmenter, teacher
 from todeval.nodes.goal_success.judges.appendix_d import windows
-from todeval.nodes.goal_success.judges.segmentation.role import ROLE as SEGMENTATION_ROLE
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE as TURN_QUALITY_ROLE
+from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY, segmenter, teacher
 from todeval.nodes.goal_tracking.baselines.full_context import FullContextJudge
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_context
@@ -441,8 +439,8 @@ def ask_nl_assertion(spec: str, conversation: Conversation) -> Answer:
 
 
 PROBES: tuple[RoleProbe, ...] = (
-    RoleProbe("segmentation", SEGMENTATION_ROLE, dialogues, ask_segmentation),
-    RoleProbe("turn_quality", TURN_QUALITY_ROLE, dialogues, ask_turn_quality),
+    RoleProbe("segmentation", SEGMENTATION.name, dialogues, ask_segmentation),
+    RoleProbe("turn_quality", TURN_QUALITY.name, dialogues, ask_turn_quality),
     RoleProbe("goal_turn_update", "goal_turn_update", tracker_cases, ask_turn_update),
     RoleProbe("goal_graph_evolution", "goal_graph_evolution", tracker_cases, ask_graph_evolution),
     RoleProbe("goal_audit", "goal_audit", tracker_cases, ask_audit),
@@ -559,7 +557,7 @@ def test_a_turn_longer_than_the_context_window_is_null_with_the_reason(spec: str
 
     verdict = teacher(spec, _gsr_context(spec)).label(dialogue)
 
-    usage = usage_since(before, TURN_QUALITY_ROLE)
+    usage = usage_since(before, TURN_QUALITY.name)
     assert [turn.quality for turn in verdict.turns] == [None]
     assert OVERFLOW_REASON in (verdict.reason or ""), verdict.reason
     assert usage["calls"] == 1 and usage["retries"] == 0 and usage["completion_tokens"] == 0
@@ -598,8 +596,8 @@ def goal_success_run(spec: str) -> GoalSuccessRun:
         dialogue,
         context,
         output,
-        usage_since(before, SEGMENTATION_ROLE),
-        usage_since(before, TURN_QUALITY_ROLE),
+        usage_since(before, SEGMENTATION.name),
+        usage_since(before, TURN_QUALITY.name),
     )
 
 

@@ -15,7 +15,7 @@ from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, AppendixDOutput, windows
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.roles import SEGMENTATION
 from todeval.nodes.goal_success.segmentation import vote_boundaries
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.provider_options import decoding_kwargs
@@ -84,7 +84,7 @@ def test_an_llm_segmenter_and_teacher_with_one_spec_cost_one_call(
     reply = _answer((1, "yes", "success", None), (2, "yes", "failure", "E4"),
                     (3, "no", "success", None))  # fmt: skip
     models = script_teachers(monkeypatch, tmp_path, {"openai:one": [reply, reply]})
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
     context = Context(segmentation_judge="openai:one", teachers=["openai:one"])
     graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())
     out = graph.invoke(
@@ -125,7 +125,7 @@ def test_a_failed_segmenter_leaves_goals_unknown_not_one_goal(
 ) -> None:
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
     script_teachers(monkeypatch, tmp_path, {"openai:mute": ["no JSON here"] * 8})
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
     context = Context(segmentation_judge="openai:mute", teachers=["local:response"])
     graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())
     out = graph.invoke(

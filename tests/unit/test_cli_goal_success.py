@@ -11,7 +11,7 @@ import pytest
 
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, script_teachers
 from todeval.cli.main import build_parser, main
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 
 CLEAN: dict[str, Any] = {
     "dialog_id": "clean-1",
@@ -44,7 +44,7 @@ def _teachers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     # Each model answers the disputed dialogue first, then the clean one.
     script_teachers(monkeypatch, tmp_path, {s: [SCRIPTS[s], CLEAN_ANSWER] for s in TEACHERS})
     yield
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
 
 
 def _gsr(corpus: Path, out: Path, *extra: str) -> int:

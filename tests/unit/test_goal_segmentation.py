@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from tests.fakes import ScriptedChatModel
 from todeval.graphs.goal_success import build_goal_segmentation_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.roles import SEGMENTATION
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.stores.llm_cache import LLMCache
@@ -80,13 +80,13 @@ def _fresh_llm_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Each test its own response cache: a cached answer would hide the scripted one.
     cache = LLMCache(tmp_path / "llm_cache.sqlite")
     monkeypatch.setattr(llm_module, "default_llm_cache", lambda: cache)
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
 
 
 def _with_fake_llm(monkeypatch: pytest.MonkeyPatch, script: list[Any]) -> ScriptedChatModel:
     model = ScriptedChatModel(script)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
     return model
 
 
@@ -137,7 +137,7 @@ def test_llm_judge_missing_turns_are_null(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_unknown_local_variant_is_a_clear_error() -> None:
     with pytest.raises(JudgeSpecError, match="rules"):
-        segmentation_judge("local:nope")
+        SEGMENTATION.judge("local:nope")
 
 
 def _no_backoff(init: Any) -> Any:

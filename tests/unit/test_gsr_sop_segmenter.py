@@ -19,8 +19,7 @@ from tests.teachers import DIALOGUE, script_teachers
 from tests.unit.test_cli_goal_success import CLEAN
 from todeval.cli.main import main
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges import reads_business_rules, segmenter
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.roles import SEGMENTATION, reads_business_rules, segmenter
 
 SPEC = "openai:teacher-a"
 SOP = "Mileage questions must be answered with the IRS rate; never quote meal per diems."
@@ -55,10 +54,10 @@ def corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ScriptedChatModel]:
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
     # a spare pair of answers: a second request per dialogue would be answered, and counted
     yield script_teachers(monkeypatch, tmp_path, {SPEC: ANSWERS * 2})[SPEC]
-    segmentation_judge.cache_clear()
+    SEGMENTATION.cache_clear()
 
 
 def _gsr(corpus: Path, out: Path, segmenter_spec: str, *extra: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from tests.unit.test_cli_goal_success import CLEAN, CLEAN_ANSWER
 from todeval.cli.main import build_parser, main
 from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
 from todeval.evals.metrics.goal_success.sampling import SampleSpec, sample_indices
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 
 # -- sampling ----------------------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ def models(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str
         monkeypatch, tmp_path, {s: [SCRIPTS[s], CLEAN_ANSWER] for s in TEACHERS}
     )
     yield scripted
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
 
 
 def _gsr(corpus: Path, out: Path, teachers: list[str], *extra: str) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def test_sop_reaches_the_llm_teachers_prompt_and_local_teachers_ignore_it(
     assert rules["chars"] == len(SOP)
     assert models[TEACHERS[2]].calls == []  # not on the panel
 
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
     plain = _gsr(corpus, tmp_path / "plain", panel, "--no-escalation")
     assert plain["business_rules"] == {"given": False}
     last = models[TEACHERS[0]].calls[-1][-1].content

@@ -8,8 +8,7 @@ import pytest
 
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
 from todeval.evals.schema import Dialogue, Turn
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
-from todeval.nodes.goal_success.judges.turn_quality.certain import certain_failure
+from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
     FitReactionTeacher,
     LearnedTeacher,
@@ -18,7 +17,7 @@ from todeval.nodes.goal_success.judges.turn_quality.learned import (
     TurnTeacher,
     shipped_model,
 )
-from todeval.nodes.goal_success.judges.turn_quality.role import TurnLabel
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.goal_success.voting import vote_turn
 
 REACTION = ("local:reply-reaction", "local:fit-reaction")
@@ -39,7 +38,7 @@ def dialogue(*pairs: tuple[str, str], dialogue_id: str = "d-1", **turn_fields: A
 
 
 def labels(spec: str, d: Dialogue) -> list[TurnLabel]:
-    teacher = turn_quality_teacher(spec)
+    teacher = TURN_QUALITY.judge(spec)
     teacher.prepare([d])
     return teacher.label(d).turns
 
@@ -64,7 +63,7 @@ def test_model_files_load_and_every_variant_registers() -> None:
     for spec, cls in zip(
         LEARNED, (TurnTeacher, ReplyReactionTeacher, FitReactionTeacher), strict=True
     ):
-        teacher = turn_quality_teacher(spec)
+        teacher = TURN_QUALITY.judge(spec)
         assert isinstance(teacher, cls) and teacher.name == spec
         band = model.band(teacher.key)
         assert 0 < band.succ < band.fail < 1

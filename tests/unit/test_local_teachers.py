@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 
 from todeval.evals.schema import Dialogue
+from todeval.nodes.goal_success.judges.response_cues import looks_cut_off
+from todeval.nodes.goal_success.judges.turn_quality import TeacherVerdict, TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
 from todeval.nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
-from todeval.nodes.goal_success.judges.turn_quality.response_cues import looks_cut_off
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from todeval.nodes.goal_success.judges.turn_quality.user_cues import feedback_polarity
+from todeval.nodes.goal_success.judges.user_cues import feedback_polarity
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.judges import get_local_judge
 
 
@@ -70,10 +71,10 @@ def semantic() -> SemanticTeacher:
     ],
 )
 def test_registry_builds_each_teacher(variant: str | None, cls: type, name: str) -> None:
-    teacher = get_local_judge(ROLE, variant)
+    teacher = get_local_judge(TURN_QUALITY.name, variant)
     assert isinstance(teacher, cls)
     assert teacher.name == name
-    assert get_local_judge(ROLE, variant) is teacher  # built once per process
+    assert get_local_judge(TURN_QUALITY.name, variant) is teacher  # built once per process
 
 
 @pytest.mark.parametrize("variant", ["signals", "response", "semantic"])
@@ -86,7 +87,7 @@ def test_labels_cover_every_turn_in_order(variant: str) -> None:
         {"u": "Do they roll over?", "r": "Up to 5 unused days carry over to next year."},
         {"u": "thanks!", "r": "You're welcome!"},
     )
-    teacher = get_local_judge(ROLE, variant)
+    teacher = get_local_judge(TURN_QUALITY.name, variant)
     verdict = teacher.label(d)  # without prepare: embeds on the spot
     assert isinstance(verdict, TeacherVerdict) and verdict.judge == teacher.name
     assert [label.turn_number for label in verdict.turns] == [1, 2, 3]

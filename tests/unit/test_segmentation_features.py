@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from todeval.evals.schema import Dialogue
-from todeval.nodes.goal_success.judges.segmentation import segmentation_judge
+from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH, LearnedSegmenter
 from todeval.nodes.goal_success.judges.segmentation.discourse import skeleton
+from todeval.nodes.goal_success.judges.segmentation.features import find_spans, mentions
 from todeval.nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
-from todeval.nodes.goal_success.judges.segmentation.local import MODEL_PATH, LearnedSegmenter
-from todeval.nodes.goal_success.judges.segmentation.spans import find_spans, mentions
-from todeval.nodes.goal_success.judges.segmentation.trees import BoostedTrees, complete_tree
+from todeval.nodes.goal_success.roles import SEGMENTATION
+from todeval.nodes.judges.trees import BoostedTrees, complete_tree
 
 
 def _dialogue(dialogue_id: str, pairs: list[tuple[str, str]]) -> Dialogue:
@@ -76,7 +76,7 @@ THANKS_ALSO_TRAIN = _dialogue(
 
 @pytest.fixture(scope="module")
 def learned() -> LearnedSegmenter:
-    judge = segmentation_judge("local:learned")
+    judge = SEGMENTATION.judge("local:learned")
     assert isinstance(judge, LearnedSegmenter)
     return judge
 

@@ -15,7 +15,7 @@ from tests.fakes import ScriptedChatModel
 from tests.teachers import DIALOGUE, SCRIPTS, TEACHERS, no_backoff, script_teachers
 from todeval.graphs.goal_success import build_goal_success_graph, build_teacher_voting_graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_success.judges.turn_quality import turn_quality_teacher
+from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.goal_success.voting import ESCALATION_KIND, majority, vote_turn
 from todeval.nodes.judges import llm as llm_module
 
@@ -24,7 +24,7 @@ from todeval.nodes.judges import llm as llm_module
 def _scripted_teachers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     script_teachers(monkeypatch, tmp_path)
     yield
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
 
 
 def _context(**overrides: Any) -> Context:
@@ -155,7 +155,7 @@ def test_a_teacher_with_malformed_output_abstains(monkeypatch: pytest.MonkeyPatc
     models = {**{s: ScriptedChatModel([SCRIPTS[s]]) for s in TEACHERS[:2]}, TEACHERS[2]: broken}
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: models[spec.raw])
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
-    turn_quality_teacher.cache_clear()
+    TURN_QUALITY.cache_clear()
     graph = build_teacher_voting_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "v4"}}
     paused = graph.invoke({"dialogue": DIALOGUE}, config, context=_context())
@@ -192,8 +192,8 @@ def test_llm_teacher_sends_the_papers_prompt_and_maps_its_codes(
 ) -> None:
     model = ScriptedChatModel([SCRIPTS["openai:teacher-a"]])
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
-    turn_quality_teacher.cache_clear()
-    teacher = turn_quality_teacher("openai:teacher-a")
+    TURN_QUALITY.cache_clear()
+    teacher = TURN_QUALITY.judge("openai:teacher-a")
     from todeval.evals.schema import Dialogue
 
     verdict = teacher.label(Dialogue.model_validate(DIALOGUE))

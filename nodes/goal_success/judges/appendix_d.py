@@ -26,7 +26,8 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from todeval.evals.schema import Dialogue, Quality, Rcof, Turn, normalise_rcof, yes_no_to_bool
 from todeval.nodes.judges.llm import LLMJudge
-from todeval.nodes.judges.spec import JudgeSpec
+from todeval.nodes.judges.roles import JudgeRole
+from todeval.nodes.judges.spec import JudgeSpec, parse_spec
 from todeval.nodes.prompts.goal_success import (
     APPENDIX_D_PROMPT,
     APPENDIX_D_PROMPT_WITH_SOP,
@@ -286,6 +287,47 @@ class AppendixDJudge:
         return AppendixDVerdict(
             [labels.get(t.turn_number) for t in dialogue.turns], "; ".join(reasons) or None
         )
+
+
+class AppendixDRoleJudge:
+    """The LLM judge of either goal-success role: one :class:`AppendixDJudge` for one spec.
+
+    Both roles name a subclass as their declaration's ``llm``; it reads its labels off
+    :attr:`call`'s verdict. Built with the same spec and business rules, the segmenter and a
+    teacher send the same request, so the second is answered from the response cache. Given
+    the domain's business rules (``Context.teacher_sop``) the prompt includes them
+    (:data:`~nodes.prompts.goal_success.SOP_BLOCK`), as the paper's teachers share the SOP.
+
+    Args:
+        role: The role's declaration (its name is the accounting key).
+        spec: The LLM spec.
+        max_retries: Retries for malformed answers.
+        context_tokens: The model's context window in tokens.
+        business_rules: The domain's SOP text; "" for none.
+    """
+
+    def __init__(
+        self,
+        role: JudgeRole[Any],
+        spec: JudgeSpec | str,
+        *,
+        max_retries: int = 3,
+        context_tokens: int = 8192,
+        business_rules: str = "",
+    ) -> None:
+        parsed = parse_spec(spec) if isinstance(spec, str) else spec
+        self.name = parsed.raw
+        self.reads_business_rules = bool(business_rules)
+        self.call = AppendixDJudge(
+            role.name,
+            parsed,
+            max_retries=max_retries,
+            context_tokens=context_tokens,
+            business_rules=business_rules,
+        )
+
+    def prepare(self, dialogues: Sequence[Dialogue]) -> None:
+        """Nothing to batch: one call per dialogue."""
 
 
 def _window_labels(

@@ -1,20 +1,29 @@
-"""Features for local goal segmentation, from the signals paper 004 (Section 4.1) names.
+"""What the ``local:learned`` segmenter reads in each message: dialogue acts and value spans.
 
-For each turn j >= 2 the question is whether the user's message starts a new information need.
-The signals: lexical cues ("another question", "also"), whether the user is answering the
-assistant's question, how the assistant's previous reply ended ("anything else?"), topic change
-between consecutive turns (MiniLM cosine, and the share of new content words), and time gaps.
+For each turn j >= 2 the question is whether the user's message starts a new information need
+(paper 004, Section 4.1). The signals: lexical cues (:mod:`nodes.goal_success.judges.user_cues`),
+how the assistant's previous reply ended (:mod:`nodes.goal_success.judges.response_cues`), the
+dialogue acts of the message and the replies around it, the values it names, topic change between
+consecutive turns (MiniLM cosine, and the share of new content words), and time gaps.
 
 Every feature is *relational* or *act-like* (similarities, cue flags, similarity to a few
 dialogue-act prototypes), never a raw embedding: raw vectors let a model trained on SGD
 memorise SGD's services and fail on other domains (measured: F1 0.97 on SGD dev but 0.22 on
 the enterprise sample). Time gaps are applied by the judge as a shift of the odds, because SGD,
 the training data, has no timestamps.
+
+**Value spans.** Goals in human conversations share slot values (the same day and party for the
+hotel as for the restaurant, a taxi between the two), so "does the message carry a value already
+in play" says little on its own; what matters is *which* values and *where* they were seen: the
+entity the assistant just offered, the current goal, or nowhere yet. Spans are found by shape,
+not by any dataset's slot names, so they read the same in SGD, MultiWOZ-style or help-desk
+dialogues.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,61 +31,6 @@ import numpy as np
 
 from todeval.evals.schema import Dialogue
 from todeval.nodes.judges.vectors import Embed, FloatArray
-
-
-def _cue(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-#: An explicit announcement of a new topic: the paper's "Now I have another question...".
-EXPLICIT_SWITCH = _cue(
-    r"\b(another|one more|different|separate|new|unrelated|other) (question|thing|topic|"
-    r"request|issue|query|matter)\b|\bby the way\b|\bbtw\b|\bon a different note\b|"
-    r"\bunrelated\b|\bswitching (gears|topics?)\b|\bone more\b"
-)
-
-#: Cues in the user's message.
-USER_CUES: dict[str, re.Pattern[str]] = {
-    "explicit_switch": EXPLICIT_SWITCH,
-    "also": _cue(r"\balso\b|\banother\b|\bas well\b"),
-    "request": _cue(
-        r"\b(i want|i need|i would like|i'd like|i wanna|can you|could you|can i|could i|"
-        r"help me|i'm looking for|i am looking for|find me|get me|show me|tell me|how do i|"
-        r"how can i|where can i|what is|what's|is there|are there|book|reserve|schedule)\b"
-    ),
-    "greeting": _cue(r"^\s*(hi|hello|hey|good (morning|afternoon|evening))\b"),
-    "answer_like": _cue(
-        r"^\s*(yes|yeah|yep|yup|no|nope|nah|correct|right|sure|ok|okay|fine|great|perfect|"
-        r"that('s| is) (right|correct|fine|good|perfect|great)|that works|sounds good|"
-        r"please do|go ahead|do it|confirm)\b"
-    ),
-    "anaphora": _cue(r"\b(it|that|this|they|them|those|these|there|its|their|one)\b"),
-    "follow_up": _cue(r"^\s*(and|what about|how about|what if|but|so|then|or)\b"),
-    "closing": _cue(
-        r"\b(thanks|thank you|thx|ty|cheers|that('s| is) all|bye|goodbye|nothing else)\b"
-    ),
-    "negative_feedback": _cue(
-        r"\b(not what i|wrong|incorrect|doesn't help|didn't help|did not help|i meant|"
-        r"i mean|that's not|not helpful|you misunderstood|again)\b"
-    ),
-}
-
-#: Cues in the assistant's reply just before the user's message.
-PREVIOUS_REPLY_CUES: dict[str, re.Pattern[str]] = {
-    "asks_question": _cue(r"\?\s*$|\?\s+\S"),
-    "offers_more_help": _cue(
-        r"\b(anything else|something else|else (i|can i|may i)|more help|further (help|"
-        r"assistance)|other questions?|help (you )?with anything)\b"
-    ),
-    "asks_confirmation": _cue(
-        r"\b(please confirm|confirm|is that (right|correct|ok)|correct\?|shall i|should i|"
-        r"do you want me to|would you like me to)\b"
-    ),
-    "reports_done": _cue(
-        r"\b(done|booked|reserved|submitted|confirmed|has been|have been|successfully|"
-        r"is all set|you're all set)\b"
-    ),
-}
 
 #: Dialogue-act prototypes for user messages: a message's act is read as its highest cosine
 #: to each group (a zero-shot act tagger that works in any domain).
@@ -165,14 +119,6 @@ REPLY_ACT_PROTOTYPES: dict[str, tuple[str, ...]] = {
     "goodbye": ("Have a great day!", "Goodbye."),
 }
 
-_STOPWORDS = frozenset(
-    "a an the i me my we our you your it its is are was were be been do does did to of in on "
-    "at for with and or but if so this that these those there here what whats what's how when "
-    "where which who why can could would will should may might please thanks thank just also "
-    "any some about from by as up out not no yes ok okay".split()
-)
-_WORD = re.compile(r"[a-z0-9']+")
-
 
 @dataclass(frozen=True)
 class ActPrototypes:
@@ -228,6 +174,117 @@ def _gap_minutes(before: datetime | None, after: datetime | None) -> float | Non
         return None
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of three or more letters that are not stop words."""
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
+_TIME = re.compile(
+    r"\b(\d{1,2}[:.]\d{2}\s*(am|pm|a\.m\.|p\.m\.)?|\d{1,2}\s*(am|pm|a\.m\.|p\.m\.|o'?clock)|"
+    r"noon|midnight|(half|quarter) (past|to) \w+|(morning|afternoon|evening|night|tonight))\b",
+    re.IGNORECASE,
+)
+_DAY = re.compile(
+    r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(today|tomorrow|tonight|weekend|"
+    r"next week|this week)\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? "
+    r"\d{1,2}(st|nd|rd|th)?\b|\b\d{1,2}(st|nd|rd|th)( of)? (jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec)[a-z]*\b|\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+_COUNT = re.compile(
+    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(people|persons?|guests?|"
+    r"adults?|children|kids|tickets?|seats?|nights?|rooms?|days?|weeks?|of us|passengers?)\b|"
+    r"\bfor (\d+|two|three|four|five|six|seven|eight)\b",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
+    r"[$£€]\s?\d[\d,.]*|\b\d[\d,.]*\s?(pounds|dollars|euros|usd|gbp|eur)\b", re.IGNORECASE
+)
+#: Booking references, order/ticket ids and phone numbers: a token mixing digits and capitals,
+#: or a long digit run.
+_CODE = re.compile(
+    r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{4,}\b|\b\d[\d -]{6,}\d\b"
+)
+#: Runs of capitalised words, joined into names ("Mezze Yard", "Museum of Clocks").
+_NAME = re.compile(r"\b[A-Z][a-zA-Z'&-]+\b(?:\s+(?:[A-Z][a-zA-Z'&-]+\b|of\b|the\b))*")
+_NOT_NAMES = frozenset(
+    "I I'm I'd I'll I've OK Ok Hi Hello Hey Thanks Thank Yes No Please Sure Great Perfect "
+    "Mr Mrs Ms Dr Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February "
+    "March April May June July August September October November December".split()
+)
+
+#: The span types, in feature order.
+SPAN_TYPES = ("time", "day", "count", "money", "code", "name")
+
+
+@dataclass(frozen=True)
+class Spans:
+    """The normalised values of each type found in a text."""
+
+    by_type: dict[str, frozenset[str]]
+
+    @property
+    def values(self) -> frozenset[str]:
+        """Every value, whatever its type."""
+        return frozenset().union(*self.by_type.values())
+
+    def names(self) -> frozenset[str]:
+        """Names (proper nouns) only."""
+        return self.by_type["name"]
+
+
+def _normalise(value: str) -> str:
+    return " ".join(value.lower().split())
+
+
+def find_spans(text: str) -> Spans:
+    """The value spans of ``text`` by type (see :data:`SPAN_TYPES`)."""
+    found: dict[str, set[str]] = {kind: set() for kind in SPAN_TYPES}
+    found["time"] = {_normalise(m.group(0)).replace(".", ":") for m in _TIME.finditer(text)}
+    for kind, pattern in (
+        ("day", _DAY),
+        ("count", _COUNT),
+        ("money", _MONEY),
+        ("code", _CODE),
+    ):
+        found[kind] = {_normalise(m.group(0)) for m in pattern.finditer(text)}
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        for match in _NAME.finditer(sentence):
+            words = match.group(0).split()
+            if match.start() == 0 and len(words) == 1:
+                continue  # a capital that only opens the sentence
+            words = [w for w in words if w not in _NOT_NAMES]
+            while words and words[-1] in {"of", "the"}:
+                words.pop()
+            if words and words[0][0].isupper():
+                found["name"].add(_normalise(" ".join(words)))
+    return Spans({kind: frozenset(values) for kind, values in found.items()})
+
+
+def merge(spans: Iterable[Spans]) -> Spans:
+    """The union of several texts' spans, type by type."""
+    merged: dict[str, set[str]] = {kind: set() for kind in SPAN_TYPES}
+    for item in spans:
+        for kind, values in item.by_type.items():
+            merged[kind] |= values
+    return Spans({kind: frozenset(values) for kind, values in merged.items()})
+
+
+def mentions(values: frozenset[str], text_spans: Spans, text: str) -> bool:
+    """Whether any of ``values`` (names from elsewhere) is mentioned in ``text``.
+
+    A name counts when it is among ``text_spans`` or any of its words of four or more letters
+    appears in the lower-cased text ("the lido" mentions "Westfield Lido").
+    """
+    if values & text_spans.values:
+        return True
+    lowered = text.lower()
+    return any(
+        re.search(rf"\b{re.escape(word)}\b", lowered)
+        for value in values
+        for word in value.split()
+        if len(word) >= 4 and word not in _GENERIC_NAME_WORDS
+    )
+
+
+#: Words common in venue names that do not identify one venue by themselves.
+_GENERIC_NAME_WORDS = frozenset(
+    "the and house hotel restaurant cafe station street road lane park centre center city "
+    "town house guesthouse lodge inn bar grill kitchen garden museum college church hall "
+    "theatre cinema pool club bank".split()
+)

@@ -10,7 +10,7 @@ services:
   goal's accumulated user and assistant text, its first message and earlier goals;
 * lexical novelty: the share of the message's content words that are new to the dialogue, to
   the goal, or taken from the assistant's last reply;
-* value spans by shape (:mod:`.spans`): does the message name the entity just offered, one of
+* value spans by shape (:mod:`.features`): does the message name the entity just offered, one of
   the goal, one of an earlier goal, or a new one; does it restate a slot type with a new value;
 * dialogue acts of the message, of the previous reply and of this turn's reply (cosine to a few
   prototypes, :mod:`.features`), and the learned discourse-cue score (:mod:`.discourse`);
@@ -30,10 +30,13 @@ from todeval.nodes.goal_success.judges.segmentation.features import (
     REPLY_ACT_PROTOTYPES,
     USER_ACT_PROTOTYPES,
     ActPrototypes,
-    content_words,
+    Spans,
+    find_spans,
+    mentions,
+    merge,
     turn_texts,
 )
-from todeval.nodes.goal_success.judges.segmentation.spans import Spans, find_spans, mentions, merge
+from todeval.nodes.goal_success.judges.user_cues import content_words
 from todeval.nodes.judges.vectors import Embed, FloatArray
 
 _TOPIC = (

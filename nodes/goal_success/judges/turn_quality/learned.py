@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from todeval.evals.schema import RCOF_CODES, Dialogue
+from todeval.nodes.goal_success.judges.turn_quality import TeacherVerdict, TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     EvidenceBlocks,
     FloatArray,
@@ -37,8 +38,6 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     turn_views,
     view_texts,
 )
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.vectors import Embed, VectorTable
 
 MODEL_DIR = Path(__file__).parent
@@ -176,7 +175,7 @@ class LearnedTeacher:
         embed: The embedding function (default: MiniLM through the normal disk cache).
     """
 
-    name: ClassVar[str]
+    name: str  # the Protocol's attribute, set per subclass
     key: ClassVar[str]
 
     def __init__(self, model: TurnQualityModel | None = None, embed: Embed | None = None) -> None:
@@ -268,18 +267,3 @@ class FitReactionTeacher(LearnedTeacher):
 
     name = "local:fit-reaction"
     key = "fit-reaction"
-
-
-@register_local_judge(ROLE, "turn")
-def _turn() -> TurnTeacher:
-    return TurnTeacher()
-
-
-@register_local_judge(ROLE, "reply-reaction")
-def _reply_reaction() -> ReplyReactionTeacher:
-    return ReplyReactionTeacher()
-
-
-@register_local_judge(ROLE, "fit-reaction")
-def _fit_reaction() -> FitReactionTeacher:
-    return FitReactionTeacher()

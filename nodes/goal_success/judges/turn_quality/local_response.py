@@ -43,8 +43,7 @@ from typing import Any
 import numpy as np
 
 from todeval.evals.schema import Dialogue, Turn, routes_used
-from todeval.nodes.goal_success.judges.segmentation.features import content_words
-from todeval.nodes.goal_success.judges.turn_quality.response_cues import (
+from todeval.nodes.goal_success.judges.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
     ERROR_TEXT,
@@ -53,12 +52,12 @@ from todeval.nodes.goal_success.judges.turn_quality.response_cues import (
     is_clarification,
     looks_cut_off,
 )
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
+from todeval.nodes.goal_success.judges.turn_quality import ACTION_ERRORS, TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.user_cues import (
     carries_domain,
+    content_words,
     is_acknowledgement,
 )
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 #: A response slower than this timed out (paper 004 §4.3 aligns E5 with timeouts).
@@ -72,7 +71,6 @@ MIN_LEXICAL_SUPPORT = 0.4
 #: descriptions in ``Context.routes`` sharpen the profiles.
 ROUTE_MARGIN = 0.31
 
-_ACTION_ERRORS = frozenset({"error", "failed", "failure", "timeout", "timed_out", "exception"})
 _GENERIC_ROUTE_WORDS = frozenset({"bot", "agent", "skill", "assistant", "handler", "route"})
 _MONTHS = (
     r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|"
@@ -231,7 +229,7 @@ def system_error(turn: Turn) -> tuple[str, str] | None:
     if isinstance(latency, int | float) and latency >= TIMEOUT_MS:
         return "E5", f"latency {latency:.0f} ms: timed out"
     action = meta.get("action")
-    if isinstance(action, Mapping) and str(action.get("status", "")).lower() in _ACTION_ERRORS:
+    if isinstance(action, Mapping) and str(action.get("status", "")).lower() in ACTION_ERRORS:
         return "E5", f"tool call {action.get('tool', '?')} returned status {action['status']!r}"
     response = turn.response.strip()
     if not response:
@@ -285,8 +283,3 @@ def ungrounded(turn: Turn, history: Sequence[str]) -> tuple[str, str] | None:
 def _plain_number(text: str) -> str:
     value = text.replace(",", "")
     return value.rstrip("0").rstrip(".") if "." in value else value
-
-
-@register_local_judge(ROLE, "response", default=True)
-def _response() -> ResponseTeacher:
-    return ResponseTeacher()

@@ -52,25 +52,25 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from todeval.evals.schema import Dialogue, Turn
-from todeval.nodes.goal_success.judges.segmentation.features import PREVIOUS_REPLY_CUES, USER_CUES
-from todeval.nodes.goal_success.judges.turn_quality.response_cues import (
+from todeval.nodes.goal_success.judges.response_cues import (
     CAPABILITY_LIMIT,
     ERROR_CODE,
     ERROR_TEXT,
     NO_RESULTS,
+    PREVIOUS_REPLY_CUES,
     REFUSAL,
     is_clarification,
 )
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
+from todeval.nodes.goal_success.judges.turn_quality import TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.user_cues import (
     CORRECTION,
     NEGATIVE_FEEDBACK,
+    USER_CUES,
     carries_domain,
     is_acknowledgement,
     is_elliptic,
     makes_request,
 )
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
 #: A message that opens with an acknowledgement or a report of what the user did.
@@ -203,8 +203,3 @@ class SemanticTeacher:
             f"answer-question fit {fit:.2f} is between {FAIL_BELOW} and {SUCCEED_ABOVE}, "
             "where right and wrong answers overlap",
         )
-
-
-@register_local_judge(ROLE, "semantic")
-def _semantic() -> SemanticTeacher:
-    return SemanticTeacher()

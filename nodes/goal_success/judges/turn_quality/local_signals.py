@@ -37,25 +37,22 @@ import re
 from collections.abc import Mapping, Sequence
 
 from todeval.evals.schema import Dialogue, Turn
-from todeval.nodes.goal_success.judges.segmentation.features import (
-    EXPLICIT_SWITCH,
-    USER_CUES,
-    content_words,
-)
-from todeval.nodes.goal_success.judges.turn_quality.response_cues import CONCESSION
-from todeval.nodes.goal_success.judges.turn_quality.role import ROLE, TeacherVerdict, TurnLabel
-from todeval.nodes.goal_success.judges.turn_quality.user_cues import (
+from todeval.nodes.goal_success.judges.response_cues import CONCESSION
+from todeval.nodes.goal_success.judges.turn_quality import TeacherVerdict, TurnLabel
+from todeval.nodes.goal_success.judges.user_cues import (
     ABANDONMENT,
     ALTERNATIVES,
     COMPLAINT_CAUSES,
     CORRECTION,
     EXPLICIT_CORRECTION,
+    EXPLICIT_SWITCH,
     NEGATIVE_FEEDBACK,
     POSITIVE_FEEDBACK,
+    USER_CUES,
+    content_words,
     feedback_polarity,
     is_acknowledgement,
 )
-from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.judges.vectors import Embed, VectorTable
 
 #: Cosine of two consecutive user messages above which the second re-asks the first.
@@ -183,8 +180,3 @@ def can_rephrase(message: str) -> bool:
 def _quote(message: str, limit: int = 60) -> str:
     text = " ".join(message.split())
     return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
-
-
-@register_local_judge(ROLE, "signals")
-def _signals() -> SignalTeacher:
-    return SignalTeacher()

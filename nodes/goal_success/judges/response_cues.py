@@ -1,13 +1,15 @@
-"""Response signs the local ``turn_quality`` teachers read (paper 004, Section 4.3, App. B).
+"""What the assistant's reply says: the cues both goal-success roles read (paper 004, App. B).
 
+*Reply cues* (Section 4.1: the reply before a message asks a question, offers more help, asks
+for confirmation, reports a task done) tell the segmenters how a message may follow it.
 *Response signs* (the Appendix B definitions: refusal, retrieval failure, system error,
-unsupported request) are read from the response itself: refusals, capability limits, "nothing
-found", error text and codes, a concession of a previous mistake, a clarifying question back
-to the user, a reply cut off mid-sentence. Patterns are written from those definitions and
-from how assistants talk in general (apologies, concessions), not from any one dataset.
+unsupported request) are read by the local teachers from the response itself: refusals,
+capability limits, "nothing found", error text and codes, a concession of a previous mistake, a
+clarifying question back to the user, a reply cut off mid-sentence. Patterns are written from
+those definitions and from how assistants talk in general (apologies, concessions), not from
+any one dataset.
 
-The user's reaction to a response is read by
-:mod:`nodes.goal_success.judges.turn_quality.user_cues`.
+The user's message is read by :mod:`nodes.goal_success.judges.user_cues`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,23 @@ from __future__ import annotations
 import re
 
 from todeval.nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
+
+#: Cues in the assistant's reply just before the user's message (Section 4.1).
+PREVIOUS_REPLY_CUES: dict[str, re.Pattern[str]] = {
+    "asks_question": cue(r"\?\s*$|\?\s+\S"),
+    "offers_more_help": cue(
+        r"\b(anything else|something else|else (i|can i|may i)|more help|further (help|"
+        r"assistance)|other questions?|help (you )?with anything)\b"
+    ),
+    "asks_confirmation": cue(
+        r"\b(please confirm|confirm|is that (right|correct|ok)|correct\?|shall i|should i|"
+        r"do you want me to|would you like me to)\b"
+    ),
+    "reports_done": cue(
+        r"\b(done|booked|reserved|submitted|confirmed|has been|have been|successfully|"
+        r"is all set|you're all set)\b"
+    ),
+}
 
 #: A refusal: the assistant declines to help or answer.
 REFUSAL = cue(

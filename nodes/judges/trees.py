@@ -1,11 +1,11 @@
-"""Gradient-boosted trees in plain numpy: the ``local:learned`` segmenter's classifier.
+"""Gradient-boosted trees in plain numpy, for local judges trained on public data.
 
-The trees are trained with scikit-learn (``scripts/train_segmenter.py``) and exported as
-arrays, every tree padded to a complete binary tree of the same depth, so inference is a few
-vectorised lookups per level for all trees and rows at once: no scikit-learn, no pickle.
-Node ``i`` of a tree has children ``2i+1`` (``x[feature] <= threshold``) and ``2i+2``; a leaf
-above the full depth is padded with never-taken splits (threshold ``+inf``) whose leaves repeat
-its value.
+Goal success's ``local:learned`` segmenter reads one. The trees are trained with scikit-learn
+(``scripts/train_segmenter.py``) and exported as arrays, every tree padded to a complete binary
+tree of the same depth, so inference is a few vectorised lookups per level for all trees and
+rows at once: no scikit-learn, no pickle. Node ``i`` of a tree has children ``2i+1``
+(``x[feature] <= threshold``) and ``2i+2``; a leaf above the full depth is padded with
+never-taken splits (threshold ``+inf``) whose leaves repeat its value.
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
-"""User signals the local ``turn_quality`` teachers read (paper 004, Section 4.3, Appendix A).
+"""What the user's message says: the cues both goal-success roles read (paper 004, §4.1, App. A).
 
-*User signals* (Appendix A: rephrasing, abandonment, switches to search, explicit feedback)
-are read from the message that follows a response: negative and positive feedback,
-corrections, giving up, asking for alternatives, what a complaint says went wrong, and
-whether a message acknowledges, leans on the previous one, asks something or names its own
-topic. Patterns are written from those definitions and from how people talk in general
-(apologies, "never mind"), not from any one dataset.
+*New-goal cues* (Section 4.1: "another question", "also", a request, a greeting, an answer to
+the assistant's question, a follow-up or a reference back) are read by the segmenters and, for
+acknowledgements, follow-ups and topic switches, by the local teachers. *User signals*
+(Appendix A: rephrasing, abandonment, switches to search, explicit feedback) are read from the
+message that follows a response: negative and positive feedback, corrections, giving up, asking
+for alternatives, what a complaint says went wrong, and whether a message acknowledges, leans
+on the previous one, asks something or names its own topic. Patterns are written from those
+definitions and from how people talk in general (apologies, "never mind"), not from any one
+dataset.
 
-The response's own failure signs are in :mod:`nodes.goal_success.judges.turn_quality.response_cues`;
-shared segmentation cues (acknowledgements, follow-ups, topic switches) come from
-:mod:`nodes.goal_success.judges.segmentation.features`.
+The response's own signs are in :mod:`nodes.goal_success.judges.response_cues`.
 """
 
 from __future__ import annotations
@@ -18,8 +19,53 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from todeval.nodes.goal_success.judges.segmentation.features import USER_CUES, content_words
 from todeval.nodes.judges.text import QUESTION_OPENING, WORD, cue, sentences
+
+#: An explicit announcement of a new topic: the paper's "Now I have another question...".
+EXPLICIT_SWITCH = cue(
+    r"\b(another|one more|different|separate|new|unrelated|other) (question|thing|topic|"
+    r"request|issue|query|matter)\b|\bby the way\b|\bbtw\b|\bon a different note\b|"
+    r"\bunrelated\b|\bswitching (gears|topics?)\b|\bone more\b"
+)
+
+#: New-goal cues in the user's message (Section 4.1).
+USER_CUES: dict[str, re.Pattern[str]] = {
+    "explicit_switch": EXPLICIT_SWITCH,
+    "also": cue(r"\balso\b|\banother\b|\bas well\b"),
+    "request": cue(
+        r"\b(i want|i need|i would like|i'd like|i wanna|can you|could you|can i|could i|"
+        r"help me|i'm looking for|i am looking for|find me|get me|show me|tell me|how do i|"
+        r"how can i|where can i|what is|what's|is there|are there|book|reserve|schedule)\b"
+    ),
+    "greeting": cue(r"^\s*(hi|hello|hey|good (morning|afternoon|evening))\b"),
+    "answer_like": cue(
+        r"^\s*(yes|yeah|yep|yup|no|nope|nah|correct|right|sure|ok|okay|fine|great|perfect|"
+        r"that('s| is) (right|correct|fine|good|perfect|great)|that works|sounds good|"
+        r"please do|go ahead|do it|confirm)\b"
+    ),
+    "anaphora": cue(r"\b(it|that|this|they|them|those|these|there|its|their|one)\b"),
+    "follow_up": cue(r"^\s*(and|what about|how about|what if|but|so|then|or)\b"),
+    "closing": cue(
+        r"\b(thanks|thank you|thx|ty|cheers|that('s| is) all|bye|goodbye|nothing else)\b"
+    ),
+    "negative_feedback": cue(
+        r"\b(not what i|wrong|incorrect|doesn't help|didn't help|did not help|i meant|"
+        r"i mean|that's not|not helpful|you misunderstood|again)\b"
+    ),
+}
+
+_STOPWORDS = frozenset(
+    "a an the i me my we our you your it its is are was were be been do does did to of in on "
+    "at for with and or but if so this that these those there here what whats what's how when "
+    "where which who why can could would will should may might please thanks thank just also "
+    "any some about from by as up out not no yes ok okay".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of three or more letters that are not stop words."""
+    return {w for w in WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
+
 
 _I_WILL = r"\bi(?:'| wi)?ll\b"
 
