@@ -8,7 +8,7 @@ Each subsystem declares its roles in ``nodes/<subsystem>/roles.py``::
         local={"default": abstaining("response quality needs an LLM judge: ...")},
         prompt=RESPONSE_QUALITY_PROMPT,
         output_model=ResponseQualityOutput,
-        llm=LLMResponseQuality,   # (role, spec, **kw) -> judge; omit it for a bare PromptJudge
+        llm=LLMResponseQuality,   # a PromptJudge subclass; omit it for a bare PromptJudge
     )
 
     judge = RESPONSE_QUALITY.judge("openai:gpt-4o-mini")
@@ -18,8 +18,8 @@ summary's ``judges`` and the validity cards. ``local`` maps each ``local:<varian
 zero-argument factory (the first is the default; models load when it is first called, never at
 import). The LLM judge is :class:`PromptJudge` over ``prompt`` and ``output_model`` unless the role
 needs more (windows, batches) and names its own class in ``llm``, usually a
-:class:`PromptAdapter` that turns the role's inputs into the prompt's fields and the answer into
-the role's result.
+:class:`PromptJudge` subclass that turns the role's inputs into the prompt's fields and the
+answer into the role's result.
 """
 
 from __future__ import annotations
@@ -125,14 +125,21 @@ class JudgeRole(Generic[J]):
 class PromptJudge(Generic[OutT]):
     """A role's LLM judge when one prompt answers it: fill the prompt, read the JSON answer.
 
+    A role whose nodes call ``judge``/``score``/``respond``... rather than :meth:`ask` declares
+    a subclass as its ``llm``: the subclass turns the role's inputs into the prompt's fields
+    (``self.ask(**fields)``) and the answer into the role's result.
+
     Args:
         role: The declaration (its prompt, output model, system prompt, decoding schema).
         spec: An LLM spec.
         chat_model: A ready chat model (tests); else built from the spec.
         cache: The LLM response cache (see :class:`LLMJudge`).
         max_retries: Retries after a failed or malformed answer.
-        **llm_kwargs: Any other :class:`LLMJudge` setting.
+        **llm_kwargs: Any other :class:`LLMJudge` setting (over :attr:`llm_settings`).
     """
+
+    llm_settings: ClassVar[Mapping[str, Any]] = {}
+    """A subclass's own :class:`LLMJudge` settings (e.g. ``max_output_tokens`` for long answers)."""
 
     def __init__(
         self,
@@ -149,7 +156,8 @@ class PromptJudge(Generic[OutT]):
         self.llm: LLMJudge[Any] = LLMJudge(
             role=role.name, spec=spec, prompt=role.prompt, system=role.system,
             output_model=role.output_model, chat_model=chat_model, cache=cache,
-            max_retries=max_retries, decoding_schema=role.decoding_schema, **llm_kwargs,
+            max_retries=max_retries, decoding_schema=role.decoding_schema,
+            **{**self.llm_settings, **llm_kwargs},
         )  # fmt: skip
         self.name = self.llm.spec.raw
 
@@ -162,29 +170,6 @@ class PromptJudge(Generic[OutT]):
         """Async twin of :meth:`ask`."""
         result = await self.llm.ainvoke(fields)
         return JudgeResult(result.value, self.name, result.reason)
-
-
-class PromptAdapter(Generic[OutT]):
-    """The base of a role's LLM judge that answers through the role's one prompt.
-
-    A role whose nodes call ``judge``/``score``/``annotate``... rather than ``ask`` declares a
-    subclass as its ``llm``: the subclass fills the prompt with ``self.prompt.ask(**fields)``
-    and reads the answer into the role's result; building the :class:`PromptJudge` is here.
-
-    Args:
-        role: The role's declaration (prompt, output model, system prompt).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to :class:`PromptJudge` over :attr:`llm_settings`.
-    """
-
-    llm_settings: ClassVar[Mapping[str, Any]] = {}
-    """The role's own :class:`LLMJudge` settings (e.g. ``max_output_tokens`` for long answers)."""
-
-    def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
-        self.prompt: PromptJudge[OutT] = PromptJudge(
-            role, spec, **{**self.llm_settings, **llm_kwargs}
-        )
-        self.name = self.prompt.name
 
 
 class AbstainingJudge:

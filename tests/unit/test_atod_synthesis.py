@@ -328,7 +328,7 @@ def test_the_synthesis_roles_declare_their_variants_and_answer_lengths() -> None
     assert isinstance(STATUS_ANNOTATION.judge("local"), LocalStatusAnnotator)
     model = ScriptedChatModel([])
     lengths = [
-        role.llm_judge("openai:x", chat_model=model, cache=None).prompt.llm.max_output_tokens
+        role.llm_judge("openai:x", chat_model=model, cache=None).llm.max_output_tokens
         for role in (TRAJECTORY_ANNOTATION, DIALOGUE_GENERATION, STATUS_ANNOTATION)
     ]
     assert lengths == [2048, 8192, 1024]  # a whole dialogue is a long answer

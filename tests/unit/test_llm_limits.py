@@ -134,5 +134,5 @@ def test_a_bounded_decoding_schema_caps_free_strings_and_lists_only() -> None:
     # The answer is still parsed by the model: a long string is not refused.
     assert "maxLength" not in json.dumps(SessionMemory.model_json_schema())
     builder = BANK_BUILDER.llm_judge("openai:smol@http://127.0.0.1:9/v1", cache=None)
-    body = builder.prompt.llm.decoding_schema
+    body = builder.llm.decoding_schema
     assert body == schema

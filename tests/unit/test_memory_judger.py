@@ -138,7 +138,7 @@ def test_llm_judger_scores_each_unit_and_abstains_on_unusable_answers() -> None:
     judger = MEMORY_JUDGER.llm_judge(
         "openai:judger-test", chat_model=model, cache=None, max_retries=1
     )
-    judger.prompt.llm.backoff_s, judger.prompt.llm.accounting = 0, JudgeAccounting()
+    judger.llm.backoff_s, judger.llm.accounting = 0, JudgeAccounting()
     results = judger.judge(CONTEXT, MISSING, [NEEDED, SIBLING, UNRELATED])
     assert [r.value for r in results] == [0.92, 0.15, None]
     assert results[2].reason and "gave up" in results[2].reason

@@ -211,8 +211,8 @@ def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> N
         '"questions": ["Where does the user want to dine?", "How many people are there?"]}',
     )
     querier = MISSING_SLOT_QUERY.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
-    querier.prompt.llm.backoff_s = 0
-    querier.prompt.llm.accounting = JudgeAccounting()
+    querier.llm.backoff_s = 0
+    querier.llm.accounting = JudgeAccounting()
     attributes = ["restaurant_name", "location", "time", "number_of_seats"]
     result = querier.query(CONTEXT, "ReserveRestaurant", attributes)
     assert result.missing_slots == ["location", "number_of_seats", "mood"]
@@ -227,7 +227,7 @@ def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> N
 def test_llm_missing_query_that_never_parses_is_none_with_a_reason() -> None:
     model = scripted(fallback="I cannot help with that.")
     querier = MISSING_SLOT_QUERY.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
-    querier.prompt.llm.accounting = JudgeAccounting()
+    querier.llm.accounting = JudgeAccounting()
     result = querier.query(CONTEXT, "ReserveRestaurant", ["location"])
     assert result.missing_slots is None and result.query is None
     assert result.reason and "gave up" in result.reason

@@ -129,7 +129,7 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
         ]
     )
     reader = READER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
-    reader.prompt.llm.backoff_s, reader.prompt.llm.accounting = 0, JudgeAccounting()
+    reader.llm.backoff_s, reader.llm.accounting = 0, JudgeAccounting()
     hint, defaults = {"restaurant_name": "Sino"}, {"restaurant_name": "x", "date": "today"}
     result = reader.respond(CONTEXT, INTENT, ["The time was 12:15 pm."], hint, defaults=defaults)
     assert result.response == "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"
@@ -145,7 +145,7 @@ def test_llm_reader_failure_is_none_with_a_reason() -> None:
     reader = READER.llm_judge(
         SPEC, chat_model=ScriptedChatModel(fallback='{"reply": "x"}'), cache=None, max_retries=0
     )
-    reader.prompt.llm.accounting = JudgeAccounting()
+    reader.llm.accounting = JudgeAccounting()
     result = reader.respond(CONTEXT, INTENT, [])
     assert result.response is None and result.reason
 
@@ -162,7 +162,7 @@ def test_gpt4_score_is_null_locally_and_parsed_from_an_llm() -> None:
         ]
     )
     scorer = CONFIRMATION_SCORE.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
-    scorer.prompt.llm.backoff_s, scorer.prompt.llm.accounting = 0, JudgeAccounting()
+    scorer.llm.backoff_s, scorer.llm.accounting = 0, JudgeAccounting()
     scored = scorer.score(CONTEXT, {"time": "12:15"}, "Confirming 12:15.", "Confirming 12:15 pm.")
     result = ConfirmationScore.from_result(scored)
     assert (result.score, result.rationale, result.judge) == (6, "Misses the party size.", SPEC)

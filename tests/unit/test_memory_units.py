@@ -142,7 +142,7 @@ def test_llm_builder_reads_figure_13_json_and_ties_pairs_to_slots() -> None:
 def test_llm_builder_gives_none_with_a_reason_when_the_model_never_answers() -> None:
     model = ScriptedChatModel(["I cannot help with that.", TimeoutError("read timed out")])
     builder = BANK_BUILDER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
-    builder.prompt.llm.backoff_s = 0
+    builder.llm.backoff_s = 0
     result = builder.build("ind001", SESSION)
     assert result.value is None and result.reason and "gave up" in result.reason
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
 from todeval.nodes.goal_shift.judges.shift_detection import TRANSFER_TOOL, render_transcript
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 
 NOT_CHECKABLE = (
     "the local judge cannot check this assertion honestly; use an LLM judge "
@@ -101,7 +101,7 @@ class NLAssertionOutput(BaseModel):
     results: list[_Result] = Field(description="One entry per expectation.")
 
 
-class LLMNLAssertionJudge(PromptAdapter[NLAssertionOutput]):
+class LLMNLAssertionJudge(PromptJudge[NLAssertionOutput]):
     """All of a conversation's assertions in one call; results matched by order."""
 
     def judge(self, conversation: Conversation) -> NLVerdict:
@@ -109,7 +109,7 @@ class LLMNLAssertionJudge(PromptAdapter[NLAssertionOutput]):
         assertions = conversation.task.nl_assertions if conversation.task else []
         if not assertions:
             return NLVerdict([], self.name)
-        result = self.prompt.ask(
+        result = self.ask(
             transcript=render_transcript(conversation.messages),
             assertions="\n".join(f"{i}. {a}" for i, a in enumerate(assertions, start=1)),
         )

@@ -21,7 +21,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.prompts.goal_shift import TRANSCRIPT_LINE
 
 NO_SHIFT_TO_FIND = "no goal shift to find: the task has fewer than two goals (or is missing)"
@@ -124,7 +124,7 @@ def checked_shifts(
     return kept, dropped
 
 
-class LLMShiftDetector(PromptAdapter[ShiftDetectionOutput]):
+class LLMShiftDetector(PromptJudge[ShiftDetectionOutput]):
     """The Appendix G prompt: goal order and indexed transcript in, shifts and events out."""
 
     def detect(self, conversation: Conversation) -> ShiftVerdict:
@@ -132,7 +132,7 @@ class LLMShiftDetector(PromptAdapter[ShiftDetectionOutput]):
         task = conversation.task
         if task is None or len(task.goals) < 2:
             return ShiftVerdict([], self.name, NO_SHIFT_TO_FIND)
-        result = self.prompt.ask(
+        result = self.ask(
             goals=", ".join(task.goals),
             required_shifts=task.required_shifts or len(task.goals) - 1,
             transcript=render_transcript(conversation.messages),

@@ -44,7 +44,7 @@ from pydantic import BaseModel, Field
 from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
 from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, substitute
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 
 Draft = dict[str, Any]
 
@@ -236,7 +236,7 @@ def agentic_attributes(annotation: dict[str, Any]) -> str:
     return "\n".join(lines) or "- none"
 
 
-class LLMDialogueGenerator(PromptAdapter[GeneratedDialogue]):
+class LLMDialogueGenerator(PromptJudge[GeneratedDialogue]):
     """The generation prompt through one LLM spec."""
 
     llm_settings = {"max_output_tokens": 8192}  # a 54-turn dialogue is a long answer
@@ -250,7 +250,7 @@ class LLMDialogueGenerator(PromptAdapter[GeneratedDialogue]):
             + (f"; depends on {', '.join(g['dependencies'])}" if g.get("dependencies") else "")
             for g in annotation["goals"]
         )
-        result = self.prompt.ask(
+        result = self.ask(
             complexity=annotation["complexity_class"],
             estimated_turns=annotation["metadata"].get("estimated_turns", 30),
             goal_descriptions=goals,

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.metrics.goal_tracking.proactive_actions import ProactiveAction
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 
 PUSHBACK = re.compile(
     r"^\W*(no\b(?!\s+problem)|nope|nah|not now|not yet|not really|i didn'?t ask|i did not ask|"
@@ -67,12 +67,12 @@ class LocalProactivityJudge:
         return JudgeResult(True, self.name, "taken up, and the goal was not lost")
 
 
-class LLMProactivityJudge(PromptAdapter[ProactivityOutput]):
+class LLMProactivityJudge(PromptJudge[ProactivityOutput]):
     """The proactivity prompt (one call per action) through one LLM spec."""
 
     def judge(self, action: ProactiveAction) -> JudgeResult[bool]:
         """Appropriate and beneficial, or None with the reason the call failed."""
-        result = self.prompt.ask(
+        result = self.ask(
             context=action.context, kind=action.kind, goal=action.goal, status=action.status,
             utterance=action.utterance, reaction=action.reaction or "(the dialogue ends)",
             final_status=action.final_status,

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 
 LOCAL_REASON = (
     "response quality (G-Eval relevance and coherence) needs an LLM judge: "
@@ -63,7 +63,7 @@ class ResponseQualityOutput(BaseModel):
     coherence: int = Field(ge=1, le=5, description="Coherence of the whole dialogue, 1-5.")
 
 
-class LLMResponseQuality(PromptAdapter[ResponseQualityOutput]):
+class LLMResponseQuality(PromptJudge[ResponseQualityOutput]):
     """The response-quality prompt (one call per dialogue) through one LLM spec."""
 
     def score(self, utterances: Sequence[Mapping[str, Any]]) -> JudgeResult[ResponseQuality]:
@@ -72,7 +72,7 @@ class LLMResponseQuality(PromptAdapter[ResponseQualityOutput]):
             f"[{k}] {u['speaker']}: {' '.join(str(u['text']).split())}"
             for k, u in enumerate(utterances, start=1)
         )
-        result = self.prompt.ask(dialogue=lines)
+        result = self.ask(dialogue=lines)
         if result.value is None:
             return JudgeResult(None, self.name, result.reason)
         system = {k for k, u in enumerate(utterances, start=1) if u["speaker"] == "SYSTEM"}

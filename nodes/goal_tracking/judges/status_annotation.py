@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.goal_tracking_schema import GoalStatus
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 
 Changes = list[list[list[str]]]
 """Per turn, its ``[goal_id, new_status]`` changes."""
@@ -74,7 +74,7 @@ class StatusAnnotationOutput(BaseModel):
     )
 
 
-class LLMStatusAnnotator(PromptAdapter[StatusAnnotationOutput]):
+class LLMStatusAnnotator(PromptJudge[StatusAnnotationOutput]):
     """The status prompt through one LLM spec, turn by turn."""
 
     def annotate(self, annotation: dict[str, Any], draft: dict[str, Any]) -> JudgeResult[Changes]:
@@ -91,7 +91,7 @@ class LLMStatusAnnotator(PromptAdapter[StatusAnnotationOutput]):
                 f"- {goal_id}: {g.get('content') or g['intent']} [{state[goal_id]}]"
                 for goal_id, g in goals.items()
             )
-            result = self.prompt.ask(
+            result = self.ask(
                 statuses=STATUSES, goals=listing, context=context or "(none)", turn_id=k + 1,
                 speaker=turn["speaker"], utterance=turn["utterance"],
             )  # fmt: skip

@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA
 
 Annotation = dict[str, Any]
@@ -82,7 +82,7 @@ class AnnotationOutput(BaseModel):
     goals: list[AnnotatedGoal] = Field(description="The annotated goals.")
 
 
-class LLMTrajectoryAnnotator(PromptAdapter[AnnotationOutput]):
+class LLMTrajectoryAnnotator(PromptJudge[AnnotationOutput]):
     """The annotation prompt through one LLM spec."""
 
     llm_settings = {"max_output_tokens": 2048}
@@ -102,7 +102,7 @@ class LLMTrajectoryAnnotator(PromptAdapter[AnnotationOutput]):
             about = spec.description if spec is not None else ""
             slots = ", ".join(spec.required_slots) if spec is not None else ""
             lines.append(f"- {service} / {intent}: {about}; required slots: {slots or 'none'}")
-        result = self.prompt.ask(
+        result = self.ask(
             complexity=complexity, goals="\n".join(lines), criteria=COMPLEXITY_CRITERIA
         )
         if result.value is None:

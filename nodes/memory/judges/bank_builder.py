@@ -25,7 +25,7 @@ from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
 from todeval.evals.memory_words import intent_in_words
 from todeval.nodes.judges.provider_options import bounded_schema
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import (
     local_memory_units,
     memory_unit_id,
@@ -77,7 +77,7 @@ class LocalMemoryBankBuilder:
         return JudgeResult(value=local_memory_units(individual_id, session), judge=self.name)
 
 
-class LLMMemoryBankBuilder(PromptAdapter[SessionMemory]):
+class LLMMemoryBankBuilder(PromptJudge[SessionMemory]):
     """App. B.4: an intent description and QA pairs per session, one call each.
 
     A pair whose ``Slot`` names a task-goal slot (first time) gets the id
@@ -86,13 +86,13 @@ class LLMMemoryBankBuilder(PromptAdapter[SessionMemory]):
 
     def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
         """Ask the model; ``value=None`` with the judge's reason when it gives no usable JSON."""
-        return self._units(individual_id, session, self.prompt.ask(**_fields(session)))
+        return self._units(individual_id, session, self.ask(**_fields(session)))
 
     async def abuild(
         self, individual_id: str, session: MsTodSession
     ) -> JudgeResult[list[MemoryUnit]]:
         """Async twin of :meth:`build`."""
-        result = await self.prompt.aask(**_fields(session))
+        result = await self.aask(**_fields(session))
         return self._units(individual_id, session, result)
 
     def _units(

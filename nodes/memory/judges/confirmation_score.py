@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_context, render_slot_values
 
 LOCAL_REASON = "the GPT-4 score needs an LLM judge"
@@ -61,7 +61,7 @@ class ConfirmationScorer(Protocol):
         ...
 
 
-class LLMConfirmationScorer(PromptAdapter[ScoreOutput]):
+class LLMConfirmationScorer(PromptJudge[ScoreOutput]):
     """Figure 11 (the paper's "GPT-4 score"), one call per response."""
 
     def score(
@@ -72,7 +72,7 @@ class LLMConfirmationScorer(PromptAdapter[ScoreOutput]):
         predicted: str,
     ) -> JudgeResult[ScoreOutput]:
         """Score ``predicted`` against the gold ``task_goal`` and the ``reference`` response."""
-        return self.prompt.ask(
+        return self.ask(
             conversation_history=render_context(context),
             task_goal=render_slot_values(task_goal),
             reference_answer=reference,

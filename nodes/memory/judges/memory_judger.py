@@ -33,7 +33,7 @@ from todeval.evals.memory_words import intent_in_words, slot_in_words
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
 from todeval.nodes.judges.classifier import MLPClassifier
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.judges.text import WORD
 from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
 
@@ -195,7 +195,7 @@ class LLMJudgement(BaseModel):
         return value
 
 
-class LLMMemoryJudger(PromptAdapter[LLMJudgement]):
+class LLMMemoryJudger(PromptJudge[LLMJudgement]):
     """The memory judger prompt, one call per unit."""
 
     def judge(
@@ -204,7 +204,7 @@ class LLMMemoryJudger(PromptAdapter[LLMJudgement]):
         """Every unit's probability with the reason when it could not be judged."""
         results = []
         for unit in units:
-            answer = self.prompt.ask(
+            answer = self.ask(
                 conversation_history=context,
                 missing_query=missing_query or "none",
                 intent_description=unit.intent_description,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.evals.memory_words import intent_in_words, slot_in_words
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_context
 
 Turns = Sequence[MsTodTurn]
@@ -108,7 +108,7 @@ class LLMMissingSlotOutput(BaseModel):
     questions: list[str] = Field(description="One third-person question per missing attribute.")
 
 
-class LLMMissingSlotQuery(PromptAdapter[LLMMissingSlotOutput]):
+class LLMMissingSlotQuery(PromptJudge[LLMMissingSlotOutput]):
     """Figure 8 with chain of thought, one call per item."""
 
     def query(
@@ -121,7 +121,7 @@ class LLMMissingSlotQuery(PromptAdapter[LLMMissingSlotOutput]):
     ) -> MissingSlotQuery:
         """One call; named attributes are mapped back to slot names where they match."""
         by_words = {slot_in_words(slot): slot for slot in attributes}
-        result = self.prompt.ask(
+        result = self.ask(
             conversation_history=render_context(context),
             intent=intent_in_words(intent) if intent else "unknown",
             task_attributes=", ".join(by_words) or "unknown",

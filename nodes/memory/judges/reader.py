@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
 from todeval.evals.memory_words import intent_in_words, slot_in_words, slot_kind
 from todeval.evals.metrics.memory.slot_mention import date_in_words
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_context
 
 Memory = Sequence[str] | Sequence[MemoryUnit]
@@ -210,7 +210,7 @@ class LLMReaderOutput(BaseModel):
     response: str = Field(min_length=1, description="The confirmation response to the user.")
 
 
-class LLMReader(PromptAdapter[LLMReaderOutput]):
+class LLMReader(PromptJudge[LLMReaderOutput]):
     """Figure 9, one call per item; its task-goal block never holds gold values."""
 
     def respond(
@@ -224,7 +224,7 @@ class LLMReader(PromptAdapter[LLMReaderOutput]):
         text_memory: bool = False,
     ) -> ReaderResult:
         """One call; which slots the free-text response states is read later (JGA's state)."""
-        result = self.prompt.ask(
+        result = self.ask(
             conversation_history=render_context(context),
             task_goal=render_task_goal(intent, task_goal_hint, defaults),
             memory=render_memory(refined_memory),

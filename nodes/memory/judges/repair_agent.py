@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.evals.memory_words import intent_in_words, slot_in_words
 from todeval.nodes.judges.provider_options import bounded_schema
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_slot_names
 from todeval.nodes.simulation.users.words import (
     render_history,
@@ -138,12 +138,12 @@ class LLMAgentTurn(BaseModel):
 AGENT_TURN_SCHEMA = bounded_schema(LLMAgentTurn, max_chars=400, max_items=16)
 
 
-class LLMRepairAgent(PromptAdapter[LLMAgentTurn]):
+class LLMRepairAgent(PromptJudge[LLMAgentTurn]):
     """An LLM is the agent under test (the repair agent prompt, one call per turn)."""
 
     def speak(self, request: RepairRequest) -> AgentTurn:
         """One call per turn; slots it names outside L are read from the text instead."""
-        result = self.prompt.ask(
+        result = self.ask(
             conversation_history=render_history(request.context),
             response=request.response,
             pending_slots=render_slot_names(request.pending_slots),

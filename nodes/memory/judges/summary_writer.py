@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.memory_schema import MsTodSession
 from todeval.evals.memory_words import intent_in_words
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_context
 
 NO_LOCAL_SUMMARY = (
@@ -45,12 +45,12 @@ class SummaryOutput(BaseModel):
     summary: str = Field(min_length=1, description="A concise summary of the session.")
 
 
-class LLMSessionSummarizer(PromptAdapter[SummaryOutput]):
+class LLMSessionSummarizer(PromptJudge[SummaryOutput]):
     """One call per stored session."""
 
     def summarize(self, session: MsTodSession) -> JudgeResult[str]:
         """The summary; ``value=None`` with the judge's reason when it gives none."""
-        result = self.prompt.ask(
+        result = self.ask(
             intent=intent_in_words(session.intent),
             conversation_history=render_context(session.content),
         )

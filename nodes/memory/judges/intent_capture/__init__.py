@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.evals.memory_words import intent_in_words
-from todeval.nodes.judges.roles import PromptAdapter
+from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.memory.judges.units import render_context
 
 Turns = Sequence[MsTodTurn]
@@ -81,7 +81,7 @@ class LLMIntentOutput(BaseModel):
     intent_description: str = Field(min_length=1, description="k_i, one sentence.")
 
 
-class LLMIntentCapture(PromptAdapter[LLMIntentOutput]):
+class LLMIntentCapture(PromptJudge[LLMIntentOutput]):
     """The intent capture prompt, one call per item."""
 
     def capture(
@@ -95,7 +95,7 @@ class LLMIntentCapture(PromptAdapter[LLMIntentOutput]):
         schema: Mapping[str, ServiceSchema] | None = None,
     ) -> CapturedIntent:
         """One call; the model reads the values from the dialogue itself."""
-        result = self.prompt.ask(
+        result = self.ask(
             intent=intent_in_words(intent) if intent else "unknown",
             conversation_history=render_context(context),
         )
