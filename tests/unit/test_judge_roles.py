@@ -78,3 +78,23 @@ def test_a_role_without_a_prompt_has_no_llm_judge() -> None:
 def test_two_different_declarations_cannot_share_a_name() -> None:
     with pytest.raises(ValueError, match="declared twice"):
         JudgeRole(name="toy_politeness", decides="something else")
+
+
+class SettingsEcho:
+    """A toy LLM judge class (``JudgeRole.llm``) that keeps the settings it was built with."""
+
+    def __init__(self, role: JudgeRole[object], spec: object, **settings: object) -> None:
+        self.name = str(getattr(spec, "raw", spec))
+        self.settings = settings
+
+
+def test_run_settings_reach_only_the_llm_judge_and_each_gets_its_own() -> None:
+    role: JudgeRole[object] = JudgeRole(
+        name="toy_settings", decides="a test role", local={"d": PleaseCounter}, llm=SettingsEcho
+    )
+    judge = role.judge("openai:toy", 1, context_tokens=2048, business_rules="")
+    assert isinstance(judge, SettingsEcho)
+    assert judge.settings == {"max_retries": 1, "context_tokens": 2048, "business_rules": ""}
+    assert role.judge("openai:toy", 1, business_rules="", context_tokens=2048) is judge
+    assert role.judge("openai:toy", 1, context_tokens=4096, business_rules="") is not judge
+    assert role.judge("local", 1, context_tokens=2048) is role.judge("local")
