@@ -80,18 +80,21 @@ def test_two_different_declarations_cannot_share_a_name() -> None:
         JudgeRole(name="toy_politeness", decides="something else")
 
 
-def test_llm_settings_reach_the_llm_judge_and_each_setting_is_its_own_judge() -> None:
-    built: list[dict[str, object]] = []
+class SettingsEcho:
+    """A toy LLM judge class (``JudgeRole.llm``) that keeps the settings it was built with."""
 
-    def sampler(role: JudgeRole[object], spec: object, **kwargs: object) -> object:
-        built.append(kwargs)
-        return object()
+    def __init__(self, role: JudgeRole[object], spec: object, **settings: object) -> None:
+        self.name = str(getattr(spec, "raw", spec))
+        self.settings = settings
 
+
+def test_run_settings_reach_only_the_llm_judge_and_each_gets_its_own() -> None:
     role: JudgeRole[object] = JudgeRole(
-        name="toy_sampler", decides="a test role", local={"d": PleaseCounter}, llm=sampler
+        name="toy_settings", decides="a test role", local={"d": PleaseCounter}, llm=SettingsEcho
     )
-    hot = role.judge("openai:toy-test", 2, temperature=1.0)
-    assert role.judge("openai:toy-test", 2, temperature=1.0) is hot
-    assert role.judge("openai:toy-test", 2, temperature=0.0) is not hot
-    assert built == [{"max_retries": 2, "temperature": 1.0}, {"max_retries": 2, "temperature": 0.0}]
-    assert isinstance(role.judge("local", temperature=1.0), PleaseCounter)  # local ignores them
+    judge = role.judge("openai:toy", 1, context_tokens=2048, business_rules="")
+    assert isinstance(judge, SettingsEcho)
+    assert judge.settings == {"max_retries": 1, "context_tokens": 2048, "business_rules": ""}
+    assert role.judge("openai:toy", 1, business_rules="", context_tokens=2048) is judge
+    assert role.judge("openai:toy", 1, context_tokens=4096, business_rules="") is not judge
+    assert role.judge("local", 1, context_tokens=2048) is role.judge("local")
