@@ -38,7 +38,6 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-import todeval.stores.llm_cache as llm_cache_module
 from bench.internals import (
     ACCOUNTING,
     LIMITS,
@@ -48,6 +47,7 @@ from bench.internals import (
     LLMPolicy,
     build_goal_success_graph,
     default_llm_cache,
+    llm_cache_module,
     segmenter,
 )
 from scripts.llm_server import (
