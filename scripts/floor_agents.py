@@ -150,6 +150,10 @@ def evaluate_figures(summary: Mapping[str, Any]) -> dict[str, Figure]:
         else f"no decided goal ({tracking.get('n_pred_goals', 0)} goals found)"
     )
     reasons = {"GSR": gsr_reason, "dGCR": dgcr_reason, "TSR (evaluate)": "goal shift not run"}
+    given = summary.get("metric_reasons") or {}
+    reasons |= {
+        name: given[path[-1]] for name, path in EVALUATE_FIGURES.items() if given.get(path[-1])
+    }
     return {
         name: figure(_at(summary, path), reasons[name]) for name, path in EVALUATE_FIGURES.items()
     }
