@@ -329,7 +329,15 @@ def floor_table(floors: Mapping[str, Any]) -> str:
             cells = [_cell(n, figures.get(n), floor=floor) for n in names]
             lines.append(f"| {agent} | {source} | " + " | ".join(cells) + " |")
     lines += ["", "Bold: a floor agent above issue 29's floor (rate > 0.10, score > 3).", ""]
-    lines += ["## Missing values", ""]
+    lines += ["## Floor figures not strictly below the comparison", ""]
+    lines += [
+        "Against the recorded GPT-4.1 run (banking) and the local ProactiveEval reference "
+        "agent, on the same data. TCRR is a redundancy rate (lower is better): a floor agent "
+        "that calls nothing twice is below it without being worse.",
+        "",
+    ]
+    lines += [f"- {line}" for line in not_below(floors)] or ["- none"]
+    lines += ["", "## Missing values", ""]
     for group in ("tool", "proactive"):
         for agent, by_place in floors[group].items():
             for place, figures in by_place.items():
@@ -337,6 +345,34 @@ def floor_table(floors: Mapping[str, Any]) -> str:
                     if found["value"] is None:
                         lines.append(f"- {agent} / {place} / {name}: {found['reason']}")
     return "\n".join(lines) + "\n"
+
+
+def not_below(floors: Mapping[str, Any]) -> list[str]:
+    """Floor figures at or above the comparison's on the same data.
+
+    The comparison is the recorded GPT-4.1 run (banking only) for the tool domains and the
+    local reference agent of the same task (``guide:`` or ``plan:``) for ProactiveEval.
+    """
+    pairs: list[tuple[str, str, dict[str, Figure], dict[str, Figure]]] = []
+    recorded = floors["tool"].get(RECORDED) or {}
+    for agent, by_domain in floors["tool"].items():
+        if agent.startswith("floor:"):
+            pairs += [(agent, d, f, recorded[d]) for d, f in by_domain.items() if d in recorded]
+    for agent, by_source in floors["proactive"].items():
+        reference = floors["proactive"].get(f"{agent.split(':')[0]}:reference") or {}
+        if not agent.endswith(":reference"):
+            pairs += [(agent, s, f, reference[s]) for s, f in by_source.items() if s in reference]
+    found: list[str] = []
+    for agent, place, mine, theirs in pairs:
+        for name, figure_ in mine.items():
+            other = theirs.get(name) or {}
+            if None not in (figure_["value"], other.get("value")):
+                if figure_["value"] >= other["value"]:
+                    found.append(
+                        f"{agent} / {place} / {name}: {figure_['value']:.3f} >= "
+                        f"{other['value']:.3f}"
+                    )
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
