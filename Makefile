@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger train-turn-quality train-status-acts validity clean
+.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger train-turn-quality train-status-acts validity floors clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -179,7 +179,13 @@ train-status-acts: model  ## retrain the goal tracker's status-act model on SGD 
 train-turn-quality: model  ## retrain the learned local turn-quality teachers on SGD train, cut-offs on SGD dev
 	$(BIN)/python -m scripts.train_turn_quality --seed 7
 
-validity: model  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json)
+FLOORS_OUT ?= runs/floors
+FLOOR_TASKS ?= 50
+
+floors: model  ## floor agents (issue 29) live on every tool domain and ProactiveEval: FLOORS_OUT/floors.{json,md}
+	$(BIN)/python -m scripts.floor_agents --out $(FLOORS_OUT) --tasks $(FLOOR_TASKS)
+
+validity: model floors  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json), and the floors
 	$(BIN)/python -m scripts.validity_cards
 	$(BIN)/python -m scripts.proactive_calibration
 

@@ -15,6 +15,9 @@ Specs:
   (:mod:`~nodes.simulation.agents.callable`).
 - ``replay:<path>``: the agent turns of a tau2 results file
   (:mod:`~nodes.simulation.agents.replay`).
+- ``floor:<name>``: an agent that does nothing useful (``empty``, ``done``, ``parrot``,
+  ``transfer``, ``random_tool``; :mod:`~nodes.simulation.agents.floor`), the floor a figure
+  must put below any real agent (issue 29).
 
 Every adapter's ``respond`` returns an :class:`~nodes.simulation.agents.base.AgentTurn` and
 never raises: an agent that raises or answers malformed tool calls gives a turn whose ``error``
@@ -48,7 +51,8 @@ __all__ = [
 
 AGENT_SPEC_SYNTAX = (
     "'<provider>:<model>[@<base_url>]', 'graph:<package.module>:<attribute>', "
-    "'langgraph:<assistant_id>@<url>', 'python:<package.module>:<function>' or 'replay:<path>'"
+    "'langgraph:<assistant_id>@<url>', 'python:<package.module>:<function>', 'replay:<path>' "
+    "or 'floor:<name>'"
 )
 
 
@@ -82,6 +86,10 @@ def agent_for(
         from todeval.nodes.simulation.agents.replay import ReplayAgent
 
         return ReplayAgent(rest.strip())
+    if kind == "floor":
+        from todeval.nodes.simulation.agents.floor import FloorAgent
+
+        return FloorAgent(rest.strip())
     if kind == "python":
         from todeval.nodes.simulation.agents.callable import CallableAgent
 

@@ -1,0 +1,186 @@
+"""Where each floor agent's headline figures stand (issue 29): at the floor, or a marked gap.
+
+Every floor agent runs live through the CLI as ``scripts/floor_agents.py`` runs it (``todeval
+simulate --user local`` on each tool domain's first :data:`TASKS` tasks, one trial, then
+``todeval evaluate``; ``todeval proactive guide|plan`` on the bundled sample, one run), and each
+headline figure is held to issue 29's target: a rate at most 0.10 or n/a with a reason, a 1-10
+score at most 3.
+
+Today's judges let some floor agents pass; exactly those cases are in :data:`GAPS`, marked
+``xfail(strict=True)`` with the judge at fault. The day a judge is fixed its cases pass, the
+strict mark turns that into a failure, and the mark must go: the figure is then pinned at its
+floor.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts.floor_agents import (
+    GUIDE_FIGURES,
+    PLAN_FIGURES,
+    RECORDED,
+    SAMPLE,
+    TOOL_FIGURES,
+    Figure,
+    at_floor,
+    first_task_ids,
+    main,
+    run_guide_agent,
+    run_plan_agent,
+    run_tool_agent,
+)
+from todeval.nodes.proactive.floor_agents import GUIDE_FLOOR_SPECS, PLAN_FLOOR_SPECS
+from todeval.nodes.simulation.agents.floor import FLOOR_AGENTS
+from todeval.nodes.simulation.domains import DOMAINS
+
+pytestmark = pytest.mark.integration
+
+TASKS = 10
+"""Tasks per tool domain (the first ones of its task file)."""
+
+NL = "issue 29 item 2: the local NL-assertion judge says met without evidence"
+ACTION = "issue 29 item 2: the action channel gives 0.5 for the right tool with made-up arguments"
+SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as acknowledging a shift"
+TRACKER = "issue 29 item 2: goal tracking's Completed takes the agent's word"
+VOTE = "issue 29 item 2: the goal-success vote passes echoes and hand-overs"
+TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
+GUIDE = "issue 29 item 6: the local guidance judge scores recited, one-word lines"
+REACHED = "issue 29 item 6: the target counts as reached without the user accepting it"
+PLAN = "issue 29 (no item yet): the local target-planning judge scores a copied environment"
+
+# (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
+GAPS: dict[tuple[str, str, str, str], str] = {
+    ("tool", "empty", "banking", "TSR (simulate)"): NL,
+    ("tool", "empty", "banking", "nl_assertion"): NL,
+    ("tool", "empty", "banking", "TSR (evaluate)"): NL,
+    ("tool", "done", "banking", "TSR (simulate)"): NL,
+    ("tool", "done", "banking", "nl_assertion"): NL,
+    ("tool", "done", "banking", "TSR (evaluate)"): NL,
+    ("tool", "done", "banking", "GSRT recovery"): SHIFT,
+    ("tool", "done", "banking", "dGCR"): TRACKER,
+    ("tool", "done", "retail", "GSRT recovery"): SHIFT,
+    ("tool", "done", "retail", "dGCR"): TRACKER,
+    ("tool", "parrot", "banking", "TSR (simulate)"): NL,
+    ("tool", "parrot", "banking", "nl_assertion"): NL,
+    ("tool", "parrot", "banking", "TSR (evaluate)"): NL,
+    ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
+    ("tool", "parrot", "banking", "GSR"): VOTE,
+    ("tool", "parrot", "banking", "dGCR"): TRACKER,
+    ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
+    ("tool", "transfer", "banking", "TUE"): TUE,
+    ("tool", "transfer", "banking", "GSR"): VOTE,
+    ("tool", "transfer", "retail", "TUE"): TUE,
+    ("tool", "transfer", "retail", "GSR"): VOTE,
+    ("tool", "random_tool", "banking", "TSR (simulate)"): f"{NL}; {ACTION}",
+    ("tool", "random_tool", "banking", "action"): ACTION,
+    ("tool", "random_tool", "banking", "nl_assertion"): NL,
+    ("tool", "random_tool", "banking", "TSR (evaluate)"): f"{NL}; {ACTION}",
+    ("tool", "random_tool", "banking", "TUE"): TUE,
+    ("tool", "random_tool", "banking", "GSRT recovery"): SHIFT,
+    ("tool", "random_tool", "banking", "dGCR"): TRACKER,
+    ("tool", "random_tool", "retail", "TSR (simulate)"): ACTION,
+    ("tool", "random_tool", "retail", "action"): ACTION,
+    ("tool", "random_tool", "retail", "TSR (evaluate)"): ACTION,
+    ("tool", "random_tool", "retail", "TUE"): TUE,
+    ("tool", "random_tool", "retail", "GSRT recovery"): SHIFT,
+    ("tool", "random_tool", "retail", "dGCR"): TRACKER,
+    ("guide", "recite", "sample", "guidance score"): GUIDE,
+    ("guide", "recite", "sample", "guidance reached"): REACHED,
+    ("guide", "one_word", "sample", "guidance score"): GUIDE,
+    ("plan", "copy_environment", "sample", "planning score"): PLAN,
+}
+
+
+def _cases() -> list[Any]:
+    cases = [
+        ("tool", agent, domain, name)
+        for agent in FLOOR_AGENTS
+        for domain in DOMAINS
+        for name in TOOL_FIGURES
+    ]
+    cases += [
+        ("guide", agent, "sample", name) for agent in GUIDE_FLOOR_SPECS for name in GUIDE_FIGURES
+    ]
+    cases += [
+        ("plan", agent, "sample", name) for agent in PLAN_FLOOR_SPECS for name in PLAN_FIGURES
+    ]
+    return [
+        pytest.param(
+            *case,
+            id="/".join(case),
+            marks=[pytest.mark.xfail(strict=True, reason=GAPS[case])] if case in GAPS else [],
+        )
+        for case in cases
+    ]
+
+
+Runs = Callable[[str, str, str], tuple[dict[str, Figure], Path]]
+
+
+@pytest.fixture(scope="module")
+def floor_run(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """Each (surface, agent, place) run once for the module: its figures and its folder."""
+    root = tmp_path_factory.mktemp("floors")
+    done: dict[tuple[str, str, str], tuple[dict[str, Figure], Path]] = {}
+
+    def run(surface: str, agent: str, place: str) -> tuple[dict[str, Figure], Path]:
+        key = (surface, agent, place)
+        if key not in done:
+            out = root / surface / agent / place
+            if surface == "tool":
+                ids = first_task_ids(place, TASKS)
+                figures = run_tool_agent(f"floor:{agent}", place, ids, out)
+            elif surface == "guide":
+                figures = run_guide_agent(GUIDE_FLOOR_SPECS[agent], SAMPLE, out, runs=1)
+            else:
+                figures = run_plan_agent(PLAN_FLOOR_SPECS[agent], SAMPLE, out, runs=1)
+            done[key] = (figures, out)
+        return done[key]
+
+    return run
+
+
+@pytest.mark.parametrize(("surface", "agent", "place", "name"), _cases())
+def test_each_headline_figure_of_each_floor_agent_is_at_its_floor(
+    floor_run: Runs, surface: str, agent: str, place: str, name: str
+) -> None:
+    figures, _ = floor_run(surface, agent, place)
+    found = figures[name]
+    assert at_floor(name, found), f"{agent} on {place}: {name} = {found['value']}"
+
+
+@pytest.mark.parametrize("domain", list(DOMAINS))
+@pytest.mark.parametrize("agent", list(FLOOR_AGENTS))
+def test_floor_agents_run_every_conversation_through_the_harness(
+    floor_run: Runs, agent: str, domain: str
+) -> None:
+    _, out = floor_run("tool", agent, domain)
+    summary = json.loads((out / "simulate" / "summary.json").read_text())
+    counts = summary["simulation"]["counts"]
+    assert counts["conversations"] == TASKS
+    assert counts["failed_conversations"] == 0
+    results = json.loads((out / "simulate" / "results.json").read_text())
+    reasons = {s["termination_reason"] for s in results["simulations"]}
+    assert reasons <= {"user_stop", "max_steps"}  # never an agent error: the agents never break
+    evaluated = json.loads((out / "evaluate" / "summary.json").read_text())
+    assert evaluated["counts"]["records"] == TASKS
+    assert evaluated["counts"]["failed_records"] == evaluated["counts"]["skipped_records"] == 0
+
+
+def test_the_runner_writes_the_floor_table_beside_the_recorded_run(tmp_path: Path) -> None:
+    assert main(["--out", str(tmp_path), "--tasks", "2", "--domains", "banking"]) == 0
+    floors = json.loads((tmp_path / "floors.json").read_text())
+    assert set(floors["tool"]) == {f"floor:{a}" for a in FLOOR_AGENTS} | {RECORDED}
+    assert set(floors["tool"]["floor:done"]) == {"banking"}
+    recorded = floors["tool"][RECORDED]["banking"]
+    assert recorded["TSR (evaluate)"]["value"] == pytest.approx(0.483, abs=1e-3)
+    assert {f"guide:{a}" for a in GUIDE_FLOOR_SPECS} <= set(floors["proactive"])
+    assert floors["settings"]["tasks_per_domain"] == 2
+    table = (tmp_path / "floors.md").read_text()
+    assert "| floor:parrot | banking |" in table and RECORDED in table
