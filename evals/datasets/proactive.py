@@ -73,12 +73,8 @@ _WRAPPERS = ("data", "items", "environments", "dataset")
 def load_proactive(path: str | Path) -> Iterator[ProactiveItem | RecordError]:
     """Stream the environments under ``path``: items and record errors, in file order.
 
-    Args:
-        path: A release root, a ``dataset/`` folder, one domain folder, or one ``.json`` file.
-
     Raises:
-        DatasetFormatError: Nothing readable there (missing path, no ``.json`` files, a file
-            that is not a JSON list or object); raised here, before any item is read.
+        DatasetFormatError: Nothing readable there; raised before any item is read.
     """
     files = release_files(Path(path))
     return _load_all(files)
@@ -208,12 +204,6 @@ def proactive_item(
 ) -> ProactiveItem:
     """Validate one release item, whatever its key spellings.
 
-    Args:
-        raw: The item as parsed from JSON.
-        domain: Its domain (todeval's spelling).
-        tier: Its tier (the file's stem).
-        fallback_id: The id when the item has none.
-
     Raises:
         FieldError: Naming the first bad field in the item's own spelling.
     """
@@ -332,11 +322,7 @@ def _domain_of(raw: Any, file: Path) -> str:
 
 
 def write_release(items: Iterable[ProactiveItem], folder: Path) -> list[Path]:
-    """Write items as ``folder/<domain>/<tier>.json`` (every domain gets all three tiers).
-
-    Returns:
-        The files written.
-    """
+    """Write items as ``folder/<domain>/<tier>.json`` (every domain gets all three tiers)."""
     grouped: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for item in items:
         tiers = grouped.setdefault(item.domain, {tier: [] for tier in TIERS})

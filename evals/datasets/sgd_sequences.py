@@ -35,4 +35,3 @@ def goal_sequence(dialogue: Dialogue, *, revisits: bool = True) -> list[Goal]:
                 continue
             sequence.append(goal)
     return sequence
-

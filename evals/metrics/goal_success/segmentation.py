@@ -30,15 +30,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class PRF:
-    """Precision, recall and F1 of predicted goal boundaries, with the counts behind them.
+    """Precision, recall and F1 of predicted goal boundaries (turns 2..N), with their counts.
 
-    Attributes:
-        precision: tp / (tp + fp); ``None`` when nothing was predicted.
-        recall: tp / (tp + fn); ``None`` when the gold has no boundary.
-        f1: Harmonic mean of precision and recall; ``None`` when either is ``None``.
-        tp: Turns after the first that both gold and prediction mark as new goals.
-        fp: Turns predicted as new goals that the gold continues.
-        fn: Gold new goals the prediction missed.
+    ``None`` where the denominator is 0.
     """
 
     precision: float | None
@@ -51,13 +45,6 @@ class PRF:
 
 def boundary_prf(gold: Sequence[bool], pred: Sequence[bool]) -> PRF:
     """Precision, recall and F1 of new-goal predictions over turns 2..N.
-
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-
-    Returns:
-        The scores and counts of one dialogue.
 
     Raises:
         ValueError: ``gold`` and ``pred`` differ in length.
@@ -89,15 +76,9 @@ def exact_segmentation(gold: Sequence[bool], pred: Sequence[bool]) -> bool:
 
 
 def pk(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> float | None:
-    """Pk segmentation error (Beeferman et al., 1999) over the turns of one dialogue.
+    """Pk segmentation error (Beeferman et al., 1999); ``None`` under two turns.
 
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-        k: Window size in turns; default half the mean gold goal length (see module notes).
-
-    Returns:
-        The share of windows in error, in [0, 1]; ``None`` for a dialogue under two turns.
+    ``k`` defaults to half the mean gold goal length (module doc).
 
     Raises:
         ValueError: The lengths differ or ``k`` is below 1.
@@ -106,16 +87,9 @@ def pk(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> floa
 
 
 def window_diff(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> float | None:
-    """WindowDiff segmentation error (Pevzner and Hearst, 2002) over one dialogue's turns.
+    """WindowDiff segmentation error (Pevzner and Hearst, 2002); ``None`` under two turns.
 
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-        k: Window size in turns; default half the mean gold goal length (see module notes).
-
-    Returns:
-        The share of windows whose boundary counts differ, in [0, 1]; ``None`` for a dialogue
-        under two turns.
+    ``k`` defaults to half the mean gold goal length (module doc).
 
     Raises:
         ValueError: The lengths differ or ``k`` is below 1.
@@ -132,16 +106,7 @@ def default_window(gold: Sequence[bool]) -> int:
 
 
 def goal_spans(labels: Sequence[bool]) -> list[tuple[int, int]]:
-    """The goals of a segmentation as 1-based inclusive ``(start_turn, end_turn)`` pairs.
-
-    Turn 1 always starts the first goal, whatever its label says.
-
-    Args:
-        labels: ``is_new_goal`` per turn.
-
-    Returns:
-        One span per goal, in order; empty for an empty dialogue.
-    """
+    """The goals as 1-based inclusive ``(start_turn, end_turn)`` spans; turn 1 always starts one."""
     if not labels:
         return []
     starts = [1] + [turn for turn in range(2, len(labels) + 1) if labels[turn - 1]]
@@ -154,15 +119,8 @@ def segmentation_report(
 ) -> dict[str, Any]:
     """Corpus-level segmentation scores over ``(gold, pred)`` pairs, one per dialogue.
 
-    Args:
-        pairs: Gold and predicted ``is_new_goal`` labels per dialogue.
-
-    Returns:
-        ``precision``, ``recall``, ``f1`` micro-averaged over all turns 2..N with their ``tp``,
-        ``fp``, ``fn``; ``exact_segmentation_rate`` (share of dialogues segmented exactly);
-        ``pk`` and ``window_diff`` (means over the ``n_windowed_dialogues`` dialogues where they
-        are defined, each with its default k); ``n_dialogues`` and ``n_turns``. Rates and means
-        over nothing are ``None``.
+    P/R/F1 are micro-averaged over turns 2..N; ``pk`` and ``window_diff`` are means over the
+    ``n_windowed_dialogues`` where they are defined, each with its default k.
 
     Raises:
         ValueError: A pair's gold and prediction differ in length.
