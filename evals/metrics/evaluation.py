@@ -77,7 +77,7 @@ class EvaluationTally:
             self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
 
     def record_figures(self) -> dict[str, Any]:
-        """What ``summary.json`` says of the records: corpus ``metrics``, failed, paused, skipped."""
+        """What ``summary.json`` says of the records: corpus metrics, failed, paused, skipped."""
         return {
             "metrics": self.parts.values(),
             "records": self.records,
