@@ -1,13 +1,9 @@
 """Agreement between labellers: raw accuracy, Cohen's kappa (two) and Fleiss' kappa (many).
 
-Paper 004 votes three teachers per turn and checks them against human annotators (Section 6,
-Appendix C); these are the statistics behind such checks, for any nominal labels.
-
-Missing labels are ``None``. The two-labeller statistics pair the sequences position by position
-and keep the pairs where both labels are present; Fleiss' kappa takes complete items only (the
-caller drops the rest). No score is made up: a statistic over nothing, or whose chance
-agreement is already perfect (every label is the same one category, so kappa is 0 / 0), is
-``None``.
+The statistics behind paper 004's checks of its teachers against people (Section 6, Appendix
+C). Missing labels are ``None``: two-labeller statistics keep the positions where both are
+present; Fleiss' kappa takes complete items only. A statistic over nothing, or whose chance
+agreement is already perfect (kappa 0 / 0), is ``None``.
 """
 
 from __future__ import annotations
@@ -23,13 +19,6 @@ def paired(
 ) -> list[tuple[Hashable, Hashable]]:
     """The positions where both labellers gave a label, as ``(a, b)`` pairs.
 
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-
-    Returns:
-        The pairs, in order.
-
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
     """
@@ -39,14 +28,7 @@ def paired(
 
 
 def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
-    """Share of the items labelled by both on which the labels are equal.
-
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's (or the reference), aligned with ``a``.
-
-    Returns:
-        The observed agreement in [0, 1]; ``None`` when no item has both labels.
+    """Share of the items labelled by both on which the labels agree; ``None`` when there are none.
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.

@@ -1,10 +1,6 @@
 """The failed goals of the Goal Success Rate section, and a drill-down of their dialogues.
 
-A table of the failed goals (dialogue, goal, turns, root cause, the first failed turn's user
-message) and, for each of their dialogues, a drill-down of every goal and turn with each
-teacher's label and rationale. Goals are shown 1-based (``G1`` is ``goal_index`` 0). This module
-gives the data; ``goal_success_failed.html.j2`` draws it. The rest of the section (figures,
-plots, agreement) is :mod:`evals.report.goal_success`.
+Goals are shown 1-based (``G1`` is ``goal_index`` 0). ``goal_success_failed.html.j2`` draws it.
 """
 
 from __future__ import annotations
