@@ -58,11 +58,7 @@ def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> f
 
 
 def label_pairs(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> LabelPairs:
-    """The confusion matrix of the items both labelled (see :func:`paired`).
-
-    Raises:
-        ValueError: ``a`` and ``b`` differ in length.
-    """
+    """The confusion matrix of the items both labelled (see :func:`paired`)."""
     counts = LabelPairs()
     for x, y in paired(a, b):
         counts.add(x, y)
@@ -87,19 +83,11 @@ def pair_kappa(pairs: LabelPairs) -> float | None:
 
 
 def fleiss_kappa(items: Sequence[Sequence[Hashable]]) -> float | None:
-    """Fleiss' kappa (1971) of a fixed number of ratings per item.
+    """Fleiss' kappa (1971) of a fixed number (at least 2) of ratings per item.
 
-    Each item lists the labels its raters gave (the raters need not be the same people from
-    item to item). P_i is the share of agreeing rater pairs on item i, P-bar their mean and
-    P_e the sum of squared overall label shares; kappa = (P-bar - P_e) / (1 - P_e). With two
-    raters it equals Scott's pi.
-
-    Args:
-        items: The labels of each item, every item with the same number (at least 2) of them.
-
-    Returns:
-        Kappa, at most 1; ``None`` for no items, or when P_e is 1 (every rating is the same
-        label, so kappa is 0 / 0).
+    kappa = (P-bar - P_e) / (1 - P_e), P-bar the mean share of agreeing rater pairs per item,
+    P_e the sum of squared overall label shares (Scott's pi for two raters). ``None`` for no
+    items or when P_e is 1.
 
     Raises:
         ValueError: An item has fewer than two ratings, or items differ in their number.
@@ -148,21 +136,10 @@ def weighted_kappa(
 ) -> float | None:
     """Cohen's weighted kappa (1968) of two raters on an ordinal scale ``low..high``.
 
-    kappa_w = 1 - sum(w * O) / sum(w * E), with O the observed and E the chance joint
-    distribution (the product of each rater's own marginals) over the items both rated, and
-    w_ij = ((i - j) / (high - low)) ** 2 (``quadratic``, as ProactiveEval reports its judges'
-    agreement) or ``|i - j| / (high - low)`` (``linear``). Scores outside the scale are clipped.
-
-    Args:
-        a: One rater's scores, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-        low: The scale's lowest score.
-        high: The scale's highest score.
-        weights: ``quadratic`` or ``linear``.
-
-    Returns:
-        Kappa, at most 1; ``None`` when no item has both scores or when chance disagreement is
-        0 (both raters gave one and the same score throughout).
+    kappa_w = 1 - sum(w * O) / sum(w * E) over the items both rated, with E the product of
+    each rater's marginals and w_ij = ((i - j) / (high - low)) ** 2 (``quadratic``, as
+    ProactiveEval reports) or its absolute value (``linear``). Scores outside the scale are
+    clipped. ``None`` when no item has both scores or chance disagreement is 0.
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length, the scale is empty or ``weights`` unknown.

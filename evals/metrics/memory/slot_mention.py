@@ -193,16 +193,7 @@ def _flag_mentioned(value: str, text: str, slot: str) -> bool:
 
 
 def slot_value_mentioned(value: str, text: str, *, slot: str | None = None) -> bool:
-    """Whether ``text`` mentions the slot value ``value`` (see the module docstring).
-
-    Args:
-        value: The gold value, e.g. ``"12:15 pm"``, ``"2"``, ``"Sino"``.
-        text: The response.
-        slot: The slot's name; only needed for flag values (``True``, ``False``, ``None``).
-
-    Returns:
-        True when the value is mentioned.
-    """
+    """Whether ``text`` mentions the slot value ``value`` (module doc); ``slot`` is for flags."""
     if value.strip().lower() in ("true", "false", "none"):
         return slot is not None and _flag_mentioned(value.strip(), text, slot)
     wanted = normalise(value)
