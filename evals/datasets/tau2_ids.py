@@ -66,12 +66,8 @@ def trial_number(raw: Mapping[str, Any]) -> int:
 class SeenIds:
     """Refuses a conversation whose id an earlier one of the same file already has.
 
-    Two records under one id would be scored as one thread (or the second dropped later
-    without saying which record it was).
-
-    Attributes:
-        file: The file, for the errors.
-        unit: What a position counts (``line``, ``simulation``), for the messages.
+    Two records under one id would be scored as one thread. ``unit`` is what a position
+    counts (``line``, ``simulation``), for the messages.
     """
 
     file: str
