@@ -39,17 +39,9 @@ def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> floa
 def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
     """Cohen's kappa (1960) of two labellers over the items both labelled.
 
-    kappa = (p_o - p_e) / (1 - p_e), where p_o is the observed agreement and p_e the agreement
-    expected by chance from each labeller's own label frequencies.
-
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-
-    Returns:
-        Kappa in [-1, 1]; ``None`` when no item has both labels, or when p_e is 1 (both used
-        one and the same label throughout): kappa is then 0 / 0, and perfect agreement on a
-        constant label says nothing about agreement beyond chance.
+    kappa = (p_o - p_e) / (1 - p_e), p_e from each labeller's own label frequencies. ``None``
+    when no item has both labels or p_e is 1 (one constant label: 0 / 0, which says nothing
+    about agreement beyond chance).
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.

@@ -1,23 +1,16 @@
 """Goal-segmentation metrics (paper 004, Section 4.1): boundary P/R/F1, exact match, Pk, WindowDiff.
 
-A segmentation is a dialogue's ``is_new_goal`` labels for turns 1..N. Turn 1 starts a goal by
-definition, so its label is ignored everywhere: a prediction cannot be right or wrong about it.
-
-Conventions for Pk and WindowDiff. There is a boundary in gap i (i = 1..N-1), between turns i
-and i+1, when turn i+1 is a new goal. A window of size k spans turns i..i+k, that is gaps
-i..i+k-1, for i = 1..N-k, so a dialogue has N-k windows.
+A segmentation is a dialogue's ``is_new_goal`` labels for turns 1..N; turn 1 starts a goal by
+definition, so its label is ignored everywhere. Gap i (i = 1..N-1) holds a boundary when turn
+i+1 is a new goal; a window of size k spans gaps i..i+k-1, for i = 1..N-k.
 
 - Pk (Beeferman, Berger and Lafferty, 1999): the share of windows where gold and prediction
-  disagree on whether turns i and i+k belong to the same goal (any boundary in the window).
-- WindowDiff (Pevzner and Hearst, 2002): the share of windows where gold and prediction put a
-  different number of boundaries.
+  disagree on whether turns i and i+k are in the same goal.
+- WindowDiff (Pevzner and Hearst, 2002): the share where they count different boundaries.
 
-Both are errors in [0, 1], 0 for a perfect prediction, and equal NLTK's ``pk`` and
-``windowdiff`` on the string of N-1 gap boundaries. The default k is half the mean gold goal
-length (N / number of gold goals), rounded half up, at least 1; it is always below N. A k given
-explicitly that is not below N is lowered to N-1: one window over the whole dialogue, which asks
-whether its first and last turns are in the same goal. With N < 2 there is no gap to judge and
-both metrics are ``None``, as are P/R/F1 when their denominator is 0: no score is made up.
+Both equal NLTK's ``pk`` and ``windowdiff``. The default k is half the mean gold goal length,
+rounded half up, at least 1; a k not below N is lowered to N-1. With N < 2 both are ``None``,
+as are P/R/F1 over a zero denominator: no score is made up.
 """
 
 from __future__ import annotations
