@@ -35,6 +35,19 @@ class FieldError(ValueError):
         self.message = message
 
 
+def duplicate_id(
+    file: str, line: int | None, dialogue_id: str, where: str, field: str = "id"
+) -> RecordError:
+    """The error of a record whose id an earlier record already has (``where``: that one)."""
+    return RecordError(
+        file=file,
+        line=line,
+        dialogue_id=dialogue_id,
+        field=field,
+        message=f"duplicate id, already used {where}",
+    )
+
+
 def dotted(loc: Sequence[int | str]) -> str:
     """Join a pydantic error location into a dotted path (``("turns", 3, "user_msg")``)."""
     return ".".join(str(part) for part in loc)

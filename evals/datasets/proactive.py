@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from todeval.evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError
+from todeval.evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError, duplicate_id
 from todeval.evals.datasets.jsonio import iter_records
 from todeval.evals.proactive_schema import (
     DOMAINS,
@@ -123,12 +123,7 @@ def _load_all(files: list[tuple[Path, str | None]]) -> Iterator[ProactiveItem | 
                 # Repeats inside one file are caught by _load_file; this catches the others.
                 earlier = seen.setdefault(item.eval_id, str(file))
                 if earlier != str(file):
-                    yield RecordError(
-                        file=str(file),
-                        dialogue_id=item.eval_id,
-                        field="id",
-                        message=f"duplicate id, already used in {earlier}",
-                    )
+                    yield duplicate_id(str(file), None, item.eval_id, f"in {earlier}")
                     continue
             yield item
 
@@ -154,13 +149,7 @@ def _load_file(file: Path, domain: str | None) -> Iterator[ProactiveItem | Recor
             )
             continue
         if item.eval_id in seen:
-            yield RecordError(
-                file=str(file),
-                line=position,
-                dialogue_id=item.eval_id,
-                field="id",
-                message="duplicate id, already used earlier in this file",
-            )
+            yield duplicate_id(str(file), position, item.eval_id, "earlier in this file")
             continue
         seen.add(item.eval_id)
         yield item

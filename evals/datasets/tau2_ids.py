@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from todeval.evals.datasets.errors import FieldError, text_id
+from todeval.evals.datasets.errors import FieldError, duplicate_id, text_id
 from todeval.evals.goal_shift_schema import Conversation
 from todeval.evals.schema import RecordError
 
@@ -83,10 +83,5 @@ class SeenIds:
         earlier = self.first.setdefault(record.dialogue_id, position)
         if earlier == position:
             return record
-        return RecordError(
-            file=self.file,
-            line=position,
-            dialogue_id=record.dialogue_id,
-            field=key or "id",
-            message=f"duplicate id, already used at {self.unit} {earlier} of this file",
-        )
+        where = f"at {self.unit} {earlier} of this file"
+        return duplicate_id(self.file, position, record.dialogue_id, where, key or "id")
