@@ -1,12 +1,9 @@
 """A task user's facts: what ``known_info`` states, what an agent asks for, what is unknown.
 
-AgentChangeBench and tau2 write ``known_info`` as free text ("You are Maria Santos with phone
-number +15551234567, date of birth 1986-02-11, and email user.001@example.com."). The local
-simulator reads labelled facts out of it with the patterns below (name, phone number, date of
-birth, email, zip code, user id, order id, transaction id, confirmation number, account number,
-card ending, amount, merchant), so it can state exactly those values when asked and nothing
-else. :func:`contradictions` uses the same patterns on a user message: a stated value that
-differs from the known one is evidence that a simulator, not the agent, went wrong.
+AgentChangeBench and tau2 write ``known_info`` as free text; the local simulator reads labelled
+facts out of it with the patterns below, so it states exactly those values when asked.
+:func:`contradictions` applies the same patterns to a user message: a stated value that differs
+from the known one is evidence that a simulator, not the agent, went wrong.
 """
 
 from __future__ import annotations
