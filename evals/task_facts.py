@@ -8,6 +8,7 @@ from the known one is evidence that a simulator, not the agent, went wrong.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -180,4 +181,19 @@ def _content_words(text: str) -> set[str]:
 def _normal(kind: str, value: str) -> str:
     if kind == "phone_number":
         return re.sub(r"\D", "", value)[-10:]  # "+1 555..." and "555-..." are one number
+    if kind == "date_of_birth":  # "1982-03-09", "3/9/1982" and "March 9, 1982" are one date
+        return _iso_date(value)
     return value.strip().lower()
+
+
+_DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%B %d, %Y", "%B %d %Y", "%b %d, %Y")
+
+
+def _iso_date(value: str) -> str:
+    text = value.strip()
+    for layout in _DATE_FORMATS:
+        try:
+            return datetime.datetime.strptime(text, layout).date().isoformat()
+        except ValueError:
+            continue
+    return text.lower()
