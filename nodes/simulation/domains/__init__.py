@@ -64,11 +64,7 @@ class UnknownDomainError(ValueError):
 
 
 def domain_named(name: str) -> Domain:
-    """The registered domain ``name`` (case and surrounding spaces ignored).
-
-    Raises:
-        UnknownDomainError: No domain of that name is registered (the message lists them).
-    """
+    """The registered domain ``name`` (case and spaces ignored), else UnknownDomainError."""
     found = DOMAINS.get(name.strip().lower())
     if found is None:
         raise UnknownDomainError(
@@ -78,20 +74,12 @@ def domain_named(name: str) -> Domain:
 
 
 def environment_for(domain: str, task: Mapping[str, Any] | None = None) -> ToolEnvironment:
-    """A fresh environment of ``domain`` for one trial of ``task``.
-
-    Raises:
-        UnknownDomainError: ``domain`` is not registered.
-    """
+    """A fresh environment of ``domain`` for one trial of ``task``."""
     return domain_named(domain).environment(task)
 
 
 def gold_snapshot(domain: str, task: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The database after the task's gold actions on a fresh database; None without any.
-
-    Raises:
-        UnknownDomainError: ``domain`` is not registered.
-    """
+    """The database after the task's gold actions on a fresh database; None without any."""
     actions = gold_actions(task)
     if not actions:
         return None
