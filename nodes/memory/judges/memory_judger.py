@@ -140,13 +140,7 @@ def judger_features(
 
 
 class LocalMemoryJudger:
-    """``local``: the trained MLP on :func:`judger_features`.
-
-    Args:
-        model: The trained scorer (default: the shipped ``memory_judger`` model, loaded on
-            first use).
-        embed: The embedding function (default: MiniLM, loaded on first use).
-    """
+    """``local``: the trained MLP on :func:`judger_features` (model, MiniLM loaded on first use)."""
 
     def __init__(self, model: MLPClassifier | None = None, embed: Embed | None = None) -> None:
         self.name = "local"

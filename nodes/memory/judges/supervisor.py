@@ -143,13 +143,7 @@ class LLMResolved(BaseModel):
 
 
 class LLMSupervisor:
-    """An LLM supervises the loop: the role's prompt finds L, the supervisor prompt resolves.
-
-    Args:
-        role: The role's declaration (the missing-slots prompt, its system prompt).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to both judges (``chat_model``, ``cache``, ``max_retries``).
-    """
+    """An LLM supervises the loop: the role's prompt finds L, the supervisor prompt resolves."""
 
     def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
         self.find: PromptJudge[LLMSlotList] = PromptJudge(role, spec, **llm_kwargs)

@@ -81,13 +81,7 @@ class TurnQualityTeacher(Protocol):
     def label(
         self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
     ) -> TeacherVerdict:
-        """Label each turn of ``dialogue``.
-
-        Args:
-            dialogue: The dialogue.
-            routes: The deployment's route table (route -> what it handles), for teachers that
-                check routing (E6); others ignore it.
-        """
+        """Label each turn of ``dialogue`` (``routes``: route -> what it handles, for E6 checks)."""
         ...
 
 
@@ -138,14 +132,10 @@ _TIMEOUT_KEYS = ("timeout", "timed_out")
 
 
 def certain_failure(turn: Turn) -> tuple[str, str] | None:
-    """``(code, reason)`` when ``turn`` carries certain evidence of a failure, else None.
+    """``("E5", reason)`` when ``turn`` carries certain evidence of a failure, else None.
 
-    Args:
-        turn: The turn, with its response and metadata.
-
-    Returns:
-        ``("E5", reason)`` for an empty reply, ``metadata.error``, a timeout flag, or a tool
-        action with an error status; None when the log shows no such evidence.
+    Certain: an empty reply, ``metadata.error``, a timeout flag, or a tool action with an error
+    status.
     """
     meta: Mapping[str, Any] = turn.metadata
     if not turn.response.strip():
