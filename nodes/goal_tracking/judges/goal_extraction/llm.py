@@ -145,7 +145,7 @@ class AuditOutput(BaseModel):
 
 @dataclass(frozen=True)
 class TurnUpdate:
-    """The turn update of one utterance (``notes``: corrected answers, e.g. an unknown memory id)."""
+    """The turn update of one utterance (``notes``: corrected answers, e.g. an unknown id)."""
 
     goals: tuple[GoalUpdate, ...]
     call: CallRecord
