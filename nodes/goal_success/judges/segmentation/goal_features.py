@@ -100,7 +100,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"reply_act_{name}" for name in REPLY_ACT_PROTOTYPES)
     + tuple(f"prev_user_act_{name}" for name in USER_ACT_PROTOTYPES)
 )
-N_FEATURES = len(FEATURE_NAMES)
 _SLOT_TYPES = ("time", "day", "count")
 
 

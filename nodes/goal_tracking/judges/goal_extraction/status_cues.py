@@ -247,11 +247,6 @@ class StatusCue:
     confidence: float = 1.0
 
     @property
-    def for_transactions(self) -> bool:
-        """Whether the cue concerns a transaction (book, buy, pay): success, confirm."""
-        return self.act in ("success", "confirm")
-
-    @property
     def for_lookups(self) -> bool:
         """Whether the cue concerns a lookup only: results presented."""
         return self.act == "results"
