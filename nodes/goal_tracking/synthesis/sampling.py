@@ -31,11 +31,7 @@ GOAL_RANGE: dict[str, tuple[int, int]] = {"medium": (2, 4), "complex": (7, 9)}
 
 
 def strata(n: int, complex_share: float, seed: int) -> list[Complexity]:
-    """The stratum of each of ``n`` dialogues: ``round(n * complex_share)`` complex ones.
-
-    Raises:
-        ValueError: ``complex_share`` is outside [0, 1].
-    """
+    """The stratum of each of ``n`` dialogues: ``round(n * complex_share)`` complex ones."""
     if not 0.0 <= complex_share <= 1.0:
         raise ValueError(f"complex_share must be in [0, 1], got {complex_share}")
     n_complex = round(n * complex_share)

@@ -58,13 +58,9 @@ DAY_DOMAINS = frozenset({"Weather", "Calendar"})
 
 @dataclass(frozen=True)
 class Flow:
-    """One value a dependent goal takes from its prerequisite.
+    """One value a dependent goal's ``slot`` takes from its prerequisite's ``source_slot``.
 
-    Attributes:
-        slot: The dependent goal's slot.
-        value: The value it takes.
-        source_slot: The prerequisite's slot the value comes from.
-        replaced: The dependent goal's own value(s) before, as its utterances spell them.
+    ``replaced`` holds the dependent goal's own value(s) before, as its utterances spell them.
     """
 
     slot: str

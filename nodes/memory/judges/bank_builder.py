@@ -135,11 +135,9 @@ def _fields(session: MsTodSession) -> dict[str, str]:
 def individual_units(
     builder: MemoryBankBuilder, individual: Individual
 ) -> tuple[list[MemoryUnit], dict[str, str]]:
-    """Every stored session of an individual as units.
+    """``(units, failures)``: every stored session of an individual as units.
 
-    Returns:
-        ``(units, failures)``: the units of the sessions that could be built, and for each
-        session that could not, its id -> the builder's reason.
+    ``failures`` map each session that could not be built to the builder's reason.
     """
     units: list[MemoryUnit] = []
     failures: dict[str, str] = {}

@@ -59,14 +59,7 @@ class RepairRequest:
 
 @dataclass(frozen=True)
 class AgentTurn:
-    """One repair turn of the agent under test.
-
-    Attributes:
-        utterance: What the agent says; empty when an LLM agent failed.
-        asked_slots: The slots the turn asks about or confirms.
-        judge: The spec that spoke.
-        reason: Why ``utterance`` is empty.
-    """
+    """One repair turn of the agent under test (``utterance`` empty, with a reason, on failure)."""
 
     utterance: str
     asked_slots: list[str]

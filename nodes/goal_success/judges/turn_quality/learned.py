@@ -64,12 +64,7 @@ class Band:
 
 
 class TurnQualityModel:
-    """The exported arrays of ``make train-turn-quality``, read with numpy only.
-
-    Args:
-        arrays: The ``.npz`` arrays by name.
-        meta: The ``.json`` metadata (prior, teachers' blocks and bands, code classes).
-    """
+    """The exported arrays (``.npz``) and metadata (``.json``) of ``make train-turn-quality``."""
 
     def __init__(self, arrays: Mapping[str, FloatArray], meta: Mapping[str, Any]) -> None:
         self.arrays = dict(arrays)
@@ -78,11 +73,7 @@ class TurnQualityModel:
 
     @classmethod
     def load(cls, directory: Path = MODEL_DIR) -> TurnQualityModel:
-        """Read ``turn_quality.{npz,json}`` from ``directory``.
-
-        Raises:
-            FileNotFoundError: The model files are missing (run ``make train-turn-quality``).
-        """
+        """Read ``turn_quality.{npz,json}`` from ``directory`` (``make train-turn-quality``)."""
         npz, meta = directory / "turn_quality.npz", directory / "turn_quality.json"
         if not npz.exists() or not meta.exists():
             raise FileNotFoundError(
@@ -168,12 +159,7 @@ def shipped_model() -> TurnQualityModel:
 
 
 class LearnedTeacher:
-    """A learned teacher over two evidence blocks (see the module doc); subclasses pick them.
-
-    Args:
-        model: The exported model (default: the shipped one, read on first use).
-        embed: The embedding function (default: MiniLM through the normal disk cache).
-    """
+    """A learned teacher over two evidence blocks (see the module doc); subclasses pick them."""
 
     name: str  # the Protocol's attribute, set per subclass
     key: ClassVar[str]

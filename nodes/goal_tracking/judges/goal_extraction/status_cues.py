@@ -146,11 +146,7 @@ class SystemActModel:
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> SystemActModel:
-        """Read a model written by :meth:`save`.
-
-        Raises:
-            FileNotFoundError: No model at ``path`` (``scripts/train_status_acts.py`` writes it).
-        """
+        """Read a model written by :meth:`save` (``scripts/train_status_acts.py`` writes it)."""
         if not path.exists():
             raise FileNotFoundError(
                 f"No system-act model at {path}; run `python -m scripts.train_status_acts`."
@@ -233,12 +229,8 @@ def user_affirms(utterance: str) -> bool:
 class StatusCue:
     """A status an utterance signals, the act behind it, and the words that signalled it.
 
-    Attributes:
-        status: The status the goal moves to.
-        evidence: The words of the utterance that carry the cue.
-        act: ``success``/``failure``/``confirm``/``results`` (system) or ``abandon``/``defer``
-            (user).
-        confidence: The model's probability for a system act; 1.0 for the user's words.
+    ``act`` is ``success``/``failure``/``confirm``/``results`` (system) or ``abandon``/``defer``
+    (user); ``confidence`` is the model's for a system act, 1.0 for the user's words.
     """
 
     status: GoalStatus

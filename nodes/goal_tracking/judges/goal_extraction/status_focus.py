@@ -52,14 +52,10 @@ Similarity = Callable[[str, Sequence[tuple[str, str]]], list[float]]
 
 @dataclass(frozen=True)
 class Focus:
-    """Where a cue lands: an existing goal, or a new goal ``(service, intent)`` to insert.
+    """Where a cue lands: existing ``goals``, or a new goal ``(service, intent)`` to insert.
 
-    Attributes:
-        goals: The existing goals the cue moves (several for "never mind the hotel").
-        service: For a new goal, its service; ``""`` otherwise.
-        intent: For a new goal, its intent.
-        revive: Whether the goals were failed or abandoned and come back to ``open`` first.
-        reason: Why this focus, in words.
+    Several goals for "never mind the hotel"; ``revive`` puts failed or abandoned ones back to
+    ``open`` first.
     """
 
     goals: tuple[Goal, ...] = ()
@@ -71,12 +67,7 @@ class Focus:
 
 @dataclass(frozen=True)
 class SchemaView:
-    """What the focus needs from the schema: intent kinds, texts, similarity.
-
-    Args:
-        index: The schema's intents (the goal extractor's :class:`SchemaIndex`).
-        similarity: Text -> similarity to each of some intents.
-    """
+    """What the focus needs from the schema: intent kinds, texts, similarity."""
 
     index: SchemaIndex
     similarity: Similarity

@@ -106,12 +106,7 @@ class GuidanceOutput(BaseModel):
 
 
 class LocalGuidanceJudge:
-    """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map.
-
-    Args:
-        density: The sub-target matcher (default: the local target-density judge).
-        calibration: The calibration file (default: ``calibration.json`` beside this module).
-    """
+    """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map."""
 
     name = "local"
 
