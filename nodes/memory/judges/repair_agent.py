@@ -1,18 +1,14 @@
 """The repair agent role: the agent under test in MAP's proactive slot repair loop (§4.3).
 
-Given the context, its confirmation response r, the set L of slots still to fix (names only,
-never the gold values) and the repair so far, the agent speaks (:class:`RepairRequest` ->
-:class:`AgentTurn`):
+Given the context, its confirmation response r, the slots L still to fix (names only, never
+the gold values) and the repair so far, the agent speaks:
 
 * ``local`` (= ``local:proactive``, :class:`ProactiveAgent`): acknowledges the values the user
-  just gave and asks about every slot left in L, by name in words.
-* ``local:passive`` (:class:`PassiveAgent`): never asks (a floor: it can only succeed if the user
+  just gave and asks about every slot left in L.
+* ``local:passive`` (:class:`PassiveAgent`): never asks (a floor: it succeeds only if the user
   volunteers).
 * ``<provider>:<model>`` (:class:`LLMRepairAgent`): the repair agent prompt; slots it names
   outside L are dropped and read from its words instead.
-
-The supervisor that finds L and judges each exchange is :mod:`nodes.memory.judges.supervisor`;
-the user simulator is :mod:`nodes.simulation.users`.
 """
 
 from __future__ import annotations
