@@ -1,21 +1,16 @@
 """The learned local teachers: ``local:turn``, ``local:reply-reaction``, ``local:fit-reaction``.
 
-Three evidence models, one per block of :mod:`~nodes.goal_success.judges.turn_quality.evidence`
-(R: the reply, C: its fit to the request, N: the user's next message), each a logistic
-regression with Platt calibration trained on SGD train (CC BY-SA 4.0) and failures the team
-made from real turns (``make train-turn-quality``). Each teacher reads two of the three blocks,
-so every kind of evidence is read by two teachers, and combines them with a small stacker:
+Three logistic regressions with Platt calibration, one per evidence block (R reply, C fit, N
+reaction; :mod:`~nodes.goal_success.judges.turn_quality.evidence`), trained on SGD train (CC
+BY-SA 4.0) and failures the team made from real turns (``make train-turn-quality``). Each
+teacher stacks two blocks (R + C, R + N, C + N), so every kind of evidence is read by two. On
+the last turn the reaction teachers read their reply-side block alone, with its own band: a
+missing reaction is never read as "success".
 
-* ``local:turn``: R + C, what the turn itself shows (it can judge without a reaction);
-* ``local:reply-reaction``: R + N; ``local:fit-reaction``: C + N. On the last turn (no
-  reaction) these two read their reply-side block alone, with its own band: a missing
-  reaction is never read as "success".
-
-A teacher states ``p(failure)`` at a deployment prior of failed turns (the model file's
-``prior``). At or above its ``fail`` cut-off the turn failed, and a per-teacher multinomial
-model over the same blocks names the root cause (E1-E7); below ``succ`` it succeeded; in between
-the teacher abstains (``quality=None``) and says why. Both cut-offs were chosen on SGD dev.
-Inference is numpy over ``turn_quality.npz`` (no pickles) and ``turn_quality.json``.
+``p(failure)`` is stated at the model file's deployment ``prior``: at or above the ``fail``
+cut-off the turn failed (a per-teacher multinomial model names the cause, E1-E7), below
+``succ`` it succeeded, in between the teacher abstains. Both cut-offs were chosen on SGD dev.
+Inference is numpy over ``turn_quality.npz`` and ``turn_quality.json``.
 """
 
 from __future__ import annotations
