@@ -1,8 +1,7 @@
 """Judges: every decision the papers give to an LLM, answered locally or by an LLM.
 
-A role (``"segmentation"``, ``"turn_quality"``...) is configured by a spec string, ``local``,
-``local:<variant>`` or ``<provider>:<model>[@<base_url>]`` (see :mod:`nodes.judges.spec`).
-Resolve specs when a run starts, so a bad one fails before any dialogue is processed.
+A role is configured by a spec string (see :mod:`nodes.judges.spec`). Resolve specs when a run
+starts, so a bad one fails before any dialogue is processed.
 """
 
 from __future__ import annotations
@@ -46,14 +45,8 @@ __all__ = [
 def resolve_judge(role: str, spec: str, build_llm: Callable[[JudgeSpec], J]) -> J | Any:
     """Return the judge that ``spec`` names for ``role``.
 
-    Args:
-        role: The judge role.
-        spec: A judge spec string.
-        build_llm: Builds the role's LLM judge from a parsed LLM spec (typically an
-            ``LLMJudge`` with the role's prompt and output model).
-
-    Returns:
-        The local judge (built once per process) or whatever ``build_llm`` returns.
+    ``build_llm`` builds the role's LLM judge from a parsed LLM spec; a local judge is built once
+    per process.
 
     Raises:
         JudgeSpecError: If the spec is malformed or names an unknown local variant.
@@ -66,10 +59,7 @@ def resolve_judge(role: str, spec: str, build_llm: Callable[[JudgeSpec], J]) -> 
 
 
 def check_spec(role: str, spec: str) -> JudgeSpec:
-    """Validate ``spec`` for ``role`` without building anything (for config validation).
-
-    A local spec must name a registered variant; an LLM spec a known provider. Neither
-    packages nor keys are checked: that happens when the LLM judge is built.
+    """Validate ``spec`` for ``role`` without building anything (packages and keys are not checked).
 
     Raises:
         JudgeSpecError: If the spec is malformed or names an unknown local variant.

@@ -11,16 +11,9 @@ from dataclasses import asdict, dataclass
 class RoleUsage:
     """Usage of one judge role, summed over its judge invocations.
 
-    Attributes:
-        calls: Judge invocations (``LLMJudge.invoke``/``ainvoke``), cache hits included.
-        cache_hits: Invocations answered from the response cache without a model call.
-        failures: Invocations that returned no value after every attempt.
-        retries: Model calls beyond the first of each invocation.
-        prompt_tokens: Input tokens reported by the provider.
-        completion_tokens: Output tokens reported by the provider.
-        latency_s: Wall-clock seconds spent in invocations, backoff included.
-        refused: Invocations the call policy did not send (budget, open circuit, dry run);
-            their prompt tokens are estimated from the rendered prompt.
+    ``calls`` counts cache hits too; ``retries`` are model calls beyond each invocation's first;
+    ``refused`` invocations were not sent by the call policy (budget, open circuit, dry run) and
+    their prompt tokens are estimated from the rendered prompt.
     """
 
     calls: int = 0
@@ -54,18 +47,9 @@ class JudgeAccounting:
         refused: bool = False,
         judge: str | None = None,
     ) -> None:
-        """Record one judge invocation of ``role``.
+        """Record one judge invocation of ``role`` (tokens summed over all its attempts).
 
-        Args:
-            role: The judge role, e.g. ``"segmentation"``.
-            prompt_tokens: Input tokens over all attempts of the invocation.
-            completion_tokens: Output tokens over all attempts of the invocation.
-            latency_s: Wall-clock seconds of the invocation.
-            cache_hit: Whether the answer came from the response cache.
-            failed: Whether the invocation returned no value.
-            retries: Attempts beyond the first.
-            refused: Whether the call policy did not send it.
-            judge: The judge spec that answered (counted per spec too, for prices).
+        ``judge`` is the spec that answered, counted per spec too, for prices.
         """
         with self._lock:
             tables = [self._usage.setdefault(role, RoleUsage())]

@@ -1,8 +1,6 @@
 """A small binary classifier in numpy for the local judges trained on public data.
 
-One hidden ReLU layer, sigmoid output, trained with weighted binary cross-entropy and Adam,
-early-stopped on a validation split. Small enough to ship as an ``.npz`` in the repo and to
-retrain with a ``make`` target; no torch, no scikit-learn.
+One hidden ReLU layer, small enough to ship as an ``.npz``; no torch, no scikit-learn.
 """
 
 from __future__ import annotations
@@ -85,10 +83,10 @@ class MLPClassifier:
         valid_labels: NDArray[np.bool_],
         config: TrainingConfig | None = None,
     ) -> MLPClassifier:
-        """Train on ``features``/``labels``; keep the epoch with the lowest validation loss.
+        """Train; keep the epoch with the lowest validation loss.
 
-        The positive class is re-weighted to balance the classes (new-goal turns are rare),
-        and the decision threshold is then tuned for F1 on the validation split.
+        Positives are re-weighted (new-goal turns are rare); the threshold is tuned for F1 on the
+        validation split.
         """
         cfg = config or TrainingConfig()
         rng = np.random.default_rng(cfg.seed)

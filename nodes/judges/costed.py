@@ -1,9 +1,6 @@
-"""LLM judges that report what each call cost: calls, prompt and completion tokens.
+"""LLM judges that report what each call cost, for subsystems that report cost per turn.
 
-The goal tracker (and any subsystem that reports LLM cost per turn) needs each invocation's
-usage, not only the process-wide totals in :data:`~nodes.judges.accounting.ACCOUNTING`.
-:class:`CostedJudge` wraps :class:`~nodes.judges.llm.LLMJudge` and returns a
-:class:`CallRecord` with every answer; the usage still reaches the shared accounting.
+The usage still reaches the shared :data:`~nodes.judges.accounting.ACCOUNTING`.
 """
 
 from __future__ import annotations
@@ -27,13 +24,7 @@ OutT = TypeVar("OutT", bound=BaseModel)
 class CallRecord:
     """Usage and outcome of one judge invocation, over all its attempts.
 
-    Attributes:
-        role: The judge role (the accounting key).
-        llm_calls: Model calls made (0 for a cache hit or a call that was not needed).
-        prompt_tokens: Input tokens the provider reported, summed over the attempts.
-        completion_tokens: Output tokens, summed over the attempts.
-        cache_hit: Whether the answer came from the response cache.
-        reason: Why there is no answer; None when the judge answered.
+    ``llm_calls`` is 0 for a cache hit; ``reason`` says why there is no answer.
     """
 
     role: str
@@ -76,17 +67,7 @@ class _UsageTap(JudgeAccounting):
 
 
 class CostedJudge(Generic[OutT]):
-    """An :class:`LLMJudge` that keeps each call's cost (subclasses set ``system_prompt``).
-
-    Args:
-        role: The judge role (accounting key).
-        spec: An LLM spec, e.g. ``"openai:gpt-4o-mini"``.
-        prompt: The ``str.format`` template.
-        output_model: The pydantic model of the answer.
-        max_retries: Retries after a malformed answer or a failed call.
-        cache: A response cache, None, or ``"default"``.
-        accounting: Where usage is summed (default the process-wide ``ACCOUNTING``).
-    """
+    """An :class:`LLMJudge` that keeps each call's cost (subclasses set ``system_prompt``)."""
 
     system_prompt: ClassVar[str | None] = None
     """The system message every call of this judge starts with."""

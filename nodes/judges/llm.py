@@ -1,7 +1,7 @@
 """The LLM judge: a paper's prompt answered by a chat model and parsed into a pydantic model.
 
-This is the only module that builds chat models (:func:`load_chat_model`); tests patch that
-function or pass ``chat_model=`` to :class:`LLMJudge`.
+The only module that builds chat models: tests patch :func:`load_chat_model` or pass
+``chat_model=``.
 """
 
 from __future__ import annotations
@@ -62,21 +62,13 @@ _CONFIG_STATUSES = {401: "rejected the credentials", 403: "denied access", 404: 
 def load_chat_model(spec: JudgeSpec, **kwargs: Any) -> BaseChatModel:
     """Build the chat model an LLM spec names, through ``init_chat_model``.
 
-    With a ``@base_url`` the URL is passed as ``base_url``. For ``openai`` with a base URL
-    and no ``OPENAI_API_KEY``, a placeholder key is passed: local OpenAI-compatible
-    servers ignore it, but the client refuses to start without one.
-
-    Args:
-        spec: A parsed LLM spec.
-        **kwargs: Passed to ``init_chat_model`` (``temperature``, ``timeout``, ``api_key``...).
-
-    Returns:
-        The chat model.
+    For ``openai`` with a base URL and no ``OPENAI_API_KEY``, a placeholder key is passed: local
+    OpenAI-compatible servers ignore it, but the client refuses to start without one.
 
     Raises:
         JudgeSpecError: If ``spec`` is not an LLM spec of a known provider.
-        JudgeConfigError: If the provider package is not installed, the API key is not
-            set, or the provider rejects the arguments; the message says how to fix it.
+        JudgeConfigError: If the provider package is missing, the key is not set, or the
+            provider rejects the arguments; the message says how to fix it.
     """
     if spec.kind != "llm" or not spec.provider or not spec.model:
         raise JudgeSpecError(f"judge spec {spec.raw!r} does not name an LLM ('<provider>:<model>')")
@@ -163,37 +155,20 @@ class LLMJudge(Generic[OutT]):
     """A judge role answered by a chat model: render, call, parse, retry, cache, account.
 
     Bad output and failed calls never raise: after ``max_retries`` retries the result has
-    ``value=None`` and a reason. Configuration problems (package, key, credentials) raise
-    :class:`JudgeConfigError`, at construction where possible.
+    ``value=None`` and a reason. Configuration problems raise :class:`JudgeConfigError`, at
+    construction where possible.
 
     Args:
-        role: The judge role, e.g. ``"turn_quality"``; the accounting key.
-        spec: An LLM spec (``"openai:gpt-4o-mini"``) or a parsed one.
-        prompt: A ``str.format`` template (a constant from ``nodes/prompts/``).
-        output_model: The pydantic model the answer must match.
-        system: An optional system message.
-        mode: ``"json"`` reads JSON from the text (after ``<think>`` reasoning); works with
-            every provider. ``"structured"`` uses the provider's structured output.
-        max_retries: Retries after the first attempt.
-        backoff_s: Wait ``backoff_s * 2**n`` seconds before retry ``n`` (from 0) that
-            follows a failed call; a malformed answer is retried at once, with feedback.
-        cache: A response cache, None for none, or ``"default"`` for
-            :func:`~stores.llm_cache.default_llm_cache`.
-        accounting: Usage counters; default the process-wide ``ACCOUNTING``.
-        chat_model: A ready model (tests, custom clients); else :func:`load_chat_model`.
-        temperature: Sampling temperature; None leaves the provider's default (for models
-            that reject the parameter).
-        model_kwargs: More arguments for :func:`load_chat_model` (``timeout``...).
-        max_output_tokens: The longest answer the role needs; the provider stops there (a
-            small model that rambles costs no more than this).
-        constrained: Ask the provider to decode under the output schema where it can
+        mode: ``"json"`` reads JSON from the text (after ``<think>`` reasoning), with every
+            provider; ``"structured"`` uses the provider's structured output.
+        backoff_s: Wait ``backoff_s * 2**n`` seconds before retry ``n`` after a failed call; a
+            malformed answer is retried at once, with feedback.
+        cache: A response cache, None, or ``"default"``.
+        temperature: None leaves the provider's default (for models that reject it).
+        max_output_tokens: The longest answer the role needs (a rambling model costs no more).
+        constrained: Decode under the output schema where the provider can
             (:func:`decoding_kwargs`); parse-and-retry stays for the others.
-        decoding_schema: The JSON schema sent for constrained decoding and retries, when it
-            should be stricter than ``output_model`` (which still parses the answer).
-
-    Raises:
-        JudgeSpecError: If ``spec`` is malformed or local.
-        JudgeConfigError: If the model cannot be built here.
+        decoding_schema: A stricter schema than ``output_model`` for constrained decoding.
     """
 
     def __init__(
@@ -251,11 +226,7 @@ class LLMJudge(Generic[OutT]):
         return f"LLMJudge(role={self.role!r}, spec={self.spec.raw!r}, mode={self.mode!r})"
 
     def render(self, variables: Mapping[str, Any]) -> list[BaseMessage]:
-        """Return the messages sent for ``variables``: the system message, then the prompt.
-
-        Raises:
-            ValueError: If the prompt needs a variable that ``variables`` lacks.
-        """
+        """Return the messages sent for ``variables``: the system message, then the prompt."""
         try:
             text = self.prompt.format(**variables)
         except KeyError as exc:
@@ -268,14 +239,8 @@ class LLMJudge(Generic[OutT]):
     def invoke(self, variables: Mapping[str, Any]) -> JudgeResult[OutT]:
         """Judge once: render the prompt with ``variables`` and ask the model (or the cache).
 
-        Args:
-            variables: Values for the prompt's ``str.format`` fields.
-
-        Returns:
-            The parsed answer, or ``value=None`` with a reason after the last retry.
-
-        Raises:
-            JudgeConfigError: If the provider rejects the credentials or the model name.
+        Returns the parsed answer, or ``value=None`` with a reason after the last retry; raises
+        :class:`JudgeConfigError` if the provider rejects the credentials or the model name.
         """
         messages = self.render(variables)
         started = time.perf_counter()
@@ -334,10 +299,9 @@ class LLMJudge(Generic[OutT]):
     # -- the attempt loop, shared by invoke and ainvoke ---------------------------------
 
     def _attempts(self, messages: list[BaseMessage]) -> Generator[_Step, Any, _Outcome[OutT]]:
-        """Run the retry loop, yielding the I/O it needs; the drivers perform it.
+        """The retry loop, shared by the sync and async drivers.
 
-        Yields ``_Call`` (the driver sends back the reply or throws the call's exception
-        in) and ``_Sleep``; returns the outcome. One loop serves the sync and async drivers.
+        It yields ``_Call`` and ``_Sleep`` for the driver to perform and returns the outcome.
         """
         outcome: _Outcome[OutT] = _Outcome()
         conversation = list(messages)

@@ -1,10 +1,4 @@
-"""A judge role answered by one fixed prompt through :class:`~nodes.judges.llm.LLMJudge`.
-
-The LLM side of many roles is the same: one paper prompt (and optionally a system prompt),
-one pydantic output model, a spec, and the judge named after that spec. :class:`LLMRole` builds
-that :class:`LLMJudge` once; subclasses only declare the class attributes and read ``self.llm``.
-The chat model itself is built (or injected) by :class:`LLMJudge`, never here.
-"""
+"""A judge role answered by one fixed prompt through :class:`~nodes.judges.llm.LLMJudge`."""
 
 from __future__ import annotations
 
@@ -21,17 +15,10 @@ OutT = TypeVar("OutT", bound=BaseModel)
 
 
 class LLMRole(Generic[OutT]):
-    """A judge role answered by one prompt through :class:`LLMJudge`.
+    """A judge role answered by one prompt through :class:`LLMJudge`, built once.
 
     Subclasses set ``role``, ``prompt``, ``output_model`` and optionally ``system`` and
-    ``decoding_schema`` (a stricter schema for constrained decoding, see :class:`LLMJudge`).
-
-    Args:
-        spec: An LLM spec.
-        chat_model: A ready chat model (tests); else built from the spec.
-        cache: The LLM response cache (see :class:`LLMJudge`).
-        max_retries: Retries after a failed or malformed answer.
-        **llm_kwargs: Any other :class:`LLMJudge` setting (``backoff_s``, ``accounting``...).
+    ``decoding_schema``; ``llm_kwargs`` go to :class:`LLMJudge`.
     """
 
     role: str

@@ -1,14 +1,8 @@
 """Registry of local judges: deterministic, offline judges looked up by role and variant.
 
-A module that provides a local judge registers a zero-argument factory::
-
-    @register_local_judge("segmentation", "embedding", default=True)
-    def _embedding_segmenter() -> EmbeddingSegmenter:
-        return EmbeddingSegmenter.load()
-
-``get_local_judge("segmentation")`` then builds it on first use (models are loaded then,
-never at import time) and hands the same instance to every later caller. The registering
-module must have been imported before the role is resolved.
+A module registers a zero-argument factory with :func:`register_local_judge`;
+:func:`get_local_judge` builds it on first use (models load then, never at import time) and
+shares the instance. The registering module must be imported before the role is resolved.
 """
 
 from __future__ import annotations
@@ -46,20 +40,11 @@ def register_local_judge(
 ) -> Callable[[F], F]:
     """Register a zero-argument factory as the local judge ``role``/``variant``.
 
-    The role's default variant is the one registered with ``default=True``; failing that,
-    the variant named ``"default"``; failing that, the first one registered.
-
-    Args:
-        role: The judge role, e.g. ``"segmentation"``.
-        variant: The variant name used in ``local:<variant>`` specs.
-        default: Make this variant the role's default.
-
-    Returns:
-        A decorator that registers the factory and returns it unchanged.
+    The role's default is the variant registered with ``default=True``, else ``"default"``, else
+    the first one registered.
 
     Raises:
-        ValueError: If another factory already holds ``role``/``variant``, or the role
-            already has an explicit default.
+        ValueError: If ``role``/``variant`` is taken, or the role already has a default.
     """
 
     def decorator(factory: F) -> F:
@@ -83,20 +68,10 @@ def register_local_judge(
 
 
 def get_local_judge(role: str, variant: str | None = None) -> Any:
-    """Return the local judge for ``role``, building it on first use.
-
-    The instance is built once per process, even when many threads ask at once.
-
-    Args:
-        role: The judge role.
-        variant: The variant, or None for the role's default.
-
-    Returns:
-        Whatever the registered factory builds.
+    """Return the local judge for ``role`` (``variant`` None: its default), built once per process.
 
     Raises:
-        JudgeSpecError: If the role has no local judge or no such variant (the message
-            lists the available ones).
+        JudgeSpecError: If the role has no local judge or no such variant.
     """
     _, entry = _entry(role, variant)
     if not entry.built:

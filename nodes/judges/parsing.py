@@ -1,9 +1,7 @@
 """Reading a judge's answer out of free LLM text.
 
-The papers' prompts ask for reasoning in ``<think>…</think>`` followed by JSON, and models
-wrap JSON in prose and code fences, leave trailing commas or write Python-style quotes. This
-module strips the reasoning, finds every JSON value in what is left and validates them
-against the output model, so the caller gets a model instance or one short error.
+Models wrap JSON in ``<think>`` reasoning, prose and code fences, leave trailing commas or
+write Python-style quotes; the caller gets a model instance or one short error.
 """
 
 from __future__ import annotations
@@ -27,12 +25,7 @@ _FEEDBACK_LIMIT = 2000
 
 
 class OutputParseError(ValueError):
-    """The model's answer held no usable JSON or did not match the output model.
-
-    Attributes:
-        reason: One short line for ``JudgeResult.reason``.
-        feedback: A fuller explanation to send back to the model on a retry.
-    """
+    """No usable JSON, or none matching the output model (``feedback`` is sent on a retry)."""
 
     def __init__(self, reason: str, feedback: str | None = None) -> None:
         super().__init__(reason)
@@ -56,14 +49,7 @@ def strip_reasoning(text: str) -> str:
 
 
 def json_candidates(text: str) -> list[tuple[int, Any]]:
-    """Find the outermost JSON objects and arrays in ``text``.
-
-    Args:
-        text: Free text, already stripped of reasoning.
-
-    Returns:
-        ``(length, value)`` pairs in the order they appear; each value is a dict or list.
-    """
+    """``(length, value)`` of the outermost JSON objects and arrays in ``text``, in order."""
     found: list[tuple[int, Any]] = []
     start = 0
     while True:
@@ -82,18 +68,8 @@ def json_candidates(text: str) -> list[tuple[int, Any]]:
 def parse_json_output(text: str, output_model: type[OutT]) -> OutT:
     """Parse a model's free-text answer into ``output_model``.
 
-    The last JSON value that validates wins (reasoning before the answer may quote
-    examples); if none validates, the error of the largest one is reported.
-
-    Args:
-        text: The model's answer.
-        output_model: The pydantic model the answer must match.
-
-    Returns:
-        The validated answer.
-
-    Raises:
-        OutputParseError: If no JSON is found or none matches ``output_model``.
+    The last JSON value that validates wins (reasoning may quote examples); if none does, the
+    error of the largest one is raised as :class:`OutputParseError`.
     """
     answer = strip_reasoning(text)
     candidates = json_candidates(answer)

@@ -1,9 +1,4 @@
-"""What the LLM judge tells a provider, and what it reads from a provider's answers.
-
-:func:`decoding_kwargs`: the arguments that constrain an answer to the output schema and cap
-its length, per provider. The messages that say how to install a provider's package or set its
-key. :func:`context_overflow`: whether a failed call says the prompt did not fit.
-"""
+"""What the LLM judge tells a provider, and what it reads from a provider's answers."""
 
 from __future__ import annotations
 
@@ -49,13 +44,10 @@ def decoding_kwargs(
 ) -> dict[str, Any]:
     """Chat-model arguments that constrain the answer to the output schema and cap its length.
 
-    Where the provider decodes under a schema, the answer is schema-valid JSON by
-    construction (small and local models follow it too); elsewhere the judge parses and
-    retries. OpenAI: ``response_format`` ``json_schema``. An OpenAI-compatible server
-    (``openai:<model>@<url>``: llama.cpp, vLLM, Ollama): ``json_object`` with the ``schema``
-    (llama.cpp's grammar-constrained decoding; it rejects ``json_schema``), sent in the request
-    body with ``max_tokens``, which such servers read there. Ollama: ``format``. ``schema``
-    replaces the output model's own when the decoding should be stricter than the parsing.
+    OpenAI: ``response_format`` ``json_schema``. An OpenAI-compatible server (llama.cpp, vLLM,
+    Ollama): ``json_object`` with the ``schema`` in the request body with ``max_tokens``
+    (llama.cpp rejects ``json_schema``). Ollama: ``format``. Elsewhere the judge parses and
+    retries.
     """
     schema = dict(schema) if schema is not None else output_model.model_json_schema()
     kwargs: dict[str, Any] = {}
@@ -80,9 +72,9 @@ def decoding_kwargs(
 def output_cap_kwargs(spec: JudgeSpec, max_output_tokens: int | None) -> dict[str, Any]:
     """Chat-model arguments that cap an answer at ``max_output_tokens`` (none for None).
 
-    An OpenAI-compatible server (``openai:<model>@<url>``) reads ``max_tokens`` from the request
-    body (ChatOpenAI's ``max_tokens=`` goes out as ``max_completion_tokens``, which llama.cpp
-    ignores); Ollama calls it ``num_predict``, Gemini ``max_output_tokens``.
+    An OpenAI-compatible server reads ``max_tokens`` from the body (ChatOpenAI sends
+    ``max_completion_tokens``, which llama.cpp ignores); Ollama: ``num_predict``, Gemini:
+    ``max_output_tokens``.
     """
     if not max_output_tokens:
         return {}
@@ -154,11 +146,10 @@ def estimate_tokens(messages: Sequence[BaseMessage]) -> int:
 def bounded_schema(
     output_model: type[BaseModel], *, max_chars: int, max_items: int
 ) -> dict[str, Any]:
-    """``output_model``'s JSON schema with every free string and list given an upper bound.
+    """``output_model``'s JSON schema with every free string and list bounded.
 
-    For constrained decoding only (the answer is still parsed by ``output_model``): a small
-    model that loops inside a string or a list is then made to close it, instead of running to
-    the output cap and leaving JSON that cannot be parsed (seen with SmolLM2 on llama.cpp).
+    For constrained decoding only: a small model that loops inside a string or list must close
+    it instead of running to the output cap (seen with SmolLM2 on llama.cpp).
     """
 
     def bound(node: Any) -> Any:

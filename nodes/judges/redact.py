@@ -1,13 +1,8 @@
 """Keeping credentials out of everything todeval writes, logs and traces.
 
-Providers and proxies echo request details in their error bodies (``Incorrect API key provided:
-sk-...``), and an error's text becomes a label's null reason, a failed record's error, the
-circuit breaker's note and, through the LangChain tracer, a LangSmith run's error and outputs.
-:func:`redact` replaces the credentials this process holds (the values of its ``*_API_KEY``,
-``*_TOKEN``, ``*_SECRET``... variables and keys passed to a client) and well-known key shapes
-(LangSmith's own :data:`~langsmith.anonymizer.DEFAULT_SECRET_RULES`) with a placeholder.
-:func:`error_text` is how todeval describes an exception; :func:`redact_traces` makes the
-process's LangSmith client apply :func:`redact` before anything is uploaded.
+Providers echo keys in error bodies, and an error's text ends up in labels, records and
+LangSmith runs. :func:`redact` replaces this process's credentials (``*_API_KEY``,
+``*_TOKEN``... values) and well-known key shapes with a placeholder.
 """
 
 from __future__ import annotations
@@ -60,10 +55,8 @@ def error_text(error: BaseException, limit: int | None = None) -> str:
 def redact_traces() -> None:
     """When tracing is on, make the process's LangSmith client redact before it uploads.
 
-    The client scrubs run inputs, outputs, metadata and errors through its anonymizer; a
-    provider error that echoes the key reaches the tracer before any judge sees it, so this is
-    the only place it can be removed. A client the user gave an anonymizer or their own
-    ``hide_*`` functions is left alone (an anonymizer would take their place).
+    A provider error that echoes the key reaches the tracer before any judge sees it. A client
+    with the user's own anonymizer or ``hide_*`` functions is left alone.
     """
     if not tracing_is_enabled():
         return

@@ -10,13 +10,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class JudgeResult(Generic[T]):
-    """One judgement, labelled with the judge that made it.
+    """One judgement, labelled with the judge spec that made it.
 
-    Attributes:
-        value: The judgement, or None when the judge could not judge (never a guess).
-        judge: The spec that produced it (e.g. ``"local"``, ``"openai:gpt-4o-mini"``);
-            stored with every label so results say who decided.
-        reason: Why ``value`` is None, or a short rationale when it is set.
+    ``value`` is None when the judge could not judge (never a guess); ``reason`` then says why,
+    else it is a short rationale.
     """
 
     value: T | None

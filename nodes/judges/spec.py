@@ -1,18 +1,11 @@
 """Judge specs: the strings that say which judge answers a role.
 
-Syntax (surrounding whitespace is ignored):
-
-- ``local``: the role's default local judge (deterministic, offline).
-- ``local:<variant>``: a named local judge, e.g. ``local:rules``.
+- ``local``: the role's default local judge; ``local:<variant>``: a named one.
 - ``<provider>:<model>``: an LLM judge through ``init_chat_model``, e.g.
-  ``openai:gpt-4o-mini``, ``anthropic:claude-3-5-haiku-latest``, ``ollama:llama3``,
-  ``bedrock:anthropic.claude-3-5-haiku-20241022-v1:0``. Only the first ``:`` separates
-  provider and model, so model names may contain colons.
-- ``<provider>:<model>@<base_url>``: the same, against another endpoint, e.g. an
-  OpenAI-compatible server (vLLM, llama.cpp, LM Studio):
+  ``openai:gpt-4o-mini``. Only the first ``:`` separates provider and model.
+- ``<provider>:<model>@<base_url>``: another endpoint, e.g.
   ``openai:my-model@http://localhost:8000/v1``. The URL must start with ``http://`` or
-  ``https://``; any other ``@`` stays part of the model name (Vertex AI model ids such as
-  ``claude-3-5-sonnet@20240620`` contain one).
+  ``https://``; any other ``@`` stays in the model name (Vertex ids contain one).
 """
 
 from __future__ import annotations
@@ -36,12 +29,8 @@ class JudgeConfigError(RuntimeError):
 class ProviderInfo:
     """What an LLM provider needs on this machine.
 
-    Attributes:
-        package: The pip requirement that provides the chat model class.
-        key_env: Environment variables of which one must hold the API key; empty when the
-            provider authenticates otherwise (cloud credentials, local server).
-        extra: todeval's pip extra that installs the package at a version that resolves with
-            todeval's pinned core (``pip install -e '.[openai]'``), or None when it has none.
+    ``key_env``: variables of which one must hold the key (empty for other auth); ``extra``:
+    todeval's pip extra that installs ``package``, or None.
     """
 
     package: str
@@ -99,16 +88,7 @@ _BASE_URL = re.compile(r"^(?P<model>.*?)@(?P<url>https?://\S+)$")
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A parsed judge spec (see the module docstring for the syntax).
-
-    Attributes:
-        raw: The spec as written (whitespace stripped); recorded with every label.
-        kind: ``"local"`` or ``"llm"``.
-        variant: The local variant, or None for the role's default (local specs only).
-        provider: The ``init_chat_model`` provider, e.g. ``"openai"`` (LLM specs only).
-        model: The provider's model name (LLM specs only).
-        base_url: An endpoint overriding the provider's default, or None.
-    """
+    """A parsed judge spec; ``raw`` is recorded with every label."""
 
     raw: str
     kind: Literal["local", "llm"]
@@ -127,18 +107,7 @@ class JudgeSpec:
 
 
 def parse_spec(spec: str) -> JudgeSpec:
-    """Parse a judge spec string.
-
-    Args:
-        spec: ``local``, ``local:<variant>``, ``<provider>:<model>`` or
-            ``<provider>:<model>@<base_url>``.
-
-    Returns:
-        The parsed spec.
-
-    Raises:
-        JudgeSpecError: If the spec is empty, malformed or names an unknown provider.
-    """
+    """Parse a judge spec; :class:`JudgeSpecError` if empty, malformed or of an unknown provider."""
     raw = spec.strip() if isinstance(spec, str) else ""
     if not raw:
         raise JudgeSpecError(f"empty judge spec; expected {_SYNTAX}")

@@ -1,9 +1,4 @@
-"""Text helpers the local teachers' cue modules share: patterns, words, sentences.
-
-:mod:`nodes.goal_success.judges.user_cues` (Appendix A) and
-:mod:`nodes.goal_success.judges.response_cues` (Appendix B) build their regex cues with
-:func:`cue` and split messages with :data:`WORD` and :func:`sentences`.
-"""
+"""Text helpers the local teachers' cue modules (Appendices A and B) share."""
 
 from __future__ import annotations
 

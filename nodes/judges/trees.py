@@ -1,11 +1,9 @@
 """Gradient-boosted trees in plain numpy, for local judges trained on public data.
 
-Goal success's ``local:learned`` segmenter reads one. The trees are trained with scikit-learn
-(``scripts/train_segmenter.py``) and exported as arrays, every tree padded to a complete binary
-tree of the same depth, so inference is a few vectorised lookups per level for all trees and
-rows at once: no scikit-learn, no pickle. Node ``i`` of a tree has children ``2i+1``
-(``x[feature] <= threshold``) and ``2i+2``; a leaf above the full depth is padded with
-never-taken splits (threshold ``+inf``) whose leaves repeat its value.
+Trained with scikit-learn (``scripts/train_segmenter.py``) and exported as arrays, each tree
+padded to a complete binary tree of one depth, so inference is vectorised per level: no
+scikit-learn, no pickle. Node ``i`` has children ``2i+1`` (``x[feature] <= threshold``) and
+``2i+2``; padding splits have threshold ``+inf``.
 """
 
 from __future__ import annotations
@@ -25,14 +23,8 @@ from todeval.nodes.judges.vectors import FloatArray
 class BoostedTrees:
     """``logit(x) = base + sum over trees of leaf(x)``, then a decision threshold.
 
-    Attributes:
-        feature: Split feature per tree and internal node, shape ``(trees, 2**depth - 1)``.
-        threshold: Split threshold per tree and internal node (``x <= t`` goes left).
-        leaf: Leaf values (learning rate included), shape ``(trees, 2**depth)``.
-        base: The initial log-odds.
-        threshold_probability: Probability at or above which a turn is a new goal.
-        feature_names: Names of the columns the model reads, to check rows against.
-        metadata: Training provenance and figures (written to the ``.json`` sidecar).
+    Arrays are per tree: ``feature``/``threshold`` over ``2**depth - 1`` internal nodes, ``leaf``
+    over ``2**depth`` leaves (learning rate included).
     """
 
     feature: NDArray[np.int32]
@@ -106,21 +98,9 @@ def complete_tree(
     values: NDArray[np.float64],
     depth: int,
 ) -> tuple[NDArray[np.int32], FloatArray, FloatArray]:
-    """One tree in scikit-learn's node-list form as a complete tree of ``depth`` levels.
+    """One tree in scikit-learn's node-list form (``tree_.*``) as a complete ``depth``-level tree.
 
-    Args:
-        children_left: Left child per node, ``-1`` for a leaf (``tree_.children_left``).
-        children_right: Right child per node (``tree_.children_right``).
-        features: Split feature per node (``tree_.feature``).
-        thresholds: Split threshold per node (``tree_.threshold``).
-        values: The value each node predicts (already scaled by the learning rate).
-        depth: The padded depth; at least the tree's own depth.
-
-    Returns:
-        ``(feature, threshold, leaf)`` arrays of sizes ``2**depth - 1``, same, ``2**depth``.
-
-    Raises:
-        ValueError: The tree is deeper than ``depth``.
+    Returns ``(feature, threshold, leaf)``; raises ValueError if the tree is deeper than ``depth``.
     """
     feature = np.zeros(2**depth - 1, dtype=np.int32)
     threshold = np.full(2**depth - 1, np.inf, dtype=np.float32)

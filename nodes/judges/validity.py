@@ -1,14 +1,9 @@
 """Validity cards: how far each local judge's labels agree with labels people wrote.
 
-Every local judge ships a card (``validity.json`` in its role package, one entry per variant),
-written by ``make validity`` (``scripts/validity_cards.py``) from the frozen labelled sets in
-``data/validation/`` and the held-out data named on the card. A summary prints, beside every
-figure a judge decided, that judge's card, so a reader sees how much the figure can be trusted.
-
-A card is *weak* when, on some human-labelled set, the judge's agreement (Cohen's kappa) is below
-:data:`WEAK_KAPPA` or (for failure detection) its recall of the failures people marked is below
-:data:`WEAK_RECALL`: its figures are printed, but flagged on the report's first screen. An LLM
-judge has no card here (nothing was checked): its figures say "not checked against labels".
+Every local judge ships a card (``validity.json`` in its role package), written by ``make
+validity`` from ``data/validation/``. A summary prints each figure's judge card. A card is
+*weak* when, on some human-labelled set, kappa is below :data:`WEAK_KAPPA` or failure recall
+is below :data:`WEAK_RECALL`. An LLM judge has no card.
 """
 
 from __future__ import annotations
@@ -99,8 +94,7 @@ def register_cards(role: str, path: Path) -> None:
 def card_for(role: str, spec: str) -> ValidityCard | None:
     """The card of the judge ``spec`` names for ``role``; None for an LLM or an unchecked judge.
 
-    ``local`` and ``local:<variant>`` find the same card as the variant's canonical spec; a
-    panel of local teachers has its vote's card as ``vote:<spec>,<spec>,...``.
+    A panel of local teachers has its vote's card as ``vote:<spec>,<spec>,...``.
     """
     path = _CARD_FILES.get(role)
     if path is None or not spec.startswith(("local", "vote:local")):

@@ -1,8 +1,4 @@
-"""Precomputed MiniLM vectors for the local ``turn_quality`` teachers.
-
-:class:`VectorTable` holds a chunk's MiniLM vectors so the embedding teachers label thousands
-of turns per second after ``prepare``.
-"""
+"""Precomputed MiniLM vectors for the local ``turn_quality`` teachers."""
 
 from __future__ import annotations
 
@@ -19,13 +15,8 @@ Embed = Callable[[Sequence[str]], FloatArray]
 class VectorTable:
     """MiniLM vectors of a chunk's texts, embedded in one batch by a teacher's ``prepare``.
 
-    Labelling then only looks vectors up (thousands of turns per second); a text that was not
-    prepared is embedded on the spot (the embedder's disk cache makes repeats cheap). Each
-    :meth:`load` replaces the table, so memory stays bounded by one chunk.
-
-    Args:
-        embed: The embedding function; default MiniLM (:func:`stores.embeddings.get_embedder`),
-            loaded on first use, never at import time.
+    An unprepared text is embedded on the spot; each :meth:`load` replaces the table, so memory
+    stays bounded by one chunk. ``embed`` defaults to MiniLM, loaded on first use.
     """
 
     def __init__(self, embed: Embed | None = None) -> None:

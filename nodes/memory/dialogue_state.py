@@ -19,15 +19,7 @@ from todeval.nodes.memory.judges.intent_capture.local import stated_slot_values
 def read_dialogue_state(
     response: str, candidates: Iterable[tuple[str, str]]
 ) -> tuple[dict[str, str], list[str]]:
-    """The state ``response`` states among ``candidates``, and the ambiguous slots.
-
-    Args:
-        response: The confirmation response.
-        candidates: ``(slot, value)`` pairs the system had for the item.
-
-    Returns:
-        ``(slot -> value, ambiguous slots)``.
-    """
+    """``(slot -> value, ambiguous slots)`` that ``response`` states among ``candidates``."""
     by_slot: dict[str, list[str]] = {}
     for slot, value in candidates:
         if value not in by_slot.setdefault(slot, []):
@@ -54,17 +46,10 @@ def predicted_state(
     candidates: Iterable[tuple[str, str]],
     attributes: Sequence[str],
 ) -> tuple[dict[str, str] | None, str, list[str]]:
-    """The item's predicted dialogue state, where it came from, and its ambiguous slots.
+    """``(state or None, "reader" | "response" | "none", ambiguous slots)`` of the item.
 
-    Args:
-        reader_slots: The state the reader reports (the local reader), else None.
-        response: The confirmation (None: not written, so no state).
-        candidates: What a free-text response is read against.
-        attributes: The intent's task attributes; slots outside them (a time kept under a
-            generic name) are not state slots. Empty: every slot is kept.
-
-    Returns:
-        ``(state or None, "reader" | "response" | "none", ambiguous slots)``.
+    Slots outside ``attributes`` (a time kept under a generic name) are not state slots; empty
+    ``attributes`` keeps every slot.
     """
     if response is None:
         return None, "none", []

@@ -34,17 +34,10 @@ def session_document(individual_id: str, session: MsTodSession, kind: str, text:
 def session_documents(
     individual: Individual, source: Source, summarizer: str = "local", max_retries: int = 3
 ) -> tuple[list[MemoryUnit], dict[str, str]]:
-    """An individual's sessions as ``source`` documents, and the sessions that have none.
+    """``(documents, failures)``: an individual's sessions as documents, and why some have none.
 
-    Args:
-        individual: Whose sessions.
-        source: ``dialogue`` (the session's turns as the prompts render them) or ``summary``
-            (the ``memory_summarizer`` role's summary; the local one writes none).
-        summarizer: The summarizer spec.
-        max_retries: An LLM summarizer's retries after a malformed answer.
-
-    Returns:
-        ``(documents, failures)``: failures map a session id to why it has no document.
+    ``source`` is ``dialogue`` (the turns as the prompts render them) or ``summary`` (the
+    ``memory_summarizer`` role's; the local one writes none).
     """
     documents: list[MemoryUnit] = []
     failures: dict[str, str] = {}

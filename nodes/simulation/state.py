@@ -1,9 +1,7 @@
 """State of the live simulation graph: one conversation of an agent under test with a user.
 
-Messages are dicts as tau2 results files store them (``role``, ``content``, ``tool_calls``,
-``tool_call_id``, ``error``), so a finished thread is one ``simulations`` entry of a
-tau2-compatible results file. The tool environment is event-sourced: the state keeps the tool
-calls made (``tool_log``), never the database.
+Messages are tau2 message dicts, so a finished thread is one ``simulations`` entry of a
+tau2-compatible results file; the state keeps the tool log, never the database.
 """
 
 from __future__ import annotations

@@ -199,14 +199,9 @@ def windows(dialogue: Dialogue, budget_chars: int) -> list[list[Turn]]:
 
 
 class AppendixDJudge:
-    """The Appendix D call for one LLM spec, windowed to the model's context.
+    """The Appendix D call for one LLM spec, windowed to the model's context (``context_tokens``).
 
-    Args:
-        role: The accounting role (``turn_quality`` or ``segmentation``).
-        spec: The LLM spec.
-        max_retries: Retries for malformed answers.
-        context_tokens: The model's context window in tokens.
-        business_rules: The domain's SOP text, put into the prompt (``SOP_BLOCK``); "" for none.
+    ``business_rules``: the domain's SOP text, put into the prompt (``SOP_BLOCK``); "" for none.
     """
 
     def __init__(
@@ -294,16 +289,9 @@ class AppendixDRoleJudge:
 
     Both roles name a subclass as their declaration's ``llm``; it reads its labels off
     :attr:`call`'s verdict. Built with the same spec and business rules, the segmenter and a
-    teacher send the same request, so the second is answered from the response cache. Given
-    the domain's business rules (``Context.teacher_sop``) the prompt includes them
+    teacher send the same request, so the second is answered from the response cache. The
+    domain's business rules (``Context.teacher_sop``) go into the prompt
     (:data:`~nodes.prompts.goal_success.SOP_BLOCK`), as the paper's teachers share the SOP.
-
-    Args:
-        role: The role's declaration (its name is the accounting key).
-        spec: The LLM spec.
-        max_retries: Retries for malformed answers.
-        context_tokens: The model's context window in tokens.
-        business_rules: The domain's SOP text; "" for none.
     """
 
     def __init__(

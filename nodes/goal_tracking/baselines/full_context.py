@@ -31,13 +31,7 @@ class FullContextOutput(BaseModel):
 
 
 class FullContextJudge(CostedJudge[FullContextOutput]):
-    """One call per utterance over the whole dialogue so far.
-
-    Args:
-        spec: An LLM spec, e.g. ``"anthropic:claude-3-7-sonnet-latest"``.
-        **kwargs: ``max_retries``, ``cache``, ``accounting`` (see
-            :class:`~nodes.judges.costed.CostedJudge`).
-    """
+    """One call per utterance over the whole dialogue so far (``kwargs``: see CostedJudge)."""
 
     system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
 
@@ -51,12 +45,7 @@ class FullContextJudge(CostedJudge[FullContextOutput]):
     ) -> list[JudgedGoal]:
         """Every goal of the dialogue so far with its current status.
 
-        Args: utterances_so_far: The dialogue up to and including the current utterance.
-            schema_text: :func:`~nodes.goal_tracking.judges.goal_extraction.llm.render_schema` of
-            the schema, or ``"none"``.
-
-        Returns:
-            The goals; ``[]`` when the judge gave no usable answer (:attr:`last` says why).
+        ``[]`` when the judge gave no usable answer (:attr:`last` says why).
         """
         value, _ = self.ask(
             {

@@ -31,16 +31,7 @@ def read_goals(
     context: Context,
     start: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """The goals the local pipeline reads from ``utterances``, starting from ``start``.
-
-    Args:
-        utterances: ``{"speaker", "text"}`` in dialogue order.
-        context: The run's context (the extractor spec, schema, tau, delta...).
-        start: Goals to start from (goal-memory snapshot dicts), e.g. a summary's goals.
-
-    Returns:
-        The goal-memory snapshot after the last utterance.
-    """
+    """The goal-memory snapshot the local pipeline reads from ``utterances``, from ``start`` on."""
     local = replace(context, goal_memory_path=":memory:", vector_backend="memory")
     memory = goal_memory(":memory:", "memory")
     dialogue_id = f"baseline-reader:{next(_COUNTER)}"

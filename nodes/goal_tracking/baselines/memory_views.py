@@ -49,13 +49,8 @@ _VECTORS = VectorTable()
 class Recall:
     """What a method recalled for the latest utterance.
 
-    Attributes:
-        utterances: Indices (into the history) of the utterances it shows, in order.
-        text: The recalled memory as the LLM prompt shows it.
-        title: What the memory is called in the prompt.
-        memory: The method's memory after this utterance.
-        pending_writes: Spans the method must summarise now (rsum: the new utterances; memochat:
-            the finished span), as ``(start, end)`` index pairs; the caller writes them.
+    ``utterances`` are history indices, in order; ``pending_writes`` are the ``(start, end)``
+    spans the caller must summarise now (rsum: the new utterances; memochat: the finished span).
     """
 
     utterances: list[int]
@@ -75,11 +70,7 @@ def recall(
     memory: Mapping[str, Any],
     top_k: int,
 ) -> Recall:
-    """The method's recall for utterance ``cursor`` (module doc).
-
-    Raises:
-        ValueError: An unknown method.
-    """
+    """The method's recall for utterance ``cursor``; ValueError for an unknown method."""
 
     def line(index: int) -> str:
         return f"{history[index]['speaker']}: {' '.join(str(history[index]['text']).split())}"

@@ -1,37 +1,22 @@
 """The dialogue-generation role: an annotated trajectory made a dialogue (paper 000, §4.3, A.6).
 
-Output, a *draft* (a JSON object in the synthesis graph's state):
-
-* ``turns``: ``[{"speaker": "USER"|"SYSTEM", "utterance": ...}]``; a generator that knows the
-  status changes it wrote (the local one) adds ``changes``: ``[[goal_id, new_status], ...]``;
-* ``proactive_actions``: system-initiated actions it placed, ``{"turn_id", "goal_id", "kind",
-  "appropriate"}`` (``kind``: ``suggestion`` or ``async_update``; ``appropriate`` False for an
-  unhelpful one), when the generator knows them;
-* ``labelled``: whether ``changes`` are there.
+Output, a *draft*: ``turns`` (``[{"speaker", "utterance"}]``), ``proactive_actions``
+(``{"turn_id", "goal_id", "kind", "appropriate"}``, when known), ``labelled``, and for a
+generator that knows the status changes it wrote, ``changes`` (``[[goal_id, new_status]]``).
 
 ``<provider>:<model>`` - :class:`LLMDialogueGenerator`:
-:data:`~nodes.prompts.goal_tracking.DIALOGUE_GENERATION_PROMPT` (the paper's A.6 placeholders).
-Its draft is unlabelled (no ``changes``): an LLM status annotator labels it turn by turn, as in
-the paper (§4.4).
+:data:`~nodes.prompts.goal_tracking.DIALOGUE_GENERATION_PROMPT`. Its draft is unlabelled: an
+LLM status annotator labels it turn by turn, as in the paper (§4.4).
 
-``local`` - :class:`LocalDialogueGenerator` composes a dialogue from the real SGD utterances
-the local annotator planned, a stand-in for the paper's LLM generator. Every utterance is a real
-SGD utterance of the planned episodes, in plan order, with the values they take from earlier
-goals rewritten (:func:`~nodes.goal_tracking.synthesis.value_flows.substitute`), except a few
-connecting lines from the templates below, which the dataset README lists:
-
-* a deferred transaction (asynchrony): after the user agrees to it, the system says the
-  confirmation is pending (:data:`DEFERRAL`); the episode's real outcome report and the rest of
-  the episode come after the next service's goals (the goal is suspended, then resumed:
-  interleaving). In a medium dialogue the user asks for it (:data:`USER_CHECK`); in a complex
-  one the system brings it up unprompted (:data:`ASYNC_UPDATE`, a proactive action);
-* a complex dialogue's system suggests each goal that depends on an earlier one before the user
-  raises it (:data:`SUGGESTION`), and once suggests something the user declines
-  (:data:`DECLINED_SUGGESTION`, the user's next utterance starting "No, thanks.");
-* the dialogue ends with a real SGD closing exchange.
-
-A system line is appended to the system utterance before it, so speakers keep alternating. The
-status changes are the episodes' own SGD gold, so the draft is labelled.
+``local`` - :class:`LocalDialogueGenerator`: the real SGD utterances of the planned episodes,
+in plan order, with values taken from earlier goals rewritten
+(:func:`~nodes.goal_tracking.synthesis.value_flows.substitute`), plus a few connecting lines
+from the templates below (listed in the dataset README): a deferred transaction's pending
+notice (:data:`DEFERRAL`), the later check by the user (:data:`USER_CHECK`, medium) or the
+system (:data:`ASYNC_UPDATE`, complex), suggestions of dependent goals (:data:`SUGGESTION`)
+and one declined suggestion (:data:`DECLINED_SUGGESTION`) in complex dialogues. A system line
+is appended to the system utterance before it, so speakers keep alternating; the status
+changes are the episodes' own SGD gold.
 """
 
 from __future__ import annotations

@@ -26,13 +26,7 @@ LOCAL_REASON = (
 
 @dataclass(frozen=True)
 class ResponseQuality:
-    """One dialogue's response quality.
-
-    Attributes:
-        turn_level: Mean relevance (1-5) over the system's turns.
-        dialogue_level: Coherence (1-5) of the whole dialogue.
-        relevance: Turn (1-based utterance) -> relevance score.
-    """
+    """One dialogue's response quality, G-Eval's 1-5 scale (relevance per 1-based utterance)."""
 
     turn_level: float
     dialogue_level: float

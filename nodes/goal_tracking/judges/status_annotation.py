@@ -1,20 +1,15 @@
 """The status-annotation role: every goal's status at every turn (paper 000, §4.4, A.7).
 
-Given the annotation's goals and a draft's turns, return the status changes of each turn,
-``[[goal_id, new_status], ...]`` per turn; the synthesis graph accumulates them into Listing 2's
-``goal_status_changes`` and ``all_goals``.
+Returns ``[[goal_id, new_status], ...]`` per turn of a draft; the synthesis graph accumulates
+them into Listing 2's ``goal_status_changes`` and ``all_goals``.
 
-* ``local`` - :class:`LocalStatusAnnotator`: the statuses the local generator composed (its SGD
-  episodes' own gold). Every utterance that changes a status is a real SGD utterance whose
-  change SGD's acts record (or a deferral, which changes nothing). An unlabelled draft (the LLM
-  generator's) cannot be labelled locally: the answer is None with the reason, and the dialogue
-  is rejected.
+* ``local`` - :class:`LocalStatusAnnotator`: the local generator's own SGD gold. An unlabelled
+  draft (the LLM generator's) cannot be labelled locally: None with the reason, and the
+  dialogue is rejected.
 * ``<provider>:<model>`` - :class:`LLMStatusAnnotator`: "an LLM annotator performs iterative
   turn-level analysis" (§4.4), :data:`~nodes.prompts.goal_tracking.STATUS_ANNOTATION_PROMPT`
-  once per turn: each call sees the current turn, the goals with their current statuses and the
-  last few turns, and returns the changes. A change naming an unknown goal or status is
-  dropped; a failed call fails the dialogue (it is rejected with the reason, never labelled by
-  guess).
+  once per turn (current turn, goals with statuses, last few turns). Changes naming an unknown
+  goal or status are dropped; a failed call rejects the dialogue, never labelled by guess.
 """
 
 from __future__ import annotations

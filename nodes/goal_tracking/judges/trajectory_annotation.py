@@ -1,29 +1,19 @@
 """The trajectory-annotation role: a sampled goal set made a trajectory (paper 000, §4.2, A.4).
 
 Input: the sampled goals (``(service, intent)`` in walk order) and the complexity stratum.
-Output, an *annotation* (a JSON object, kept in the synthesis graph's state):
-
-* ``complexity_class``: the stratum (the quality check later verifies Table 9 on the dialogue);
-* ``goals``: Listing 1's goal entries (``id``, ``domain``, ``intent``, ``slots``,
-  ``slot_values``, ``dependencies``, ``content``, ``core_content``, ``classification_method``,
-  ``dependency_label``, ``defectiveness_label``) plus ``parent_id`` for a sub-goal (a later goal
-  of the same service, e.g. the reservation after the restaurant search);
-* ``metadata``: Listing 1's (``num_goals``, ``estimated_turns``, ``async_execution``,
-  ``interleaving``, ``proactivity``) plus ``defects``, ``value_flows`` (values a goal takes from
-  another) and ``domains``;
-* ``plan`` (local annotator only): what the local generator composes, per service task: the
-  SGD episode, the goal ids it realises, its value flows, whether its result is deferred, and
-  which proactive suggestion precedes it.
+Output, an *annotation* in the synthesis graph's state: ``complexity_class``, ``goals``
+(Listing 1's goal entries plus ``parent_id`` for a sub-goal), ``metadata`` (Listing 1's plus
+``defects``, ``value_flows`` and ``domains``) and, from the local annotator only, ``plan``
+(what the local generator composes per service task).
 
 ``local`` - ``LocalTrajectoryAnnotator``
-(:mod:`~nodes.goal_tracking.judges.trajectory_annotation_local`): real SGD episodes and rules;
-it also plans what the local dialogue generator composes.
+(:mod:`~nodes.goal_tracking.judges.trajectory_annotation_local`): real SGD episodes and rules.
 
 ``<provider>:<model>`` - :class:`LLMTrajectoryAnnotator`:
-:data:`~nodes.prompts.goal_tracking.TRAJECTORY_ANNOTATION_PROMPT`. Its annotation has no
-``plan``: only the LLM dialogue generator can realise it. Every goal it returns must be one of
-the sampled ones (the LLM may drop goals, as quality control, but not add any); goal ids are
-renumbered ``g1..gN`` in its order and dependencies mapped to them.
+:data:`~nodes.prompts.goal_tracking.TRAJECTORY_ANNOTATION_PROMPT`, no ``plan`` (only the LLM
+dialogue generator can realise it). Every goal it returns must be a sampled one (it may drop
+goals, as quality control, but not add any); ids are renumbered ``g1..gN`` in its order and
+dependencies mapped to them.
 """
 
 from __future__ import annotations

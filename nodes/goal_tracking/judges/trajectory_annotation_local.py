@@ -1,28 +1,22 @@
 """``local``: annotate a trajectory from real SGD episodes and transparent rules.
 
 The paper's LLM writes slot values, dependencies and descriptions (§4.2); this annotator takes
-them from data and rules instead, and plans what
+them from data and rules, and plans what
 :class:`~nodes.goal_tracking.judges.dialogue_generation.LocalDialogueGenerator` composes:
 
-* **episodes and values**: each service's goals are realised by one clean SGD episode
-  (:mod:`evals.datasets.sgd_episodes`) drawn with the seeded generator; slot values, required
-  slots, descriptions and final outcomes are the episode's own. A medium dialogue prefers
-  episodes of at most 14 utterances (Table 9 caps it at 35 turns);
-* **dependencies**: within a service, SGD's own (a reservation depends on the search that found
-  the restaurant); across services, a later goal depends on the nearest earlier one whose
-  outcome fixes a value it needs (:mod:`~nodes.goal_tracking.synthesis.value_flows`), and takes
-  that value. Medium dialogues keep at most 2 dependencies, complex ones need 2 or more;
-* **asynchrony and interleaving** (both strata): one transaction (two in a complex dialogue)
-  has its confirmed outcome deferred until after the next service's goals, which must not
-  depend on it;
-* **proactivity** (complex): the system suggests each dependent cross-service goal before the
-  user raises it, announces deferred outcomes unprompted, and once suggests something the
-  user declines (an unhelpful proactive action, labelled so);
-* **defects** (complex): one service's episode is one whose transaction failed; its failed
-  goals carry ``defectiveness_label``.
+* **episodes and values**: one clean SGD episode per service, drawn with the seeded generator
+  (a medium dialogue prefers episodes of at most 14 utterances: Table 9 caps it at 35 turns);
+* **dependencies**: within a service, SGD's own; across services, a later goal depends on the
+  nearest earlier one whose outcome fixes a value it needs, and takes that value
+  (:mod:`~nodes.goal_tracking.synthesis.value_flows`). Medium keeps at most 2, complex needs 2+;
+* **asynchrony and interleaving**: one transaction (two in a complex dialogue) has its outcome
+  deferred until after the next service's goals, which must not depend on it;
+* **proactivity** (complex): suggestions of dependent cross-service goals, unprompted deferred
+  outcomes, and one declined suggestion (labelled unhelpful);
+* **defects** (complex): one service's episode is a failed transaction.
 
-A goal set that cannot meet its stratum's criteria this way is refused with the reason (the
-pipeline then samples again).
+A goal set that cannot meet its stratum's criteria is refused with the reason (the pipeline
+then samples again).
 """
 
 from __future__ import annotations

@@ -47,14 +47,8 @@ def default_source() -> Path:
 class EpisodeLibrary:
     """The source corpus as synthesis reads it.
 
-    Attributes:
-        source: The SGD file.
-        schema: Its services' schemas (found beside it), or None.
-        graph: The goal co-occurrence graph of its multi-domain dialogues.
-        episodes: ``(service, intents)`` -> clean episodes, in corpus order.
-        closings: Closing exchanges (user's last words, system's goodbye).
-        statistics: Table 7 and 8 figures (sequences with and without revisits, the graph, the
-            ordered-pair graph) and episode counts.
+    ``episodes`` map ``(service, intents)`` to clean episodes in corpus order; ``statistics`` hold
+    the Table 7 and 8 figures and episode counts.
     """
 
     source: Path
@@ -92,11 +86,7 @@ def _by_service(goals: list[Goal]) -> list[tuple[str, frozenset[str]]]:
 
 @functools.lru_cache(maxsize=2)
 def episode_library(source: str | None = None) -> EpisodeLibrary:
-    """The library of an SGD file (default :func:`default_source`), built once per process.
-
-    Raises:
-        DatasetFormatError: The file cannot be read or holds no SGD dialogue.
-    """
+    """The library of an SGD file (default :func:`default_source`), built once per process."""
     path = Path(source) if source else default_source()
     schema_path = schema_beside(path)
     schema = load_sgd_schema(schema_path) if schema_path is not None else None

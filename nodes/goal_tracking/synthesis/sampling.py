@@ -1,20 +1,15 @@
 """Goal trajectory sampling: stratified random walks over the co-occurrence graph (§4.1, A.2-A.3).
 
-Each dialogue is first given a complexity stratum (:func:`strata`: exactly
-``round(n * complex_share)`` complex dialogues, default 35 %, at seeded positions), then a goal
-set is grown by a random walk: from the current goal, step to a neighbour with probability
-proportional to the edge weight (how often the two co-occur in SGD), so the set keeps SGD's
-correlations; when the walk is stuck it resumes from a goal already taken, so the set is always
-a connected subgraph. The walk's length is drawn from the stratum's goal range (Table 9: medium
-2-8 goals, here at most 4 so that 8-35 turns can hold them; complex 7 or more).
+Each dialogue gets a stratum (:func:`strata`: ``round(n * complex_share)`` complex, default
+35 %, at seeded positions), then a goal set grown by a random walk weighted by co-occurrence
+counts, resuming from a taken goal when stuck, so the set is a connected subgraph keeping SGD's
+correlations. Its length comes from the stratum's range (Table 9: medium 2-8 goals, here at
+most 4 so that 8-35 turns can hold them; complex 7 or more).
 
 The paper's LLM "filters duplicate or incompatible goals during sampling"; here a goal is
-skipped when another service of its domain is already taken (``Hotels_1`` and ``Hotels_4``),
-and the set must stay realisable by the local generator: a service's intents together must be
-those of some clean SGD episode (taking one intent may bring its service's other one along).
-The walk starts where the stratum's criteria can be met: a complex dialogue needs a defective
-goal, so it starts at a goal some failed SGD episode realises; every dialogue needs a deferrable
-transaction for asynchrony, so a medium one starts at such a goal.
+skipped when another service of its domain is taken, and a service's intents must be those of
+some clean SGD episode. A complex walk starts at a goal a failed SGD episode realises (it needs
+a defect); a medium one at a deferrable transaction (for asynchrony).
 """
 
 from __future__ import annotations
@@ -31,11 +26,7 @@ GOAL_RANGE: dict[str, tuple[int, int]] = {"medium": (2, 4), "complex": (7, 9)}
 
 
 def strata(n: int, complex_share: float, seed: int) -> list[Complexity]:
-    """The stratum of each of ``n`` dialogues: ``round(n * complex_share)`` complex ones.
-
-    Raises:
-        ValueError: ``complex_share`` is outside [0, 1].
-    """
+    """The stratum of each of ``n`` dialogues: ``round(n * complex_share)`` complex ones."""
     if not 0.0 <= complex_share <= 1.0:
         raise ValueError(f"complex_share must be in [0, 1], got {complex_share}")
     n_complex = round(n * complex_share)

@@ -1,18 +1,14 @@
 """Cross-goal slot values: which goal's outcome another goal needs, and making the text agree.
 
 ATOD's dependencies are "prerequisite or blocking relations (e.g. Payment depending on Booking)"
-(§4.2). Between goals of different services the local annotator reads them off the values one
-goal fixes and a later one needs: a ride goes *to the restaurant* that was booked, a restaurant is
-searched *in the city* the flight goes to, the weather is asked *for the day* of the event. A
-flow copies that value into the dependent goal, and :func:`substitute` rewrites the dependent
-episode's real SGD utterances so they name it (every surface form SGD lists for the old value,
-longest first, whole words, case-insensitive), which keeps slot values consistent across the
-composed dialogue.
+(§4.2). Across services the local annotator reads them off the values one goal fixes and a
+later one needs (a ride *to the restaurant* that was booked). A flow copies the value into the
+dependent goal, and :func:`substitute` rewrites that episode's SGD utterances to name it (every
+surface form SGD lists for the old value, longest first, whole words, case-insensitive).
 
-Slots are grouped by what they hold: ``city``, ``place`` (a venue one can be driven to) and
-``date``. :data:`PROVIDES` lists the slots whose value a goal settles for the ones after it;
-:data:`NEEDS` the slots a later goal can take from them. A date flows only along with a city or a
-place from the same goal, or into a goal that is about a day (weather, calendar).
+Slots are grouped by what they hold (``city``, ``place``, ``date``): :data:`PROVIDES` lists the
+slots a goal settles, :data:`NEEDS` those a later goal can take. A date flows only along with a
+city or place from the same goal, or into a goal about a day (weather, calendar).
 """
 
 from __future__ import annotations
@@ -58,13 +54,9 @@ DAY_DOMAINS = frozenset({"Weather", "Calendar"})
 
 @dataclass(frozen=True)
 class Flow:
-    """One value a dependent goal takes from its prerequisite.
+    """One value a dependent goal's ``slot`` takes from its prerequisite's ``source_slot``.
 
-    Attributes:
-        slot: The dependent goal's slot.
-        value: The value it takes.
-        source_slot: The prerequisite's slot the value comes from.
-        replaced: The dependent goal's own value(s) before, as its utterances spell them.
+    ``replaced`` holds the dependent goal's own value(s) before, as its utterances spell them.
     """
 
     slot: str

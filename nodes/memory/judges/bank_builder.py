@@ -1,18 +1,10 @@
 """The bank builder role: QA memory units of a stored session (MAP, paper 001, §3.2, App. B.4).
 
 A session becomes an intent description ``k_i`` and QA pairs ``v_i = {(q_ij, a_ij)}``, one per
-task attribute (Figure 13). The paper builds them with GPT-4 (App. A.2 / B.4); the local builder
-(:class:`LocalMemoryBankBuilder`) writes them from the session's task goal, one unit per slot,
-so banks are deterministic and offline (:func:`~nodes.memory.judges.units.local_memory_units`):
-
-- question ``"What {slot in words} did the user want for the {intent in words}?"``,
-- answer ``"The {slot in words} was {value}."``,
-- intent description ``"The user wants to {intent in words}"`` followed by the session's salient
-  values (names, then one place: ``" for Gen Korean BBQ House in Milpitas"``).
-
-The LLM builder (:class:`LLMMemoryBankBuilder`) reads the session's dialogue and task goal. The
-naming helpers (:func:`intent_in_words`, :func:`slot_in_words`...) are the project's shared
-convention for SGD identifiers in words, in :mod:`evals.memory_words` (the data layer needs them).
+task attribute (Figure 13). The paper builds them with GPT-4 (:class:`LLMMemoryBankBuilder`
+reads the session's dialogue and task goal); :class:`LocalMemoryBankBuilder` writes them from
+the task goal, one unit per slot, so banks are deterministic and offline
+(:func:`~nodes.memory.judges.units.local_memory_units`).
 """
 
 from __future__ import annotations
@@ -135,11 +127,9 @@ def _fields(session: MsTodSession) -> dict[str, str]:
 def individual_units(
     builder: MemoryBankBuilder, individual: Individual
 ) -> tuple[list[MemoryUnit], dict[str, str]]:
-    """Every stored session of an individual as units.
+    """``(units, failures)``: every stored session of an individual as units.
 
-    Returns:
-        ``(units, failures)``: the units of the sessions that could be built, and for each
-        session that could not, its id -> the builder's reason.
+    ``failures`` map each session that could not be built to the builder's reason.
     """
     units: list[MemoryUnit] = []
     failures: dict[str, str] = {}

@@ -3,19 +3,13 @@
 MAP scores each activated unit with ``s = P(y=1 | c_i, q_miss, (q, a))`` (Eq. 2), a model trained
 with cross-entropy (Eq. 3), then re-ranks by ``alpha * s_retrieval + (1 - alpha) * s``.
 
-* ``local`` (= ``local:learned``, :class:`LocalMemoryJudger`): a one-hidden-layer MLP
-  (:mod:`nodes.judges.classifier`) on relational MiniLM features of the unit and the context
-  (:func:`judger_features`): how close its question is to the missing-slot questions, how close
-  its session's intent description and its answer are to the context, how much of what the
-  description names (beyond the intent) the context says, and the same relative to the other
-  activated units (so a same-intent sibling session loses to the one the user names). No
-  feature names a slot, intent or service, so it transfers to unseen ones.
-  ``scripts/train_memory_judger.py`` trains it on MS-TOD-style items built from SGD train and
-  writes :data:`MODEL_PATH` (``memory_judger.{npz,json}`` beside this module).
-* ``<provider>:<model>`` (:class:`LLMMemoryJudger`): the judger prompt per unit; a unit whose
-  answer cannot be read scores ``None``.
-* ``none``: no judger (:func:`~nodes.memory.roles.memory_judger` gives ``None``); the re-rank
-  keeps ``s_retrieval``.
+* ``local`` (= ``local:learned``, :class:`LocalMemoryJudger`): a one-hidden-layer MLP on
+  relational MiniLM features of the unit, the context and the other activated units
+  (:func:`judger_features`). No feature names a slot, intent or service, so it transfers to
+  unseen ones; ``scripts/train_memory_judger.py`` trains it on SGD train (:data:`MODEL_PATH`).
+* ``<provider>:<model>`` (:class:`LLMMemoryJudger`): the judger prompt per unit; an unreadable
+  answer scores ``None``.
+* ``none``: no judger; the re-rank keeps ``s_retrieval``.
 """
 
 from __future__ import annotations
@@ -140,13 +134,7 @@ def judger_features(
 
 
 class LocalMemoryJudger:
-    """``local``: the trained MLP on :func:`judger_features`.
-
-    Args:
-        model: The trained scorer (default: the shipped ``memory_judger`` model, loaded on
-            first use).
-        embed: The embedding function (default: MiniLM, loaded on first use).
-    """
+    """``local``: the trained MLP on :func:`judger_features` (model, MiniLM loaded on first use)."""
 
     def __init__(self, model: MLPClassifier | None = None, embed: Embed | None = None) -> None:
         self.name = "local"

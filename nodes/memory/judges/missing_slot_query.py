@@ -1,14 +1,10 @@
 """The missing-slot query of memory-guided dialogue planning (MAP, paper 001, §4.2, Figure 8).
 
-MAP hypothesises with chain-of-thought prompting the missing slot query ``q_miss``: what the
-memory must supply for the session's intent. The ``missing_slot_query`` role:
+``q_miss`` is what the memory must supply for the session's intent.
 
-* ``local`` (:class:`LocalMissingSlotQuery`): the intent's task attributes
-  (:func:`~nodes.memory.judges.planning.task_attributes`) that the context does not fill, each
-  asked as a third-person question (Figure 8's rules, :func:`missing_question`).
+* ``local`` (:class:`LocalMissingSlotQuery`): the intent's task attributes the context does not
+  fill, each asked as a third-person question (Figure 8's rules, :func:`missing_question`).
 * ``<provider>:<model>`` (:class:`LLMMissingSlotQuery`): Figure 8 with chain of thought.
-
-Every result records the judge spec; a judge that cannot answer returns ``None`` with a reason.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """Memory-guided dialogue planning: the intent's task attributes (MAP, paper 001, §4.2).
 
-MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent description
-``k_i`` (the retrieval query, the ``intent_capture`` role), then uses chain-of-thought prompting
-to hypothesise the missing slot query ``q_miss`` (what the memory must supply, the
-``missing_slot_query`` role). Both roles are declared in :mod:`nodes.memory.roles`.
-
-This module holds what the planning stage reads from an SGD ``schema.json`` and from memory:
-the intent's task attributes (:func:`task_attributes`: required and optional slots of the
-schema when given, else the slots its stored sessions use) and the schema's defaults
+What the planning stage (the ``intent_capture`` and ``missing_slot_query`` roles) reads from an
+SGD ``schema.json`` and from memory: :func:`task_attributes` and the schema's defaults
 (:func:`attribute_defaults`).
 """
 

@@ -1,20 +1,14 @@
 """The reader role: MAP's confirmation response ``r = LLM_Reader(c, A_core)`` (paper 001, §4.3).
 
-What the reader sees. Eq. 5 gives the reader the context ``c`` and the refined core answers
-``A_core``; the Figure 9 prompt also has a ``[TASK GOAL]`` block, "task goals identified in the
-dialogue". Filling that block with the gold task goal would hand the reader the answer the
-benchmark scores, so here it holds only what the dialogue identifies: the intent and the slot
-values the context states (``task_goal_hint``, from intent capture). Never the gold values.
+Eq. 5 gives the reader the context ``c`` and the refined core answers ``A_core``; the Figure 9
+prompt also has a ``[TASK GOAL]`` block, "task goals identified in the dialogue". Filling it
+with the gold task goal would hand the reader the answer the benchmark scores, so it holds only
+the intent and the slot values the context states (``task_goal_hint``). Never the gold values.
 
-* ``local``: a template confirmation stating the intent in words and, per slot, the value the
-  context states (intent capture reads it, in natural wording too: "Yes, I want trip
-  insurance", "a table for one", "quarter past 1 in the afternoon"), else the first
-  (best-ranked) value memory holds, else the schema's default: "Just to confirm, you'd like
-  to reserve restaurant with the restaurant name Gen Korean BBQ House, the location Milpitas and
-  the time 12:15 pm. Is that correct?". Memory is read from units' ``slot``/``value`` or from
-  answers worded ``"The {slot} was {value}."``; other answers are quoted as they are. An ISO
-  date (a schema default) is said as "March 1st".
-  (:class:`LocalReader`)
+* ``local`` (:class:`LocalReader`): a template confirmation of the intent in words and, per
+  slot, the value the context states, else the best-ranked one memory holds (a unit's
+  ``slot``/``value`` or an answer worded ``"The {slot} was {value}."``), else the schema's
+  default; other answers are quoted as they are.
 * ``<provider>:<model>``: Figure 9, one call per item (:class:`LLMReader`).
 
 The GPT-4 score of the response is its own role (:mod:`nodes.memory.judges.confirmation_score`).
@@ -70,11 +64,9 @@ class MemoryReader(Protocol):
             intent: The session's intent (given, as in MS-TOD).
             refined_memory: ``A_core`` (core answers) or the selected units, best first.
             task_goal_hint: Slot values the context states (intent capture), never gold.
-            defaults: Schema defaults of optional slots, confirmed only when neither the
-                context nor memory gives the slot (:func:`~nodes.memory.judges.planning.
-                attribute_defaults`).
-            text_memory: ``refined_memory`` holds whole dialogues or summaries (a comparison
-                setting), not QA memory.
+            defaults: Schema defaults of optional slots, confirmed only when neither the context
+                nor memory gives the slot.
+            text_memory: ``refined_memory`` holds whole dialogues or summaries, not QA memory.
         """
         ...
 

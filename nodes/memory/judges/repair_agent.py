@@ -1,18 +1,14 @@
 """The repair agent role: the agent under test in MAP's proactive slot repair loop (§4.3).
 
-Given the context, its confirmation response r, the set L of slots still to fix (names only,
-never the gold values) and the repair so far, the agent speaks (:class:`RepairRequest` ->
-:class:`AgentTurn`):
+Given the context, its confirmation response r, the slots L still to fix (names only, never
+the gold values) and the repair so far, the agent speaks:
 
 * ``local`` (= ``local:proactive``, :class:`ProactiveAgent`): acknowledges the values the user
-  just gave and asks about every slot left in L, by name in words.
-* ``local:passive`` (:class:`PassiveAgent`): never asks (a floor: it can only succeed if the user
+  just gave and asks about every slot left in L.
+* ``local:passive`` (:class:`PassiveAgent`): never asks (a floor: it succeeds only if the user
   volunteers).
 * ``<provider>:<model>`` (:class:`LLMRepairAgent`): the repair agent prompt; slots it names
   outside L are dropped and read from its words instead.
-
-The supervisor that finds L and judges each exchange is :mod:`nodes.memory.judges.supervisor`;
-the user simulator is :mod:`nodes.simulation.users`.
 """
 
 from __future__ import annotations
@@ -59,14 +55,7 @@ class RepairRequest:
 
 @dataclass(frozen=True)
 class AgentTurn:
-    """One repair turn of the agent under test.
-
-    Attributes:
-        utterance: What the agent says; empty when an LLM agent failed.
-        asked_slots: The slots the turn asks about or confirms.
-        judge: The spec that spoke.
-        reason: Why ``utterance`` is empty.
-    """
+    """One repair turn of the agent under test (``utterance`` empty, with a reason, on failure)."""
 
     utterance: str
     asked_slots: list[str]

@@ -1,16 +1,13 @@
 """The supervisor role of MAP's proactive slot repair loop (paper 001, §4.3).
 
-The ``supervisor_judge`` finds L (:meth:`Supervisor.missing_or_wrong`: the task-goal slots the
-confirmation response omits or states wrongly) and, after each exchange, the slots of L it
+It finds L (:meth:`Supervisor.missing_or_wrong`) and, after each exchange, the slots of L it
 resolved (:meth:`Supervisor.resolved`):
 
 * ``local`` (= ``local:mention``, :class:`MentionSupervisor`): a slot is right when its gold
-  value is mentioned (:func:`evals.metrics.memory.slot_mention.slot_value_mentioned`), so a slot
-  answered with a wrong value stays in L; a flag also by a bare yes or no to a turn that asked
-  about it alone, never by the agent's own words.
-* ``<provider>:<model>`` (:class:`LLMSupervisor`): the missing-slots prompt (L) and the
-  supervisor prompt (resolved slots per exchange). A failed call gives ``value=None`` with the
-  reason; slot names a model invents are dropped.
+  value is mentioned, so a wrong value stays in L; a flag also by a bare yes or no to a turn
+  that asked about it alone, never by the agent's own words.
+* ``<provider>:<model>`` (:class:`LLMSupervisor`): the missing-slots and supervisor prompts. A
+  failed call gives ``value=None`` with the reason; invented slot names are dropped.
 """
 
 from __future__ import annotations
@@ -143,13 +140,7 @@ class LLMResolved(BaseModel):
 
 
 class LLMSupervisor:
-    """An LLM supervises the loop: the role's prompt finds L, the supervisor prompt resolves.
-
-    Args:
-        role: The role's declaration (the missing-slots prompt, its system prompt).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to both judges (``chat_model``, ``cache``, ``max_retries``).
-    """
+    """An LLM supervises the loop: the role's prompt finds L, the supervisor prompt resolves."""
 
     def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
         self.find: PromptJudge[LLMSlotList] = PromptJudge(role, spec, **llm_kwargs)

@@ -66,15 +66,7 @@ def memory_unit_id(individual_id: str, session_id: str, slot: str) -> str:
 
 
 def local_memory_units(individual_id: str, session: MsTodSession) -> list[MemoryUnit]:
-    """The local QA memory units of a stored session: one per task-goal slot.
-
-    Args:
-        individual_id: Whose memory the session is.
-        session: The stored session; only its intent and task goal are read.
-
-    Returns:
-        One unit per slot of ``session.task_goal``, in the goal's order; empty for an empty goal.
-    """
+    """The local QA memory units of a stored session: one per task-goal slot, in goal order."""
     description = intent_description(session.intent, session.task_goal)
     return [
         MemoryUnit(

@@ -1,12 +1,9 @@
 """What a calibrated local judge was fit on half the team's labels: a 1-10 map, or cut points.
 
-The local ProactiveEval judges measure what rules and embeddings can measure; they do not read
-a dialogue or a plan the way Listings 11-12 ask. Their 1-10 ``overall`` exists only through a
-linear map from those measurements to the team's scores, fit by
-``scripts/proactive_calibration.py`` on one half of ``data/samples/proactive/labelled/`` and
-checked on the other (the validity card prints the held-out kappa). Without a calibration file
-the overall is None, with the reason. The local target-density judge's ``calibration.json``
-holds its coverage cut points instead (``"cuts"``).
+The local ProactiveEval judges' 1-10 ``overall`` exists only through a linear map from their
+measurements to the team's scores, fit by ``scripts/proactive_calibration.py`` on one half of
+``data/samples/proactive/labelled/`` and checked on the other. Without a calibration file the
+overall is None, with the reason. Target density's file holds cut points (``"cuts"``).
 """
 
 from __future__ import annotations
@@ -23,12 +20,8 @@ from typing import Any
 class CalibratedMap:
     """``overall = clip(round(intercept + sum(weight * feature)), 1, 10)``.
 
-    Attributes:
-        intercept: The constant term.
-        coefficients: Feature name -> fitted weight.
-        basis: One line for the verdict: where it was fit and how it did on the other half.
-        fixed: Feature name -> a weight a stated rule gives (not fitted), e.g. Listing 4's
-            format rule costing 1 point.
+    ``fixed`` weights come from a stated rule, not a fit (Listing 4's format rule costs 1 point);
+    ``basis`` says where the map was fit and how it did on the other half.
     """
 
     intercept: float

@@ -1,22 +1,14 @@
 """A difficulty-panel reasoner: predicts an environment's target (paper 003, Refinement).
 
 The paper lets three models of different scale each predict the target; an environment most of
-them get right is easy and is refined. Each member returns a plan (its target is what is
-matched), or None with the reason. An LLM member predicts with Listing 4 at temperature 0
-(:class:`LLMTargetPredictor`; the paper's reasoners are not given their own prompt).
+them get right is easy and is refined. An LLM member predicts with Listing 4 at temperature 0
+(:class:`LLMTargetPredictor`; the paper gives the reasoners no prompt of their own).
 
-The local members are three crude extractive predictors. They stand in for the paper's three
-reasoners of different scale and are meant to be fooled by what fools weak models: each builds
-"<the domain's action> <content words>" from one place of the environment.
-
-* ``local:lead`` - the trigger factor's first sentence with some content (at least
-  :data:`MIN_CONTENT` content words): noise injected before the original misleads it;
-* ``local:entity`` - the specific entity (names, numbers) the trigger factor and the user
-  information repeat most;
-* ``local:salient`` - the trigger sentence closest in MiniLM space to the user information
-  (the target links the trigger to the user; the strongest of the three).
-
-None of them plans; an LLM spec makes a panel member a real reasoner.
+The local members are crude extractive predictors, meant to be fooled by what fools weak
+models; each builds "<the domain's action> <content words>" from one place of the environment:
+``local:lead`` the trigger factor's first contentful sentence (misled by injected noise),
+``local:entity`` the entity the trigger and the user information repeat most, and
+``local:salient`` the trigger sentence closest to the user information (the strongest).
 """
 
 from __future__ import annotations

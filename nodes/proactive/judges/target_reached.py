@@ -1,18 +1,14 @@
 """The target-reached check after each dialogue-guidance turn (early stop; todeval's own).
 
-The paper lets its simulated user (GPT-4o) decide at the end of each turn whether the target is
-reached; it prints no prompt for it, so the check is todeval's own: an LLM spec asks
-:data:`~nodes.proactive.live_prompts.TARGET_REACHED_PROMPT` (:class:`LLMTargetReached`, one call
-a turn). ``reached`` is None (with the reason) when the judge could not decide; the dialogue then
-goes on.
+The paper lets its simulated user (GPT-4o) decide after each turn whether the target is
+reached and prints no prompt for it: an LLM spec asks
+:data:`~nodes.proactive.live_prompts.TARGET_REACHED_PROMPT` (:class:`LLMTargetReached`). When
+the judge cannot decide, ``reached`` is None and the dialogue goes on.
 
-``local`` (:class:`LocalTargetReached`, a stand-in for the paper's GPT-4o): reached when the
-agent has put the final step to the user (a message raised the last sub-target or the target
-itself: most of its content words, :func:`~nodes.proactive.text.raised_sub_targets`) and the
-user's last message agrees without hedging afterwards ("Fine, I'll grab one"; not "maybe",
-"why?", "no promises"). Agreement to an earlier step is not the target. On the team-labelled
-dialogues it agrees with the labels at Cohen's kappa 0.43 (in-sample: the agreement words were
-extended after reading them; see ``bench/proactive.py``).
+``local`` (:class:`LocalTargetReached`): reached when a message raised the last sub-target or
+the target (:func:`~nodes.proactive.text.raised_sub_targets`) and the user's last message
+agrees without hedging afterwards. Cohen's kappa 0.43 on the team-labelled dialogues
+(in-sample; see ``bench/proactive.py``).
 """
 
 from __future__ import annotations

@@ -1,28 +1,16 @@
 """Agents under test, chosen by spec string the way judges are (:func:`agent_for`).
 
-Specs:
+Specs: ``<provider>:<model>[@<base_url>]`` (a chat model with tool calling,
+:mod:`~nodes.simulation.agents.chat_model`); ``graph:<package.module>:<attribute>`` or a bare
+``package.module:attribute`` / ``file.py:attribute`` (an in-process LangGraph graph);
+``langgraph:<assistant_id>@<url>`` (an assistant on a LangGraph server);
+``python:<package.module>:<function>`` (a plain callable); ``replay:<path>`` (the agent turns
+of a tau2 results file); ``floor:<name>`` (an agent that does nothing useful: the floor a
+figure must put below any real agent, issue 29).
 
-- ``<provider>:<model>`` or ``<provider>:<model>@<base_url>``: a chat model with tool calling
-  (:mod:`~nodes.simulation.agents.chat_model`), e.g. ``openai:gpt-4.1``,
-  ``anthropic:claude-3-5-haiku-latest``, ``openai:qwen2.5@http://localhost:8000/v1``.
-- ``graph:<package.module>:<attribute>``: a LangGraph graph in this process
-  (:mod:`~nodes.simulation.agents.graph`); a bare ``package.module:attribute`` (a dotted
-  module, or a ``.py`` file path) means the same.
-- ``langgraph:<assistant_id>@<url>``: an assistant on a LangGraph server through
-  langgraph-sdk (:mod:`~nodes.simulation.agents.remote`), e.g.
-  ``langgraph:agent@http://127.0.0.1:2024``.
-- ``python:<package.module>:<function>``: a plain callable
-  (:mod:`~nodes.simulation.agents.callable`).
-- ``replay:<path>``: the agent turns of a tau2 results file
-  (:mod:`~nodes.simulation.agents.replay`).
-- ``floor:<name>``: an agent that does nothing useful (``empty``, ``done``, ``parrot``,
-  ``transfer``, ``random_tool``; :mod:`~nodes.simulation.agents.floor`), the floor a figure
-  must put below any real agent (issue 29).
-
-Every adapter's ``respond`` returns an :class:`~nodes.simulation.agents.base.AgentTurn` and
-never raises: an agent that raises or answers malformed tool calls gives a turn whose ``error``
-starts with the tau2 termination reason (:func:`termination_reason`). A bad *spec* raises
-:class:`AgentSpecError` (or the judge spec errors for chat models) when the agent is built.
+``respond`` never raises: an agent that raises or answers malformed tool calls gives a turn
+whose ``error`` starts with the tau2 termination reason (:func:`termination_reason`). A bad
+*spec* raises :class:`AgentSpecError` (or a judge spec error) when the agent is built.
 """
 
 from __future__ import annotations
@@ -65,12 +53,8 @@ def agent_for(
 ) -> AgentUnderTest:
     """The agent ``spec`` names, told the domain ``policy`` (its system prompt).
 
-    Args:
-        spec: An agent spec (see the module docstring).
-        policy: The domain policy text (the replay agent ignores it).
-        max_output_tokens: Chat models only: the longest answer.
-        fold_tool_results: Chat models only: tool results as user messages, for servers whose
-            chat template drops tool messages (llama.cpp's ``chatml-function-calling``).
+    ``max_output_tokens`` and ``fold_tool_results`` (tool results as user messages, for chat
+    templates that drop tool messages) apply to chat models only.
 
     Raises:
         AgentSpecError: The spec is empty, of no known kind, or names no usable agent.

@@ -1,10 +1,7 @@
 """The agent under test, whatever it is: one interface, OpenAI-style messages in and out.
 
-A message is a dict as tau2 results files store them: ``{"role": "assistant"|"user"|"tool",
-"content": str | None, "tool_calls": [{"id", "name", "arguments"}] | None, "tool_call_id":
-str | None, "error": bool}``. Adapters (chat model spec, LangGraph graph by import path, remote
-assistant on a LangGraph server, plain callable, replay of a results file) turn that list and
-the environment's tool schemas into the agent's next turn.
+A message is a dict as tau2 results files store them (``role``, ``content``, ``tool_calls``
+``[{id, name, arguments}]``, ``tool_call_id``, ``error``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """A plain Python callable as the agent under test (``python:package.module:function``).
 
-The function is called once per agent turn as ``function(messages, tools)``, plus whichever
-of the keywords ``policy``, ``task_id`` and ``trial`` its signature takes (all of them if it
-takes ``**kwargs``). ``messages`` is a deep copy of the conversation (tau2 message dicts), so
-the function cannot change the harness's record; ``tools`` are OpenAI function schemas. It
-returns its turn as an :class:`~nodes.simulation.agents.base.AgentTurn`, a string (text only),
-an ``AIMessage`` or a message dict (``{"content": ..., "tool_calls": [{"id", "name",
-"arguments"}]}``; OpenAI and LangChain forms too). An object with a ``respond`` method (an
-:class:`~nodes.simulation.agents.base.AgentUnderTest`) is used as it is.
+Called once per agent turn as ``function(messages, tools)`` plus whichever of ``policy``,
+``task_id`` and ``trial`` its signature takes. ``messages`` is a deep copy, so the function
+cannot change the harness's record. It returns an
+:class:`~nodes.simulation.agents.base.AgentTurn`, a string, an ``AIMessage`` or a message dict;
+an object with a ``respond`` method is used as it is.
 """
 
 from __future__ import annotations
@@ -25,16 +22,7 @@ _KEYWORDS = ("policy", "task_id", "trial")
 
 
 class CallableAgent:
-    """A Python function (or an agent object) found by import path.
-
-    Args:
-        target: ``package.module:function`` (or ``file.py:function``).
-        policy: The domain policy, passed as ``policy=`` if the function takes it.
-        function: A ready callable (tests); overrides ``target``.
-
-    Raises:
-        AgentSpecError: If the target cannot be imported or is not callable.
-    """
+    """A Python function (or an agent object) found by import path; ``function`` overrides it."""
 
     def __init__(self, target: str, *, policy: str, function: Any = None) -> None:
         self.name = f"python:{target}"

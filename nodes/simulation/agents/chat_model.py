@@ -1,13 +1,9 @@
 """A chat model with tool calling as the agent under test (``<provider>:<model>[@<base_url>]``).
 
-The spec is a judge spec (:mod:`nodes.judges.spec`): any ``init_chat_model`` provider, or
-``openai:<model>@http://host/v1`` for an OpenAI-compatible server (vLLM, llama.cpp, Ollama). The
-model is built by :func:`nodes.judges.llm.load_chat_model`, the domain policy is its system
-message and the environment's tools are bound with ``tool_choice="auto"`` (llama.cpp ignores
-tools without a ``tool_choice``). Every call goes through the run's limits (the endpoint's
-:class:`~nodes.judges.limits.Gate`, the call budget, client timeouts) and is retried after a
-failure, honouring ``Retry-After``; a call that still fails ends the conversation with an
-``agent_error`` turn, as does a malformed answer.
+The domain policy is its system message and tools are bound with ``tool_choice="auto"``
+(llama.cpp ignores tools without one). Calls go through the run's limits and are retried,
+honouring ``Retry-After``; a call that still fails, or a malformed answer, ends the
+conversation with an ``agent_error`` turn.
 """
 
 from __future__ import annotations
@@ -36,18 +32,7 @@ AGENT_ROLE = "agent"
 
 
 class ChatModelAgent:
-    """A chat model answering with text or tool calls.
-
-    Args:
-        spec: ``<provider>:<model>`` or ``<provider>:<model>@<base_url>``.
-        policy: The domain policy, sent as the system message.
-        chat_model: A ready model (tests, custom clients); else built from ``spec``.
-        temperature: Sampling temperature; None leaves the provider's default.
-        max_output_tokens: The longest answer; None for the provider's default.
-        fold_tool_results: Send tool results as user messages (see
-            :func:`~nodes.simulation.agents.messages.to_langchain`).
-        max_retries: Retries after a failed call.
-        backoff_s: Wait ``backoff_s * 2**n`` seconds before retry ``n``.
+    """A chat model answering with text or tool calls (``chat_model``: a ready one, for tests).
 
     Raises:
         JudgeSpecError: If ``spec`` is malformed or names an unknown provider.

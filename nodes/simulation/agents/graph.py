@@ -1,12 +1,9 @@
 """A LangGraph graph as the agent under test (``graph:package.module:graph``).
 
-The graph is imported by path (a compiled graph, or a ``StateGraph`` compiled here; a file path
-``agents/my_agent.py:graph`` works as in ``langgraph.json``) and invoked once per agent turn
-with ``{"messages": [...]}``: the domain policy as a ``SystemMessage``, then the conversation
-as LangChain messages. The environment's tool schemas, the task id and the trial are in
-``config["configurable"]`` (``tools``, ``task_id``, ``trial``). The graph must *not* run the
-tools itself: the harness runs them against the trial's database. Its turn is the last AI
-message it added.
+Invoked once per agent turn with ``{"messages": [...]}`` (the policy as a ``SystemMessage``,
+then the conversation); tools, task id and trial are in ``config["configurable"]``. The graph
+must *not* run the tools: the harness runs them against the trial's database. Its turn is
+the last AI message it added.
 """
 
 from __future__ import annotations
@@ -30,16 +27,7 @@ from todeval.nodes.simulation.agents.turns import (
 
 
 class GraphAgent:
-    """An in-process LangGraph graph.
-
-    Args:
-        target: ``package.module:attribute`` (or ``file.py:attribute``).
-        policy: The domain policy (the first message, as a system message).
-        graph: A ready graph (tests); overrides ``target``.
-
-    Raises:
-        AgentSpecError: If the target cannot be imported or is not a graph.
-    """
+    """An in-process LangGraph graph (a ``StateGraph`` is compiled); ``graph`` overrides it."""
 
     def __init__(self, target: str, *, policy: str, graph: Any = None) -> None:
         self.name = f"graph:{target}"
@@ -83,13 +71,10 @@ class GraphAgent:
 
 
 def last_ai_message(result: Any, *, sent_count: int) -> Any:
-    """The last AI message a graph run added to ``messages`` (message or message dict).
+    """The last AI message a graph run added to ``messages``.
 
     With ``add_messages`` the output repeats the input first, so only what follows the
-    ``sent_count`` input messages is new; a graph that overwrites ``messages`` returns fewer.
-
-    Raises:
-        MalformedTurn: The output has no ``messages`` or added no AI message.
+    ``sent_count`` input messages is new. Raises :class:`MalformedTurn` if there is none.
     """
     found = result.get("messages") if isinstance(result, Mapping) else None
     if not isinstance(found, Sequence) or isinstance(found, str):

@@ -15,13 +15,9 @@ class AgentSpecError(ValueError):
 
 
 def import_object(target: str, *, spec: str) -> Any:
-    """The object ``target`` names (``spec``: the whole agent spec, for the error message).
+    """The object ``target`` names (:class:`AgentSpecError` if it cannot be found).
 
-    A file path (``agents/my_agent.py:graph``, as ``langgraph.json`` writes graphs) is loaded
-    from the file; anything else is imported as a module.
-
-    Raises:
-        AgentSpecError: No ``:attribute``, the module cannot be imported or lacks it.
+    A ``file.py:attribute`` is loaded from the file, anything else imported as a module.
     """
     module_name, sep, attribute = target.strip().rpartition(":")
     if not sep or not module_name or not attribute:

@@ -1,10 +1,4 @@
-"""The conversation as an agent reads it: tau2 message dicts -> LangChain messages or JSON.
-
-Input messages are the dicts tau2 results files store (``role``, ``content``, ``tool_calls``
-``[{id, name, arguments}]``, ``tool_call_id``; tau2 writes a tool result's call id as ``id``).
-:func:`to_langchain` gives the messages a chat model or an in-process graph reads;
-:func:`to_json_messages` the role-style dicts a LangGraph server turns into the same messages.
-"""
+"""The conversation as an agent reads it: tau2 message dicts -> LangChain messages or JSON."""
 
 from __future__ import annotations
 
@@ -43,12 +37,10 @@ def to_langchain(
     Args:
         messages: tau2-style message dicts.
         system: The system prompt (the domain policy); None or empty for none.
-        fold_tool_results: Send each run of tool results as one user message instead of tool
-            messages, for servers whose chat template drops tool messages (llama.cpp's
-            ``chatml-function-calling``).
-        tool_call_text: The text of an assistant turn that only calls tools. Some
-            OpenAI-compatible servers reject the ``content: null`` that ChatOpenAI sends for an
-            empty one (llama.cpp: HTTP 500); a single space goes through.
+        fold_tool_results: Each run of tool results as one user message, for chat templates
+            that drop tool messages (llama.cpp's ``chatml-function-calling``).
+        tool_call_text: The text of an assistant turn that only calls tools: some servers
+            reject ChatOpenAI's ``content: null`` (llama.cpp: HTTP 500); a space goes through.
     """
     out: list[BaseMessage] = [SystemMessage(system)] if system and system.strip() else []
     folded: list[str] = []

@@ -1,14 +1,9 @@
 """An assistant on a LangGraph server as the agent under test (``langgraph:<assistant>@<url>``).
 
-``langgraph:agent@http://127.0.0.1:2024`` runs the assistant (or graph id) ``agent`` of that
-server (``langgraph dev``, a deployment) through langgraph-sdk, one stateless run per agent
-turn: ``runs.wait(None, assistant, input={"messages": [...]})`` with the domain policy as the
-first (system) message, role-style message dicts after it, and the tool schemas, task id and
-trial in ``config["configurable"]``, as for an in-process graph
-(:mod:`nodes.simulation.agents.graph`). The server's API key comes from ``LANGGRAPH_API_KEY``
-or ``LANGSMITH_API_KEY``, as langgraph-sdk reads it. Calls hold a slot of the endpoint's
-:class:`~nodes.judges.limits.Gate` (concurrency, circuit breaker) and time out after the run's
-``llm_timeout_s``.
+One stateless ``runs.wait`` per agent turn through langgraph-sdk, with the same input and
+configurable as an in-process graph (:mod:`nodes.simulation.agents.graph`). The key comes from
+``LANGGRAPH_API_KEY`` or ``LANGSMITH_API_KEY``; calls hold a slot of the endpoint's
+:class:`~nodes.judges.limits.Gate` and time out after the run's ``llm_timeout_s``.
 """
 
 from __future__ import annotations
@@ -28,16 +23,7 @@ _TARGET = re.compile(r"^(?P<assistant>[^@\s]+)@(?P<url>https?://\S+)$")
 
 
 class RemoteAgent:
-    """An assistant on a LangGraph server.
-
-    Args:
-        target: ``<assistant_id>@<url>``.
-        policy: The domain policy (the first message).
-        client: A ready ``SyncLangGraphClient`` (tests); else one for ``url``.
-
-    Raises:
-        AgentSpecError: If ``target`` is not ``<assistant_id>@http(s)://...``.
-    """
+    """An assistant on a LangGraph server (``target``: ``<assistant_id>@http(s)://...``)."""
 
     def __init__(self, target: str, *, policy: str, client: Any = None) -> None:
         self.name = f"langgraph:{target}"

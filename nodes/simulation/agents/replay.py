@@ -1,14 +1,10 @@
 """Replaying a recorded agent (``replay:PATH``): the agent turns of a tau2 results file.
 
-For (task id, trial) the agent's k-th turn is the k-th assistant message the file recorded for
-that conversation, text and tool calls as they were (call ids kept, so the environment's results
-can be compared with the recorded ones), whatever the user says now. ``k`` is the number of
-assistant messages in the conversation so far, so the replay needs no state of its own and a
-resumed conversation continues where it stopped; if the harness opens with its own greeting
-as an assistant message, the recorded greeting is skipped the same way. When the recorded
-turns run out, the turn is an ``agent_stop`` error turn (the conversation ends there); a task
-or trial the file does not hold is an ``agent_error`` turn. A recorded turn the adapters would
-reject (a tool call without a name, say) replays as the same error turn.
+The k-th agent turn of (task id, trial) is the k-th recorded assistant message, call ids kept,
+whatever the user says now; ``k`` counts the assistant messages so far, so the replay keeps
+no state and a resumed conversation continues where it stopped. When the recorded turns run
+out the turn is an ``agent_stop`` error; an unknown task or trial, or a recorded turn the
+adapters would reject, is an ``agent_error`` turn.
 """
 
 from __future__ import annotations
@@ -29,14 +25,7 @@ from todeval.nodes.simulation.agents.turns import (
 
 
 class ReplayAgent:
-    """The recorded agent of a tau2 / AgentChangeBench results file.
-
-    Args:
-        path: The results file (``{"simulations": [...]}``, or a list of simulations).
-
-    Raises:
-        AgentSpecError: If the file cannot be read or holds no simulations.
-    """
+    """The recorded agent of a tau2 / AgentChangeBench results file."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()

@@ -1,11 +1,8 @@
 """What an adapter makes of an agent's answer: an :class:`AgentTurn`, or why there is none.
 
-Every adapter funnels its agent's output through here, so bad behaviour reads the same whatever
-the agent is: tool calls without a name, arguments that are not a JSON object, an empty turn, an
-exception. Such a turn is ``AgentTurn(error=...)``; it never raises out of ``respond``.
-
-The error text starts with the tau2 termination reason the conversation should end with
-(:data:`AGENT_ERROR` or :data:`AGENT_STOP`, see :func:`termination_reason`).
+Every adapter funnels its output through here, so bad behaviour reads the same whatever the
+agent is; such a turn is ``AgentTurn(error=...)`` starting with the tau2 termination reason
+(:data:`AGENT_ERROR` or :data:`AGENT_STOP`).
 """
 
 from __future__ import annotations
@@ -78,12 +75,8 @@ def turn_from_ai_message(message: AIMessage, *, position: int) -> AgentTurn:
 def turn_from_reply(value: Any, *, position: int) -> AgentTurn:
     """Whatever a callable or a server returned, as a turn.
 
-    Accepts an :class:`AgentTurn`, an ``AIMessage``, a string (text only) or a message mapping
-    in tau2 (``{content, tool_calls: [{id, name, arguments}]}``), OpenAI (``{function: {name,
-    arguments: "<json>"}}``) or LangChain (``{type: "ai", tool_calls: [{id, name, args}]}``) form.
-
-    Raises:
-        MalformedTurn: See :func:`turn_from_ai_message`; also a mapping from another role.
+    An :class:`AgentTurn`, an ``AIMessage``, a string or a message mapping in tau2, OpenAI or
+    LangChain form; raises :class:`MalformedTurn` as :func:`turn_from_ai_message` does.
     """
     if isinstance(value, AgentTurn):
         if value.error is None and not (value.content or "").strip() and not value.tool_calls:

@@ -1,8 +1,5 @@
 """What a tool domain declares: its environment, its data files, its user words, its runs.
 
-A :class:`Domain` is data: the environment class (its tools as :class:`ToolSpec` s and a method
-per tool over its database), where its policy and tasks live under ``$TODEVAL_DATA_DIR``, the
-goal words the local user simulator needs, and the recorded runs its fidelity is measured on.
 Nothing here reads a file at import; paths resolve when asked.
 """
 
@@ -23,10 +20,8 @@ from todeval.stores.paths import data_dir
 class GoalWords:
     """The goal labels of a domain's tasks in the local user simulator's words and tools.
 
-    Attributes:
-        tools: Goal label -> the tools whose successful call serves it (a label not listed is
-            matched by shared words with the tool name).
-        requests: Goal label -> how the local user asks for it (else "I need help with ...").
+    A label not in ``tools`` is matched by shared words with the tool name; one not in
+    ``requests`` is asked for as "I need help with ...".
     """
 
     tools: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -37,11 +32,8 @@ class GoalWords:
 class RecordedRun:
     """A recorded tau2 run whose tool results the domain's environment should reproduce.
 
-    Attributes:
-        path: The results file, relative to ``$TODEVAL_DATA_DIR``.
-        label: Which database the replay uses (printed by the fidelity bench).
-        environment: A fresh environment for a task of the run; None: the domain's own.
-        explain: The documented reason of a difference, None when it is not a known one.
+    ``path`` is relative to ``$TODEVAL_DATA_DIR``; ``environment`` None means the domain's own;
+    ``explain`` gives a known difference's documented reason, else None.
     """
 
     path: str
@@ -58,15 +50,8 @@ class RecordedRun:
 class Domain:
     """One tool domain (see :mod:`nodes.simulation.domains` for the recipe).
 
-    Attributes:
-        name: The domain's one name (``--domain``, results files, task files' ``domain``).
-        environment: The environment class: ``environment(task)`` is a fresh trial of the task,
-            and its ``tools`` are what the agent is given.
-        folder: The folder of ``policy.md`` and the task file, relative to ``$TODEVAL_DATA_DIR``
-            (an absolute path is used as it is).
-        tasks_file: The task file (a JSON list of tau2 tasks) in ``folder``.
-        goal_words: The local user simulator's words for the domain's goal labels.
-        recorded_runs: Runs the fidelity bench replays through the environment.
+    ``environment(task)`` is a fresh trial of the task; ``folder`` (of ``policy.md`` and the
+    task file) is relative to ``$TODEVAL_DATA_DIR`` unless absolute.
     """
 
     name: str

@@ -1,10 +1,9 @@
 """Environment fidelity: does an environment return what a recorded run's environment returned?
 
-Every tool call of every recorded conversation is run, in order, against a fresh environment
-of the conversation's task, and its result is compared with the recorded tool message: both
-parsed as JSON when they parse (else compared as text), plus the error flag. A replay that
-reproduces the recorded results means the recorded conversations are also valid transcripts
-of todeval's environment, so a replay agent sees what the original agent saw.
+Every recorded tool call is run, in order, against a fresh environment of its task and the
+result compared with the recorded one (as JSON when both parse, else as text, plus the error
+flag). A faithful replay means the recorded conversations are valid transcripts of todeval's
+environment.
 """
 
 from __future__ import annotations
@@ -83,13 +82,7 @@ def replay_recorded_run(
     tasks: Mapping[str, Mapping[str, Any]],
     make_environment: Callable[[Mapping[str, Any]], ToolEnvironment],
 ) -> FidelityReport:
-    """Replay every recorded call of ``simulations`` and compare results (see the module doc).
-
-    Args:
-        simulations: tau2 ``simulations`` entries (``task_id``, ``messages``).
-        tasks: The run's tasks by id.
-        make_environment: A fresh environment for a task.
-    """
+    """Replay every recorded call of ``simulations`` and compare results (see the module doc)."""
     report = FidelityReport()
     for simulation in simulations:
         task_id = str(simulation.get("task_id"))

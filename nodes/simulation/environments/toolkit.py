@@ -1,18 +1,11 @@
 """What every tool environment shares: tool specs, argument checks, dispatch and replay.
 
-A domain declares its tools as :class:`ToolSpec` s (name, description, typed parameters) and
-implements each as a method ``_tool_<name>(**arguments)`` that returns what the agent reads
-(text, or JSON-able data rendered by the domain) or raises :class:`ToolError`. The base class
-turns a :class:`~nodes.simulation.environments.base.ToolCall` into a
-:class:`~nodes.simulation.environments.base.ToolResult` and never raises: an unknown tool, a
-missing or unexpected argument, a value of the wrong JSON type or a refusal all come back as
-``error=True`` results reading ``Error: ...``, as tau2's environment returns them. Their
-``error_kind`` is ``call`` for all of these (the agent's call was wrong, or not allowed in the
-database's state: a refusal) and ``environment`` only when a tool itself crashed.
-
-Tools validate before they mutate, so a refused call leaves the database as it was; and
-:meth:`ToolEnvironmentBase.replay` starts from a fresh database, so replaying a thread's log
-always lands on the same state however often it is called.
+A domain implements each :class:`ToolSpec` as a method ``_tool_<name>(**arguments)`` that
+returns what the agent reads or raises :class:`ToolError`. Dispatch never raises: an unknown
+tool, a bad argument or a refusal comes back as an ``error=True`` result reading
+``Error: ...``, as tau2 returns them, with ``error_kind`` ``call``; ``environment`` only when a
+tool itself crashed. Tools validate before they mutate, so a refused call changes nothing,
+and :meth:`ToolEnvironmentBase.replay` always lands on the same state.
 """
 
 from __future__ import annotations
@@ -88,9 +81,8 @@ class ToolSpec:
     def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments with every optional parameter present (None when not given).
 
-        Raises:
-            ToolError: A required argument is missing, an unknown one is given, or a value has
-                the wrong JSON type (None is accepted for optional parameters).
+        Raises :class:`ToolError` for a missing, unknown or wrongly typed argument (None is accepted
+        for optional parameters).
         """
         known = {p.name: p for p in self.params}
         unknown = sorted(set(arguments) - set(known))
@@ -115,9 +107,8 @@ class ToolSpec:
 class ToolEnvironmentBase:
     """Dispatch, error handling and replay for a domain (see the module doc).
 
-    Subclasses set :attr:`domain` and :attr:`tools`, implement :meth:`reset`, :meth:`snapshot`
-    and one ``_tool_<name>`` method per tool returning the content string; one whose database
-    needs no setup from the task keeps this ``__init__`` (a fresh trial is a :meth:`reset`).
+    Subclasses set :attr:`domain` and :attr:`tools` and implement :meth:`reset`, :meth:`snapshot`
+    and the ``_tool_<name>`` methods.
     """
 
     domain: str = ""
@@ -223,11 +214,7 @@ _OPERATORS: dict[type, Callable[[float, float], float]] = {
 
 
 def arithmetic(expression: str) -> float:
-    """Evaluate + - * / over numbers and parentheses, without ``eval`` (tau2's ``calculate``).
-
-    Raises:
-        ToolError: The expression is not such arithmetic, or divides by zero.
-    """
+    """Evaluate + - * / over numbers and parentheses, without ``eval`` (tau2's ``calculate``)."""
 
     def value(node: ast.AST) -> float:
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float):

@@ -1,10 +1,7 @@
 """Conversations as the simulated user sees them, whatever form they come in.
 
-The simulator accepts OpenAI / tau2 message dicts (``role`` user/assistant/tool, ``content``,
-``tool_calls``, ``tool_call_id``; tau2 stores a tool result's call id as ``id``), LangChain-style
-dicts (``type`` human/ai/tool) and MAP's :class:`~evals.memory_schema.MsTodTurn` pairs.
-:func:`read_chat` reads any of them into :class:`ChatTurn` s; :func:`as_ms_tod_turns` gives
-MAP's form (text turns only); :func:`render_chat` the transcript an LLM user reads.
+OpenAI / tau2 message dicts, LangChain-style dicts and MAP's
+:class:`~evals.memory_schema.MsTodTurn` pairs are all read into :class:`ChatTurn` s.
 """
 
 from __future__ import annotations
@@ -32,12 +29,8 @@ _ROLES: dict[str, Role] = {
 class ChatTurn:
     """One message: who sent it, its text, the tools it called, or the result it carries.
 
-    Attributes:
-        role: ``user``, ``assistant`` (the agent) or ``tool`` (a tool result).
-        text: What was said (tau2's ``{"message": ...}`` wrapper removed).
-        calls: ``(call id, tool name)`` of each tool call an assistant message made.
-        call_id: A tool result's call id.
-        error: A tool result that is an error.
+    ``text`` has tau2's ``{"message": ...}`` wrapper removed; ``calls`` are ``(call id, tool
+    name)`` pairs.
     """
 
     role: Role

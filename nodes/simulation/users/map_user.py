@@ -117,14 +117,7 @@ class LLMUserTurn(BaseModel):
 
 
 class LLMUser:
-    """An LLM plays MAP's user (the role's prompt, see the module doc).
-
-    Args:
-        role: The ``user_simulator`` declaration (its prompt, system prompt and output model).
-        spec: The LLM spec.
-        **llm_kwargs: Passed to :class:`~nodes.judges.roles.PromptJudge` (``chat_model``,
-            ``cache``, ``max_retries``...).
-    """
+    """An LLM plays MAP's user (the role's prompt, see the module doc)."""
 
     def __init__(self, role: JudgeRole[Any], spec: JudgeSpec | str, **llm_kwargs: Any) -> None:
         self.prompt: PromptJudge[LLMUserTurn] = PromptJudge(role, spec, **llm_kwargs)

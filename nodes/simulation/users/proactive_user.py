@@ -89,12 +89,8 @@ Just return a JSON {{"message": "(your reply)", "accepted": true/false}}.
 class ProactiveUserRequest:
     """What the user answers: the environment, its tier and the conversation (agent last).
 
-    Attributes:
-        raised_now: Sub-targets (0-based) the agent's last message raised (the caller's reading).
-        raised: Sub-targets raised by any agent message so far, the last included.
-        n_sub_targets: How many sub-targets the reference has.
-        resisted: Push-backs this user already gave.
-        seed: Varies the local wording and the low tier's resistance.
+    ``raised_now`` / ``raised``: sub-targets (0-based) raised by the agent's last message / any
+    message so far (the caller's reading); ``resisted``: push-backs already given.
     """
 
     user_information: str
@@ -194,12 +190,7 @@ def render_lines(messages: Sequence[Mapping[str, str]]) -> str:
 
 @functools.lru_cache(maxsize=16)
 def proactive_user(spec: str, max_retries: int = 3) -> LocalProactiveUser | LLMProactiveUser:
-    """The ProactiveEval user for a ``user_simulator`` spec (built once per spec).
-
-    Raises:
-        JudgeSpecError: The spec is malformed or names an unknown local variant.
-        JudgeConfigError: The LLM cannot be built here.
-    """
+    """The ProactiveEval user for a ``user_simulator`` spec (built once per spec)."""
     parsed = parse_spec(spec)
     if parsed.is_local:
         resolve_local_variant(USER_SIMULATOR.name, parsed.variant)  # the same variants as MAP's

@@ -1,11 +1,4 @@
-"""What the simulated user knows and how it behaves, and what a backend reads and returns.
-
-:class:`UserScenario` (the task goal, MAP's slot set L, free-text instructions, goal shifts) and
-:class:`Persona` describe the user; :class:`SimulationRequest` is a backend's only input and
-:class:`SimulatedTurn` its reply (task users reply with it too); :class:`SimulatorBackend` is
-what the ``user_simulator`` role builds for MAP (:data:`~nodes.simulation.roles.USER_SIMULATOR`).
-:func:`stable_seed` seeds the local users' wording.
-"""
+"""What the simulated user knows and how it behaves, and what a backend reads and returns."""
 
 from __future__ import annotations
 
@@ -62,10 +55,8 @@ class Persona:
 class GoalShift:
     """A change of the user's goal from reply ``at_turn`` (0-based) on.
 
-    Attributes:
-        at_turn: The simulator reply that announces the shift.
-        updates: Slot -> new value; these replace (or add to) the task goal.
-        announcement: What the user says; None lets the simulator phrase it.
+    ``updates`` replace (or add to) the task goal; ``announcement`` None lets the simulator
+    phrase it.
     """
 
     at_turn: int
@@ -77,12 +68,8 @@ class GoalShift:
 class UserScenario:
     """What the simulated user knows.
 
-    Attributes:
-        task_goal: Slot -> value the user wants (paper 001's task goal).
-        focus_slots: The slots the user knows were missed or got wrong (MAP's L); empty
-            means none in particular.
-        instructions: Free-text scenario for LLM simulators ("none" when empty).
-        goal_shifts: Goal changes by turn, for goal-shift harnesses.
+    ``task_goal`` is paper 001's task goal; ``focus_slots`` is MAP's L (the slots the user knows
+    were missed or got wrong; empty: none in particular).
     """
 
     task_goal: Mapping[str, str]

@@ -1,11 +1,4 @@
-"""An AgentChangeBench / tau2 task's user: the scenario a task user simulator plays.
-
-:class:`TaskScenario` is a task's ``user_scenario``: the persona (a name such as ``EASY_1``
-resolved through the domain's ``user_personas.json``, or the text itself), the structured
-instructions (``reason_for_call``, ``known_info``, ``unknown_info``, ``task_instructions``) and
-the goal-shift script (``goal_shifts: {required_shifts, goals}``). :class:`TaskRequest` is what a
-backend's ``reply_task`` reads: the scenario, the seed and the conversation so far.
-"""
+"""An AgentChangeBench / tau2 task's user: the scenario a task user simulator plays."""
 
 from __future__ import annotations
 
@@ -41,22 +34,11 @@ def agentchangebench_dir(root: Path | None = None) -> Path:
 
 @dataclass(frozen=True, kw_only=True)
 class TaskScenario:
-    """What a task's simulated user knows, wants and is like.
+    """What a task's simulated user knows, wants and is like (a task's ``user_scenario``).
 
-    Attributes:
-        task_id: The task's id (seeds the local wording, names errors).
-        domain: ``banking``, ``retail``, ``airline``...: which ``user_policy.md`` applies.
-        persona_name: The persona's name (``EASY_1``), None when the task gives none.
-        persona: The persona's text (empty when none).
-        reason_for_call: Why the user calls.
-        known_info: What the user knows and may state when asked (free text).
-        unknown_info: What the user does not know (free text).
-        task_instructions: How the user should behave.
-        goals: The goal sequence, in order (``goal_shifts.goals``).
-        required_shifts: ``goal_shifts.required_shifts`` (the shifts the task expects).
-        turns_per_goal: The most user messages on one goal before the user moves on
-            (AgentChangeBench's banking user policy, RULE 1: four).
-        max_user_turns: The most user messages in a conversation; the next one stops.
+    ``persona_name`` (``EASY_1``) resolves through the domain's ``user_personas.json``;
+    ``turns_per_goal`` is the most user messages on one goal before moving on (AgentChangeBench's
+    banking user policy, RULE 1: four); ``max_user_turns`` the most in a conversation.
     """
 
     task_id: str
@@ -83,15 +65,9 @@ class TaskScenario:
     ) -> TaskScenario:
         """The scenario of a tau2 task (``{"id", "user_scenario": {...}}``).
 
-        Args:
-            task: The task as its JSON file holds it.
-            domain: The domain when neither the instructions nor the task name one.
-            personas: Persona name -> text; default the domain's ``user_personas.json``
-                under ``$TODEVAL_DATA_DIR/agentchangebench/domains/<domain>/``.
-            data_root: Instead of ``$TODEVAL_DATA_DIR``.
-
-        Raises:
-            ScenarioError: No id or user scenario, or a persona name no persona file knows.
+        ``personas`` defaults to the domain's ``user_personas.json`` under
+        ``$TODEVAL_DATA_DIR/agentchangebench/domains/<domain>/``; :class:`ScenarioError` for no id
+        or scenario, or an unknown persona name.
         """
         task_id = task.get("id", task.get("task_id"))
         scenario = task.get("user_scenario")

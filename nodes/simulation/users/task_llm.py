@@ -1,13 +1,9 @@
 """The LLM task user (``<provider>:<model>``): AgentChangeBench's user simulator prompt.
 
-The system prompt is tau2's ``simulation_guidelines.md`` followed by the domain's
-``user_policy.md`` (the banking one holds AgentChangeBench's goal-shift protocol), both read at
-run time from ``$TODEVAL_DATA_DIR/agentchangebench``; the turn prompt
-(:data:`~nodes.prompts.simulation.TASK_USER_PROMPT`) gives the scenario as AgentChangeBench
-renders it (persona, instructions, goal shifts), the goal sequence and the conversation. One
-:class:`~nodes.judges.llm.LLMJudge` call per reply (cache, retries, limits, redaction); the model
-reports the goal it is on and whether it shifted, which the reply records. Banking users have
-no tools, so the tool-less guidelines are used.
+The system prompt is tau2's ``simulation_guidelines.md`` (tool-less: banking users have no
+tools) then the domain's ``user_policy.md``, read at run time; the turn prompt is
+:data:`~nodes.prompts.simulation.TASK_USER_PROMPT`. The model reports the goal it is on and
+whether it shifted.
 """
 
 from __future__ import annotations
@@ -51,16 +47,7 @@ class TaskUserReply(BaseModel):
 
 
 class LLMTaskUser:
-    """An LLM plays a task's user (see the module docstring).
-
-    Args:
-        spec: An LLM spec.
-        chat_model: A ready chat model (tests); else built from the spec.
-        cache: The LLM response cache (see :class:`~nodes.judges.llm.LLMJudge`).
-        max_retries: Retries after a failed or malformed answer.
-        data_root: Instead of ``$TODEVAL_DATA_DIR`` (where the guidelines are read).
-        **llm_kwargs: Any other :class:`~nodes.judges.llm.LLMJudge` setting.
-    """
+    """An LLM plays a task's user (see the module docstring)."""
 
     def __init__(
         self,

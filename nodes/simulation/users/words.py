@@ -1,9 +1,4 @@
-"""Slots and dialogues in words: what the simulator's prompts show and what an agent asked.
-
-Shared by both simulator backends and by the slot repair judges
-(:mod:`nodes.memory.judges.slot_repair`), so the user, the agent and the supervisor see the goal and
-the dialogue rendered the same way.
-"""
+"""Slots and dialogues in words, the same for the simulated user, agent and slot repair judges."""
 
 from __future__ import annotations
 

@@ -1,23 +1,15 @@
 """What the ``local:learned`` segmenter reads in each message: dialogue acts and value spans.
 
-For each turn j >= 2 the question is whether the user's message starts a new information need
-(paper 004, Section 4.1). The signals: lexical cues (:mod:`nodes.goal_success.judges.user_cues`),
-how the assistant's previous reply ended (:mod:`nodes.goal_success.judges.response_cues`), the
-dialogue acts of the message and the replies around it, the values it names, topic change between
-consecutive turns (MiniLM cosine, and the share of new content words), and time gaps.
+For each turn j >= 2: does the user's message start a new information need (paper 004,
+Section 4.1)? Every feature is *relational* or *act-like* (similarities, cue flags, similarity
+to dialogue-act prototypes), never a raw embedding: raw vectors let a model trained on SGD
+memorise SGD's services (measured: F1 0.97 on SGD dev but 0.22 on the enterprise sample). Time
+gaps are applied by the judge as a shift of the odds, because SGD has no timestamps.
 
-Every feature is *relational* or *act-like* (similarities, cue flags, similarity to a few
-dialogue-act prototypes), never a raw embedding: raw vectors let a model trained on SGD
-memorise SGD's services and fail on other domains (measured: F1 0.97 on SGD dev but 0.22 on
-the enterprise sample). Time gaps are applied by the judge as a shift of the odds, because SGD,
-the training data, has no timestamps.
-
-**Value spans.** Goals in human conversations share slot values (the same day and party for the
-hotel as for the restaurant, a taxi between the two), so "does the message carry a value already
-in play" says little on its own; what matters is *which* values and *where* they were seen: the
-entity the assistant just offered, the current goal, or nowhere yet. Spans are found by shape,
-not by any dataset's slot names, so they read the same in SGD, MultiWOZ-style or help-desk
-dialogues.
+**Value spans.** Goals share slot values (the same day for the hotel as for the restaurant),
+so what matters is *which* values and *where* they were seen: the entity the assistant just
+offered, the current goal, or nowhere yet. Spans are found by shape, not by a dataset's slot
+names.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Turn features relative to the *current goal*, for the ``local:learned`` segmenter.
 
 Turn j (0-based, j >= 1) is compared with the goal it would continue: the turns from that
-goal's first turn ``start`` to j-1. The segmenter decodes greedily (a turn it calls new becomes
-the next ``start``); training uses the gold starts. Every feature is relational, act-like or a
-shape, never a raw embedding or a word of content, so that nothing ties the model to SGD's
-services:
-
-* topic shift in MiniLM space: the message against the previous message and reply, against the
-  goal's accumulated user and assistant text, its first message and earlier goals;
-* lexical novelty: the share of the message's content words that are new to the dialogue, to
-  the goal, or taken from the assistant's last reply;
-* value spans by shape (:mod:`.features`): does the message name the entity just offered, one of
-  the goal, one of an earlier goal, or a new one; does it restate a slot type with a new value;
-* dialogue acts of the message, of the previous reply and of this turn's reply (cosine to a few
-  prototypes, :mod:`.features`), and the learned discourse-cue score (:mod:`.discourse`);
-* shape: lengths, question marks, how long the goal has run, position in the dialogue, and the
-  conversation's style so far (how often the assistant asks, how long the messages are).
+goal's first turn ``start`` to j-1 (decoded greedily; training uses the gold starts). Every
+feature is relational, act-like or a shape, never a raw embedding or a content word, so nothing
+ties the model to SGD's services: MiniLM topic shift against the previous turns and the goal's
+text, lexical novelty, value spans by shape (:mod:`.features`), dialogue acts of the message
+and the replies around it, the discourse-cue score (:mod:`.discourse`), and shape (lengths,
+question marks, the goal's run, the conversation's style so far).
 """
 
 from __future__ import annotations
@@ -100,7 +91,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"reply_act_{name}" for name in REPLY_ACT_PROTOTYPES)
     + tuple(f"prev_user_act_{name}" for name in USER_ACT_PROTOTYPES)
 )
-N_FEATURES = len(FEATURE_NAMES)
 _SLOT_TYPES = ("time", "day", "count")
 
 

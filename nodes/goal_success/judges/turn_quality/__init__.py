@@ -1,27 +1,20 @@
 """The teacher role, ``turn_quality``: ``quality``, ``rcof`` and a rationale per turn (paper 004).
 
-Every teacher (LLM or local) implements :class:`TurnQualityTeacher`. A teacher that cannot
-judge a turn says so with ``quality=None`` and a rationale saying why; the vote is then over
-the teachers that could (:mod:`nodes.goal_success.voting`). The teachers:
-
-* ``local:response`` (= ``local``), ``local:signals``, ``local:semantic`` - three local teachers
-  that read different evidence (the response itself, the user's reactions, answer-question fit);
-  see their modules.
-* ``local:turn``, ``local:reply-reaction``, ``local:fit-reaction`` - three learned teachers, each
-  reading two of the reply, its fit to the request and the user's reaction (:mod:`.learned`);
-  the model files are beside this module.
-* ``<provider>:<model>`` (:class:`LLMTeacher`) - the paper's Appendix D call (canonical RCOF
-  codes, :mod:`nodes.goal_success.judges.appendix_d`); given the domain's business rules
-  (``Context.teacher_sop``) it reads them in the prompt, as the paper's teachers share the
-  experts' SOP. The same call answers ``is_new_goal`` (kept on each label: the teachers vote on
-  goal boundaries too) and serves an LLM segmenter with the same spec from the response cache.
+Every teacher implements :class:`TurnQualityTeacher`; one that cannot judge a turn says so with
+``quality=None`` and a rationale, and the vote is over the teachers that could
+(:mod:`nodes.goal_success.voting`). Local teachers: ``local:response`` (= ``local``),
+``local:signals`` and ``local:semantic`` read different evidence (the response, the user's
+reaction, answer-question fit); ``local:turn``, ``local:reply-reaction`` and
+``local:fit-reaction`` are learned (:mod:`.learned`). ``<provider>:<model>``
+(:class:`LLMTeacher`) is the paper's Appendix D call, which also answers ``is_new_goal`` (the
+teachers vote on goal boundaries too) and serves an LLM segmenter of the same spec from the
+response cache.
 
 **Certain evidence** (:func:`certain_failure`) decides a turn by itself, whatever teachers say:
 only what the log states, never a reading of the text - an empty reply, an error or a timeout
 recorded in ``turn.metadata`` (``error``, ``timeout``, ``timed_out``), or a tool action whose
-status is an error (``metadata.action``, one action or a list of them). Each is a System Error
-(E5, paper 004 Appendix B). A slow reply, a "nothing found" lookup or a reply that reads like an
-error message is evidence for a teacher to weigh, not certain: those stay with the teachers.
+status is an error. Each is a System Error (E5, paper 004 Appendix B). A slow reply, a "nothing
+found" lookup or an error-like text is evidence for a teacher to weigh, not certain.
 """
 
 from __future__ import annotations
@@ -40,16 +33,11 @@ CARDS = Path(__file__).parent / "validity.json"
 
 @dataclass(frozen=True)
 class TurnLabel:
-    """One teacher's label for one turn.
+    """One teacher's label for one turn (1-based ``turn_number``).
 
-    Attributes:
-        turn_number: The turn (1-based).
-        quality: ``success``/``failure``, or None when the teacher could not judge the turn.
-        rcof: A canonical root-cause code (``E1``..``E7``, see ``evals.schema.RCOF_CODES``) when
-            ``quality`` is ``failure`` and the teacher can tell why; None otherwise.
-        rationale: A short human-readable reason for the label (or for abstaining).
-        is_new_goal: The teacher's segmentation of the turn, when it gives one (LLM teachers
-            answer paper 004's single call; local teachers leave it to the segmenter).
+    ``quality`` is None when the teacher could not judge; ``rcof`` is a canonical root-cause code
+    (``evals.schema.RCOF_CODES``) for a failure whose cause the teacher can tell; ``is_new_goal``
+    is given by LLM teachers (paper 004's single call), left to the segmenter by local ones.
     """
 
     turn_number: int
@@ -81,13 +69,7 @@ class TurnQualityTeacher(Protocol):
     def label(
         self, dialogue: Dialogue, *, routes: Mapping[str, str] | None = None
     ) -> TeacherVerdict:
-        """Label each turn of ``dialogue``.
-
-        Args:
-            dialogue: The dialogue.
-            routes: The deployment's route table (route -> what it handles), for teachers that
-                check routing (E6); others ignore it.
-        """
+        """Label each turn of ``dialogue`` (``routes``: route -> what it handles, for E6 checks)."""
         ...
 
 
@@ -138,14 +120,10 @@ _TIMEOUT_KEYS = ("timeout", "timed_out")
 
 
 def certain_failure(turn: Turn) -> tuple[str, str] | None:
-    """``(code, reason)`` when ``turn`` carries certain evidence of a failure, else None.
+    """``("E5", reason)`` when ``turn`` carries certain evidence of a failure, else None.
 
-    Args:
-        turn: The turn, with its response and metadata.
-
-    Returns:
-        ``("E5", reason)`` for an empty reply, ``metadata.error``, a timeout flag, or a tool
-        action with an error status; None when the log shows no such evidence.
+    Certain: an empty reply, ``metadata.error``, a timeout flag, or a tool action with an error
+    status.
     """
     meta: Mapping[str, Any] = turn.metadata
     if not turn.response.strip():

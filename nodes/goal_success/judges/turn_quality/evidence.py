@@ -85,12 +85,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
 class TurnView:
     """Everything a learned teacher may read about turn *k*.
 
-    Attributes:
-        user: The user's message of turn *k* (the request).
-        response: The assistant's reply of turn *k*.
-        prev_response: The assistant's reply of turn *k-1* ("" on the first turn).
-        history: The user's earlier messages, oldest first.
-        next_user: The user's message of turn *k+1* (the reaction), None on the last turn.
+    ``prev_response`` is "" on the first turn; ``next_user`` (the reaction) None on the last.
     """
 
     user: str
@@ -126,11 +121,7 @@ def view_texts(views: Sequence[TurnView]) -> list[str]:
 
 
 def canonical_value(value: str) -> str:
-    """One spelling per value: ``"7:00 p.m."`` -> ``"7pm"``, ``"three guests"`` -> ``"3 people"``.
-
-    Args:
-        value: A matched value span.
-    """
+    """One spelling per value: ``"7:00 p.m."`` -> ``"7pm"``, "three guests" -> "3 people"."""
     text = re.sub(r"\s+", " ", value.lower().strip().replace("a.m.", "am").replace("p.m.", "pm"))
     text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text)
     text = re.sub(r"^the ", "", text)
@@ -207,14 +198,7 @@ N_DIM = 2 * EMBEDDING_DIM + 3 + 5 + 6 + 2
 
 @dataclass(frozen=True)
 class EvidenceBlocks:
-    """The blocks of a batch of views, one row per view.
-
-    Attributes:
-        R: The reply block.
-        C: The fit block.
-        N: The reaction block (zero rows where there is no next message).
-        has_next: Whether each view has a next user message.
-    """
+    """The blocks R, C, N of a batch of views, one row per view (N zero without a next message)."""
 
     R: FloatArray
     C: FloatArray

@@ -1,21 +1,16 @@
 """The learned local teachers: ``local:turn``, ``local:reply-reaction``, ``local:fit-reaction``.
 
-Three evidence models, one per block of :mod:`~nodes.goal_success.judges.turn_quality.evidence`
-(R: the reply, C: its fit to the request, N: the user's next message), each a logistic
-regression with Platt calibration trained on SGD train (CC BY-SA 4.0) and failures the team
-made from real turns (``make train-turn-quality``). Each teacher reads two of the three blocks,
-so every kind of evidence is read by two teachers, and combines them with a small stacker:
+Three logistic regressions with Platt calibration, one per evidence block (R reply, C fit, N
+reaction; :mod:`~nodes.goal_success.judges.turn_quality.evidence`), trained on SGD train (CC
+BY-SA 4.0) and failures the team made from real turns (``make train-turn-quality``). Each
+teacher stacks two blocks (R + C, R + N, C + N), so every kind of evidence is read by two. On
+the last turn the reaction teachers read their reply-side block alone, with its own band: a
+missing reaction is never read as "success".
 
-* ``local:turn``: R + C, what the turn itself shows (it can judge without a reaction);
-* ``local:reply-reaction``: R + N; ``local:fit-reaction``: C + N. On the last turn (no
-  reaction) these two read their reply-side block alone, with its own band: a missing
-  reaction is never read as "success".
-
-A teacher states ``p(failure)`` at a deployment prior of failed turns (the model file's
-``prior``). At or above its ``fail`` cut-off the turn failed, and a per-teacher multinomial
-model over the same blocks names the root cause (E1-E7); below ``succ`` it succeeded; in between
-the teacher abstains (``quality=None``) and says why. Both cut-offs were chosen on SGD dev.
-Inference is numpy over ``turn_quality.npz`` (no pickles) and ``turn_quality.json``.
+``p(failure)`` is stated at the model file's deployment ``prior``: at or above the ``fail``
+cut-off the turn failed (a per-teacher multinomial model names the cause, E1-E7), below
+``succ`` it succeeded, in between the teacher abstains. Both cut-offs were chosen on SGD dev.
+Inference is numpy over ``turn_quality.npz`` and ``turn_quality.json``.
 """
 
 from __future__ import annotations
@@ -64,12 +59,7 @@ class Band:
 
 
 class TurnQualityModel:
-    """The exported arrays of ``make train-turn-quality``, read with numpy only.
-
-    Args:
-        arrays: The ``.npz`` arrays by name.
-        meta: The ``.json`` metadata (prior, teachers' blocks and bands, code classes).
-    """
+    """The exported arrays (``.npz``) and metadata (``.json``) of ``make train-turn-quality``."""
 
     def __init__(self, arrays: Mapping[str, FloatArray], meta: Mapping[str, Any]) -> None:
         self.arrays = dict(arrays)
@@ -78,11 +68,7 @@ class TurnQualityModel:
 
     @classmethod
     def load(cls, directory: Path = MODEL_DIR) -> TurnQualityModel:
-        """Read ``turn_quality.{npz,json}`` from ``directory``.
-
-        Raises:
-            FileNotFoundError: The model files are missing (run ``make train-turn-quality``).
-        """
+        """Read ``turn_quality.{npz,json}`` from ``directory`` (``make train-turn-quality``)."""
         npz, meta = directory / "turn_quality.npz", directory / "turn_quality.json"
         if not npz.exists() or not meta.exists():
             raise FileNotFoundError(
@@ -168,12 +154,7 @@ def shipped_model() -> TurnQualityModel:
 
 
 class LearnedTeacher:
-    """A learned teacher over two evidence blocks (see the module doc); subclasses pick them.
-
-    Args:
-        model: The exported model (default: the shipped one, read on first use).
-        embed: The embedding function (default: MiniLM through the normal disk cache).
-    """
+    """A learned teacher over two evidence blocks (see the module doc); subclasses pick them."""
 
     name: str  # the Protocol's attribute, set per subclass
     key: ClassVar[str]

@@ -1,47 +1,31 @@
 """``local:semantic``: turn quality from how well the answer fits the question (MiniLM).
 
-Evidence read, for each turn: the user's question (with the previous user message prepended
-when the question leans on it: "what about contractors?", "how long are those", "no, I meant
-..."), the response and the retrieved snippets, as MiniLM vectors. Never surface failure signs
-(``local:response``) nor the user's reaction (``local:signals``).
+Reads the question (with the previous user message prepended when the question leans on it:
+"what about contractors?"), the response and the retrieved snippets; never surface failure
+signs (``local:response``) nor the user's reaction (``local:signals``).
 
 Rules:
 
-* Abstain (``None``) when there is nothing to fit: an empty response, a user message that is
-  an acknowledgement or small talk ("thx", "ok", an emoji) or that acknowledges or reports
-  back without asking anything ("ok, found it", "paying myself for now, thanks"), a response
-  that is a clarifying
-  question back to the user, or a response that is not an answer at all (a refusal, "nothing
-  found", an error message: the response teacher's evidence, and their low fit says nothing
-  about understanding).
-* **E3**: snippets were shown, the question names its own topic (not a follow-up or a
-  complaint, whose snippet fit cannot be read alone), the best snippet fits it less than
-  ``FAIL_BELOW``
-  while the answer follows its snippets (cosine >= ``SUCCEED_ABOVE``): the retrieval brought
-  the wrong content and the answer repeated it.
-* **E1**: the answer fits the question less than ``FAIL_BELOW``: it addresses a different
-  question.
+* Abstain (``None``) when there is nothing to fit: an empty response, an acknowledgement or
+  small talk, a report back that asks nothing, a clarifying question back, or a response that
+  is not an answer (a refusal, "nothing found", an error: their low fit says nothing).
+* **E3**: snippets were shown, the question names its own topic, the best snippet fits it less
+  than ``FAIL_BELOW`` while the answer follows its snippets (cosine >= ``SUCCEED_ABOVE``).
+* **E1**: the answer fits the question less than ``FAIL_BELOW``.
 * **success**: the answer fits the question at least ``SUCCEED_ABOVE``.
-* In between: ``None`` with the fit in the rationale. The two cut points were calibrated on
-  public data, and between them the fit does not tell a right answer from a wrong one.
+* In between: ``None`` with the fit in the rationale.
 
 Fit is ``max(cos(question, answer), cos(previous + question, answer))`` for a question that
 leans on the previous one, ``cos(question, answer)`` otherwise.
 
-Calibration (``scripts/calibrate_semantic_teacher.py``, SGD dev): *true pairs* are the 13,936
-SGD turns this teacher does not abstain on, each question with its own reply; *wrong answers*
-pair the same question with a reply from another dialogue of the same service (on topic, but
-answering something else: what E1 looks like). ``FAIL_BELOW`` = 0.13 is the 5th percentile of
-true pairs (5% of right answers fall below it, 33% of wrong ones do); ``SUCCEED_ABOVE`` = 0.50
-the 95th percentile of wrong answers (5% of wrong answers reach it, 38% of right ones do);
-AUC 0.82. On SGD's purest question-answer turns (a slot request answered with exactly those
-slots) the contrast is sharper (AUC 0.89, cut points 0.26 / 0.53), but those cut points call
-a tenth of SGD's transactional replies (offers, bookings) off-topic, so the teacher uses the
-cut points of everything it judges. Reading the question alone scores a little higher on SGD
-(AUC 0.91 vs 0.89 on the slot requests); the context is kept because SGD's previous messages
-are mostly "yes, that works", while real follow-ups such as "what about contractors?" cannot
-be read without theirs. A wide uncertain band is the honest outcome: MiniLM cosine separates
-a fitting answer from an on-topic wrong one only in the tails.
+Calibration (``scripts/calibrate_semantic_teacher.py``, SGD dev): true pairs are the 13,936
+turns this teacher judges; wrong answers pair a question with a reply from another dialogue of
+the same service (what E1 looks like). ``FAIL_BELOW`` = 0.13 is the 5th percentile of true
+pairs, ``SUCCEED_ABOVE`` = 0.50 the 95th of wrong answers; AUC 0.82. The stricter cut points
+of SGD's purest question-answer turns (0.26 / 0.53) call a tenth of its transactional replies
+off-topic, and the previous message is kept because real follow-ups cannot be read without
+it. MiniLM cosine separates a fitting answer from an on-topic wrong one only in the tails,
+hence the wide uncertain band.
 """
 
 from __future__ import annotations

@@ -1,27 +1,17 @@
-r"""The goal-extraction judge role: ATOD's stage ``(u_t, c_t) -> G_t`` (paper 000, Section 5.2).
+"""The goal-extraction judge role: ATOD's stage ``(u_t, c_t) -> G_t`` (paper 000, Section 5.2).
 
-Given one utterance and the few before it, return the user goals it raises or refers to, as
-:class:`CandidateGoal`\\ s for the goal tracker's existence check.
+Given one utterance and the few before it, return the user goals it raises or refers to.
 
-* **With a schema** (SGD ``schema.json`` form) a goal is named ``(service, intent)``. A small MLP
-  (:mod:`nodes.judges.classifier`) scores every intent of the schema from relational MiniLM features
-  (:mod:`nodes.goal_tracking.judges.goal_extraction.features`): cosines of the utterance, the
-  system's previous utterance and the user's earlier ones to the intent, service and slot
-  descriptions, ranks and margins among the intents, and cue flags. Because no feature names a
-  service, it works zero-shot on services absent from its training data (SGD train);
-  ``scripts/train_goal_extractor.py`` trains it. Categorical slot values the user states are filled
-  in; nothing else (the SGD frames are never read).
-* **Without a schema** a user request ("I need a hotel in Chicago") becomes a goal whose
-  ``description`` is the request clause, normalised, and ``service``/``intent`` are empty;
-  acknowledgements, answers to the system's questions and small talk yield nothing.
+* **With a schema** a goal is named ``(service, intent)``: a small MLP scores every intent from
+  relational MiniLM features (:mod:`.features`). No feature names a service, so it works
+  zero-shot on services absent from SGD train; categorical slot values the user states are
+  filled in (the SGD frames are never read).
+* **Without a schema** a user request becomes a goal whose ``description`` is the normalised
+  request clause; acknowledgements, answers and small talk yield nothing.
 
-The role is declared in :mod:`nodes.goal_tracking.roles` (``GOAL_EXTRACTION``): ``local``
-(:class:`~.local.LocalGoalExtraction`, one extractor per schema) and ``<provider>:<model>``
-(:class:`~.llm.LLMGoalTracking`: extraction, existence check and status in one turn-update call,
-with the graph-evolution and audit prompts beside it). This module holds the role's types.
-
-Only user utterances raise goals (as in SGD, where goals are the user's): a system utterance
-yields ``[]``; it still matters as context (an offer the user accepts starts a booking).
+Only user utterances raise goals (as in SGD); a system utterance yields ``[]`` but still
+matters as context. This module holds the role's types (the role is in
+:mod:`nodes.goal_tracking.roles`).
 """
 
 from __future__ import annotations

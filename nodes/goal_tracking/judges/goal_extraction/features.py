@@ -134,20 +134,9 @@ def goal_features(
     context_all: FloatArray | None = None,
     context_text: str = "",
 ) -> FloatArray:
-    """Feature rows, one per intent of ``index``, for one user utterance.
+    """Feature rows ``(len(index), len(FEATURE_NAMES))``, one per intent, for one user utterance.
 
-    Args:
-        index: The schema's intents and vectors.
-        utterance: The user utterance's MiniLM vector.
-        utterance_text: Its text (for the cue flags).
-        system: The system's previous utterance vector, or None at the dialogue's start.
-        system_text: Its text ("" when None).
-        context_users: Vectors of the user's earlier utterances in the context, ``(k, dim)``.
-        context_all: Vectors of every context utterance (both speakers), ``(m, dim)``.
-        context_text: The context's texts joined (for word overlap with the service).
-
-    Returns:
-        ``(len(index), len(FEATURE_NAMES))`` float32.
+    Vectors are MiniLM; ``system`` is None at the dialogue's start.
     """
     n = len(index)
     same_service = index.same_service

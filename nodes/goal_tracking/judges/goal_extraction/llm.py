@@ -145,13 +145,7 @@ class AuditOutput(BaseModel):
 
 @dataclass(frozen=True)
 class TurnUpdate:
-    """The turn update of one utterance.
-
-    Attributes:
-        goals: The goals it concerns; empty when it concerns none or the call failed.
-        call: Tokens and calls spent, and ``reason`` when the call failed.
-        notes: Answers that were corrected (a ``memory_id`` not among the goals shown).
-    """
+    """The turn update of one utterance (``notes``: corrected answers, e.g. an unknown id)."""
 
     goals: tuple[GoalUpdate, ...]
     call: CallRecord
@@ -164,13 +158,7 @@ class TurnUpdate:
 
 
 class LLMTurnUpdater(CostedJudge[TurnUpdateOutput]):
-    """Goal extraction, existence check and status in one call per utterance.
-
-    Args:
-        spec: An LLM spec.
-        context_window: Utterances before the current one shown as context.
-        **kwargs: ``max_retries``, ``cache``, ``accounting`` (see :class:`CostedJudge`).
-    """
+    """Goal extraction, existence check and status in one call per utterance."""
 
     system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
 
@@ -187,16 +175,10 @@ class LLMTurnUpdater(CostedJudge[TurnUpdateOutput]):
         memory_goals: Sequence[Goal],
         schema_text: str = "none",
     ) -> TurnUpdate:
-        """The goals ``utterance`` raises, continues or settles.
+        """The goals ``utterance`` raises, continues or settles; empty with a reason on failure.
 
-        Args:
-            utterance: The utterance being processed.
-            context: The utterances before it (only the last ``context_window`` are shown).
-            memory_goals: The goals retrieved for it (top-k neighbours, live goals).
-            schema_text: :func:`render_schema` of the domain's schema, or ``"none"``.
-
-        Returns:
-            The update; empty with a reason if the judge gave no usable answer.
+        Only the last ``context_window`` utterances of ``context`` are shown; ``memory_goals``
+        are the goals retrieved for it (top-k neighbours, live goals).
         """
         value, call = self.ask(
             {
@@ -254,13 +236,7 @@ class LLMGraphEvolver(CostedJudge[LinksOutput]):
 
 
 class LLMAuditor(CostedJudge[AuditOutput]):
-    """Proactive audit of the open and pending goals (Stage 4).
-
-    Args:
-        spec: An LLM spec.
-        context_window: Utterances shown (the last ones); None shows all.
-        **kwargs: ``max_retries``, ``cache``, ``accounting`` (see :class:`CostedJudge`).
-    """
+    """Proactive audit of the open and pending goals (Stage 4)."""
 
     system_prompt = GOAL_TRACKER_SYSTEM_PROMPT
 
@@ -298,13 +274,7 @@ class LLMAuditor(CostedJudge[AuditOutput]):
 
 
 class LLMGoalTracking:
-    """The goal-extraction role's LLM judge: the tracker's three LLM judges for one spec.
-
-    Args:
-        role: The role's declaration (its prompt is the turn update's).
-        spec: An LLM spec.
-        **kwargs: ``max_retries``, ``cache``, ``accounting`` for each (see :class:`CostedJudge`).
-    """
+    """The goal-extraction role's LLM judge: the tracker's three LLM judges for one spec."""
 
     def __init__(self, role: object, spec: str | JudgeSpec, **kwargs: Any) -> None:
         self.updater = LLMTurnUpdater(spec, **kwargs)

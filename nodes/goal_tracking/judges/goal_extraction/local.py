@@ -85,14 +85,7 @@ def is_request(text: str, previous_system: str) -> bool:
 
 
 class LocalGoalExtractor:
-    """``local``: the schema-scoring MLP with a schema, request clauses without one.
-
-    Args:
-        schema: Services the goals are named from; None for schema-free extraction.
-        model: The trained scorer (default: the shipped ``goal_extractor_mlp``).
-        embed: The embedding function (default: MiniLM, loaded on first use).
-        max_goals: At most this many schema goals per utterance.
-    """
+    """``local``: the schema-scoring MLP with a schema, request clauses without one."""
 
     name = "local"
 

@@ -1,31 +1,18 @@
 """Local status cues for the goal tracker: what an utterance does to a goal (paper 000, §5.2).
 
-The local status judge reads the move an utterance makes from its wording:
+* **System utterances**: the act :class:`SystemActModel` reads: a reported booking or purchase
+  (``success``) completes a transaction, a reported failure fails it, a request to confirm
+  (``confirm``) leaves it pending, results presented (``results``) complete a lookup.
+* **User utterances**: only explicit words: "never mind", "cancel that" abandon a goal; "I'll
+  let you know" makes it pending. SGD cannot teach these (its users never turn a transaction
+  down outright), so they stay a short list of phrases.
 
-* **System utterances**: the act read by the model learned from SGD's annotated system acts
-  (:class:`SystemActModel`, below): a reported booking or purchase (``success``) completes a
-  transaction, a reported failure (``failure``) fails it, a request to confirm the details
-  (``confirm``) leaves it pending on the user, and results presented (``results``) complete a
-  lookup.
-* **User utterances**: the user's own words, and only explicit ones: "never mind", "forget
-  about the hotel", "cancel that" drop a goal (abandoned); "I'll let you know" puts it on hold
-  (pending). SGD cannot teach these: its users never turn a transaction down outright (every
-  reply to a CONFIRM that the system does not execute changes the details), so the user side
-  stays a short list of phrases, and a goal the user merely stops mentioning is left as it is.
-
-The system act model, :class:`SystemActModel`, tells five acts apart: a booking or purchase
-reported done (SGD's ``NOTIFY_SUCCESS``), reported impossible (``NOTIFY_FAILURE``), the details
-put to the user to confirm (``CONFIRM``), search results presented (``OFFER`` /
-``INFORM_COUNT``), or none of these. It is a multinomial logistic regression over the
-utterance's word unigrams and bigrams, trained on the system utterances of SGD train, where the
-acts are annotated (``scripts/train_status_acts.py``; CC BY-SA 4.0), and checked on SGD dev,
-split into services seen in train and services that are not. Inference is numpy over
-``status_acts.npz`` (weights, vocabulary) and ``status_acts.json`` (labels, training data and
-figures) beside this module; no pickles, no scikit-learn.
-
-:func:`status_cue` returns the cue (status, the act and the words that triggered it) or None;
-which goal the cue applies to is decided by
-:mod:`~nodes.goal_tracking.judges.goal_extraction.status_focus`.
+:class:`SystemActModel` is a multinomial logistic regression over word unigrams and bigrams,
+trained on SGD train's annotated system acts (``NOTIFY_SUCCESS``, ``NOTIFY_FAILURE``,
+``CONFIRM``, ``OFFER`` / ``INFORM_COUNT``, or none; ``scripts/train_status_acts.py``, CC BY-SA
+4.0), checked on SGD dev's seen and unseen services; inference is numpy over
+``status_acts.npz`` and ``status_acts.json`` beside this module. Which goal a cue applies to
+is decided by :mod:`~nodes.goal_tracking.judges.goal_extraction.status_focus`.
 """
 
 from __future__ import annotations
@@ -159,11 +146,7 @@ class SystemActModel:
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> SystemActModel:
-        """Read a model written by :meth:`save`.
-
-        Raises:
-            FileNotFoundError: No model at ``path`` (``scripts/train_status_acts.py`` writes it).
-        """
+        """Read a model written by :meth:`save` (``scripts/train_status_acts.py`` writes it)."""
         if not path.exists():
             raise FileNotFoundError(
                 f"No system-act model at {path}; run `python -m scripts.train_status_acts`."
@@ -246,23 +229,14 @@ def user_affirms(utterance: str) -> bool:
 class StatusCue:
     """A status an utterance signals, the act behind it, and the words that signalled it.
 
-    Attributes:
-        status: The status the goal moves to.
-        evidence: The words of the utterance that carry the cue.
-        act: ``success``/``failure``/``confirm``/``results`` (system) or ``abandon``/``defer``
-            (user).
-        confidence: The model's probability for a system act; 1.0 for the user's words.
+    ``act`` is ``success``/``failure``/``confirm``/``results`` (system) or ``abandon``/``defer``
+    (user); ``confidence`` is the model's for a system act, 1.0 for the user's words.
     """
 
     status: GoalStatus
     evidence: str
     act: CueAct = "success"
     confidence: float = 1.0
-
-    @property
-    def for_transactions(self) -> bool:
-        """Whether the cue concerns a transaction (book, buy, pay): success, confirm."""
-        return self.act in ("success", "confirm")
 
     @property
     def for_lookups(self) -> bool:

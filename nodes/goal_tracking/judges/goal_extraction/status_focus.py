@@ -1,28 +1,21 @@
 """Which goal a status cue applies to: the focus goal (ATOD §5.2, Stages 2-3, local judge).
 
-Several goals may be live at once (a hotel booking waiting for confirmation while the user asks
-about a restaurant), so "your table is booked" must complete the restaurant goal, not the
-latest one touched. The focus is read from the utterance itself:
+Several goals may be live at once, so "your table is booked" must complete the restaurant
+goal, not the latest one touched. The focus is read from the utterance:
 
-* **Kind.** A transaction's cues (success, confirmation) go to transactional goals, results to
-  lookups; a failure to a live transaction first, else to a live search that found nothing.
-* **Service.** Among the services the dialogue's goals belong to, the one whose transactional
-  intents the utterance is closest to (MiniLM cosine to the intent's and the service's
-  descriptions, the :class:`SchemaIndex` texts), with a bonus for a service that has a live
-  goal of the right kind, more when that goal is pending (the system asked to confirm it), and
-  for the service touched last. A service no goal belongs to is not considered: measured on
-  SGD dev, naming it from the utterance alone picks the wrong service too often. For the
-  user's "never mind the hotel", the words of a service's domain ("hotel", "restaurant")
-  decide outright.
-* **Goal.** Within the service: its live goal of the right kind; else one the user had left or
-  that had failed (the user came back to it: it is revived, then moved); else, for a
-  transaction the system confirms or reports done (act probability at least
-  :data:`NEW_GOAL_CONFIDENCE`), a new goal for the service's transactional intent the utterance
-  is closest to (the extractor may have missed the request, or named it as a search: the
-  system's own words are evidence of the transaction).
+* **Kind.** Transaction cues go to transactional goals, results to lookups; a failure to a live
+  transaction first, else to a live search that found nothing.
+* **Service.** Among the dialogue's goals' services, the one whose transactional intents the
+  utterance is closest to (MiniLM, :class:`SchemaIndex` texts), with bonuses for a live goal of
+  the right kind (more if pending) and for the service touched last. Services no goal belongs
+  to are not considered (on SGD dev, naming one from the utterance alone is too often wrong).
+  For "never mind the hotel", a service's domain words decide outright.
+* **Goal.** The service's live goal of the right kind; else one left or failed (revived); else,
+  for a transaction the system confirms or reports done (act probability at least
+  :data:`NEW_GOAL_CONFIDENCE`), a new goal for the closest transactional intent (the system's
+  own words are evidence of a transaction the extractor missed).
 
-Without a schema (goals without service and intent) the focus is the goal the utterance
-named, else the live goal touched last.
+Without a schema the focus is the goal the utterance named, else the live goal touched last.
 """
 
 from __future__ import annotations
@@ -52,14 +45,10 @@ Similarity = Callable[[str, Sequence[tuple[str, str]]], list[float]]
 
 @dataclass(frozen=True)
 class Focus:
-    """Where a cue lands: an existing goal, or a new goal ``(service, intent)`` to insert.
+    """Where a cue lands: existing ``goals``, or a new goal ``(service, intent)`` to insert.
 
-    Attributes:
-        goals: The existing goals the cue moves (several for "never mind the hotel").
-        service: For a new goal, its service; ``""`` otherwise.
-        intent: For a new goal, its intent.
-        revive: Whether the goals were failed or abandoned and come back to ``open`` first.
-        reason: Why this focus, in words.
+    Several goals for "never mind the hotel"; ``revive`` puts failed or abandoned ones back to
+    ``open`` first.
     """
 
     goals: tuple[Goal, ...] = ()
@@ -71,12 +60,7 @@ class Focus:
 
 @dataclass(frozen=True)
 class SchemaView:
-    """What the focus needs from the schema: intent kinds, texts, similarity.
-
-    Args:
-        index: The schema's intents (the goal extractor's :class:`SchemaIndex`).
-        similarity: Text -> similarity to each of some intents.
-    """
+    """What the focus needs from the schema: intent kinds, texts, similarity."""
 
     index: SchemaIndex
     similarity: Similarity

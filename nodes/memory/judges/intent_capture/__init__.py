@@ -1,18 +1,12 @@
 """The intent capture role of memory-guided dialogue planning (MAP, paper 001, §4.2).
 
-MAP §4.2 first turns the new session's context ``c_i`` into a high-level intent description
-``k_i``, the query that retrieves stored sessions. The ``intent_capture`` role:
+MAP §4.2 turns the new session's context ``c_i`` into an intent description ``k_i``, the query
+that retrieves stored sessions.
 
-* ``local`` (:class:`~.local.LocalIntentCapture`): the given intent in words plus the values the
-  context states, worded like a stored session's description
-  (:func:`~nodes.memory.judges.units.intent_description`), so ``k_i`` and the bank's ``k_j``
-  compare like with like. A value counts as stated when the context says it in a wording the
-  slot's kind allows (:mod:`.features`, :mod:`.when`), when it is a categorical value of the
-  schema, or when the user's earlier sessions of the intent hold it and the context mentions it
-  (:func:`~.local.stated_slot_values`).
+* ``local`` (:class:`~.local.LocalIntentCapture`): the given intent in words plus the values
+  the context states, worded like a stored session's description, so ``k_i`` and the bank's
+  ``k_j`` compare like with like.
 * ``<provider>:<model>`` (:class:`LLMIntentCapture`): the intent capture prompt (App. A.2).
-
-Every result records the judge spec; a judge that cannot answer returns ``None`` with a reason.
 """
 
 from __future__ import annotations

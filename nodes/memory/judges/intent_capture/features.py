@@ -1,29 +1,15 @@
 """What the local intent capture reads off a context: values stated in natural wording.
 
-Memory only knows values the user gave before; the new session states some afresh ("Yes, I
-want trip insurance", "a table for one", "at quarter past 1 in the afternoon", "on the 2nd of
-March"). :func:`context_values` reads them for the intent's task attributes, by the kind of
-value a slot holds (:func:`value_kind`):
+The new session states some values afresh ("a table for one", "at quarter past 1 in the
+afternoon"). :func:`context_values` reads them by the kind of value a slot holds
+(:func:`value_kind`): ``flag`` (a key word or synonym affirmed or negated, the last mention
+winning), ``count`` (a number with the slot's unit, or a party size), ``time``, ``date``
+(absolute or relative, assigned by the slot words just before it, else in slot order) and
+``amount``. A time, date, party size or sum for an intent with no such slot is kept under a
+generic name (:data:`GENERIC_SLOTS`), as a confirmation would still echo it.
 
-- ``flag`` (``True``/``False``): a key word of the slot (or a synonym: "trip insurance" for
-  ``trip_protection``) affirmed or negated ("no need for", "I don't want", "non-smoking"); the
-  last mention wins (:func:`~evals.metrics.memory.slot_mention.flag_polarities`).
-- ``count``: a number with the slot's unit ("3 tickets", "two rooms", "for 4 nights"), a
-  party size for the one slot counting people ("for two", "a table for one", "the 3 of us",
-  "party of 5"), or a sentence that is only a number ("3.") when the intent counts one thing.
-- ``time``: a clock time ("1:15 pm", "quarter past 1 in the afternoon", "evening 6:45"); with
-  several time slots, the one whose words stand just before it ("pick up at 10 am")
-  (:mod:`~nodes.memory.judges.intent_capture.when`).
-- ``date``: "March 2nd", "2nd of March", "today", "tomorrow", "day after tomorrow", "next
-  Friday"; with several date slots, by their words just before ("check out on ...", "return
-  ...") and otherwise in the slots' order (check-in before check-out).
-- ``amount``: a sum of money ("$30", "1,130 bucks") for the one amount slot.
-
-A time, date, party size or sum the context states for an intent known to have no such slot
-is kept under a generic name (:data:`GENERIC_SLOTS`), as a confirmation would still echo it.
-
-Names and places are not read here: without a list of values a word cannot be told from a name
-(the intent capture matches the values memory and the schema hold instead).
+Names and places are not read here: without a list of values a word cannot be told from a
+name.
 """
 
 from __future__ import annotations

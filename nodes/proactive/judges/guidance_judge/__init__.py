@@ -1,19 +1,13 @@
 """The guidance judge: how well the agent led the user to the target, 1-10 (Listing 12).
 
-The paper's judge (GPT-4o) gives one overall score: an LLM spec asks Listing 12 verbatim, one
-call per dialogue (:class:`LLMGuidanceJudge`). The local judge gives the rubric sub-scores it can
-compute (dimension scores where a rule settles them, raw signals otherwise) and an overall only
-through a map calibrated on half the team's labels; anything it cannot judge is ``None`` with the
-reason in ``reasons``. Every verdict names its judge.
+An LLM spec asks Listing 12 verbatim, one call per dialogue (:class:`LLMGuidanceJudge`; the
+paper's judge is GPT-4o). Every verdict names its judge.
 
-``local`` (:class:`LocalGuidanceJudge`) is a stand-in, not Listing 12's judge. It reads the
-dialogue with rules (``features``: message length, metadata leaks, "It sounds like" openers,
-pressure, front-loading; ``rubric``: the dimensions they settle) and the local target-density
-judge (which sub-targets each message carries), and leaves the other dimensions None with the
-reason. ``rubric_points`` is 10 minus the deductions of the scored dimensions only (unscored ones
-cost nothing), so it is not a Listing 12 score. The ``overall`` is a linear map of
-``rubric_points`` fit on half the team's labelled dialogues (``calibration.json``); its held-out
-agreement is on the validity card.
+``local`` (:class:`LocalGuidanceJudge`) is a stand-in, not Listing 12's judge: rules
+(``features``, ``rubric``) and the local target-density judge score the dimensions a rule
+settles and leave the others None with the reason. ``rubric_points`` is 10 minus the
+deductions of the scored dimensions only, so it is not a Listing 12 score; the ``overall`` is
+a linear map of it fit on half the team's labelled dialogues (``calibration.json``).
 """
 
 from __future__ import annotations
@@ -44,16 +38,9 @@ BASIS = "the paper's Listing 12 prompt"
 class GuidanceVerdict:
     """One judge's reading of one guidance dialogue.
 
-    Attributes:
-        judge: The spec that judged.
-        overall: The 1-10 guidance score, or None when the judge could not give one.
-        overall_basis: How ``overall`` was reached (the paper's prompt, or the local map and
-            where it was calibrated), or why it is None.
-        dimensions: Listing 12's five dimensions, 1-10 where the judge scored them, else None.
-        reasons: Per dimension, why it is None or what settled it.
-        signals: What a local judge measured (message lengths, leaks, coverage...); empty for
-            an LLM judge.
-        rationale: The LLM judge's ``thought``.
+    ``overall`` is the 1-10 score or None, ``overall_basis`` how it was reached or why it is None;
+    ``dimensions`` are Listing 12's five (None where not scored, ``reasons`` say why); ``signals``
+    are a local judge's measurements; ``rationale`` is the LLM judge's ``thought``.
     """
 
     judge: str
@@ -106,12 +93,7 @@ class GuidanceOutput(BaseModel):
 
 
 class LocalGuidanceJudge:
-    """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map.
-
-    Args:
-        density: The sub-target matcher (default: the local target-density judge).
-        calibration: The calibration file (default: ``calibration.json`` beside this module).
-    """
+    """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map."""
 
     name = "local"
 

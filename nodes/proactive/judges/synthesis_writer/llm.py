@@ -85,15 +85,7 @@ class RewriteOutput(BaseModel):
 
 
 class LLMSynthesisWriter:
-    """Listings 2-9 through one LLM spec (the paper: GPT-4o).
-
-    Args:
-        role: The role's declaration (its name; the Listings are this module's).
-        spec: The LLM spec.
-        temperature: The candidates' sampling temperature.
-        max_retries: Retries per call after a malformed answer.
-        **llm_kwargs: Passed to every :class:`LLMJudge` (``chat_model`` in tests).
-    """
+    """Listings 2-9 through one LLM spec (the paper: GPT-4o)."""
 
     def __init__(
         self,

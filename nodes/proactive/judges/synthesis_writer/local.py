@@ -42,11 +42,7 @@ def scenarios() -> dict[str, Any]:
 
 
 class LocalSynthesisWriter:
-    """Templates over todeval's topic tree (see the module docstring).
-
-    Args:
-        embed: The embedding function for the ensemble's medoid; default MiniLM.
-    """
+    """Templates over todeval's topic tree (see the module docstring)."""
 
     name = "local"
 

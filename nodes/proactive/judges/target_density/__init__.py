@@ -34,12 +34,8 @@ from todeval.nodes.proactive.judges.target_density.features import (
 class DensityVerdict:
     """Per agent message, how many sub-targets it carries, and who counted.
 
-    Attributes:
-        judge: The spec that counted.
-        counts: Sub-targets per agent message, in order; None where not judged.
-        covered: Per message, the 0-based sub-targets it carries, when the judge can say which
-            (the local judge can; Listing 13 asks an LLM only for a count).
-        reasons: Per message, why it is None (or None).
+    ``covered`` lists each message's 0-based sub-targets when the judge can say which (the local
+    judge can; Listing 13 asks an LLM only for a count); ``reasons`` say why a count is None.
     """
 
     judge: str
@@ -81,12 +77,7 @@ class DensityOutput(BaseModel):
 
 
 class LocalTargetDensity:
-    """Counts the sub-targets each message carries (MiniLM cosine per sentence + word overlap).
-
-    Args:
-        embed: The embedding function; default MiniLM, loaded on first use.
-        cuts: The cut points; default the calibrated ones.
-    """
+    """Counts the sub-targets each message carries (MiniLM cosine per sentence + word overlap)."""
 
     name = "local"
 

@@ -1,17 +1,13 @@
 """The target-planning judge: a plan's 1-10 score against the reference (Listing 11).
 
-10 means the plan is better than the reference; 1-9 worse. The paper's judge (GPT-4o) gives the
-score and a reason: an LLM spec asks Listing 11 verbatim (:class:`LLMTargetPlanningJudge`, one
-call per plan, with todeval's two in-context shots: the paper's are not printed).
+10 means the plan is better than the reference; 1-9 worse. An LLM spec asks Listing 11
+verbatim (:class:`LLMTargetPlanningJudge`, with todeval's two in-context shots: the paper's
+are not printed).
 
-``local`` (:class:`LocalTargetPlanningJudge`) is a stand-in that reports the sub-scores it can
-compute. It is not Listing 11's judge: it cannot tell a better plan from a worse one that stays
-close to the reference (a harmful step phrased like the reference's, a justified extra
-condition). It measures closeness to the reference (``features``: how close the target and
-sub-targets are to the reference's, which of its entities the plan keeps, Listing 4's format)
-and gives a 1-10 score only through a linear map of those measurements fit on half the team's
-labelled plans (``calibration.json``); the held-out agreement is on its validity card. Never 10
-for "better than the reference" unless the map lands there.
+``local`` (:class:`LocalTargetPlanningJudge`) is a stand-in, not Listing 11's judge: it
+measures closeness to the reference (``features``) and cannot tell a better plan from a worse
+one that stays close. Its 1-10 score is a linear map of those measurements fit on half the
+team's labelled plans (``calibration.json``; held-out agreement on its validity card).
 """
 
 from __future__ import annotations
@@ -38,14 +34,9 @@ BASIS = "the paper's Listing 11 prompt"
 
 @dataclass(frozen=True)
 class PlanVerdict:
-    """One judge's score of one plan.
+    """One judge's score of one plan (1-10, or None with the reason in ``basis``).
 
-    Attributes:
-        judge: The spec that judged.
-        score: 1-10, or None when the judge could not give one.
-        basis: How the score was reached, or why it is None.
-        sub_scores: What a local judge measured (similarities, entity recall, format).
-        rationale: The LLM judge's reason.
+    ``sub_scores`` are what a local judge measured; ``rationale`` is the LLM judge's reason.
     """
 
     judge: str
@@ -85,12 +76,7 @@ class PlanningOutput(BaseModel):
 
 
 class LocalTargetPlanningJudge:
-    """MiniLM and word-match sub-scores; a 1-10 score only through the calibrated map.
-
-    Args:
-        embed: The embedding function; default MiniLM, loaded on first use.
-        calibration: The calibration file (default: ``calibration.json`` beside this module).
-    """
+    """MiniLM and word-match sub-scores; a 1-10 score only through the calibrated map."""
 
     name = "local"
 

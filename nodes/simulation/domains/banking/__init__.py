@@ -1,9 +1,4 @@
-"""AgentChangeBench banking (paper 002): ``db.toml``, 20 tools, goal-shift tasks.
-
-``data_model`` reads the database, ``schemas`` gives the tools as the agent sees them, ``tools``
-runs them over the database, ``words`` holds the local user's goal words and ``fidelity`` the
-recorded run the tools are checked against.
-"""
+"""AgentChangeBench banking (paper 002): ``db.toml``, 20 tools, goal-shift tasks."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The AgentChangeBench banking database: ``db.toml`` read into the records tau2 writes.
 
-Each table is a list of records with the upstream pydantic model's fields, in its order, with
-its defaults filled in, date-times as Python writes them (``2025-01-01 00:00:00``) and money as
-floats, so a record dumped as JSON is what tau2's tools return for it.
+Fields in the upstream model's order with its defaults, date-times as Python writes them and
+money as floats, so a record dumped as JSON is what tau2's tools return for it.
 """
 
 from __future__ import annotations
@@ -147,11 +146,7 @@ def make_record(table: str, row: Mapping[str, Any]) -> Record:
 
 
 def parse_datetime(value: Any) -> datetime:
-    """An ISO date or date-time (text, ``date`` or ``datetime``), without its time zone.
-
-    Raises:
-        ValueError: ``value`` is not one.
-    """
+    """An ISO date or date-time (text, ``date`` or ``datetime``), without its time zone."""
     if isinstance(value, datetime):
         return value.replace(tzinfo=None)
     if isinstance(value, date):

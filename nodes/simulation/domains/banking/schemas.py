@@ -1,8 +1,6 @@
 """The banking tools as the agent sees them: names and parameters of paper 002, Appendix C.1.
 
-Names, parameters and which are optional match the recorded AgentChangeBench runs and the
-paper's list (:data:`evals.datasets.tau2_tools.PAPER_TOOLS`, what TUE's parameter validity
-checks a recorded run against when the run carries no tool definitions).
+They match the recorded AgentChangeBench runs and :data:`evals.datasets.tau2_tools.PAPER_TOOLS`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Banking's goal labels in the local user simulator's words and tools.
-
-Each label of AgentChangeBench's banking tasks (``goal_shifts.goals``) maps to the tools of
-:mod:`~nodes.simulation.domains.banking.schemas` whose successful call serves it, and to the
-local user's request for it.
-"""
+"""Banking's goal labels in the local user simulator's words and tools."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""tau2 retail (tau2-bench ``domains/retail``, AgentChangeBench's retail tasks): ``db.json``.
-
-``data_model`` reads the database, ``schemas`` gives the tools as the agent sees them, ``tools``
-runs them over the database (copy-on-write) and ``words`` holds the local user's goal words.
-"""
+"""tau2 retail (tau2-bench ``domains/retail``, AgentChangeBench's retail tasks): ``db.json``."""
 
 from __future__ import annotations
 

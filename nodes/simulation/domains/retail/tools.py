@@ -276,10 +276,9 @@ class RetailEnvironment(ToolEnvironmentBase):
     ) -> tuple[list[tuple[int, Record]], float]:
         """Which order line gets which new variant, and the total price difference (cents).
 
-        Raises:
-            ToolError: An item is not in the order (as often as listed), the lists differ in
-                length, a new item is the old one (when not allowed), not a variant of the
-                same product, or unavailable.
+        Raises :class:`ToolError` for an item not in the order (as often as listed), lists of
+        different lengths, an unchanged item (when not allowed), another product's or an unavailable
+        variant.
         """
         owned = [item["item_id"] for item in order["items"]]
         for item_id in item_ids:
@@ -309,11 +308,7 @@ class RetailEnvironment(ToolEnvironmentBase):
 
 
 def _member(record: Record, field: str, key: str, label: str) -> Record:
-    """``record[field][key]`` (a payment method of a user, a variant of a product).
-
-    Raises:
-        ToolError: There is no such member.
-    """
+    """``record[field][key]`` (a user's payment method, a product's variant), else ToolError."""
     members = record.get(field) or {}
     if key not in members:
         raise ToolError(f"{label} not found")
