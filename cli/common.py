@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,7 +13,6 @@ from tqdm import tqdm
 
 from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
-    JUDGE_ROLES,
     SUITES,
     Context,
     Format,
@@ -22,9 +20,13 @@ from todeval.graphs.api import (
     build_context,
     detect_format,
     fmt_figure,
+    is_setting,
     llm_specs,
+    old_role_names,
     read_prices,
+    role_defaults,
     suite_named,
+    warn_renamed,
 )
 
 T = TypeVar("T")
@@ -288,7 +290,7 @@ def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def with_llm_settings(context: Context, args: argparse.Namespace) -> Context:
     """``context`` with the LLM flags applied."""
-    return replace(context, **llm_settings(args))
+    return context.with_flat(llm_settings(args))
 
 
 def uses_llm(context: Context) -> bool:
@@ -308,25 +310,29 @@ def parse_suites(raw: str) -> list[Suite]:
 
 
 def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
-    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; list roles split)."""
+    """``ROLE=SPEC`` flags as ``judges.<role>`` settings (a panel role takes a comma list).
+
+    ROLE is a declared role name; an old name (``teachers``, ``reader_judge``, ``reader``...)
+    still works and warns with the new form.
+    """
     overrides: dict[str, Any] = {}
+    defaults = role_defaults()
     for pair in pairs:
         role, sep, spec = pair.partition("=")
         role, spec = role.strip(), spec.strip()
-        name = role if role in JUDGE_ROLES else f"{role}_judge"
-        if not sep or not spec or name not in JUDGE_ROLES:
-            hint = f"; {role} is a setting: put it in --config" if role in _SETTINGS else ""
+        roles = [role] if role in defaults else old_role_names(role)
+        if not sep or not spec or not roles:
+            hint = f"; {role} is a setting: put it in --config" if is_setting(role) else ""
             raise UsageError(
-                f"--judge {pair!r}: expected ROLE=SPEC with a judge role "
-                f"({', '.join(sorted(JUDGE_ROLES))}){hint}"
+                f"--judge {pair!r}: expected ROLE=SPEC with a declared judge role "
+                f"({', '.join(sorted(defaults))}){hint}"
             )
+        if roles != [role]:
+            warn_renamed(f"--judge {role}=", " ".join(f"--judge {new}=" for new in roles))
         panel = [s.strip() for s in spec.split(",") if s.strip()]
-        # List roles (teachers, the ProactiveEval panels) take a comma list.
-        overrides[name] = panel if isinstance(getattr(Context(), name), list) else spec
+        for name in roles:
+            overrides[f"judges.{name}"] = panel if isinstance(defaults[name], list) else spec
     return overrides
-
-
-_SETTINGS = frozenset(f.name for f in fields(Context))
 
 
 def command_context(args: argparse.Namespace) -> Context:

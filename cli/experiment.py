@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import replace
 from typing import Any
 
 from todeval.cli.common import (
@@ -77,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if args.simulate:
         if args.inputs or not args.domain or not args.agent:
             raise UsageError("--simulate takes --domain and --agent, and no INPUT files")
-        context = replace(command_context(args), simulation_agent=args.agent,
-                          user_simulator=args.user)  # fmt: skip
+        context = command_context(args).updated(
+            judges={"user_simulator": args.user}, settings={"simulation": {"agent": args.agent}}
+        )
         prefix = "todeval-simulation" if args.prefix == PREFIX else args.prefix
         task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
         results, n_records = simulation_experiment(

@@ -17,7 +17,13 @@ from todeval.cli.common import (
     progress,
     with_llm_settings,
 )
-from todeval.graphs.api import Compat, Context, goal_shift_corpus, load_goal_shift_run
+from todeval.graphs.api import (
+    Compat,
+    Context,
+    GoalShiftSettings,
+    goal_shift_corpus,
+    load_goal_shift_run,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -60,7 +66,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--reuse-judgments",
         action=argparse.BooleanOptionalAction,
-        default=defaults.reuse_judgments,
+        default=GoalShiftSettings.of(defaults).reuse_judgments,
         help="reuse the LLM-judge outputs stored in the results file (default: %(default)s)",
     )
     parser.add_argument(
@@ -74,9 +80,11 @@ def run(args: argparse.Namespace) -> int:
     source = input_path(args.input)
     context = with_llm_settings(
         Context(
-            shift_detection_judge=args.shift_judge or args.judge or Context().shift_detection_judge,
-            nl_assertion_judge=args.nl_judge or args.judge or Context().nl_assertion_judge,
-            reuse_judgments=args.reuse_judgments,
+            judges={
+                "shift_detection": args.shift_judge or args.judge or "local",
+                "nl_assertion": args.nl_judge or args.judge or "local",
+            },
+            settings={"goal_shift": {"reuse_judgments": args.reuse_judgments}},
         ),
         args,
     )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,13 @@ from todeval.cli.common import (
     unit_interval,
     with_llm_settings,
 )
-from todeval.graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
+from todeval.graphs.api import (
+    Context,
+    GoalSuccessSettings,
+    corpus_routes,
+    goal_success_corpus,
+    segmentation_corpus,
+)
 
 COMMAND = "goal-success"
 
@@ -49,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
     add_corpus_arguments(parser, checkpoints_note=", which also makes `todeval review` impossible")
     parser.add_argument(
         "--teachers",
-        default=",".join(defaults.teachers),
+        default=",".join(defaults.specs("turn_quality")),
         help="comma-separated teacher specs, local and LLM mixed freely "
         "(default: %(default)s; e.g. openai:gpt-4o,anthropic:claude-3-5-haiku-latest,local)",
     )
@@ -116,7 +121,7 @@ def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -
     parser.add_argument(
         flag,
         dest="segmenter",
-        default=defaults.segmentation_judge,
+        default=defaults.spec("segmentation"),
         help="goal segmentation judge: local (default, learned), local:rules or provider:model "
         "(e.g. openai:gpt-4o-mini)",
     )
@@ -129,7 +134,7 @@ def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -
     parser.add_argument(
         "--time-gap-minutes",
         type=positive,
-        default=defaults.time_gap_minutes,
+        default=GoalSuccessSettings.of(defaults).time_gap_minutes,
         help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
     )
 
@@ -140,9 +145,13 @@ def run(args: argparse.Namespace) -> int:
     fmt = resolved_format(source, args.format)
     context = with_llm_settings(
         Context(
-            segmentation_judge=args.segmenter,
-            new_goal_threshold=args.threshold,
-            time_gap_minutes=args.time_gap_minutes,
+            judges={"segmentation": args.segmenter},
+            settings={
+                "goal_success": {
+                    "new_goal_threshold": args.threshold,
+                    "time_gap_minutes": args.time_gap_minutes,
+                }
+            },
         ),
         args,
     )
@@ -159,15 +168,20 @@ def run(args: argparse.Namespace) -> int:
     routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"--sample needs a positive number of dialogues, got {args.sample}")
-    context = replace(
-        context,
-        teachers=teachers,
-        routes=routes,
-        escalate_ambiguous=not args.no_escalation,
-        teacher_sop=_read_text(args.sop, "--sop") if args.sop else "",
-        teacher_calibration=_calibration_path(args.calibration) if args.calibration else None,
-        gsr_sample=args.sample,
-        gsr_sample_seed=args.seed if args.seed is not None else 0,
+    context = context.updated(
+        judges={"turn_quality": teachers},
+        settings={
+            "goal_success": {
+                "routes": routes,
+                "escalate_ambiguous": not args.no_escalation,
+                "teacher_sop": _read_text(args.sop, "--sop") if args.sop else "",
+                "teacher_calibration": _calibration_path(args.calibration)
+                if args.calibration
+                else None,
+                "sample": args.sample,
+                "sample_seed": args.seed if args.seed is not None else 0,
+            }
+        },
     )
     summary = goal_success_corpus(
         source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,

@@ -17,7 +17,6 @@ JSON file. Both write ``DIR/results.jsonl`` (one line per environment and run),
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import Any
 
 from todeval.cli.common import (
@@ -101,7 +100,7 @@ def task_context(args: argparse.Namespace) -> Context:
     overrides = judge_overrides(args.judge)
     if getattr(args, "user", None):
         overrides["user_simulator"] = args.user
-    return with_llm_settings(replace(Context(), **overrides), args)
+    return with_llm_settings(Context().with_flat(overrides), args)
 
 
 def agreeableness_tiers(raw: str) -> list[Any]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,8 @@ from todeval.cli.common import (
 from todeval.graphs.api import (
     PROACTIVE_DOMAINS,
     Context,
+    GoalTrackingSettings,
+    ProactiveSettings,
     canonical_domain,
     synthesize_atod,
     synthesize_proactive,
@@ -59,7 +60,8 @@ def _add_proactive(verbs: Any) -> None:
         help="ProactiveEval environments in the release layout (paper 003)",
         description=(
             "Synthesise ProactiveEval environments: topic tree -> environment -> "
-            f"{defaults.synthesis_candidates} candidate targets -> ensemble -> difficulty check "
+            f"{ProactiveSettings.of(defaults).synthesis_candidates} candidate targets -> ensemble "
+            "-> difficulty check "
             "by a panel, with obfuscation and noise while a majority still finds the target -> "
             "final check by a panel -> Fair/Hard tiers. Local roles by default (templates over "
             "todeval's own topic tree: a stand-in that exercises the pipeline); LLM specs run "
@@ -126,14 +128,14 @@ def proactive_context(args: argparse.Namespace) -> Context:
     if args.max_refinements is not None and args.max_refinements < 0:
         raise UsageError(f"--max-refinements must be 0 or more, got {args.max_refinements}")
     settings = {
-        "synthesis_writer": args.writer,
-        "difficulty_panel": _specs(args.difficulty_panel),
-        "difficulty_judge": args.difficulty_judge,
-        "final_check_panel": _specs(args.final_check_panel),
-        "synthesis_candidates": args.candidates,
-        "max_refinements": args.max_refinements,
+        "judges.synthesis_writer": args.writer,
+        "judges.target_prediction": _specs(args.difficulty_panel),
+        "judges.difficulty": args.difficulty_judge,
+        "judges.final_check": _specs(args.final_check_panel),
+        "proactive.synthesis_candidates": args.candidates,
+        "proactive.max_refinements": args.max_refinements,
     }
-    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    context = Context().with_flat({k: v for k, v in settings.items() if v is not None})
     return with_llm_settings(context, args)
 
 
@@ -193,13 +195,15 @@ def _add_atod(verbs: Any) -> None:
         "--complex-share",
         type=float,
         default=None,
-        help=f"share of complex dialogues in [0, 1] (default {defaults.complex_share})",
+        help="share of complex dialogues in [0, 1] "
+        f"(default {GoalTrackingSettings.of(defaults).complex_share})",
     )
     parser.add_argument(
         "--attempts",
         type=count,
         default=None,
-        help=f"samples tried per dialogue before giving up (default {defaults.synthesis_attempts})",
+        help="samples tried per dialogue before giving up "
+        f"(default {GoalTrackingSettings.of(defaults).synthesis_attempts})",
     )
     parser.add_argument("--annotator", default=None, help="trajectory_annotation judge spec")
     parser.add_argument("--generator", default=None, help="dialogue_generation judge spec")
@@ -213,14 +217,14 @@ def atod_context(args: argparse.Namespace) -> Context:
     if args.complex_share is not None and not 0.0 <= args.complex_share <= 1.0:
         raise UsageError(f"--complex-share must be in [0, 1], got {args.complex_share}")
     settings = {
-        "trajectory_annotation_judge": args.annotator,
-        "dialogue_generation_judge": args.generator,
-        "status_annotation_judge": args.status_annotator,
-        "synthesis_source": str(input_path(args.source)) if args.source else None,
-        "complex_share": args.complex_share,
-        "synthesis_attempts": args.attempts,
+        "judges.trajectory_annotation": args.annotator,
+        "judges.dialogue_generation": args.generator,
+        "judges.status_annotation": args.status_annotator,
+        "goal_tracking.synthesis_source": str(input_path(args.source)) if args.source else None,
+        "goal_tracking.complex_share": args.complex_share,
+        "goal_tracking.synthesis_attempts": args.attempts,
     }
-    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    context = Context().with_flat({k: v for k, v in settings.items() if v is not None})
     return with_llm_settings(context, args)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict
 from typing import Any
 
 from langgraph_sdk import get_sync_client
@@ -44,10 +43,11 @@ def server_thread_id(key: str) -> str:
 def context_payload(context: Context) -> dict[str, Any]:
     """``context`` as a JSON object for ``runs.wait(context=...)``.
 
-    Every field of today's :class:`Context` is JSON already; a value JSON cannot hold (a path,
-    say) goes as its string, as :func:`thread_id_for` hashes it.
+    Every role's spec and every subsystem's settings (:meth:`Context.dump`, the shape the
+    server's :func:`~nodes.context.get_context` reads); a value JSON cannot hold (a path, say)
+    goes as its string, as :func:`thread_id_for` hashes it.
     """
-    payload: dict[str, Any] = json.loads(json.dumps(asdict(context), default=str))
+    payload: dict[str, Any] = json.loads(json.dumps(context.dump(), default=str))
     return payload
 
 

@@ -90,7 +90,9 @@ def test_two_processes_fill_and_read_memory_banks_on_one_server(
     everyone = sorted(individual.individual_id for individual in bench.individuals)
     assert len(everyone) >= 3
     # What one process with an in-process bank stores and finds: the reference.
-    local = Context(memory_bank_backend="memory", memory_bank_collection="two-processes-ref")
+    local = Context(
+        settings={"memory": {"bank_backend": "memory", "bank_collection": "two-processes-ref"}}
+    )
     for individual in bench.individuals:
         fill_bank(local, individual)
     reference = bank_for(local)

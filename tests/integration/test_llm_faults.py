@@ -34,7 +34,7 @@ from tests.integration.conftest import VENV_BIN, make_dialogue, subprocess_env, 
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_segmentation_graph
 from todeval.graphs.runner import run_dialogue
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
 from todeval.nodes.judges.limits import LLMPolicy, configure_llm
 from todeval.nodes.judges.spec import parse_spec
@@ -312,7 +312,10 @@ def test_a_kill_before_an_unanswered_thread_is_dropped_does_not_keep_it(
         raise Killed
 
     with FaultServer(fault_rate=1.0, faults=["server_error"]) as server:
-        context = Context(segmentation_judge=f"openai:fault@{server.base_url}", llm_max_retries=0)
+        context = Context(
+            judges={"segmentation": f"openai:fault@{server.base_url}"},
+            llm=LLMSettings(max_retries=0),
+        )
         with monkeypatch.context() as patch:
             patch.setattr(SqliteSaver, "delete_thread", killed)
             with pytest.raises(Killed):  # the call failed; the kill comes before the cleanup

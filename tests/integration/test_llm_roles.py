@@ -40,7 +40,7 @@ from todeval.evals.memory_schema import (
 from todeval.evals.memory_words import slot_in_words
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_success_graph
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_success.judges.appendix_d import windows
@@ -284,7 +284,10 @@ def _up_to_turn(utterances: Sequence[Utterance], turn: int, *, response: bool) -
 
 
 def _gsr_context(spec: str) -> Context:
-    return Context(segmentation_judge=spec, teachers=[spec], llm_context_tokens=CONTEXT_TOKENS)
+    return Context(
+        judges={"segmentation": spec, "turn_quality": [spec]},
+        llm=LLMSettings(context_tokens=CONTEXT_TOKENS),
+    )
 
 
 def ask_segmentation(spec: str, dialogue: Dialogue) -> Answer:

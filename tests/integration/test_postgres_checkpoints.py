@@ -31,7 +31,7 @@ from todeval.stores.checkpoint import CheckpointerError, open_checkpointer
 
 pytestmark = pytest.mark.integration
 
-RULES = Context(segmentation_judge="local:rules")
+RULES = Context(judges={"segmentation": "local:rules"})
 SUBSYSTEM = "goal_segmentation"
 OUTPUT_KEYS = ["goals", "turns"]
 SAMPLE = REPO_ROOT / "data" / "samples" / "enterprise_dialogues.jsonl"

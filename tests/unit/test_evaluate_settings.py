@@ -146,7 +146,7 @@ def test_tau_from_the_config_reaches_the_existence_check(config: Path, tmp_path:
         settings.write_text(config.read_text() + f"[thresholds]\ntau = {tau}\n")
         out = tmp_path / f"tau{tau}"
         assert _evaluate([dialogues], out, settings, "--suite", "goals") == 0
-        assert _summary(out)["run"]["context"]["tau"] == tau
+        assert _summary(out)["run"]["context"]["settings"]["goal_tracking"]["tau"] == tau
         (line,) = _lines(out)
         goals[tau] = len(line["goal_tracking"]["goals"])
     assert goals[0.0] < goals[1.0]

@@ -45,7 +45,7 @@ SPEC = "openai:gpt-4o-mini"
 
 def run(persona: dict[str, Any] | None = None, **context: Any) -> dict[str, Any]:
     item = ITEM if persona is None else {**ITEM, "persona": persona}
-    out: dict[str, Any] = graph.invoke(item, context=Context(**context))
+    out: dict[str, Any] = graph.invoke(item, context=Context().with_flat(context))
     return out
 
 
@@ -202,8 +202,8 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
 
 
 def llm_context(**overrides: Any) -> Context:
-    return Context(
-        **{
+    return Context().with_flat(
+        {
             "repair_agent": SPEC,
             "user_simulator": SPEC,
             "supervisor_judge": SPEC,
