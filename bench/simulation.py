@@ -45,8 +45,7 @@ from bench.internals import (
     llm_cache_module,
 )
 from scripts.llm_server import MODEL_ALIAS, running_llm_server, unavailable_reason
-from todeval.graphs.api import Context
-from todeval.nodes.simulation.settings import SimulationSettings
+from todeval.graphs.api import Context, SimulationSettings
 
 RUNS = data_dir() / "agentchangebench" / "simulations"
 BANKING_TASKS = data_dir() / "agentchangebench" / "domains" / "banking" / "tasks.json"

@@ -15,6 +15,7 @@ from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
     add_sample_arguments,
     command_context,
@@ -35,6 +36,7 @@ from todeval.graphs.api import (
     dry_run_text,
     evaluate_corpus,
     is_postgres_url,
+    role_defaults,
 )
 
 
@@ -72,14 +74,7 @@ def add_parser(subparsers: Any) -> None:
         + " (short names: gsr, goals, shift)",
     )
     parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
-    parser.add_argument(
-        "--judge",
-        action="append",
-        default=[],
-        metavar="ROLE=SPEC",
-        help="override one judge role, e.g. --judge reader=openai:gpt-4o-mini or "
-        "--judge teachers=local,anthropic:claude-3-5-haiku-latest (repeatable)",
-    )
+    add_judge_arguments(parser, list(role_defaults()))
     parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
     parser.add_argument(
         "--escalate",

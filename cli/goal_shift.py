@@ -12,6 +12,8 @@ from typing import Any, cast
 
 from todeval.cli.common import (
     add_corpus_arguments,
+    add_judge_arguments,
+    command_judges,
     fmt_figure,
     input_path,
     progress,
@@ -56,13 +58,12 @@ def add_parser(subparsers: Any) -> None:
         default="none",
         help="upstream: AgentChangeBench's own tool metrics (TCRR pooled across conversations)",
     )
-    parser.add_argument(
-        "--judge",
-        default=None,
-        help="judge spec for shift detection and NL assertions (default: local)",
+    add_judge_arguments(
+        parser,
+        ["shift_detection", "nl_assertion"],
+        aliases={"--shift-judge": "shift_detection", "--nl-judge": "nl_assertion"},
+        bare=("shift_detection", "nl_assertion"),
     )
-    parser.add_argument("--shift-judge", default=None, help="shift-detection judge spec")
-    parser.add_argument("--nl-judge", default=None, help="NL-assertion judge spec")
     parser.add_argument(
         "--reuse-judgments",
         action=argparse.BooleanOptionalAction,
@@ -80,10 +81,7 @@ def run(args: argparse.Namespace) -> int:
     source = input_path(args.input)
     context = with_llm_settings(
         Context(
-            judges={
-                "shift_detection": args.shift_judge or args.judge or "local",
-                "nl_assertion": args.nl_judge or args.judge or "local",
-            },
+            judges=command_judges(args),
             settings={"goal_shift": {"reuse_judgments": args.reuse_judgments}},
         ),
         args,

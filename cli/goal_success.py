@@ -14,7 +14,9 @@ from typing import Any
 from todeval.cli.common import (
     UsageError,
     add_corpus_arguments,
+    add_judge_arguments,
     add_sample_arguments,
+    command_judges,
     fmt_figure,
     input_path,
     positive,
@@ -36,7 +38,6 @@ COMMAND = "goal-success"
 
 def add_parser(subparsers: Any) -> None:
     """Register ``goal-success`` (alias ``gsr``) and ``segment``."""
-    defaults = Context()
     parser = subparsers.add_parser(
         COMMAND,
         aliases=["gsr"],
@@ -52,13 +53,12 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     add_corpus_arguments(parser, checkpoints_note=", which also makes `todeval review` impossible")
-    parser.add_argument(
-        "--teachers",
-        default=",".join(defaults.specs("turn_quality")),
-        help="comma-separated teacher specs, local and LLM mixed freely "
-        "(default: %(default)s; e.g. openai:gpt-4o,anthropic:claude-3-5-haiku-latest,local)",
+    add_judge_arguments(
+        parser,
+        ["segmentation", "turn_quality"],
+        aliases={"--segmenter": "segmentation", "--teachers": "turn_quality"},
     )
-    _add_segmentation_arguments(parser, flag="--segmenter")
+    _add_segmentation_arguments(parser)
     parser.add_argument(
         "--routes",
         type=Path,
@@ -90,7 +90,8 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     add_corpus_arguments(segment)
-    _add_segmentation_arguments(segment, flag="--judge")
+    add_judge_arguments(segment, ["segmentation"], bare="segmentation")
+    _add_segmentation_arguments(segment)
     segment.set_defaults(run=run, segmentation_only=True)
 
 
@@ -116,15 +117,8 @@ def _add_teacher_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -> None:
+def _add_segmentation_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = Context()
-    parser.add_argument(
-        flag,
-        dest="segmenter",
-        default=defaults.spec("segmentation"),
-        help="goal segmentation judge: local (default, learned), local:rules or provider:model "
-        "(e.g. openai:gpt-4o-mini)",
-    )
     parser.add_argument(
         "--threshold",
         type=unit_interval,
@@ -143,9 +137,10 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate (or segment) the corpus, write the outputs, print a one-line summary."""
     source = input_path(args.input)
     fmt = resolved_format(source, args.format)
+    judges = command_judges(args)
     context = with_llm_settings(
         Context(
-            judges={"segmentation": args.segmenter},
+            judges={"segmentation": judges["segmentation"]},
             settings={
                 "goal_success": {
                     "new_goal_threshold": args.threshold,
@@ -162,9 +157,9 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         print(segmentation_line(summary, args.out))
         return 1 if summary["counts"]["dialogues"] == 0 else 0
-    teachers = [spec.strip() for spec in args.teachers.split(",") if spec.strip()]
+    teachers = judges["turn_quality"]
     if not teachers:
-        raise UsageError("--teachers needs at least one teacher spec")
+        raise UsageError("--judge turn_quality=SPECS needs at least one teacher spec")
     routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"--sample needs a positive number of dialogues, got {args.sample}")

@@ -11,6 +11,8 @@ from typing import Any
 
 from todeval.cli.common import (
     add_corpus_arguments,
+    add_judge_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -46,8 +48,14 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--schema", default=None, help="SGD-style schema.json: goals are named (service, intent)"
     )
-    parser.add_argument(
-        "--judge", default=defaults.spec("goal_extraction"), help="goal extraction judge spec"
+    add_judge_arguments(
+        parser,
+        ["goal_extraction", "proactivity", "response_quality"],
+        aliases={
+            "--proactivity-judge": "proactivity",
+            "--response-quality-judge": "response_quality",
+        },
+        bare="goal_extraction",
     )
     parser.add_argument(
         "--vector-backend",
@@ -63,20 +71,9 @@ def add_parser(subparsers: Any) -> None:
         choices=GOAL_TRACKERS,
         default=GoalTrackingSettings.of(defaults).tracker,
         help="ATOD's tracker or a baseline of its Table 3, answering every goal's status after "
-        "each utterance from what it remembers; a baseline reads with --judge (an LLM spec "
-        "sends its prompts, local replays ATOD's local reader over its memory) "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--proactivity-judge",
-        default=defaults.spec("proactivity"),
-        help="judges whether each proactive action was appropriate and beneficial: local "
-        "(the user's reaction and the goal's outcome) or an LLM spec (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--response-quality-judge",
-        default=defaults.spec("response_quality"),
-        help="G-Eval relevance and coherence: an LLM spec; local gives n/a with the reason "
+        "each utterance from what it remembers; a baseline reads with the goal_extraction "
+        "judge (an LLM spec sends its prompts, local replays ATOD's local reader over its "
+        "memory) "
         "(default: %(default)s)",
     )
     parser.add_argument(
@@ -101,11 +98,7 @@ def run(args: argparse.Namespace) -> int:
     source = input_path(args.input)
     context = with_llm_settings(
         Context(
-            judges={
-                "goal_extraction": args.judge,
-                "proactivity": args.proactivity_judge,
-                "response_quality": args.response_quality_judge,
-            },
+            judges=command_judges(args),
             schema_path=str(input_path(args.schema)) if args.schema else None,
             settings={
                 "goal_tracking": {

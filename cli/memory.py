@@ -17,7 +17,9 @@ from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -91,20 +93,11 @@ def add_eval_parser(subparsers: Any) -> None:
         "--retrieval", choices=ABLATION_RETRIEVAL, default=MemorySettings.of(defaults).retrieval
     )
     parser.add_argument(
-        "--judger", default=defaults.spec("memory_judger"), help="memory judger spec, or 'none'"
-    )
-    parser.add_argument(
         "--alpha", type=float, default=MemorySettings.of(defaults).alpha, help="re-rank weight"
     )
     parser.add_argument("--top-k", type=count, default=MemorySettings.of(defaults).top_k)
     parser.add_argument(
         "--no-refine", action="store_true", help="give the reader questions and answers"
-    )
-    parser.add_argument("--reader", default=defaults.spec("reader"), help="reader judge spec")
-    parser.add_argument(
-        "--scorer",
-        default=defaults.spec("gpt4_score"),
-        help="GPT-4 score judge spec (Figure 11; any LLM spec); local scores nothing",
     )
     parser.add_argument(
         "--activation",
@@ -118,18 +111,25 @@ def add_eval_parser(subparsers: Any) -> None:
         default=MemorySettings.of(defaults).setting,
         help="what the reader is given: MAP or one of the paper's comparison settings",
     )
-    parser.add_argument(
-        "--summarizer",
-        default=defaults.spec("memory_summarizer"),
-        help="session summarizer spec for the summary settings (local writes none)",
-    )
-    parser.add_argument(
-        "--planner", default=defaults.spec("intent_capture"), help="planning judge spec"
-    )
-    parser.add_argument(
-        "--bank-builder",
-        default=defaults.spec("memory_bank"),
-        help="who turns sessions into QA units: local (one unit per slot) or an LLM spec",
+    add_judge_arguments(
+        parser,
+        [
+            "memory_bank",
+            "intent_capture",
+            "missing_slot_query",
+            "memory_judger",
+            "reader",
+            "gpt4_score",
+            "memory_summarizer",
+        ],
+        aliases={
+            "--judger": "memory_judger",
+            "--reader": "reader",
+            "--scorer": "gpt4_score",
+            "--summarizer": "memory_summarizer",
+            "--planner": ("intent_capture", "missing_slot_query"),
+            "--bank-builder": "memory_bank",
+        },
     )
     parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
     parser.add_argument(
@@ -173,15 +173,7 @@ def run_eval(args: argparse.Namespace) -> int:
     """Evaluate one configuration (or the ablation grid) and write the outputs."""
     source = input_path(args.bench)
     context = Context(
-        judges={
-            "memory_judger": args.judger,
-            "reader": args.reader,
-            "gpt4_score": args.scorer,
-            "memory_summarizer": args.summarizer,
-            "intent_capture": args.planner,
-            "missing_slot_query": args.planner,
-            "memory_bank": args.bank_builder,
-        },
+        judges=command_judges(args),
         schema_path=str(input_path(args.schema)) if args.schema else None,
         settings={
             "memory": {

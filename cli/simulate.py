@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
+    add_judge_arguments,
     add_llm_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -47,13 +49,7 @@ def add_parser(subparsers: Any) -> None:
         "openai:model@http://host/v1, replay:RESULTS.json, graph:package.module:graph, "
         "python:package.module:function or a LangGraph server assistant",
     )
-    parser.add_argument(
-        "--user",
-        default=Context().spec("user_simulator"),
-        metavar="SPEC",
-        help="the simulated user: local (seeded, follows the task script; default) or "
-        "provider:model (AgentChangeBench's simulation guidelines)",
-    )
+    add_judge_arguments(parser, ["user_simulator"], aliases={"--user": "user_simulator"})
     parser.add_argument("--trials", type=count, default=1, help="trials per task (pass^k)")
     parser.add_argument(
         "--tasks", default=None, metavar="IDS", help="comma-separated task ids (default: all)"
@@ -96,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     """Simulate, score, print one line."""
     context = with_llm_settings(
         Context(
-            judges={"user_simulator": args.user},
+            judges=command_judges(args),
             settings={
                 "simulation": {
                     "agent": args.agent,

@@ -108,7 +108,7 @@ from todeval.graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from todeval.graphs.proactive import planning_graph as proactive_planning_graph
 from todeval.graphs.proactive import synthesis_graph as proactive_synthesis_graph
 from todeval.graphs.ray_runner import ClusterError
-from todeval.nodes.context import Context, LLMSettings, SubsystemSettings
+from todeval.nodes.context import Context, LLMSettings, SubsystemSettings, context_from_mapping
 from todeval.nodes.goal_shift.settings import GoalShiftSettings
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
@@ -157,6 +157,7 @@ __all__ = [
     "ProactiveSettings",
     "SubsystemSettings",
     "config_reference",
+    "context_from_mapping",
     "is_setting",
     "old_role_names",
     "role_defaults",

@@ -80,7 +80,10 @@ SUBSYSTEM = "evaluation"
 GRAPH_ID = "evaluation"
 """The evaluation graph's id in ``langgraph.json`` (what ``server`` runs)."""
 
-EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory", "goal_memory_path": ":memory:"}
+EVALUATE_DEFAULTS: dict[str, Any] = {
+    "goal_tracking.vector_backend": "memory",
+    "goal_tracking.goal_memory_path": ":memory:",
+}
 """Offline evaluation keeps each dialogue's goal memory in process (D_vec about twice as fast as
 Chroma on disk, which serves the online tracker; D_sym in an in-memory SQLite): the goals are in
 each record's thread, the store is working memory, and worker processes share no file. A config
