@@ -129,7 +129,7 @@ def replay_context(path: Path, run: dict[str, Any]) -> Context:
         settings={
             "simulation": {
                 "agent": f"replay:{path}",
-                "max_steps": int(run["info"].get("max_steps") or Context().max_steps),
+                "max_steps": int(run["info"].get("max_steps") or SimulationSettings().max_steps),
             }
         },
     )

@@ -43,6 +43,7 @@ from todeval.nodes.context import (
     Spec,
     address,
 )
+from todeval.nodes.judges.roles import ROLES
 from todeval.nodes.judges.spec import JudgeSpecError, parse_spec
 
 OLD_SECTIONS = ("thresholds",)
@@ -242,7 +243,16 @@ def config_reference() -> str:
     """Every config key by section, with its description and default (a TOML template)."""
     lines = ["[judges]"]
     for role in sorted(ROLE_DEFAULTS):
+        declared = ROLES.get(role)
+        if declared is not None:
+            lines.append(f"# {declared.decides}")
         lines.append(f"# {role} = {json.dumps(ROLE_DEFAULTS[role])}")
+    lines += [
+        "",
+        "[run]",
+        "# An SGD-style schema.json: goals are named (service, intent).",
+        '# schema_path = "schema.json"',
+    ]
     models: list[tuple[str, Any]] = [("llm", LLMSettings), *sorted(SECTIONS.items())]
     for section, model in models:
         lines += ["", f"[{section}]"]

@@ -405,8 +405,23 @@ def judging_fields(context: Context) -> dict[str, Any]:
     """The settings that decide a record's labels, under their old flat names.
 
     The record's thread hash reads them, so thread ids and checkpoints of earlier runs stay valid.
+    A setting or role declared after the flat fields (no old name) joins by its ``home.name``
+    address when it differs from its default, so today's hashes do not move and a changed new
+    setting still starts new threads.
     """
-    return {k: v for k, v in flat_view(context).items() if k not in CALL_SETTINGS}
+    fields = {k: v for k, v in flat_view(context).items() if k not in CALL_SETTINGS}
+    covered = {f"{home[0]}.{key}" for home in LEGACY_NAMES.values() for key in home[1:]}
+    for role in sorted(ROLE_DEFAULTS):
+        spec = context.judge(role)
+        if f"judges.{role}" not in covered and spec != ROLE_DEFAULTS[role]:
+            fields[f"judges.{role}"] = spec
+    for section, model in sorted(SECTIONS.items()):
+        values, defaults = model.of(context), model()
+        for key in model.model_fields:
+            value = getattr(values, key)
+            if f"{section}.{key}" not in covered and value != getattr(defaults, key):
+                fields[f"{section}.{key}"] = value
+    return fields
 
 
 def get_context(runtime: Runtime[Context] | None = None) -> Context:

@@ -115,7 +115,7 @@ def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: s
 
 def prompt_records(corpus: Path, spec: str) -> dict[str, str]:
     """sha256 of each dialogue's Appendix D prompt (as the judge renders it) -> its id."""
-    context_tokens = Context().llm_context_tokens
+    context_tokens = Context().llm.context_tokens
     judge = AppendixDJudge("segmentation", parse_spec(spec), context_tokens=context_tokens)
     roles = {"system": "system", "human": "user"}
     found = {}
@@ -258,7 +258,7 @@ def test_retry_after_is_waited_for() -> None:
 def test_the_breaker_stops_calling_a_dead_endpoint(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.jsonl"
     ids = write_corpus(corpus, 40)
-    breaker = Context().llm_breaker_failures
+    breaker = Context().llm.breaker_failures
     with FaultServer(fault_rate=1.0, faults=["server_error"]) as server:
         started = time.monotonic()
         run = evaluate(corpus, f"openai:dead@{server.base_url}", tmp_path, server)
@@ -271,7 +271,7 @@ def test_the_breaker_stops_calling_a_dead_endpoint(tmp_path: Path) -> None:
     circuit = [i for i, why in unsegmented.items() if "circuit open" in why]
     assert len(circuit) >= len(ids) - 8, unsegmented
     # Without the breaker: 40 dialogues x 2 judges x 4 attempts, 7 s of backoff per call.
-    concurrency = Context().llm_max_concurrency
+    concurrency = Context().llm.max_concurrency
     trials = concurrency * int(run.summary["elapsed_s"] // 30)  # one round per 30 s cooldown
     assert len(run.requests) <= breaker + concurrency + trials, len(run.requests)
     assert run.summary["elapsed_s"] < 30, run.summary["elapsed_s"]

@@ -130,3 +130,21 @@ def test_settings_validate_and_fall_back_to_defaults() -> None:
         Context(settings={"memory": {"top_k": 0}})
     with pytest.raises(ValueError):
         Context(settings={"memory": {"tau": 0.5}})  # tau is goal tracking's
+
+
+def test_a_setting_declared_later_joins_the_thread_hash_only_when_changed() -> None:
+    from pydantic import Field
+
+    from todeval.nodes.context import SubsystemSettings
+
+    class ToySettings(SubsystemSettings, section="toy_subsystem"):
+        knob: int = Field(1, description="a new setting with no old flat name")
+
+    try:
+        before = judging_fields(Context())
+        assert "toy_subsystem.knob" not in before
+        changed = judging_fields(Context(settings={"toy_subsystem": {"knob": 2}}))
+        assert changed["toy_subsystem.knob"] == 2
+        assert {k: v for k, v in changed.items() if k != "toy_subsystem.knob"} == before
+    finally:
+        SECTIONS.pop("toy_subsystem")

@@ -179,8 +179,8 @@ def proactive_case() -> str:
     synthesis = {"counts": {"kept": P, "attempted": P, "rejected_by_final_check": P, "failed": P},
                  "by_domain": {P: {P: 1}}, "refinement_rounds": {P: P},
                  "mean_hits_by_round": {P: 0.5},
-                 "judges": {"synthesis_writer": P, "difficulty_panel": [P],
-                            "final_check_panel": [P]},
+                 "judges": {"synthesis_writer": P, "target_prediction": [P],
+                            "final_check": [P]},
                  "skipped": [{"file": P, "line": P, "message": P}]}  # fmt: skip
     figure = {"mean": 0.5, "std": None}
     task = {"task": "dialogue_guidance", "figures": {"score": figure},
