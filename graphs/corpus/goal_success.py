@@ -143,8 +143,8 @@ def calibration_section(
 def goal_success_judges(context: Context) -> dict[str, Any]:
     """Who judged a goal-success run: the segmenter and the teachers."""
     return {
-        "segmenter": context.spec("segmentation"),
-        "teachers": list(context.specs("turn_quality")),
+        "segmentation": context.spec("segmentation"),
+        "turn_quality": list(context.specs("turn_quality")),
     }
 
 

@@ -63,7 +63,7 @@ def goal_success_case() -> str:
     agreement = {"n_turns": 1, "teachers": [{"judge": P, "quality": {"accuracy": 0.5}}],
                  "vote": {}}  # fmt: skip
     summary = {
-        "gsr": 0.5, "judges": {"segmenter": P, "teachers": [P]},
+        "gsr": 0.5, "judges": {"segmentation": P, "turn_quality": [P]},
         "undecided_goals_by_reason": {P: 1}, "gold_agreement": agreement,
         "validity": {"gsr": {"judges": [P], "cards": {P: None}, "unchecked": True}},
         "skipped": [{"file": P, "line": P, "dialogue_id": P, "field": P, "message": P}],
