@@ -20,7 +20,7 @@ from langgraph_sdk.schema import RunStatus
 
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import R, record_id, run_in_order, thread_id_for
+from todeval.graphs.runner import R, context_summary, record_id, run_in_order, thread_id_for
 from todeval.nodes.context import Context
 from todeval.nodes.judges.redact import error_text, redact
 
@@ -47,7 +47,7 @@ def context_payload(context: Context) -> dict[str, Any]:
     server's :func:`~nodes.context.get_context` reads); a value JSON cannot hold (a path, say)
     goes as its string, as :func:`thread_id_for` hashes it.
     """
-    payload: dict[str, Any] = json.loads(json.dumps(context.dump(), default=str))
+    payload: dict[str, Any] = json.loads(json.dumps(context_summary(context), default=str))
     return payload
 
 

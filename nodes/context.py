@@ -101,7 +101,7 @@ class SubsystemSettings(BaseModel):
         return cls.model_validate(dict(raw) if raw is not None else {})
 
 
-@dataclass(kw_only=True)
+@dataclass(init=False)
 class Context:
     """Judge specs by declared role name, run-wide settings, and one settings object per subsystem.
 
@@ -121,13 +121,46 @@ class Context:
     schema_path: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if isinstance(self.llm, Mapping):
-            self.llm = LLMSettings.model_validate(dict(self.llm))
-        for section, value in list(self.settings.items()):
+    def __init__(
+        self,
+        *,
+        judges: Mapping[str, Spec] | None = None,
+        llm: LLMSettings | Mapping[str, Any] | None = None,
+        schema_path: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        **flat: Any,
+    ) -> None:
+        """Build a context; mappings are validated by their models.
+
+        ``**flat`` takes the old flat field names (deprecated, with a warning): the LangGraph
+        server builds the context from its JSON this way, so old clients keep working.
+
+        Raises:
+            TypeError: A keyword that is neither a field nor an old flat name.
+            pydantic.ValidationError: A setting of the wrong type or out of range.
+        """
+        self.judges = dict(judges or {})
+        self.llm = llm if isinstance(llm, LLMSettings) else LLMSettings(**dict(llm or {}))
+        self.schema_path = schema_path
+        self.settings = {}
+        for section, value in (settings or {}).items():
             model = SECTIONS.get(section)
             if model is not None and not isinstance(value, model):
-                self.settings[section] = model.model_validate(dict(value))
+                value = model.model_validate(dict(value))
+            self.settings[section] = value
+        if flat:
+            unknown = sorted(set(flat) - set(LEGACY_NAMES))
+            if unknown:
+                raise TypeError(f"Context got unknown settings: {', '.join(unknown)}")
+            warnings.warn(
+                f"Context({', '.join(sorted(flat))}=...): flat names are deprecated; use "
+                "judges={role: spec}, llm=..., settings={subsystem: {...}}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            merged = self.updated(**nest(flat))
+            self.judges, self.llm = merged.judges, merged.llm
+            self.schema_path, self.settings = merged.schema_path, merged.settings
 
     def judge(self, role: str) -> Spec:
         """The spec ``role`` judges with in this run (its declared default when not set)."""

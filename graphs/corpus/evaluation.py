@@ -67,6 +67,7 @@ from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from todeval.graphs.process_runner import ProcessEngine, start_fork_server
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import evaluation_suite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
@@ -535,7 +536,7 @@ def _summary(
             "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
             "suites": list(suites),
             "checkpoints": recorded_target(checkpoints),
-            "context": context.dump(),
+            "context": context_summary(context),
         },
     }
 

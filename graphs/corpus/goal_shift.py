@@ -30,6 +30,7 @@ from todeval.graphs.corpus.job import (
     start_run,
 )
 from todeval.graphs.goal_shift import GoalShiftTask, build_goal_shift_graph, run_goal_shift
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.roles import check_goal_shift_judges
@@ -152,7 +153,11 @@ def goal_shift_corpus(
         | {
             "subsystem": SUBSYSTEM,
             "tools": goal_run.tools_origin,
-            "run": {"input": str(source), "facts": goal_run.facts, "context": context.dump()},
+            "run": {
+                "input": str(source),
+                "facts": goal_run.facts,
+                "context": context_summary(context),
+            },
         }
         | stats.details()
     )

@@ -45,6 +45,7 @@ from todeval.graphs.goal_success import (
     run_goal_success,
     runs_as_functions,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
@@ -207,7 +208,7 @@ def goal_success_corpus(
                 "format": fmt,
                 "checkpoints": recorded_target(checkpoints),
                 "limit": limit,
-                "context": context.dump(),
+                "context": context_summary(context),
             },
             "sample": drawn,
             "business_rules": business_rules_note(context, panel, segmentation),
@@ -272,7 +273,7 @@ def segmentation_corpus(
     summary = (
         {"subsystem": SEGMENTATION, "input": str(source), "format": fmt}
         | tally.summary(context.spec("segmentation"))
-        | {"context": context.dump()}
+        | {"context": context_summary(context)}
         | stats.details()
         | {
             "turns_per_s": round(tally.turns / elapsed, 1) if elapsed > 0 else None,

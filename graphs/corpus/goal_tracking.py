@@ -37,6 +37,7 @@ from todeval.graphs.goal_tracking import (
     build_goal_tracking_graph,
     run_goal_tracking,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
@@ -156,7 +157,10 @@ def goal_tracking_corpus(
     stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     summary = (
         tally.summary(goal_tracking_judges(context))
-        | {"subsystem": SUBSYSTEM, "run": {"input": str(source), "context": context.dump()}}
+        | {
+            "subsystem": SUBSYSTEM,
+            "run": {"input": str(source), "context": context_summary(context)},
+        }
         | stats.details()
     )
     finish(

@@ -19,6 +19,7 @@ from todeval.evals.metrics.goal_tracking.synthesis_tally import AtodSynthesisPla
 from todeval.evals.outputs import write_json
 from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
 from todeval.graphs.goal_tracking import build_atod_synthesis_graph
+from todeval.graphs.runner import context_summary
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.roles import (
     DIALOGUE_GENERATION,
@@ -134,7 +135,7 @@ def synthesize_atod(
             ),
         },
         **tally.summary(),
-        "run": {"n": n, "seed": seed, "context": context.dump()},
+        "run": {"n": n, "seed": seed, "context": context_summary(context)},
         **stats.details(),
     }
     publish(stats)

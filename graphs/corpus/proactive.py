@@ -56,7 +56,7 @@ from todeval.graphs.proactive import (
     build_synthesis_graph,
     run_proactive,
 )
-from todeval.graphs.runner import run_dialogue
+from todeval.graphs.runner import context_summary, run_dialogue
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
@@ -169,7 +169,12 @@ def synthesize_proactive(
             "judges": synthesis_judges(context),
             "dataset": str(out / "dataset"),
             "files": [str(path.relative_to(out)) for path in written],
-            "run": {"n": n, "seed": seed, "domains": list(domains), "context": context.dump()},
+            "run": {
+                "n": n,
+                "seed": seed,
+                "domains": list(domains),
+                "context": context_summary(context),
+            },
         }
         | stats.details()
     )
@@ -375,7 +380,7 @@ def _run_task(
             "subsystem": "proactive",
             "task": "target_planning" if plan else "dialogue_guidance",
             "judges": task_judges(context, plan=plan),
-            "run": settings | {"context": context.dump()},
+            "run": settings | {"context": context_summary(context)},
         }
         | stats.details()
     )

@@ -31,6 +31,7 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
 from todeval.nodes.simulation.domains import DOMAINS
@@ -177,7 +178,7 @@ def simulate_corpus(
                 "domain": domain,
                 "trials": trials,
                 "results": str(results),
-                "context": context.dump(),
+                "context": context_summary(context),
             },  # fmt: skip
         }
         | stats.details()

@@ -91,7 +91,7 @@ def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: s
     command = [
         str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
         "--checkpoints", str(work / "checkpoints.sqlite"), "--suite", "gsr",
-        "--judge", f"teachers={spec}", "--judge", f"segmentation={spec}",
+        "--judge", f"turn_quality={spec}", "--judge", f"segmentation={spec}",
         "--llm-timeout", str(TIMEOUT_S), *extra,
     ]  # fmt: skip
     done = subprocess.run(

@@ -148,3 +148,14 @@ def test_a_setting_declared_later_joins_the_thread_hash_only_when_changed() -> N
         assert {k: v for k, v in changed.items() if k != "toy_subsystem.knob"} == before
     finally:
         SECTIONS.pop("toy_subsystem")
+
+
+def test_the_server_builds_the_context_from_old_flat_json_with_a_warning() -> None:
+    # LangGraph coerces a JSON context with Context(**json): old clients send flat names.
+    with pytest.warns(DeprecationWarning, match="flat names are deprecated"):
+        context = Context(**{"teachers": ["local:signals"], "tau": 0.9, "llm_max_retries": 1})
+    assert context.specs("turn_quality") == ["local:signals"]
+    assert GoalTrackingSettings.of(context).tau == 0.9 and context.llm.max_retries == 1
+    assert Context(**{"judges": {"reader": "x"}, "llm": {"max_retries": 2}}).llm.max_retries == 2
+    with pytest.raises(TypeError, match="unknown settings: nonsense"):
+        Context(**{"nonsense": 1})

@@ -113,7 +113,7 @@ def test_a_dry_run_counts_the_calls_and_sends_none(
     out = tmp_path / "run"
     code = _evaluate(
         inputs[:1], out, config, "--suite", "gsr", "--dry-run", "--prices", str(prices),
-        "--judge", "teachers=openai:gpt-4o-mini,local:turn",
+        "--judge", "turn_quality=openai:gpt-4o-mini,local:turn",
     )  # fmt: skip
     assert code == 0
     text = capsys.readouterr().out
