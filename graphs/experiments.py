@@ -136,8 +136,8 @@ def evaluation_experiment(
         metadata={
             "suites": wanted,
             "metrics": metrics,
-            "segmenter": run_context.spec("segmentation"),
-            "teachers": run_context.specs("turn_quality"),
+            "segmentation": run_context.spec("segmentation"),
+            "turn_quality": run_context.specs("turn_quality"),
         },
     )
 
