@@ -74,7 +74,9 @@ def tracker_figures(dialogues: Path, out: Path, trackers: list[str]) -> dict[str
     print("\n== trackers on the generated set (local reader) ==")
     print(f"{'tracker':<13} {'class':<8} {'dialogues':>9} {'F1':>7} {'status':>7} {'p50 ms':>8}")
     for tracker in trackers:
-        context = Context(goal_tracker=tracker, vector_backend="memory")
+        context = Context(
+            settings={"goal_tracking": {"tracker": tracker, "vector_backend": "memory"}}
+        )
         summary = goal_tracking_corpus(
             dialogues, "atod", context, out=out / tracker, checkpoints=":memory:"
         )
@@ -111,7 +113,9 @@ def token_figures(dialogues: Path, out: Path, trackers: list[str], limit: int) -
             GOAL_EXTRACTION.cache_clear()
             baseline_judges.cache_clear()
             context = replace(
-                Context(goal_tracker=tracker, vector_backend="memory"),
+                Context(
+                    settings={"goal_tracking": {"tracker": tracker, "vector_backend": "memory"}}
+                ),
                 goal_extraction_judge=SPEC,
             )
             summary = goal_tracking_corpus(

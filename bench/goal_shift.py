@@ -98,7 +98,10 @@ def pooled_vs_macro(goal_run: GoalShiftRun) -> None:
     """Pooled and macro-averaged figures, stored judgments and local judges, both compat modes."""
     for label, context in (
         ("stored LLM judgments", Context()),
-        ("local judges (stored judgments not reused)", Context(reuse_judgments=False)),
+        (
+            "local judges (stored judgments not reused)",
+            Context(settings={"goal_shift": {"reuse_judgments": False}}),
+        ),
     ):
         rows = score(goal_run, context, ":memory:")
         for compat in ("none", "upstream"):

@@ -75,7 +75,7 @@ from todeval.evals.schema import RCOF_CODES, Dialogue
 from todeval.graphs.corpus.goal_shift import score_run
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.graphs.simulation import build_simulation_graph
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 
 # Goal shift: the NL-assertion and shift-detection judges against the recorded labels.
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
@@ -163,6 +163,7 @@ __all__ = [
     "SHIFT_DETECTION",
     "NL_ASSERTION",
     "Context",
+    "LLMSettings",
     "pooled_macro_table",
     "Dialogue",
     "GOAL_EXTRACTION",

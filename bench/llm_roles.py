@@ -45,6 +45,7 @@ from bench.internals import (
     TURN_QUALITY,
     Context,
     LLMPolicy,
+    LLMSettings,
     build_goal_success_graph,
     default_llm_cache,
     llm_cache_module,
@@ -208,10 +209,9 @@ def _nothing() -> Iterator[None]:
 def print_gsr(spec: str, count: int) -> None:
     """One-call vs two-call figures per dialogue."""
     context = Context(
-        segmentation_judge=spec,
-        teachers=[spec],
-        llm_context_tokens=DEFAULT_N_CTX,
-        escalate_ambiguous=False,
+        judges={"segmentation": spec, "turn_quality": [spec]},
+        llm=LLMSettings(context_tokens=DEFAULT_N_CTX),
+        settings={"goal_success": {"escalate_ambiguous": False}},
     )
     print(
         f"\nGoal success, LLM segmenter + one LLM teacher, first {count} sample dialogues "

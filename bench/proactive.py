@@ -167,7 +167,7 @@ def _table(summary: dict[str, Any]) -> None:
 def tasks(runs: int, agent: str | None, user: str | None) -> None:
     """Seconds per environment and run of each task, and the full table (see the module doc)."""
     get_embedder().embed(["warm up"])  # model load is not task time
-    context = Context() if user is None else Context(user_simulator=user)
+    context = Context() if user is None else Context(judges={"user_simulator": user})
     source = SAMPLE if agent is None and user is None else SAMPLE / "recommendation" / "eval.json"
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

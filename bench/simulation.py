@@ -45,7 +45,7 @@ from bench.internals import (
     llm_cache_module,
 )
 from scripts.llm_server import MODEL_ALIAS, running_llm_server, unavailable_reason
-from todeval.graphs.api import Context
+from todeval.graphs.api import Context, SimulationSettings
 
 RUNS = data_dir() / "agentchangebench" / "simulations"
 BANKING_TASKS = data_dir() / "agentchangebench" / "domains" / "banking" / "tasks.json"
@@ -125,9 +125,13 @@ def replay_inputs(run: dict[str, Any]) -> list[tuple[dict[str, Any], int, int]]:
 def replay_context(path: Path, run: dict[str, Any]) -> Context:
     """The replay agent of ``path`` with the local user and the run's step limit."""
     return Context(
-        simulation_agent=f"replay:{path}",
-        user_simulator="local",
-        max_steps=int(run["info"].get("max_steps") or Context().max_steps),
+        judges={"user_simulator": "local"},
+        settings={
+            "simulation": {
+                "agent": f"replay:{path}",
+                "max_steps": int(run["info"].get("max_steps") or SimulationSettings().max_steps),
+            }
+        },
     )
 
 
@@ -136,7 +140,10 @@ def print_replay(path: Path, run: dict[str, Any], determinism: int) -> None:
     domain, inputs = run_domain(run), replay_inputs(run)
     context = replay_context(path, run)
     recorded = [len(s["messages"]) for s in run["simulations"]]
-    print(f"\n== {path.name} ({domain}): local user + replay agent, max_steps {context.max_steps}")
+    print(
+        f"\n== {path.name} ({domain}): local user + replay agent, "
+        f"max_steps {SimulationSettings.of(context).max_steps}"
+    )
     print(
         f"  recorded: {len(recorded)} conversations, {statistics.mean(recorded):.1f} messages each"
     )
@@ -183,11 +190,15 @@ def print_llm_agent(tasks: int, steps: int) -> None:
     chosen = json.loads(BANKING_TASKS.read_text(encoding="utf-8"))[:tasks]
     with running_llm_server(n_ctx=LLM_N_CTX, log_path=Path(home) / "server.log") as url:
         context = Context(
-            simulation_agent=f"openai:{MODEL_ALIAS}@{url}",
-            user_simulator="local",
-            max_steps=steps,
-            agent_max_output_tokens=80,
-            agent_fold_tool_results=True,
+            judges={"user_simulator": "local"},
+            settings={
+                "simulation": {
+                    "agent": f"openai:{MODEL_ALIAS}@{url}",
+                    "max_steps": steps,
+                    "agent_max_output_tokens": 80,
+                    "agent_fold_tool_results": True,
+                }
+            },
         )
         ACCOUNTING.reset()
         timings = simulate("banking", [(task, 0, 300) for task in chosen], context)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import fields, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,7 +13,6 @@ from tqdm import tqdm
 
 from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
-    JUDGE_ROLES,
     SUITES,
     Context,
     Format,
@@ -22,9 +20,13 @@ from todeval.graphs.api import (
     build_context,
     detect_format,
     fmt_figure,
+    is_setting,
     llm_specs,
+    old_role_names,
     read_prices,
+    role_defaults,
     suite_named,
+    warn_renamed,
 )
 
 T = TypeVar("T")
@@ -288,7 +290,7 @@ def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def with_llm_settings(context: Context, args: argparse.Namespace) -> Context:
     """``context`` with the LLM flags applied."""
-    return replace(context, **llm_settings(args))
+    return context.with_flat(llm_settings(args))
 
 
 def uses_llm(context: Context) -> bool:
@@ -308,25 +310,131 @@ def parse_suites(raw: str) -> list[Suite]:
 
 
 def judge_overrides(pairs: Sequence[str]) -> dict[str, Any]:
-    """``ROLE=SPEC`` flags as Context settings (a role may drop ``_judge``; list roles split)."""
+    """``ROLE=SPEC`` flags as ``judges.<role>`` settings (a panel role takes a comma list).
+
+    ROLE is a declared role name; an old name (``teachers``, ``reader_judge``, ``reader``...)
+    still works and warns with the new form.
+    """
     overrides: dict[str, Any] = {}
+    defaults = role_defaults()
     for pair in pairs:
         role, sep, spec = pair.partition("=")
         role, spec = role.strip(), spec.strip()
-        name = role if role in JUDGE_ROLES else f"{role}_judge"
-        if not sep or not spec or name not in JUDGE_ROLES:
-            hint = f"; {role} is a setting: put it in --config" if role in _SETTINGS else ""
+        roles = [role] if role in defaults else old_role_names(role)
+        if not sep or not spec or not roles:
+            hint = f"; {role} is a setting: put it in --config" if is_setting(role) else ""
             raise UsageError(
-                f"--judge {pair!r}: expected ROLE=SPEC with a judge role "
-                f"({', '.join(sorted(JUDGE_ROLES))}){hint}"
+                f"--judge {pair!r}: expected ROLE=SPEC with a declared judge role "
+                f"({', '.join(sorted(defaults))}){hint}"
             )
+        if roles != [role]:
+            warn_renamed(f"--judge {role}=", " ".join(f"--judge {new}=" for new in roles))
         panel = [s.strip() for s in spec.split(",") if s.strip()]
-        # List roles (teachers, the ProactiveEval panels) take a comma list.
-        overrides[name] = panel if isinstance(getattr(Context(), name), list) else spec
+        for name in roles:
+            overrides[f"judges.{name}"] = panel if isinstance(defaults[name], list) else spec
     return overrides
 
 
-_SETTINGS = frozenset(f.name for f in fields(Context))
+def add_judge_arguments(
+    parser: argparse.ArgumentParser,
+    roles: Sequence[str],
+    *,
+    aliases: Mapping[str, str | tuple[str, ...]] | None = None,
+    bare: str | tuple[str, ...] | None = None,
+) -> None:
+    """``--judge ROLE=SPEC`` (repeatable) for the command's roles, and its deprecated aliases.
+
+    Args:
+        parser: The command's parser.
+        roles: The declared roles the command runs (``--help`` lists them with their defaults).
+        aliases: Old flags (``--segmenter``) -> the role(s) they set; they work and warn.
+        bare: The role(s) an old bare ``--judge SPEC`` set (it works and warns).
+    """
+    defaults = role_defaults()
+    listing = "; ".join(f"{role} (default {_shown(defaults[role])})" for role in roles)
+    parser.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="ROLE=SPEC",
+        help=f"a judge role's spec, repeatable; a panel role takes a comma list. Roles: {listing}",
+    )
+    for flag, targets in (aliases or {}).items():
+        names = (targets,) if isinstance(targets, str) else targets
+        parser.add_argument(
+            flag,
+            dest=_alias_dest(flag),
+            default=None,
+            metavar="SPEC",
+            help=f"deprecated: use --judge {names[0]}=SPEC",
+        )
+    parser.set_defaults(
+        judge_roles=tuple(roles),
+        judge_aliases={
+            flag: (targets,) if isinstance(targets, str) else tuple(targets)
+            for flag, targets in (aliases or {}).items()
+        },
+        judge_bare=(bare,) if isinstance(bare, str) else bare,
+    )
+
+
+def _shown(spec: Any) -> str:
+    return ",".join(spec) if isinstance(spec, list) else str(spec)
+
+
+def _alias_dest(flag: str) -> str:
+    return "deprecated_" + flag.lstrip("-").replace("-", "_")
+
+
+def command_judges(args: argparse.Namespace) -> dict[str, Any]:
+    """Every role of the command with its spec: the defaults, old flags, then ``--judge``.
+
+    Raises:
+        UsageError: A malformed pair or a role the command does not run (the message lists the
+            command's declared roles).
+    """
+    defaults = role_defaults()
+    roles: tuple[str, ...] = getattr(args, "judge_roles", ())
+    return {role: defaults[role] for role in roles} | given_judges(args)
+
+
+def given_judges(args: argparse.Namespace) -> dict[str, Any]:
+    """The roles the command line names (old flags, then ``--judge``), by declared name.
+
+    Raises:
+        UsageError: As :func:`command_judges`.
+    """
+    roles: tuple[str, ...] = getattr(args, "judge_roles", ())
+    defaults = role_defaults()
+    judges: dict[str, Any] = {}
+    for flag, targets in getattr(args, "judge_aliases", {}).items():
+        value = getattr(args, _alias_dest(flag), None)
+        if value is None:
+            continue
+        warn_renamed(f"{flag} {value}", " ".join(f"--judge {role}={value}" for role in targets))
+        for role in targets:
+            judges[role] = _split(value) if isinstance(defaults[role], list) else value
+    pairs: list[str] = []
+    bare: tuple[str, ...] | None = getattr(args, "judge_bare", None)
+    for item in args.judge:
+        if "=" not in item and bare:
+            warn_renamed(f"--judge {item}", " ".join(f"--judge {role}={item}" for role in bare))
+            pairs += [f"{role}={item}" for role in bare]
+        else:
+            pairs.append(item)
+    for key, value in judge_overrides(pairs).items():
+        role = key.removeprefix("judges.")
+        if roles and role not in roles:
+            raise UsageError(
+                f"--judge {role}=...: this command runs no {role} judge; its roles: "
+                + ", ".join(roles)
+            )
+        judges[role] = value
+    return judges
+
+
+def _split(value: str) -> list[str]:
+    return [s.strip() for s in value.split(",") if s.strip()]
 
 
 def command_context(args: argparse.Namespace) -> Context:
@@ -335,7 +443,7 @@ def command_context(args: argparse.Namespace) -> Context:
     Over the evaluation's defaults (``EVALUATE_DEFAULTS``); flags beat the config file.
     """
     overrides = (
-        judge_overrides(args.judge)
+        {f"judges.{role}": spec for role, spec in given_judges(args).items()}
         | {"schema_path": str(input_path(args.schema)) if args.schema else None}
         | llm_settings(args)
         | sample_settings(args)

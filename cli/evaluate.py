@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
     add_sample_arguments,
     command_context,
@@ -31,10 +31,12 @@ from todeval.graphs.api import (
     GOAL_TRACKERS,
     METRICS,
     SUITES,
+    GoalTrackingSettings,
     dry_run_estimate,
     dry_run_text,
     evaluate_corpus,
     is_postgres_url,
+    role_defaults,
 )
 
 
@@ -72,14 +74,7 @@ def add_parser(subparsers: Any) -> None:
         + " (short names: gsr, goals, shift)",
     )
     parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
-    parser.add_argument(
-        "--judge",
-        action="append",
-        default=[],
-        metavar="ROLE=SPEC",
-        help="override one judge role, e.g. --judge reader=openai:gpt-4o-mini or "
-        "--judge teachers=local,anthropic:claude-3-5-haiku-latest (repeatable)",
-    )
+    add_judge_arguments(parser, list(role_defaults()))
     parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
     parser.add_argument(
         "--escalate",
@@ -151,16 +146,18 @@ def run(args: argparse.Namespace) -> int:
             "--escalate needs --server: the paused threads are answered in LangGraph Studio "
             "(for questions on this machine, use todeval goal-success and todeval review)"
         )
-    if context.goal_tracker not in GOAL_TRACKERS:
+    tracker = GoalTrackingSettings.of(context).tracker
+    if tracker not in GOAL_TRACKERS:
         raise UsageError(
-            f"goal_tracker {context.goal_tracker!r} (--config): expected one of "
-            + ", ".join(GOAL_TRACKERS)
+            f"goal_tracker {tracker!r} (--config): expected one of " + ", ".join(GOAL_TRACKERS)
         )
-    context = replace(context, escalate_ambiguous=bool(args.escalate))
+    context = context.updated(
+        settings={"goal_success": {"escalate_ambiguous": bool(args.escalate)}}
+    )
     if args.chroma:
-        context = replace(context, chroma_server=args.chroma)
-    concurrency = args.max_concurrency or (context.llm_max_concurrency if uses_llm(context) else 1)
-    if context.llm_dry_run:
+        context = context.updated(settings={"memory": {"chroma_server": args.chroma}})
+    concurrency = args.max_concurrency or (context.llm.max_concurrency if uses_llm(context) else 1)
+    if context.llm.dry_run:
         return dry_run(sources, context, suites, args.limit, concurrency)
     check_placement(args, context)
     summary = evaluate_corpus(
@@ -197,7 +194,7 @@ def check_placement(args: argparse.Namespace, context: Any) -> None:
         raise UsageError(f"{' and '.join(chosen)}: choose one place for the records to run")
     if not chosen or chosen == ["--server"]:
         return
-    if context.llm_max_calls is not None or context.llm_budget_usd is not None:
+    if context.llm.max_calls is not None or context.llm.budget_usd is not None:
         raise UsageError(
             f"{chosen[0]} with --max-llm-calls or --budget: a budget is kept in one process; "
             "run without it, or spread LLM calls with --llm-concurrency instead"
@@ -225,7 +222,7 @@ def dry_run(
             max_concurrency=concurrency,
             progress=progress,
         )
-    prices = context.llm_prices
+    prices = context.llm.prices
     print(
         dry_run_text(dry_run_estimate(summary["llm_usage"], summary["llm_usage_by_judge"], prices))
     )

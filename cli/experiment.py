@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import replace
 from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
     command_context,
     count,
@@ -34,6 +34,7 @@ from todeval.graphs.api import (
     corpus_experiment,
     corpus_key,
     corpus_scores,
+    role_defaults,
     simulation_experiment,
 )
 
@@ -58,12 +59,11 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--domain", choices=SIMULATION_DOMAINS, help="with --simulate")
     parser.add_argument("--agent", metavar="SPEC", help="with --simulate: the agent under test")
-    parser.add_argument("--user", default="local", metavar="SPEC", help="with --simulate")
     parser.add_argument("--trials", type=count, default=1, help="with --simulate")
     parser.add_argument("--tasks", default=None, metavar="IDS", help="with --simulate")
     parser.add_argument("--suite", default="all", help="as for todeval evaluate")
     parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
-    parser.add_argument("--judge", action="append", default=[], metavar="ROLE=SPEC")
+    add_judge_arguments(parser, list(role_defaults()), aliases={"--user": "user_simulator"})
     parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
     parser.add_argument("--prefix", default=PREFIX, help="experiment name prefix")
     parser.add_argument("--dataset", default=None, help="LangSmith dataset name when uploading")
@@ -77,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.simulate:
         if args.inputs or not args.domain or not args.agent:
             raise UsageError("--simulate takes --domain and --agent, and no INPUT files")
-        context = replace(command_context(args), simulation_agent=args.agent,
-                          user_simulator=args.user)  # fmt: skip
+        context = command_context(args).updated(settings={"simulation": {"agent": args.agent}})
         prefix = "todeval-simulation" if args.prefix == PREFIX else args.prefix
         task_ids = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
         results, n_records = simulation_experiment(

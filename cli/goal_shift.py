@@ -12,12 +12,20 @@ from typing import Any, cast
 
 from todeval.cli.common import (
     add_corpus_arguments,
+    add_judge_arguments,
+    command_judges,
     fmt_figure,
     input_path,
     progress,
     with_llm_settings,
 )
-from todeval.graphs.api import Compat, Context, goal_shift_corpus, load_goal_shift_run
+from todeval.graphs.api import (
+    Compat,
+    Context,
+    GoalShiftSettings,
+    goal_shift_corpus,
+    load_goal_shift_run,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -50,17 +58,16 @@ def add_parser(subparsers: Any) -> None:
         default="none",
         help="upstream: AgentChangeBench's own tool metrics (TCRR pooled across conversations)",
     )
-    parser.add_argument(
-        "--judge",
-        default=None,
-        help="judge spec for shift detection and NL assertions (default: local)",
+    add_judge_arguments(
+        parser,
+        ["shift_detection", "nl_assertion"],
+        aliases={"--shift-judge": "shift_detection", "--nl-judge": "nl_assertion"},
+        bare=("shift_detection", "nl_assertion"),
     )
-    parser.add_argument("--shift-judge", default=None, help="shift-detection judge spec")
-    parser.add_argument("--nl-judge", default=None, help="NL-assertion judge spec")
     parser.add_argument(
         "--reuse-judgments",
         action=argparse.BooleanOptionalAction,
-        default=defaults.reuse_judgments,
+        default=GoalShiftSettings.of(defaults).reuse_judgments,
         help="reuse the LLM-judge outputs stored in the results file (default: %(default)s)",
     )
     parser.add_argument(
@@ -74,9 +81,8 @@ def run(args: argparse.Namespace) -> int:
     source = input_path(args.input)
     context = with_llm_settings(
         Context(
-            shift_detection_judge=args.shift_judge or args.judge or Context().shift_detection_judge,
-            nl_assertion_judge=args.nl_judge or args.judge or Context().nl_assertion_judge,
-            reuse_judgments=args.reuse_judgments,
+            judges=command_judges(args),
+            settings={"goal_shift": {"reuse_judgments": args.reuse_judgments}},
         ),
         args,
     )

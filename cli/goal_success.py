@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
     UsageError,
     add_corpus_arguments,
+    add_judge_arguments,
     add_sample_arguments,
+    command_judges,
     fmt_figure,
     input_path,
     positive,
@@ -24,14 +25,19 @@ from todeval.cli.common import (
     unit_interval,
     with_llm_settings,
 )
-from todeval.graphs.api import Context, corpus_routes, goal_success_corpus, segmentation_corpus
+from todeval.graphs.api import (
+    Context,
+    GoalSuccessSettings,
+    corpus_routes,
+    goal_success_corpus,
+    segmentation_corpus,
+)
 
 COMMAND = "goal-success"
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``goal-success`` (alias ``gsr``) and ``segment``."""
-    defaults = Context()
     parser = subparsers.add_parser(
         COMMAND,
         aliases=["gsr"],
@@ -47,13 +53,12 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     add_corpus_arguments(parser, checkpoints_note=", which also makes `todeval review` impossible")
-    parser.add_argument(
-        "--teachers",
-        default=",".join(defaults.teachers),
-        help="comma-separated teacher specs, local and LLM mixed freely "
-        "(default: %(default)s; e.g. openai:gpt-4o,anthropic:claude-3-5-haiku-latest,local)",
+    add_judge_arguments(
+        parser,
+        ["segmentation", "turn_quality"],
+        aliases={"--segmenter": "segmentation", "--teachers": "turn_quality"},
     )
-    _add_segmentation_arguments(parser, flag="--segmenter")
+    _add_segmentation_arguments(parser)
     parser.add_argument(
         "--routes",
         type=Path,
@@ -85,7 +90,8 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     add_corpus_arguments(segment)
-    _add_segmentation_arguments(segment, flag="--judge")
+    add_judge_arguments(segment, ["segmentation"], bare="segmentation")
+    _add_segmentation_arguments(segment)
     segment.set_defaults(run=run, segmentation_only=True)
 
 
@@ -111,15 +117,8 @@ def _add_teacher_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -> None:
+def _add_segmentation_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = Context()
-    parser.add_argument(
-        flag,
-        dest="segmenter",
-        default=defaults.segmentation_judge,
-        help="goal segmentation judge: local (default, learned), local:rules or provider:model "
-        "(e.g. openai:gpt-4o-mini)",
-    )
     parser.add_argument(
         "--threshold",
         type=unit_interval,
@@ -129,7 +128,7 @@ def _add_segmentation_arguments(parser: argparse.ArgumentParser, *, flag: str) -
     parser.add_argument(
         "--time-gap-minutes",
         type=positive,
-        default=defaults.time_gap_minutes,
+        default=GoalSuccessSettings.of(defaults).time_gap_minutes,
         help="a longer pause before a message counts as a new-goal signal (default: %(default)s)",
     )
 
@@ -138,11 +137,16 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate (or segment) the corpus, write the outputs, print a one-line summary."""
     source = input_path(args.input)
     fmt = resolved_format(source, args.format)
+    judges = command_judges(args)
     context = with_llm_settings(
         Context(
-            segmentation_judge=args.segmenter,
-            new_goal_threshold=args.threshold,
-            time_gap_minutes=args.time_gap_minutes,
+            judges={"segmentation": judges["segmentation"]},
+            settings={
+                "goal_success": {
+                    "new_goal_threshold": args.threshold,
+                    "time_gap_minutes": args.time_gap_minutes,
+                }
+            },
         ),
         args,
     )
@@ -153,21 +157,26 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         print(segmentation_line(summary, args.out))
         return 1 if summary["counts"]["dialogues"] == 0 else 0
-    teachers = [spec.strip() for spec in args.teachers.split(",") if spec.strip()]
+    teachers = judges["turn_quality"]
     if not teachers:
-        raise UsageError("--teachers needs at least one teacher spec")
+        raise UsageError("--judge turn_quality=SPECS needs at least one teacher spec")
     routes = _route_table(args.routes) if args.routes else corpus_routes(source, fmt, args.limit)
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"--sample needs a positive number of dialogues, got {args.sample}")
-    context = replace(
-        context,
-        teachers=teachers,
-        routes=routes,
-        escalate_ambiguous=not args.no_escalation,
-        teacher_sop=_read_text(args.sop, "--sop") if args.sop else "",
-        teacher_calibration=_calibration_path(args.calibration) if args.calibration else None,
-        gsr_sample=args.sample,
-        gsr_sample_seed=args.seed if args.seed is not None else 0,
+    context = context.updated(
+        judges={"turn_quality": teachers},
+        settings={
+            "goal_success": {
+                "routes": routes,
+                "escalate_ambiguous": not args.no_escalation,
+                "teacher_sop": _read_text(args.sop, "--sop") if args.sop else "",
+                "teacher_calibration": _calibration_path(args.calibration)
+                if args.calibration
+                else None,
+                "sample": args.sample,
+                "sample_seed": args.seed if args.seed is not None else 0,
+            }
+        },
     )
     summary = goal_success_corpus(
         source, fmt, context, out=args.out, checkpoints=args.checkpoints, limit=args.limit,

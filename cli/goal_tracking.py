@@ -11,6 +11,8 @@ from typing import Any
 
 from todeval.cli.common import (
     add_corpus_arguments,
+    add_judge_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -18,7 +20,7 @@ from todeval.cli.common import (
     unit_interval,
     with_llm_settings,
 )
-from todeval.graphs.api import GOAL_TRACKERS, Context, goal_tracking_corpus
+from todeval.graphs.api import GOAL_TRACKERS, Context, GoalTrackingSettings, goal_tracking_corpus
 
 COMMAND = "goal-tracking"
 
@@ -46,48 +48,45 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--schema", default=None, help="SGD-style schema.json: goals are named (service, intent)"
     )
-    parser.add_argument(
-        "--judge", default=defaults.goal_extraction_judge, help="goal extraction judge spec"
+    add_judge_arguments(
+        parser,
+        ["goal_extraction", "proactivity", "response_quality"],
+        aliases={
+            "--proactivity-judge": "proactivity",
+            "--response-quality-judge": "response_quality",
+        },
+        bare="goal_extraction",
     )
     parser.add_argument(
         "--vector-backend",
         choices=["chroma", "memory"],
-        default=defaults.vector_backend,
+        default=GoalTrackingSettings.of(defaults).vector_backend,
         help="D_vec: a Chroma collection or an in-process numpy index (default: %(default)s)",
     )
-    parser.add_argument("--audit-every", type=count, default=defaults.audit_every)
+    parser.add_argument(
+        "--audit-every", type=count, default=GoalTrackingSettings.of(defaults).audit_every
+    )
     parser.add_argument(
         "--tracker",
         choices=GOAL_TRACKERS,
-        default=defaults.goal_tracker,
+        default=GoalTrackingSettings.of(defaults).tracker,
         help="ATOD's tracker or a baseline of its Table 3, answering every goal's status after "
-        "each utterance from what it remembers; a baseline reads with --judge (an LLM spec "
-        "sends its prompts, local replays ATOD's local reader over its memory) "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--proactivity-judge",
-        default=defaults.proactivity_judge,
-        help="judges whether each proactive action was appropriate and beneficial: local "
-        "(the user's reaction and the goal's outcome) or an LLM spec (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--response-quality-judge",
-        default=defaults.response_quality_judge,
-        help="G-Eval relevance and coherence: an LLM spec; local gives n/a with the reason "
+        "each utterance from what it remembers; a baseline reads with the goal_extraction "
+        "judge (an LLM spec sends its prompts, local replays ATOD's local reader over its "
+        "memory) "
         "(default: %(default)s)",
     )
     parser.add_argument(
         "--tau",
         type=unit_interval,
-        default=defaults.tau,
+        default=GoalTrackingSettings.of(defaults).tau,
         help="existence check: match a goal in memory at this confidence or above "
         "(§5.2 Stage 1; default %(default)s)",
     )
     parser.add_argument(
         "--delta",
         type=unit_interval,
-        default=defaults.delta,
+        default=GoalTrackingSettings.of(defaults).delta,
         help="graph evolution: link goals related at this score or above "
         "(§5.2 Stage 3; default %(default)s)",
     )
@@ -99,15 +98,17 @@ def run(args: argparse.Namespace) -> int:
     source = input_path(args.input)
     context = with_llm_settings(
         Context(
-            goal_extraction_judge=args.judge,
+            judges=command_judges(args),
             schema_path=str(input_path(args.schema)) if args.schema else None,
-            vector_backend=args.vector_backend,
-            audit_every=args.audit_every,
-            goal_tracker=args.tracker,
-            proactivity_judge=args.proactivity_judge,
-            response_quality_judge=args.response_quality_judge,
-            tau=args.tau,
-            delta=args.delta,
+            settings={
+                "goal_tracking": {
+                    "vector_backend": args.vector_backend,
+                    "audit_every": args.audit_every,
+                    "tracker": args.tracker,
+                    "tau": args.tau,
+                    "delta": args.delta,
+                }
+            },
         ),
         args,
     )

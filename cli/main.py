@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from todeval.cli import compare, evaluate, experiment, review, simulate, synthesize
+from todeval.cli import compare, config, evaluate, experiment, review, simulate, synthesize
 from todeval.cli.common import UsageError
 from todeval.graphs.api import (
     SUBSYSTEMS,
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_parser(subparsers)
     for subsystem in SUBSYSTEMS:  # each subsystem's own command, from the registry
         importlib.import_module(subsystem.command).add_parser(subparsers)
-    for command in (review, simulate, synthesize):
+    for command in (review, simulate, synthesize, config):
         command.add_parser(subparsers)
     return parser
 

@@ -17,7 +17,9 @@ from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -36,6 +38,7 @@ from todeval.graphs.api import (
     MEMORY_SETTINGS,
     SESSIONS_PER_INTENT,
     Context,
+    MemorySettings,
     ablation_table,
     baseline_table,
     build_memory_bench,
@@ -87,44 +90,46 @@ def add_eval_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
-        "--retrieval", choices=ABLATION_RETRIEVAL, default=defaults.memory_retrieval
+        "--retrieval", choices=ABLATION_RETRIEVAL, default=MemorySettings.of(defaults).retrieval
     )
     parser.add_argument(
-        "--judger", default=defaults.memory_judger, help="memory judger spec, or 'none'"
+        "--alpha", type=float, default=MemorySettings.of(defaults).alpha, help="re-rank weight"
     )
-    parser.add_argument("--alpha", type=float, default=defaults.alpha, help="re-rank weight")
-    parser.add_argument("--top-k", type=count, default=defaults.memory_top_k)
+    parser.add_argument("--top-k", type=count, default=MemorySettings.of(defaults).top_k)
     parser.add_argument(
         "--no-refine", action="store_true", help="give the reader questions and answers"
-    )
-    parser.add_argument("--reader", default=defaults.reader_judge, help="reader judge spec")
-    parser.add_argument(
-        "--scorer",
-        default=defaults.scorer_judge,
-        help="GPT-4 score judge spec (Figure 11; any LLM spec); local scores nothing",
     )
     parser.add_argument(
         "--activation",
         choices=ACTIVATIONS,
-        default=defaults.memory_activation,
+        default=MemorySettings.of(defaults).activation,
         help="intent_key: match the sessions' intent keys (the paper's); qa: rank QA units",
     )
     parser.add_argument(
         "--setting",
         choices=sorted(MEMORY_SETTINGS),
-        default=defaults.memory_setting,
+        default=MemorySettings.of(defaults).setting,
         help="what the reader is given: MAP or one of the paper's comparison settings",
     )
-    parser.add_argument(
-        "--summarizer",
-        default=defaults.memory_summarizer,
-        help="session summarizer spec for the summary settings (local writes none)",
-    )
-    parser.add_argument("--planner", default=defaults.memory_planner, help="planning judge spec")
-    parser.add_argument(
-        "--bank-builder",
-        default=defaults.memory_bank_builder,
-        help="who turns sessions into QA units: local (one unit per slot) or an LLM spec",
+    add_judge_arguments(
+        parser,
+        [
+            "memory_bank",
+            "intent_capture",
+            "missing_slot_query",
+            "memory_judger",
+            "reader",
+            "gpt4_score",
+            "memory_summarizer",
+        ],
+        aliases={
+            "--judger": "memory_judger",
+            "--reader": "reader",
+            "--scorer": "gpt4_score",
+            "--summarizer": "memory_summarizer",
+            "--planner": ("intent_capture", "missing_slot_query"),
+            "--bank-builder": "memory_bank",
+        },
     )
     parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
     parser.add_argument(
@@ -137,7 +142,9 @@ def add_eval_parser(subparsers: Any) -> None:
         "%(default)s); --agreeableness is a deprecated alias",
     )
     parser.add_argument(
-        "--bank-backend", choices=["chroma", "memory"], default=defaults.memory_bank_backend
+        "--bank-backend",
+        choices=["chroma", "memory"],
+        default=MemorySettings.of(defaults).bank_backend,
     )
     parser.add_argument(
         "--checkpoints",
@@ -166,23 +173,21 @@ def run_eval(args: argparse.Namespace) -> int:
     """Evaluate one configuration (or the ablation grid) and write the outputs."""
     source = input_path(args.bench)
     context = Context(
-        **llm_settings(args),
-        memory_retrieval=args.retrieval,
-        memory_judger=args.judger,
-        alpha=args.alpha,
-        memory_top_k=args.top_k,
-        refine_memory=not args.no_refine,
-        reader_judge=args.reader,
-        scorer_judge=args.scorer,
-        memory_activation=args.activation,
-        memory_setting=args.setting,
-        memory_summarizer=args.summarizer,
-        memory_planner=args.planner,
-        memory_bank_builder=args.bank_builder,
+        judges=command_judges(args),
         schema_path=str(input_path(args.schema)) if args.schema else None,
-        memory_bank_backend=args.bank_backend,
-        memory_bank_collection=collection_for([source]),
-    )
+        settings={
+            "memory": {
+                "retrieval": args.retrieval,
+                "alpha": args.alpha,
+                "top_k": args.top_k,
+                "refine": not args.no_refine,
+                "activation": args.activation,
+                "setting": args.setting,
+                "bank_backend": args.bank_backend,
+                "bank_collection": collection_for([source]),
+            }
+        },
+    ).with_flat(llm_settings(args))
     check_memory_judges(context, judgers=("local",) if args.ablation else ())
     bench, errors = load_memory_input(source)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -17,15 +17,15 @@ JSON file. Both write ``DIR/results.jsonl`` (one line per environment and run),
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
     count,
+    given_judges,
     input_path,
-    judge_overrides,
     progress,
     with_llm_settings,
     writable_folder,
@@ -54,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
         description="Target planning: the agent answers Listing 4 for every environment; the "
         "target-planning judge (Listing 11) scores it 1-10 against the reference.",
     )
-    _common(plan, REFERENCE_PLAN_AGENT, runs=1)
+    _common(plan, REFERENCE_PLAN_AGENT, runs=1, roles=["target_planning"])
     plan.set_defaults(run=run_plan)
     guide = verbs.add_parser(
         "guide",
@@ -63,8 +63,13 @@ def add_parser(subparsers: Any) -> None:
         "agreeableness) toward the reference target, at most --max-turns turns with a 3-turn "
         "memory window, stopping early when the target is reached; then Listings 12 and 13.",
     )
-    _common(guide, REFERENCE_GUIDE_AGENT, runs=3)
-    guide.add_argument("--user", default=None, help="simulated user spec (default local)")
+    _common(
+        guide,
+        REFERENCE_GUIDE_AGENT,
+        runs=3,
+        roles=GUIDE_ROLES,
+        aliases={"--user": "user_simulator"},
+    )
     guide.add_argument(
         "--agreeableness",
         default=",".join(PROACTIVE_AGREEABLENESS),
@@ -74,18 +79,19 @@ def add_parser(subparsers: Any) -> None:
     guide.set_defaults(run=run_guide)
 
 
-def _common(parser: argparse.ArgumentParser, agent: str, *, runs: int) -> None:
+def _common(
+    parser: argparse.ArgumentParser,
+    agent: str,
+    *,
+    runs: int,
+    roles: list[str],
+    aliases: dict[str, str] | None = None,
+) -> None:
     parser.add_argument("data", type=input_path, metavar="DATA", help="release folder or file")
     parser.add_argument("--agent", default=agent, help="agent spec (default %(default)s)")
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument("--runs", type=count, default=runs, help="runs (default %(default)s)")
-    parser.add_argument(
-        "--judge",
-        action="append",
-        default=[],
-        metavar="ROLE=SPEC",
-        help="a judge role's spec, e.g. guidance=openai:gpt-4o (repeatable)",
-    )
+    add_judge_arguments(parser, roles, aliases=aliases)
     parser.add_argument("--concurrency", type=count, default=1, help="runs at once (default 1)")
     parser.add_argument(
         "--checkpoints",
@@ -96,12 +102,13 @@ def _common(parser: argparse.ArgumentParser, agent: str, *, runs: int) -> None:
     add_llm_arguments(parser, dry_run=False)
 
 
+GUIDE_ROLES = ["guidance", "target_density", "target_reached", "user_simulator"]
+"""The roles dialogue guidance runs (target planning runs ``target_planning``)."""
+
+
 def task_context(args: argparse.Namespace) -> Context:
     """The run's Context from ``--judge``, ``--user`` and the LLM flags."""
-    overrides = judge_overrides(args.judge)
-    if getattr(args, "user", None):
-        overrides["user_simulator"] = args.user
-    return with_llm_settings(replace(Context(), **overrides), args)
+    return with_llm_settings(Context(judges=given_judges(args)), args)
 
 
 def agreeableness_tiers(raw: str) -> list[Any]:

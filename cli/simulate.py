@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
+    add_judge_arguments,
     add_llm_arguments,
+    command_judges,
     count,
     fmt_figure,
     input_path,
@@ -20,7 +22,7 @@ from todeval.cli.common import (
     with_llm_settings,
     writable_folder,
 )
-from todeval.graphs.api import SIMULATION_DOMAINS, Context, simulate_corpus
+from todeval.graphs.api import SIMULATION_DOMAINS, Context, SimulationSettings, simulate_corpus
 
 
 def add_parser(subparsers: Any) -> None:
@@ -47,13 +49,7 @@ def add_parser(subparsers: Any) -> None:
         "openai:model@http://host/v1, replay:RESULTS.json, graph:package.module:graph, "
         "python:package.module:function or a LangGraph server assistant",
     )
-    parser.add_argument(
-        "--user",
-        default=Context().user_simulator,
-        metavar="SPEC",
-        help="the simulated user: local (seeded, follows the task script; default) or "
-        "provider:model (AgentChangeBench's simulation guidelines)",
-    )
+    add_judge_arguments(parser, ["user_simulator"], aliases={"--user": "user_simulator"})
     parser.add_argument("--trials", type=count, default=1, help="trials per task (pass^k)")
     parser.add_argument(
         "--tasks", default=None, metavar="IDS", help="comma-separated task ids (default: all)"
@@ -61,7 +57,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--task-file", default=None, help="a tasks JSON instead of the domain's")
     parser.add_argument("--seed", type=int, default=300, help="first trial's seed (default 300)")
     parser.add_argument(
-        "--max-steps", type=count, default=Context().max_steps, help="agent turns per conversation"
+        "--max-steps",
+        type=count,
+        default=SimulationSettings().max_steps,
+        help="agent turns per conversation",
     )
     parser.add_argument(
         "--agent-max-tokens", type=count, default=None, help="a chat-model agent's longest answer"
@@ -93,15 +92,19 @@ def run(args: argparse.Namespace) -> int:
     """Simulate, score, print one line."""
     context = with_llm_settings(
         Context(
-            simulation_agent=args.agent,
-            user_simulator=args.user,
-            max_steps=args.max_steps,
-            agent_max_output_tokens=args.agent_max_tokens,
-            agent_fold_tool_results=args.fold_tool_results,
+            judges=command_judges(args),
+            settings={
+                "simulation": {
+                    "agent": args.agent,
+                    "max_steps": args.max_steps,
+                    "agent_max_output_tokens": args.agent_max_tokens,
+                    "agent_fold_tool_results": args.fold_tool_results,
+                }
+            },
         ),
         args,
     )
-    concurrency = args.max_concurrency or (context.llm_max_concurrency if uses_llm(context) else 1)
+    concurrency = args.max_concurrency or (context.llm.max_concurrency if uses_llm(context) else 1)
     summary = simulate_corpus(
         args.domain,
         context,

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_judge_arguments,
     add_llm_arguments,
     count,
+    given_judges,
     input_path,
     progress,
     with_llm_settings,
@@ -34,6 +35,8 @@ from todeval.cli.common import (
 from todeval.graphs.api import (
     PROACTIVE_DOMAINS,
     Context,
+    GoalTrackingSettings,
+    ProactiveSettings,
     canonical_domain,
     synthesize_atod,
     synthesize_proactive,
@@ -59,7 +62,8 @@ def _add_proactive(verbs: Any) -> None:
         help="ProactiveEval environments in the release layout (paper 003)",
         description=(
             "Synthesise ProactiveEval environments: topic tree -> environment -> "
-            f"{defaults.synthesis_candidates} candidate targets -> ensemble -> difficulty check "
+            f"{ProactiveSettings.of(defaults).synthesis_candidates} candidate targets -> ensemble "
+            "-> difficulty check "
             "by a panel, with obfuscation and noise while a majority still finds the target -> "
             "final check by a panel -> Fair/Hard tiers. Local roles by default (templates over "
             "todeval's own topic tree: a stand-in that exercises the pipeline); LLM specs run "
@@ -73,15 +77,15 @@ def _add_proactive(verbs: Any) -> None:
         default=",".join(PROACTIVE_DOMAINS),
         help="comma list of domains, written in turn (default: the paper's six)",
     )
-    parser.add_argument("--writer", default=None, help="spec of the writer (Listings 2-9)")
-    parser.add_argument(
-        "--difficulty-panel", default=None, help="comma list of specs that predict the target"
-    )
-    parser.add_argument(
-        "--difficulty-judge", default=None, help="spec that matches predictions to the target"
-    )
-    parser.add_argument(
-        "--final-check-panel", default=None, help="comma list of specs for Listing 10"
+    add_judge_arguments(
+        parser,
+        ["synthesis_writer", "target_prediction", "difficulty", "final_check"],
+        aliases={
+            "--writer": "synthesis_writer",
+            "--difficulty-panel": "target_prediction",
+            "--difficulty-judge": "difficulty",
+            "--final-check-panel": "final_check",
+        },
     )
     parser.add_argument("--candidates", type=count, default=None, help="candidate targets (5)")
     parser.add_argument(
@@ -112,28 +116,17 @@ def _add_run_tail(parser: argparse.ArgumentParser) -> None:
     add_llm_arguments(parser, dry_run=False)
 
 
-def _specs(raw: str | None) -> list[str] | None:
-    if raw is None:
-        return None
-    specs = [s.strip() for s in raw.split(",") if s.strip()]
-    if not specs:
-        raise UsageError(f"expected a comma list of judge specs, got {raw!r}")
-    return specs
-
-
 def proactive_context(args: argparse.Namespace) -> Context:
     """The run's Context from the flags (flags not given keep the defaults)."""
     if args.max_refinements is not None and args.max_refinements < 0:
         raise UsageError(f"--max-refinements must be 0 or more, got {args.max_refinements}")
     settings = {
-        "synthesis_writer": args.writer,
-        "difficulty_panel": _specs(args.difficulty_panel),
-        "difficulty_judge": args.difficulty_judge,
-        "final_check_panel": _specs(args.final_check_panel),
-        "synthesis_candidates": args.candidates,
-        "max_refinements": args.max_refinements,
+        "proactive.synthesis_candidates": args.candidates,
+        "proactive.max_refinements": args.max_refinements,
     }
-    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    context = Context(judges=given_judges(args)).with_flat(
+        {k: v for k, v in settings.items() if v is not None}
+    )
     return with_llm_settings(context, args)
 
 
@@ -193,17 +186,25 @@ def _add_atod(verbs: Any) -> None:
         "--complex-share",
         type=float,
         default=None,
-        help=f"share of complex dialogues in [0, 1] (default {defaults.complex_share})",
+        help="share of complex dialogues in [0, 1] "
+        f"(default {GoalTrackingSettings.of(defaults).complex_share})",
     )
     parser.add_argument(
         "--attempts",
         type=count,
         default=None,
-        help=f"samples tried per dialogue before giving up (default {defaults.synthesis_attempts})",
+        help="samples tried per dialogue before giving up "
+        f"(default {GoalTrackingSettings.of(defaults).synthesis_attempts})",
     )
-    parser.add_argument("--annotator", default=None, help="trajectory_annotation judge spec")
-    parser.add_argument("--generator", default=None, help="dialogue_generation judge spec")
-    parser.add_argument("--status-annotator", default=None, help="status_annotation judge spec")
+    add_judge_arguments(
+        parser,
+        ["trajectory_annotation", "dialogue_generation", "status_annotation"],
+        aliases={
+            "--annotator": "trajectory_annotation",
+            "--generator": "dialogue_generation",
+            "--status-annotator": "status_annotation",
+        },
+    )
     _add_run_tail(parser)
     parser.set_defaults(run=run_atod)
 
@@ -213,14 +214,13 @@ def atod_context(args: argparse.Namespace) -> Context:
     if args.complex_share is not None and not 0.0 <= args.complex_share <= 1.0:
         raise UsageError(f"--complex-share must be in [0, 1], got {args.complex_share}")
     settings = {
-        "trajectory_annotation_judge": args.annotator,
-        "dialogue_generation_judge": args.generator,
-        "status_annotation_judge": args.status_annotator,
-        "synthesis_source": str(input_path(args.source)) if args.source else None,
-        "complex_share": args.complex_share,
-        "synthesis_attempts": args.attempts,
+        "goal_tracking.synthesis_source": str(input_path(args.source)) if args.source else None,
+        "goal_tracking.complex_share": args.complex_share,
+        "goal_tracking.synthesis_attempts": args.attempts,
     }
-    context = replace(Context(), **{k: v for k, v in settings.items() if v is not None})
+    context = Context(judges=given_judges(args)).with_flat(
+        {k: v for k, v in settings.items() if v is not None}
+    )
     return with_llm_settings(context, args)
 
 

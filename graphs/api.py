@@ -54,9 +54,14 @@ from todeval.graphs.config import (
     ConfigError,
     build_context,
     checked_setting,
+    config_reference,
+    is_setting,
     llm_specs,
+    old_role_names,
     read_config,
     read_prices,
+    role_defaults,
+    warn_renamed,
 )
 from todeval.graphs.corpus.compare import compare_folders
 from todeval.graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
@@ -103,14 +108,19 @@ from todeval.graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from todeval.graphs.proactive import planning_graph as proactive_planning_graph
 from todeval.graphs.proactive import synthesis_graph as proactive_synthesis_graph
 from todeval.graphs.ray_runner import ClusterError
-from todeval.nodes.context import JUDGE_ROLES, Context
+from todeval.nodes.context import Context, LLMSettings, SubsystemSettings, context_from_mapping
+from todeval.nodes.goal_shift.settings import GoalShiftSettings
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from todeval.nodes.memory.bank import fill_banks
 from todeval.nodes.memory.roles import check_memory_judges
-from todeval.nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS
+from todeval.nodes.memory.settings import ACTIVATIONS, MEMORY_SETTINGS, MemorySettings
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUIDE_AGENT
 from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
+from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
+from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.stores.checkpoint import CheckpointerError, is_postgres_url
 from todeval.stores.memory_bank import collection_for
 
@@ -124,7 +134,6 @@ __all__ = [
     "BASELINE_SOURCES",
     "EVALUATE_DEFAULTS",
     "INTENTS_PER_INDIVIDUAL",
-    "JUDGE_ROLES",
     "MEMORY_SETTINGS",
     "METRICS",
     "PROACTIVE_AGREEABLENESS",
@@ -139,6 +148,20 @@ __all__ = [
     "Compat",
     "ConfigError",
     "Context",
+    "LLMSettings",
+    "SimulationSettings",
+    "GoalShiftSettings",
+    "GoalSuccessSettings",
+    "GoalTrackingSettings",
+    "MemorySettings",
+    "ProactiveSettings",
+    "SubsystemSettings",
+    "config_reference",
+    "context_from_mapping",
+    "is_setting",
+    "old_role_names",
+    "role_defaults",
+    "warn_renamed",
     "DatasetFormatError",
     "Dialogue",
     "EvaluationLine",

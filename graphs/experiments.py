@@ -16,7 +16,6 @@ import os
 import tempfile
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -55,7 +54,9 @@ from todeval.graphs.corpus.simulation import domain_tasks, simulation_records
 from todeval.graphs.evaluation import graph as evaluation_graph
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.memory.bank import bank_for
+from todeval.nodes.simulation.settings import SimulationSettings
 
 
 def offline_client() -> Client:
@@ -102,8 +103,12 @@ def evaluation_experiment(
     wanted = [suite_named(name) or name for name in (suites or SUITES)]
     metrics = suite_metrics(wanted)  # raises on an unknown suite before any work
     run_context = context or Context()
-    routes = run_context.routes or routes_used(record.dialogue for record in records)
-    run_context = replace(run_context, escalate_ambiguous=False, routes=routes)
+    routes = GoalSuccessSettings.of(run_context).routes or routes_used(
+        record.dialogue for record in records
+    )
+    run_context = run_context.updated(
+        settings={"goal_success": {"escalate_ambiguous": False, "routes": routes}}
+    )
     tally = EvaluationTally(
         evaluation_judges(run_context),
         start_tallies(TallySettings(units=bank_for(run_context).units)),
@@ -131,8 +136,8 @@ def evaluation_experiment(
         metadata={
             "suites": wanted,
             "metrics": metrics,
-            "segmenter": run_context.segmentation_judge,
-            "teachers": run_context.teachers,
+            "segmentation": run_context.spec("segmentation"),
+            "turn_quality": run_context.specs("turn_quality"),
         },
     )
 
@@ -258,7 +263,9 @@ def corpus_experiment(
         DatasetFormatError, JudgeSpecError, JudgeConfigError: as :func:`evaluate_corpus`.
     """
     inputs = list(zip(sources, detect_kinds(sources), strict=True))
-    context = replace(run_context(context, inputs, limit), escalate_ambiguous=False)
+    context = run_context(context, inputs, limit).updated(
+        settings={"goal_success": {"escalate_ambiguous": False}}
+    )
     check_judges(context, suites)
     records = [
         r
@@ -298,7 +305,7 @@ def simulation_experiment(
     """A live simulation as a LangSmith experiment: the agent under test is the target.
 
     Each example is a (task, trial); the target runs the simulation graph (the agent in
-    ``context.simulation_agent`` against the simulated user and the domain's tools) and scores
+    ``SimulationSettings.agent`` against the simulated user and the domain's tools) and scores
     the conversation with the goal-shift suite, as ``todeval simulate`` does, so two agents on
     the same tasks line up in LangSmith's comparison view. Offline without an API key.
 
@@ -346,8 +353,8 @@ def simulation_experiment(
         dataset_name=dataset_name,
         metadata={
             "domain": domain,
-            "agent": context.simulation_agent,
-            "user_simulator": context.user_simulator,
+            "agent": SimulationSettings.of(context).agent,
+            "user_simulator": context.spec("user_simulator"),
             "trials": trials,
         },  # fmt: skip
     )

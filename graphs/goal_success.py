@@ -36,6 +36,7 @@ from typing_extensions import TypedDict
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.scoring import score_goals
 from todeval.nodes.goal_success.segmentation import build_goal_spans, segment_goals
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import (
     GoalSuccessInput,
     GoalSuccessOutput,
@@ -147,9 +148,9 @@ def runs_as_functions(context: Context) -> bool:
     It can when no escalation can pause it and the teachers are all local (one labelling task,
     nothing to run in parallel).
     """
-    teachers = context.teachers
+    teachers = context.specs("turn_quality")
     return (
-        not context.escalate_ambiguous
+        not GoalSuccessSettings.of(context).escalate_ambiguous
         and bool(teachers)
         and all(parse_spec(spec).is_local for spec in teachers)
     )
@@ -163,7 +164,10 @@ def goal_success_steps(dialogue: dict[str, Any], runtime: Runtime[Context]) -> G
     """
     state = cast(GoalSuccessState, {"dialogue": dialogue})
     state.update(cast(GoalSuccessState, run_goal_segmentation(state, runtime)))
-    panel = [{"index": i, "teacher": spec} for i, spec in enumerate(get_context(runtime).teachers)]
+    panel = [
+        {"index": i, "teacher": spec}
+        for i, spec in enumerate(get_context(runtime).specs("turn_quality"))
+    ]
     labels = label_turns(cast(TeacherTask, {"dialogue": dialogue, "teachers": panel}), runtime)
     voted = vote_labels(cast(VotingState, {"dialogue": dialogue} | labels), runtime)
     state.update(cast(GoalSuccessState, {key: voted[key] for key in VotingOutput.__annotations__}))

@@ -31,6 +31,7 @@ from typing_extensions import TypedDict
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.baselines.tracker import answer_utterances
 from todeval.nodes.goal_tracking.judging import judge_dialogue, judged_dialogue
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import (
     GoalTrackingInput,
     GoalTrackingOutput,
@@ -133,7 +134,11 @@ def run_goal_tracking(payload: GoalTrackingTask, runtime: Runtime[Context]) -> d
     calls; nothing in them pauses).
     """
     context = get_context(runtime)
-    track = track_utterances if context.goal_tracker == "atod" else answer_utterances
+    track = (
+        track_utterances
+        if GoalTrackingSettings.of(context).tracker == "atod"
+        else answer_utterances
+    )
     given = {"dialogue_id": payload["dialogue_id"], "utterances": payload["utterances"]}
     done = track(cast(GoalTrackingState, given | {"final": True}), runtime)
     done = done | judged_dialogue(payload["utterances"], done, context)

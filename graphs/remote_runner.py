@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict
 from typing import Any
 
 from langgraph_sdk import get_sync_client
@@ -21,7 +20,7 @@ from langgraph_sdk.schema import RunStatus
 
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import R, record_id, run_in_order, thread_id_for
+from todeval.graphs.runner import R, context_summary, record_id, run_in_order, thread_id_for
 from todeval.nodes.context import Context
 from todeval.nodes.judges.redact import error_text, redact
 
@@ -44,10 +43,11 @@ def server_thread_id(key: str) -> str:
 def context_payload(context: Context) -> dict[str, Any]:
     """``context`` as a JSON object for ``runs.wait(context=...)``.
 
-    Every field of today's :class:`Context` is JSON already; a value JSON cannot hold (a path,
-    say) goes as its string, as :func:`thread_id_for` hashes it.
+    Every role's spec and every subsystem's settings (:meth:`Context.dump`, the shape the
+    server's :func:`~nodes.context.get_context` reads); a value JSON cannot hold (a path, say)
+    goes as its string, as :func:`thread_id_for` hashes it.
     """
-    payload: dict[str, Any] = json.loads(json.dumps(asdict(context), default=str))
+    payload: dict[str, Any] = json.loads(json.dumps(context_summary(context), default=str))
     return payload
 
 

@@ -26,7 +26,7 @@ from todeval.evals.schema import Dialogue
 from todeval.graphs.corpus.goal_success import SUBSYSTEM, goal_success_corpus
 from todeval.graphs.goal_success import build_goal_success_graph
 from todeval.graphs.runner import pending_interrupts, resume_thread
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, context_from_mapping
 from todeval.nodes.goal_success.voting import ESCALATION_KIND, HumanVerdict, escalation_case
 from todeval.stores.checkpoint import open_checkpointer
 
@@ -62,7 +62,7 @@ class GoalSuccessReview:
             raise ReviewError(
                 "that run kept no checkpoints (--checkpoints :memory:): nothing to resume"
             )
-        self.context = Context(**self.run["context"])
+        self.context = context_from_mapping(self.run["context"])
         self.threads = [t["thread_id"] for t in self.summary.get("pending_review_threads", [])]
         self._graph: CompiledStateGraph[Any, Context, Any, Any] | None = None
 

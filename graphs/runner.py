@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import importlib
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
+from functools import cache
 from itertools import islice
 from typing import Any, Literal, TypeVar, cast
 
@@ -59,8 +61,34 @@ def record_id(record: BaseModel) -> str:
     raise TypeError(f"{type(record).__name__} has none of the id fields {ID_FIELDS}")
 
 
+@cache
+def _declare_every_setting() -> None:
+    """Import every subsystem's roles and settings: the thread hash reads all of them."""
+    for name in SETTINGS_DECLARED_BY:
+        importlib.import_module(f"todeval.nodes.{name}.roles")
+        importlib.import_module(f"todeval.nodes.{name}.settings")
+
+
+SETTINGS_DECLARED_BY = (
+    "goal_success",
+    "goal_tracking",
+    "goal_shift",
+    "memory",
+    "proactive",
+    "simulation",
+)
+"""The node packages that declare judge roles and settings (``roles.py``, ``settings.py``)."""
+
+
+def context_summary(context: Context) -> dict[str, Any]:
+    """The run's context for ``summary.json``: every declared role and subsystem setting."""
+    _declare_every_setting()
+    return context.dump()
+
+
 def thread_id_for(subsystem: str, record: BaseModel, context: Context) -> str:
     """Stable id: same record, same context -> same thread."""
+    _declare_every_setting()
     payload = json.dumps(
         [record.model_dump(mode="json"), judging_fields(context)], sort_keys=True, default=str
     )

@@ -1,399 +1,345 @@
-"""Run-time configuration shared by every graph: one judge spec per role and the papers' thresholds.
+"""Run-time configuration of every graph: judge specs, run-wide and subsystem settings.
 
-Pass it as ``context=Context(...)`` when invoking a graph (the LangGraph server accepts the
-same fields as a JSON object). Nodes read it through :func:`get_context`, which falls back to
-the defaults so a graph also runs when no context was given (e.g. from LangGraph Studio).
+Judge specs by role, run-wide LLM settings and one settings object per subsystem.
+
+Pass it as ``context=Context(...)`` when invoking a graph (the LangGraph server accepts the same
+shape as a JSON object, or the old flat field names). Nodes read it through :func:`get_context`,
+which falls back to the defaults so a graph also runs when no context was given (e.g. from
+LangGraph Studio), and a subsystem's settings through ``<Subsystem>Settings.of(context)``.
+
+This module imports no subsystem: each subsystem declares its settings model in
+``nodes/<subsystem>/settings.py`` (a :class:`SubsystemSettings` subclass naming its ``section``)
+and each judge role its default spec in its ``JudgeRole``; both register themselves here.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field
+
+Spec = str | list[str]
+"""A judge spec (``local``, ``local:<variant>``, ``<provider>:<model>``) or a panel of them."""
+
+SECTIONS: dict[str, type[SubsystemSettings]] = {}
+"""Every subsystem's settings model by section name (filled as ``settings`` modules load)."""
+
+ROLE_DEFAULTS: dict[str, Spec] = {}
+"""Every declared judge role's default spec by name (filled as ``roles`` modules load)."""
 
 
-@dataclass(kw_only=True)
+class LLMSettings(BaseModel):
+    """How a run calls its LLMs: never what a right label is (a run resumes across changes)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    context_tokens: int = Field(
+        8192,
+        gt=0,
+        description="The LLM judges' context window in tokens: a dialogue whose prompt would not "
+        "fit is judged in windows; a prompt that still does not fit is null with the reason.",
+    )
+    timeout_s: float = Field(
+        60.0, gt=0, description="Seconds one LLM call may take before it counts as failed."
+    )
+    max_concurrency: int = Field(
+        4, gt=0, description="LLM calls in flight at once per provider endpoint."
+    )
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="Requests per minute per provider endpoint; None: no cap."
+    )
+    breaker_failures: int = Field(
+        5,
+        gt=0,
+        description="Consecutive failed calls after which an endpoint is not called for 30 s "
+        "(the remaining labels are null with the reason).",
+    )
+    max_calls: int | None = Field(
+        None, description="At most this many LLM calls in a run; then labels are null."
+    )
+    budget_usd: float | None = Field(
+        None, description="Stop calling once the priced cost reaches this (needs prices)."
+    )
+    prices: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="Judge spec -> [USD per 1k prompt tokens, USD per 1k completion tokens].",
+    )
+    dry_run: bool = Field(
+        False, description="Count every LLM request a run would make and send none."
+    )
+    max_retries: int = Field(
+        3, description="Attempts an LLM judge gets for malformed output before a null label."
+    )
+
+
+class SubsystemSettings(BaseModel):
+    """A subsystem's settings (subclass with ``section="<subsystem>"``; every field described).
+
+    Read one with ``MySettings.of(context)``: the context's section (a model or a mapping of its
+    fields), validated, or the defaults.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    section: ClassVar[str]
+
+    def __init_subclass__(cls, *, section: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if section:
+            cls.section = section
+            SECTIONS[section] = cls
+
+    @classmethod
+    def of(cls, context: Context | None) -> Self:
+        """This subsystem's settings in ``context`` (defaults for what it does not set)."""
+        raw = context.settings.get(cls.section) if context is not None else None
+        if isinstance(raw, cls):
+            return raw
+        return cls.model_validate(dict(raw) if raw is not None else {})
+
+
+@dataclass(init=False)
 class Context:
-    """Judge specs per role and thresholds.
+    """Judge specs by declared role name, run-wide settings, and one settings object per subsystem.
 
-    A spec is ``local``, ``local:<variant>`` or ``<provider>:<model>``.
+    Attributes:
+        judges: Role name -> spec (a list for a panel role); a role not named here judges with
+            its declared default (``JudgeRole.default``).
+        llm: How LLMs are called (timeouts, budget, retries...).
+        schema_path: An SGD-style ``schema.json`` (services, intents with descriptions, required
+            slots); when given, goals are named ``(service, intent)``. Run-wide: it describes the
+            dataset, which goal tracking and the memory reader both read.
+        settings: Subsystem name -> its settings (a ``SubsystemSettings`` or a mapping of its
+            fields); read through ``<Subsystem>Settings.of(context)``.
     """
 
-    segmentation_judge: str = "local"
-    """Who decides ``is_new_goal`` per turn (paper 004, Section 4.1).
-
-    ``local`` (= ``local:learned``, a small classifier on MiniLM features trained on SGD),
-    ``local:rules`` (untrained cues) or an LLM spec such as ``openai:gpt-4o-mini`` (the paper's
-    Appendix D prompt).
-    """
-
-    new_goal_threshold: float | None = None
-    """Probability above which the learned local segmenter says "new goal"; None = the
-    threshold tuned on held-out SGD train data and stored with the model."""
-
-    time_gap_minutes: float = 30.0
-    """A pause longer than this before a user message is a new-goal signal (paper 004 names
-    temporal gaps as a feature); a signal, not a rule: it shifts the local judge's odds."""
-
-    teachers: list[str] = field(
-        default_factory=lambda: ["local:turn", "local:reply-reaction", "local:fit-reaction"]
-    )
-    """The teachers that label every turn's ``quality`` and ``rcof`` (paper 004, Section 6).
-
-    Each is a spec of the ``turn_quality`` role; mix kinds freely (e.g. two LLMs and one local).
-    The defaults are three learned local teachers (trained on SGD with failures the team wrote,
-    see ``nodes/goal_success/judges/turn_quality/learned.py``) that read different evidence:
-    the turn alone, the reply with the user's reaction, and answer-question fit with the
-    reaction. Their vote agrees with people at kappa .42 on the frozen failure set (the rule
-    trio ``local:signals,local:response,local:semantic`` that was the default: .26).
-    """
-
-    routes: dict[str, str] = field(default_factory=dict)
-    """The deployment's route table for the routing check (E6): sub-agent route name (as in
-    ``turn.metadata.route``) -> what it handles, e.g. ``{"hr_policy_bot": "leave, benefits,
-    HR policies"}``. Empty: ``todeval goal-success`` fills in the routes the corpus uses,
-    described by their names; a graph run without it knows only the dialogue's own routes."""
-
-    escalate_ambiguous: bool = True
-    """Pause with ``interrupt()`` for a human verdict when the teachers' vote is ambiguous;
-    when False the ambiguous turn keeps no label (``null``) and its goal stays undecided."""
-
-    teacher_sop: str = ""
-    """The domain's business rules (the SOP text paper 004's experts and teachers share, §6 and
-    Appendix C), given to the LLM teachers inside the Appendix D prompt. Local teachers read
-    fixed rubrics and ignore it (the summary says which did). Empty: no SOP."""
-
-    teacher_calibration: str | None = None
-    """Path of a ``calibration.json`` from an earlier run whose escalations people reviewed:
-    each teacher's agreement with their verdicts, per root cause. The run reports it beside
-    its figures and flags the teachers people often overruled; the vote itself stays paper
-    004's (two teachers must agree)."""
-
-    gsr_sample: int | None = None
-    """Evaluate a sample of this many dialogues, long sessions oversampled (paper 004, §6: "We
-    oversample longer sessions ... We then sample N conversations"); None: every dialogue."""
-
-    gsr_sample_seed: int = 0
-    """Seed of the ``gsr_sample`` draw (the same seed and input give the same sample)."""
-
-    goal_extraction_judge: str = "local"
-    """Who extracts goals from each utterance (ATOD §5.2): ``local`` (zero-shot intent matching
-    against ``schema_path`` when given, request detection otherwise) or an LLM spec, which then
-    also answers the existence check and status in one batched call per utterance."""
-
+    judges: dict[str, Spec] = field(default_factory=dict)
+    llm: LLMSettings = field(default_factory=LLMSettings)
     schema_path: str | None = None
-    """An SGD-style ``schema.json`` (services, intents with descriptions, required slots); when
-    given, goals are named ``(service, intent)``."""
-
-    tau: float = 0.75
-    """Existence check: a candidate matches a goal in memory when the judge's confidence is at
-    least tau (ATOD §5.2, Stage 1)."""
-
-    delta: float = 0.6
-    """Graph evolution: a new goal is linked to goals whose relation is at least delta
-    (ATOD §5.2, Stage 3)."""
-
-    top_k: int = 5
-    """Neighbours retrieved from D_vec for each candidate goal."""
-
-    audit_every: int = 10
-    """Run the proactive audit every K utterances (and at the end of the dialogue)."""
-
-    goal_tracker: str = "atod"
-    """Who tracks the goals (ATOD §7, Table 3): ``atod`` (the agentic memory pipeline above) or a
-    baseline adapted to the goal-status output: ``full-context`` (Kazi et al.), ``rsum``
-    (LLM-Rsum), ``rag``, ``memochat``, ``memorybank`` (see ``nodes/goal_tracking/baselines``).
-    A baseline reads with ``goal_extraction_judge``: an LLM spec sends its prompts; ``local``
-    replays the local reader over the memory view the baseline keeps."""
-
-    proactivity_judge: str = "local"
-    """Who decides whether each proactive action (a goal or status change made at a system turn
-    without the user asking) was contextually appropriate and beneficial (ATOD §6.2):
-    ``local`` (the user's reaction and the goal's outcome) or an LLM spec."""
-
-    response_quality_judge: str = "local"
-    """Who scores response quality, G-Eval style (ATOD §6.3, Table 4): an LLM spec; ``local``
-    gives null with the reason (no local judge measures it)."""
-
-    trajectory_annotation_judge: str = "local"
-    """Who annotates sampled goal sets for ATOD synthesis (§4.2): ``local`` (real SGD episodes
-    and rules) or an LLM spec."""
-
-    dialogue_generation_judge: str = "local"
-    """Who writes synthetic ATOD dialogues (§4.3): ``local`` (real SGD utterances composed) or an
-    LLM spec (needs an LLM ``trajectory_annotation_judge`` and ``status_annotation_judge``)."""
-
-    status_annotation_judge: str = "local"
-    """Who labels every goal's status at every turn of a synthetic dialogue (§4.4): ``local``
-    (the local generator's own labels) or an LLM spec (one call per turn)."""
-
-    synthesis_source: str | None = None
-    """The SGD file ATOD synthesis draws goals and utterances from (its ``schema*.json`` beside
-    it); None = SGD train in ``TODEVAL_DATA_DIR``, the paper's seed corpus."""
-
-    complex_share: float = 0.35
-    """Share of complex dialogues in a synthetic set (the paper's default 35 %)."""
-
-    synthesis_attempts: int = 8
-    """Samples tried per synthetic dialogue before it is given up (each rejection is counted)."""
-
-    goal_memory_path: str | None = None
-    """The goal memory's SQLite file (D_sym); None = ``.todeval/goal_memory.sqlite``;
-    ``:memory:`` keeps it in the process."""
-
-    vector_backend: str = "chroma"
-    """D_vec: ``chroma`` (a Chroma collection beside D_sym) or ``memory`` (numpy cosine over the
-    embeddings D_sym keeps: lowest latency, one process)."""
-
-    memory_bank_path: str | None = None
-    """The memory banks' Chroma folder; None = ``.todeval/memory_bank``."""
-
-    chroma_server: str | None = None
-    """A Chroma server (``http://host:port``; start one with ``chroma run --path DIR --port
-    8000``) that holds the memory banks instead of ``memory_bank_path``, so processes and
-    machines share them (each client still embeds: the server needs no model). None: on disk.
-    Where the vectors are kept, not what they are, so it does not change a record's thread."""
-
-    memory_bank_backend: str = "chroma"
-    """``chroma`` (units on disk, the banks outlive the process) or ``memory`` (in process)."""
-
-    memory_bank_collection: str = "memory_bank"
-    """The Chroma collection holding the banks (one per benchmark: unit ids repeat across them)."""
-
-    memory_bank_builder: str = "local"
-    """Who turns each stored session into QA memory units (MAP App. B.4): ``local`` (one unit per
-    task-goal slot, deterministic) or an LLM spec (the memory construction prompt)."""
-
-    memory_planner: str = "local"
-    """Who captures the session's intent description and asks the missing-slot query (MAP §4.2,
-    the paper's GPT-4o-mini planning steps)."""
-
-    memory_retrieval: str = "hybrid"
-    """Memory activation (MAP §4.2): ``dense`` (MiniLM over Chroma), ``bm25`` or ``hybrid``
-    (both, scores min-max scaled and averaged)."""
-
-    memory_activation: str = "intent_key"
-    """What activation ranks (MAP §4.2): ``intent_key`` (the paper's: the intent description k_i
-    against each stored session's intent key k_j, activating that session's QA units v_j) or
-    ``qa`` (each QA unit on its own, intent description, question and answer together)."""
-
-    memory_setting: str = "map"
-    """What the reader is given (MAP and the paper's comparison settings, Tables 1, 3, 4, 6,
-    Fig. 4): ``map``; ``current_session`` (no memory); ``full_context`` (every stored session's
-    dialogue); ``dialogue_rag`` (the ``memory_selected`` sessions' dialogues that
-    ``memory_retrieval`` ranks best); ``qa_rag`` (the top QA units, no judger, no refinement);
-    ``summary`` / ``summary_rag`` (every / the best-ranked session summaries, ChatCite-style);
-    ``oracle`` / ``oracle_qa`` (the relevant sessions' dialogues / QA units)."""
-
-    memory_summarizer: str = "local"
-    """Who writes the session summaries of the summary-based settings (ChatCite-style, MAP
-    Table 4): an LLM spec; ``local`` writes none (a summary needs an LLM), so those settings
-    then have no memory and their figures are null with the reason."""
-
-    memory_top_k: int = 10
-    """QA memory units activated per query before judging (MAP §4.2)."""
-
-    memory_judger: str = "local"
-    """Who scores each activated unit's contribution to the task (MAP Eq. 2): ``local`` (a small
-    model trained on SGD train with cross-entropy, Eq. 3), an LLM spec, or ``none`` (no judger:
-    retrieval order only)."""
-
-    alpha: float = 0.5
-    """Re-rank weight: s_final = alpha * s_retrieval + (1 - alpha) * s_judger (MAP §4.2)."""
-
-    memory_selected: int = 5
-    """QA units kept after re-ranking and passed to refinement (MAP: top 5)."""
-
-    refine_memory: bool = True
-    """Refinement (MAP §4.2): drop the units' questions and keep their core answers."""
-
-    reader_judge: str = "local"
-    """Who writes the confirmation response (MAP Fig. 9 prompt; ``local``: a template that
-    states the slot values)."""
-
-    scorer_judge: str = "local"
-    """Who gives the confirmation response its GPT-4 score, 1-10 (MAP Fig. 11 prompt, any LLM
-    spec); ``local`` scores nothing (null with the reason: no local judge invents that score)."""
-
-    schema_defaults: bool = True
-    """With a schema, the reader confirms the schema's defaults for optional slots nobody set
-    (SGD systems confirm "2 seats" unasked); memory and the context override them."""
-
-    repair_agent: str = "local"
-    """The agent under test in the proactive slot repair loop (MAP §4.3)."""
-
-    user_simulator: str = "local"
-    """The simulated user who knows the task goal (shared by the repair, goal-shift and
-    proactivity harnesses)."""
-
-    supervisor_judge: str = "local"
-    """Who decides which missing or wrong slots a repair turn resolved (MAP §4.3)."""
-
-    max_repair_turns: int = 10
-    """The repair loop stops after this many agent turns even if slots remain."""
-
-    shift_detection_judge: str = "local"
-    """Who finds goal shifts and their acknowledgment/tool/outcome turns when a transcript has
-    no stored judge output (AgentChangeBench Appendix G)."""
-
-    nl_assertion_judge: str = "local"
-    """Who checks a task's natural-language assertions when no stored judgment is reused
-    (AgentChangeBench TSR, nl_assertion channel); ``local`` answers null with a reason for
-    assertions it cannot check."""
-
-    reuse_judgments: bool = True
-    """Use the LLM-judge outputs stored in a results file (``reward_info``) when present."""
-
-    simulation_agent: str = ""
-    """The agent under test in live simulations (``todeval simulate --agent``): a chat model
-    spec, ``replay:PATH``, a graph or callable by import path (see ``nodes.simulation.agents``)."""
-
-    agent_max_output_tokens: int | None = None
-    """A chat-model agent's longest answer (None: the provider's default)."""
-
-    agent_fold_tool_results: bool = False
-    """Send tool results to a chat-model agent as user messages: for servers whose chat
-    template drops tool messages (llama.cpp's ``chatml-function-calling``)."""
-
-    max_steps: int = 200
-    """Agent turns (tool-calling ones included) after which a simulated conversation ends with
-    ``max_steps`` (tau2's default, as AgentChangeBench's run40 records it)."""
-
-    target_planning_judge: str = "local"
-    """Who scores an agent's target plan against the reference, 1-10 (ProactiveEval Listing 11):
-    ``local`` (MiniLM and word match of target and sub-targets to the reference; its 1-10 map was
-    calibrated on half the team-labelled plans, see its validity card) or an LLM spec (the
-    paper's prompt; the paper's judge is GPT-4o)."""
-
-    guidance_judge: str = "local"
-    """Who scores a guidance dialogue 1-10 (ProactiveEval Listing 12): ``local`` (the rubric
-    sub-scores it can compute: message length, metadata leaks, passive openers, front-loading,
-    sub-target coverage; its 1-10 map was calibrated on half the team-labelled dialogues) or an
-    LLM spec (the paper's prompt)."""
-
-    target_density_judge: str = "local"
-    """Who counts the sub-targets in each agent message (ProactiveEval Listing 13): ``local``
-    (MiniLM and word match per sentence) or an LLM spec."""
-
-    target_reached_judge: str = "local"
-    """Who decides after each dialogue-guidance turn whether the user reached the target (early
-    stop; todeval's own check, the paper prints none): ``local`` (the final step was put and the
-    user's last message agrees) or an LLM spec (todeval's own prompt)."""
-
-    synthesis_writer: str = "local"
-    """Who writes synthetic ProactiveEval data (Listings 2-9: topic tree, environment, targets,
-    ensemble, obfuscation, noise): ``local`` (templates over todeval's own topic tree; a
-    stand-in that exercises the pipeline) or an LLM spec (the paper used GPT-4o)."""
-
-    difficulty_panel: list[str] = field(
-        default_factory=lambda: ["local:lead", "local:entity", "local:salient"]
-    )
-    """The reasoners that each predict an environment's target in the difficulty check (the
-    paper: three models of different scale); ``local:*`` are crude extractive predictors."""
-
-    difficulty_judge: str = "local"
-    """Who decides which predicted targets convey the reference's meaning (todeval's own prompt:
-    the paper prints none): ``local`` (MiniLM similarity of the targets) or an LLM spec."""
-
-    final_check_panel: list[str] = field(
-        default_factory=lambda: ["local:grounded", "local:format", "local:domain-action"]
-    )
-    """The judges that each say whether the reference is the best target (Listing 10); an item is
-    kept when a majority says yes (the paper: five LLMs). ``local:*`` check stated rules only."""
-
-    synthesis_candidates: int = 5
-    """Candidate targets sampled per environment before the ensemble (the paper's n = 5)."""
-
-    synthesis_temperature: float = 1.0
-    """Sampling temperature of the candidate targets (the paper: "high temperature")."""
-
-    max_refinements: int = 5
-    """Refinement rounds (obfuscation, then noise) at most while a majority of the difficulty
-    panel still finds the target (the paper: 5)."""
-
-    llm_context_tokens: int = 8192
-    """The LLM judges' context window in tokens: a dialogue whose prompt would not fit is judged
-    in windows (paper 004's single call, see ``nodes.goal_success.judges.appendix_d``); a prompt
-    that still does not fit is null with the reason, never truncated."""
-
-    llm_timeout_s: float = 60.0
-    """Seconds one LLM call may take before it counts as failed (the client's timeout)."""
-
-    llm_max_concurrency: int = 4
-    """LLM calls in flight at once per provider endpoint (records run concurrently up to it)."""
-
-    llm_requests_per_minute: float | None = None
-    """Requests per minute per provider endpoint (langchain-core's rate limiter); None: no cap."""
-
-    llm_breaker_failures: int = 5
-    """Consecutive failed calls after which a provider endpoint is not called (for 30 s): the
-    remaining labels are null with the reason instead of waiting on a dead endpoint."""
-
-    llm_max_calls: int | None = None
-    """At most this many LLM calls in a run; after it, labels are null with the reason."""
-
-    llm_budget_usd: float | None = None
-    """Stop calling once the priced cost reaches this (needs ``llm_prices``)."""
-
-    llm_prices: dict[str, list[float]] = field(default_factory=dict)
-    """Judge spec -> [USD per 1k prompt tokens, USD per 1k completion tokens]."""
-
-    llm_dry_run: bool = False
-    """Count every LLM request a run would make (calls, prompt tokens) and send none."""
-
-    llm_max_retries: int = 3
-    """Attempts an LLM judge gets for malformed output before the label is recorded as null."""
-
-
-JUDGE_ROLES = frozenset(
-    {
-        "teachers",
-        "memory_bank_builder",
-        "memory_planner",
-        "memory_judger",
-        "memory_summarizer",
-        "repair_agent",
-        "user_simulator",
-        "simulation_agent",
-        "synthesis_writer",
-        "difficulty_panel",
-        "final_check_panel",
-    }
-    | {f.name for f in fields(Context) if f.name.endswith("_judge")}
-)
-"""The fields that name who judges (``--judge ROLE=SPEC``); the rest are thresholds and settings."""
-
-POSITIVE = frozenset(
-    {
-        "llm_timeout_s",
-        "llm_max_concurrency",
-        "llm_requests_per_minute",
-        "llm_breaker_failures",
-        "llm_context_tokens",
-        "top_k",
-        "memory_top_k",
-        "memory_selected",
-        "audit_every",
-        "max_steps",
-        "synthesis_candidates",
-        "synthesis_attempts",
-        "gsr_sample",
-    }
-)
-"""Settings that must be above zero when set."""
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        *,
+        judges: Mapping[str, Spec] | None = None,
+        llm: LLMSettings | Mapping[str, Any] | None = None,
+        schema_path: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        **flat: Any,
+    ) -> None:
+        """Build a context; mappings are validated by their models.
+
+        ``**flat`` takes the old flat field names (deprecated, with a warning): the LangGraph
+        server builds the context from its JSON this way, so old clients keep working.
+
+        Raises:
+            TypeError: A keyword that is neither a field nor an old flat name.
+            pydantic.ValidationError: A setting of the wrong type or out of range.
+        """
+        self.judges = dict(judges or {})
+        self.llm = llm if isinstance(llm, LLMSettings) else LLMSettings(**dict(llm or {}))
+        self.schema_path = schema_path
+        self.settings = {}
+        for section, value in (settings or {}).items():
+            model = SECTIONS.get(section)
+            if model is not None and not isinstance(value, model):
+                value = model.model_validate(dict(value))
+            self.settings[section] = value
+        if flat:
+            unknown = sorted(set(flat) - set(LEGACY_NAMES))
+            if unknown:
+                raise TypeError(f"Context got unknown settings: {', '.join(unknown)}")
+            warnings.warn(
+                f"Context({', '.join(sorted(flat))}=...): flat names are deprecated; use "
+                "judges={role: spec}, llm=..., settings={subsystem: {...}}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            merged = self.updated(**nest(flat))
+            self.judges, self.llm = merged.judges, merged.llm
+            self.schema_path, self.settings = merged.schema_path, merged.settings
+
+    def judge(self, role: str) -> Spec:
+        """The spec ``role`` judges with in this run (its declared default when not set)."""
+        if role in self.judges:
+            return self.judges[role]
+        return ROLE_DEFAULTS[role]
+
+    judge_spec = judge
+
+    def spec(self, role: str) -> str:
+        """The one spec ``role`` judges with (a panel role: use :meth:`specs`)."""
+        found = self.judge(role)
+        if not isinstance(found, str):
+            raise TypeError(f"role {role!r} is a panel: {found!r}")
+        return found
+
+    def specs(self, role: str) -> list[str]:
+        """The specs of a panel role, in order (one spec is a panel of one)."""
+        found = self.judge(role)
+        return [found] if isinstance(found, str) else list(found)
+
+    def updated(
+        self,
+        *,
+        judges: Mapping[str, Spec] | None = None,
+        llm: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        **run: Any,
+    ) -> Context:
+        """A copy with these judges, LLM, subsystem (merged per section) and run-wide settings."""
+        sections = dict(self.settings)
+        for section, values in (settings or {}).items():
+            current = sections.get(section)
+            base = current.model_dump() if isinstance(current, BaseModel) else dict(current or {})
+            sections[section] = base | dict(values)
+        return Context(
+            judges=self.judges | dict(judges or {}),
+            llm=LLMSettings.model_validate(self.llm.model_dump() | dict(llm)) if llm else self.llm,
+            schema_path=run.pop("schema_path", self.schema_path),
+            settings=sections,
+        )
+
+    def dump(self) -> dict[str, Any]:
+        """Every declared role's spec and every subsystem's settings, defaults filled in.
+
+        The summary's ``run.context``.
+        """
+        return {
+            "judges": {role: self.judge(role) for role in sorted(ROLE_DEFAULTS)},
+            "llm": self.llm.model_dump(mode="json"),
+            "schema_path": self.schema_path,
+            "settings": {
+                name: model.of(self).model_dump(mode="json")
+                for name, model in sorted(SECTIONS.items())
+            },
+        }
+
+    def with_flat(self, flat: Mapping[str, Any]) -> Context:
+        """A copy with the settings named by ``home.name`` addresses or old flat names changed.
+
+        Addresses: ``judges.reader``, ``memory.alpha``, ``llm.max_retries``, ``schema_path``.
+
+        Raises:
+            KeyError: If a name is neither.
+        """
+        return self.updated(**nest(flat))
+
+    @classmethod
+    def from_flat(cls, **flat: Any) -> Context:
+        """A Context from the old flat field names (``segmentation_judge=``, ``tau=``...).
+
+        Deprecated: name judges by their declared role and settings by their subsystem.
+        """
+        warnings.warn(
+            "Context(**flat fields) is deprecated: use Context(judges={role: spec}, llm=..., "
+            "settings={subsystem: {...}}); see nodes/context.py LEGACY_NAMES",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return context_from_flat(flat)
+
+
+# One place maps the old flat field names to their home: ("judges", role...) for judge roles,
+# ("llm", field), ("run", field) or (subsystem, field). It serves old configs and API callers,
+# the LangGraph server's flat JSON, and the record thread hash (``judging_fields``).
+LEGACY_NAMES: dict[str, tuple[str, ...]] = {
+    # judges
+    "segmentation_judge": ("judges", "segmentation"),
+    "teachers": ("judges", "turn_quality"),
+    "goal_extraction_judge": ("judges", "goal_extraction"),
+    "proactivity_judge": ("judges", "proactivity"),
+    "response_quality_judge": ("judges", "response_quality"),
+    "trajectory_annotation_judge": ("judges", "trajectory_annotation"),
+    "dialogue_generation_judge": ("judges", "dialogue_generation"),
+    "status_annotation_judge": ("judges", "status_annotation"),
+    "memory_bank_builder": ("judges", "memory_bank"),
+    "memory_planner": ("judges", "intent_capture", "missing_slot_query"),
+    "memory_summarizer": ("judges", "memory_summarizer"),
+    "memory_judger": ("judges", "memory_judger"),
+    "reader_judge": ("judges", "reader"),
+    "scorer_judge": ("judges", "gpt4_score"),
+    "repair_agent": ("judges", "repair_agent"),
+    "user_simulator": ("judges", "user_simulator"),
+    "supervisor_judge": ("judges", "supervisor"),
+    "shift_detection_judge": ("judges", "shift_detection"),
+    "nl_assertion_judge": ("judges", "nl_assertion"),
+    "target_planning_judge": ("judges", "target_planning"),
+    "guidance_judge": ("judges", "guidance"),
+    "target_density_judge": ("judges", "target_density"),
+    "target_reached_judge": ("judges", "target_reached"),
+    "synthesis_writer": ("judges", "synthesis_writer"),
+    "difficulty_panel": ("judges", "target_prediction"),
+    "difficulty_judge": ("judges", "difficulty"),
+    "final_check_panel": ("judges", "final_check"),
+    # run-wide
+    "schema_path": ("run", "schema_path"),
+    "llm_context_tokens": ("llm", "context_tokens"),
+    "llm_timeout_s": ("llm", "timeout_s"),
+    "llm_max_concurrency": ("llm", "max_concurrency"),
+    "llm_requests_per_minute": ("llm", "requests_per_minute"),
+    "llm_breaker_failures": ("llm", "breaker_failures"),
+    "llm_max_calls": ("llm", "max_calls"),
+    "llm_budget_usd": ("llm", "budget_usd"),
+    "llm_prices": ("llm", "prices"),
+    "llm_dry_run": ("llm", "dry_run"),
+    "llm_max_retries": ("llm", "max_retries"),
+    # goal success (paper 004)
+    "new_goal_threshold": ("goal_success", "new_goal_threshold"),
+    "time_gap_minutes": ("goal_success", "time_gap_minutes"),
+    "routes": ("goal_success", "routes"),
+    "escalate_ambiguous": ("goal_success", "escalate_ambiguous"),
+    "teacher_sop": ("goal_success", "teacher_sop"),
+    "teacher_calibration": ("goal_success", "teacher_calibration"),
+    "gsr_sample": ("goal_success", "sample"),
+    "gsr_sample_seed": ("goal_success", "sample_seed"),
+    # goal tracking (ATOD)
+    "tau": ("goal_tracking", "tau"),
+    "delta": ("goal_tracking", "delta"),
+    "top_k": ("goal_tracking", "top_k"),
+    "audit_every": ("goal_tracking", "audit_every"),
+    "goal_tracker": ("goal_tracking", "tracker"),
+    "synthesis_source": ("goal_tracking", "synthesis_source"),
+    "complex_share": ("goal_tracking", "complex_share"),
+    "synthesis_attempts": ("goal_tracking", "synthesis_attempts"),
+    "goal_memory_path": ("goal_tracking", "goal_memory_path"),
+    "vector_backend": ("goal_tracking", "vector_backend"),
+    # memory (MAP)
+    "memory_bank_path": ("memory", "bank_path"),
+    "chroma_server": ("memory", "chroma_server"),
+    "memory_bank_backend": ("memory", "bank_backend"),
+    "memory_bank_collection": ("memory", "bank_collection"),
+    "memory_retrieval": ("memory", "retrieval"),
+    "memory_activation": ("memory", "activation"),
+    "memory_setting": ("memory", "setting"),
+    "memory_top_k": ("memory", "top_k"),
+    "alpha": ("memory", "alpha"),
+    "memory_selected": ("memory", "selected"),
+    "refine_memory": ("memory", "refine"),
+    "schema_defaults": ("memory", "schema_defaults"),
+    "max_repair_turns": ("memory", "max_repair_turns"),
+    # goal shift (AgentChangeBench)
+    "reuse_judgments": ("goal_shift", "reuse_judgments"),
+    # live simulation
+    "simulation_agent": ("simulation", "agent"),
+    "agent_max_output_tokens": ("simulation", "agent_max_output_tokens"),
+    "agent_fold_tool_results": ("simulation", "agent_fold_tool_results"),
+    "max_steps": ("simulation", "max_steps"),
+    # proactive (ProactiveEval)
+    "synthesis_candidates": ("proactive", "synthesis_candidates"),
+    "synthesis_temperature": ("proactive", "synthesis_temperature"),
+    "max_refinements": ("proactive", "max_refinements"),
+}
+"""Old flat field name -> (home, name...): ``("judges", role, ...)``, ``("llm", field)``,
+``("run", field)`` or ``(subsystem, field)``."""
 
 CALL_SETTINGS = frozenset(
     {
-        "llm_timeout_s",
-        "llm_max_concurrency",
-        "llm_requests_per_minute",
-        "llm_breaker_failures",
-        "llm_max_calls",
-        "llm_budget_usd",
-        "llm_prices",
-        "llm_dry_run",
-        "llm_max_retries",
+        # the LLM call settings, but for the context window (it decides how a dialogue is cut)
+        *(old for old, home in LEGACY_NAMES.items() if home[0] == "llm"),
         # which dialogues run and what is reported beside them, not how one is labelled
         "gsr_sample",
         "gsr_sample_seed",
@@ -401,23 +347,137 @@ CALL_SETTINGS = frozenset(
         # where the shared stores live (workers may reach one server by other names)
         "chroma_server",
     }
-)
-"""Fields that change how a run calls its LLMs (or where its stores live), never what a right
-label is: a record's thread is the same whatever they are, so a run with a larger budget resumes
-the one that ran out."""
+) - {"llm_context_tokens"}
+"""Old names of the settings that change how a run calls its LLMs (or where its stores live),
+never what a right label is: a record's thread is the same whatever they are, so a run with a
+larger budget resumes the one that ran out."""
+
+
+def address(name: str) -> tuple[str, str]:
+    """Where an old flat name or a new ``home.name`` address lives: ``(home, name)``.
+
+    Raises:
+        KeyError: If it names nothing.
+    """
+    if name in LEGACY_NAMES:
+        return LEGACY_NAMES[name][0], LEGACY_NAMES[name][1]
+    home, _, key = name.partition(".")
+    if key and (
+        (home == "judges" and key in ROLE_DEFAULTS)
+        or (home == "llm" and key in LLMSettings.model_fields)
+        or (home == "run" and key == "schema_path")
+        or (home in SECTIONS and key in SECTIONS[home].model_fields)
+    ):
+        return home, key
+    raise KeyError(name)
+
+
+def nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """Old flat names and/or ``home.name`` addresses as :meth:`Context.updated`'s arguments.
+
+    Raises:
+        KeyError: If a name is neither an old field nor an address.
+    """
+    judges: dict[str, Spec] = {}
+    llm: dict[str, Any] = {}
+    run: dict[str, Any] = {}
+    sections: dict[str, dict[str, Any]] = {}
+    for name, value in flat.items():
+        homes = LEGACY_NAMES.get(name) or address(name)
+        home, keys = homes[0], homes[1:]
+        for key in keys:
+            if home == "judges":
+                judges[key] = value
+            elif home == "llm":
+                llm[key] = value
+            elif home == "run":
+                run[key] = value
+            else:
+                sections.setdefault(home, {})[key] = value
+    return {"judges": judges, "llm": llm, "settings": sections, **run}
+
+
+def context_from_flat(flat: Mapping[str, Any]) -> Context:
+    """A Context from old flat names and/or ``home.name`` addresses (unknown names ignored)."""
+    known = {k: v for k, v in flat.items() if k in LEGACY_NAMES or _is_address(k)}
+    return Context().updated(**nest(known))
+
+
+def _is_address(name: str) -> bool:
+    try:
+        address(name)
+    except KeyError:
+        return False
+    return True
+
+
+def flat_view(context: Context) -> dict[str, Any]:
+    """The context under the old flat field names, defaults filled in.
+
+    The values a flat ``Context`` of the same run held.
+
+    Raises:
+        LookupError: If a subsystem's settings or a role are not declared (not imported yet).
+    """
+    view: dict[str, Any] = {}
+    for name, (home, key, *_) in LEGACY_NAMES.items():
+        if home == "judges":
+            view[name] = context.judge(key)
+        elif home == "llm":
+            view[name] = getattr(context.llm, key)
+        elif home == "run":
+            view[name] = getattr(context, key)
+        else:
+            if home not in SECTIONS:
+                raise LookupError(f"the {home} settings are not declared (import its module)")
+            view[name] = getattr(SECTIONS[home].of(context), key)
+    return view
 
 
 def judging_fields(context: Context) -> dict[str, Any]:
-    """The context's fields that decide a record's labels (all but :data:`CALL_SETTINGS`)."""
-    return {k: v for k, v in asdict(context).items() if k not in CALL_SETTINGS}
+    """The settings that decide a record's labels, under their old flat names.
+
+    The record's thread hash reads them, so thread ids and checkpoints of earlier runs stay valid.
+    A setting or role declared after the flat fields (no old name) joins by its ``home.name``
+    address when it differs from its default, so today's hashes do not move and a changed new
+    setting still starts new threads.
+    """
+    fields = {k: v for k, v in flat_view(context).items() if k not in CALL_SETTINGS}
+    covered = {f"{home[0]}.{key}" for home in LEGACY_NAMES.values() for key in home[1:]}
+    for role in sorted(ROLE_DEFAULTS):
+        spec = context.judge(role)
+        if f"judges.{role}" not in covered and spec != ROLE_DEFAULTS[role]:
+            fields[f"judges.{role}"] = spec
+    for section, model in sorted(SECTIONS.items()):
+        values, defaults = model.of(context), model()
+        for key in model.model_fields:
+            value = getattr(values, key)
+            if f"{section}.{key}" not in covered and value != getattr(defaults, key):
+                fields[f"{section}.{key}"] = value
+    return fields
 
 
 def get_context(runtime: Runtime[Context] | None = None) -> Context:
-    """The run's context, with defaults when none (or a plain mapping) was given."""
+    """The run's context, with defaults when none (or a plain mapping) was given.
+
+    A mapping is the new shape (``judges``, ``llm``, ``schema_path``, ``settings``) or the old
+    flat field names (the LangGraph server and Studio send JSON).
+    """
     context: Any = runtime.context if runtime is not None else None
     if isinstance(context, Context):
         return context
-    if isinstance(context, dict):
-        known = {f.name for f in fields(Context)}
-        return Context(**{key: value for key, value in context.items() if key in known})
+    if isinstance(context, Mapping):
+        return context_from_mapping(context)
     return Context()
+
+
+def context_from_mapping(raw: Mapping[str, Any]) -> Context:
+    """A Context from JSON: the new shape, old flat names, or both (the new shape wins)."""
+    new = {"judges", "llm", "schema_path", "settings"}
+    flat = context_from_flat({k: v for k, v in raw.items() if k not in new})
+    return flat.updated(
+        judges=raw.get("judges") or {},
+        llm=raw.get("llm") or {},
+        settings=raw.get("settings") or {},
+        **({"schema_path": raw["schema_path"]} if "schema_path" in raw else {}),
+    )

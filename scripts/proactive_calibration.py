@@ -340,7 +340,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
     note = f"{check.note}; for reference, rubric_points read as a score: kappa {raw}"
     _publish(
         guidance_judge.CALIBRATION_PATH,
-        "guidance_judge",
+        "guidance",
         "rules from Listing 12 and the team's anchors; a linear map to 1-10 fit on the fit half "
         f"of {dialogues_file}",
         "1-10 guidance score",
@@ -353,7 +353,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
     check, figures["target_planning_judge"] = held_out_check(rows, mapping, plans_file, "plan")
     _publish(
         target_planning_judge.CALIBRATION_PATH,
-        "target_planning_judge",
+        "target_planning",
         f"MiniLM and word-match sub-scores; a linear map to 1-10 fit on the fit half of "
         f"{plans_file}",
         "1-10 plan score",

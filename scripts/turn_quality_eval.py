@@ -36,6 +36,7 @@ from todeval.nodes.goal_success.judges.turn_quality import (
     TurnQualityTeacher,
     certain_failure,
 )
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.voting import vote_turn
 from todeval.stores.paths import PROJECT_ROOT
 
@@ -166,7 +167,9 @@ def segment_all(judge: SegmentationJudge, dialogues: Sequence[Dialogue]) -> list
         judge.prepare(chunk)
         for d in chunk:
             verdict = judge.segment(
-                d, time_gap_minutes=context.time_gap_minutes, threshold=context.new_goal_threshold
+                d,
+                time_gap_minutes=GoalSuccessSettings.of(context).time_gap_minutes,
+                threshold=GoalSuccessSettings.of(context).new_goal_threshold,
             )
             out.append(list(verdict.is_new_goal))
     return out

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from todeval.graphs.corpus.proactive import run_dialogue_guidance, run_target_planning
     from todeval.graphs.corpus.simulation import simulate_corpus as simulate
     from todeval.graphs.evaluation import graph as evaluation_graph
-    from todeval.nodes.context import JUDGE_ROLES, Context
+    from todeval.nodes.context import ROLE_DEFAULTS, Context
     from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
 
 # name -> (module, attribute): what ``todeval.<name>`` loads on first use.
@@ -66,7 +66,7 @@ _API: dict[str, tuple[str, str]] = {
     "ThreadResult": ("todeval.evals.results", "ThreadResult"),
     "METRICS": ("todeval.evals.metrics.record_metrics", "METRICS"),
     "SUITES": ("todeval.evals.subsystems", "SUITES"),
-    "JUDGE_ROLES": ("todeval.nodes.context", "JUDGE_ROLES"),
+    "ROLE_DEFAULTS": ("todeval.nodes.context", "ROLE_DEFAULTS"),
     "SIMULATION_DOMAINS": ("todeval.nodes.simulation.domains", "DOMAINS"),
 }
 
@@ -75,7 +75,7 @@ __all__ = [
     "Context",
     "DatasetFormatError",
     "EvaluationLine",
-    "JUDGE_ROLES",
+    "ROLE_DEFAULTS",
     "METRICS",
     "RecordError",
     "SIMULATION_DOMAINS",

@@ -60,7 +60,7 @@ def _bounds(summary: Record) -> str:
 
 def _key_figures(summary: Record) -> list[tuple[str, list[str]]]:
     counts, judges, get = summary.get("counts") or {}, summary.get("judges") or {}, summary.get
-    teachers = ", ".join(str(t) for t in judges.get("teachers") or []) or MISSING
+    teachers = ", ".join(str(t) for t in judges.get("turn_quality") or []) or MISSING
     n = fmt_num
     return [
         ("dialogues / turns", [n(counts.get("dialogues")), n(counts.get("turns"))]),
@@ -77,7 +77,7 @@ def _key_figures(summary: Record) -> list[tuple[str, list[str]]]:
                                                    n(get("human_verdicts"))]),
         ("skipped records / failed dialogues", [n(counts.get("skipped_records")),
                                                 n(counts.get("failed_dialogues"))]),
-        ("segmenter", [str(judges.get("segmenter") or MISSING)]),
+        ("segmenter", [str(judges.get("segmentation") or MISSING)]),
         ("teachers", [teachers]),
     ]  # fmt: skip
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -67,9 +67,12 @@ from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from todeval.graphs.process_runner import ProcessEngine, start_fork_server
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import evaluation_suite
 from todeval.nodes.context import Context
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.memory.bank import bank_for
+from todeval.nodes.memory.settings import MemorySettings
 from todeval.stores.checkpoint import recorded_target
 from todeval.stores.local_servers import running_chroma
 from todeval.stores.memory_bank import bank_folder, collection_for
@@ -78,7 +81,10 @@ SUBSYSTEM = "evaluation"
 GRAPH_ID = "evaluation"
 """The evaluation graph's id in ``langgraph.json`` (what ``server`` runs)."""
 
-EVALUATE_DEFAULTS: dict[str, Any] = {"vector_backend": "memory", "goal_memory_path": ":memory:"}
+EVALUATE_DEFAULTS: dict[str, Any] = {
+    "goal_tracking.vector_backend": "memory",
+    "goal_tracking.goal_memory_path": ":memory:",
+}
 """Offline evaluation keeps each dialogue's goal memory in process (D_vec about twice as fast as
 Chroma on disk, which serves the online tracker; D_sym in an in-memory SQLite): the goals are in
 each record's thread, the store is working memory, and worker processes share no file. A config
@@ -109,7 +115,7 @@ def run_context(
 ) -> Context:
     """The context a corpus runs under: routes from the corpus, one memory bank per input."""
     updates: dict[str, Any] = {}
-    if not context.routes:
+    if not GoalSuccessSettings.of(context).routes:
         routes: dict[str, str] = {}
         for source, kind in inputs:
             if kind in ("mtg", "sgd"):
@@ -120,9 +126,9 @@ def run_context(
         if found and found[0] is not None:
             updates["schema_path"] = str(found[0])  # goals named as the gold names them
     memory = [source for source, kind in inputs if kind == "memory"]
-    if memory and context.memory_bank_collection == Context().memory_bank_collection:
+    if memory and MemorySettings.of(context).bank_collection == MemorySettings().bank_collection:
         updates["memory_bank_collection"] = collection_for(memory)
-    return replace(context, **updates)
+    return context.with_flat(updates)
 
 
 def corpus_records(
@@ -333,10 +339,9 @@ def _evaluate(
         inputs, context.schema_path, limit
     )
     drawn = None
-    if context.gsr_sample is not None and "goal_success" in suites:
-        records, drawn = gsr_sample(
-            records, SampleSpec(context.gsr_sample, context.gsr_sample_seed)
-        )
+    gsr = GoalSuccessSettings.of(context)
+    if gsr.sample is not None and "goal_success" in suites:
+        records, drawn = gsr_sample(records, SampleSpec(gsr.sample, gsr.sample_seed))
     sampled = frozenset(drawn["dialogue_ids"]) if drawn is not None else None
     record_suites = sampled_suites(suites, sampled)
     if sampled is not None:  # a record left with no suite that applies is not evaluated
@@ -393,8 +398,8 @@ def shared_memory_banks(
         ClusterError: Memory items on a cluster without a Chroma server.
     """
     memory = any(kind == "memory" for _, kind in inputs)
-    shared = memory and where.chunked and context.memory_bank_backend == "chroma"
-    if not shared or context.chroma_server is not None:
+    shared = memory and where.chunked and MemorySettings.of(context).bank_backend == "chroma"
+    if not shared or MemorySettings.of(context).chroma_server is not None:
         yield context
         return
     if where.cluster is not None:
@@ -402,8 +407,8 @@ def shared_memory_banks(
             "memory items on a cluster: its workers share the memory banks through a Chroma "
             "server every node reaches; pass --chroma http://HOST:8000"
         )
-    with running_chroma(bank_folder(context.memory_bank_path)) as url:
-        yield replace(context, chroma_server=url)
+    with running_chroma(bank_folder(MemorySettings.of(context).bank_path)) as url:
+        yield context.updated(settings={"memory": {"chroma_server": url}})
 
 
 def _total(
@@ -531,7 +536,7 @@ def _summary(
             "inputs": [{"path": str(path.resolve()), "kind": kind} for path, kind in inputs],
             "suites": list(suites),
             "checkpoints": recorded_target(checkpoints),
-            "context": asdict(context),
+            "context": context_summary(context),
         },
     }
 
@@ -563,8 +568,8 @@ def _finish_report(
         meta={
             "inputs": ", ".join(Path(i["path"]).name for i in summary["run"]["inputs"]),
             "suites": ", ".join(summary["run"]["suites"]),
-            "teachers": ", ".join(context["teachers"]),
-            "segmenter": context["segmentation_judge"],
-            "goal extraction": context["goal_extraction_judge"],
+            "teachers": ", ".join(context["judges"]["turn_quality"]),
+            "segmenter": context["judges"]["segmentation"],
+            "goal extraction": context["judges"]["goal_extraction"],
         },
     )

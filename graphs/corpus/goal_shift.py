@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,9 +30,11 @@ from todeval.graphs.corpus.job import (
     start_run,
 )
 from todeval.graphs.goal_shift import GoalShiftTask, build_goal_shift_graph, run_goal_shift
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.roles import check_goal_shift_judges
+from todeval.nodes.goal_shift.settings import GoalShiftSettings
 from todeval.nodes.goal_shift.state import GoalShiftOutput
 from todeval.stores.paths import data_dir
 
@@ -69,9 +70,9 @@ def load_run(
 def goal_shift_judges(context: Context) -> dict[str, Any]:
     """The judge specs a goal-shift run was given."""
     return {
-        "shift_detection": context.shift_detection_judge,
-        "nl_assertion": context.nl_assertion_judge,
-        "reuse_judgments": context.reuse_judgments,
+        "shift_detection": context.spec("shift_detection"),
+        "nl_assertion": context.spec("nl_assertion"),
+        "reuse_judgments": GoalShiftSettings.of(context).reuse_judgments,
     }
 
 
@@ -143,7 +144,7 @@ def goal_shift_corpus(
         The summary (as written to ``summary.json``).
     """
     start_run(context)
-    check_goal_shift_judges(context.shift_detection_judge, context.nl_assertion_judge)
+    check_goal_shift_judges(context.spec("shift_detection"), context.spec("nl_assertion"))
     tally, stats = score_run(
         goal_run, context, out=out, checkpoints=checkpoints, limit=limit, progress=progress
     )
@@ -152,7 +153,11 @@ def goal_shift_corpus(
         | {
             "subsystem": SUBSYSTEM,
             "tools": goal_run.tools_origin,
-            "run": {"input": str(source), "facts": goal_run.facts, "context": asdict(context)},
+            "run": {
+                "input": str(source),
+                "facts": goal_run.facts,
+                "context": context_summary(context),
+            },
         }
         | stats.details()
     )
@@ -179,7 +184,7 @@ EVALUATION = EvaluationSuite(
         k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
     },
     check=lambda context: check_goal_shift_judges(
-        context.shift_detection_judge, context.nl_assertion_judge
+        context.spec("shift_detection"), context.spec("nl_assertion")
     ),
 )
 """Goal shift in ``todeval evaluate`` (its registry line names this)."""

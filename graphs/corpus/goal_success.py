@@ -10,7 +10,6 @@ on pause their thread for a human (``todeval review`` answers them and calls it 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -46,11 +45,13 @@ from todeval.graphs.goal_success import (
     run_goal_success,
     runs_as_functions,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
 from todeval.nodes.goal_success.judges.turn_quality import TurnQualityTeacher
 from todeval.nodes.goal_success.roles import reads_business_rules, segmenter, teachers
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import GoalSuccessOutput, SegmentationOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.checkpoint import recorded_target
@@ -95,12 +96,12 @@ def business_rules_note(
     context: Context, panel: Sequence[TurnQualityTeacher], segmentation: SegmentationJudge
 ) -> dict[str, Any]:
     """Which teachers and whether the segmenter read the SOP (``Context.teacher_sop``)."""
-    if not context.teacher_sop:
+    if not GoalSuccessSettings.of(context).teacher_sop:
         return {"given": False}
     read = [t.name for t in panel if reads_business_rules(t)]
     return {
         "given": True,
-        "chars": len(context.teacher_sop),
+        "chars": len(GoalSuccessSettings.of(context).teacher_sop),
         "read_by": read,
         "ignored_by": [t.name for t in panel if t.name not in read],
         "segmenter": {"judge": segmentation.name, "reads": reads_business_rules(segmentation)},
@@ -115,9 +116,10 @@ def prior_calibration(context: Context) -> dict[str, Any] | None:
     Raises:
         ValueError: The file is not a calibration.
     """
-    if not context.teacher_calibration:
+    path = GoalSuccessSettings.of(context).teacher_calibration
+    if not path:
         return None
-    return read_calibration(Path(context.teacher_calibration))
+    return read_calibration(Path(path))
 
 
 def calibration_section(
@@ -129,7 +131,9 @@ def calibration_section(
         write_calibration(out / CALIBRATION_FILE, current)
     applied = None
     if prior is not None:
-        applied = tally.applied_calibration(prior, str(context.teacher_calibration))
+        applied = tally.applied_calibration(
+            prior, str(GoalSuccessSettings.of(context).teacher_calibration)
+        )
     return {
         "this_run": current,
         "file": str(out / CALIBRATION_FILE) if current is not None else None,
@@ -139,7 +143,10 @@ def calibration_section(
 
 def goal_success_judges(context: Context) -> dict[str, Any]:
     """Who judged a goal-success run: the segmenter and the teachers."""
-    return {"segmenter": context.segmentation_judge, "teachers": list(context.teachers)}
+    return {
+        "segmentation": context.spec("segmentation"),
+        "turn_quality": list(context.specs("turn_quality")),
+    }
 
 
 def goal_success_corpus(
@@ -176,8 +183,9 @@ def goal_success_corpus(
     tally = GoalSuccessTally(read_audits(out / "verdicts.jsonl"))
     records: Iterable[Dialogue | RecordError] = islice(load_dialogues(source, fmt), limit)
     drawn = None
-    if context.gsr_sample is not None:
-        spec = SampleSpec(context.gsr_sample, context.gsr_sample_seed)
+    settings = GoalSuccessSettings.of(context)
+    if settings.sample is not None:
+        spec = SampleSpec(settings.sample, settings.sample_seed)
         records, drawn = sampled_records(records, spec)
     job = CorpusJob(
         subsystem=SUBSYSTEM,
@@ -200,7 +208,7 @@ def goal_success_corpus(
                 "format": fmt,
                 "checkpoints": recorded_target(checkpoints),
                 "limit": limit,
-                "context": asdict(context),
+                "context": context_summary(context),
             },
             "sample": drawn,
             "business_rules": business_rules_note(context, panel, segmentation),
@@ -221,9 +229,9 @@ def goal_success_corpus(
         sections=[goal_success_section(summary, *tally.report_view())],
         meta={
             "input": str(source),
-            "segmenter": context.segmentation_judge,
-            "teachers": ", ".join(context.teachers),
-            "escalation": "on" if context.escalate_ambiguous else "off",
+            "segmenter": context.spec("segmentation"),
+            "teachers": ", ".join(context.specs("turn_quality")),
+            "escalation": "on" if GoalSuccessSettings.of(context).escalate_ambiguous else "off",
         },
     )
     return summary
@@ -264,8 +272,8 @@ def segmentation_corpus(
     elapsed = stats.elapsed_s
     summary = (
         {"subsystem": SEGMENTATION, "input": str(source), "format": fmt}
-        | tally.summary(context.segmentation_judge)
-        | {"context": asdict(context)}
+        | tally.summary(context.spec("segmentation"))
+        | {"context": context_summary(context)}
         | stats.details()
         | {
             "turns_per_s": round(tally.turns / elapsed, 1) if elapsed > 0 else None,
@@ -283,7 +291,7 @@ def _check_goal_success_judges(context: Context) -> None:
 
 
 def _computes_only(context: Context) -> bool:
-    return runs_as_functions(context) and parse_spec(context.segmentation_judge).is_local
+    return runs_as_functions(context) and parse_spec(context.spec("segmentation")).is_local
 
 
 def _prepare(context: Context) -> Prepare:

@@ -9,7 +9,6 @@ per-turn latency and LLM tokens. Writes ``goals.jsonl``, ``summary.json`` and ``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, cast
@@ -38,6 +37,7 @@ from todeval.graphs.goal_tracking import (
     build_goal_tracking_graph,
     run_goal_tracking,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite, Prepare
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.baselines.memory_views import METHODS
@@ -45,6 +45,7 @@ from todeval.nodes.goal_tracking.baselines.tracker import check_tracker
 from todeval.nodes.goal_tracking.judges.goal_extraction import GoalExtractor
 from todeval.nodes.goal_tracking.llm_steps import uses_llm
 from todeval.nodes.goal_tracking.roles import goal_extractor
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir
@@ -99,10 +100,10 @@ def _is_atod(source: Path, fmt: str) -> bool:
 def goal_tracking_judges(context: Context) -> dict[str, Any]:
     """Who tracked and judged a goal-tracking run."""
     return {
-        "tracker": context.goal_tracker,
-        "goal_extraction": context.goal_extraction_judge,
-        "proactivity": context.proactivity_judge,
-        "response_quality": context.response_quality_judge,
+        "tracker": GoalTrackingSettings.of(context).tracker,
+        "goal_extraction": context.spec("goal_extraction"),
+        "proactivity": context.spec("proactivity"),
+        "response_quality": context.spec("response_quality"),
         "others": "local",
     }
 
@@ -130,17 +131,17 @@ def goal_tracking_corpus(
     if context.schema_path is None and _is_sgd(source, fmt):
         found = schema_beside(source)
         if found is not None:  # goals named as SGD's gold names them
-            context = replace(context, schema_path=str(found))
+            context = context.updated(schema_path=str(found))
     elif context.schema_path is None and _is_atod(source, fmt):
         found = synthesis_schema(source)
         if found is not None:  # a synthetic set: the schema of the SGD file it came from
-            context = replace(context, schema_path=str(found))
-    baseline = context.goal_tracker != "atod"
+            context = context.updated(schema_path=str(found))
+    baseline = GoalTrackingSettings.of(context).tracker != "atod"
     if baseline:
-        check_tracker(context.goal_tracker)
+        check_tracker(GoalTrackingSettings.of(context).tracker)
     start_run(context)
-    if parse_spec(context.goal_extraction_judge).is_local:  # an LLM spec sends the prompts
-        goal_extractor(context.goal_extraction_judge, context.schema_path)
+    if parse_spec(context.spec("goal_extraction")).is_local:  # an LLM spec sends the prompts
+        goal_extractor(context.spec("goal_extraction"), context.schema_path)
     records = load_goal_tracking_records(source, fmt, context.schema_path)
     # Proactivity and response quality are judged in the graph (judge_dialogue).
     tally = TrackedCorpusTally(named_by_schema=context.schema_path is not None)
@@ -156,7 +157,10 @@ def goal_tracking_corpus(
     stats = run_job(job, context, out=out, checkpoints=checkpoints, progress=progress)
     summary = (
         tally.summary(goal_tracking_judges(context))
-        | {"subsystem": SUBSYSTEM, "run": {"input": str(source), "context": asdict(context)}}
+        | {
+            "subsystem": SUBSYSTEM,
+            "run": {"input": str(source), "context": context_summary(context)},
+        }
         | stats.details()
     )
     finish(
@@ -168,7 +172,7 @@ def goal_tracking_corpus(
         meta={
             "input": str(source),
             "schema": context.schema_path or "none",
-            "judge": context.goal_extraction_judge,
+            "judge": context.spec("goal_extraction"),
         },
     )
     return summary
@@ -176,21 +180,21 @@ def goal_tracking_corpus(
 
 def judges_with_llm(context: Context) -> bool:
     """Whether the proactivity or response-quality judge is an LLM (its branch then waits)."""
-    specs = (context.proactivity_judge, context.response_quality_judge)
+    specs = (context.spec("proactivity"), context.spec("response_quality"))
     return not all(parse_spec(spec).is_local for spec in specs)
 
 
 def local_extractor(context: Context) -> GoalExtractor | None:
     """The local goal extractor (loads its model); None for an LLM spec, which sends prompts."""
-    if not parse_spec(context.goal_extraction_judge).is_local:
+    if not parse_spec(context.spec("goal_extraction")).is_local:
         return None
-    return goal_extractor(context.goal_extraction_judge, context.schema_path)
+    return goal_extractor(context.spec("goal_extraction"), context.schema_path)
 
 
 def _check_goal_tracking_judges(context: Context) -> None:
     local_extractor(context)
-    if context.goal_tracker != "atod":
-        check_tracker(context.goal_tracker)
+    if GoalTrackingSettings.of(context).tracker != "atod":
+        check_tracker(GoalTrackingSettings.of(context).tracker)
 
 
 def _prepare(context: Context) -> Prepare:

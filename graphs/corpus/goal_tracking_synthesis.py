@@ -11,7 +11,6 @@ class counts, rejections by stage and reason, and the license of the derived dat
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,14 @@ from todeval.evals.metrics.goal_tracking.synthesis_tally import AtodSynthesisPla
 from todeval.evals.outputs import write_json
 from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish, run_job, start_run
 from todeval.graphs.goal_tracking import build_atod_synthesis_graph
+from todeval.graphs.runner import context_summary
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.roles import (
     DIALOGUE_GENERATION,
     STATUS_ANNOTATION,
     TRAJECTORY_ANNOTATION,
 )
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.synthesis.library import episode_library
 from todeval.nodes.goal_tracking.synthesis.sampling import strata
 from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisOutput
@@ -52,9 +53,9 @@ def check_synthesis_judges(context: Context) -> None:
             local annotator planned), or an LLM generator with local status labels.
         JudgeSpecError: A spec is malformed.
     """
-    annotate = parse_spec(context.trajectory_annotation_judge)
-    generate = parse_spec(context.dialogue_generation_judge)
-    label = parse_spec(context.status_annotation_judge)
+    annotate = parse_spec(context.spec("trajectory_annotation"))
+    generate = parse_spec(context.spec("dialogue_generation"))
+    label = parse_spec(context.spec("status_annotation"))
     if generate.is_local and not annotate.is_local:
         raise JudgeConfigError(
             "the local dialogue generator composes SGD episodes the local annotator chose; "
@@ -64,9 +65,9 @@ def check_synthesis_judges(context: Context) -> None:
         raise JudgeConfigError(
             "an LLM-written dialogue has no labels of its own: give status_annotation an LLM spec"
         )
-    TRAJECTORY_ANNOTATION.judge(context.trajectory_annotation_judge, context.llm_max_retries)
-    DIALOGUE_GENERATION.judge(context.dialogue_generation_judge, context.llm_max_retries)
-    STATUS_ANNOTATION.judge(context.status_annotation_judge, context.llm_max_retries)
+    TRAJECTORY_ANNOTATION.judge(context.spec("trajectory_annotation"), context.llm.max_retries)
+    DIALOGUE_GENERATION.judge(context.spec("dialogue_generation"), context.llm.max_retries)
+    STATUS_ANNOTATION.judge(context.spec("status_annotation"), context.llm.max_retries)
 
 
 def synthesize_atod(
@@ -86,9 +87,9 @@ def synthesize_atod(
         n: Dialogues to draw (some may be given up after ``Context.synthesis_attempts``).
         seed: The run's seed.
         out: The output folder.
-        context: Judges and settings (``Context.synthesis_source``, ``complex_share``...).
-        source: An SGD file to draw from (overrides ``context.synthesis_source``).
-        complex_share: Share of complex dialogues (overrides ``context.complex_share``).
+        context: Judges and settings (``GoalTrackingSettings``: ``synthesis_source``...).
+        source: An SGD file to draw from (overrides the settings' ``synthesis_source``).
+        complex_share: Share of complex dialogues (overrides the settings' ``complex_share``).
         checkpoints: The checkpointer target (``:memory:`` for none).
         progress: A progress bar around the stream of dialogues.
 
@@ -104,17 +105,17 @@ def synthesize_atod(
         raise ValueError(f"n must be at least 1, got {n}")
     context = context or Context()
     if source is not None:
-        context = replace(context, synthesis_source=str(source))
+        context = context.updated(settings={"goal_tracking": {"synthesis_source": str(source)}})
     if complex_share is not None:
-        context = replace(context, complex_share=complex_share)
+        context = context.updated(settings={"goal_tracking": {"complex_share": complex_share}})
     start_run(context)
     check_synthesis_judges(context)
-    library = episode_library(context.synthesis_source)
+    library = episode_library(GoalTrackingSettings.of(context).synthesis_source)
     tally = SynthesisTally()
     job = CorpusJob(
         subsystem=SUBSYSTEM,
         graph=build_atod_synthesis_graph(),
-        records=synthesis_plans(n, seed, context.complex_share),
+        records=synthesis_plans(n, seed, GoalTrackingSettings.of(context).complex_share),
         make_input=lambda plan: plan.model_dump(),
         output_keys=AtodSynthesisOutput.__annotations__,
         tally=tally,
@@ -134,7 +135,7 @@ def synthesize_atod(
             ),
         },
         **tally.summary(),
-        "run": {"n": n, "seed": seed, "context": asdict(context)},
+        "run": {"n": n, "seed": seed, "context": context_summary(context)},
         **stats.details(),
     }
     publish(stats)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,7 +29,7 @@ from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.memory.bank import store_for
 from todeval.nodes.memory.roles import check_memory_judges
-from todeval.nodes.memory.settings import Source, memory_setting
+from todeval.nodes.memory.settings import MemorySettings, Source, memory_setting
 from todeval.nodes.memory.state import MemoryOutput
 
 SUBSYSTEM = "memory"
@@ -73,23 +72,23 @@ def memory_input(record: MemoryEvalRecord, persona: dict[str, Any]) -> dict[str,
 def configuration(context: Context, persona: dict[str, Any]) -> dict[str, Any]:
     """The settings a memory run reports beside its figures."""
     return {
-        "setting": context.memory_setting,
-        "activation": context.memory_activation,
-        "retrieval": context.memory_retrieval,
-        "judger": context.memory_judger,
-        "alpha": context.alpha,
-        "top_k": context.memory_top_k,
-        "selected": context.memory_selected,
-        "refine": context.refine_memory,
-        "reader": context.reader_judge,
-        "scorer": context.scorer_judge,
-        "summarizer": context.memory_summarizer,
-        "planner": context.memory_planner,
-        "bank_builder": context.memory_bank_builder,
-        "repair_agent": context.repair_agent,
-        "user_simulator": context.user_simulator,
-        "supervisor": context.supervisor_judge,
-        "max_repair_turns": context.max_repair_turns,
+        "setting": MemorySettings.of(context).setting,
+        "activation": MemorySettings.of(context).activation,
+        "retrieval": MemorySettings.of(context).retrieval,
+        "judger": context.spec("memory_judger"),
+        "alpha": MemorySettings.of(context).alpha,
+        "top_k": MemorySettings.of(context).top_k,
+        "selected": MemorySettings.of(context).selected,
+        "refine": MemorySettings.of(context).refine,
+        "reader": context.spec("reader"),
+        "scorer": context.spec("gpt4_score"),
+        "summarizer": context.spec("memory_summarizer"),
+        "planner": context.spec("intent_capture"),
+        "bank_builder": context.spec("memory_bank"),
+        "repair_agent": context.spec("repair_agent"),
+        "user_simulator": context.spec("user_simulator"),
+        "supervisor": context.spec("supervisor"),
+        "max_repair_turns": MemorySettings.of(context).max_repair_turns,
         "user_persona": persona,
     }
 
@@ -112,7 +111,7 @@ def memory_corpus(
     """
     start_run(context)
     persona = {"disclosure": disclosure}
-    store = store_for(context, memory_setting(context.memory_setting).source)
+    store = store_for(context, memory_setting(MemorySettings.of(context).setting).source)
     tally = MemoryTally(store.units if store is not None else lambda _individual: [])
     job = CorpusJob(
         subsystem=SUBSYSTEM,
@@ -139,17 +138,21 @@ def ablation_grid(context: Context) -> list[tuple[str, Context]]:
 
     Each retrieval mode with and without the judger, then hybrid + judger without refinement.
     """
-    judger = context.memory_judger if context.memory_judger != "none" else "local"
+    judger = context.spec("memory_judger") if context.spec("memory_judger") != "none" else "local"
     grid = [
         (
             f"{mode} {'+ judger' if spec != 'none' else ''}".strip(),
-            replace(context, memory_retrieval=mode, memory_judger=spec, refine_memory=True),
+            context.updated(
+                judges={"memory_judger": spec},
+                settings={"memory": {"retrieval": mode, "refine": True}},
+            ),
         )
         for mode in ABLATION_RETRIEVAL
         for spec in ("none", judger)
     ]
-    no_refinement = replace(
-        context, memory_retrieval="hybrid", memory_judger=judger, refine_memory=False
+    no_refinement = context.updated(
+        judges={"memory_judger": judger},
+        settings={"memory": {"retrieval": "hybrid", "refine": False}},
     )
     grid.append(("hybrid + judger, no refinement", no_refinement))
     return grid
@@ -212,7 +215,7 @@ def memory_baselines(
     """
     rows = []
     for label, paper, fields in BASELINES:
-        config = replace(context, **({"memory_setting": "map"} | fields))
+        config = context.with_flat({"memory_setting": "map"} | fields)
         summary = memory_corpus(
             records, config, out=None, disclosure=disclosure, checkpoints=checkpoints,
             progress=progress,
@@ -247,13 +250,13 @@ def memory_ablation(
 def memory_judges(context: Context) -> dict[str, Any]:
     """Who judged the memory suite of an evaluation."""
     return {
-        "retrieval": context.memory_retrieval,
-        "judger": context.memory_judger,
-        "scorer": context.scorer_judge,
-        "bank_builder": context.memory_bank_builder,
-        "reader": context.reader_judge,
-        "repair_agent": context.repair_agent,
-        "user_simulator": context.user_simulator,
+        "retrieval": MemorySettings.of(context).retrieval,
+        "judger": context.spec("memory_judger"),
+        "scorer": context.spec("gpt4_score"),
+        "bank_builder": context.spec("memory_bank"),
+        "reader": context.spec("reader"),
+        "repair_agent": context.spec("repair_agent"),
+        "user_simulator": context.spec("user_simulator"),
     }
 
 

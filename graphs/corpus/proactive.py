@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -57,12 +56,13 @@ from todeval.graphs.proactive import (
     build_synthesis_graph,
     run_proactive,
 )
-from todeval.graphs.runner import run_dialogue
+from todeval.graphs.runner import context_summary, run_dialogue
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
 from todeval.nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
 from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
+from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.proactive.state import GuidanceOutput, PlanningOutput, SynthesisOutput
 
 SUBSYSTEM = "proactive_synthesis"
@@ -169,7 +169,12 @@ def synthesize_proactive(
             "judges": synthesis_judges(context),
             "dataset": str(out / "dataset"),
             "files": [str(path.relative_to(out)) for path in written],
-            "run": {"n": n, "seed": seed, "domains": list(domains), "context": asdict(context)},
+            "run": {
+                "n": n,
+                "seed": seed,
+                "domains": list(domains),
+                "context": context_summary(context),
+            },
         }
         | stats.details()
     )
@@ -187,13 +192,13 @@ def synthesize_proactive(
 def synthesis_judges(context: Context) -> dict[str, Any]:
     """The specs a synthesis run was given."""
     return {
-        "synthesis_writer": context.synthesis_writer,
-        "difficulty_panel": list(context.difficulty_panel),
-        "difficulty_judge": context.difficulty_judge,
-        "final_check_panel": list(context.final_check_panel),
-        "synthesis_candidates": context.synthesis_candidates,
-        "synthesis_temperature": context.synthesis_temperature,
-        "max_refinements": context.max_refinements,
+        "synthesis_writer": context.spec("synthesis_writer"),
+        "target_prediction": list(context.specs("target_prediction")),
+        "difficulty": context.spec("difficulty"),
+        "final_check": list(context.specs("final_check")),
+        "synthesis_candidates": ProactiveSettings.of(context).synthesis_candidates,
+        "synthesis_temperature": ProactiveSettings.of(context).synthesis_temperature,
+        "max_refinements": ProactiveSettings.of(context).max_refinements,
     }
 
 
@@ -310,8 +315,8 @@ def run_dialogue_guidance(
 ) -> dict[str, Any]:
     """Dialogue guidance on every environment of ``source`` at each tier (module docstring).
 
-    The simulated user is ``context.user_simulator``; the early stop is
-    ``context.target_reached_judge``.
+    The simulated user is ``context.spec("user_simulator")``; the early stop is
+    ``context.spec("target_reached")``.
     """
     records = guidance_runs(load_proactive(source), agent, agreeableness, runs)
     settings = {
@@ -320,8 +325,8 @@ def run_dialogue_guidance(
         "runs": runs,
         "agreeableness": list(agreeableness),
         "max_turns": max_turns,
-        "user_simulator": context.user_simulator,
-        "target_reached_judge": context.target_reached_judge,
+        "user_simulator": context.spec("user_simulator"),
+        "target_reached_judge": context.spec("target_reached"),
     }
     return _run_task(
         "guide",
@@ -375,7 +380,7 @@ def _run_task(
             "subsystem": "proactive",
             "task": "target_planning" if plan else "dialogue_guidance",
             "judges": task_judges(context, plan=plan),
-            "run": settings | {"context": asdict(context)},
+            "run": settings | {"context": context_summary(context)},
         }
         | stats.details()
     )
@@ -394,21 +399,21 @@ def _run_task(
 def task_judges(context: Context, *, plan: bool) -> dict[str, Any]:
     """The specs a task run was given."""
     if plan:
-        return {"target_planning_judge": context.target_planning_judge}
+        return {"target_planning": context.spec("target_planning")}
     return {
-        "guidance_judge": context.guidance_judge,
-        "target_density_judge": context.target_density_judge,
-        "target_reached_judge": context.target_reached_judge,
-        "user_simulator": context.user_simulator,
+        "guidance": context.spec("guidance"),
+        "target_density": context.spec("target_density"),
+        "target_reached": context.spec("target_reached"),
+        "user_simulator": context.spec("user_simulator"),
     }
 
 
 def scoring_judges(context: Context) -> dict[str, Any]:
     """Who scored the ProactiveEval suite of an evaluation."""
     return {
-        "target_planning": context.target_planning_judge,
-        "guidance": context.guidance_judge,
-        "target_density": context.target_density_judge,
+        "target_planning": context.spec("target_planning"),
+        "guidance": context.spec("guidance"),
+        "target_density": context.spec("target_density"),
     }
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,11 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
+from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
 from todeval.nodes.simulation.domains import DOMAINS
+from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.state import SimulationOutput
 
 SUBSYSTEM = "simulation"
@@ -155,10 +156,10 @@ def simulate_corpus(
     info = {
         "domain": domain,
         "num_trials": trials,
-        "max_steps": context.max_steps,
+        "max_steps": SimulationSettings.of(context).max_steps,
         "seed": seed,
-        "agent_info": {"implementation": "todeval", "spec": context.simulation_agent},
-        "user_info": {"implementation": "todeval", "spec": context.user_simulator},
+        "agent_info": {"implementation": "todeval", "spec": SimulationSettings.of(context).agent},
+        "user_info": {"implementation": "todeval", "spec": context.spec("user_simulator")},
         "environment_info": environment_info(domain),
     }
     results = out / "results.json"
@@ -177,7 +178,7 @@ def simulate_corpus(
                 "domain": domain,
                 "trials": trials,
                 "results": str(results),
-                "context": asdict(context),
+                "context": context_summary(context),
             },  # fmt: skip
         }
         | stats.details()
@@ -191,8 +192,8 @@ def simulate_corpus(
         sections=[simulation_section(summary), goal_shift_section(summary, scored.rows)],
         meta={
             "domain": domain,
-            "agent": context.simulation_agent,
-            "user": context.user_simulator,
+            "agent": SimulationSettings.of(context).agent,
+            "user": context.spec("user_simulator"),
             "trials": str(trials),
         },
     )

@@ -16,31 +16,26 @@ from typing import Any
 from todeval.nodes.context import Context
 from todeval.nodes.judges.validity import ValidityCard, card_for
 
-FIGURE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
-    "gsr": (("segmentation", "segmentation_judge"), ("turn_quality", "teachers")),
-    "goal_detection_f1": (("goal_extraction", "goal_extraction_judge"),),
-    "status_accuracy": (("goal_extraction", "goal_extraction_judge"),),
-    "dgcr": (("goal_extraction", "goal_extraction_judge"),),
-    "memory_recall_accuracy": (("goal_extraction", "goal_extraction_judge"),),
-    "tsr": (("nl_assertion", "nl_assertion_judge"),),
+FIGURE_ROLES: dict[str, tuple[str, ...]] = {
+    "gsr": ("segmentation", "turn_quality"),
+    "goal_detection_f1": ("goal_extraction",),
+    "status_accuracy": ("goal_extraction",),
+    "dgcr": ("goal_extraction",),
+    "memory_recall_accuracy": ("goal_extraction",),
+    "tsr": ("nl_assertion",),
     "tool_correctness": (),
     "param_validity": (),
     "tcrr": (),
-    "shift_recovery_rate": (("shift_detection", "shift_detection_judge"),),
-    "recall_at_5": (("intent_capture", "memory_planner"),),
-    "slot_accuracy": (("reader", "reader_judge"),),
-    "jga": (("reader", "reader_judge"),),
-    "dte": (("repair_agent", "repair_agent"), ("user_simulator", "user_simulator")),
-    "repair_success_rate": (("repair_agent", "repair_agent"), ("supervisor", "supervisor_judge")),
-    "proactive_plan_score": (("target_planning_judge", "target_planning_judge"),),
-    "proactive_guidance_score": (("guidance_judge", "guidance_judge"),),
+    "shift_recovery_rate": ("shift_detection",),
+    "recall_at_5": ("intent_capture",),
+    "slot_accuracy": ("reader",),
+    "jga": ("reader",),
+    "dte": ("repair_agent", "user_simulator"),
+    "repair_success_rate": ("repair_agent", "supervisor"),
+    "proactive_plan_score": ("target_planning",),
+    "proactive_guidance_score": ("guidance",),
 }
-"""Figure -> the judge roles that decide it, each with its ``Context`` field."""
-
-
-def _specs(context: Context, field: str) -> list[str]:
-    value = getattr(context, field)
-    return list(value) if isinstance(value, list) else [str(value)]
+"""Figure -> the declared judge roles that decide it."""
 
 
 def _cards(role: str, specs: list[str]) -> dict[str, ValidityCard | None]:
@@ -66,7 +61,7 @@ def figure_validity(context: Context, figures: Iterable[str]) -> dict[str, dict[
     validity: dict[str, dict[str, Any]] = {}
     for figure in figures:
         roles = FIGURE_ROLES.get(figure, ())
-        judges = {role: _specs(context, field) for role, field in roles}
+        judges = {role: context.specs(role) for role in roles}
         cards: dict[str, ValidityCard | None] = {}
         for role, specs in judges.items():
             cards |= _cards(role, specs)

@@ -24,6 +24,7 @@ from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundanc
 from todeval.evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
+from todeval.nodes.goal_shift.settings import GoalShiftSettings
 from todeval.nodes.goal_shift.state import GoalShiftState
 
 
@@ -66,14 +67,14 @@ def detect_shifts(state: GoalShiftState, runtime: Runtime[Context]) -> dict[str,
     context = get_context(runtime)
     conversation = _conversation(state)
     stored = conversation.stored.shifts
-    if context.reuse_judgments and stored is not None:
+    if GoalShiftSettings.of(context).reuse_judgments and stored is not None:
         return {
             "shifts": [shift_recovery(s) for s in stored],
             "shift_judge": conversation.stored.judge,
             "shift_reason": None,
             "shifts_judged": True,
         }
-    detector = SHIFT_DETECTION.judge(context.shift_detection_judge, context.llm_max_retries)
+    detector = SHIFT_DETECTION.judge(context.spec("shift_detection"), context.llm.max_retries)
     verdict = detector.detect(conversation)
     return {
         "shifts": [shift_recovery(s) for s in verdict.shifts or []],
@@ -98,10 +99,10 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
             "nl_assertions_total": 0,
         }
     stored = conversation.stored.nl_assertions
-    if context.reuse_judgments and stored is not None:
+    if GoalShiftSettings.of(context).reuse_judgments and stored is not None:
         judgments, judge = stored, conversation.stored.judge
     elif task.nl_assertions:
-        judge_nl = NL_ASSERTION.judge(context.nl_assertion_judge, context.llm_max_retries)
+        judge_nl = NL_ASSERTION.judge(context.spec("nl_assertion"), context.llm.max_retries)
         verdict = judge_nl.judge(conversation)
         judgments, judge = verdict.judgments, verdict.judge
     else:

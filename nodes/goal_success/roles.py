@@ -35,6 +35,7 @@ from todeval.nodes.goal_success.judges.turn_quality.learned import (
 from todeval.nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
 from todeval.nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.judges.roles import JudgeRole
 from todeval.nodes.judges.validity import register_cards
 from todeval.nodes.prompts.goal_success import APPENDIX_D_PROMPT, APPENDIX_D_SYSTEM_PROMPT
@@ -52,6 +53,10 @@ SEGMENTATION: JudgeRole[SegmentationJudge] = JudgeRole(
 TURN_QUALITY: JudgeRole[TurnQualityTeacher] = JudgeRole(
     name="turn_quality",
     decides="each turn's quality and root cause of failure E1-E7, one teacher's vote (§4.2-4.3)",
+    # Three learned teachers reading different evidence (the turn; the reply with the user's
+    # reaction; answer-question fit with the reaction): kappa .42 with people on the frozen
+    # failure set (the old rule trio local:signals,local:response,local:semantic: .26).
+    default=["local:turn", "local:reply-reaction", "local:fit-reaction"],
     local={
         "response": ResponseTeacher,
         "signals": SignalTeacher,
@@ -76,24 +81,27 @@ def llm_settings(context: Context) -> dict[str, Hashable]:
     An LLM segmenter gets the business rules the LLM teachers get (``Context.teacher_sop``):
     with a teacher's spec it then sends that teacher's request, answered once for both.
     """
-    return {"context_tokens": context.llm_context_tokens, "business_rules": context.teacher_sop}
+    return {
+        "context_tokens": context.llm.context_tokens,
+        "business_rules": GoalSuccessSettings.of(context).teacher_sop,
+    }
 
 
 def segmenter(context: Context) -> SegmentationJudge:
     """The run's segmentation judge (``Context.segmentation_judge``)."""
     return SEGMENTATION.judge(
-        context.segmentation_judge, context.llm_max_retries, **llm_settings(context)
+        context.spec("segmentation"), context.llm.max_retries, **llm_settings(context)
     )
 
 
 def teacher(spec: str, context: Context) -> TurnQualityTeacher:
     """The turn-quality teacher ``spec`` names, with the run's settings."""
-    return TURN_QUALITY.judge(spec, context.llm_max_retries, **llm_settings(context))
+    return TURN_QUALITY.judge(spec, context.llm.max_retries, **llm_settings(context))
 
 
 def teachers(context: Context) -> list[TurnQualityTeacher]:
     """Every teacher of the run (``Context.teachers``), in order."""
-    return [teacher(spec, context) for spec in context.teachers]
+    return [teacher(spec, context) for spec in context.specs("turn_quality")]
 
 
 def reads_business_rules(judge: TurnQualityTeacher | SegmentationJudge) -> bool:

@@ -11,6 +11,7 @@ from todeval.evals.metrics.goal_success.segmentation import goal_spans
 from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.roles import segmenter
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import SegmentationState
 
 
@@ -21,8 +22,8 @@ def segment_goals(state: SegmentationState, runtime: Runtime[Context]) -> dict[s
     judge = segmenter(context)
     verdict = judge.segment(
         dialogue,
-        time_gap_minutes=context.time_gap_minutes,
-        threshold=context.new_goal_threshold,
+        time_gap_minutes=GoalSuccessSettings.of(context).time_gap_minutes,
+        threshold=GoalSuccessSettings.of(context).new_goal_threshold,
     )
     probabilities = verdict.probabilities or [None] * len(dialogue.turns)
     turns = [

@@ -36,6 +36,7 @@ from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.judges.turn_quality import certain_failure
 from todeval.nodes.goal_success.roles import teacher
+from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
 from todeval.nodes.judges.spec import parse_spec
 
@@ -202,7 +203,7 @@ def send_to_teachers(state: Mapping[str, Any], runtime: Runtime[Context]) -> lis
     Raises:
         ValueError: ``Context.teachers`` is empty.
     """
-    panel = list(get_context(runtime).teachers)
+    panel = list(get_context(runtime).specs("turn_quality"))
     if not panel:
         raise ValueError("Context.teachers is empty: teacher voting needs at least one teacher")
     local = [(i, spec) for i, spec in enumerate(panel) if parse_spec(spec).is_local]
@@ -230,7 +231,7 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
 def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> dict[str, Any]:
     """One teacher's labels of every turn."""
     judge = teacher(item["teacher"], context)
-    verdict = judge.label(dialogue, routes=context.routes)
+    verdict = judge.label(dialogue, routes=GoalSuccessSettings.of(context).routes)
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
         | ({"is_new_goal": t.is_new_goal} if t.is_new_goal is not None else {})
@@ -251,7 +252,7 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
     dialogue = Dialogue.model_validate(state["dialogue"])
     return {
         "dialogue_id": dialogue.dialogue_id,
-        "teachers": list(get_context(runtime).teachers),
+        "teachers": list(get_context(runtime).specs("turn_quality")),
         "turns": [
             vote_turn(
                 turn.turn_number,
@@ -270,7 +271,9 @@ def route_after_vote(
     """Escalate when a turn is ambiguous and escalation is on."""
     ambiguous = any(turn["ambiguous"] for turn in state["turns"])
     return (
-        "escalate_to_human" if ambiguous and get_context(runtime).escalate_ambiguous else "__end__"
+        "escalate_to_human"
+        if ambiguous and GoalSuccessSettings.of(get_context(runtime)).escalate_ambiguous
+        else "__end__"
     )
 
 

@@ -34,7 +34,7 @@ def judged_proactivity(
         ``proactive_actions`` (turn, goal, kind, status and verdict of each, as goals.jsonl
         shows them).
     """
-    judge = PROACTIVITY.judge(context.proactivity_judge, context.llm_max_retries)
+    judge = PROACTIVITY.judge(context.spec("proactivity"), context.llm.max_retries)
     actions = proactive_actions(output["goals"], utterances, output.get("queries") or [])
     verdicts = [judge.judge(action).value for action in actions]
     shown = [
@@ -48,7 +48,7 @@ def judged_quality(
     utterances: Utterances, output: Mapping[str, Any], context: Context
 ) -> dict[str, Any]:
     """``response_quality``: ``Context.response_quality_judge``'s scores, or None and the reason."""
-    judge = RESPONSE_QUALITY.judge(context.response_quality_judge, context.llm_max_retries)
+    judge = RESPONSE_QUALITY.judge(context.spec("response_quality"), context.llm.max_retries)
     result = judge.score(utterances)
     scores: dict[str, Any]
     if result.value is None:

@@ -16,13 +16,14 @@ from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import render_schema
 from todeval.nodes.goal_tracking.roles import llm_goal_tracking
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.goal_memory import Goal, GoalMemory
 
 
 def uses_llm(context: Context) -> bool:
     """Whether the tracker's judges are LLMs (the extraction spec decides for all of them)."""
-    return not parse_spec(context.goal_extraction_judge).is_local
+    return not parse_spec(context.spec("goal_extraction")).is_local
 
 
 def add_cost(total: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
@@ -40,8 +41,10 @@ def llm_candidates(
     schema: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Stages 0-2 in one call: candidates with their match and status, and the call's cost."""
-    updater = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).updater
-    neighbours = memory.neighbours(dialogue_id, utterance.text, context.top_k)
+    updater = llm_goal_tracking(context.spec("goal_extraction"), context.llm.max_retries).updater
+    neighbours = memory.neighbours(
+        dialogue_id, utterance.text, GoalTrackingSettings.of(context).top_k
+    )
     shown: dict[str, Goal] = {g.id: g for g, _ in neighbours}
     for goal in memory.goals(dialogue_id, ["open", "pending"]):
         shown.setdefault(goal.id, goal)
@@ -54,9 +57,9 @@ def llm_candidates(
             "slots": dict(goal.slots),
             "confidence": goal.confidence or 0.0,
             "evidence": update.reason or "llm turn update",
-            "memory_id": goal.matched(context.tau),
+            "memory_id": goal.matched(GoalTrackingSettings.of(context).tau),
             "match_confidence": goal.confidence or 0.0,
-            "match": f"{context.goal_extraction_judge}: confidence {goal.confidence}",
+            "match": f"{context.spec('goal_extraction')}: confidence {goal.confidence}",
             "status": goal.status,
         }
         for goal in update.goals
@@ -68,10 +71,14 @@ def llm_links(
     context: Context, memory: GoalMemory, goal: Goal
 ) -> tuple[list[tuple[str, float, bool]], dict[str, int]]:
     """Stage 3: the new goal's links (relation >= delta or a dependency) and the call's cost."""
-    evolver = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).evolver
+    evolver = llm_goal_tracking(context.spec("goal_extraction"), context.llm.max_retries).evolver
     # Bounded like every tracker prompt: the new goal's top-k neighbours, not all of memory.
-    nearest = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
-    links = evolver.links(goal, [other for other, _ in nearest], delta=context.delta)
+    nearest = memory.neighbours(
+        goal.dialogue_id, goal.description, GoalTrackingSettings.of(context).top_k + 1
+    )
+    links = evolver.links(
+        goal, [other for other, _ in nearest], delta=GoalTrackingSettings.of(context).delta
+    )
     return links, evolver.last.cost()
 
 
@@ -79,7 +86,7 @@ def llm_audit(
     context: Context, memory: GoalMemory, dialogue_id: str, history: Sequence[Mapping[str, Any]]
 ) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
     """Stage 4: out-of-date statuses of the live goals, and the call's cost."""
-    auditor = llm_goal_tracking(context.goal_extraction_judge, context.llm_max_retries).auditor
+    auditor = llm_goal_tracking(context.spec("goal_extraction"), context.llm.max_retries).auditor
     said = [Utterance(u["turn"], u["speaker"], u["text"]) for u in history]
     updates = auditor.audit(memory.goals(dialogue_id), said)
     return [(g, str(status), why) for g, status, why in updates], auditor.last.cost()

@@ -15,6 +15,7 @@ from typing import Any
 from todeval.evals.datasets.sgd_schema import is_transactional, load_sgd_schema
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import ServiceEvidence, evolve
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.stores.goal_memory import Goal, GoalMemory
 
 
@@ -33,14 +34,16 @@ def service_evidence(path: str | None) -> ServiceEvidence | None:
 
 def evolve_links(memory: GoalMemory, goal: Goal, context: Context, schema: Any) -> None:
     """Stage 3: link a new goal to its prerequisites among its neighbours (relation >= delta)."""
-    others = memory.neighbours(goal.dialogue_id, goal.description, context.top_k + 1)
+    others = memory.neighbours(
+        goal.dialogue_id, goal.description, GoalTrackingSettings.of(context).top_k + 1
+    )
     lookup = (
         None
         if not (goal.domain and goal.intent)
         else not is_transactional(goal.domain, goal.intent, schema)
     )
     for other_id, relation, prerequisite in evolve(
-        goal, others, delta=context.delta, is_lookup=lookup
+        goal, others, delta=GoalTrackingSettings.of(context).delta, is_lookup=lookup
     ):
         if prerequisite:
             memory.add_dependency(goal.dialogue_id, goal.id, other_id, relation=relation)

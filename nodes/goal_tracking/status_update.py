@@ -88,11 +88,11 @@ def apply_status_cue(
     if cue is None:
         return
     goals = memory.goals(dialogue_id)
-    view = schema_view(context.goal_extraction_judge, context.schema_path)
+    view = schema_view(context.spec("goal_extraction"), context.schema_path)
     target = focus(cue, goals, str(current["text"]), named, view)
     if target is None:
         return
-    turn, judge = int(current["turn"]), context.goal_extraction_judge
+    turn, judge = int(current["turn"]), context.spec("goal_extraction")
     moved = list(target.goals)
     if not moved and target.service:
         moved = [_insert(memory, dialogue_id, target.service, target.intent, turn, schema)]

@@ -49,6 +49,7 @@ from todeval.nodes.goal_tracking.local_steps import (
     service_evidence,
 )
 from todeval.nodes.goal_tracking.roles import goal_extractor
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import GoalTrackingState
 from todeval.nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
 from todeval.stores.goal_memory import Goal, GoalMemory
@@ -69,7 +70,10 @@ def goal_memory(path: str | None, backend: str) -> GoalMemory:
 
 
 def _memory(context: Context) -> GoalMemory:
-    return goal_memory(context.goal_memory_path, context.vector_backend)
+    return goal_memory(
+        GoalTrackingSettings.of(context).goal_memory_path,
+        GoalTrackingSettings.of(context).vector_backend,
+    )
 
 
 def _now_ms() -> float:
@@ -146,14 +150,14 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     context = get_context(runtime)
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
-    every = context.audit_every
+    every = GoalTrackingSettings.of(context).audit_every
     while tracking.cursor < len(tracking.history):
         track_utterance(tracking, context)
         if every > 0 and tracking.cursor % every == 0:
             proactive_audit(tracking, context)
     if tracking.final and not tracking.audited_final:
         proactive_audit(tracking, context)
-    if tracking.final and context.goal_memory_path == IN_PROCESS:
+    if tracking.final and GoalTrackingSettings.of(context).goal_memory_path == IN_PROCESS:
         # An in-process store is working memory: a closed dialogue's goals are in the thread's
         # state (sync_memory brings them back if it goes on), so over a corpus memory stays flat.
         _memory(context).clear(tracking.dialogue_id)
@@ -180,7 +184,7 @@ def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate]
     if uses_llm(context):
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
-    extractor = goal_extractor(context.goal_extraction_judge, context.schema_path)
+    extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
     candidates = [
         {
             "description": c.description,
@@ -217,8 +221,15 @@ def check_existence_of(
                 if same_key(candidate["service"], candidate["intent"], goal)
             ]
         else:
-            neighbours = memory.neighbours(dialogue_id, candidate["description"], context.top_k)
-        match = check_existence(candidate["service"], candidate["intent"], neighbours, context.tau)
+            neighbours = memory.neighbours(
+                dialogue_id, candidate["description"], GoalTrackingSettings.of(context).top_k
+            )
+        match = check_existence(
+            candidate["service"],
+            candidate["intent"],
+            neighbours,
+            GoalTrackingSettings.of(context).tau,
+        )
         checked.append(
             candidate
             | {
@@ -240,7 +251,7 @@ def update_memory(
     """Stages 2-3: update matched goals, insert and link new ones, apply the status cue."""
     memory, dialogue_id = _memory(context), tracking.dialogue_id
     current = tracking.history[tracking.cursor]
-    turn, judge = current["turn"], context.goal_extraction_judge
+    turn, judge = current["turn"], context.spec("goal_extraction")
     schema = schema_for(context.schema_path)
     named: list[str] = []
     llm = uses_llm(context)

@@ -204,14 +204,14 @@ def configure_llm(policy: LLMPolicy) -> None:
 def policy_for(context: Context) -> LLMPolicy:
     """The LLM policy a run's context sets."""
     return LLMPolicy(
-        timeout_s=context.llm_timeout_s,
-        max_concurrency=context.llm_max_concurrency,
-        requests_per_minute=context.llm_requests_per_minute,
-        breaker_failures=context.llm_breaker_failures,
-        max_calls=context.llm_max_calls,
-        budget_usd=context.llm_budget_usd,
-        prices={spec: (float(p[0]), float(p[1])) for spec, p in context.llm_prices.items()},
-        dry_run=context.llm_dry_run,
+        timeout_s=context.llm.timeout_s,
+        max_concurrency=context.llm.max_concurrency,
+        requests_per_minute=context.llm.requests_per_minute,
+        breaker_failures=context.llm.breaker_failures,
+        max_calls=context.llm.max_calls,
+        budget_usd=context.llm.budget_usd,
+        prices={spec: (float(p[0]), float(p[1])) for spec, p in context.llm.prices.items()},
+        dry_run=context.llm.dry_run,
     )
 
 

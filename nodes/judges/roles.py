@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
+from todeval.nodes.context import ROLE_DEFAULTS
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.local import get_local_judge, register_local_judge
 from todeval.nodes.judges.result import JudgeResult
@@ -52,6 +53,7 @@ class JudgeRole(Generic[J]):
 
     Attributes:
         name: The role's one name (spec key, config key, summary key, validity card).
+        default: The spec a run gives the role when it names none (a list for a panel).
         decides: What the role decides, in the paper's words (shown in ``--help``).
         local: ``local:<variant>`` -> zero-argument factory; the first variant is the default.
         prompt: The paper's prompt (``str.format`` fields), for the LLM judge.
@@ -65,6 +67,7 @@ class JudgeRole(Generic[J]):
 
     name: str
     decides: str
+    default: str | list[str] = "local"
     local: Mapping[str, Callable[[], J]] = field(default_factory=dict)
     prompt: str | None = None
     output_model: type[BaseModel] | None = None
@@ -79,6 +82,7 @@ class JudgeRole(Generic[J]):
             if previous is not None and previous.decides != self.decides:
                 raise ValueError(f"judge role {self.name!r} is declared twice")
             ROLES[self.name] = self
+            ROLE_DEFAULTS[self.name] = self.default
         for k, (variant, factory) in enumerate(self.local.items()):
             register_local_judge(self.name, variant, default=k == 0)(factory)
 

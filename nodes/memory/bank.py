@@ -24,7 +24,7 @@ from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
 from todeval.nodes.memory.judges.bank_builder import individual_units
 from todeval.nodes.memory.roles import BANK_BUILDER
-from todeval.nodes.memory.settings import Source, memory_setting
+from todeval.nodes.memory.settings import MemorySettings, Source, memory_setting
 from todeval.stores.memory_bank import MemoryBank
 
 Report = Callable[[str], None]
@@ -43,17 +43,24 @@ def memory_bank(
 
 def bank_for(context: Context) -> MemoryBank:
     """The memory bank the context names."""
-    return _bank(context, context.memory_bank_collection)
+    return _bank(context, MemorySettings.of(context).bank_collection)
 
 
 def _bank(context: Context, collection: str) -> MemoryBank:
     """The bank ``collection`` where the context keeps its banks (folder, process or server)."""
-    where = (context.memory_bank_path, context.memory_bank_backend, collection)
+    where = (
+        MemorySettings.of(context).bank_path,
+        MemorySettings.of(context).bank_backend,
+        collection,
+    )
     # lru_cache keys a call by the arguments as passed: without a server, call it the way
     # every other caller does (three arguments), so they all get the same bank.
-    if context.chroma_server is None or context.memory_bank_backend == "memory":
+    if (
+        MemorySettings.of(context).chroma_server is None
+        or MemorySettings.of(context).bank_backend == "memory"
+    ):
         return memory_bank(*where)
-    return memory_bank(*where, context.chroma_server)
+    return memory_bank(*where, MemorySettings.of(context).chroma_server)
 
 
 def store_for(context: Context, source: Source) -> MemoryBank | None:
@@ -62,9 +69,11 @@ def store_for(context: Context, source: Source) -> MemoryBank | None:
         return None
     if source == "qa":
         return bank_for(context)
-    collection = context.memory_bank_collection + DOCUMENT_COLLECTIONS[source]
+    collection = MemorySettings.of(context).bank_collection + DOCUMENT_COLLECTIONS[source]
     if source == "summary":  # one summarizer's summaries are not another's
-        collection += "_" + hashlib.sha256(context.memory_summarizer.encode()).hexdigest()[:8]
+        collection += (
+            "_" + hashlib.sha256(context.spec("memory_summarizer").encode()).hexdigest()[:8]
+        )
     return _bank(context, collection)
 
 
@@ -92,10 +101,10 @@ def fill_bank(
     for source in _document_sources(context, sources):
         _fill_documents(context, individual, source, report)
     bank = bank_for(context)
-    local = context.memory_bank_builder == "local"
+    local = context.spec("memory_bank") == "local"
     if local and bank.count(individual.individual_id):
         return 0  # the local units are deterministic: the stored ones are these
-    builder = BANK_BUILDER.judge(context.memory_bank_builder, context.llm_max_retries)
+    builder = BANK_BUILDER.judge(context.spec("memory_bank"), context.llm.max_retries)
     units, failures = individual_units(builder, individual)
     for session_id, reason in failures.items():
         if report is not None:
@@ -110,8 +119,8 @@ def _document_sources(context: Context, sources: tuple[Source, ...]) -> list[Sou
     Summaries are skipped under a local summarizer: it writes none, and each item of a summary
     setting says so (:func:`~nodes.memory.documents.missing_memory_reason`).
     """
-    wanted = {memory_setting(context.memory_setting).source, *sources} - {"qa", "none"}
-    if parse_spec(context.memory_summarizer).is_local:
+    wanted = {memory_setting(MemorySettings.of(context).setting).source, *sources} - {"qa", "none"}
+    if parse_spec(context.spec("memory_summarizer")).is_local:
         wanted.discard("summary")
     return sorted(wanted)
 
@@ -124,7 +133,7 @@ def _fill_documents(
     if store.count(individual.individual_id):
         return  # dialogues are deterministic; a summarizer's summaries are kept once written
     documents, failures = session_documents(
-        individual, source, context.memory_summarizer, context.llm_max_retries
+        individual, source, context.spec("memory_summarizer"), context.llm.max_retries
     )
     if failures and report is not None:
         reason = next(iter(failures.values()))

@@ -10,7 +10,7 @@ from typing import Any
 from todeval.evals.memory_schema import ScoredUnit
 from todeval.nodes.context import Context
 from todeval.nodes.memory.bank import store_for
-from todeval.nodes.memory.settings import MemorySetting
+from todeval.nodes.memory.settings import MemorySetting, MemorySettings
 from todeval.nodes.memory.state import MemoryState
 
 
@@ -27,7 +27,7 @@ def baseline_memory(state: MemoryState, context: Context, setting: MemorySetting
     if setting.selection == "ranked":
         activated = state.get("activated") or []
         chosen = [ScoredUnit.model_validate(row).unit for row in activated]
-        chosen = chosen[: context.memory_selected]
+        chosen = chosen[: MemorySettings.of(context).selected]
     else:
         chosen = store.units(state["individual_id"])
         if setting.selection == "oracle":
@@ -35,7 +35,7 @@ def baseline_memory(state: MemoryState, context: Context, setting: MemorySetting
             chosen = [unit for unit in chosen if unit.session_id in relevant]
     if setting.text_memory:
         texts = [unit.answer for unit in chosen]
-    elif setting.selection == "oracle" and context.refine_memory:
+    elif setting.selection == "oracle" and MemorySettings.of(context).refine:
         texts = [unit.answer for unit in chosen]
     else:
         texts = [f"Question: {unit.question} Answer: {unit.answer}" for unit in chosen]

@@ -33,7 +33,7 @@ from todeval.nodes.memory.documents import missing_memory_reason
 from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
 from todeval.nodes.memory.judges.units import anchor_session, render_context, select_units
 from todeval.nodes.memory.roles import INTENT_CAPTURE, MISSING_SLOT_QUERY, READER, memory_judger
-from todeval.nodes.memory.settings import ACTIVATIONS, MemorySetting, memory_setting
+from todeval.nodes.memory.settings import ACTIVATIONS, MemorySetting, MemorySettings, memory_setting
 from todeval.nodes.memory.state import MemoryState
 from todeval.stores.memory_bank import RETRIEVAL_MODES, RetrievalMode
 
@@ -71,7 +71,7 @@ def _attributes(context: Context, state: MemoryState) -> list[str]:
 
 
 def _setting(context: Context) -> MemorySetting:
-    return memory_setting(context.memory_setting)
+    return memory_setting(MemorySettings.of(context).setting)
 
 
 def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
     Memory's values help read names off the context only where the setting has QA memory.
     """
     context = get_context(runtime)
-    capturer = INTENT_CAPTURE.judge(context.memory_planner, context.llm_max_retries)
+    capturer = INTENT_CAPTURE.judge(context.spec("intent_capture"), context.llm.max_retries)
     known = []
     if _setting(context).source == "qa":
         known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
@@ -111,13 +111,12 @@ def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, 
     """
     context = get_context(runtime)
     setting = _setting(context)
-    mode = context.memory_retrieval
+    mode = MemorySettings.of(context).retrieval
     if mode not in RETRIEVAL_MODES:
         raise ValueError(f"memory_retrieval must be one of {RETRIEVAL_MODES}, not {mode!r}")
-    if context.memory_activation not in ACTIVATIONS:
-        raise ValueError(
-            f"memory_activation must be one of {ACTIVATIONS}, not {context.memory_activation!r}"
-        )
+    activation = MemorySettings.of(context).activation
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"memory_activation must be one of {ACTIVATIONS}, not {activation!r}")
     store = store_for(context, setting.source)
     if not setting.ranks or store is None:
         return {"activated": None}
@@ -125,11 +124,11 @@ def activate_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, 
     if setting.text_memory:  # Table 1's retrieval of past dialogues: the context is the query
         query = render_context(_turns(state))
     retrieval: RetrievalMode = mode
-    if setting.source == "qa" and context.memory_activation == "intent_key":
+    if setting.source == "qa" and MemorySettings.of(context).activation == "intent_key":
         search = store.search_by_intent
     else:
         search = store.search
-    hits = search(state["individual_id"], query, context.memory_top_k, retrieval)
+    hits = search(state["individual_id"], query, MemorySettings.of(context).top_k, retrieval)
     activated = [
         ScoredUnit(unit=unit, retrieval_score=score, final_score=score).model_dump()
         for unit, score in hits
@@ -141,7 +140,7 @@ def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[s
     """The missing-slot query q_miss: the intent's task attributes the context leaves open."""
     context = get_context(runtime)
     attributes = _attributes(context, state)
-    querier = MISSING_SLOT_QUERY.judge(context.memory_planner, context.llm_max_retries)
+    querier = MISSING_SLOT_QUERY.judge(context.spec("intent_capture"), context.llm.max_retries)
     missing = querier.query(
         _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
     )
@@ -159,7 +158,7 @@ def judge_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any
     if _setting(context).selection != "map":
         return {"judges": {**state.get("judges", {}), "memory_judger": "none"}}
     scored = [ScoredUnit.model_validate(row) for row in state.get("activated") or []]
-    judger = memory_judger(context.memory_judger, context.llm_max_retries)
+    judger = memory_judger(context.spec("memory_judger"), context.llm.max_retries)
     judges = {**state.get("judges", {}), "memory_judger": getattr(judger, "name", "none")}
     if judger is None or not scored:
         return {"judges": judges}
@@ -169,7 +168,8 @@ def judge_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any
         [row.unit for row in scored],
     )
     reranked = [
-        rerank(row, score, context.alpha) for row, score in zip(scored, scores, strict=True)
+        rerank(row, score, MemorySettings.of(context).alpha)
+        for row, score in zip(scored, scores, strict=True)
     ]
     reranked.sort(key=lambda row: -row.final_score)  # stable: retrieval order breaks ties
     return {"activated": [row.model_dump() for row in reranked], "judges": judges}
@@ -210,13 +210,13 @@ def refine_memory(state: MemoryState, runtime: Runtime[Context]) -> dict[str, An
     ]
     selected = select_units(
         [*ranked, *rest],
-        context.memory_selected,
+        MemorySettings.of(context).selected,
         stated=stated,
         missing=state.get("missing_slots"),
         anchor=anchor,
         intent=state["intent"],
     )
-    if context.refine_memory:
+    if MemorySettings.of(context).refine:
         refined = [unit.answer for unit in selected]
     else:
         refined = [f"Question: {unit.question} Answer: {unit.answer}" for unit in selected]
@@ -233,17 +233,17 @@ def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
     setting = _setting(context)
     store = store_for(context, setting.source)
     if setting.text_memory and store is not None and not store.count(state["individual_id"]):
-        reason = missing_memory_reason(setting.source, context.memory_summarizer)
+        reason = missing_memory_reason(setting.source, context.spec("memory_summarizer"))
         return {
             "response": None,
             "response_slots": None,
             "dialogue_state": None,
             "state_source": "none",
             "ambiguous_slots": [],
-            "judges": {**state.get("judges", {}), "reader": context.reader_judge},
+            "judges": {**state.get("judges", {}), "reader": context.spec("reader")},
             "reasons": [*state.get("reasons", []), f"reader: {reason}"],
         }
-    reader = READER.judge(context.reader_judge, context.llm_max_retries)
+    reader = READER.judge(context.spec("reader"), context.llm.max_retries)
     schema = _schema(context.schema_path)
     defaults = (
         attribute_defaults(
@@ -252,7 +252,7 @@ def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
             service=state.get("service"),
             known_slots=_known_slots(context, state),
         )
-        if schema is not None and context.schema_defaults
+        if schema is not None and MemorySettings.of(context).schema_defaults
         else None
     )
     stated = state.get("stated_values") or {}

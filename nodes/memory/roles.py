@@ -67,7 +67,7 @@ from todeval.nodes.memory.judges.supervisor import (
     MentionSupervisor,
     Supervisor,
 )
-from todeval.nodes.memory.settings import ACTIVATIONS, memory_setting
+from todeval.nodes.memory.settings import ACTIVATIONS, MemorySettings, memory_setting
 from todeval.nodes.prompts import memory as prompts
 
 BANK_BUILDER: JudgeRole[MemoryBankBuilder] = JudgeRole(
@@ -152,7 +152,7 @@ REPAIR_AGENT: JudgeRole[RepairAgent] = JudgeRole(
 )
 
 SUPERVISOR: JudgeRole[Supervisor] = JudgeRole(
-    name="supervisor_judge",
+    name="supervisor",
     decides="the slots L a confirmation misses or gets wrong, and which of them each repair "
     "exchange resolves (§4.3, Eq. 6)",
     local={"mention": MentionSupervisor},
@@ -183,14 +183,14 @@ def memory_role_specs(context: Context) -> list[tuple[JudgeRole[Any], str]]:
     both.
     """
     return [
-        (BANK_BUILDER, context.memory_bank_builder),
-        (INTENT_CAPTURE, context.memory_planner),
-        (MISSING_SLOT_QUERY, context.memory_planner),
-        (READER, context.reader_judge),
-        (CONFIRMATION_SCORE, context.scorer_judge),
-        (SUMMARY_WRITER, context.memory_summarizer),
-        (REPAIR_AGENT, context.repair_agent),
-        (SUPERVISOR, context.supervisor_judge),
+        (BANK_BUILDER, context.spec("memory_bank")),
+        (INTENT_CAPTURE, context.spec("intent_capture")),
+        (MISSING_SLOT_QUERY, context.spec("intent_capture")),
+        (READER, context.spec("reader")),
+        (CONFIRMATION_SCORE, context.spec("gpt4_score")),
+        (SUMMARY_WRITER, context.spec("memory_summarizer")),
+        (REPAIR_AGENT, context.spec("repair_agent")),
+        (SUPERVISOR, context.spec("supervisor")),
     ]
 
 
@@ -210,15 +210,14 @@ def check_memory_judges(context: Context, *, judgers: tuple[str, ...] = ()) -> N
         ValueError: The memory setting is unknown.
         FileNotFoundError: A local model or the schema is missing.
     """
-    memory_setting(context.memory_setting)
-    if context.memory_activation not in ACTIVATIONS:
-        raise JudgeSpecError(
-            f"memory_activation must be one of {ACTIVATIONS}, not {context.memory_activation!r}"
-        )
+    memory_setting(MemorySettings.of(context).setting)
+    activation = MemorySettings.of(context).activation
+    if activation not in ACTIVATIONS:
+        raise JudgeSpecError(f"memory_activation must be one of {ACTIVATIONS}, not {activation!r}")
     if context.schema_path:
         load_sgd_schema(context.schema_path)
-    retries = context.llm_max_retries
+    retries = context.llm.max_retries
     for role, spec in memory_role_specs(context):
         role.judge(spec, retries)
-    for spec in {context.memory_judger, *judgers}:
+    for spec in {context.spec("memory_judger"), *judgers}:
         getattr(memory_judger(spec, retries), "model", None)

@@ -23,7 +23,7 @@ from todeval.nodes.memory.state import MemoryState
 def score_confirmation(state: MemoryState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Figure 11's 1-10 score of the response, or None with the reason."""
     context = get_context(runtime)
-    spec = context.scorer_judge
+    spec = context.spec("gpt4_score")
     response, reference = state.get("response"), state.get("reference_response")
     reason = None
     if response is None:
@@ -34,6 +34,6 @@ def score_confirmation(state: MemoryState, runtime: Runtime[Context]) -> dict[st
         return {"gpt4_score": {"score": None, "rationale": None, "judge": spec, "reason": reason}}
     turns = [MsTodTurn.model_validate(turn) for turn in state["context"]]
     assert response is not None and reference is not None
-    scorer = CONFIRMATION_SCORE.judge(spec, context.llm_max_retries)
+    scorer = CONFIRMATION_SCORE.judge(spec, context.llm.max_retries)
     scored = scorer.score(turns, state.get("task_goal") or {}, reference, response)
     return {"gpt4_score": ConfirmationScore.from_result(scored).model_dump()}

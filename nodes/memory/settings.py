@@ -1,7 +1,7 @@
 """MAP and the paper's comparison settings: what memory the reader is given (paper 001).
 
 MAP's tables compare its memory-active policy with other ways of giving a reader the user's
-history. Each is a value of ``Context.memory_setting``, described here by the memory it reads
+history. Each is a value of ``MemorySettings.setting``, described here by the memory it reads
 (``source``) and how that memory is chosen (``selection``):
 
 =================== =========== =========== ==================================================
@@ -36,6 +36,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from pydantic import Field
+
+from todeval.nodes.context import SubsystemSettings
 
 Source = Literal["qa", "dialogue", "summary", "none"]
 Selection = Literal["map", "ranked", "all", "oracle", "none"]
@@ -87,3 +91,59 @@ def memory_setting(name: str) -> MemorySetting:
         raise ValueError(
             f"memory_setting must be one of {sorted(MEMORY_SETTINGS)}, not {name!r}"
         ) from None
+
+
+class MemorySettings(SubsystemSettings, section="memory"):
+    """MAP's memory banks, activation, judger and refinement, and the slot repair loop."""
+
+    bank_path: str | None = Field(
+        None, description="The memory banks' Chroma folder; None: .todeval/memory_bank."
+    )
+    chroma_server: str | None = Field(
+        None,
+        description="A Chroma server (http://host:port) holding the memory banks instead of "
+        "bank_path, so processes and machines share them. Where the vectors are kept, not what "
+        "they are: it does not change a record's thread.",
+    )
+    bank_backend: str = Field(
+        "chroma", description="chroma (units on disk) or memory (in process)."
+    )
+    bank_collection: str = Field(
+        "memory_bank",
+        description="The Chroma collection holding the banks (one per benchmark).",
+    )
+    retrieval: str = Field(
+        "hybrid",
+        description="Memory activation (MAP §4.2): dense (MiniLM over Chroma), bm25 or hybrid.",
+    )
+    activation: str = Field(
+        "intent_key",
+        description="What activation ranks: intent_key (the paper's: intent description against "
+        "each session's intent key) or qa (each QA unit on its own).",
+    )
+    setting: str = Field(
+        "map",
+        description="What the reader is given: " + ", ".join(MEMORY_SETTINGS) + " (see "
+        "nodes/memory/settings.py).",
+    )
+    top_k: int = Field(
+        10, gt=0, description="QA memory units activated per query before judging (MAP §4.2)."
+    )
+    alpha: float = Field(
+        0.5,
+        description="Re-rank weight: s_final = alpha * s_retrieval + (1 - alpha) * s_judger.",
+    )
+    selected: int = Field(
+        5, gt=0, description="QA units kept after re-ranking and passed to refinement."
+    )
+    refine: bool = Field(
+        True, description="Refinement (MAP §4.2): drop the units' questions, keep the answers."
+    )
+    schema_defaults: bool = Field(
+        True,
+        description="With a schema, the reader confirms the schema's defaults for optional "
+        "slots nobody set; memory and the context override them.",
+    )
+    max_repair_turns: int = Field(
+        10, description="The repair loop stops after this many agent turns."
+    )

@@ -19,6 +19,7 @@ from todeval.evals.memory_schema import MsTodTurn
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.memory.judges.repair_agent import RepairRequest
 from todeval.nodes.memory.roles import REPAIR_AGENT, SUPERVISOR
+from todeval.nodes.memory.settings import MemorySettings
 from todeval.nodes.memory.state import SlotRepairState
 from todeval.nodes.simulation.users.scenario import Persona, UserScenario
 from todeval.nodes.simulation.users.simulator import UserSimulator
@@ -32,7 +33,7 @@ def find_missing_slots(state: SlotRepairState, runtime: Runtime[Context]) -> dic
     context = get_context(runtime)
     persona = Persona.from_mapping(state.get("persona"))  # a bad persona fails before any turn
     goal = _GOAL.validate_python(state["task_goal"])
-    found = SUPERVISOR.judge(context.supervisor_judge, context.llm_max_retries).missing_or_wrong(
+    found = SUPERVISOR.judge(context.spec("supervisor"), context.llm.max_retries).missing_or_wrong(
         state["response"], goal, _TURNS.validate_python(state["context"])
     )
     reason = None if found.ok else f"the supervisor could not find L: {found.reason}"
@@ -42,12 +43,12 @@ def find_missing_slots(state: SlotRepairState, runtime: Runtime[Context]) -> dic
         "turns": [],
         "repair_turns": 0,
         "judges": {
-            "supervisor_judge": context.supervisor_judge,
-            "repair_agent": context.repair_agent,
-            "user_simulator": context.user_simulator,
+            "supervisor_judge": context.spec("supervisor"),
+            "repair_agent": context.spec("repair_agent"),
+            "user_simulator": context.spec("user_simulator"),
         },
         "user_persona": asdict(persona),
-        "max_repair_turns": context.max_repair_turns,
+        "max_repair_turns": MemorySettings.of(context).max_repair_turns,
         "user_stopped": False,
         "reason": reason,
     }
@@ -66,7 +67,7 @@ def agent_turn(state: SlotRepairState, runtime: Runtime[Context]) -> dict[str, A
         last_user_values=dict(last_user.get("revealed_slots", {})) if last_user else {},
         intent=state.get("intent"),
     )
-    said = REPAIR_AGENT.judge(context.repair_agent, context.llm_max_retries).speak(request)
+    said = REPAIR_AGENT.judge(context.spec("repair_agent"), context.llm.max_retries).speak(request)
     if not said.utterance:
         return {"reason": f"the repair agent gave no turn: {said.reason}"}
     turn = {"speaker": "system", "utterance": said.utterance, "asked_slots": said.asked_slots}
@@ -80,8 +81,8 @@ def user_turn(state: SlotRepairState, runtime: Runtime[Context]) -> dict[str, An
     user = UserSimulator(
         UserScenario(task_goal=state["task_goal"], focus_slots=state["initial_missing"] or ()),
         persona=Persona.from_mapping(state.get("persona")),
-        spec=context.user_simulator,
-        max_retries=context.llm_max_retries,
+        spec=context.spec("user_simulator"),
+        max_retries=context.llm.max_retries,
     )
     response = [MsTodTurn(speaker="system", utterance=state["response"])]
     history = [
@@ -111,7 +112,7 @@ def supervise(state: SlotRepairState, runtime: Runtime[Context]) -> dict[str, An
     context = get_context(runtime)
     turns = state["turns"]
     pending = list(state["remaining"] or [])
-    verdict = SUPERVISOR.judge(context.supervisor_judge, context.llm_max_retries).resolved(
+    verdict = SUPERVISOR.judge(context.spec("supervisor"), context.llm.max_retries).resolved(
         state["task_goal"], pending, turns[-2]["utterance"], turns[-1]["utterance"]
     )
     if verdict.value is None:

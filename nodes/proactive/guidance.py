@@ -24,6 +24,7 @@ from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
 from todeval.nodes.proactive.state import GuidanceState
 from todeval.nodes.proactive.text import raised_sub_targets, render_environment, render_plan
 from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.users.proactive_user import (
     ProactiveUserRequest,
     proactive_user,
@@ -58,7 +59,7 @@ def agent_turn(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any
     environment = Environment.model_validate(state["environment"])
     reference = TargetPlan.model_validate(state["reference"])
     policy = agent_policy(environment, reference)
-    limit = get_context(runtime).agent_max_output_tokens
+    limit = SimulationSettings.of(get_context(runtime)).agent_max_output_tokens
     agent = guidance_agent(state["agent"], policy, limit)
     messages = state.get("messages", [])
     turn = agent.respond(memory_window(messages), [], task_id=state["eval_id"], trial=state["seed"])
@@ -90,7 +91,7 @@ def user_turn(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any]
         resisted=state.get("resisted", 0),
         seed=state["seed"],
     )
-    reply = proactive_user(context.user_simulator, context.llm_max_retries).reply(request)
+    reply = proactive_user(context.spec("user_simulator"), context.llm.max_retries).reply(request)
     act = {"act": reply.act, "accepted": reply.accepted, "judge": reply.judge}
     if not reply.content:
         return {"stop_reason": f"user: {reply.reason or 'no reply'}", "user_acts": [act]}
@@ -110,7 +111,7 @@ def route_after_user(state: GuidanceState) -> str:
 def check_target(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Target reached? Stop then, or at the turn limit; else the agent goes on."""
     context = get_context(runtime)
-    judge = TARGET_REACHED.judge(context.target_reached_judge, context.llm_max_retries)
+    judge = TARGET_REACHED.judge(context.spec("target_reached"), context.llm.max_retries)
     messages = [ChatMessage.model_validate(m) for m in state.get("messages", [])]
     verdict = judge.check(TargetPlan.model_validate(state["reference"]), messages)
     update: dict[str, Any] = {"checks": [verdict.as_dict()], "reached": verdict.reached is True}

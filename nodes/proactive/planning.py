@@ -28,6 +28,7 @@ from todeval.nodes.prompts.proactive import (
     domain_description,
 )
 from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.nodes.simulation.settings import SimulationSettings
 
 #: The paper's sub-target count: 2-4 (Listing 4, rule 3).
 SUB_TARGETS = (2, 4)
@@ -51,7 +52,9 @@ def planning_prompt(domain: str, environment: Environment) -> str:
 def plan_target(state: PlanningState, runtime: Runtime[Context]) -> dict[str, Any]:
     """One agent call; the plan, or None with why."""
     prompt = planning_prompt(state["domain"], Environment.model_validate(state["environment"]))
-    agent = planning_agent(state["agent"], get_context(runtime).agent_max_output_tokens)
+    agent = planning_agent(
+        state["agent"], SimulationSettings.of(get_context(runtime)).agent_max_output_tokens
+    )
     turn = agent.respond(
         [{"role": "user", "content": prompt}], [], task_id=state["eval_id"], trial=state["run"]
     )

@@ -23,6 +23,7 @@ from todeval.nodes.proactive.roles import (
     FINAL_CHECK,
     TARGET_PREDICTION,
 )
+from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.proactive.state import SynthesisState
 from todeval.nodes.proactive.synthesis import StageFailed, synthesis_writer
 
@@ -38,14 +39,14 @@ def check_difficulty(state: SynthesisState, runtime: Runtime[Context]) -> dict[s
     environment = Environment.model_validate(state["environment"])
     reference = TargetPlan.model_validate(state["reference"])
     predictions: list[dict[str, Any]] = []
-    for spec in context.difficulty_panel:
-        result = TARGET_PREDICTION.judge(spec, context.llm_max_retries).predict(
+    for spec in context.specs("target_prediction"):
+        result = TARGET_PREDICTION.judge(spec, context.llm.max_retries).predict(
             state["domain"], environment
         )
         target = result.value.target if result.value is not None else None
         predictions.append({"judge": spec, "target": target, "reason": result.reason})
     answered = [p for p in predictions if p["target"]]
-    matcher = DIFFICULTY_JUDGE.judge(context.difficulty_judge, context.llm_max_retries)
+    matcher = DIFFICULTY_JUDGE.judge(context.spec("difficulty"), context.llm.max_retries)
     matched = matcher.matches(reference.target, [p["target"] for p in answered])
     if matched.value is None:
         raise StageFailed(f"difficulty check: {matched.reason or 'the matcher gave no answer'}")
@@ -62,9 +63,14 @@ def check_difficulty(state: SynthesisState, runtime: Runtime[Context]) -> dict[s
         "matcher": {"judge": matcher.name, "reason": matched.reason},
     }
     # Refine while a majority still finds the target and rounds remain.
-    refine = majority(hits, len(answered)) and rounds < context.max_refinements
+    refine = (
+        majority(hits, len(answered)) and rounds < ProactiveSettings.of(context).max_refinements
+    )
     next_step = ("obfuscation" if rounds == 0 else "noise") if refine else None
-    judges = {"difficulty_panel": list(context.difficulty_panel), "difficulty_judge": matcher.name}
+    judges = {
+        "difficulty_panel": list(context.specs("target_prediction")),
+        "difficulty_judge": matcher.name,
+    }
     return {
         "hits": hits,
         "difficulty_log": [entry],
@@ -118,8 +124,8 @@ def check_reference(state: SynthesisState, runtime: Runtime[Context]) -> dict[st
     environment = Environment.model_validate(state["environment"])
     reference = TargetPlan.model_validate(state["reference"])
     votes = []
-    for spec in context.final_check_panel:
-        result = FINAL_CHECK.judge(spec, context.llm_max_retries).check(
+    for spec in context.specs("final_check"):
+        result = FINAL_CHECK.judge(spec, context.llm.max_retries).check(
             state["domain"], environment, reference
         )
         votes.append({"judge": spec, "best": result.value, "reason": result.reason})
@@ -128,7 +134,7 @@ def check_reference(state: SynthesisState, runtime: Runtime[Context]) -> dict[st
     return {
         "final_votes": votes,
         "accepted": accepted,
-        "judges": {"final_check_panel": list(context.final_check_panel)},
+        "judges": {"final_check_panel": list(context.specs("final_check"))},
     }
 
 

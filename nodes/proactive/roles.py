@@ -73,7 +73,7 @@ from todeval.nodes.prompts.proactive import (
 )
 
 TARGET_PLANNING_JUDGE: JudgeRole[TargetPlanningJudge] = JudgeRole(
-    name="target_planning_judge",
+    name="target_planning",
     decides="a target plan's 1-10 score against the reference (Listing 11)",
     local={"default": LocalTargetPlanningJudge},
     prompt=TARGET_PLANNING_PROMPT,
@@ -82,7 +82,7 @@ TARGET_PLANNING_JUDGE: JudgeRole[TargetPlanningJudge] = JudgeRole(
 )
 
 GUIDANCE_JUDGE: JudgeRole[GuidanceJudge] = JudgeRole(
-    name="guidance_judge",
+    name="guidance",
     decides="how well the agent guided the user to the target, 1-10 (Listing 12)",
     local={"default": LocalGuidanceJudge},
     prompt=GUIDANCE_PROMPT,
@@ -118,6 +118,7 @@ SYNTHESIS_WRITER: JudgeRole[SynthesisWriter] = JudgeRole(
 TARGET_PREDICTION: JudgeRole[TargetPredictor] = JudgeRole(
     name="target_prediction",
     decides="a difficulty-panel member's prediction of an environment's target (Listing 4)",
+    default=["local:lead", "local:entity", "local:salient"],
     local={"lead": LeadPredictor, "entity": EntityPredictor, "salient": SalientPredictor},
     prompt=TARGET_GENERATION_PROMPT,
     output_model=TargetOutput,
@@ -125,7 +126,7 @@ TARGET_PREDICTION: JudgeRole[TargetPredictor] = JudgeRole(
 )
 
 DIFFICULTY_JUDGE: JudgeRole[DifficultyJudge] = JudgeRole(
-    name="difficulty_judge",
+    name="difficulty",
     decides="which of the panel's predicted targets convey the reference's meaning",
     local={"default": LocalDifficultyJudge},
     prompt=DIFFICULTY_MATCH_PROMPT,
@@ -136,6 +137,7 @@ DIFFICULTY_JUDGE: JudgeRole[DifficultyJudge] = JudgeRole(
 FINAL_CHECK: JudgeRole[FinalCheck] = JudgeRole(
     name="final_check",
     decides="a final-check member's verdict: is the reference the best target (Listing 10)",
+    default=["local:grounded", "local:format", "local:domain-action"],
     local={"grounded": GroundedCheck, "format": FormatCheck, "domain-action": DomainActionCheck},
     prompt=FINAL_CHECK_PROMPT,
     output_model=FinalCheckOutput,

@@ -24,7 +24,7 @@ GUIDANCE_MAX_TURNS = 6
 def judge_target_plan(state: PlanScoringState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The target-planning judge's verdict on the plan."""
     context = get_context(runtime)
-    judge = TARGET_PLANNING_JUDGE.judge(context.target_planning_judge, context.llm_max_retries)
+    judge = TARGET_PLANNING_JUDGE.judge(context.spec("target_planning"), context.llm.max_retries)
     verdict = judge.judge(
         state["domain"],
         Environment.model_validate(state["environment"]),
@@ -37,7 +37,7 @@ def judge_target_plan(state: PlanScoringState, runtime: Runtime[Context]) -> dic
 def judge_guidance(state: GuidanceScoringState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The guidance judge's verdict on the finished conversation."""
     context = get_context(runtime)
-    judge = GUIDANCE_JUDGE.judge(context.guidance_judge, context.llm_max_retries)
+    judge = GUIDANCE_JUDGE.judge(context.spec("guidance"), context.llm.max_retries)
     verdict = judge.judge(
         Environment.model_validate(state["environment"]),
         TargetPlan.model_validate(state["reference"]),
@@ -52,7 +52,7 @@ def measure_target_density(
 ) -> dict[str, Any]:
     """Sub-targets per agent message, and the target and initiation densities."""
     context = get_context(runtime)
-    judge = TARGET_DENSITY.judge(context.target_density_judge, context.llm_max_retries)
+    judge = TARGET_DENSITY.judge(context.spec("target_density"), context.llm.max_retries)
     reference = TargetPlan.model_validate(state["reference"])
     agent = [m["content"] for m in state["messages"] if m.get("role") == "assistant"]
     verdict = judge.count(reference.sub_target, agent)

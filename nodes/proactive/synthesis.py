@@ -18,6 +18,7 @@ from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.proactive.judges.synthesis_writer import SynthesisWriter
 from todeval.nodes.proactive.roles import SYNTHESIS_WRITER
+from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.proactive.state import SynthesisState
 
 TOPIC_DEPTH = 2
@@ -35,7 +36,9 @@ def synthesis_writer(runtime: Runtime[Context] | None) -> SynthesisWriter:
     """The run's writer (``Context.synthesis_writer``, candidates at its sampling temperature)."""
     context = get_context(runtime)
     return SYNTHESIS_WRITER.judge(
-        context.synthesis_writer, context.llm_max_retries, temperature=context.synthesis_temperature
+        context.spec("synthesis_writer"),
+        context.llm.max_retries,
+        temperature=ProactiveSettings.of(context).synthesis_temperature,
     )
 
 
@@ -71,7 +74,7 @@ def generate_targets(state: SynthesisState, runtime: Runtime[Context]) -> dict[s
         state["domain"],
         Environment.model_validate(state["environment"]),
         state.get("blueprint"),
-        context.synthesis_candidates,
+        ProactiveSettings.of(context).synthesis_candidates,
         state["seed"],
     )
     if not result.value:

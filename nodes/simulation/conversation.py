@@ -23,6 +23,7 @@ from todeval.nodes.simulation.agents import agent_for, termination_reason
 from todeval.nodes.simulation.agents.base import AgentUnderTest
 from todeval.nodes.simulation.domains import domain_named, environment_for, gold_snapshot
 from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment
+from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.state import SimulationState
 from todeval.nodes.simulation.users.simulator import task_user_reply
 
@@ -41,7 +42,10 @@ def start(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
         "messages": [{"role": "assistant", "content": GREETING}],
         "steps": 0,
         "termination_reason": None,
-        "judges": {"agent": context.simulation_agent, "user_simulator": context.user_simulator},
+        "judges": {
+            "agent": SimulationSettings.of(context).agent,
+            "user_simulator": context.spec("user_simulator"),
+        },
     }
 
 
@@ -56,15 +60,15 @@ def user_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, An
     the user's message; ``###STOP###`` in it ends the conversation, as for a simulator.
     """
     context = get_context(runtime)
-    if context.user_simulator == HUMAN:
+    if context.spec("user_simulator") == HUMAN:
         return _human_turn(state)
     reply = task_user_reply(
-        context.user_simulator,
+        context.spec("user_simulator"),
         domain=state["domain"],
         task=state["task"],
         messages=state["messages"],
         seed=state["seed"],
-        max_retries=context.llm_max_retries,
+        max_retries=context.llm.max_retries,
     )
     if not reply.ok:
         return {"termination_reason": "user_error", "termination_detail": reply.reason}
@@ -106,10 +110,10 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     context = get_context(runtime)
     environment = _environment(state["domain"], state["task"])
     agent = _agent(
-        context.simulation_agent,
+        SimulationSettings.of(context).agent,
         domain_named(state["domain"]).policy(),
-        context.agent_max_output_tokens,
-        context.agent_fold_tool_results,
+        SimulationSettings.of(context).agent_max_output_tokens,
+        SimulationSettings.of(context).agent_fold_tool_results,
     )
     turn = agent.respond(
         state["messages"],
@@ -124,7 +128,7 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     calls = [call.model_dump() for call in turn.tool_calls]
     message = {"role": "assistant", "content": turn.content, "tool_calls": calls or None}
     update: dict[str, Any] = {"messages": [message], "steps": steps}
-    if steps >= context.max_steps:
+    if steps >= SimulationSettings.of(context).max_steps:
         update["termination_reason"] = MAX_STEPS
     return update
 

@@ -158,7 +158,7 @@ def segmenter_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real_segmenter = segmentation.segmenter
 
     def counting_segmenter(context: Any) -> Any:
-        calls.append(context.segmentation_judge)
+        calls.append(context.spec("segmentation"))
         return real_segmenter(context)
 
     # segment_goals looks the factory up in its module at call time: one call per execution.

@@ -63,7 +63,7 @@ from todeval.nodes.memory.bank import bank_for, fill_bank
 
 url, collection, mine, total = sys.argv[1], sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])
 bench, _ = load_memory_bench(Path(sys.argv[5]))
-context = Context(chroma_server=url, memory_bank_collection=collection)
+context = Context(settings={"memory": {"chroma_server": url, "bank_collection": collection}})
 individuals = {individual.individual_id: individual for individual in bench.individuals}
 stored = {who: fill_bank(context, individuals[who]) for who in mine}
 bank = bank_for(context)
@@ -90,7 +90,9 @@ def test_two_processes_fill_and_read_memory_banks_on_one_server(
     everyone = sorted(individual.individual_id for individual in bench.individuals)
     assert len(everyone) >= 3
     # What one process with an in-process bank stores and finds: the reference.
-    local = Context(memory_bank_backend="memory", memory_bank_collection="two-processes-ref")
+    local = Context(
+        settings={"memory": {"bank_backend": "memory", "bank_collection": "two-processes-ref"}}
+    )
     for individual in bench.individuals:
         fill_bank(local, individual)
     reference = bank_for(local)

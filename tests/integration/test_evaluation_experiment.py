@@ -140,11 +140,14 @@ def records() -> list[EvaluationRecord]:
 def context(tmp_path: Path) -> Iterator[Context]:
     memory_bank.cache_clear()
     yield Context(
-        goal_memory_path=str(tmp_path / "goals.sqlite"),
-        vector_backend="memory",
-        memory_bank_backend="memory",
-        memory_bank_collection="experiment-test",
-        memory_judger="none",
+        judges={"memory_judger": "none"},
+        settings={
+            "goal_tracking": {
+                "goal_memory_path": str(tmp_path / "goals.sqlite"),
+                "vector_backend": "memory",
+            },
+            "memory": {"bank_backend": "memory", "bank_collection": "experiment-test"},
+        },
     )
     goal_memory.cache_clear()
     memory_bank.cache_clear()

@@ -340,7 +340,7 @@ def _evaluate(corpus: Path, out: Path, concurrency: int, monkeypatch: pytest.Mon
             "--suite",
             "gsr",
             "--judge",
-            "teachers=openai:scripted",
+            "turn_quality=openai:scripted",
             "--judge",
             "segmentation=local:rules",
             "--checkpoints",

@@ -50,13 +50,15 @@ def test_goal_success_is_listed_first_with_its_schemas(server: str) -> None:
         schemas = await client.assistants.get_schemas(assistant["assistant_id"])
         assert schemas["input_schema"]["required"] == ["dialogue"]
         assert {"goals", "turns", "segmentation"} <= set(schemas["output_schema"]["properties"])
-        assert "teachers" in (schemas.get("context_schema") or {}).get("properties", {})
+        assert "judges" in (schemas.get("context_schema") or {}).get("properties", {})
 
     asyncio.run(scenario())
 
 
 def test_escalation_pauses_and_resumes_through_the_server(server: str) -> None:
-    context = {"teachers": ["local:signals", "local:response"], "segmentation_judge": "local"}
+    context = {
+        "judges": {"turn_quality": ["local:signals", "local:response"], "segmentation": "local"}
+    }
 
     async def scenario() -> None:
         client = get_client(url=server, api_key=None)
@@ -117,7 +119,7 @@ def test_server_lists_goal_segmentation_with_its_schemas(server: str) -> None:
         assert input_schema.get("required") == ["dialogue"]
         assert {"dialogue_id", "turns", "goals", "judge"} <= set(output_schema["properties"])
         context_schema = schemas.get("context_schema") or {}
-        assert "segmentation_judge" in context_schema.get("properties", {})
+        assert {"judges", "llm", "settings"} <= set(context_schema.get("properties", {}))
 
     asyncio.run(scenario())
 
@@ -134,7 +136,7 @@ def test_run_on_a_thread_segments_and_checkpoints(server: str, dialogue: dict[st
                 thread_id,
                 "goal_segmentation",
                 input={"dialogue": dialogue},
-                context={"segmentation_judge": "local:rules"},
+                context={"judges": {"segmentation": "local:rules"}},
             )
             assert isinstance(output, dict), output
             assert "__error__" not in output, output
@@ -177,7 +179,9 @@ def _assert_spans_partition(goals: list[dict[str, Any]], labels: list[bool], n_t
 
 
 def test_goal_tracker_runs_online_one_utterance_per_call(server: str) -> None:
-    context = {"vector_backend": "memory", "goal_memory_path": ":memory:"}
+    context = {
+        "settings": {"goal_tracking": {"vector_backend": "memory", "goal_memory_path": ":memory:"}}
+    }
     said = [
         ("USER", "I need a hotel in Chicago for two nights."),
         ("SYSTEM", "Please confirm: a hotel in Chicago for two nights?"),

@@ -34,7 +34,7 @@ from tests.integration.conftest import VENV_BIN, make_dialogue, subprocess_env, 
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_segmentation_graph
 from todeval.graphs.runner import run_dialogue
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.goal_success.judges.appendix_d import AppendixDJudge, render_dialogue, windows
 from todeval.nodes.judges.limits import LLMPolicy, configure_llm
 from todeval.nodes.judges.spec import parse_spec
@@ -91,7 +91,7 @@ def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: s
     command = [
         str(VENV_BIN / "todeval"), "evaluate", str(corpus), "--out", str(out),
         "--checkpoints", str(work / "checkpoints.sqlite"), "--suite", "gsr",
-        "--judge", f"teachers={spec}", "--judge", f"segmentation={spec}",
+        "--judge", f"turn_quality={spec}", "--judge", f"segmentation={spec}",
         "--llm-timeout", str(TIMEOUT_S), *extra,
     ]  # fmt: skip
     done = subprocess.run(
@@ -115,7 +115,7 @@ def evaluate(corpus: Path, spec: str, work: Path, server: FaultServer, *extra: s
 
 def prompt_records(corpus: Path, spec: str) -> dict[str, str]:
     """sha256 of each dialogue's Appendix D prompt (as the judge renders it) -> its id."""
-    context_tokens = Context().llm_context_tokens
+    context_tokens = Context().llm.context_tokens
     judge = AppendixDJudge("segmentation", parse_spec(spec), context_tokens=context_tokens)
     roles = {"system": "system", "human": "user"}
     found = {}
@@ -258,7 +258,7 @@ def test_retry_after_is_waited_for() -> None:
 def test_the_breaker_stops_calling_a_dead_endpoint(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.jsonl"
     ids = write_corpus(corpus, 40)
-    breaker = Context().llm_breaker_failures
+    breaker = Context().llm.breaker_failures
     with FaultServer(fault_rate=1.0, faults=["server_error"]) as server:
         started = time.monotonic()
         run = evaluate(corpus, f"openai:dead@{server.base_url}", tmp_path, server)
@@ -271,7 +271,7 @@ def test_the_breaker_stops_calling_a_dead_endpoint(tmp_path: Path) -> None:
     circuit = [i for i, why in unsegmented.items() if "circuit open" in why]
     assert len(circuit) >= len(ids) - 8, unsegmented
     # Without the breaker: 40 dialogues x 2 judges x 4 attempts, 7 s of backoff per call.
-    concurrency = Context().llm_max_concurrency
+    concurrency = Context().llm.max_concurrency
     trials = concurrency * int(run.summary["elapsed_s"] // 30)  # one round per 30 s cooldown
     assert len(run.requests) <= breaker + concurrency + trials, len(run.requests)
     assert run.summary["elapsed_s"] < 30, run.summary["elapsed_s"]
@@ -312,7 +312,10 @@ def test_a_kill_before_an_unanswered_thread_is_dropped_does_not_keep_it(
         raise Killed
 
     with FaultServer(fault_rate=1.0, faults=["server_error"]) as server:
-        context = Context(segmentation_judge=f"openai:fault@{server.base_url}", llm_max_retries=0)
+        context = Context(
+            judges={"segmentation": f"openai:fault@{server.base_url}"},
+            llm=LLMSettings(max_retries=0),
+        )
         with monkeypatch.context() as patch:
             patch.setattr(SqliteSaver, "delete_thread", killed)
             with pytest.raises(Killed):  # the call failed; the kill comes before the cleanup

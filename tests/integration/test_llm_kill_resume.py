@@ -106,7 +106,7 @@ def test_killed_llm_run_resumes_byte_identical_without_asking_again(
             return [
                 str(VENV_BIN / "todeval"), "evaluate", str(corpus),
                 "--out", str(tmp_path / name), "--checkpoints", str(tmp_path / f"{name}.sqlite"),
-                "--suite", "gsr", "--judge", f"teachers={spec}", "--judge",
+                "--suite", "gsr", "--judge", f"turn_quality={spec}", "--judge",
                 f"segmentation={spec}", "--config", str(config), "--llm-timeout", "300",
                 "--llm-concurrency", "1",  # one record at a time: requests mark progress
             ]  # fmt: skip

@@ -40,7 +40,7 @@ from todeval.evals.memory_schema import (
 from todeval.evals.memory_words import slot_in_words
 from todeval.evals.schema import Dialogue
 from todeval.graphs.goal_success import build_goal_success_graph
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_success.judges.appendix_d import windows
@@ -75,7 +75,7 @@ pytestmark = pytest.mark.integration
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 CONTEXT_TOKENS = DEFAULT_N_CTX
 """The server's context (``n_ctx``), told to the goal-success judges."""
-RETRIES = Context().llm_max_retries
+RETRIES = Context().llm.max_retries
 """The retries every LLM judge gets by default (the factories that take it are given it)."""
 OVERFLOW_REASON = "longer than the model's context"
 TIMEOUT_S = 300.0
@@ -284,7 +284,10 @@ def _up_to_turn(utterances: Sequence[Utterance], turn: int, *, response: bool) -
 
 
 def _gsr_context(spec: str) -> Context:
-    return Context(segmentation_judge=spec, teachers=[spec], llm_context_tokens=CONTEXT_TOKENS)
+    return Context(
+        judges={"segmentation": spec, "turn_quality": [spec]},
+        llm=LLMSettings(context_tokens=CONTEXT_TOKENS),
+    )
 
 
 def ask_segmentation(spec: str, dialogue: Dialogue) -> Answer:
@@ -581,8 +584,8 @@ class GoalSuccessRun:
 def goal_success_run(spec: str) -> GoalSuccessRun:
     """The shortest sample dialogue through the graph: LLM segmenter, one LLM teacher."""
     dialogue = min(sample_dialogues(), key=lambda d: len(d.model_dump_json()))
-    context = _gsr_context(spec)
-    context.escalate_ambiguous = False  # a lone teacher's label is undecided: no human here
+    # a lone teacher's label is undecided: no human here
+    context = _gsr_context(spec).updated(settings={"goal_success": {"escalate_ambiguous": False}})
     default_llm_cache().clear()
     LIMITS.configure(LLMPolicy(timeout_s=TIMEOUT_S))
     graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())

@@ -31,7 +31,7 @@ from todeval.stores.checkpoint import CheckpointerError, open_checkpointer
 
 pytestmark = pytest.mark.integration
 
-RULES = Context(segmentation_judge="local:rules")
+RULES = Context(judges={"segmentation": "local:rules"})
 SUBSYSTEM = "goal_segmentation"
 OUTPUT_KEYS = ["goals", "turns"]
 SAMPLE = REPO_ROOT / "data" / "samples" / "enterprise_dialogues.jsonl"
@@ -52,7 +52,7 @@ from todeval.stores.checkpoint import open_checkpointer
 
 urls, raw, mode = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
 start, gap = float(sys.argv[4]), float(sys.argv[5])
-context = Context(segmentation_judge="local:rules")
+context = Context(judges={"segmentation": "local:rules"})
 thread_id = thread_id_for("goal_segmentation", Dialogue.model_validate(raw), context)
 config = {"configurable": {"thread_id": thread_id}}
 pause = ["segment_goals"] if mode == "pause" else None

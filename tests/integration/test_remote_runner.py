@@ -24,7 +24,7 @@ from todeval.nodes.context import Context
 pytestmark = pytest.mark.integration
 
 GRAPH = "evaluation"
-NO_ESCALATION = Context(escalate_ambiguous=False)
+NO_ESCALATION = Context(settings={"goal_success": {"escalate_ambiguous": False}})
 UNREADABLE = RecordError(file="corpus.jsonl", line=2, message="not JSON")
 
 
@@ -144,7 +144,7 @@ def test_paused_thread_is_reported_not_rerun_and_resume_remote_answers_it(
     server: str, client: SyncLangGraphClient, subsystem: str
 ) -> None:
     # Two local teachers split on turn 1 (see test_langgraph_dev.DISPUTED): the vote escalates.
-    context = Context(teachers=["local:signals", "local:response"])
+    context = Context(judges={"turn_quality": ["local:signals", "local:response"]})
     disputed = Dialogue.model_validate(DISPUTED | {"dialog_id": f"{subsystem}-disputed"})
     records: list[EvaluationRecord | RecordError] = [dialogue_record(disputed)]
 

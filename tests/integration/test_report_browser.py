@@ -136,7 +136,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with FaultServer(fault_rate=0.0) as server:
         spec = f"openai:{JUDGE_MODEL}@{server.base_url}"
         todeval(work, "evaluate", str(dialogues), str(transcripts), "--out", "a",
-                "--judge", f"teachers=local,{spec}", *common)  # fmt: skip
+                "--judge", f"turn_quality=local,{spec}", *common)  # fmt: skip
         assert server.requests, "the LLM judge was never asked: its name is not tested"
     todeval(work, "evaluate", str(dialogues), "--out", "b", *common)
     todeval(work, "compare", "a", "b", "--out", "compare")

@@ -26,7 +26,7 @@ from todeval.stores.checkpoint import open_checkpointer
 
 pytestmark = pytest.mark.integration
 
-RULES = Context(segmentation_judge="local:rules")
+RULES = Context(judges={"segmentation": "local:rules"})
 
 
 def test_interrupted_thread_resumes_from_sqlite_without_rerunning_the_judge(

@@ -268,14 +268,14 @@ def runs(llm_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     evaluate = ["evaluate", "--suite", "gsr"]
     traced_argvs = [
         [*evaluate, str(traced / "one.jsonl"), "--out", str(traced / "llm"),
-         "--config", str(traced / "llm.toml"), "--judge", f"teachers={llm}",
+         "--config", str(traced / "llm.toml"), "--judge", f"turn_quality={llm}",
          "--judge", f"segmentation={llm}", "--checkpoints", str(traced / "llm.sqlite")],
         [*evaluate, str(traced / "two.jsonl"), "--out", str(traced / "500"),
          "--config", str(traced / "fault.toml"), "--max-concurrency", "1",
-         "--judge", f"teachers=openai:status-500@{provider.url}/v1",
+         "--judge", f"turn_quality=openai:status-500@{provider.url}/v1",
          "--judge", "segmentation=local:rules", "--checkpoints", str(traced / "500.sqlite")],
         [*evaluate, str(traced / "one.jsonl"), "--out", str(traced / "401"),
-         "--judge", f"teachers=openai:status-401@{provider.url}/v1",
+         "--judge", f"turn_quality=openai:status-401@{provider.url}/v1",
          "--judge", "segmentation=local:rules", "--checkpoints", str(traced / "401.sqlite")],
     ]  # fmt: skip
     dead = tmp_path_factory.mktemp("dead_endpoint")

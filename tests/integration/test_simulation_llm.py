@@ -20,7 +20,7 @@ from scripts.llm_server import running_llm_server, unavailable_reason
 from tests.integration.llm_server import LLM_MODEL
 from todeval.cli.main import main
 from todeval.evals.datasets.tau2 import load_goal_shift_run
-from todeval.graphs.api import Context, simulate_corpus
+from todeval.graphs.api import Context, LLMSettings, simulate_corpus
 from todeval.stores.paths import data_dir
 
 pytestmark = pytest.mark.integration
@@ -90,11 +90,9 @@ def test_a_real_model_as_the_agent_calls_the_banking_tools(
 
 def test_a_real_model_as_the_user(wide_server: str, tmp_path: Path) -> None:
     context = Context(
-        simulation_agent=f"replay:{RUN40}",
-        user_simulator=f"openai:{LLM_MODEL}@{wide_server}",
-        max_steps=1,  # one user reply, one recorded agent turn
-        llm_max_retries=0,  # a cut answer is null with its reason, not a second minute-long read
-        llm_timeout_s=TIMEOUT_S,
+        judges={"user_simulator": f"openai:{LLM_MODEL}@{wide_server}"},
+        llm=LLMSettings(max_retries=0, timeout_s=TIMEOUT_S),
+        settings={"simulation": {"agent": f"replay:{RUN40}", "max_steps": 1}},
     )
     out = tmp_path / "run"
 

@@ -22,16 +22,15 @@ from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec, Too
 from todeval.evals.record_views import EvaluationRecord, conversation_record, dialogue_record
 from todeval.evals.schema import Dialogue
 from todeval.evals.subsystems import applicable_suites
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, context_from_mapping
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 
 pytestmark = pytest.mark.integration
 
 #: Two local teachers (they tie on DISPUTED's turn 1), the fast local goal memory in process.
 CONTEXT: dict[str, Any] = {
-    "teachers": ["local:signals", "local:response"],
-    "segmentation_judge": "local",
-    "vector_backend": "memory",
-    "goal_memory_path": ":memory:",
+    "judges": {"turn_quality": ["local:signals", "local:response"], "segmentation": "local"},
+    "settings": {"goal_tracking": {"vector_backend": "memory", "goal_memory_path": ":memory:"}},
 }
 
 VERDICT = {"quality": "failure", "rcof": "E1", "note": "email settings, not the VPN"}
@@ -56,6 +55,9 @@ async def _thread(client: Any) -> str:
 def test_context_fields_used_here_exist() -> None:
     # A misspelt field would be dropped silently by get_context and the test would run defaults.
     assert set(CONTEXT) <= {f.name for f in fields(Context)}
+    context = context_from_mapping(CONTEXT)
+    assert context.specs("turn_quality") == ["local:signals", "local:response"]
+    assert GoalTrackingSettings.of(context).goal_memory_path == ":memory:"
 
 
 def test_every_graph_is_served_with_schemas_evaluation_first(server: str) -> None:
@@ -82,7 +84,7 @@ def test_every_graph_is_served_with_schemas_evaluation_first(server: str) -> Non
         assert {"record_id", "suites", "results"} <= set(output["properties"])
         assert {"record_id", "suites", "results"} <= set(output.get("required", []))
         roles = set((schemas.get("context_schema") or {}).get("properties", {}))
-        assert {"teachers", "segmentation_judge", "goal_extraction_judge"} <= roles
+        assert {"judges", "llm", "settings"} <= roles
         assert set(CONTEXT) <= roles
 
     asyncio.run(scenario())
@@ -140,7 +142,9 @@ def test_escalation_pauses_the_evaluation_and_resumes_through_the_server(server:
             assert votes[0]["ambiguous"] and votes[0]["quality"] is None
             assert votes[0]["decided_by"] is None
             assert [t["quality"] for t in votes[0]["teachers"]] == ["failure", "success"]
-            assert [lab["judge"] for lab in voting["values"]["labels"]] == CONTEXT["teachers"]
+            assert [lab["judge"] for lab in voting["values"]["labels"]] == CONTEXT["judges"][
+                "turn_quality"
+            ]
 
             output = await client.runs.wait(
                 thread_id, "evaluation", command={"resume": VERDICT}, context=CONTEXT

@@ -159,7 +159,7 @@ def test_goal_success_traces_subgraphs_and_teachers_in_one_tree(
     # teacher_voting subgraph inside goal_success; it reports every teacher's labels.
     teachers = [run for run in runs.values() if run["name"] == "label_turns"]
     assert len(teachers) == 1
-    assert len(teachers[0]["outputs"]["labels"]) == len(Context().teachers)
+    assert len(teachers[0]["outputs"]["labels"]) == len(Context().specs("turn_quality"))
     for run in teachers:
         assert "teacher_voting" in ancestors(run) and ancestors(run)[-1] == "goal_success"
     # Goal segmentation is a step of goal_success (its nodes called as functions).

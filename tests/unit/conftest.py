@@ -60,8 +60,9 @@ def config(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "todeval.toml"
     path.write_text(
         '[judges]\nsegmentation = "local:rules"\nmemory_judger = "none"\n'
-        f'[run]\nvector_backend = "memory"\ngoal_memory_path = "{tmp_path / "goals.sqlite"}"\n'
-        'memory_bank_backend = "memory"\n'
+        '[goal_tracking]\nvector_backend = "memory"\n'
+        f'goal_memory_path = "{tmp_path / "goals.sqlite"}"\n'
+        '[memory]\nbank_backend = "memory"\n'
     )
     yield path
     memory_bank.cache_clear()

@@ -85,7 +85,7 @@ def test_an_llm_segmenter_and_teacher_with_one_spec_cost_one_call(
                     (3, "no", "success", None))  # fmt: skip
     models = script_teachers(monkeypatch, tmp_path, {"openai:one": [reply, reply]})
     SEGMENTATION.cache_clear()
-    context = Context(segmentation_judge="openai:one", teachers=["openai:one"])
+    context = Context(judges={"segmentation": "openai:one", "turn_quality": ["openai:one"]})
     graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())
     out = graph.invoke(
         {"dialogue": DIALOGUE}, {"configurable": {"thread_id": "1"}}, context=context
@@ -126,7 +126,7 @@ def test_a_failed_segmenter_leaves_goals_unknown_not_one_goal(
     monkeypatch.setattr(llm_module.LLMJudge, "__init__", no_backoff(llm_module.LLMJudge.__init__))
     script_teachers(monkeypatch, tmp_path, {"openai:mute": ["no JSON here"] * 8})
     SEGMENTATION.cache_clear()
-    context = Context(segmentation_judge="openai:mute", teachers=["local:response"])
+    context = Context(judges={"segmentation": "openai:mute", "turn_quality": ["local:response"]})
     graph = build_goal_success_graph().compile(checkpointer=InMemorySaver())
     out = graph.invoke(
         {"dialogue": DIALOGUE}, {"configurable": {"thread_id": "2"}}, context=context

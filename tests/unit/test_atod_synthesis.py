@@ -178,7 +178,9 @@ def test_a_rejected_attempt_is_recorded_and_samples_again() -> None:
 
 def test_the_graph_gives_up_after_its_attempts_with_every_rejection() -> None:
     graph = build_atod_synthesis_graph().compile(checkpointer=InMemorySaver())
-    context = Context(synthesis_source=str(SOURCE), synthesis_attempts=2)
+    context = Context(
+        settings={"goal_tracking": {"synthesis_source": str(SOURCE), "synthesis_attempts": 2}}
+    )
     config: Any = {"configurable": {"thread_id": "unknown-class"}}
     out = graph.invoke(
         {"dialogue_id": "u", "seed": 1, "complexity_class": "trivial"}, config, context=context
@@ -291,10 +293,12 @@ def test_llm_roles_annotate_write_and_label_a_dialogue(
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
     spec = "openai:synthesis-test"
     context = Context(
-        synthesis_source=str(SOURCE),
-        trajectory_annotation_judge=spec,
-        dialogue_generation_judge=spec,
-        status_annotation_judge=spec,
+        judges={
+            "trajectory_annotation": spec,
+            "dialogue_generation": spec,
+            "status_annotation": spec,
+        },
+        settings={"goal_tracking": {"synthesis_source": str(SOURCE)}},
     )
     graph = build_atod_synthesis_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "llm"}}

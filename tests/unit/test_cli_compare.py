@@ -73,8 +73,13 @@ def two_runs(tmp_path: Path) -> tuple[Path, Path]:
             line("only-a", gsr(1, 1)),
         ],
         summary={
-            "judges": {"goal_success": {"teachers": ["local"], "segmenter": "local"}},
-            "run": {"context": {"tau": 0.75, "teachers": ["local"], "alpha": 0.5}},
+            "judges": {"goal_success": {"turn_quality": ["local"], "segmentation": "local"}},
+            "run": {
+                "context": {
+                    "judges": {"turn_quality": ["local"]},
+                    "settings": {"goal_tracking": {"tau": 0.75}, "memory": {"alpha": 0.5}},
+                }
+            },
         },
     )
     run_b = write_run(
@@ -115,7 +120,7 @@ def test_compare_prints_the_table_and_writes_json_and_html(
     assert figures["most_changed"][0]["change"] == pytest.approx(1.0)
     assert result["records"] == {"both": 5, "only_a": ["only-a"], "only_b": ["only-b"]}
     assert result["metrics"]["tcrr"]["difference"]["delta"] == pytest.approx(0.4)
-    assert result["runs"]["a"]["judges"]["goal_success"]["teachers"] == ["local"]
+    assert result["runs"]["a"]["judges"]["goal_success"]["turn_quality"] == ["local"]
     assert result["runs"]["b"]["judges"] is None
     assert result["runs"]["b"]["summary_error"] == "no summary.json"
     assert result["runs"]["b"]["status"] == {"done": 5, "failed": 1}
@@ -132,7 +137,7 @@ def test_compare_prints_the_table_and_writes_json_and_html(
     assert gsr_changes.index(">r3<") < gsr_changes.index(">r1<")
     assert "+50.0 pp" in html  # the GSR difference in percentage points
     assert "only-a" in html and "only-b" in html
-    assert "judges.goal_success.teachers" in html and "no summary.json" in html
+    assert "judges.goal_success.turn_quality" in html and "no summary.json" in html
 
 
 def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
@@ -140,8 +145,9 @@ def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
     lines_b = [line(f"r{i}", gsr(3, 4) | {"tcrr": {"num": 2, "den": 4}}) for i in range(40)]
 
     def summary(teachers: list[str], alpha: float) -> dict[str, Any]:
-        context = {"tau": 0.75, "alpha": alpha, "teachers": teachers}
-        return {"judges": {"goal_success": {"teachers": teachers}}, "run": {"context": context}}
+        settings = {"goal_tracking": {"tau": 0.75}, "memory": {"alpha": alpha}}
+        context = {"judges": {"turn_quality": teachers}, "settings": settings}
+        return {"judges": {"goal_success": {"turn_quality": teachers}}, "run": {"context": context}}
 
     run_a = write_run(tmp_path / "a", lines_a, summary(["local"], 0.5))
     run_b = write_run(tmp_path / "b", lines_b, summary(["openai:gpt-4o", "local"], 0.5))
@@ -152,9 +158,9 @@ def test_direction_of_a_metric_decides_better_or_worse(tmp_path: Path) -> None:
     assert metrics["tcrr"]["change"] == "worse"  # more redundant calls
     html = (out / "compare.html").read_text()
     judges = html[html.index('id="compare-judges"') :]
-    assert "judges.goal_success.teachers" in judges and "openai:gpt-4o" in judges
+    assert "judges.goal_success.turn_quality" in judges and "openai:gpt-4o" in judges
     # The differing setting is listed and marked; the ones both runs share are not.
-    assert "teachers <span" in judges and "alpha" not in judges and "tau" not in judges
+    assert "turn_quality <span" in judges and "alpha" not in judges and "tau" not in judges
 
 
 def test_a_run_compared_with_itself_shows_no_change(tmp_path: Path) -> None:
@@ -167,7 +173,7 @@ def test_a_run_compared_with_itself_shows_no_change(tmp_path: Path) -> None:
         assert figures["difference"]["low"] <= 0.0 <= figures["difference"]["high"]
         assert figures["change"] == "no clear change" and figures["most_changed"] == []
     html = (out / "compare.html").read_text()
-    assert "judges.goal_success.teachers" in html and "differs" not in html
+    assert "judges.goal_success.turn_quality" in html and "differs" not in html
 
 
 def test_same_seed_gives_the_same_intervals(tmp_path: Path) -> None:

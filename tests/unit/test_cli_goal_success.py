@@ -92,7 +92,7 @@ def test_gsr_writes_goals_summary_and_report(corpus: Path, tmp_path: Path) -> No
     (skipped,) = summary["skipped"]
     assert skipped["line"] == 2 and skipped["dialogue_id"] == "broken-1"
     assert "user_msg" in skipped["field"]
-    assert summary["judges"]["teachers"] == TEACHERS
+    assert summary["judges"]["turn_quality"] == TEACHERS
     # Gold exists only for the clean dialogue's turn.
     assert summary["gold_agreement"]["n_turns"] == 1
     assert "<html" in (out / "report.html").read_text().lower()

@@ -202,7 +202,8 @@ def _track_atod(tmp_path: Path, name: str, *flags: str) -> dict[str, Any]:
 
 def test_tau_and_delta_are_track_goals_options(tmp_path: Path) -> None:
     strict = _track_atod(tmp_path, "strict", "--tau", "1.0", "--delta", "0.9")
-    assert strict["run"]["context"]["tau"] == 1.0 and strict["run"]["context"]["delta"] == 0.9
+    settings = strict["run"]["context"]["settings"]["goal_tracking"]
+    assert settings["tau"] == 1.0 and settings["delta"] == 0.9
     goal_memory.cache_clear()
     loose = _track_atod(tmp_path, "loose", "--tau", "0.0")
     # Without a schema, goals are matched by description: at tau 0 any neighbour is the same

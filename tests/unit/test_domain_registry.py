@@ -122,9 +122,13 @@ def test_a_toy_domain_is_simulated_end_to_end_through_the_registry(
 ) -> None:
     assert domain_named("piggy_bank") is piggy_bank
     context = Context(
-        simulation_agent="python:tests.unit.test_domain_registry:saver_agent",
-        user_simulator="local",
-        max_steps=10,
+        judges={"user_simulator": "local"},
+        settings={
+            "simulation": {
+                "agent": "python:tests.unit.test_domain_registry:saver_agent",
+                "max_steps": 10,
+            }
+        },
     )
     out = tmp_path / "out"
     simulate_corpus("piggy_bank", context, out=out, checkpoints=str(tmp_path / "c.sqlite"))

@@ -44,10 +44,12 @@ def _lines(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
-def _with_settings(config: Path, run: str) -> Path:
-    """The fixture's config with more ``[run]`` settings."""
-    text = config.read_text().replace("[run]\n", f"[run]\n{run}")
-    changed = config.with_name("settings.toml")
+def _with_settings(config: Path, table: str, run: str, name: str = "settings.toml") -> Path:
+    """The fixture's config with more settings in ``[table]``."""
+    text = config.read_text()
+    header = f"[{table}]\n"
+    text = text.replace(header, header + run) if header in text else text + header + run
+    changed = config.with_name(name)
     changed.write_text(text)
     return changed
 
@@ -106,7 +108,7 @@ def test_sample_from_the_config_and_no_sample_by_default(
     assert _evaluate(inputs[:1], full, config, "--suite", "gsr") == 0
     assert _summary(full)["sample"] is None and len(_lines(full)) == 2
     sampled = tmp_path / "config"
-    settings = _with_settings(config, "gsr_sample = 1\n")
+    settings = _with_settings(config, "goal_success", "sample = 1\n")
     assert _evaluate(inputs[:1], sampled, settings, "--suite", "gsr") == 0
     assert _summary(sampled)["sample"]["n"] == 1 and len(_lines(sampled)) == 1
 
@@ -117,7 +119,7 @@ def test_the_tracker_choice_runs_that_tracker(
     atod, baseline = tmp_path / "atod", tmp_path / "baseline"
     assert _evaluate(inputs[:1], atod, config, "--suite", "goals") == 0
     assert _summary(atod)["sections"]["goal_tracking"]["judges"]["tracker"] == "atod"
-    settings = _with_settings(config, 'goal_tracker = "full-context"\n')
+    settings = _with_settings(config, "goal_tracking", 'tracker = "full-context"\n')
     flags = ("--suite", "goals", "--judge", "goal_extraction=openai:baseline-test")
     assert _evaluate(inputs[:1], baseline, settings, *flags) == 0
     judges = _summary(baseline)["sections"]["goal_tracking"]["judges"]
@@ -142,11 +144,10 @@ def test_tau_from_the_config_reaches_the_existence_check(config: Path, tmp_path:
     dialogues.write_text(json.dumps(TWO_REQUESTS) + "\n")
     goals = {}
     for tau in (0.0, 1.0):  # anything matches a goal in memory / nothing does
-        settings = tmp_path / f"tau{tau}.toml"
-        settings.write_text(config.read_text() + f"[thresholds]\ntau = {tau}\n")
+        settings = _with_settings(config, "goal_tracking", f"tau = {tau}\n", f"tau{tau}.toml")
         out = tmp_path / f"tau{tau}"
         assert _evaluate([dialogues], out, settings, "--suite", "goals") == 0
-        assert _summary(out)["run"]["context"]["tau"] == tau
+        assert _summary(out)["run"]["context"]["settings"]["goal_tracking"]["tau"] == tau
         (line,) = _lines(out)
         goals[tau] = len(line["goal_tracking"]["goals"])
     assert goals[0.0] < goals[1.0]
@@ -155,7 +156,7 @@ def test_tau_from_the_config_reaches_the_existence_check(config: Path, tmp_path:
 def test_an_unknown_tracker_is_a_usage_error(
     inputs: list[Path], config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    settings = _with_settings(config, 'goal_tracker = "nosuch"\n')
+    settings = _with_settings(config, "goal_tracking", 'tracker = "nosuch"\n')
     assert _evaluate(inputs[:1], tmp_path / "out", settings) == 2
     assert "goal_tracker 'nosuch'" in capsys.readouterr().err
 
@@ -199,7 +200,7 @@ def test_the_scorer_role_gives_the_gpt4_score(
     local, llm = tmp_path / "local", tmp_path / "llm"
     assert _evaluate(inputs[2:], local, config, "--suite", "memory") == 0
     assert _summary(local)["sections"]["memory"]["gpt4_score"] is None
-    flags = ("--suite", "memory", "--judge", "scorer=openai:gpt-4")
+    flags = ("--suite", "memory", "--judge", "gpt4_score=openai:gpt-4")
     assert _evaluate(inputs[2:], llm, config, *flags) == 0
     memory = _summary(llm)["sections"]["memory"]
     assert memory["gpt4_score"] == 8 and memory["gpt4_scored"] == 2

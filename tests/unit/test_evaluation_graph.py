@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,15 @@ from todeval.nodes.memory.bank import memory_bank
 def context(tmp_path: Path) -> Iterator[Context]:
     memory_bank.cache_clear()
     yield Context(
-        escalate_ambiguous=False,
-        goal_memory_path=str(tmp_path / "goals.sqlite"),
-        vector_backend="memory",
-        memory_bank_backend="memory",
-        memory_bank_collection="evaluation-test",
-        memory_judger="none",
+        judges={"memory_judger": "none"},
+        settings={
+            "goal_success": {"escalate_ambiguous": False},
+            "goal_tracking": {
+                "goal_memory_path": str(tmp_path / "goals.sqlite"),
+                "vector_backend": "memory",
+            },
+            "memory": {"bank_backend": "memory", "bank_collection": "evaluation-test"},
+        },
     )
     goal_memory.cache_clear()
     memory_bank.cache_clear()
@@ -81,7 +83,9 @@ def test_suites_that_only_compute_run_in_one_task_with_the_same_results(context:
     together, steps = run(context, "together")
     assert ("run_local_suites",) in steps
     # escalation could pause goal success: each suite gets its own branch
-    apart, apart_steps = run(replace(context, escalate_ambiguous=True), "apart")
+    apart, apart_steps = run(
+        context.updated(settings={"goal_success": {"escalate_ambiguous": True}}), "apart"
+    )
     assert ("run_goal_success", "run_goal_tracking") in apart_steps
     assert not any("run_local_suites" in step for step in apart_steps)
     assert _untimed(together) == _untimed(apart)

@@ -16,7 +16,7 @@ from todeval.evals.schema import RecordError
 from todeval.evals.subsystems import applicable_suites
 from todeval.graphs.corpus.evaluation import evaluate_corpus
 from todeval.graphs.evaluation import build_evaluation_graph
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.judges import llm as llm_module
 from todeval.stores.llm_cache import LLMCache
 from todeval.stores.paths import PROJECT_ROOT
@@ -148,7 +148,9 @@ def test_a_figure_every_judge_abstained_on_is_null_with_the_reason(
     plans = [line for line in SAMPLE.read_text().splitlines() if '"messages"' not in line]
     path = tmp_path / "plans.jsonl"
     path.write_text("\n".join(plans) + "\n")
-    context = Context(target_planning_judge="openai:proactive-test", llm_max_retries=1)
+    context = Context(
+        judges={"target_planning": "openai:proactive-test"}, llm=LLMSettings(max_retries=1)
+    )
     summary = evaluate_corpus([path], context, out=tmp_path / "run", checkpoints=":memory:")
     assert scripted.calls  # the LLM judge was asked
     assert "proactive_plan_score" in summary["metrics"]

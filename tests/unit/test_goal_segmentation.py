@@ -48,7 +48,9 @@ def _run(judge: str, thread: str = "t1") -> dict[str, Any]:
     graph = build_goal_segmentation_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": thread}}
     return dict(
-        graph.invoke({"dialogue": DIALOGUE}, config, context=Context(segmentation_judge=judge))
+        graph.invoke(
+            {"dialogue": DIALOGUE}, config, context=Context(judges={"segmentation": judge})
+        )
     )
 
 
@@ -67,7 +69,9 @@ def test_local_judges_find_the_explicit_topic_switch(judge: str) -> None:
 def test_checkpoints_record_each_node() -> None:
     graph = build_goal_segmentation_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "history"}}
-    graph.invoke({"dialogue": DIALOGUE}, config, context=Context(segmentation_judge="local:rules"))
+    graph.invoke(
+        {"dialogue": DIALOGUE}, config, context=Context(judges={"segmentation": "local:rules"})
+    )
     written = [snap.metadata.get("writes") for snap in graph.get_state_history(config)]
     steps = [snap.next for snap in graph.get_state_history(config)]
     assert ("build_goal_spans",) in steps and ("segment_goals",) in steps

@@ -184,7 +184,7 @@ def test_graph_judges_when_nothing_is_stored_and_reuses_when_stored(
         [detection(SHIFT), json.dumps({"results": [{"met": False}, {"met": True}]})]
     )
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kwargs: model)
-    context = Context(shift_detection_judge=SPEC.raw, nl_assertion_judge=SPEC.raw)
+    context = Context(judges={"shift_detection": SPEC.raw, "nl_assertion": SPEC.raw})
     judged = graph.invoke({"conversation": CONVERSATION.model_dump(mode="json")}, context=context)
     assert judged["shift_judge"] == SPEC.raw and judged["nl_judge"] == SPEC.raw
     assert judged["shifts"][0]["ack"] == 1 and judged["shifts"][0]["recovered"] is True

@@ -62,8 +62,12 @@ def context(tmp_path: Path) -> Iterator[Context]:
     schema.write_text(json.dumps(SCHEMA))
     yield Context(
         schema_path=str(schema),
-        goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
-        vector_backend="memory",
+        settings={
+            "goal_tracking": {
+                "goal_memory_path": str(tmp_path / "goal_memory.sqlite"),
+                "vector_backend": "memory",
+            }
+        },
     )
     goal_memory.cache_clear()
 

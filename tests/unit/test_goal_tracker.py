@@ -16,6 +16,7 @@ from todeval.evals.results import ThreadResult
 from todeval.graphs.goal_tracking import build_goal_tracking_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.judging import judged_dialogue
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.tracker import goal_memory
 
 SCHEMA = [
@@ -72,8 +73,12 @@ def context(tmp_path: Path) -> Iterator[Context]:
     schema.write_text(json.dumps(SCHEMA))
     yield Context(
         schema_path=str(schema),
-        goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
-        vector_backend="memory",
+        settings={
+            "goal_tracking": {
+                "goal_memory_path": str(tmp_path / "goal_memory.sqlite"),
+                "vector_backend": "memory",
+            }
+        },
     )
     goal_memory.cache_clear()
 
@@ -138,7 +143,10 @@ def test_a_resumed_thread_restores_the_memory_from_its_checkpoint(context: Conte
     graph.invoke(
         {"dialogue_id": "d3", "utterances": _utterances(DIALOGUE[:3])}, config, context=context
     )
-    memory = goal_memory(context.goal_memory_path, context.vector_backend)
+    memory = goal_memory(
+        GoalTrackingSettings.of(context).goal_memory_path,
+        GoalTrackingSettings.of(context).vector_backend,
+    )
     # Writes of a turn that crashed before its checkpoint:
     memory.insert("d3", "a stray goal", turn=4)
     output = graph.invoke(
@@ -160,7 +168,10 @@ def test_completion_with_an_unmet_prerequisite_is_rejected_and_logged(context: C
     output = graph.invoke(
         {"dialogue_id": "d4", "utterances": _utterances(dialogue)}, config, context=context
     )
-    memory = goal_memory(context.goal_memory_path, context.vector_backend)
+    memory = goal_memory(
+        GoalTrackingSettings.of(context).goal_memory_path,
+        GoalTrackingSettings.of(context).vector_backend,
+    )
     rejected = memory.rejected("d4")
     assert _statuses(output)["g2"] == ("ReserveRestaurant", "open")
     assert rejected and "prerequisites" in rejected[0].reason
@@ -233,7 +244,7 @@ def test_llm_judges_track_goals_with_two_calls_at_most_per_utterance(
     GOAL_EXTRACTION.cache_clear()
     graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "llm"}}
-    llm_context = Context(**{**context.__dict__, "goal_extraction_judge": "openai:fake"})
+    llm_context = context.updated(judges={"goal_extraction": "openai:fake"})
     output = graph.invoke(
         {"dialogue_id": "d5", "utterances": _utterances(DIALOGUE[:6]), "final": True},
         config,
@@ -274,8 +285,12 @@ def test_a_goal_moves_to_the_sibling_service_the_dialogue_shows(tmp_path: Path) 
     schema.write_text(json.dumps(HOTEL_SIBLINGS))
     context = Context(
         schema_path=str(schema),
-        goal_memory_path=str(tmp_path / "goal_memory.sqlite"),
-        vector_backend="memory",
+        settings={
+            "goal_tracking": {
+                "goal_memory_path": str(tmp_path / "goal_memory.sqlite"),
+                "vector_backend": "memory",
+            }
+        },
     )
     graph = build_goal_tracking_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "siblings"}}

@@ -15,9 +15,10 @@ from tests.unit.test_cli_goal_tracking import ATOD
 from tests.unit.test_goal_tracker import SCHEMA
 from todeval.cli.main import main
 from todeval.graphs.goal_tracking import build_baseline_tracking_graph
-from todeval.nodes.context import Context
+from todeval.nodes.context import Context, LLMSettings
 from todeval.nodes.goal_tracking.baselines.memory_views import MEMO_SPAN, METHODS
 from todeval.nodes.goal_tracking.baselines.tracker import baseline_judges, merge_answer
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.tracker import goal_memory
 from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.prompts.goal_tracking import (
@@ -44,7 +45,7 @@ def _prompts(model: ScriptedChatModel) -> list[str]:
 
 def _run(context: Context, utterances: list[dict[str, str]]) -> dict[str, Any]:
     graph = build_baseline_tracking_graph().compile(checkpointer=InMemorySaver())
-    config: Any = {"configurable": {"thread_id": context.goal_tracker}}
+    config: Any = {"configurable": {"thread_id": GoalTrackingSettings.of(context).tracker}}
     out: dict[str, Any] = graph.invoke(
         {"dialogue_id": "d1", "utterances": utterances, "final": True}, config, context=context
     )
@@ -76,7 +77,10 @@ def test_every_local_baseline_answers_every_utterance_in_atods_output(
 ) -> None:
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(SCHEMA))
-    context = Context(goal_tracker=method, schema_path=str(schema), vector_backend="memory")
+    context = Context(
+        schema_path=str(schema),
+        settings={"goal_tracking": {"tracker": method, "vector_backend": "memory"}},
+    )
     out = _run(context, UTTERANCES)
     assert [t["turn"] for t in out["turns"]] == [1, 2, 3, 4]
     assert len(out["costs"]) == 4 and all(c["llm_calls"] == 0 for c in out["costs"])
@@ -116,7 +120,10 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ScriptedChatMod
 
 
 def test_llm_rsum_rewrites_its_summary_and_reads_it_back(scripted: ScriptedChatModel) -> None:
-    out = _run(Context(goal_tracker="rsum", goal_extraction_judge=SPEC), UTTERANCES)
+    out = _run(
+        Context(judges={"goal_extraction": SPEC}, settings={"goal_tracking": {"tracker": "rsum"}}),
+        UTTERANCES,
+    )
     sent = _prompts(scripted)
     asks = [t for t in sent if t.startswith(MEMORY_TRACKER_PROMPT.split("{")[0])]
     writes = [t for t in sent if t.startswith(RSUM_UPDATE_PROMPT.split("{")[0])]
@@ -130,7 +137,12 @@ def test_llm_rsum_rewrites_its_summary_and_reads_it_back(scripted: ScriptedChatM
 
 def test_llm_memochat_writes_a_memo_per_span_and_recalls_it(scripted: ScriptedChatModel) -> None:
     utterances = UTTERANCES * 2  # 8 utterances: one full span of MEMO_SPAN
-    _run(Context(goal_tracker="memochat", goal_extraction_judge=SPEC), utterances)
+    _run(
+        Context(
+            judges={"goal_extraction": SPEC}, settings={"goal_tracking": {"tracker": "memochat"}}
+        ),
+        utterances,
+    )
     sent = _prompts(scripted)
     memos = [t for t in sent if t.startswith(MEMOCHAT_MEMO_PROMPT.split("{")[0])]
     asks = [t for t in sent if t.startswith(MEMORY_TRACKER_PROMPT.split("{")[0])]
@@ -149,7 +161,11 @@ def test_llm_full_context_grows_and_a_failed_answer_changes_nothing(
     done = _tracker_reply([find | {"status": "completed"}])
     model = ScriptedChatModel([_tracker_reply([find]), "no json", "still none"], fallback=done)
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
-    context = Context(goal_tracker="full-context", goal_extraction_judge=SPEC, llm_max_retries=1)
+    context = Context(
+        judges={"goal_extraction": SPEC},
+        llm=LLMSettings(max_retries=1),
+        settings={"goal_tracking": {"tracker": "full-context"}},
+    )
     out = _run(context, UTTERANCES[:3])
     sent = _prompts(model)
     assert all(t.startswith(FULL_CONTEXT_PROMPT.split("{")[0]) for t in sent)

@@ -89,10 +89,14 @@ def test_an_llm_segmenter_sends_the_teachers_request_with_the_rules_once_per_dia
 
 
 def test_the_segmenter_reads_the_rules_only_when_it_is_an_llm(model: ScriptedChatModel) -> None:
-    with_rules = Context(segmentation_judge=SPEC, teacher_sop=SOP)
+    with_rules = Context(
+        judges={"segmentation": SPEC}, settings={"goal_success": {"teacher_sop": SOP}}
+    )
     assert reads_business_rules(segmenter(with_rules))
-    assert not reads_business_rules(segmenter(Context(segmentation_judge=SPEC)))
-    local = Context(segmentation_judge="local:rules", teacher_sop=SOP)
+    assert not reads_business_rules(segmenter(Context(judges={"segmentation": SPEC})))
+    local = Context(
+        judges={"segmentation": "local:rules"}, settings={"goal_success": {"teacher_sop": SOP}}
+    )
     assert not reads_business_rules(segmenter(local))
     assert model.calls == []  # building a judge asks nothing
 

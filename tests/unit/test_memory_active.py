@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -30,7 +29,8 @@ STORED = MsTodSession(
 def context() -> Iterator[Context]:
     memory_bank.cache_clear()
     context = Context(
-        memory_bank_backend="memory", memory_bank_collection="t", memory_judger="none"
+        judges={"memory_judger": "none"},
+        settings={"memory": {"bank_backend": "memory", "bank_collection": "t"}},
     )
     memory_bank(None, "memory", "t").add_units(local_memory_units("u1", STORED))
     yield context
@@ -75,7 +75,7 @@ def test_the_confirmation_uses_memory_and_context_but_never_the_gold(context: Co
 
 
 def test_without_refinement_the_reader_gets_questions_too(context: Context) -> None:
-    output = _run(replace(context, refine_memory=False))
+    output = _run(context.updated(settings={"memory": {"refine": False}}))
     assert all(text.startswith("Question: ") for text in output["refined"])
     assert output["repair"] is None  # no task goal, no repair loop
 
@@ -105,7 +105,8 @@ TRAIN_TRIPS = [
 def test_the_confirmation_states_what_the_context_says_and_the_meant_sessions_values() -> None:
     memory_bank.cache_clear()
     context = Context(
-        memory_bank_backend="memory", memory_bank_collection="trains", memory_judger="none"
+        judges={"memory_judger": "none"},
+        settings={"memory": {"bank_backend": "memory", "bank_collection": "trains"}},
     )
     bank = memory_bank(None, "memory", "trains")
     for session in TRAIN_TRIPS:

@@ -88,7 +88,7 @@ def test_every_memory_role_keeps_its_name_and_is_registered() -> None:
         "gpt4_score",
         "memory_summarizer",
         "repair_agent",
-        "supervisor_judge",
+        "supervisor",
     ]
     assert all(ROLES[role.name] is role for role in MEMORY_ROLES)
 
@@ -107,7 +107,7 @@ def test_local_variants_and_abstaining_roles() -> None:
 
 
 def test_the_check_builds_every_memory_roles_judge_once(built: list[str]) -> None:
-    context = Context(**LLM_SPECS, llm_max_retries=2)
+    context = Context().with_flat(LLM_SPECS).updated(llm={"max_retries": 2})
     check_memory_judges(context, judgers=("openai:ablation", "none"))
     # The planner names two roles, the supervisor asks two prompts, the ablation adds a judger.
     expected = [*LLM_SPECS.values(), "openai:planner", "openai:supervisor", "openai:ablation"]
@@ -120,7 +120,7 @@ def test_the_check_builds_every_memory_roles_judge_once(built: list[str]) -> Non
 
 @pytest.mark.parametrize("field", sorted(LLM_SPECS))
 def test_a_spec_that_cannot_be_built_fails_the_check(built: list[str], field: str) -> None:
-    context = Context(**{field: "openai:nokey"})
+    context = Context().with_flat({field: "openai:nokey"})
     with pytest.raises(JudgeConfigError, match="nokey"):
         check_memory_judges(context)
 
@@ -129,4 +129,4 @@ def test_the_check_passes_with_the_local_defaults(built: list[str]) -> None:
     check_memory_judges(Context())
     assert built == []
     with pytest.raises(JudgeSpecError):
-        check_memory_judges(Context(reader_judge="local:oracle"))
+        check_memory_judges(Context(judges={"reader": "local:oracle"}))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from todeval.nodes.context import Context
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.memory.bank import fill_bank, memory_bank
 from todeval.nodes.memory.roles import CONFIRMATION_SCORE, READER, SUMMARY_WRITER
+from todeval.nodes.memory.settings import MemorySettings
 from todeval.stores.llm_cache import LLMCache
 
 SINO = {"restaurant_name": "Sino", "city": "San Jose", "time": "6 pm"}
@@ -62,7 +62,8 @@ def _caches_clear() -> None:
 def context() -> Iterator[Context]:
     _caches_clear()
     yield Context(
-        memory_bank_backend="memory", memory_bank_collection="settings", memory_judger="none"
+        judges={"memory_judger": "none"},
+        settings={"memory": {"bank_backend": "memory", "bank_collection": "settings"}},
     )
     _caches_clear()
 
@@ -121,7 +122,7 @@ def test_map_activates_the_meant_sessions_qa_units_and_refines_them(context: Con
 
 
 def test_current_session_has_no_memory_so_the_city_is_missing(context: Context) -> None:
-    output = _run(replace(context, memory_setting="current_session"))
+    output = _run(context.updated(settings={"memory": {"setting": "current_session"}}))
     assert output["activated"] is None and output["selected"] == []
     assert "San Jose" not in output["response"]
     # Without memory's values the local capturer cannot tell the name from other words.
@@ -131,9 +132,13 @@ def test_current_session_has_no_memory_so_the_city_is_missing(context: Context) 
 
 def test_hybrid_rag_without_the_judger_gives_unrefined_qa_pairs(context: Context) -> None:
     # The judger spec is set, but Hybrid RAG has no judger and no refinement (Fig. 4).
-    output = _run(replace(context, memory_setting="qa_rag", memory_judger="local"))
+    output = _run(
+        context.updated(
+            judges={"memory_judger": "local"}, settings={"memory": {"setting": "qa_rag"}}
+        )
+    )
     assert output["judges"]["memory_judger"] == "none"
-    assert len(output["selected"]) == context.memory_selected
+    assert len(output["selected"]) == MemorySettings.of(context).selected
     assert all(text.startswith("Question: ") for text in output["refined"])
 
 
@@ -148,24 +153,24 @@ def test_hybrid_rag_without_the_judger_gives_unrefined_qa_pairs(context: Context
 def test_whole_memory_and_oracle_settings_select_without_ranking(
     context: Context, setting: str, selected: list[str]
 ) -> None:
-    output = _run(replace(context, memory_setting=setting))
+    output = _run(context.updated(settings={"memory": {"setting": setting}}))
     assert output["activated"] is None  # nothing is ranked, so Recall@k is not defined
     assert sorted(output["selected"]) == selected
 
 
 def test_dialogue_rag_ranks_whole_sessions_against_the_context(context: Context) -> None:
-    config = replace(context, memory_setting="dialogue_rag", memory_selected=1)
-    output = _run(replace(config, memory_retrieval="dense"))
+    config = context.updated(settings={"memory": {"setting": "dialogue_rag", "selected": 1}})
+    output = _run(config.updated(settings={"memory": {"retrieval": "dense"}}))
     assert [row["unit"]["unit_id"] for row in output["activated"]][0] == "u1/s1/#dialogue"
     assert output["selected"] == ["u1/s1/#dialogue"]
     assert output["refined"][0].startswith("Session s1:\nuser: A table at Sino in San Jose")
 
 
 def test_the_local_reader_and_summarizer_give_none_with_the_reason(context: Context) -> None:
-    dialogue = _run(replace(context, memory_setting="full_context"))
+    dialogue = _run(context.updated(settings={"memory": {"setting": "full_context"}}))
     assert dialogue["response"] is None and dialogue["dialogue_state"] is None
     assert any("LLM reader" in reason for reason in dialogue["reasons"])
-    summary = _run(replace(context, memory_setting="summary"))
+    summary = _run(context.updated(settings={"memory": {"setting": "summary"}}))
     assert summary["response"] is None and summary["selected"] == []
     assert any("summar" in reason for reason in summary["reasons"])
 
@@ -176,7 +181,11 @@ def test_full_context_prompting_with_an_llm_reader(
     llms["openai:reader"] = ScriptedChatModel(
         fallback='{"response": "A table at Sino in San Jose at 7 pm, right?"}'
     )
-    output = _run(replace(context, memory_setting="full_context", reader_judge="openai:reader"))
+    output = _run(
+        context.updated(
+            judges={"reader": "openai:reader"}, settings={"memory": {"setting": "full_context"}}
+        )
+    )
     prompt = str(llms["openai:reader"].calls[0][-1].content)
     assert "Session s1:" in prompt and "Session s2:" in prompt and "Oz Grill" in prompt
     assert output["state_source"] == "response"  # read off the free text
@@ -198,11 +207,9 @@ def test_summary_memory_with_llm_summaries_and_reader(
     llms["openai:reader"] = ScriptedChatModel(
         fallback='{"response": "Sino in Fremont or San Jose at 7 pm?"}'
     )
-    config = replace(
-        context,
-        memory_setting="summary",
-        memory_summarizer="openai:summarizer",
-        reader_judge="openai:reader",
+    config = context.updated(
+        judges={"memory_summarizer": "openai:summarizer", "reader": "openai:reader"},
+        settings={"memory": {"setting": "summary"}},
     )
     output = _run(config)
     assert len(llms["openai:summarizer"].calls) == 2  # one summary per stored session
@@ -219,12 +226,14 @@ def test_gpt4_score_is_computed_when_an_llm_scorer_is_given(
     assert local["score"] is None and "LLM" in local["reason"] and local["judge"] == "local"
     llms["openai:scorer"] = ScriptedChatModel(fallback=_score_by_values)
     _caches_clear()
-    scored = _run(replace(context, scorer_judge="openai:scorer"))["gpt4_score"]
+    scored = _run(context.updated(judges={"gpt4_score": "openai:scorer"}))["gpt4_score"]
     assert scored["score"] == 10 and scored["judge"] == "openai:scorer"
     prompt = llms["openai:scorer"].calls[0][-1].content
     assert "[Task Goal] restaurant_name: Sino\ncity: San Jose\ntime: 7 pm" in prompt
     _caches_clear()
-    no_memory = replace(context, scorer_judge="openai:scorer", memory_setting="current_session")
+    no_memory = context.updated(
+        judges={"gpt4_score": "openai:scorer"}, settings={"memory": {"setting": "current_session"}}
+    )
     assert _run(no_memory)["gpt4_score"]["score"] == 6  # the city is missing
 
 
@@ -232,6 +241,6 @@ def test_a_malformed_score_is_none_with_the_reason(
     context: Context, llms: dict[str, ScriptedChatModel]
 ) -> None:
     llms["openai:scorer"] = ScriptedChatModel(fallback="I would say about eight.")
-    scored = _run(replace(context, scorer_judge="openai:scorer"))["gpt4_score"]
+    scored = _run(context.updated(judges={"gpt4_score": "openai:scorer"}))["gpt4_score"]
     assert scored["score"] is None and scored["reason"]
     assert scored["judge"] == "openai:scorer"

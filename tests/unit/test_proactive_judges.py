@@ -174,7 +174,7 @@ def test_local_density_says_which_sub_targets_each_message_carries() -> None:
 
 
 def test_cards_hold_the_held_out_kappa_and_the_judges_reproduce_it() -> None:
-    card = card_for("guidance_judge", "local")
+    card = card_for("guidance", "local")
     assert card is not None and card.checks[0].human and "held-out" in card.checks[0].data
     env = items()
     dialogues = only_records(
@@ -191,7 +191,7 @@ def test_cards_hold_the_held_out_kappa_and_the_judges_reproduce_it() -> None:
     ]
     kappa = weighted_kappa(scores, [d.scores.overall for d in held if d.scores])
     assert kappa == pytest.approx(card.checks[0].kappa, abs=1e-3)
-    for role in ("target_planning_judge", "target_density"):
+    for role in ("target_planning", "target_density"):
         other = card_for(role, "local")
         assert other is not None and other.checks[0].kappa is not None
 

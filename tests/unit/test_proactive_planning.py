@@ -95,7 +95,7 @@ def test_a_chat_model_agent_gets_listing_4_and_the_llm_judges_score_flows_throug
         json.dumps({"Target": "Recommend Lantern Keepers", "sub-target": ["Ask", "Offer"]}),
         '{"reason": "close to the reference but vaguer", "score": 7}',
     ]
-    context = Context(target_planning_judge="openai:judge-test")
+    context = Context(judges={"target_planning": "openai:judge-test"})
     graph_input = {
         "eval_id": ITEM.eval_id,
         "domain": ITEM.domain,

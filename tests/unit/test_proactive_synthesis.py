@@ -154,10 +154,12 @@ def test_llm_roles_run_the_papers_listings_through_refinement(
     monkeypatch.setattr(llm_module, "load_chat_model", lambda spec, **kw: model)
     spec = "openai:synthesis-test"
     context = Context(
-        synthesis_writer=spec,
-        difficulty_panel=[spec],
-        difficulty_judge=spec,
-        final_check_panel=[spec],
+        judges={
+            "synthesis_writer": spec,
+            "target_prediction": [spec],
+            "difficulty": spec,
+            "final_check": [spec],
+        }
     )
     graph = build_synthesis_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "llm"}}

@@ -63,7 +63,7 @@ def goal_success_case() -> str:
     agreement = {"n_turns": 1, "teachers": [{"judge": P, "quality": {"accuracy": 0.5}}],
                  "vote": {}}  # fmt: skip
     summary = {
-        "gsr": 0.5, "judges": {"segmenter": P, "teachers": [P]},
+        "gsr": 0.5, "judges": {"segmentation": P, "turn_quality": [P]},
         "undecided_goals_by_reason": {P: 1}, "gold_agreement": agreement,
         "validity": {"gsr": {"judges": [P], "cards": {P: None}, "unchecked": True}},
         "skipped": [{"file": P, "line": P, "dialogue_id": P, "field": P, "message": P}],
@@ -179,8 +179,8 @@ def proactive_case() -> str:
     synthesis = {"counts": {"kept": P, "attempted": P, "rejected_by_final_check": P, "failed": P},
                  "by_domain": {P: {P: 1}}, "refinement_rounds": {P: P},
                  "mean_hits_by_round": {P: 0.5},
-                 "judges": {"synthesis_writer": P, "difficulty_panel": [P],
-                            "final_check_panel": [P]},
+                 "judges": {"synthesis_writer": P, "target_prediction": [P],
+                            "final_check": [P]},
                  "skipped": [{"file": P, "line": P, "message": P}]}  # fmt: skip
     figure = {"mean": 0.5, "std": None}
     task = {"task": "dialogue_guidance", "figures": {"score": figure},

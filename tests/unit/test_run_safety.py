@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -66,9 +65,9 @@ def test_a_bad_threshold_in_the_config_is_a_usage_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text('[run]\nllm_max_calls = "many"\n')
+    bad.write_text('[llm]\nmax_calls = "many"\n')
     assert _evaluate(inputs, tmp_path / "run", bad) == 2
-    assert "'many' is not a valid llm_max_calls" in capsys.readouterr().err
+    assert "[llm] max_calls: 'many' is not a valid max_calls" in capsys.readouterr().err
 
 
 # -- the same record twice ---------------------------------------------------------------------
@@ -114,7 +113,7 @@ def test_a_dry_run_counts_the_calls_and_sends_none(
     out = tmp_path / "run"
     code = _evaluate(
         inputs[:1], out, config, "--suite", "gsr", "--dry-run", "--prices", str(prices),
-        "--judge", "teachers=openai:gpt-4o-mini,local:turn",
+        "--judge", "turn_quality=openai:gpt-4o-mini,local:turn",
     )  # fmt: skip
     assert code == 0
     text = capsys.readouterr().out
@@ -133,11 +132,11 @@ def test_call_settings_do_not_change_a_records_thread() -> None:
         dialogue_id: str
 
     record, context = Record(dialogue_id="d1"), Context()
-    same = replace(context, llm_max_calls=3, llm_timeout_s=2.0, llm_dry_run=True)
+    same = context.updated(llm={"max_calls": 3, "timeout_s": 2.0, "dry_run": True})
     assert thread_id_for("x", record, same) == thread_id_for("x", record, context)
-    assert thread_id_for("x", record, replace(context, tau=0.5)) != thread_id_for(
-        "x", record, context
-    )
+    assert thread_id_for(
+        "x", record, context.updated(settings={"goal_tracking": {"tau": 0.5}})
+    ) != thread_id_for("x", record, context)
 
 
 class _Verdict(BaseModel):

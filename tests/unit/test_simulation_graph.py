@@ -50,7 +50,10 @@ def broken_agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) ->
 
 
 def _context(agent: str) -> Context:
-    return Context(simulation_agent=agent, user_simulator="local", max_steps=12)
+    return Context(
+        judges={"user_simulator": "local"},
+        settings={"simulation": {"agent": agent, "max_steps": 12}},
+    )
 
 
 def _invoke(saver: SqliteSaver, agent: str, thread: str) -> dict[str, Any]:
@@ -190,7 +193,10 @@ def test_an_agent_as_a_langsmith_experiment_offline(
 def test_a_person_can_play_the_user() -> None:
     graph = build_simulation_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "human"}}
-    context = Context(simulation_agent=REPLAY, user_simulator="human", max_steps=12)
+    context = Context(
+        judges={"user_simulator": "human"},
+        settings={"simulation": {"agent": REPLAY, "max_steps": 12}},
+    )
     inputs = {"domain": "banking", "task": TASK, "trial": 0, "seed": 300}
     paused = graph.invoke(inputs, config, context=context)
     (question,) = paused["__interrupt__"]

@@ -19,6 +19,7 @@ from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.memory.judges.repair_agent import ProactiveAgent, RepairRequest
 from todeval.nodes.memory.judges.supervisor import MentionSupervisor
 from todeval.nodes.memory.roles import REPAIR_AGENT, SUPERVISOR
+from todeval.nodes.memory.settings import MemorySettings
 from todeval.nodes.simulation.roles import USER_SIMULATOR
 from todeval.nodes.simulation.users.scenario import SimulatedTurn, SimulationRequest
 from todeval.stores.checkpoint import open_checkpointer
@@ -45,7 +46,7 @@ SPEC = "openai:gpt-4o-mini"
 
 def run(persona: dict[str, Any] | None = None, **context: Any) -> dict[str, Any]:
     item = ITEM if persona is None else {**ITEM, "persona": persona}
-    out: dict[str, Any] = graph.invoke(item, context=Context(**context))
+    out: dict[str, Any] = graph.invoke(item, context=Context().with_flat(context))
     return out
 
 
@@ -87,7 +88,7 @@ def test_a_low_disclosure_user_takes_more_turns() -> None:
     high = run({"disclosure": "high"})
     for seed in range(4):
         low = run({"disclosure": "low", "seed": seed})
-        assert low["success"] is True and low["dte"] <= 1 + Context().max_repair_turns
+        assert low["success"] is True and low["dte"] <= 1 + MemorySettings().max_repair_turns
         assert low["repair_turns"] > high["repair_turns"]
         user_turns = [t for t in low["turns"] if t["speaker"] == "user"]
         assert all(len(t["revealed_slots"]) <= 1 for t in user_turns)
@@ -202,8 +203,8 @@ def scripted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Script
 
 
 def llm_context(**overrides: Any) -> Context:
-    return Context(
-        **{
+    return Context().with_flat(
+        {
             "repair_agent": SPEC,
             "user_simulator": SPEC,
             "supervisor_judge": SPEC,

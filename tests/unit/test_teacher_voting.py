@@ -28,7 +28,8 @@ def _scripted_teachers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Itera
 
 
 def _context(**overrides: Any) -> Context:
-    return Context(segmentation_judge="local:rules", teachers=TEACHERS, **overrides)
+    judges = {"segmentation": "local:rules", "turn_quality": TEACHERS}
+    return Context(judges=judges).with_flat(overrides)
 
 
 def test_majority_needs_more_than_half() -> None:

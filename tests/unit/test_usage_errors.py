@@ -48,6 +48,7 @@ COMMAND_LINES: dict[str, list[str]] = {
     "synthesize atod": ["--n", "1", "--out", OUT],
     "proactive plan": [INPUT, "--out", OUT],
     "proactive guide": [INPUT, "--out", OUT],
+    "config": [],
 }
 
 #: Positional inputs that must exist (the first positional of these commands).

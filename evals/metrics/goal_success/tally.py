@@ -197,7 +197,7 @@ class GoalSuccessTally:
         """The figures of summary.json (the caller adds run details).
 
         Args:
-            judges: Who judged: ``{"segmenter": spec, "teachers": [specs]}``.
+            judges: Who judged: ``{"segmentation": spec, "turn_quality": [specs]}``.
         """
         human_verdicts = self.human_counts.n_turns
         return {

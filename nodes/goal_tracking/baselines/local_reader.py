@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from todeval.nodes.context import Context
@@ -32,7 +31,9 @@ def read_goals(
     start: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """The goal-memory snapshot the local pipeline reads from ``utterances``, from ``start`` on."""
-    local = replace(context, goal_memory_path=":memory:", vector_backend="memory")
+    local = context.updated(
+        settings={"goal_tracking": {"goal_memory_path": ":memory:", "vector_backend": "memory"}}
+    )
     memory = goal_memory(":memory:", "memory")
     dialogue_id = f"baseline-reader:{next(_COUNTER)}"
     memory.restore(dialogue_id, list(start))

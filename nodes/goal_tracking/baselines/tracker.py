@@ -42,6 +42,7 @@ from todeval.nodes.goal_tracking.baselines.memory_views import METHODS, Recall, 
 from todeval.nodes.goal_tracking.judges.goal_extraction.llm import STATUSES, render_schema
 from todeval.nodes.goal_tracking.llm_steps import add_cost, uses_llm
 from todeval.nodes.goal_tracking.local_steps import schema_for
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import GoalTrackingState
 from todeval.nodes.goal_tracking.tracker import with_utterances
 
@@ -99,10 +100,16 @@ def answer_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> di
 def baseline_step(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The utterance at the cursor: recall, answer, merge the answer, write the memory."""
     context = get_context(runtime)
-    method = check_tracker(context.goal_tracker)
+    method = check_tracker(GoalTrackingSettings.of(context).tracker)
     history, cursor = state["history"], state["cursor"]
     started = time.perf_counter()
-    view = recall(method, history, cursor, state.get("baseline_memory") or {}, context.top_k)
+    view = recall(
+        method,
+        history,
+        cursor,
+        state.get("baseline_memory") or {},
+        GoalTrackingSettings.of(context).top_k,
+    )
     if uses_llm(context):
         answer, memory, cost = _llm_answer(method, view, state, context)
     else:
@@ -180,7 +187,7 @@ def _llm_answer(
     method: str, view: Recall, state: GoalTrackingState, context: Context
 ) -> tuple[Answer | None, dict[str, Any], dict[str, int]]:
     """The method's prompt(s) through its LLM judge(s); the answer is None when it failed."""
-    judges = baseline_judges(context.goal_extraction_judge, context.llm_max_retries)
+    judges = baseline_judges(context.spec("goal_extraction"), context.llm.max_retries)
     history, cursor = state["history"], state["cursor"]
     schema = render_schema(schema_for(context.schema_path))
     if method == "full-context":

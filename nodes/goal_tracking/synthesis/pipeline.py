@@ -28,6 +28,7 @@ from todeval.nodes.goal_tracking.roles import (
     STATUS_ANNOTATION,
     TRAJECTORY_ANNOTATION,
 )
+from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.synthesis.library import episode_library
 from todeval.nodes.goal_tracking.synthesis.sampling import sample_trajectory as walk
 from todeval.nodes.goal_tracking.synthesis.state import AtodSynthesisState
@@ -47,7 +48,7 @@ def _fail(stage: str, reason: str | None, **more: Any) -> dict[str, Any]:
 def sample_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """A goal set for the dialogue's stratum (:mod:`~.sampling`)."""
     context = get_context(runtime)
-    library = episode_library(context.synthesis_source)
+    library = episode_library(GoalTrackingSettings.of(context).synthesis_source)
     stratum = state["complexity_class"]
     if stratum not in ("medium", "complex"):
         return _fail("sampling", f"unknown complexity class {stratum!r}")
@@ -66,9 +67,9 @@ def sample_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
 def annotate_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Slot values, dependencies and behaviours of the sampled goals."""
     context = get_context(runtime)
-    library = episode_library(context.synthesis_source)
+    library = episode_library(GoalTrackingSettings.of(context).synthesis_source)
     annotator = TRAJECTORY_ANNOTATION.judge(
-        context.trajectory_annotation_judge, context.llm_max_retries
+        context.spec("trajectory_annotation"), context.llm.max_retries
     )
     goals = [(service, intent) for service, intent in state["trajectory"]]
     result = annotator.annotate(goals, state["complexity_class"], library, _rng(state, "annotate"))
@@ -80,9 +81,9 @@ def annotate_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) ->
 def generate_dialogue(state: AtodSynthesisState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The dialogue of the annotated trajectory."""
     context = get_context(runtime)
-    library = episode_library(context.synthesis_source)
+    library = episode_library(GoalTrackingSettings.of(context).synthesis_source)
     generator = DIALOGUE_GENERATION.judge(
-        context.dialogue_generation_judge, context.llm_max_retries
+        context.spec("dialogue_generation"), context.llm.max_retries
     )
     annotation = state["annotation"]
     assert annotation is not None
@@ -97,7 +98,7 @@ def annotate_statuses(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
     context = get_context(runtime)
     annotation, draft = state["annotation"], state["draft"]
     assert annotation is not None and draft is not None
-    annotator = STATUS_ANNOTATION.judge(context.status_annotation_judge, context.llm_max_retries)
+    annotator = STATUS_ANNOTATION.judge(context.spec("status_annotation"), context.llm.max_retries)
     result = annotator.annotate(annotation, draft)
     if result.value is None:
         return _fail("status annotation", result.reason)
@@ -127,9 +128,9 @@ def annotate_statuses(state: AtodSynthesisState, runtime: Runtime[Context]) -> d
         "attempt": state.get("attempt", 0),
         "source_dialogues": [task["source_id"] for task in plan.get("tasks", [])],
         "judges": {
-            "trajectory_annotation": context.trajectory_annotation_judge,
-            "dialogue_generation": context.dialogue_generation_judge,
-            "status_annotation": context.status_annotation_judge,
+            "trajectory_annotation": context.spec("trajectory_annotation"),
+            "dialogue_generation": context.spec("dialogue_generation"),
+            "status_annotation": context.spec("status_annotation"),
         },
     }
     record = {
@@ -212,7 +213,7 @@ def route_after_reject(
     state: Mapping[str, Any], runtime: Runtime[Context]
 ) -> Literal["sample_trajectory", "__end__"]:
     """Sample again while attempts remain."""
-    attempts = get_context(runtime).synthesis_attempts
+    attempts = GoalTrackingSettings.of(get_context(runtime)).synthesis_attempts
     return "sample_trajectory" if state.get("attempt", 0) < attempts else "__end__"
 
 

@@ -27,11 +27,11 @@ def check_synthesis_judges(context: Context) -> None:
         TARGET_PREDICTION,
     )
 
-    check_spec(SYNTHESIS_WRITER.name, context.synthesis_writer)
-    check_spec(DIFFICULTY_JUDGE.name, context.difficulty_judge)
-    for spec in context.difficulty_panel:
+    check_spec(SYNTHESIS_WRITER.name, context.spec("synthesis_writer"))
+    check_spec(DIFFICULTY_JUDGE.name, context.spec("difficulty"))
+    for spec in context.specs("target_prediction"):
         check_spec(TARGET_PREDICTION.name, spec)
-    for spec in context.final_check_panel:
+    for spec in context.specs("final_check"):
         check_spec(FINAL_CHECK.name, spec)
 
 
@@ -48,7 +48,7 @@ def check_scoring_judges(context: Context) -> None:
         TARGET_REACHED,
     )
 
-    check_spec(TARGET_PLANNING_JUDGE.name, context.target_planning_judge)
-    check_spec(GUIDANCE_JUDGE.name, context.guidance_judge)
-    check_spec(TARGET_DENSITY.name, context.target_density_judge)
-    check_spec(TARGET_REACHED.name, context.target_reached_judge)
+    check_spec(TARGET_PLANNING_JUDGE.name, context.spec("target_planning"))
+    check_spec(GUIDANCE_JUDGE.name, context.spec("guidance"))
+    check_spec(TARGET_DENSITY.name, context.spec("target_density"))
+    check_spec(TARGET_REACHED.name, context.spec("target_reached"))
