@@ -1,13 +1,8 @@
 """Data contract for agent transcripts with goal shifts (AgentChangeBench, paper 002).
 
-A :class:`Conversation` is one simulation (or one logged session of a user's own agent): the
-messages with their tool calls and tool results, the task it was run against (ordered goal
-sequence, action sets, required information, natural-language assertions, persona), and any
-LLM-judge outputs stored with it. Loaders in :mod:`evals.datasets.tau2` build it from tau2 /
-AgentChangeBench results files and from a generic JSON Lines transcript form.
-
-Turns are absolute message positions (tau2's ``turn_idx``), the numbering GSRT is defined over
-(paper 002, Section 4.3: a shift at turn tau_s, first-hitting agent turns after it).
+A :class:`Conversation` is one simulation (or a logged session of a user's own agent): the
+messages with tool calls and results, the task, and any stored LLM-judge outputs. Turns are
+absolute message positions (tau2's ``turn_idx``), the numbering GSRT is defined over (§4.3).
 """
 
 from __future__ import annotations

@@ -1,34 +1,22 @@
 """todeval's figures as LangSmith evaluators, so experiments can be compared in LangSmith.
 
-The target of an experiment returns a record's ``results.jsonl`` line
-(:class:`~evals.results.EvaluationLine`): its ``metrics`` hold the record's share of each corpus
-figure as a :class:`~evals.metrics.record_metrics.Part` ``{"num", "den"}``. For every metric in
-:data:`~evals.metrics.record_metrics.METRICS` there is
-
-- a row evaluator named after the metric (``gsr``, ``tsr``, ...) scoring the record's own value
-  ``num / den``, or ``None`` with a comment when the record has no part for it (the suite did not
-  run, the figure was undefined for it, or the target failed), so LangSmith's mean is over the
-  records that have one;
-- a summary evaluator named ``<metric>_corpus`` scoring the corpus figure ``sum(num) / sum(den)``
-  over the experiment's records, which is what ``summary.json`` reports.
-
-Records with gold turn labels (Mind the Goal's ``is_new_goal``/``quality``/``rcof``) are also
-scored against them when the goal-success suite runs: turn-quality accuracy, root-cause accuracy
-and coverage, segmentation F1 (rows); turn-quality kappa and the gold GSR (summary).
+The target returns a record's ``results.jsonl`` line, whose ``metrics`` hold
+:class:`~evals.metrics.record_metrics.Part` s ``{"num", "den"}``. Per metric there is a row
+evaluator (``num / den``, or ``None`` with a comment when the record has no part) and a summary
+evaluator ``<metric>_corpus`` (``sum(num) / sum(den)``, as ``summary.json``). Records with gold
+turn labels are also scored against them when the goal-success suite runs.
 
 Use them with ``langsmith.evaluate``::
 
     langsmith.evaluate(
         target,  # inputs {"record": ...} -> a results.jsonl line
-        data=[evaluation_example(record) for record in records],  # as Examples or a dataset
+        data=[evaluation_example(record) for record in records],
         evaluators=row_evaluators(["goal_success"]),
         summary_evaluators=summary_evaluators(["goal_success"]),
     )
 
-Every evaluator takes both ``outputs`` and ``reference_outputs`` (LangSmith passes arguments by
-name) and returns ``{"key", "score", "comment"}``. LangSmith reads a row evaluator's feedback key
-from a literal ``"key"`` in its source; these keys are built from the metric's name, so
-``graphs.experiments.KeyedRunEvaluator`` wraps them to report it.
+LangSmith reads a row evaluator's key from a literal ``"key"`` in its source; these keys are
+built from the metric's name, so ``graphs.experiments.KeyedRunEvaluator`` wraps them.
 """
 
 from __future__ import annotations
@@ -58,14 +46,7 @@ SummaryEvaluator = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Feedba
 
 
 def evaluation_example(record: EvaluationRecord) -> dict[str, Any]:
-    """A LangSmith example for a record: the record as input; what it is and its gold as output.
-
-    Returns:
-        ``{"inputs": {"record": <JSON dict>}, "outputs": {"record_id", "kind", "suites",
-        "turns"}}`` where ``suites`` are the suites that apply to the record and ``turns`` its
-        gold turn labels (``turn_number``, ``is_new_goal``, ``quality``, ``rcof``; any may be
-        None); ready for ``Client.create_examples`` or ``langsmith.schemas.Example(**...)``.
-    """
+    """A LangSmith example: the record as input; its id, kind, suites and gold turns as output."""
     return {
         "inputs": {"record": record.model_dump(mode="json")},
         "outputs": {

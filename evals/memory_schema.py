@@ -1,15 +1,9 @@
 """Data contracts for multi-session memory (MAP / MS-TOD, paper 001).
 
-An *individual* is one user with a memory bank of earlier sessions (Figure 12: a session id,
-domain, intent, the dialogue text and the task goal's slot values) and evaluation items: a
-new session's opening context whose confirmation response must recall stored values. The
-file written by ``todeval memory build-bench`` and read by ``todeval memory eval`` is a
-:class:`MemoryBench`. A session is stored as QA memory units (Figure 13: an intent description
-and question/answer pairs, one per task attribute).
-
-Ids (:data:`Id`: ``session_id``, ``eval_id``, ``individual_id``, ``relevant_session_ids``) are
-read as int or str and kept as text: Figure 12's own sessions number them (``"session_id": 9``),
-``build-bench`` writes ``"s09"``; ``9`` and ``"9"`` are then the same id.
+An individual is one user with a memory bank of earlier sessions (Figure 12) and evaluation
+items (a new session's opening context whose confirmation must recall stored values); the
+benchmark file is a :class:`MemoryBench`. Sessions are stored as QA memory units (Figure 13).
+Ids (:data:`Id`) may be JSON numbers (Figure 12's ``"session_id": 9``) and are kept as text.
 """
 
 from __future__ import annotations

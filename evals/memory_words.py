@@ -1,9 +1,7 @@
 """SGD identifiers in words, and which slot values identify a session (MAP / MS-TOD, paper 001).
 
-The project's shared naming convention: ``ReserveRestaurant`` -> "reserve restaurant",
-``restaurant_name`` -> "restaurant name". Used by the benchmark builder (the re-entry sentence),
-the local memory units (questions, answers, intent descriptions) and the local judges. It lives
-in ``evals`` so the data layer can use it; :mod:`nodes.memory.judges.bank_builder` re-exports it.
+``ReserveRestaurant`` -> "reserve restaurant", ``restaurant_name`` -> "restaurant name". In
+``evals`` so the data layer can use it; :mod:`nodes.memory.judges.bank_builder` re-exports it.
 """
 
 from __future__ import annotations
@@ -63,12 +61,9 @@ def is_number_or_boolean(value: str) -> bool:
 
 
 def salient_values(task_goal: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The goal's values that identify a session: every name, then the first place.
+    """``(slot, value)`` pairs that identify a session: every name, then the first place.
 
     Numbers and flags never count (a name slot can hold ``"2"`` in noisy data).
-
-    Returns:
-        ``(slot, value)`` pairs in that order.
     """
     usable = [(s, v) for s, v in task_goal.items() if not is_number_or_boolean(v)]
     names = [(s, v) for s, v in usable if slot_kind(s) == "name"]

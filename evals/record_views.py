@@ -1,15 +1,10 @@
 """One record, every view the subsystems need, and which subsystems apply to it.
 
-The top-level evaluation reads records of any supported kind and hands each subsystem the view
-it works on: goal segmentation and Goal Success Rate read a :class:`~evals.schema.Dialogue`
-(user message + response per turn), the goal tracker reads its utterances (an
-:class:`~evals.goal_tracking_schema.AtodDialogue` when the record carries ATOD gold), goal-shift
-metrics read a :class:`~evals.goal_shift_schema.Conversation` (tool calls and results), and
-memory metrics read a :class:`MemoryItem` (a returning user's item and their earlier sessions),
-and ProactiveEval's scoring reads a :class:`ProactiveCase` (an environment with the agent's plan
-and/or guidance dialogue).
-
-Which subsystems apply to a record is each one's registry line (:mod:`evals.subsystems`).
+Goal segmentation and GSR read a :class:`~evals.schema.Dialogue`, the goal tracker its
+utterances (an :class:`~evals.goal_tracking_schema.AtodDialogue` with ATOD gold), goal-shift
+metrics a :class:`~evals.goal_shift_schema.Conversation`, memory metrics a :class:`MemoryItem`
+and ProactiveEval a :class:`ProactiveCase`. Which subsystems apply is each one's registry line
+(:mod:`evals.subsystems`).
 """
 
 from __future__ import annotations
@@ -166,10 +161,7 @@ def proactive_record(case: ProactiveCase) -> EvaluationRecord:
 
 
 def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
-    """The goal tracker's utterances in order.
-
-    The ATOD turns when the record has them, else each turn's user message and response.
-    """
+    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response."""
     atod = record.atod or atod_view(record.dialogue)
     return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
 

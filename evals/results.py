@@ -1,22 +1,10 @@
 """What a run produces, typed: each thread's result and the lines every subsystem writes.
 
-:class:`ThreadResult` is what the batch runner (:mod:`graphs.runner`) hands back for one record.
-The line models are the boundary of the output files: each tally builds its lines through them,
-so a line always has the fields its format promises (``extra`` fields stay allowed where a
-subsystem's own output is passed through unchanged).
-
-=================  ===================================  ============================== file
-line model                           written by =================
-===================================  ============================== ``segments.jsonl``
-:class:`SegmentLine`                 ``todeval goal-success --segmentation-only`` ``goals.jsonl``
-:class:`GoalLine`                    ``todeval goal-success`` ``goals.jsonl``
-:class:`TrackedDialogueLine`         ``todeval goal-tracking`` ``items.jsonl``
-:class:`MemoryItemLine`              ``todeval memory eval`` ``results.jsonl``
-:class:`EvaluationLine`              ``todeval evaluate`` =================
-===================================  ==============================
-
-A goal-shift conversation row is the goal-shift graph's output as it is (see
-:class:`nodes.goal_shift.state.GoalShiftOutput`).
+:class:`ThreadResult` is what :mod:`graphs.runner` hands back for one record. The line models
+are the output files' boundary, so a line always has the fields its format promises:
+``segments.jsonl`` (:class:`SegmentLine`), ``goals.jsonl`` (:class:`GoalLine`,
+:class:`TrackedDialogueLine`), ``items.jsonl`` (:class:`MemoryItemLine`) and ``results.jsonl``
+(:class:`EvaluationLine`). A goal-shift row is the graph's output as it is.
 """
 
 from __future__ import annotations
@@ -88,8 +76,7 @@ def usable_result(
 ) -> tuple[R, ThreadResult, dict[str, Any]] | None:
     """One item of :func:`graphs.runner.run_corpus` as ``(record, result, output)``, or None.
 
-    An unreadable record is appended to ``skipped`` (:func:`skipped_row`) and a thread that
-    failed to ``failed`` (``{id_key: ..., "error": ...}``); both return None.
+    An unreadable record is appended to ``skipped``, a failed thread to ``failed``.
     """
     if isinstance(record, RecordError):
         skipped.append(skipped_row(record))

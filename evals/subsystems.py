@@ -1,17 +1,10 @@
 """The subsystems ``todeval evaluate`` runs: one registry line each, in report order.
 
-A subsystem registers itself here once. Its line says which records it applies to and what part
-of a record its branch reads (both read the record's views, :mod:`evals.record_views`), its tally
-and report section (this layer), and, by import path, its evaluation branch in the graphs layer
-(an ``EvaluationSuite``: the branch node, its judges, their check and batch work) and its CLI
-command. The evaluation graph, the corpus runner, the summary, the report and the API loop over
-:data:`SUBSYSTEMS`; nothing else names the subsystems. Import paths keep the layers pointing one
-way: this module imports nothing above ``evals``, and the graphs layer resolves the paths.
-
-Adding a subsystem: its folders (``graphs/<name>.py``, ``graphs/corpus/<name>.py`` with its
-``EVALUATION`` suite,
-``nodes/<name>/``, ``evals/metrics/<name>/`` with a ``SuiteTally``, its report section,
-``cli/<name>.py``) and one :class:`Subsystem` line below.
+A line says which records a subsystem applies to, what its branch reads, its tally and report
+section, and by import path its ``EvaluationSuite`` (graphs layer) and CLI command. Everything
+else loops over :data:`SUBSYSTEMS`; import paths keep this module free of imports above
+``evals``. Adding a subsystem: its folders (graphs, nodes, ``evals/metrics/<name>/`` with a
+``SuiteTally``, report section, cli) and one :class:`Subsystem` line below.
 """
 
 from __future__ import annotations

@@ -1,16 +1,14 @@
 """A task user's facts: what ``known_info`` states, what an agent asks for, what is unknown.
 
-AgentChangeBench and tau2 write ``known_info`` as free text ("You are Maria Santos with phone
-number +15551234567, date of birth 1986-02-11, and email user.001@example.com."). The local
-simulator reads labelled facts out of it with the patterns below (name, phone number, date of
-birth, email, zip code, user id, order id, transaction id, confirmation number, account number,
-card ending, amount, merchant), so it can state exactly those values when asked and nothing
-else. :func:`contradictions` uses the same patterns on a user message: a stated value that
-differs from the known one is evidence that a simulator, not the agent, went wrong.
+AgentChangeBench and tau2 write ``known_info`` as free text; the local simulator reads labelled
+facts out of it with the patterns below, so it states exactly those values when asked.
+:func:`contradictions` applies the same patterns to a user message: a stated value that differs
+from the known one is evidence that a simulator, not the agent, went wrong.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,4 +181,19 @@ def _content_words(text: str) -> set[str]:
 def _normal(kind: str, value: str) -> str:
     if kind == "phone_number":
         return re.sub(r"\D", "", value)[-10:]  # "+1 555..." and "555-..." are one number
+    if kind == "date_of_birth":  # "1982-03-09", "3/9/1982" and "March 9, 1982" are one date
+        return _iso_date(value)
     return value.strip().lower()
+
+
+_DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%B %d, %Y", "%B %d %Y", "%b %d, %Y")
+
+
+def _iso_date(value: str) -> str:
+    text = value.strip()
+    for layout in _DATE_FORMATS:
+        try:
+            return datetime.datetime.strptime(text, layout).date().isoformat()
+        except ValueError:
+            continue
+    return text.lower()

@@ -1,18 +1,11 @@
 """ATOD annotated dialogues (paper 000, Listings 1 and 2) from JSON or JSON Lines files.
 
-A record is Listing 1's trajectory (``dialogue_id``, ``complexity_class``, ``metadata``,
-``goal_list``) with Listing 2's ``turns[{turn_id, speaker, utterance, goal_status_changes,
-all_goals}]``; the contract is :class:`~evals.goal_tracking_schema.AtodDialogue`. Files are
-read as the other loaders read theirs (:mod:`evals.datasets.jsonio`): a ``.json`` object or list,
-or ``.jsonl`` with one dialogue per line, optionally gzipped, streamed one record at a time.
-
-A bad record becomes a :class:`~evals.schema.RecordError` naming the file, the line (or 1-based
-record index), the dialogue id and the dotted field, and the next record loads. Besides the
-schema's own checks, a record is refused when a turn names a goal that is not in ``goal_list``
-(``turns.3.all_goals.g2``), when turn ids do not run 1..N (``turns.4.turn_id``), when two goals
-share an id, or when a goal depends on an unknown goal. Whether ``all_goals`` agrees with the
-turn's ``goal_status_changes`` is not checked: annotated files may disagree, and the metrics
-read ``all_goals``.
+The contract is :class:`~evals.goal_tracking_schema.AtodDialogue`; files are streamed as
+:mod:`evals.datasets.jsonio` reads them. A bad record becomes a
+:class:`~evals.schema.RecordError` naming the dotted field. Beyond the schema, a record is
+refused for an unknown goal id in a turn, turn ids not running 1..N, duplicate goal ids or an
+unknown dependency. ``all_goals`` is not checked against ``goal_status_changes``: annotated
+files may disagree, and the metrics read ``all_goals``.
 """
 
 from __future__ import annotations
@@ -39,15 +32,7 @@ _GOALS = TypeAdapter(list[AtodGoal])
 
 
 def load_atod(path: str | Path) -> Iterator[AtodDialogue | RecordError]:
-    """Stream the ATOD dialogues of a file, one record at a time.
-
-    Args:
-        path: A ``.json`` file (one dialogue or a list) or a ``.jsonl`` file (one per line),
-            optionally gzipped.
-
-    Returns:
-        An iterator of dialogues and record errors, in file order. A dialogue id already seen
-        in the file is an error for the later record.
+    """Stream the ATOD dialogues of a file; a repeated dialogue id is an error for the later record.
 
     Raises:
         DatasetFormatError: The file is missing, unreadable or has an unknown extension;
@@ -83,15 +68,8 @@ def looks_like_atod(path: str | Path) -> bool:
 def atod_dialogue(raw: Any) -> AtodDialogue:
     """Validate one ATOD record.
 
-    Args:
-        raw: The record as parsed from JSON.
-
-    Returns:
-        The dialogue.
-
     Raises:
-        pydantic.ValidationError: A field has the wrong type or value (a status that is not
-            a lifecycle state); the location is the record's own path.
+        pydantic.ValidationError: A field has the wrong type or value; located by its path.
         FieldError: Turn ids out of order, a goal id that ``goal_list`` lacks, a duplicate
             goal id or an unknown dependency; the field names the first offending place.
     """

@@ -29,13 +29,7 @@ SGD_SCHEMA_FILE = "schema.json"
 
 
 def detect_format(path: str | Path) -> Literal["mtg", "sgd"]:
-    """Tell whether a file or folder holds Mind the Goal or SGD dialogues.
-
-    Args:
-        path: A ``.json``/``.jsonl`` file (optionally ``.gz``) or a folder of SGD release files.
-
-    Returns:
-        ``"mtg"`` or ``"sgd"`` (compact or original release).
+    """Tell whether a file or folder holds Mind the Goal (``"mtg"``) or SGD (``"sgd"``) dialogues.
 
     Raises:
         ValueError: (a :class:`DatasetFormatError`) the path is missing, unreadable, or holds

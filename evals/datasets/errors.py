@@ -27,17 +27,25 @@ class DatasetFormatError(ValueError):
 
 
 class FieldError(ValueError):
-    """A record is malformed at one field that pydantic validation does not locate by itself.
-
-    Args:
-        field: Dotted path of the offending field in the source record (``turns.3.s``).
-        message: What is wrong, in words.
-    """
+    """A record is malformed at one field (dotted path) that pydantic does not locate by itself."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def duplicate_id(
+    file: str, line: int | None, dialogue_id: str, where: str, field: str = "id"
+) -> RecordError:
+    """The error of a record whose id an earlier record already has (``where``: that one)."""
+    return RecordError(
+        file=file,
+        line=line,
+        dialogue_id=dialogue_id,
+        field=field,
+        message=f"duplicate id, already used {where}",
+    )
 
 
 def dotted(loc: Sequence[int | str]) -> str:
@@ -78,18 +86,7 @@ def first_misnumbered_turn(raw: Any) -> str | None:
 
 
 def error_from_exception(exc: ValueError, *, file: str, line: int | None, raw: Any) -> RecordError:
-    """Describe why one record failed to load.
-
-    Args:
-        exc: The failure: a pydantic ``ValidationError``, a :class:`FieldError` or another
-            ``ValueError`` raised while converting the record.
-        file: Path of the input file.
-        line: 1-based line (JSONL) or 1-based record index (JSON list).
-        raw: The record as parsed from JSON, used to recover its id.
-
-    Returns:
-        The error record, naming the first offending field and summarising any others.
-    """
+    """Describe why one record failed, naming the first offending field and summarising others."""
     dialogue_id = raw_dialogue_id(raw)
     if isinstance(exc, FieldError):
         return RecordError(

@@ -100,13 +100,7 @@ def count_evaluation_records(path: str | Path, kind: RecordKind) -> int | None:
 def load_evaluation_records(
     path: str | Path, kind: RecordKind | None = None, *, schema_path: str | Path | None = None
 ) -> Iterator[EvaluationRecord | RecordError]:
-    """Every record of the file with its views, or the error that kept it out.
-
-    Args:
-        path: Any input ``todeval`` reads.
-        kind: What it holds; None to detect it.
-        schema_path: An SGD ``schema.json`` for naming SGD goals ``(service, intent)``.
-    """
+    """Every record of the file with its views, or the error that kept it out."""
     source = Path(path)
     file = str(source)
     chosen = kind or detect_record_kind(source)
@@ -219,9 +213,7 @@ def _memory_records(source: Path) -> Iterator[EvaluationRecord | RecordError]:
 def proactive_case(value: Any) -> ProactiveCase:
     """A ProactiveEval record: a release item with the agent's ``plan`` and/or ``messages``.
 
-    The item's fields are ``id``, ``environment``, ``target``, ``sub_target`` and ``domain``.
-    Lenient as the release loader is: ``sub-target``/``sub_targets`` for the sub-targets, the
-    reference under ``reference`` instead of at the top.
+    Lenient as the release loader is about key spellings.
 
     Raises:
         ValueError: The record is not an object or a field is missing or malformed.

@@ -28,11 +28,6 @@ def load_goal_tracking_records(
 ) -> Iterator[AtodDialogue | RecordError]:
     """Every record as an :class:`AtodDialogue` (gold when the format has it) or an error.
 
-    Args:
-        source: The input file or folder.
-        fmt: ``auto``, ``atod``, ``sgd`` or ``mtg``.
-        schema_path: An SGD ``schema.json`` for SGD gold (goal names), or None.
-
     Raises:
         ValueError: (a ``DatasetFormatError``) the input or the schema cannot be read, or the
             format is not recognised; raised here, before any record is read.

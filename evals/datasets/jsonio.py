@@ -47,9 +47,8 @@ class RawRecord:
 
     Attributes:
         position: 1-based line (JSONL) or 1-based index in the JSON list.
-        value: The parsed JSON value: ``None`` when it could not be parsed; kept beside
-            ``error`` when it parsed but is refused (lone surrogates), so that a format can
-            still be told from it. Loaders read ``error`` first.
+        value: The parsed JSON value, ``None`` when unparsable; kept beside ``error`` when
+            it parsed but is refused (lone surrogates), so a format can still be told from it.
         error: Why the record could not be parsed, or ``None``.
         dialogue_id: For an unparsable line, the id it seems to carry, if one can be seen.
         field: Where in the record the text is unreadable, when that is known.
@@ -100,9 +99,6 @@ def open_binary(path: Path) -> Iterator[io.BufferedIOBase]:
 
 def count_jsonl_records(path: Path) -> int:
     """How many records a JSON Lines file holds (its non-blank lines), without parsing them.
-
-    Lets a run show its total and an ETA before it starts: a line scan of the (decompressed)
-    bytes, a small fraction of the time parsing them takes.
 
     Raises:
         DatasetFormatError: The file is missing or cannot be opened.

@@ -46,10 +46,7 @@ class NotText(json.JSONDecodeError):
 def loads_json(text: str | bytes, *, check_text: bool = True) -> Any:
     """``json.loads`` for untrusted input.
 
-    Args:
-        text: One JSON value.
-        check_text: Refuse lone surrogates (:class:`NotText`); a caller that reads a document
-            of many records passes False and checks each record with :func:`lone_surrogate`.
+    ``check_text=False`` leaves lone surrogates to the caller (:func:`lone_surrogate`).
 
     Raises:
         json.JSONDecodeError: The text is not one JSON value this parser can read (a

@@ -38,25 +38,18 @@ class _FilePlan:
 def load_dialogues(path: str | Path, format: Format = "auto") -> Iterator[Dialogue | RecordError]:
     """Stream the dialogues of a file or folder, one record at a time.
 
-    A malformed record never stops the stream: it is yielded as a :class:`RecordError` naming
-    the file, the line (JSONL) or 1-based record index (JSON list), the dialogue id if it could
-    be read and the offending field as a dotted path of the source record (list indices are
-    0-based, as pydantic reports them: ``turns.3.user_msg`` is the fourth turn). A second
-    dialogue with an id already seen in the same file is an error too.
+    A malformed record, or a repeated dialogue id, is yielded as a :class:`RecordError`
+    naming the file, line or 1-based record index, the dialogue id and the dotted field
+    (0-based list indices, as pydantic reports them: ``turns.3.user_msg``).
 
     Args:
-        path: A Mind the Goal ``.json``/``.jsonl`` file, a compact SGD ``.jsonl`` file, an
-            original SGD release file or split folder; any file may be gzipped.
-        format: ``"mtg"``, ``"sgd"`` (either SGD form, told apart by content, else by
-            extension), or ``"auto"`` to decide from the file (see :func:`detect_format`).
-
-    Returns:
-        An iterator of dialogues and record errors, in file order.
+        path: A Mind the Goal or SGD (compact, release file or split folder) file; may be gzipped.
+        format: ``"mtg"``, ``"sgd"`` (either SGD form) or ``"auto"`` (:func:`detect_format`).
 
     Raises:
         ValueError: (a :class:`DatasetFormatError` for files) the path is missing or
-            unreadable, its format cannot be recognised, or ``format`` is unknown. These are
-            raised here, before any record is read.
+            unreadable, its format cannot be recognised, or ``format`` is unknown; raised
+            before any record is read.
     """
     if format not in _FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of {_FORMATS}")
@@ -66,14 +59,7 @@ def load_dialogues(path: str | Path, format: Format = "auto") -> Iterator[Dialog
 def split_records(
     items: Iterable[Dialogue | RecordError],
 ) -> tuple[list[Dialogue], list[RecordError]]:
-    """Separate a loader's stream into the dialogues and the errors, keeping their order.
-
-    Args:
-        items: What :func:`load_dialogues` yielded.
-
-    Returns:
-        ``(dialogues, errors)``.
-    """
+    """Separate a loader's stream into ``(dialogues, errors)``, keeping their order."""
     dialogues: list[Dialogue] = []
     errors: list[RecordError] = []
     for item in items:

@@ -98,17 +98,13 @@ def build_memory_bench(
     """Build the MS-TOD-style benchmark from SGD (see the module docstring).
 
     Args:
-        sgd_path: A compact SGD file (``sgd_dev.jsonl.gz``), a folder holding
-            ``sgd_<split>.jsonl[.gz]``, an original release split folder (``dev/``) or the
-            release root holding it.
+        sgd_path: A compact SGD file, a folder holding ``sgd_<split>.jsonl[.gz]``, an original
+            release split folder or the release root holding it.
         split: ``train``, ``dev`` or ``test``: picks the file inside a folder.
         seed: Seeds the shuffles; the same seed gives the same benchmark.
         individuals: Stop after this many individuals (default: as many as the data allows).
         errors: If given, SGD records that could not be read are appended here.
         hard: Re-entry sentences name no stored value (:data:`REENTRY_TEMPLATE_HARD`).
-
-    Returns:
-        The benchmark.
 
     Raises:
         DatasetFormatError: If no SGD data for ``split`` is found at ``sgd_path``.

@@ -1,12 +1,8 @@
 """The loader of an MS-TOD-style benchmark file (paper 001, §3, App. B).
 
-:func:`load_memory_bench` reads the JSON that :func:`~evals.datasets.ms_tod.dump_memory_bench`
-writes (``todeval memory build-bench``), part by part: a malformed session or eval item becomes a
-:class:`RecordError` naming its id and dotted field, and the rest still loads (as
-:func:`~evals.datasets.loader.load_records` does for dialogues). Ids (``individual_id``,
-``session_id``, ``eval_id``, ``relevant_session_ids``) may be JSON numbers, as Figure 12 numbers
-sessions; they are read as text (:data:`evals.memory_schema.Id`). :mod:`evals.datasets.ms_tod`
-re-exports it.
+Reads what :func:`~evals.datasets.ms_tod.dump_memory_bench` writes, part by part: a malformed
+session or eval item becomes a :class:`RecordError` and the rest still loads. Ids may be JSON
+numbers (as Figure 12 numbers sessions); they are read as text.
 """
 
 from __future__ import annotations
@@ -31,16 +27,9 @@ _M = TypeVar("_M", bound=BaseModel)
 def load_memory_bench(path: str | Path) -> tuple[MemoryBench, list[RecordError]]:
     """Read a benchmark file, keeping every well-formed individual, session and eval item.
 
-    A malformed session or eval item (or one whose ``relevant_session_ids`` name no session of
-    its individual, or a repeated id) becomes a :class:`RecordError` naming its id
-    (``individual/session`` or the ``eval_id``) and dotted field; the rest of its individual
-    still loads. An individual whose own fields are malformed is dropped whole.
-
-    Args:
-        path: The JSON file written by ``todeval memory build-bench`` (optionally gzipped).
-
-    Returns:
-        ``(bench, errors)``.
+    A malformed session or eval item (a bad ``relevant_session_ids``, a repeated id) becomes
+    a :class:`RecordError` naming its id and dotted field; an individual whose own fields are
+    malformed is dropped whole. Returns ``(bench, errors)``.
 
     Raises:
         DatasetFormatError: The file is missing, not JSON, or not ``{"individuals": [...]}``.

@@ -1,17 +1,11 @@
 """MS-TOD's own files (paper 001, Figures 12 and 13) as a benchmark and as QA memory.
 
-An individual's MS-TOD file is a list of sessions (or ``{"sessions": [...]}``): ``session_id``
-(a larger number is more recent; a JSON number or text, read as text), ``domain``,
-``intent``, ``content`` (``speaker`` user|assistant, ``utterance``, ``is_confirmation``),
-``task_goal`` and ``exist_confirmation``.
-A session with a confirmation is an evaluation target: its context is the dialogue up to the
-first confirmation utterance, which is the reference response, and its task goal is the gold.
-Which earlier sessions hold the values is not annotated; the earlier sessions of the same intent
-are taken as the relevant ones. The other sessions are the stored memory.
-
-QA memory (Figure 13) maps a session id to ``intent_description`` and ``qa_summary``
-(``[{"Question", "Answer"}]``); :func:`ms_tod_qa_units` turns it into memory units (no slot
-names: MS-TOD's questions are free text).
+An individual's file is a list of sessions (``session_id``: larger is more recent, read as
+text). A session with a confirmation is an evaluation target: its context is the dialogue up to
+the first confirmation utterance (the reference response) and its task goal the gold. Which
+earlier sessions hold the values is not annotated: the earlier sessions of the same intent are
+taken as relevant; the others are the stored memory. QA memory (Figure 13) becomes memory units
+without slot names (:func:`ms_tod_qa_units`).
 """
 
 from __future__ import annotations

@@ -16,12 +16,6 @@ from todeval.evals.schema import Dialogue
 def mtg_dialogue(raw: Any) -> Dialogue:
     """Validate one Mind the Goal record.
 
-    Args:
-        raw: The record as parsed from JSON.
-
-    Returns:
-        The dialogue.
-
     Raises:
         pydantic.ValidationError: The record does not match the schema; the error locations
             are the record's own field paths (``turns.3.user_msg``).

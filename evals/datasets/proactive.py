@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from todeval.evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError
+from todeval.evals.datasets.errors import WHOLE_RECORD, DatasetFormatError, FieldError, duplicate_id
 from todeval.evals.datasets.jsonio import iter_records
 from todeval.evals.proactive_schema import (
     DOMAINS,
@@ -73,12 +73,8 @@ _WRAPPERS = ("data", "items", "environments", "dataset")
 def load_proactive(path: str | Path) -> Iterator[ProactiveItem | RecordError]:
     """Stream the environments under ``path``: items and record errors, in file order.
 
-    Args:
-        path: A release root, a ``dataset/`` folder, one domain folder, or one ``.json`` file.
-
     Raises:
-        DatasetFormatError: Nothing readable there (missing path, no ``.json`` files, a file
-            that is not a JSON list or object); raised here, before any item is read.
+        DatasetFormatError: Nothing readable there; raised before any item is read.
     """
     files = release_files(Path(path))
     return _load_all(files)
@@ -127,12 +123,7 @@ def _load_all(files: list[tuple[Path, str | None]]) -> Iterator[ProactiveItem | 
                 # Repeats inside one file are caught by _load_file; this catches the others.
                 earlier = seen.setdefault(item.eval_id, str(file))
                 if earlier != str(file):
-                    yield RecordError(
-                        file=str(file),
-                        dialogue_id=item.eval_id,
-                        field="id",
-                        message=f"duplicate id, already used in {earlier}",
-                    )
+                    yield duplicate_id(str(file), None, item.eval_id, f"in {earlier}")
                     continue
             yield item
 
@@ -158,13 +149,7 @@ def _load_file(file: Path, domain: str | None) -> Iterator[ProactiveItem | Recor
             )
             continue
         if item.eval_id in seen:
-            yield RecordError(
-                file=str(file),
-                line=position,
-                dialogue_id=item.eval_id,
-                field="id",
-                message="duplicate id, already used earlier in this file",
-            )
+            yield duplicate_id(str(file), position, item.eval_id, "earlier in this file")
             continue
         seen.add(item.eval_id)
         yield item
@@ -207,12 +192,6 @@ def proactive_item(
     raw: Any, *, domain: str, tier: str, fallback_id: str | None = None
 ) -> ProactiveItem:
     """Validate one release item, whatever its key spellings.
-
-    Args:
-        raw: The item as parsed from JSON.
-        domain: Its domain (todeval's spelling).
-        tier: Its tier (the file's stem).
-        fallback_id: The id when the item has none.
 
     Raises:
         FieldError: Naming the first bad field in the item's own spelling.
@@ -332,11 +311,7 @@ def _domain_of(raw: Any, file: Path) -> str:
 
 
 def write_release(items: Iterable[ProactiveItem], folder: Path) -> list[Path]:
-    """Write items as ``folder/<domain>/<tier>.json`` (every domain gets all three tiers).
-
-    Returns:
-        The files written.
-    """
+    """Write items as ``folder/<domain>/<tier>.json`` (every domain gets all three tiers)."""
     grouped: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for item in items:
         tiers = grouped.setdefault(item.domain, {tier: [] for tier in TIERS})

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from todeval.evals.datasets.errors import error_from_exception
+from todeval.evals.datasets.errors import duplicate_id, error_from_exception
 from todeval.evals.datasets.jsonio import container_of, iter_records
 from todeval.evals.proactive_schema import GuidanceDialogue, LabelledPlan
 from todeval.evals.schema import RecordError
@@ -46,13 +46,7 @@ def _load(path: Path, convert: Callable[[Any], M]) -> Iterator[M | RecordError]:
             yield error.model_copy(update={"dialogue_id": str(raw_id) if raw_id else None})
             continue
         if item.eval_id in seen:
-            yield RecordError(
-                file=str(path),
-                line=record.position,
-                dialogue_id=item.eval_id,
-                field="id",
-                message="duplicate id, already used earlier in this file",
-            )
+            yield duplicate_id(str(path), record.position, item.eval_id, "earlier in this file")
             continue
         seen.add(item.eval_id)
         yield item

@@ -48,14 +48,7 @@ class _CompactRecord(BaseModel):
 
 
 def sgd_compact_dialogue(raw: Any) -> Dialogue:
-    """Convert one compact SGD record.
-
-    Args:
-        raw: The record as parsed from JSON.
-
-    Returns:
-        The dialogue, with gold ``is_new_goal`` from ``segments`` (``None`` throughout when the
-        record says ``labels: false``) and the frames in the turns' metadata.
+    """Convert one compact SGD record (``labels: false``: gold ``is_new_goal`` is ``None``).
 
     Raises:
         pydantic.ValidationError: A field has the wrong type or is missing.
@@ -140,17 +133,9 @@ def new_goal_segments(
     """Where new goals start: SGD's goal-segmentation gold, as the compact files store it.
 
     A (service, intent) pair starts a goal at a user utterance when it is active there and was
-    not active at the previous user utterance that had any active intent. So a pair the user
-    returns to after pursuing another one starts a new goal again (a goal is a contiguous run
-    of turns in Mind the Goal), and an utterance with no active intent does not end a goal.
-    This reproduces ``segments`` for every dialogue of the compact train and dev files.
-
-    Args:
-        user_frames: ``(utterance_index, frames)`` per user utterance, in order, with frames in
-            the compact shape (``svc``, ``intent``).
-
-    Returns:
-        ``[utterance_index, service, intent]`` per goal start, in order.
+    not at the previous user utterance with any active intent: a pair the user returns to
+    starts a new goal again, and an utterance with no active intent ends none. This reproduces
+    ``segments`` for every dialogue of the compact train and dev files.
     """
     segments: list[list[Any]] = []
     previous: set[tuple[str, str]] = set()
@@ -174,16 +159,9 @@ def sgd_dialogue(
     segments: Sequence[Sequence[Any]] | None,
     metadata: dict[str, Any],
 ) -> Dialogue:
-    """Pair alternating utterances into Mind the Goal turns.
+    """Pair alternating utterances (user first) into Mind the Goal turns.
 
-    Args:
-        dialogue_id: The dialogue's id.
-        utterances: ``(text, compact frames)`` per utterance, user first, alternating.
-        segments: ``[utterance_index, service, intent]`` goal starts, or ``None`` if unlabelled.
-        metadata: The dialogue's metadata.
-
-    Returns:
-        The dialogue; the last turn's response is ``""`` when it ends on a user utterance.
+    The last turn's response is ``""`` when the dialogue ends on a user utterance.
     """
     starts = None if segments is None else {segment[0] for segment in segments}
     turns = []

@@ -43,16 +43,8 @@ _SPELLING_ACTS = frozenset({"CONFIRM", "INFORM"})
 class EpisodeGoal:
     """One goal of an episode, as SGD's gold gives it.
 
-    Attributes:
-        intent: The schema intent.
-        slots: The intent's required slots.
-        slot_values: Slot -> the value the user settled on.
-        variants: Slot -> every surface form SGD lists for that value (for substitution).
-        dependencies: Indices of earlier goals of the episode it depends on.
-        content: The goal in words (with its values).
-        core_content: The intent's description.
-        transactional: Whether the intent is a transaction rather than a lookup.
-        final_status: ``completed`` or ``failed``.
+    ``variants`` lists every surface form SGD gives a slot's value (for substitution);
+    ``dependencies`` are indices of earlier goals of the episode.
     """
 
     intent: str
@@ -79,15 +71,9 @@ class EpisodeUtterance:
 class Episode:
     """A clean episode (module doc).
 
-    Attributes:
-        source_id: The SGD dialogue it was cut from.
-        service: Its service.
-        goals: Its goals, in order of first mention.
-        utterances: Its utterances, user first, system last.
-        deferrable: Index of the system utterance reporting a transaction's outcome after the
-            user agreed to it (the one that can arrive later), or None.
-        opens_dialogue: Whether it opens its SGD dialogue (its first utterance then needs no
-            earlier context: no "there" or "also").
+    ``deferrable`` is the index of the system utterance reporting a transaction's outcome after
+    the user agreed (the one that can arrive later); ``opens_dialogue`` says its first
+    utterance needs no earlier context.
     """
 
     source_id: str

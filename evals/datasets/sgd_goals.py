@@ -79,14 +79,7 @@ def sgd_to_atod(
 ) -> AtodDialogue:
     """Derive ATOD goals and turn-level statuses from an SGD dialogue (mapping: module doc).
 
-    Args:
-        dialogue: An SGD dialogue as :func:`~evals.datasets.load_dialogues` returns it, with
-            the frames in ``turn.metadata`` (``sgd_user_frames``, ``sgd_system_frames``).
-        schema: The services' schemas (``sgd_schema.load_sgd_schema``): required slots and
-            which intents are transactional. Without it the intent names decide.
-
-    Returns:
-        The annotated dialogue: one ATOD turn per utterance.
+    Without ``schema`` the intent names decide required slots and transactions.
 
     Raises:
         FieldError: A turn has no SGD frames or a frame lacks a field; the error names it

@@ -59,15 +59,9 @@ class _Record(BaseModel):
 
 
 def sgd_original_dialogue(raw: Any, split: str | None = None) -> Dialogue:
-    """Convert one dialogue of the original SGD release.
+    """Convert one dialogue of the original SGD release (``split`` from its folder name).
 
-    Args:
-        raw: The record as parsed from JSON.
-        split: The split it belongs to (from its folder name), if known.
-
-    Returns:
-        The dialogue, with gold ``is_new_goal`` computed by
-        :func:`~evals.datasets.sgd.new_goal_segments` and compact frames in the turns' metadata.
+    Gold ``is_new_goal`` comes from :func:`~evals.datasets.sgd.new_goal_segments`.
 
     Raises:
         pydantic.ValidationError: A field has the wrong type or is missing.

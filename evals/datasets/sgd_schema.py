@@ -1,10 +1,7 @@
 """SGD ``schema.json`` as pydantic models (services, intents, slots) and its loader.
 
-Each intent has a description, whether it is transactional, and its required and optional
-slots.
-
-The goal tracker's local extractor matches utterances to these intent descriptions (zero-shot
-on services it has never seen), and the SGD -> ATOD converter asks :func:`is_transactional`.
+The goal tracker's local extractor matches utterances to the intent descriptions (zero-shot on
+unseen services); the SGD -> ATOD converter asks :func:`is_transactional`.
 """
 
 from __future__ import annotations
@@ -61,13 +58,7 @@ class ServiceSchema(BaseModel):
 
 
 def load_sgd_schema(path: str | Path) -> dict[str, ServiceSchema]:
-    """Read an SGD ``schema*.json`` (a list of services; may be gzipped).
-
-    Args:
-        path: The schema file.
-
-    Returns:
-        Service name -> its schema, in file order.
+    """Read an SGD ``schema*.json`` (maybe gzipped): service name -> its schema, in file order.
 
     Raises:
         DatasetFormatError: The file is missing, not JSON, not a list of services, a service

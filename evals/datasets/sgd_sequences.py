@@ -5,17 +5,13 @@ goal is a ``(service, intent)`` pair a user frame makes active. The sequence lis
 order the user pursues them, one entry each time the user switches to another goal, so a goal
 the user leaves and comes back to appears twice (``revisits=True``); consecutive utterances on
 the same goal are one entry. ``revisits=False`` gives each goal once, in first-mention order (the
-compact files' ``goals``). The paper's Table 7 counts the multi-domain dialogues only ("All
-10,739 sequences are multi-domain"), which is what ``multi_domain`` selects: SGD train has
-exactly 10,739 of them.
+compact files' ``goals``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from todeval.evals.datasets.sgd import NO_INTENT
-from todeval.evals.schema import Dialogue, RecordError
+from todeval.evals.schema import Dialogue
 
 Goal = tuple[str, str]
 """``(service, intent)``."""
@@ -39,27 +35,3 @@ def goal_sequence(dialogue: Dialogue, *, revisits: bool = True) -> list[Goal]:
                 continue
             sequence.append(goal)
     return sequence
-
-
-def goal_sequences(
-    records: Iterable[Dialogue | RecordError],
-    *,
-    multi_domain: bool = True,
-    revisits: bool = True,
-) -> Iterator[list[Goal]]:
-    """Every readable dialogue's goal sequence (unreadable records are skipped).
-
-    Args:
-        records: SGD dialogues as :func:`~evals.datasets.load_dialogues` yields them.
-        multi_domain: Keep only dialogues over two or more services (the paper's Table 7).
-        revisits: Whether a goal the user returns to is listed again (module doc).
-    """
-    for record in records:
-        if isinstance(record, RecordError):
-            continue
-        services = record.metadata.get("services") or []
-        if multi_domain and len(services) < 2:
-            continue
-        sequence = goal_sequence(record, revisits=revisits)
-        if sequence:
-            yield sequence

@@ -105,10 +105,8 @@ class Timeline:
     def confirmed(self, pair: Pair, *, lookup: bool) -> Literal["completed", "failed"] | None:
         """The outcome the system itself reports for ``pair`` once it was active, if any.
 
-        ``completed`` when a system frame of the goal says NOTIFY_SUCCESS after the user made
-        it active; ``failed`` when one says NOTIFY_FAILURE and none says NOTIFY_SUCCESS, except
-        for a lookup that had already shown results (its failure means "no other results").
-        None when the dialogue reports no outcome for the goal.
+        ``failed`` only without a NOTIFY_SUCCESS, and not for a lookup that had already shown
+        results (its failure means "no other results").
         """
         first = min((i for i, active in self.active.items() if pair in active), default=None)
         if first is None:

@@ -93,17 +93,11 @@ def load_goal_shift_run(
 
     Args:
         path: The results ``.json`` or transcripts ``.jsonl`` (optionally gzipped).
-        tasks_path: A task JSON (a list of tasks); used for tasks the results do not embed
-            and for persona names when the embedded persona is its full text.
-        personas: Persona name -> persona text (``user_personas.json``), to name personas.
-        tools_path: Tool definitions to validate arguments against (see
-            :func:`~evals.datasets.tau2_tools.load_tool_schemas`).
+        tasks_path: Tasks the results do not embed, and persona names.
+        personas: Persona name -> persona text (``user_personas.json``).
+        tools_path: Tool definitions to validate arguments against.
         domain: The domain, when the file does not say.
-        find_personas: Called with the run's domain when ``personas`` is not given, to find
-            the domain's persona file (the CLI looks beside the tasks and in the data folder).
-
-    Returns:
-        The run; malformed records are :class:`RecordError` entries of ``records``.
+        find_personas: Finds the domain's persona file when ``personas`` is not given.
 
     Raises:
         DatasetFormatError: If a file is missing, unreadable or of an unknown shape.

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from todeval.evals.datasets.errors import FieldError, text_id
+from todeval.evals.datasets.errors import FieldError, duplicate_id, text_id
 from todeval.evals.goal_shift_schema import Conversation
 from todeval.evals.schema import RecordError
 
@@ -66,12 +66,8 @@ def trial_number(raw: Mapping[str, Any]) -> int:
 class SeenIds:
     """Refuses a conversation whose id an earlier one of the same file already has.
 
-    Two records under one id would be scored as one thread (or the second dropped later
-    without saying which record it was).
-
-    Attributes:
-        file: The file, for the errors.
-        unit: What a position counts (``line``, ``simulation``), for the messages.
+    Two records under one id would be scored as one thread. ``unit`` is what a position
+    counts (``line``, ``simulation``), for the messages.
     """
 
     file: str
@@ -87,10 +83,5 @@ class SeenIds:
         earlier = self.first.setdefault(record.dialogue_id, position)
         if earlier == position:
             return record
-        return RecordError(
-            file=self.file,
-            line=position,
-            dialogue_id=record.dialogue_id,
-            field=key or "id",
-            message=f"duplicate id, already used at {self.unit} {earlier} of this file",
-        )
+        where = f"at {self.unit} {earlier} of this file"
+        return duplicate_id(self.file, position, record.dialogue_id, where, key or "id")

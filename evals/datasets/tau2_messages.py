@@ -58,11 +58,7 @@ def message_text(content: Any) -> str:
 def transcript_messages(
     raw_messages: Sequence[Any], dialogue_id: str
 ) -> tuple[list[Message], list[int], list[TranscriptIssue]]:
-    """Messages in the contract's shape, and the non-JSON arguments found on the way.
-
-    Returns:
-        The messages (system messages left out), each one's index in ``raw_messages`` (so
-        that problems found later name the record's own field) and the issues.
+    """Messages in the contract's shape (no system messages), their indices and the issues found.
 
     Raises:
         FieldError: A message is not an object, has an unknown role, or a call has no name.
@@ -167,12 +163,7 @@ def transcript_issues(
 ) -> list[TranscriptIssue]:
     """Calls without a result, results without a call, and tools the schemas do not know.
 
-    Args:
-        messages: The transcript.
-        dialogue_id: Its id, for the issues.
-        schemas: The tools it could call; None when unknown (then one issue says the names
-            were not checked, rather than calling every tool unknown).
-        positions: Each message's index in the record's ``messages`` (default: the same).
+    With ``schemas`` None one issue says the names were not checked.
     """
     at = list(positions) if positions is not None else list(range(len(messages)))
     results = {m.tool_call_id for m in messages if m.role == "tool"}

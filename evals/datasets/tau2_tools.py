@@ -1,13 +1,10 @@
 """Tool schemas for parameter validity (TUE's P): read from a run, a file, or the paper's lists.
 
-P is "the fraction of calls whose argument vectors satisfy the schema (required fields present,
-types/ranges valid)" (paper 002, Eq. 2). Schemas come, in order of preference, from the results
-file (tau2's ``environment_info.tool_defs``), from a user's file (OpenAI-style function
-definitions or ``{name: JSON schema}``), or from the domain's tool list in the paper's Appendix
-C.1 (:data:`PAPER_TOOLS`). The paper lists names and parameters only; which parameters are
-optional is taken from the public tau2 / AgentChangeBench tool signatures (parameters with a
-default). Those built-in schemas carry no JSON types: they check the tool exists, required
-parameters are set and no unknown parameter is passed.
+P is "the fraction of calls whose argument vectors satisfy the schema" (paper 002, Eq. 2).
+Schemas come from the results file, a user's file, or the domain's list in Appendix C.1
+(:data:`PAPER_TOOLS`; optional parameters from the public tau2 signatures). The built-in ones
+carry no JSON types: they check the tool exists, required parameters are set and no unknown
+one is passed.
 """
 
 from __future__ import annotations
@@ -185,15 +182,10 @@ def line_tool_schemas(
     explicit: Mapping[str, ToolSchema] | None,
     run_schemas: Mapping[str, ToolSchema] | None,
 ) -> tuple[Mapping[str, ToolSchema] | None, list[TranscriptIssue]]:
-    """The tools one JSON Lines transcript could call, most specific source first.
+    """The tools one JSON Lines transcript could call, most specific source first, and the issues.
 
-    The line's own ``tools`` (definitions, in any shape :func:`tool_schemas_from_definitions`
-    reads), then ``explicit`` (the user's tool file), then the line's ``domain`` list of paper
-    002, then ``run_schemas`` (the run's domain). Unreadable ``tools`` are an issue, and the
-    next source is used.
-
-    Returns:
-        The schemas (None when no source knows the tools) and the issues found.
+    The line's own ``tools``, then ``explicit``, then the line's ``domain`` list of paper 002,
+    then ``run_schemas``; unreadable ``tools`` are an issue and the next source is used.
     """
     notes: list[TranscriptIssue] = []
     if raw.get("tools") is not None:

@@ -1,13 +1,9 @@
 """Agreement between labellers: raw accuracy, Cohen's kappa (two) and Fleiss' kappa (many).
 
-Paper 004 votes three teachers per turn and checks them against human annotators (Section 6,
-Appendix C); these are the statistics behind such checks, for any nominal labels.
-
-Missing labels are ``None``. The two-labeller statistics pair the sequences position by position
-and keep the pairs where both labels are present; Fleiss' kappa takes complete items only (the
-caller drops the rest). No score is made up: a statistic over nothing, or whose chance
-agreement is already perfect (every label is the same one category, so kappa is 0 / 0), is
-``None``.
+The statistics behind paper 004's checks of its teachers against people (Section 6, Appendix
+C). Missing labels are ``None``: two-labeller statistics keep the positions where both are
+present; Fleiss' kappa takes complete items only. A statistic over nothing, or whose chance
+agreement is already perfect (kappa 0 / 0), is ``None``.
 """
 
 from __future__ import annotations
@@ -23,13 +19,6 @@ def paired(
 ) -> list[tuple[Hashable, Hashable]]:
     """The positions where both labellers gave a label, as ``(a, b)`` pairs.
 
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-
-    Returns:
-        The pairs, in order.
-
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
     """
@@ -39,14 +28,7 @@ def paired(
 
 
 def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
-    """Share of the items labelled by both on which the labels are equal.
-
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's (or the reference), aligned with ``a``.
-
-    Returns:
-        The observed agreement in [0, 1]; ``None`` when no item has both labels.
+    """Share of the items labelled by both on which the labels agree; ``None`` when there are none.
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
@@ -57,17 +39,9 @@ def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> floa
 def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float | None:
     """Cohen's kappa (1960) of two labellers over the items both labelled.
 
-    kappa = (p_o - p_e) / (1 - p_e), where p_o is the observed agreement and p_e the agreement
-    expected by chance from each labeller's own label frequencies.
-
-    Args:
-        a: One labeller's labels, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-
-    Returns:
-        Kappa in [-1, 1]; ``None`` when no item has both labels, or when p_e is 1 (both used
-        one and the same label throughout): kappa is then 0 / 0, and perfect agreement on a
-        constant label says nothing about agreement beyond chance.
+    kappa = (p_o - p_e) / (1 - p_e), p_e from each labeller's own label frequencies. ``None``
+    when no item has both labels or p_e is 1 (one constant label: 0 / 0, which says nothing
+    about agreement beyond chance).
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
@@ -76,11 +50,7 @@ def cohen_kappa(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> f
 
 
 def label_pairs(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> LabelPairs:
-    """The confusion matrix of the items both labelled (see :func:`paired`).
-
-    Raises:
-        ValueError: ``a`` and ``b`` differ in length.
-    """
+    """The confusion matrix of the items both labelled (see :func:`paired`)."""
     counts = LabelPairs()
     for x, y in paired(a, b):
         counts.add(x, y)
@@ -105,19 +75,11 @@ def pair_kappa(pairs: LabelPairs) -> float | None:
 
 
 def fleiss_kappa(items: Sequence[Sequence[Hashable]]) -> float | None:
-    """Fleiss' kappa (1971) of a fixed number of ratings per item.
+    """Fleiss' kappa (1971) of a fixed number (at least 2) of ratings per item.
 
-    Each item lists the labels its raters gave (the raters need not be the same people from
-    item to item). P_i is the share of agreeing rater pairs on item i, P-bar their mean and
-    P_e the sum of squared overall label shares; kappa = (P-bar - P_e) / (1 - P_e). With two
-    raters it equals Scott's pi.
-
-    Args:
-        items: The labels of each item, every item with the same number (at least 2) of them.
-
-    Returns:
-        Kappa, at most 1; ``None`` for no items, or when P_e is 1 (every rating is the same
-        label, so kappa is 0 / 0).
+    kappa = (P-bar - P_e) / (1 - P_e), P-bar the mean share of agreeing rater pairs per item,
+    P_e the sum of squared overall label shares (Scott's pi for two raters). ``None`` for no
+    items or when P_e is 1.
 
     Raises:
         ValueError: An item has fewer than two ratings, or items differ in their number.
@@ -166,21 +128,10 @@ def weighted_kappa(
 ) -> float | None:
     """Cohen's weighted kappa (1968) of two raters on an ordinal scale ``low..high``.
 
-    kappa_w = 1 - sum(w * O) / sum(w * E), with O the observed and E the chance joint
-    distribution (the product of each rater's own marginals) over the items both rated, and
-    w_ij = ((i - j) / (high - low)) ** 2 (``quadratic``, as ProactiveEval reports its judges'
-    agreement) or ``|i - j| / (high - low)`` (``linear``). Scores outside the scale are clipped.
-
-    Args:
-        a: One rater's scores, ``None`` where it gave none.
-        b: The other's, aligned with ``a``.
-        low: The scale's lowest score.
-        high: The scale's highest score.
-        weights: ``quadratic`` or ``linear``.
-
-    Returns:
-        Kappa, at most 1; ``None`` when no item has both scores or when chance disagreement is
-        0 (both raters gave one and the same score throughout).
+    kappa_w = 1 - sum(w * O) / sum(w * E) over the items both rated, with E the product of
+    each rater's marginals and w_ij = ((i - j) / (high - low)) ** 2 (``quadratic``, as
+    ProactiveEval reports) or its absolute value (``linear``). Scores outside the scale are
+    clipped. ``None`` when no item has both scores or chance disagreement is 0.
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length, the scale is empty or ``weights`` unknown.

@@ -1,20 +1,10 @@
 """Bootstrap intervals of corpus figures and paired differences between two runs.
 
-A corpus figure is a ratio of sums over records
-(:func:`~evals.metrics.record_metrics.corpus_value`), so drawing records with replacement and
-pooling their parts again is exactly the figure computed on a resampled corpus.
-:func:`bootstrap_interval` gives the percentile bootstrap interval of one run's figure;
-:func:`paired_difference` the interval of ``B - A`` when both runs' figures are recomputed on the
-*same* resampled records, so what a record contributes to both (how hard that dialogue is)
-cancels out of the difference.
-
-Pairing rule: a record counts for a metric's difference only when both runs have its part for
-that metric (a record that failed, or was not judged, in one run compares nothing). The
-difference's ``a``/``b`` are therefore the figures over those shared records and may differ from
-each run's own figure over all its records.
-
-The resampling is vectorised: blocks of index rows (``numpy.random.default_rng(seed)``) gather
-each column of numerators and denominators and sum along the row.
+A corpus figure is a ratio of sums over records, so resampling records and pooling their parts
+is the figure on a resampled corpus. :func:`paired_difference` recomputes both runs on the
+*same* resampled records, so what a record contributes to both cancels out. A record counts for
+a difference only when both runs have its part, so ``a``/``b`` there may differ from each run's
+own figure. Resampling is vectorised over blocks of index rows.
 """
 
 from __future__ import annotations
@@ -37,14 +27,7 @@ _BLOCK_CELLS = 1 << 22
 
 @dataclass(frozen=True)
 class Interval:
-    """A corpus figure with its bootstrap interval.
-
-    Attributes:
-        value: The figure over all ``n`` records (None when no denominator is positive).
-        low: Lower end of the interval (None when the figure is None).
-        high: Upper end of the interval.
-        n: Records that have a part for the figure.
-    """
+    """A corpus figure over ``n`` records with its bootstrap interval (all None without one)."""
 
     value: float | None
     low: float | None
@@ -56,15 +39,8 @@ class Interval:
 class PairedDifference:
     """``B - A`` over the records both runs have a part for, with its paired bootstrap interval.
 
-    Attributes:
-        a: A's figure over the shared records, with its interval from the same resamples
-            (equal to :func:`bootstrap_interval` of A's parts in this order and seed).
-        b: B's figure over the shared records, likewise.
-        delta: ``b.value - a.value`` (None when either is None).
-        low: Lower end of the interval of the difference.
-        high: Upper end of the interval of the difference.
-        n: Records both runs have a part for.
-        excludes_zero: Whether the interval lies wholly above or below 0 (a clear change).
+    ``a`` and ``b`` are the figures over the shared records from the same resamples;
+    ``excludes_zero`` says whether the interval lies wholly on one side of 0.
     """
 
     a: Interval
@@ -145,15 +121,8 @@ def bootstrap_interval(
 ) -> Interval:
     """Percentile bootstrap interval of ``sum(num) / sum(den)`` over records.
 
-    Args:
-        parts: One part per record that has the figure.
-        resamples: Bootstrap resamples (records drawn with replacement, as many as there are).
-        seed: Seed of ``numpy.random.default_rng``; the same seed gives the same interval.
-        level: Coverage of the interval (0.95: the 2.5th to 97.5th percentile).
-
-    Returns:
-        The figure, its interval and ``n``; all None when no record has a positive denominator.
-        Resamples whose denominators sum to 0 are left out of the percentiles.
+    Resamples whose denominators sum to 0 are left out; all None when no record has a positive
+    denominator. The same ``seed`` gives the same interval.
 
     Raises:
         ValueError: If ``resamples`` < 1 or ``level`` is not in (0, 1).
@@ -187,16 +156,8 @@ def paired_difference(
 ) -> PairedDifference:
     """Paired percentile bootstrap of ``B - A`` over records both runs have a part for.
 
-    Args:
-        pairs: ``(part in A, part in B)`` per shared record (see the module's pairing rule).
-        resamples: Bootstrap resamples; each draws one set of records used for both runs.
-        seed: Seed of ``numpy.random.default_rng``.
-        level: Coverage of the interval.
-
-    Returns:
-        Both figures over the shared records with their intervals, the difference and its
-        interval. A resample where either run's denominators sum to 0 is left out of the
-        difference's percentiles.
+    Each resample draws one set of records for both runs; one where either run's denominators
+    sum to 0 is left out of the difference's percentiles.
 
     Raises:
         ValueError: If ``resamples`` < 1 or ``level`` is not in (0, 1).
@@ -227,15 +188,7 @@ def change_verdict(difference: PairedDifference, higher_is_better: bool | None) 
 
 
 def most_changed(pairs: Mapping[str, tuple[Part, Part]], top: int) -> list[RecordChange]:
-    """The ``top`` records whose own value moved most between the runs, largest move first.
-
-    Args:
-        pairs: ``record_id -> (part in A, part in B)``, in the order ties should keep.
-        top: How many records to return.
-
-    Returns:
-        Records with a defined value on both sides and a non-zero change, by ``|B - A|``.
-    """
+    """The ``top`` records whose defined value moved most between the runs, largest move first."""
     changes = [
         RecordChange(record_id, a["num"] / a["den"], b["num"] / b["den"])
         for record_id, (a, b) in pairs.items()

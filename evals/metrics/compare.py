@@ -1,10 +1,8 @@
 """Two ``todeval evaluate`` runs side by side: every figure with bootstrap intervals.
 
-:func:`compare_runs` joins two runs (as :func:`evals.datasets.run_folder.read_run` reads them)
-by ``record_id``. Each run's figure gets a percentile bootstrap interval over its own records;
-the difference ``B - A`` a paired bootstrap over the records both runs have a part for
-(:mod:`evals.metrics.bootstrap`). Pure: the folders are read in ``evals.datasets``, the files
-written by ``graphs.corpus.compare`` and the page drawn by ``evals.report.compare``.
+:func:`compare_runs` joins two runs by ``record_id``: each run's figure with a percentile
+bootstrap interval, ``B - A`` with a paired one over the records both have a part for
+(:mod:`evals.metrics.bootstrap`). Pure: reading, writing and drawing happen elsewhere.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """What ``todeval evaluate`` gathers while results stream in: each record's line and the pools.
 
-Each subsystem's part is its :class:`~evals.metrics.suite_tally.SuiteTally` (the registry's
-``tally``, the same figures its own command pools), so a suite's section of the evaluation reads
-exactly like that command's summary. :meth:`EvaluationTally.add` turns one record's
-evaluation-graph output into its ``results.jsonl`` line (:class:`~evals.results.EvaluationLine`),
-with the record's share of every corpus figure under ``metrics``
-(:mod:`evals.metrics.record_metrics`). The parts are summed as records come, and only the failed
-and paused records' ids are listed, up to a cap (:meth:`record_figures`), so the run's memory does
-not grow with its records.
+Each subsystem's part is its :class:`~evals.metrics.suite_tally.SuiteTally`, so a suite's
+section reads exactly like its own command's summary. Parts are summed as records come and
+only the failed and paused ids are listed, up to a cap, so memory does not grow with the run.
 """
 
 from __future__ import annotations
@@ -32,13 +27,7 @@ Drilldown = tuple[dict[str, Any], dict[str, Any]]
 
 @dataclass
 class EvaluationTally:
-    """Every suite's tally for one run.
-
-    Args:
-        judges: Each suite's judge specs, as its summary reports them.
-        suites: Each suite's tally, in report order (the registry's, see
-            ``evals.subsystems.start_tallies``).
-    """
+    """Every suite's tally for one run (``suites`` in report order, ``judges`` as reported)."""
 
     judges: Mapping[str, Mapping[str, Any]]
     suites: Mapping[str, SuiteTally] = field(default_factory=dict)
@@ -88,15 +77,7 @@ class EvaluationTally:
             self.lines.append({k: line[k] for k in ("record_id", "status", "error", "metrics")})
 
     def record_figures(self) -> dict[str, Any]:
-        """What ``summary.json`` says of the records as such.
-
-        Returns:
-            ``metrics`` (every figure's corpus value: :func:`~evals.metrics.record_metrics.
-            corpus_values` over the records' parts), ``records``, ``failed`` (the first
-            :data:`~evals.metrics.running.LISTED` ``{"record_id", "error"}``) and
-            ``failed_records``, ``paused`` (the first ids) and ``paused_records``,
-            ``skipped`` (the rows of unreadable records) and ``skipped_records``.
-        """
+        """What ``summary.json`` says of the records: corpus metrics, failed, paused, skipped."""
         return {
             "metrics": self.parts.values(),
             "records": self.records,

@@ -59,9 +59,7 @@ def cost_usd(by_judge: Usage, prices: Prices, *, prompt_only: bool = False) -> f
 def dry_run_estimate(usage: Usage, by_judge: Usage, prices: Prices) -> dict[str, Any]:
     """A dry run's account: per role the calls a real run would send and their prompt tokens.
 
-    Repeated requests and those the response cache already holds are not counted as calls
-    (a real run answers them without the model). Completion tokens cannot be known before
-    the model answers, so the cost is the prompt tokens' only.
+    Repeated and cached requests are not calls; completion tokens cannot be known beforehand.
     """
     roles = {
         role: {

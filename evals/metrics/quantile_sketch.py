@@ -1,18 +1,14 @@
 """A mergeable quantile sketch with a relative error bound (for per-utterance latencies).
 
-A percentile over every utterance of a corpus has no exact running form, so a run keeps a
-logarithmic histogram instead of the values (the bucketing of DDSketch, Masson et al., VLDB
-2019): a value v > 0 falls in bucket ``ceil(log_gamma(v))`` with gamma = (1 + a) / (1 - a),
-whose representative ``2 gamma^k / (gamma + 1)`` is within a relative error ``a`` of every
-value in it. Negative values are kept the same way in a mirrored store, zeros are counted
-apart, and the exact minimum and maximum are kept. The buckets needed grow with the log of the
-values' range (about 120 per factor of 10 at a = 1 %), never with their number.
+A percentile over a corpus has no exact running form, so a run keeps a logarithmic histogram
+(DDSketch's bucketing, Masson et al., VLDB 2019): v > 0 falls in bucket ``ceil(log_gamma(v))``
+with gamma = (1 + a) / (1 - a), whose representative ``2 gamma^k / (gamma + 1)`` is within
+relative error ``a`` of every value in it. Negatives are mirrored, zeros counted apart, and the
+exact minimum and maximum kept.
 
-:meth:`LogHistogram.quantile` interpolates between closest ranks as the exact percentile does
-(NumPy's default, Hyndman-Fan type 7), reading each rank's value off its bucket: for values of
-one sign the answer is within ``a`` (relative) of the exact percentile. This keeps the project
-free of a sketch dependency (``ddsketch`` reads a rank's bucket without interpolating, so its
-p50 of two values is one of them) for about sixty lines.
+:meth:`LogHistogram.quantile` interpolates between closest ranks as NumPy's default does
+(Hyndman-Fan type 7); ``ddsketch`` does not interpolate (its p50 of two values is one of them),
+hence no dependency.
 """
 
 from __future__ import annotations

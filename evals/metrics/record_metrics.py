@@ -1,17 +1,10 @@
 """Each record's share of the corpus figures, so runs can be resampled and compared per record.
 
-A corpus figure here is a ratio of sums: ``sum(num) / sum(den)`` over the records that have a
-part for it. Pooled figures give each record its counts (GSR: goals that succeeded over decided
-goals), figures averaged over records give each its value over 1 (TSR). So the corpus value of
-:func:`corpus_value` equals the subsystem summary's figure, and a bootstrap over records
-(``todeval compare``) resamples exactly what the summary pooled.
-
-The parts are read from the per-suite lines of ``results.jsonl`` (see
-:mod:`evals.metrics.evaluation`): ``goal_success`` holds the goal lines of ``todeval goal-success``,
-``goal_tracking`` the tracker's row with its ``counts``
-(:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`), ``goal_shift`` the goal-shift
-graph's row, ``memory`` the item line of ``todeval memory eval``, ``proactive`` the verdicts of
-ProactiveEval's plan and guidance judges (1-10 scores, averaged over the records a judge scored).
+A corpus figure is ``sum(num) / sum(den)`` over the records with a part for it: pooled figures
+give each record its counts, figures averaged over records its value over 1. So
+:func:`corpus_value` equals the summary's figure, and a bootstrap over records
+(``todeval compare``) resamples exactly what the summary pooled. Parts are read from the
+per-suite lines of ``results.jsonl`` (:mod:`evals.metrics.evaluation`).
 """
 
 from __future__ import annotations

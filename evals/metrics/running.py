@@ -1,16 +1,11 @@
 """Running counts the corpus tallies keep instead of per-turn or per-record lists (issue 22).
 
-A tally's memory must not grow with the corpus: what it pools becomes a count, a sum or a
-histogram here, and what it shows (failed records, ids) a :class:`Capped` list with its whole
-count. What a report draws in full (a few hundred records' lines and dialogues) waits as
-:class:`Packed` compressed JSON: as dicts it was about 40 MB of SGD dev's peak RSS. Every
-type can :meth:`merge` another of its kind built on a disjoint part of the corpus, so
-workers could tally parts apart and combine them.
-
-Float sums add in arrival order, as the list-based figures do (``sum(values) / len(values)``
-over the same values in the same order), so one pass gives the same bits; a merged float sum
-adds two partial sums and may differ from one pass in the last binary digits, which the
-figures' 4-decimal rounding hides. Counts are exact integers either way.
+A tally's memory must not grow with the corpus: what it pools is a count, sum or histogram,
+what it shows a :class:`Capped` list with its whole count, and what a report draws in full
+waits as :class:`Packed` compressed JSON (as dicts, about 40 MB of SGD dev's peak RSS). Each
+type can :meth:`merge` one built on a disjoint part. Float sums add in arrival order, as the
+list-based figures do, so one pass gives the same bits; a merged sum may differ in the last
+binary digits, which the 4-decimal rounding hides.
 """
 
 from __future__ import annotations

@@ -26,12 +26,7 @@ def no_units(individual_id: str) -> Sequence[MemoryUnit]:
 
 @dataclass(frozen=True)
 class TallySettings:
-    """What a run tells its suites' tallies.
-
-    Attributes:
-        named_by_schema: The goal tracker named goals with a schema (``service``, ``intent``).
-        units: An individual's stored memory units.
-    """
+    """What a run tells its suites' tallies (schema-named goals; an individual's memory units)."""
 
     named_by_schema: bool = True
     units: Units = no_units

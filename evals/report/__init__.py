@@ -6,10 +6,8 @@ Example:
     >>> section = goal_success_section(summary, goals, dialogues)  # doctest: +SKIP
     >>> write_report(Path("runs/report.html"), "todeval", [section])  # doctest: +SKIP
 
-A subsystem adds its own part with a template of its own (``templates/<subsystem>.html.j2``,
-importing ``_macros.html.j2``): it hands :func:`render` data, charts from :func:`bar_chart`
-included, and passes the rendered :class:`Section` to :func:`render_report` with the others.
-Every template autoescapes, so no section escapes anything by hand.
+A subsystem renders its own template (importing ``_macros.html.j2``) into a :class:`Section`;
+every template autoescapes, so no section escapes anything by hand.
 """
 
 from todeval.evals.report.goal_success import goal_success_section

@@ -1,12 +1,8 @@
 """The sections of ``compare.html``: two ``todeval evaluate`` runs side by side.
 
-They read the payload of ``compare.json`` (:func:`evals.metrics.compare.compare_runs`): per
-metric each run's figure with its bootstrap interval, the paired difference ``B - A`` with its
-interval and verdict, and the records that changed most; the records in one run only; both runs'
-judges and settings. Fractions are shown as percentages and their differences in percentage points.
-Each section is drawn by its ``compare_*.html.j2`` template; :func:`write_compare_page` puts them
-on the page and :func:`text_table` gives the same figures as the plain text ``todeval compare``
-prints.
+They read ``compare.json`` (:func:`evals.metrics.compare.compare_runs`). Fractions are shown as
+percentages, differences in percentage points. :func:`text_table` gives the same figures as
+plain text for ``todeval compare``.
 """
 
 from __future__ import annotations
@@ -174,14 +170,7 @@ def _judges_section(comparison: Mapping[str, Any]) -> Section:
 
 
 def compare_sections(comparison: Mapping[str, Any]) -> list[Section]:
-    """The page's sections, in order: metrics, records changed most, one run only, judges.
-
-    Args:
-        comparison: The ``compare.json`` payload.
-
-    Returns:
-        Sections for :func:`evals.report.page.write_report`.
-    """
+    """The page's sections, in order: metrics, records changed most, one run only, judges."""
     return [
         _metrics_section(comparison),
         _changed_section(comparison),

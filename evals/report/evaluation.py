@@ -1,12 +1,9 @@
 """The top-level sections of the evaluation report: every figure, and each record's drill-down.
 
-:func:`figures_section` comes first: every corpus figure of :mod:`evals.metrics.record_metrics`
-by suite, with the run's counts and its skipped and failed records. :func:`records_section`
-lists the records with their own figures; each opens (``<details>``, no script) onto its goals
-as segmented and scored (Goal Success Rate), the goals the tracker held, and its turns with the
-voted quality and root cause (a ProactiveEval record: its plan and guidance scores).
-:func:`proactive_section` shows the ProactiveEval figures with their judges and abstentions.
-Drawn by ``evaluation_figures.html.j2`` and ``evaluation_records.html.j2``.
+:func:`figures_section` shows every corpus figure by suite with the run's counts;
+:func:`records_section` lists the records, each opening (``<details>``, no script) onto its
+goals and turns; :func:`proactive_section` the ProactiveEval figures. Drawn by
+``evaluation_figures.html.j2`` and ``evaluation_records.html.j2``.
 """
 
 from __future__ import annotations
@@ -152,13 +149,7 @@ def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
 
 
 def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total: int) -> Section:
-    """Each record's figures; a record opens onto its goals and turns.
-
-    Args:
-        lines: ``results.jsonl`` lines to show (the first ones of the run).
-        dialogues: Each shown record's dialogue view (``turns`` with ``user_msg``/``response``).
-        total: How many records the run has (the rest are in results.jsonl).
-    """
+    """Each record's figures; a record opens onto its goals and turns."""
     records = []
     for line in lines:
         rid = str(line.get("record_id"))

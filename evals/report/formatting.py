@@ -43,18 +43,7 @@ def shorten(text: Any, limit: int) -> str:
 
 
 def anchor_id(prefix: str, key: Any) -> str:
-    """A unique, HTML-safe anchor id for any key: ``prefix-<slug>-<hash>``.
-
-    The slug keeps the key readable in the URL; the hash of the full key keeps two keys with
-    the same slug (``a b`` and ``a/b``) apart.
-
-    Args:
-        prefix: A safe prefix, usually the section id.
-        key: The key (a dialogue id may contain any character).
-
-    Returns:
-        An id matching ``[A-Za-z][A-Za-z0-9_-]*``.
-    """
+    """A unique, HTML-safe anchor id ``prefix-<slug>-<hash>``; the hash keeps like slugs apart."""
     text = str(key)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:40]
     digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]

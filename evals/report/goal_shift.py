@@ -1,12 +1,8 @@
 """The goal-shift section of the report (AgentChangeBench, paper 002: Tables 7, 9, 10, Fig. 2).
 
-It reads a goal-shift run's summary (:func:`evals.metrics.goal_shift.summary.goal_shift_summary`
-plus ``counts``, ``judges``, ``skipped``/``failed``/``issues``) and its conversation rows, and
-shows: the headline figures; the pooled figures beside each breakdown's macro average (every
-group counts once); a Table 10-style table per domain and per persona (TSR with its channels,
-TUE with T/P, TCRR with window/batch and redundant/calls, GSRT shifts/recovery/transfer and
-median latencies); box plots of the TUE components (Fig. 2: T and P per conversation, T per
-task, dotted lines at 0.7 and 0.95); and GSRT per shift. Drawn by ``goal_shift.html.j2``.
+Headline figures, pooled figures beside macro averages, Table 10-style tables per domain and
+persona, box plots of the TUE components (Fig. 2) and GSRT per shift. Drawn by
+``goal_shift.html.j2``.
 """
 
 from __future__ import annotations
@@ -122,17 +118,9 @@ def box_plot(
     domain: tuple[float, float] = (0.0, 1.02),
     width: int = 680,
 ) -> Markup:
-    """Horizontal box plots (quartiles, whiskers at 1.5 IQR, outliers as dots) as inline SVG.
+    """Horizontal box plots (whiskers at 1.5 IQR, outliers as dots) as inline ``<svg>``.
 
-    Args:
-        groups: ``(label, values)`` per box; a group without values is drawn as ``n/a``.
-        title: Accessible name of the chart.
-        thresholds: ``(value, colour)`` dotted vertical lines (Fig. 2 marks 0.7 and 0.95).
-        domain: The value axis range (Fig. 2 clips to [0, 1.02]).
-        width: Width of the SVG in pixels.
-
-    Returns:
-        The ``<svg>`` element.
+    A group without values is drawn as ``n/a``; ``thresholds`` are dotted vertical lines.
     """
     lo, hi = domain
     left = max((len(label) for label, _ in groups), default=4) * 6.6 + 16

@@ -1,12 +1,8 @@
 """The Goal Success Rate section of the report (paper 004, "Mind the Goal").
 
-It reads a GSR run's ``summary.json``, its ``goals.jsonl`` lines and, optionally, the dialogue
-records, and shows: the headline figures, GSR by goal length, the root causes of failure
-(E1-E7, the earliest failed turn's code), the teachers' agreement with gold and human labels,
-each teacher's calibration against human verdicts (this run's and the one applied from an
-earlier run, with the votes that relied on a flagged teacher), and the failed goals with a
-drill-down of their dialogues (:mod:`evals.report.goal_success_drilldown`). Drawn by
-``goal_success.html.j2`` (calibration: ``goal_success_calibration.html.j2``).
+Headline figures, GSR by goal length, root causes (E1-E7), teacher agreement with gold and
+human labels, calibration, and the failed goals with drill-downs
+(:mod:`evals.report.goal_success_drilldown`). Drawn by ``goal_success.html.j2``.
 """
 
 from __future__ import annotations
@@ -267,15 +263,9 @@ def goal_success_section(
 
     Args:
         summary: The GSR run's ``summary.json``; any figure may be ``None`` (shown as ``—``).
-        goals: The lines of its ``goals.jsonl``, or only the first failed ones (the summary's
-            ``failed_goals`` then says how many failed in all).
-        dialogues: The dialogue records by id, for the text of the drill-downs (optional:
-            without them the drill-downs show labels only).
-        max_failed_goals: At most this many failed goals are listed and drilled into; a note
-            says how many more there are.
-
-    Returns:
-        The section, with id ``goal-success``.
+        goals: Its ``goals.jsonl`` lines, or only the first failed ones.
+        dialogues: The dialogue records by id, for the drill-downs' text (optional).
+        max_failed_goals: At most this many failed goals are listed and drilled into.
     """
     validity = summary.get("validity") or {}
     body = render(

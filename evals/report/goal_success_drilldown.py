@@ -1,10 +1,6 @@
 """The failed goals of the Goal Success Rate section, and a drill-down of their dialogues.
 
-A table of the failed goals (dialogue, goal, turns, root cause, the first failed turn's user
-message) and, for each of their dialogues, a drill-down of every goal and turn with each
-teacher's label and rationale. Goals are shown 1-based (``G1`` is ``goal_index`` 0). This module
-gives the data; ``goal_success_failed.html.j2`` draws it. The rest of the section (figures,
-plots, agreement) is :mod:`evals.report.goal_success`.
+Goals are shown 1-based (``G1`` is ``goal_index`` 0). ``goal_success_failed.html.j2`` draws it.
 """
 
 from __future__ import annotations
@@ -112,18 +108,8 @@ def failed_goals(
 ) -> dict[str, Any]:
     """The failed-goal table and a drill-down of each of their dialogues, as template data.
 
-    Args:
-        goals: The lines of the GSR run's ``goals.jsonl``.
-        dialogues: The dialogue records by id, for the user messages and the drill-downs'
-            text (optional: without them the drill-downs show labels only).
-        cap: At most this many failed goals are listed and drilled into; the data says how
-            many more there are.
-        count: How many goals failed in all, when ``goals`` holds only the first ones (a
-            run's tally keeps only those it shows); default: the failed goals in ``goals``.
-
-    Returns:
-        ``count`` (failed goals), ``rows`` (the listed ones), ``hidden``, ``cap`` and
-        ``drilldowns`` (one per listed dialogue) for ``goal_success_failed.html.j2``.
+    ``dialogues`` (by id) add text to the drill-downs; ``cap`` bounds the goals listed;
+    ``count`` is the total failed when ``goals`` holds only the first ones.
     """
     failed = [g for g in goals if g.get("success") is False]
     shown = failed[: max(cap, 0)]

@@ -1,12 +1,7 @@
 """The goal-tracking section of the report (ATOD, paper 000, Sections 6-8, Fig. 3).
 
-It reads a goal-tracking run's summary
-(:func:`evals.metrics.goal_tracking.report.goal_tracking_report` plus ``counts`` and ``judges``) and
-its ``goals.jsonl`` lines, and shows: the headline figures (dGCR, NTC, detection F1, status
-accuracy, memory recall, latency, LLM calls), the key figures with the reason a figure is missing
-where one is known, detection F1 and status accuracy over normalised dialogue progress (Fig. 3),
-prompt tokens by utterance (Section 8.2), and a goal timeline per dialogue
-(:mod:`evals.report.goal_tracking_timeline`). Drawn by ``goal_tracking.html.j2``.
+Headline figures, detection F1 and status accuracy over dialogue progress (Fig. 3), prompt
+tokens by utterance (Section 8.2) and goal timelines. Drawn by ``goal_tracking.html.j2``.
 """
 
 from __future__ import annotations
@@ -292,16 +287,9 @@ def goal_tracking_section(
     """The goal-tracking section: figures, the progress curve, token growth and goal timelines.
 
     Args:
-        summary: The run's summary: :func:`evals.metrics.goal_tracking.report.goal_tracking_report`
-            plus ``counts`` and ``judges``; any figure may be ``None`` (shown as ``—``, with
-            the reason when one is known).
-        dialogues: The lines of the run's ``goals.jsonl`` (``dialogue_id``, ``goals``,
-            ``turns``, ``gold``).
-        max_timelines: At most this many dialogues get a goal timeline; a note says how many
-            more there are.
-
-    Returns:
-        The section, with id ``goal-tracking``.
+        summary: The run's summary; a ``None`` figure is shown as ``—`` with its reason.
+        dialogues: The lines of the run's ``goals.jsonl``.
+        max_timelines: At most this many dialogues get a goal timeline.
     """
     figures = {str(row.get("dialogue_id")): row for row in summary.get("dialogues") or []}
     body = render(

@@ -1,11 +1,7 @@
 """The goal-tracking report's table of dialogue-confirmed goals and how the tracker ended them.
 
-A goal whose outcome the dialogue itself states (the system reports the booking done or
-failed: SGD's NOTIFY_SUCCESS / NOTIFY_FAILURE) has an unarguable final status. The table reads
-the summary's ``confirmed_breakdown``
-(:func:`evals.metrics.goal_tracking.confirmed_status.confirmed_status_report`): per outcome, how
-many goals the tracker ended completed, pending, abandoned, open or failed, and how many it
-never detected. ``goal_tracking.html.j2`` draws it.
+Reads the summary's ``confirmed_breakdown``
+(:func:`evals.metrics.goal_tracking.confirmed_status.confirmed_status_report`).
 """
 
 from __future__ import annotations

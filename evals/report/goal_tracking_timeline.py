@@ -1,13 +1,8 @@
 """Goal timelines of the goal-tracking section: a Gantt-like chart of each dialogue's goals.
 
-One row per goal of the tracker's memory, x = utterance index (1-based, user and system
-utterances alike), a coloured segment for each stretch of a status, read from the goal's
-``status_history`` (or, without one, from the dialogue's per-turn ``goal_states``). A status
-holds from the utterance it was entered at until the next entry, the last one until the end of
-the dialogue; ``not_mentioned`` is drawn as a gap. A dashed arrow runs from a prerequisite's
-completion to each goal that depends on it, and the row says ``depends on …``. The rest of the
-section (figures, curves) is :mod:`evals.report.goal_tracking`; ``goal_tracking.html.j2`` draws
-the page around the charts.
+One row per tracked goal, x = utterance index, a coloured segment per status stretch (from
+``status_history``, else the per-turn ``goal_states``); ``not_mentioned`` is a gap. A dashed
+arrow runs from a prerequisite's completion to each goal that depends on it.
 """
 
 from __future__ import annotations
@@ -205,17 +200,7 @@ def _article(dialogue: Record, figures: Record, aid: str) -> dict[str, Any]:
 
 
 def timelines(dialogues: Sequence[Record], figures: Mapping[str, Record], cap: int) -> Any:
-    """The legend, a timeline per dialogue (at most ``cap``) and how many are left out.
-
-    Args:
-        dialogues: The lines of the run's ``goals.jsonl``.
-        figures: Per-dialogue figures (``dgcr``, ``ntc``, ...) by dialogue id.
-        cap: At most this many dialogues get a timeline.
-
-    Returns:
-        ``count``, ``legend`` (SVG), ``articles`` (one per timeline), ``hidden`` and ``cap``,
-        for ``goal_tracking.html.j2``.
-    """
+    """The legend, a timeline per dialogue (at most ``cap``) and how many are left out."""
     shown = list(dialogues[: max(cap, 0)])
     statuses = {
         status

@@ -1,15 +1,9 @@
 """The memory section of the report (MAP / MS-TOD, paper 001: Tables 2-4, Fig. 6).
 
-It reads a memory run's summary (:func:`evals.metrics.memory.scores.memory_summary` plus ``judges``)
-and its item lines (``todeval memory eval``'s ``items.jsonl``), and shows: the headline
-figures, each beside its ceiling ("slot accuracy 52.0% of a ceiling 61.0%": the share of gold
-values recoverable before repair, :mod:`evals.metrics.memory.ceiling`); retrieval (Recall@3/5/10,
-hit@5), response (slot accuracy, JGA, their ceilings, BLEU, ROUGE-L) and repair (DTE beside its
-floor, S.R.) tables; where the recoverable values were (memory, the context) and how many the
-responses stated; DTE per item as a histogram; the items whose confirmation missed a gold
-slot, with what the reader wrote and how much of the item was recoverable; and, when the
-summary has them (``todeval memory eval --baselines``), the paper's comparison settings side by
-side (:data:`~evals.metrics.memory.table.COLUMNS`). Drawn by ``memory.html.j2``.
+Headline figures each beside its ceiling (:mod:`evals.metrics.memory.ceiling`), retrieval,
+response and repair tables, where the recoverable values were, DTE per item, the items whose
+confirmation missed a gold slot and, with ``--baselines``, the paper's comparison settings.
+Drawn by ``memory.html.j2``.
 """
 
 from __future__ import annotations

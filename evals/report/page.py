@@ -64,15 +64,7 @@ class Section:
 def render_report(
     title: str, sections: Sequence[Section], *, meta: Mapping[str, str] | None = None
 ) -> str:
-    """The whole report as one self-contained HTML document.
-
-    Args:
-        title: Page title and top heading.
-        sections: The sections, in display order.
-        meta: Facts about the run (input file, judges, date, ...), shown as a small table.
-
-    Returns:
-        The HTML text.
+    """The whole report as one self-contained HTML document (``meta``: facts shown as a table).
 
     Raises:
         ValueError: If a section id is not a safe anchor, is reserved, or is used twice.

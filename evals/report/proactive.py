@@ -1,10 +1,8 @@
 """The ProactiveEval sections of the report (paper 003): a synthesis run, and a task run.
 
-Synthesis (Figure 2): the items kept by domain and tier, what the pipeline rejected or could not
-finish, the refinement rounds, and the difficulty signal after each round (panel members that
-found the target). Tasks (target planning, dialogue guidance): each figure as mean and std over
-the runs, overall and by domain, tier and agreeableness, why dialogues stopped, and the runs
-left unscored with the reason.
+Synthesis (Figure 2): items by domain and tier, rejections, refinement rounds and the
+difficulty signal per round. Tasks: each figure's mean and std over runs by group, why
+dialogues stopped, and the unscored runs.
 """
 
 from __future__ import annotations

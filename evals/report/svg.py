@@ -1,13 +1,8 @@
 """Bar and line charts as inline SVG, built with the standard library only.
 
-One function draws horizontal or vertical bars, one series or several grouped per category,
-with a value label on every bar, an axis with round ticks and a legend when there is more than
-one series. A value that could not be computed (``None``) gets no bar and an ``n/a`` label at the
-baseline: it is never drawn as 0. Bars start at 0, so negative values (a Cohen's kappa below
-chance) extend the other way. Another draws lines over numeric x positions (a curve over
-dialogue progress or turns), broken where a value is ``None``. The charts only place shapes
-(:mod:`evals.report.svg_shapes`); ``svg.svg.j2`` writes them, escaping every text, and the
-``<svg>`` it returns is meant to be embedded in HTML.
+A value that could not be computed (``None``) is never drawn as 0: a bar gets ``n/a``, a line
+breaks. Bars start at 0, so negative values (kappa below chance) extend the other way. The
+charts only place shapes (:mod:`evals.report.svg_shapes`); ``svg.svg.j2`` writes them, escaped.
 """
 
 from __future__ import annotations
@@ -41,14 +36,7 @@ _LEGEND_H = 22
 
 @dataclass(frozen=True)
 class Series:
-    """One set of bars: a value per category.
-
-    Attributes:
-        name: Shown in the legend (when there are several series) and in tooltips.
-        values: One value per category; ``None`` when it could not be computed.
-        labels: The text printed at each bar; by default the chart's ``fmt`` of the value.
-        color: Fill colour; by default the next colour of :data:`PALETTE`.
-    """
+    """One set of bars: a value per category (``None``: not computed)."""
 
     name: str
     values: Sequence[float | None]
@@ -61,17 +49,7 @@ def _plain(value: float) -> str:
 
 
 def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
-    """Round tick positions covering ``[lo, hi]``, about ``target`` of them.
-
-    Args:
-        lo: Lower end of the domain.
-        hi: Upper end of the domain (greater than ``lo``).
-        target: The number of intervals wanted.
-
-    Returns:
-        Multiples of 1, 2, 2.5 or 5 times a power of ten, from the first at or below ``lo`` to
-        the first at or above ``hi``.
-    """
+    """Round ticks (1, 2, 2.5 or 5 times a power of ten) covering ``[lo, hi]``, about ``target``."""
     raw = (hi - lo) / max(target, 1)
     magnitude = 10.0 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * magnitude >= raw * 0.999)
@@ -115,21 +93,10 @@ def bar_chart(
     width: int = 680,
     plot_height: int = 220,
 ) -> Markup:
-    """An SVG bar chart, one bar per category and series.
+    """An SVG bar chart, one bar per category and series (grouped, with a legend, when several).
 
-    Args:
-        categories: The category names, in display order (top to bottom, or left to right).
-        series: One or more series; several are drawn as grouped bars with a legend.
-        title: Accessible name of the chart (``<title>``), also used in tooltips.
-        horizontal: Bars grow to the right (True) or upwards (False).
-        domain: The value axis range; by default from min(0, values) to max(0, values),
-            widened to round ticks.
-        fmt: Formats values for bar labels (when a series has no ``labels``) and axis ticks.
-        width: Width of the SVG in pixels (it scales down with the page).
-        plot_height: Height of the plot area of a vertical chart.
-
-    Returns:
-        The ``<svg>`` element (Markup rendered by ``svg.svg.j2``).
+    ``domain`` defaults to min(0, values)..max(0, values) widened to round ticks; ``fmt``
+    formats bar labels and ticks.
 
     Raises:
         ValueError: If a series does not have one value (and label) per category.
@@ -240,23 +207,8 @@ def line_chart(
 ) -> Markup:
     """An SVG line chart: one line per series over shared x positions, a dot at each point.
 
-    A ``None`` value gets no dot and breaks its line (it is never drawn as 0). Each dot has a
-    tooltip with its x, series name and label; a legend is drawn when there are several series.
-
-    Args:
-        xs: The x position of each point, in display order.
-        series: One or more series, each with one value (and label) per x.
-        title: Accessible name of the chart (``<title>``).
-        domain: The y axis range; by default from min(0, values) to max(0, values), widened to
-            round ticks.
-        x_domain: The x axis range; by default the range of ``xs``, widened to round ticks.
-        fmt: Formats y values for tooltips (when a series has no ``labels``) and y ticks.
-        x_fmt: Formats x values for tooltips and x ticks.
-        width: Width of the SVG in pixels (it scales down with the page).
-        plot_height: Height of the plot area.
-
-    Returns:
-        The ``<svg>`` element (Markup rendered by ``svg.svg.j2``).
+    A ``None`` value gets no dot and breaks its line. Domains default as in
+    :func:`bar_chart`; ``fmt`` and ``x_fmt`` format y and x values.
 
     Raises:
         ValueError: If a series does not have one value (and label) per x.

@@ -1,9 +1,7 @@
 """Who decided a figure and how far that judge agrees with people, as the report shows it.
 
-Reads the ``validity`` entries of a summary (``graphs.corpus.validity.figure_validity``): per
-figure its judges and their validity cards. A figure decided by a weak judge, or by one that was
-never checked against labels, is named on the report's first screen. These functions give the
-data; ``_validity.html.j2`` draws it.
+Reads a summary's ``validity`` entries; a figure decided by a weak or unchecked judge is named
+on the report's first screen. ``_validity.html.j2`` draws it.
 """
 
 from __future__ import annotations
@@ -33,13 +31,7 @@ def _headline(card: Row) -> str:
 
 
 def validity_view(entry: Row | None) -> dict[str, Any]:
-    """One figure's judges for the ``decided_by`` macro: a note, or each judge's card headline.
-
-    Returns:
-        ``{"note": text}`` when no judge is named (empty text when nothing is known), else
-        ``{"judges": [{"spec", "weak", "headline"}]}`` with ``headline`` None for a judge never
-        checked against labels.
-    """
+    """One figure's judges for the ``decided_by`` macro: a note, or each judge's card headline."""
     if not entry:
         return {"note": ""}
     if not entry.get("judges"):

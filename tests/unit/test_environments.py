@@ -280,8 +280,8 @@ def test_gold_actions_give_the_gold_database() -> None:
 
 
 def test_unknown_domain_names_the_known_ones() -> None:
-    with pytest.raises(UnknownDomainError, match="banking, retail"):
-        environment_for("airline", {})
+    with pytest.raises(UnknownDomainError, match="banking, retail, airline"):
+        environment_for("telecom", {})
     with pytest.raises(UnknownDomainError):
         domain_named("telecom")
     assert domain_named(" Banking ") is DOMAINS["banking"]

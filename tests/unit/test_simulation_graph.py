@@ -136,7 +136,7 @@ def test_simulate_writes_a_results_file_goal_shift_reads(
 
 
 def test_unknown_domain_is_a_usage_error(tmp_path: Path) -> None:
-    code = main(["simulate", "--domain", "airline", "--agent", REPLAY, "--out", str(tmp_path)])
+    code = main(["simulate", "--domain", "telecom", "--agent", REPLAY, "--out", str(tmp_path)])
     assert code == 2
 
 

@@ -1,12 +1,9 @@
 """Macro averages of the goal-shift figures over a breakdown's groups (paper 002, Section 4.3).
 
 The paper reports "macro-averages of TUE, GSRT, and retention/drop statistics across tasks and
-personas" beside the pooled figures of its Table 10. Pooled figures weight every tool call (TUE,
-TCRR) or shift (GSRT) or conversation (TSR) equally, so a persona with many conversations or a
-task with many calls dominates them; a macro average weights every *group* equally: the mean,
-over the groups of a breakdown (personas, domains, tasks, goal sequences), of each group's own
-pooled figure. A group where a figure is undefined (no tool calls, no shifts) is left out of
-that figure's mean, and ``groups_defined`` says over how many groups each mean was taken.
+personas" beside Table 10's pooled figures, where a group with many calls or conversations
+dominates. A macro average is the mean over a breakdown's groups of each group's own pooled
+figure; a group where a figure is undefined is left out (``groups_defined`` counts them).
 """
 
 from __future__ import annotations
@@ -43,17 +40,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def macro_average(groups: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Each figure's unweighted mean over the groups' own (pooled) summaries.
-
-    Args:
-        groups: Group name -> that group's summary (``goal_shift_summary`` without breakdowns).
-
-    Returns:
-        ``groups`` (how many), every :data:`MACRO_FIGURES` key, ``tsr_channels`` and ``gsrt``
-        (the :data:`MACRO_GSRT` keys), each None when no group defines it, and
-        ``groups_defined``: per figure (``tsr_channels.action``, ``gsrt.recovery_rate``...) the
-        number of groups it was averaged over.
-    """
+    """Each figure's unweighted mean over the groups' own (pooled) summaries."""
     members = list(groups.values())
     defined: dict[str, int] = {}
 
@@ -105,11 +92,7 @@ def _at(figures: Mapping[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def pooled_macro_table(summary: Mapping[str, Any]) -> str:
-    """Pooled figures beside each breakdown's macro average, as a text table.
-
-    Args:
-        summary: A :func:`~evals.metrics.goal_shift.summary.goal_shift_summary` with breakdowns.
-    """
+    """Pooled figures beside each breakdown's macro average, as a text table."""
     macro: Mapping[str, Any] = summary.get("macro") or {}
     names = list(macro)
     header = f"{'figure':24}{'pooled':>10}" + "".join(

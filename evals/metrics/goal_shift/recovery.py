@@ -64,16 +64,7 @@ def _median(values: list[int]) -> float | None:
 
 
 def goal_shift_recovery_time(shifts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Aggregate GSRT over shifts (of one conversation or many).
-
-    Args:
-        shifts: :class:`ShiftRecovery` entries.
-
-    Returns:
-        ``shifts``, ``recovered``, ``transferred``, ``recovery_rate``, ``transfer_rate`` (None
-        without shifts) and ``median_ack``/``median_tool``/``median_outcome`` over the shifts
-        where the event happened (None when it never did).
-    """
+    """Aggregate GSRT over shifts: counts, rates and median ack, tool and outcome turns."""
     items = list(shifts)
     n = len(items)
     recovered = sum(1 for s in items if s["recovered"])

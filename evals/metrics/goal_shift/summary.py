@@ -117,22 +117,11 @@ def goal_shift_summary(
     """Every summary figure over conversation rows.
 
     Args:
-        rows: One per conversation: ``task_id``, ``tsr``, ``tsr_channels``, ``tool_calls``
-            (:class:`~evals.metrics.goal_shift.tool_use.ToolCallRecord`), ``shifts``
-            (:class:`~evals.metrics.goal_shift.recovery.ShiftRecovery`), ``reward``, and
-            ``domain``/``persona``/``goal_sequence`` for the breakdowns.
-        compat: ``"upstream"`` for AgentChangeBench's own tool metrics (see module docstring).
-        breakdowns: Add ``by_domain``, ``by_persona``, ``by_task``, ``by_goal_sequence``.
-
-    Returns:
-        ``tsr``, ``tsr_channels``, ``tue``, ``tool_correctness``, ``param_validity``,
-        ``num_tool_calls``, ``tcrr``, ``tcrr_window``, ``tcrr_batch``, ``num_redundant``,
-        ``gsrt``, ``pass_hat_k``, ``conversations``, ``nl_assertions`` (counts and the rule);
-        with breakdowns also ``by_domain``, ``by_persona``, ``by_task``, ``by_goal_sequence``
-        (pooled per group), ``macro`` (per breakdown, the mean over its groups:
-        :func:`~evals.metrics.goal_shift.macro.macro_average`), ``param_validity_upstream``
-        (P by upstream's keyword rule, whatever ``compat``) and
-        ``param_validity_differences`` (the calls where the schema rule and upstream's differ).
+        rows: One per conversation: ``task_id``, ``tsr``, ``tsr_channels``, ``tool_calls``,
+            ``shifts``, ``reward``, and ``domain``/``persona``/``goal_sequence``.
+        compat: ``"upstream"`` for AgentChangeBench's own tool metrics (module docstring).
+        breakdowns: Add ``by_domain``, ``by_persona``, ``by_task``, ``by_goal_sequence``,
+            their ``macro`` averages and the upstream parameter-validity comparison.
     """
     upstream = compat == "upstream"
     if upstream:
@@ -177,14 +166,7 @@ def retention_drop(
 ) -> dict[str, dict[str, float | None]]:
     """Robustness to goal shifts: per metric, retention = shifted / clean, drop = clean - shifted.
 
-    Args:
-        clean: The summary of a run without goal shifts.
-        shifted: The summary of the same tasks with goal shifts.
-        metrics: Summary keys to compare (the paper compares TSR and TUE).
-
-    Returns:
-        ``{metric: {"clean", "shifted", "retention", "drop"}}``; a part is None when a value
-        is missing (retention also when the clean value is 0).
+    A part is None when a value is missing (retention also when the clean value is 0).
     """
     out: dict[str, dict[str, float | None]] = {}
     for metric in metrics:

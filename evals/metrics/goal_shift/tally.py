@@ -1,9 +1,7 @@
 """Goal-shift metrics over a run, as conversations stream in (AgentChangeBench, paper 002).
 
-Each conversation's row is the goal-shift graph's output; :meth:`GoalShiftTally.summary` pools
-the rows into TSR, TUE, TCRR, GSRT and pass^k with their breakdowns
-(:func:`~evals.metrics.goal_shift.summary.goal_shift_summary`), and counts what could not be
-scored or judged.
+:meth:`GoalShiftTally.summary` pools the graph's rows into TSR, TUE, TCRR, GSRT and pass^k
+(:func:`~evals.metrics.goal_shift.summary.goal_shift_summary`) and counts what was not scored.
 """
 
 from __future__ import annotations

@@ -24,15 +24,7 @@ TSR_CHANNELS: tuple[str, ...] = ("communicate_info", "action", "nl_assertion")
 
 
 def communicate_info_rate(required: Sequence[str], assistant_texts: Iterable[str]) -> float | None:
-    """Share of required strings found in what the assistant said (case-insensitive).
-
-    Args:
-        required: The task's ``communicate_info`` strings.
-        assistant_texts: Every assistant message's text.
-
-    Returns:
-        The share in [0, 1], or None when the task requires nothing.
-    """
+    """Share of required strings found in what the assistant said (case-blind); None if none."""
     if not required:
         return None
     return sum(communicate_info_checks(required, assistant_texts)) / len(required)
@@ -54,17 +46,10 @@ def params_match(arguments: Mapping[str, Any] | None, expected: Mapping[str, Any
 
 
 def action_rate(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> float | None:
-    """Mean action-set score over the task's action sets.
+    """Mean action-set score; None when the task has no action sets.
 
     Per allowed tool, the tool's first call scores 0.5, plus 0.5 if all expected parameters
     match; an action set takes its best allowed tool.
-
-    Args:
-        action_sets: The task's action sets.
-        calls: Every tool call of the conversation, in order.
-
-    Returns:
-        The mean over action sets in [0, 1], or None when the task has none.
     """
     if not action_sets:
         return None
@@ -89,11 +74,7 @@ def action_set_scores(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall
 
 
 def nl_assertion_rate(judgments: Sequence[NLAssertionJudgment]) -> float | None:
-    """Share of judged assertions met; assertions judged ``None`` are left out.
-
-    Returns:
-        The share in [0, 1], or None when nothing could be judged.
-    """
+    """Share of judged assertions met (``None`` ones left out); None when nothing was judged."""
     judged = [j.met for j in judgments if j.met is not None]
     return sum(judged) / len(judged) if judged else None
 
@@ -101,14 +82,8 @@ def nl_assertion_rate(judgments: Sequence[NLAssertionJudgment]) -> float | None:
 def upstream_nl_assertion_rate(met: Sequence[bool | None], total: int) -> float | None:
     """AgentChangeBench's nl_assertion channel: assertions met / all the task's assertions.
 
-    Upstream divides by ``len(task.nl_assertions)`` whatever its judge returned, so an
-    assertion left undecided (a local judge's ``None``, one a stored or LLM answer skipped)
-    counts as not met; when the judge decided none at all, upstream's evaluation failed and it
-    drops the channel, so this is None too.
-
-    Args:
-        met: Per judged assertion, met / not met / undecided (None).
-        total: How many assertions the task has.
+    An undecided assertion counts as not met; when none was decided, upstream drops the
+    channel, so this is None too.
     """
     if total <= 0 or all(value is None for value in met):
         return None
@@ -151,15 +126,7 @@ def nl_assertion_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 def task_success_rate(
     channels: Mapping[str, float | None], weights: Mapping[str, float] | None = None
 ) -> tuple[float | None, dict[str, float]]:
-    """Eq. 1 over the channels that have a value, weights renormalised.
-
-    Args:
-        channels: ``communicate_info``, ``action`` and ``nl_assertion`` rates (None = absent).
-        weights: Channel weights; default :data:`TSR_WEIGHTS`.
-
-    Returns:
-        ``(tsr, weights_used)``; tsr is None when no channel has a value.
-    """
+    """Eq. 1 over the channels that have a value, weights renormalised: ``(tsr, weights_used)``."""
     chosen = weights or TSR_WEIGHTS
     active = {name: chosen[name] for name in TSR_CHANNELS if channels.get(name) is not None}
     total = sum(active.values())

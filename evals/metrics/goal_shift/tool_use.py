@@ -1,17 +1,12 @@
 """Tool Usage Efficiency (paper 002, Eq. 2), from tool calls.
 
-Each tool call becomes a :class:`ToolCallRecord` (who called it, in which turn, whether its
-result is an error, whether its arguments are valid). TUE = 0.6 T + 0.4 P, with T the share of
-calls whose result is not an error and P the share whose arguments satisfy the tool's schema
-(required fields present, no unknown fields, JSON types valid when known). Without schemas, P
-uses the upstream rule: a call is invalid only when its result is an error whose text names a
-parameter problem (:data:`PARAM_ERROR_KEYWORDS`). ``--compat upstream`` uses that rule always,
-call for call as AgentChangeBench's ``extract_tool_calls_for_tue`` does: every call of every
-role counts, a call with no result is correct and valid, the result is looked up by id (the
-last one wins), and the keywords are searched in the result's raw, lower-cased content.
-:func:`parameter_validity_differences` lists the calls where the two rules disagree, and why.
-The records also carry what the Tool-Call Redundancy Ratio reads
-(:mod:`evals.metrics.goal_shift.tool_redundancy`).
+TUE = 0.6 T + 0.4 P: T the share of calls whose result is not an error, P the share whose
+arguments satisfy the tool's schema. Without schemas, P uses upstream's rule: a call is invalid
+only when its error text names a parameter problem (:data:`PARAM_ERROR_KEYWORDS`).
+``--compat upstream`` always does as AgentChangeBench's ``extract_tool_calls_for_tue``: every
+call of every role counts, a call with no result is correct and valid, the result is looked up
+by id (last wins), keywords are searched in its raw lower-cased content.
+:func:`parameter_validity_differences` lists the calls where the two rules disagree.
 """
 
 from __future__ import annotations
@@ -187,15 +182,7 @@ def tool_call_records(
 def parameter_validity_differences(
     rows: Iterable[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Calls whose validity differs between todeval's schema rule and upstream's keyword rule.
-
-    Args:
-        rows: Conversation rows (``dialogue_id`` and ``tool_calls`` records).
-
-    Returns:
-        One entry per differing call, in order: ``dialogue_id``, ``call_id``, ``name``,
-        ``role``, ``schema_rule``, ``upstream_rule`` and the ``reason``.
-    """
+    """Calls whose validity differs between the schema rule and upstream's keyword rule, and why."""
     differences = []
     for row in rows:
         for record in row.get("tool_calls") or []:
@@ -252,17 +239,11 @@ class ToolUsage:
 def tool_usage_efficiency(
     records: Iterable[ToolCallRecord], *, upstream: bool = False
 ) -> ToolUsage:
-    """T, P and TUE over ``records``.
+    """T, P and TUE over ``records`` (counts summed over conversations).
 
-    Args:
-        records: Tool calls (of one conversation or pooled over many: counts are summed).
-        upstream: AgentChangeBench's rules: every call is judged (one without a result counts
-            as correct), P always by the keyword rule, and user-side calls included. By
-            default only assistant calls count, a call without a result is left out of T,
-            and P uses the schema when one is known.
-
-    Returns:
-        The counts; T, P and TUE are properties.
+    ``upstream``: every call is judged (one without a result counts as correct), P always by
+    the keyword rule, user-side calls included. By default only assistant calls count, a call
+    without a result is left out of T, and P uses the schema when one is known.
     """
     calls = judged = correct = valid = 0
     for record in records:

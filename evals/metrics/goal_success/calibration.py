@@ -1,21 +1,12 @@
 """Per-teacher calibration against human verdicts: the review loop of paper 004 (Appendix C).
 
-People answer the turns the teachers split on and audit turns the vote decided
-(``todeval review``). Paper 004 compares its teachers with "expert human annotators using the
-same SOP guidelines" task by task (turn quality, root cause) and closes the loop by feeding
-that back into the teachers. :func:`teacher_calibration` measures, for every teacher, how often
-its label matches the human verdict, overall and per root cause the human gave (``success``
-or a code E1-E7: the teacher's turn outcome, :func:`turn_outcome`, must equal the human's), on
-escalated and on audited turns apart, and flags a teacher people overruled on most *audited*
-turns: escalated turns are the ones the teachers split on, so there at most a minority can
-agree with the person and agreement is low by construction (on the bundled sample every local
-teacher falls below 0.5 on escalations alone); audited turns are drawn at random from those the
-vote decided (``todeval review --audit N``). It is stored as ``calibration.json`` beside
-the run and read by the next run (``--calibration``; :mod:`evals.datasets.verdicts` holds the
-file's reader and writer): :func:`applied_calibration` reports each teacher's earlier agreement
-beside this run's figures, names the flagged teachers and counts
-the voted turns whose two agreeing teachers included a flagged one. The vote itself is left as
-the paper has it (two teachers must agree): a flag tells people which labels to audit first.
+:func:`teacher_calibration` measures how often each teacher's label matches the human verdict,
+overall, per root cause (``success`` or E1-E7, via :func:`turn_outcome`), and on escalated and
+audited turns apart. A teacher is flagged on *audited* turns only: escalated turns are the ones
+the teachers split on, so agreement there is low by construction. The result is stored as
+``calibration.json`` and read by the next run (``--calibration``), where
+:func:`applied_calibration` reports each teacher's earlier agreement and counts the votes that
+lean on a flagged teacher. The vote itself stays as the paper has it (two teachers agree).
 """
 
 from __future__ import annotations
@@ -140,13 +131,7 @@ class CalibrationCounts:
     """Vote-decided turns by the judges that agreed with the vote."""
 
     def add(self, turn: Record, verdict: Record | None, audited: bool = False) -> None:
-        """Count one voted turn with its human verdict.
-
-        Args:
-            turn: The voted turn with its ``teachers`` labels.
-            verdict: The human ``{"quality", "rcof"}``, or None.
-            audited: The verdict comes from an audit of a vote-decided turn, not an escalation.
-        """
+        """Count one voted turn with its human verdict (``audited``: from an audit)."""
         if self.panel is None:
             self.panel = [str(label["judge"]) for label in turn["teachers"]]
         if turn.get("decided_by") == "vote":
@@ -225,15 +210,11 @@ def teacher_calibration(
     Args:
         turns: Voted turns, each with its ``teachers`` labels (``judge``, ``quality``, ``rcof``).
         verdicts: The human ``{"quality", "rcof"}`` per turn, or None (aligned with ``turns``).
-        audited: Per turn, whether its verdict comes from an audit (a random vote-decided
-            turn) rather than an escalation; default: all escalations.
+        audited: Per turn, whether its verdict comes from an audit; default: all escalations.
 
     Returns:
-        None without verdicts; else ``n_verdicts``, ``flag_below``, ``min_verdicts``,
-        ``flag_basis`` and ``teachers``: per teacher ``judge``, ``n`` (verdicts it labelled),
-        ``agreement`` (outcome: success or the same code), ``quality_agreement``,
-        ``escalated`` and ``audited`` (``n``, ``agreement``), ``by_root_cause`` (per human
-        outcome: ``n``, ``agreed``, ``agreement``), ``flagged`` and ``flag_reason``.
+        None without verdicts; else the counts, the flag settings and per teacher its
+        agreements (overall, escalated, audited, by root cause) and ``flagged``.
     """
     marks = list(audited) if audited is not None else [False] * len(turns)
     counts = CalibrationCounts()
@@ -247,16 +228,8 @@ def applied_calibration(
 ) -> dict[str, Any]:
     """An earlier calibration applied to this run's panel and voted turns.
 
-    Args:
-        prior: A :func:`teacher_calibration` result (read from ``calibration.json``).
-        turns: This run's voted turns.
-        source: Where the calibration came from (shown with it).
-
-    Returns:
-        ``source``, ``teachers`` (this run's panel, each with its earlier ``agreement``,
-        ``n``, ``by_root_cause`` and ``flagged``; None where the calibration does not know the
-        teacher), ``flagged`` (their judges) and ``votes_leaning_on_flagged``: voted turns
-        where fewer than two teachers would agree without the flagged ones.
+    ``votes_leaning_on_flagged`` counts the voted turns where fewer than two teachers would
+    agree without the flagged ones.
     """
     counts = CalibrationCounts()
     for turn in turns:

@@ -26,23 +26,10 @@ from todeval.evals.schema import RCOF_CODES
 def gsr_report(goals: Iterable[Record]) -> dict[str, Any]:
     """Corpus GSR with the paper's breakdowns (Section 7, Table 1) and footnote 1's variants.
 
-    Args:
-        goals: Goal scores from :func:`score_goals`, of any number of dialogues.
-
-    Returns:
-        ``gsr`` overall, ``gsr_single_turn`` and ``gsr_multi_turn`` (goals of one turn and of
-        two or more); ``n_goals``, ``n_single_turn_goals``, ``n_multi_turn_goals`` and
-        ``undecided_goals`` (all goals are counted, decided or not); ``gsr_by_length``:
-        ``{"1"|"2"|"3"|"4+": {"n": goals of that length, "gsr": ...}}``; ``fractional_credit``
-        (mean over goals that have one) and ``last_turn_success_rate``; ``failed_goals``;
-        ``rcof``: failed goals per root cause, all of E1..E7 listed; ``rcof_share``: each code's
-        share of the failed goals (all ``None`` when none failed) and ``rcof_unattributed``,
-        failed goals without a code, so that the shares and the unattributed ones add up to all
-        failed goals; ``undecided_goals_by_reason``: undecided goals per
-        :data:`UNDECIDED_REASONS` key; ``gsr_bounds``: ``{"lower", "upper"}``, the GSR if every
-        undecided goal failed or succeeded (``gsr`` leaves them out, which is optimistic when
-        undecided goals hide failures). Rates are fractions rounded to 4 decimals, ``None`` over
-        nothing.
+    Every goal is counted, decided or not. ``rcof_share`` and ``rcof_unattributed`` add up to
+    all failed goals; ``gsr_bounds`` is the GSR if every undecided goal failed or succeeded
+    (``gsr`` leaves them out, which is optimistic when they hide failures). Rates are rounded
+    to 4 decimals, ``None`` over nothing.
 
     Raises:
         ValueError: A failed goal has a code that is not one of E1..E7.
@@ -54,16 +41,7 @@ def gsr_report(goals: Iterable[Record]) -> dict[str, Any]:
 
 
 def turn_report(turns: Iterable[Record]) -> dict[str, Any]:
-    """Counts over voted turns: judged, failed, ambiguous and who decided them.
-
-    Returns:
-        ``n_turns``; ``judged_turns`` (quality decided); ``failed_turns``; ``ambiguous``
-        (turns the vote flagged ambiguous) and ``ambiguous_share`` of all turns (rounded,
-        ``None`` for no turns); ``unresolved`` (ambiguous turns no human has decided: awaiting
-        a verdict, or left open when escalation is off); ``decided_by``: turns per ``vote``,
-        ``single_teacher``, ``human`` and ``undecided`` (``decided_by`` is ``None``), plus any
-        other value met.
-    """
+    """Counts over voted turns: judged, failed, ambiguous, unresolved and who decided them."""
     counts = TurnCounts()
     for turn in turns:
         counts.add(turn)

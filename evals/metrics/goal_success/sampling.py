@@ -49,15 +49,7 @@ class SampleSpec:
 
 
 def sample_indices(lengths: Sequence[int], spec: SampleSpec) -> list[int]:
-    """Positions of the sampled dialogues, in input order.
-
-    Args:
-        lengths: Each dialogue's number of turns, in input order.
-        spec: The sample size, seed and oversampling.
-
-    Returns:
-        ``min(n, len(lengths))`` positions, ascending.
-    """
+    """Positions of the ``min(n, len(lengths))`` sampled dialogues, ascending."""
     rng = random.Random(spec.seed)
     keys = [rng.random() ** (1.0 / spec.weight(length)) for length in lengths]
     ranked = sorted(range(len(lengths)), key=lambda i: (-keys[i], i))
@@ -67,18 +59,7 @@ def sample_indices(lengths: Sequence[int], spec: SampleSpec) -> list[int]:
 def sample_description(
     lengths: Sequence[int], chosen: Sequence[int], ids: Sequence[str], spec: SampleSpec
 ) -> dict[str, Any]:
-    """What ``summary.json`` says about the sample.
-
-    Args:
-        lengths: Every readable dialogue's number of turns (the population).
-        chosen: The sampled positions (:func:`sample_indices`).
-        ids: Every dialogue's id, aligned with ``lengths``.
-        spec: How the sample was drawn.
-
-    Returns:
-        ``n``, ``population``, ``seed``, ``long_turns``, ``long_weight``, the share of long
-        sessions in the population and in the sample, and the sampled ``dialogue_ids``.
-    """
+    """What ``summary.json`` says about the sample: its spec, long-session shares and ids."""
 
     def long_share(positions: Sequence[int]) -> float | None:
         if not positions:

@@ -1,23 +1,16 @@
 """Goal-segmentation metrics (paper 004, Section 4.1): boundary P/R/F1, exact match, Pk, WindowDiff.
 
-A segmentation is a dialogue's ``is_new_goal`` labels for turns 1..N. Turn 1 starts a goal by
-definition, so its label is ignored everywhere: a prediction cannot be right or wrong about it.
-
-Conventions for Pk and WindowDiff. There is a boundary in gap i (i = 1..N-1), between turns i
-and i+1, when turn i+1 is a new goal. A window of size k spans turns i..i+k, that is gaps
-i..i+k-1, for i = 1..N-k, so a dialogue has N-k windows.
+A segmentation is a dialogue's ``is_new_goal`` labels for turns 1..N; turn 1 starts a goal by
+definition, so its label is ignored everywhere. Gap i (i = 1..N-1) holds a boundary when turn
+i+1 is a new goal; a window of size k spans gaps i..i+k-1, for i = 1..N-k.
 
 - Pk (Beeferman, Berger and Lafferty, 1999): the share of windows where gold and prediction
-  disagree on whether turns i and i+k belong to the same goal (any boundary in the window).
-- WindowDiff (Pevzner and Hearst, 2002): the share of windows where gold and prediction put a
-  different number of boundaries.
+  disagree on whether turns i and i+k are in the same goal.
+- WindowDiff (Pevzner and Hearst, 2002): the share where they count different boundaries.
 
-Both are errors in [0, 1], 0 for a perfect prediction, and equal NLTK's ``pk`` and
-``windowdiff`` on the string of N-1 gap boundaries. The default k is half the mean gold goal
-length (N / number of gold goals), rounded half up, at least 1; it is always below N. A k given
-explicitly that is not below N is lowered to N-1: one window over the whole dialogue, which asks
-whether its first and last turns are in the same goal. With N < 2 there is no gap to judge and
-both metrics are ``None``, as are P/R/F1 when their denominator is 0: no score is made up.
+Both equal NLTK's ``pk`` and ``windowdiff``. The default k is half the mean gold goal length,
+rounded half up, at least 1; a k not below N is lowered to N-1. With N < 2 both are ``None``,
+as are P/R/F1 over a zero denominator: no score is made up.
 """
 
 from __future__ import annotations
@@ -30,15 +23,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class PRF:
-    """Precision, recall and F1 of predicted goal boundaries, with the counts behind them.
+    """Precision, recall and F1 of predicted goal boundaries (turns 2..N), with their counts.
 
-    Attributes:
-        precision: tp / (tp + fp); ``None`` when nothing was predicted.
-        recall: tp / (tp + fn); ``None`` when the gold has no boundary.
-        f1: Harmonic mean of precision and recall; ``None`` when either is ``None``.
-        tp: Turns after the first that both gold and prediction mark as new goals.
-        fp: Turns predicted as new goals that the gold continues.
-        fn: Gold new goals the prediction missed.
+    ``None`` where the denominator is 0.
     """
 
     precision: float | None
@@ -51,13 +38,6 @@ class PRF:
 
 def boundary_prf(gold: Sequence[bool], pred: Sequence[bool]) -> PRF:
     """Precision, recall and F1 of new-goal predictions over turns 2..N.
-
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-
-    Returns:
-        The scores and counts of one dialogue.
 
     Raises:
         ValueError: ``gold`` and ``pred`` differ in length.
@@ -89,15 +69,9 @@ def exact_segmentation(gold: Sequence[bool], pred: Sequence[bool]) -> bool:
 
 
 def pk(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> float | None:
-    """Pk segmentation error (Beeferman et al., 1999) over the turns of one dialogue.
+    """Pk segmentation error (Beeferman et al., 1999); ``None`` under two turns.
 
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-        k: Window size in turns; default half the mean gold goal length (see module notes).
-
-    Returns:
-        The share of windows in error, in [0, 1]; ``None`` for a dialogue under two turns.
+    ``k`` defaults to half the mean gold goal length (module doc).
 
     Raises:
         ValueError: The lengths differ or ``k`` is below 1.
@@ -106,16 +80,9 @@ def pk(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> floa
 
 
 def window_diff(gold: Sequence[bool], pred: Sequence[bool], k: int | None = None) -> float | None:
-    """WindowDiff segmentation error (Pevzner and Hearst, 2002) over one dialogue's turns.
+    """WindowDiff segmentation error (Pevzner and Hearst, 2002); ``None`` under two turns.
 
-    Args:
-        gold: Gold ``is_new_goal`` per turn.
-        pred: Predicted ``is_new_goal`` per turn.
-        k: Window size in turns; default half the mean gold goal length (see module notes).
-
-    Returns:
-        The share of windows whose boundary counts differ, in [0, 1]; ``None`` for a dialogue
-        under two turns.
+    ``k`` defaults to half the mean gold goal length (module doc).
 
     Raises:
         ValueError: The lengths differ or ``k`` is below 1.
@@ -132,16 +99,7 @@ def default_window(gold: Sequence[bool]) -> int:
 
 
 def goal_spans(labels: Sequence[bool]) -> list[tuple[int, int]]:
-    """The goals of a segmentation as 1-based inclusive ``(start_turn, end_turn)`` pairs.
-
-    Turn 1 always starts the first goal, whatever its label says.
-
-    Args:
-        labels: ``is_new_goal`` per turn.
-
-    Returns:
-        One span per goal, in order; empty for an empty dialogue.
-    """
+    """The goals as 1-based inclusive ``(start_turn, end_turn)`` spans; turn 1 always starts one."""
     if not labels:
         return []
     starts = [1] + [turn for turn in range(2, len(labels) + 1) if labels[turn - 1]]
@@ -154,15 +112,8 @@ def segmentation_report(
 ) -> dict[str, Any]:
     """Corpus-level segmentation scores over ``(gold, pred)`` pairs, one per dialogue.
 
-    Args:
-        pairs: Gold and predicted ``is_new_goal`` labels per dialogue.
-
-    Returns:
-        ``precision``, ``recall``, ``f1`` micro-averaged over all turns 2..N with their ``tp``,
-        ``fp``, ``fn``; ``exact_segmentation_rate`` (share of dialogues segmented exactly);
-        ``pk`` and ``window_diff`` (means over the ``n_windowed_dialogues`` dialogues where they
-        are defined, each with its default k); ``n_dialogues`` and ``n_turns``. Rates and means
-        over nothing are ``None``.
+    P/R/F1 are micro-averaged over turns 2..N; ``pk`` and ``window_diff`` are means over the
+    ``n_windowed_dialogues`` where they are defined, each with its default k.
 
     Raises:
         ValueError: A pair's gold and prediction differ in length.

@@ -1,16 +1,10 @@
 """Goal Success Rate and Root Cause of Failure (paper 004, Sections 4.2-4.3, Table 1).
 
-A goal is a span of turns (from goal segmentation); every turn carries a voted ``quality``
-(``success``/``failure``, ``None`` while undecided) and, when it failed, an ``rcof`` code
-E1..E7. The paper's metric is strict: a goal succeeds only if *every* turn succeeds, and a failed
-goal's root cause is the code of its *earliest failed turn*. Footnote 1's alternate
-formulations are reported next to it: fractional credit (share of successful turns) and
-last-turn success (the final turn alone).
-
-Undecided turns are never guessed: a goal with an undecided turn and no failure is undecided
-(``success`` is ``None``), and every rate is taken over what was decided. The functions here
-return fractions in [0, 1]; the paper prints them as percentages (x 100%). The corpus figures
-(Table 1's breakdowns) are :mod:`evals.metrics.goal_success.corpus_rates`'.
+A goal is a span of turns; every turn carries a voted ``quality`` (``None`` while undecided)
+and, when it failed, an ``rcof`` code E1..E7. A goal succeeds only if *every* turn succeeds; a
+failed goal's root cause is its *earliest failed turn*'s code. Footnote 1's fractional credit
+and last-turn success are reported beside it. Undecided turns are never guessed: rates are over
+what was decided. Fractions in [0, 1] (the paper prints percentages).
 """
 
 from __future__ import annotations
@@ -27,14 +21,7 @@ LENGTH_BUCKETS = ("1", "2", "3", "4+")
 
 
 def goal_quality(qualities: Sequence[str | None]) -> str | None:
-    """The paper's goalQuality: ``failure`` if any turn failed, ``success`` if all succeeded.
-
-    Args:
-        qualities: The turn qualities of one goal, ``None`` for an undecided turn.
-
-    Returns:
-        ``failure``, ``success``, or ``None`` when no turn failed but some are undecided (or the
-        goal has no turns).
+    """goalQuality: ``failure`` if any turn failed, ``success`` if all succeeded; else None.
 
     Raises:
         ValueError: A quality is neither ``success``, ``failure`` nor ``None``.
@@ -56,29 +43,16 @@ def earliest_failed_turn(turns: Sequence[Record]) -> Record | None:
 
 
 def root_cause(turns: Sequence[Record]) -> str | None:
-    """A goal's RCOF: the code of its earliest failed turn (paper 004, Section 4.3).
-
-    Returns:
-        The code, or ``None`` when no turn failed or the earliest failed turn has no code (a
-        later turn's code is not borrowed: the paper attributes the goal to the first breakdown).
-    """
+    """A goal's RCOF: its earliest failed turn's code (4.3); a later code is not borrowed."""
     turn = earliest_failed_turn(turns)
     return None if turn is None else turn.get("rcof")
 
 
 def score_goals(spans: Sequence[Record], turns: Sequence[Record]) -> list[dict[str, Any]]:
-    """Score every goal span of a dialogue from its voted turns.
+    """Score every goal span (1-based, inclusive) of a dialogue from its voted turns.
 
-    Args:
-        spans: ``{"goal_index", "start_turn", "end_turn"}`` per goal (1-based, inclusive).
-        turns: The voted turns of the dialogue, each with ``turn_number``, ``quality``, ``rcof``.
-
-    Returns:
-        Per span, in the given order: ``goal_index``, ``start_turn``, ``end_turn``, ``n_turns``;
-        ``success`` (strict goalQuality as a bool, ``None`` if undecided); ``rcof`` (root cause
-        of a failed goal); footnote 1's ``fractional_credit`` (successful / judged turns,
-        ``None`` if none judged) and ``last_turn_success`` (``None`` if the last turn is
-        undecided); and ``turns``, copies of the span's voted turns in order.
+    Per span: ``success`` (strict goalQuality, ``None`` if undecided), ``rcof``, footnote 1's
+    ``fractional_credit`` and ``last_turn_success``, and copies of its ``turns``.
 
     Raises:
         ValueError: Two turns share a number, a span ends before it starts, or a span names a
@@ -122,18 +96,7 @@ def score_goals(spans: Sequence[Record], turns: Sequence[Record]) -> list[dict[s
 
 
 def goal_success_rate(goals: Sequence[Record]) -> float | None:
-    """GSR: the share of decided goals that succeeded (paper 004, Section 4.2).
-
-    The paper writes GSR = (1/K) sum 1[goalQuality(G_k) = success] x 100%; this returns the
-    fraction in [0, 1] (multiply by 100 for the paper's percentage). K counts the goals whose
-    ``success`` is decided; undecided goals are left out rather than counted as failures.
-
-    Args:
-        goals: Goal scores from :func:`score_goals` (only ``success`` is read).
-
-    Returns:
-        The fraction, or ``None`` when no goal is decided.
-    """
+    """GSR: the share of decided goals that succeeded (Section 4.2); None when none is decided."""
     decided = [goal["success"] for goal in goals if goal["success"] is not None]
     return sum(decided) / len(decided) if decided else None
 

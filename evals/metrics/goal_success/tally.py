@@ -1,10 +1,9 @@
 """Goal success over a corpus, as results stream in: goal lines, counts, agreement inputs.
 
-:class:`GoalSuccessTally` turns each dialogue's goal-success output into its ``goals.jsonl``
-lines and, at the end, the figures of ``summary.json``; :class:`SegmentationTally` does the
-same for goal segmentation alone (``segments.jsonl``). Memory does not grow with the corpus
-(issue 22): goals and voted turns become counts as they come; goals and dialogue texts are
-kept only for the failed goals the report shows, up to :data:`REPORT_FAILED_GOALS`.
+:class:`GoalSuccessTally` turns each dialogue's output into its ``goals.jsonl`` lines and the
+figures of ``summary.json``; :class:`SegmentationTally` does the same for segmentation alone.
+Goals and turns become counts as they come (issue 22); only the failed goals the report shows
+are kept, up to :data:`REPORT_FAILED_GOALS`.
 """
 
 from __future__ import annotations
@@ -40,17 +39,11 @@ REPORT_FAILED_GOALS = 500
 class GoalSuccessTally:
     """Accumulates one run's results; :meth:`summary` turns them into summary.json.
 
-    Memory does not grow with the corpus: goals and voted turns are counted as they come
-    (:class:`GoalCounts`, :class:`TurnCounts`, the agreement and calibration counts); the
-    report's failed goals, the unsegmented dialogues and the skipped and failed records are
-    kept up to a cap, with their whole counts.
-
     Args:
         audits: Human verdicts on turns the vote decided (``todeval review --audit``): they
             measure the vote against humans, as paper 004's Appendix C does.
-        keep_turns: Also keep every voted turn in ``turns`` with its ``human`` and ``audited``
-            verdicts (lists that grow with the corpus; the tests' reference), off by default:
-            :meth:`calibration` and :meth:`applied_calibration` give the figures from counts.
+        keep_turns: Also keep every voted turn with its verdicts (grows with the corpus; the
+            tests' reference); the calibration figures come from counts anyway.
     """
 
     def __init__(

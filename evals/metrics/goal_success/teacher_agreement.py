@@ -1,10 +1,8 @@
 """Agreement of teachers, their vote and reference labels on voted turns (paper 004).
 
-Section 6 votes several teachers per turn; Appendix C checks the labels against human annotators.
-:func:`teacher_agreement` measures the teachers against each other (Fleiss' and pairwise Cohen's
-kappa), :func:`reference_agreement` each teacher and the vote against gold labels or human verdicts.
-Voted turns are :mod:`evals.metrics.goal_success.success_rate`'s records, each with its ``teachers``
-list; the statistics are :mod:`evals.metrics.agreement`'s.
+Section 6 votes several teachers per turn; Appendix C checks them against human annotators.
+:func:`teacher_agreement` measures the teachers against each other, :func:`reference_agreement`
+each teacher and the vote against gold labels or human verdicts.
 """
 
 from __future__ import annotations
@@ -30,16 +28,10 @@ def turn_outcome(quality: str | None, rcof: str | None) -> str | None:
 def teacher_agreement(turns: Iterable[Record]) -> dict[str, Any]:
     """Inter-teacher agreement on the turns of a voted run (paper 004, Section 6).
 
-    Teachers are told apart by their position in each turn's ``teachers`` list (two positions
-    may share a judge spec). Fleiss' kappa is taken over the turns where every teacher gave a
-    quality, on ``quality`` and on ``outcome`` (:func:`turn_outcome`: the failure's code, so two
-    teachers who both say "failure" but blame different causes disagree). Cohen's kappa of
-    each pair of teachers is taken over the turns both of them judged.
-
-    Returns:
-        ``{"quality": {"fleiss_kappa", "n_turns"}, "outcome": {"fleiss_kappa", "n_turns"},
-        "pairwise": [{"a", "b", "a_index", "b_index", "quality_kappa", "n"}]}``, kappas rounded
-        to 4 decimals; a kappa is ``None`` with fewer than two teachers or when undefined.
+    Teachers are told apart by their position in ``teachers``. Fleiss' kappa is over the turns
+    every teacher judged, on ``quality`` and on ``outcome`` (:func:`turn_outcome`, so blaming
+    different causes is disagreement); Cohen's kappa per pair over the turns both judged.
+    Kappas are rounded, ``None`` with fewer than two teachers or when undefined.
 
     Raises:
         ValueError: Turns have different numbers of teachers.
@@ -55,20 +47,10 @@ def reference_agreement(
 ) -> dict[str, Any]:
     """Each teacher's and the vote's agreement with reference labels (paper 004, Appendix C).
 
-    The references are gold labels or human verdicts, one per turn (``None`` if the turn has
-    none). ``quality`` agreement (``accuracy``, Cohen ``kappa``, ``n``) is over the turns
-    where both the labeller and the reference have a quality. ``rcof`` agreement is over the
-    turns whose reference is a failure with a code: ``coverage`` is the share of those where
-    the labeller gave a code at all, and ``accuracy``/``kappa``/``n`` are over the ones where it
-    did, so a labeller that says "success" or gives no code lowers coverage, not accuracy.
-
-    Args:
-        turns: Voted turns.
-        references: ``{"quality", "rcof"}`` or ``None`` per turn, aligned with ``turns``.
-
-    Returns:
-        ``{"n_turns": turns with a reference, "teachers": [{"index", "judge", "quality",
-        "rcof"}], "vote": {"quality", "rcof"}}``, rates rounded to 4 decimals.
+    ``quality`` agreement is over the turns where both sides have a quality. ``rcof``
+    agreement is over the turns whose reference is a failure with a code: ``coverage`` is the
+    share where the labeller gave a code, accuracy and kappa are over those, so "success" or no
+    code lowers coverage, not accuracy. ``references`` are aligned with ``turns``.
 
     Raises:
         ValueError: ``references`` is not aligned with ``turns``, or turns have different
@@ -85,16 +67,7 @@ def reference_agreement(
 def labeller_agreement(
     labels: Sequence[Record], references: Sequence[Record | None], *, ndigits: int | None = 4
 ) -> dict[str, Any]:
-    """One labeller's agreement with reference labels, as :func:`reference_agreement` defines it.
-
-    Args:
-        labels: ``{"quality", "rcof"}`` per turn from one labeller (a teacher or the vote).
-        references: ``{"quality", "rcof"}`` or ``None`` per turn, aligned with ``labels``.
-        ndigits: Decimals to round the rates to; ``None`` leaves them unrounded.
-
-    Returns:
-        ``{"quality": {"accuracy", "kappa", "n"}, "rcof": {"accuracy", "kappa", "n",
-        "coverage"}}``, rates ``None`` over nothing.
+    """One labeller's agreement with references, as :func:`reference_agreement` defines it.
 
     Raises:
         ValueError: ``references`` is not aligned with ``labels``.

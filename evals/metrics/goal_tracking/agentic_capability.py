@@ -16,20 +16,11 @@ from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord, ratio, 
 def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:
     """Memory Recall Accuracy: the share of memory lookups that returned the right goal (6.2).
 
-    The paper's "proportion of retrieval queries whose outputs match the ground-truth memory
-    state": a query is the tracker's existence check for an utterance (Stage 1), its output the
-    memory entry it retrieved (``retrieved``, mapped to the gold goal that entry matches, or
-    ``None`` when it retrieved nothing and inserted a new goal), and the ground truth the gold
-    goals the utterance concerns that memory should already hold (``expected``; an empty set
-    for an utterance that raises only new goals). The output matches when it is one of the
-    expected goals, or nothing when nothing is expected. Only the goal's identity is checked;
-    its statuses are scored by status tracking accuracy. Queries with ``expected`` ``None``
-    have no ground truth and are skipped. A retrieved entry matching no gold goal must be given
-    as a value that is no gold id (not ``None``, which means nothing was retrieved). A string
-    ``expected`` is one id.
-
-    Returns:
-        The share in [0, 1]; ``None`` when no query has an expectation.
+    A query is the tracker's existence check for an utterance (Stage 1): ``retrieved`` is the
+    gold goal its retrieved entry matches (``None``: nothing retrieved; an entry matching no
+    gold goal is any non-gold id), ``expected`` the gold goals memory should already hold (a
+    set, one id as a string, or ``None``: no ground truth, skipped). It matches when it is one
+    of the expected goals, or nothing when nothing is expected. Only identity is checked.
     """
     correct, judged = recall_counts(queries)
     return ratio(correct, judged)
@@ -38,17 +29,8 @@ def memory_recall_accuracy(queries: Iterable[GoalRecord]) -> float | None:
 def proactivity_effectiveness(verdicts: Sequence[bool | None] | None = None) -> dict[str, Any]:
     """Proactivity Effectiveness: the share of proactive actions judged apt and useful (6.2).
 
-    A proactive action is a goal or status change the tracker made without an explicit user
-    prompt; whether it was contextually appropriate and beneficial takes an LLM judge, so
-    without its verdicts there is no figure.
-
-    Args:
-        verdicts: One per proactive action: ``True`` appropriate and beneficial, ``False`` not,
-            ``None`` no verdict; ``None`` when no judge ran.
-
-    Returns:
-        ``{"value", "reason", "n_actions", "n_judged"}``: ``value`` rounded, or ``None`` with
-        the ``reason``.
+    Takes an LLM judge's verdicts (``None`` when no judge ran), so without them there is no
+    figure: ``value`` is ``None`` with the ``reason``.
 
     Raises:
         ValueError: A verdict is neither a bool nor ``None``.

@@ -1,19 +1,11 @@
 """Status accuracy on dialogue-confirmed goals: the outcomes a dialogue reports itself.
 
-The status accuracy of :mod:`evals.metrics.goal_tracking.goal_detection` compares the tracker
-with gold statuses that a derivation assigns (for SGD, :mod:`evals.datasets.sgd_goals`), and
-counts only the goals the tracker detected. This figure asks a narrower question with an
-unarguable answer: for the goals whose outcome the dialogue itself states (the system says the
-booking went through, or that it failed: SGD's ``NOTIFY_SUCCESS`` / ``NOTIFY_FAILURE`` for the
-goal's service and intent, recorded on the gold goal as ``confirmed``), does the tracker end with
-that status?
-
-- The population is every gold goal with a ``confirmed`` outcome, detected or not. A goal the
-  tracker never detected (no predicted goal is paired with it) counts as wrong and is reported
-  as ``undetected``.
-- Completed and failed goals are counted separately, each with the breakdown of the tracker's
-  final statuses (``completed``, ``pending``, ``abandoned``, ``open``, ``failed``,
-  ``undetected``).
+The status accuracy of :mod:`evals.metrics.goal_tracking.goal_detection` compares with derived
+gold statuses and counts detected goals only. This asks a question with an unarguable answer:
+for every gold goal whose outcome the dialogue states (SGD's ``NOTIFY_SUCCESS`` /
+``NOTIFY_FAILURE``, the gold goal's ``confirmed``), does the tracker end with that status? A
+goal the tracker never detected counts as wrong (``undetected``); completed and failed goals
+are counted apart, each with the tracker's final statuses.
 """
 
 from __future__ import annotations
@@ -44,16 +36,10 @@ def confirmed_outcome(goal: AtodGoal) -> str | None:
 def confirmed_status_counts(
     pairs: Sequence[Pair], pred_status: Mapping[str, Any], gold: AtodDialogue
 ) -> Counter[str]:
-    """One dialogue's confirmed goals by outcome and the tracker's final status.
+    """One dialogue's confirmed goals, counted by ``"<outcome>:<final status>"``.
 
-    Args:
-        pairs: ``(predicted id, gold id)`` matches at the end of the dialogue.
-        pred_status: The tracker's final status per predicted goal id.
-        gold: The annotated dialogue; its goals' ``confirmed`` field says the outcome.
-
-    Returns:
-        Counts keyed ``"<outcome>:<final status>"`` (final status ``undetected`` when no
-        tracked goal is paired with the gold goal), e.g. ``{"completed:pending": 2}``.
+    ``pairs`` are the ``(predicted id, gold id)`` matches at the end of the dialogue; a gold
+    goal paired with none is ``undetected``.
 
     Raises:
         ValueError: A pair names a predicted goal missing from ``pred_status``.
@@ -88,15 +74,10 @@ def confirmed_row(counts: Counter[str]) -> dict[str, int]:
 
 
 def confirmed_status_report(counts: Mapping[str, int]) -> dict[str, Any]:
-    """The figures of pooled :func:`confirmed_status_counts`.
+    """The figures of pooled :func:`confirmed_status_counts`; rates rounded, None over nothing.
 
-    Returns:
-        ``confirmed_status_accuracy`` (right final status over every confirmed goal, undetected
-        ones counted wrong), ``confirmed_status_accuracy_detected`` (over the detected ones),
-        ``confirmed_completed_accuracy`` and ``confirmed_failed_accuracy``;
-        ``n_confirmed_goals``, ``n_confirmed_completed``, ``n_confirmed_failed``,
-        ``n_confirmed_undetected``; ``confirmed_breakdown``: per outcome, the count of each
-        final status (:data:`FINAL_STATUSES`). Rates rounded to 4 decimals, None over nothing.
+    Undetected goals count wrong in ``confirmed_status_accuracy``, not in
+    ``confirmed_status_accuracy_detected``.
     """
     breakdown = {
         outcome: {final: int(counts.get(f"{outcome}:{final}", 0)) for final in FINAL_STATUSES}

@@ -1,18 +1,13 @@
 """The goal co-occurrence graph and its statistics (ATOD, paper 000, §4.1, Appendix A.2).
 
 "Each node is a unique goal and edges represent co-occurrence within the same sequence"; edge
-weights count the sequences in which two goals co-occur ("each weighted edge reflects empirical
-co-occurrence frequency"), node weights the sequences a goal appears in. The statistics are
-Table 7's (sequences) and Table 8's (graph), with :func:`compare_with_paper` putting ours beside
-the paper's and saying where and why they differ.
+weights count sequences where two goals co-occur, node weights sequences a goal appears in.
+Statistics are Tables 7 and 8's, set beside the paper's by :func:`compare_with_paper`.
 
-What the paper's figures pin down: Table 8's density and mean degree follow from its node and
-edge counts for an undirected graph (2·396/52 = 15.23, 2·396/(52·51) = 0.2986), so the paper's
-graph is undirected with 396 edges. Counting the pairs that share a sequence in SGD train's
-10,739 multi-domain dialogues gives fewer edges over the same 52 goals; the directed variant
-(:func:`ordered_pair_graph`, an edge A->B when A comes before B in a sequence) gives a count
-close to 396, so the paper may have counted ordered pairs. :func:`compare_with_paper` reports
-both counts, never a fitted one.
+Table 8's density and mean degree imply an undirected graph with 396 edges (2·396/52 = 15.23).
+Pairs sharing a sequence in SGD train's multi-domain dialogues give fewer edges over the same
+52 goals; the directed variant (:func:`ordered_pair_graph`) comes close to 396, so the paper
+may have counted ordered pairs. Both counts are reported, never a fitted one.
 """
 
 from __future__ import annotations
@@ -127,11 +122,8 @@ def compare_with_paper(
 ) -> list[dict[str, Any]]:
     """Rows ``{table, statistic, paper, ours, note}`` for Tables 7 and 8.
 
-    Args:
-        sequences: :func:`sequence_statistics` of the sequences with revisits.
-        graph: :func:`graph_statistics` of :func:`cooccurrence_graph`.
-        ordered: :func:`graph_statistics` of :func:`ordered_pair_graph`, to explain the edges.
-        first_mention: :func:`sequence_statistics` without revisits, to explain the lengths.
+    ``ordered`` (:func:`ordered_pair_graph`) explains the edges, ``first_mention`` (no
+    revisits) the lengths.
     """
     notes: dict[str, str] = {
         "mean_length": "a goal the user leaves and returns to counts again (with revisits)"

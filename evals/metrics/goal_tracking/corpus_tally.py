@@ -61,11 +61,8 @@ PER_DIALOGUE = ("dgcr", "ntc", "goal_detection_f1", "status_accuracy", "memory_r
 class GoalTrackingTally:
     """``goal_tracking_report`` one dialogue at a time, so a run need not keep its gold.
 
-    ``add`` scores a dialogue and keeps only counts and sums (spans, curve points, costs, the
-    per-dialogue figures' means and correlations), so memory does not grow with the corpus;
-    ``report`` pools them (without the per-dialogue rows, which ``add`` returns). Arguments
-    as in ``goal_tracking_report``. Latency percentiles come from a sketch (:class:`CostCounts`);
-    every other figure is exact.
+    ``add`` keeps only counts and sums and returns the dialogue's row; ``report`` pools them.
+    Latency percentiles come from a sketch (:class:`CostCounts`); all else is exact.
     """
 
     def __init__(

@@ -22,16 +22,9 @@ MEANS = ("llm_calls", "prompt_tokens", "completion_tokens")
 def cost_report(records: Sequence[GoalRecord]) -> dict[str, Any]:
     """Per-turn cost of tracking (Section 8.2, Fig. 4): latency, LLM calls and tokens.
 
-    Each figure is over the records that have its field (``None`` or missing is skipped).
-    Percentiles interpolate linearly between closest ranks (NumPy's default, Hyndman-Fan type
-    7): the p50 of 100, 200, 300, 400 ms is 250.
-
-    Returns:
-        ``n_turns``; ``latency_ms_p50``, ``latency_ms_p95``, ``latency_ms_mean``;
-        ``llm_calls_per_turn``, ``prompt_tokens_per_turn``, ``completion_tokens_per_turn``
-        (means); ``prompt_tokens_by_turn``: utterance index -> mean prompt tokens of the
-        records at that index, so turn 10 and turn 50 can be compared. Rounded; ``None`` over
-        nothing.
+    Each figure is over the records that have its field. Percentiles interpolate linearly
+    between closest ranks (NumPy's default). ``prompt_tokens_by_turn`` maps an utterance
+    index to the mean prompt tokens there, so turn 10 and turn 50 can be compared.
     """
     counts = CostCounts()
     counts.extend(records)

@@ -37,25 +37,12 @@ def progress_curve(
 ) -> list[dict[str, Any]]:
     """Detection F1 and status accuracy against normalised dialogue progress (Fig. 3).
 
-    For p = k / bins (k = 1..bins) the state after utterance t = ceil(p * T) is scored, T being
-    the number of gold utterances, in integer arithmetic: 9/11 of 77 utterances is 63, where the
-    float ``ceil(9 / 11 * 77)`` gives 64 (and ``ceil(3 * 0.1 * 10)`` gives 4).
-    The tracker's state at t is the ``goal_states`` of its last record at or before t (a turn
-    without a record keeps the previous state; none yet is an empty memory); gold goals count
-    once mentioned. Pairs naming a goal absent at t on either side are ignored, so a matching
-    of the whole dialogue may be passed for every t, though re-matching at t
-    (:func:`match_goals` with ``turn=t``) is what :func:`goal_tracking_report` does.
-
-    Args:
-        pred_turn_states: The tracker's ``{"turn", "goal_states"}`` records.
-        gold_turns: The gold utterances.
-        pairs_at: Utterance index -> pairs, as a function or a mapping.
-        bins: Number of progress points.
-
-    Returns:
-        Per point: ``progress``, ``turn``, ``detection_f1``, ``status_accuracy`` (rounded) and
-        the counts ``n_gold``, ``n_pred``, ``n_matched``, ``n_status_correct`` that
-        :func:`pool_progress_curves` adds up.
+    For p = k / bins the state after utterance t = ceil(p * T) is scored (T gold utterances),
+    in integer arithmetic: 9/11 of 77 is 63, where the float ``ceil(9 / 11 * 77)`` gives 64.
+    The tracker's state at t is its last record at or before t; gold goals count once
+    mentioned. Pairs naming a goal absent at t are ignored, so one whole-dialogue matching may
+    serve every t (:func:`goal_tracking_report` re-matches at each t). Each point carries the
+    counts :func:`pool_progress_curves` adds up.
 
     Raises:
         ValueError: ``bins`` is below 1, there are no gold utterances, or pairs at a point are
@@ -84,14 +71,8 @@ def progress_curve(
 def pool_progress_curves(curves: Iterable[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
     """A corpus curve: counts summed over dialogues point by point, then rates recomputed.
 
-    Pooling, not averaging the dialogues' ratios: a point's F1 is 2 sum(matched) / (sum(pred) +
-    sum(gold)) and its accuracy sum(correct) / sum(matched), so a dialogue weighs by its goals,
-    and one with no goal yet at a point adds nothing there (an average would have to drop its
-    ``None``). ``n_dialogues`` counts every curve pooled.
-
-    Returns:
-        Per point: ``progress``, ``detection_f1``, ``status_accuracy``, ``n_gold``, ``n_pred``,
-        ``n_matched``, ``n_status_correct`` and ``n_dialogues``; empty for no curves.
+    Pooling, not averaging ratios: a dialogue weighs by its goals, and one with no goal yet at
+    a point adds nothing there. Empty for no curves.
 
     Raises:
         ValueError: The curves have different progress points.

@@ -1,17 +1,13 @@
 """Goal detection and status tracking (ATOD, paper 000, Section 7 and Table 3).
 
-The paper's module capability figures: Goal Detection Accuracy, "coverage of correctly
-identified active goals", and Status Tracking Accuracy, "state classification accuracy among
-detected goals". Definitional choices, all taken where the paper leaves room:
+Goal Detection Accuracy ("coverage of correctly identified active goals") and Status Tracking
+Accuracy ("state classification accuracy among detected goals"), where the paper leaves room:
 
-- A gold goal exists for detection only once mentioned: its gold status at that point is not
-  ``not_mentioned``. We read the paper's "active goals" this way, so completed, failed and
-  abandoned goals stay in the set, as they stay in memory.
-- Predicted and gold goals are paired one-to-one by :func:`match_goals`. Detection precision is
-  pairs / predicted goals, recall ("coverage of correctly identified active goals", Section 7)
-  pairs / gold goals, and F1 = 2 pairs / (predicted + gold). So F1 is 0, not ``None``, when one
-  side is empty and the other is not, and ``None`` only when both are empty.
-- Status tracking accuracy is over the matched pairs ("among detected goals").
+- A gold goal exists for detection once mentioned, so completed, failed and abandoned goals
+  stay in the set, as they stay in memory.
+- Goals are paired one-to-one by :func:`match_goals`; precision is pairs / predicted, recall
+  pairs / gold, F1 = 2 pairs / (predicted + gold): 0 when only one side is empty.
+- Status tracking accuracy is over the matched pairs.
 """
 
 from __future__ import annotations
@@ -70,31 +66,13 @@ def match_goals(
     similar: Similarity | None = None,
     threshold: float = 0.5,
 ) -> list[Pair]:
-    """Pair predicted goals with the gold goals mentioned by ``turn``, one-to-one.
+    """Pair predicted goals with the gold goals mentioned by ``turn`` (None: the end), one-to-one.
 
-    Gold goals whose status after utterance ``turn`` is ``not_mentioned`` (or never set) are
-    left out. Pass only the predicted goals the tracker held at that point. Both sides are
-    ordered by first mention (the first non-``not_mentioned`` turn of ``status_history`` for
-    predictions; list order breaks ties).
-
-    1. By key: a goal with a key pairs with the first free goal of the other side with an equal
-       key, so two hotel bookings pair in the order they came up. Goals whose keys differ never
-       pair, not even by similarity.
-    2. By similarity, if ``similar`` is given, among the goals still free where either side has
-       no key (all of them with ``key=None``): the pairs scoring at least ``threshold`` are taken
-       greedily, highest score first (ties in gold then prediction order), each goal once.
-       Greedy, not optimal: a pair is never given up for a better total.
-
-    Args:
-        predicted: The tracker's goals (``goal_id``, ``service``, ``intent``, ...).
-        gold: The annotated dialogue.
-        turn: The utterance after which to match; ``None`` for the end of the dialogue.
-        key: Goal -> hashable key or ``None``; ``None`` to match by similarity alone.
-        similar: ``similar(predicted_goal, gold_goal) -> float``.
-        threshold: The least similarity that pairs two goals.
-
-    Returns:
-        ``(predicted id, gold id)`` pairs.
+    Pass only the predicted goals the tracker held at that point. Both sides are ordered by
+    first mention. First by ``key``: a goal pairs with the first free goal of the other side
+    with an equal key (differing keys never pair). Then, if ``similar`` is given, among free
+    goals where either side has no key, pairs scoring at least ``threshold`` are taken
+    greedily, highest first (ties in gold then prediction order); greedy, not optimal.
 
     Raises:
         ValueError: Two predicted goals share an id, or ``turn`` is outside the dialogue.
@@ -144,16 +122,9 @@ def match_goals(
 
 
 def goal_detection_prf(pairs: Sequence[Pair], n_pred: int, n_gold: int) -> DetectionScores:
-    """Goal detection precision, recall and F1 from matched pairs (Table 3, Section 7).
+    """Goal detection precision, recall and F1 from matched pairs (Table 3), unrounded.
 
-    Args:
-        pairs: One-to-one ``(predicted id, gold id)`` matches.
-        n_pred: Predicted goals.
-        n_gold: Gold goals mentioned so far.
-
-    Returns:
-        precision = pairs / n_pred (``None`` if 0), recall = pairs / n_gold (``None`` if 0), and
-        F1 = 2 pairs / (n_pred + n_gold) (``None`` only if both are 0), unrounded.
+    F1 = 2 pairs / (n_pred + n_gold) is ``None`` only if both are 0.
 
     Raises:
         ValueError: An id appears in two pairs, or there are more pairs than goals on a side.
@@ -168,9 +139,6 @@ def status_tracking_accuracy(
     pairs: Sequence[Pair], pred_status: Mapping[str, str], gold_status: Mapping[str, str]
 ) -> float | None:
     """Share of matched goals whose predicted status equals the gold one (case-blind).
-
-    Returns:
-        The share in [0, 1]; ``None`` when nothing is matched.
 
     Raises:
         ValueError: A pair names a goal missing from its status map.

@@ -1,15 +1,10 @@
 """Goal records and goal states (ATOD, paper 000, Sections 5-6): what ATOD-Eval reads.
 
-A tracker's output for one dialogue is its goal memory (D_sym): ``goals``, each with
-``goal_id``, ``service``, ``intent``, ``status``, ``status_history`` (``{"turn", "status"}``)
-and ``dependencies`` (ids of its own goals); ``turns``, its goal states after each utterance
-(``{"turn", "goal_states": {goal_id: status}}``); and per-turn ``costs``. Turns are 1-based
-utterance indices, user and system utterances alike, the same as the gold ``turn_id``.
-
-This module reads goal states after a given utterance, from the tracker's records and from
-the gold annotations, and holds the conventions every ATOD-Eval figure shares. Nothing is made
-up: a figure with nothing to count is ``None``. Rates in reports and curves are rounded to 4
-decimals; the scalar metric functions return them unrounded.
+A tracker's output for one dialogue is its goal memory (D_sym): ``goals`` (``goal_id``,
+``service``, ``intent``, ``status``, ``status_history``, ``dependencies``), ``turns`` (goal
+states after each utterance) and per-turn ``costs``. Turns are 1-based utterance indices, as the
+gold ``turn_id``. A figure with nothing to count is ``None``; rates in reports and curves are
+rounded to 4 decimals, the scalar metric functions return them unrounded.
 """
 
 from __future__ import annotations

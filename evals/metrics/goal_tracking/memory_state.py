@@ -1,20 +1,11 @@
 """Memory recall over the memory state (ATOD, paper 000, §6.2): slot values, status, history.
 
-The paper's Memory Recall Accuracy is "the proportion of retrieval queries whose outputs match
-the ground-truth memory state, including slot values, goal statuses, and historical context".
-:func:`~evals.metrics.goal_tracking.agentic_capability.memory_recall_accuracy` checks which goal
-a query retrieved; here a query is right only when it retrieved the right goal *and* what memory
-held for that goal matches the gold just before the utterance:
-
-* ``status``: the gold status of the goal before the utterance;
-* ``history``: the gold goal's statuses up to then, consecutive repeats merged (the tracker's
-  ``status_history`` merged the same way);
-* ``slots``: no value memory held contradicts the gold's (values compared case- and
-  space-insensitively). ATOD gold gives each goal's final values, so a value not said yet is
-  no error; without gold slot values the aspect is not judged.
-
-A query that rightly retrieved nothing (the utterance raises only new goals) has no state to
-compare and counts as right; a query without ground truth (``expected`` None) is not judged.
+The paper's Memory Recall Accuracy matches "the ground-truth memory state, including slot
+values, goal statuses, and historical context": a query is right only when it retrieved the
+right goal *and* memory's ``status``, ``history`` (repeats merged) and ``slots`` (none
+contradicting the gold, compared case- and space-blind) match the gold just before the
+utterance. Gold slot values are final, so one not said yet is no error. A query that rightly
+retrieved nothing counts as right; one without ground truth is not judged.
 """
 
 from __future__ import annotations

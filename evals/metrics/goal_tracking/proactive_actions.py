@@ -1,16 +1,10 @@
 """Proactive actions in a tracked dialogue (ATOD, paper 000, §6.2), for Proactivity Effectiveness.
 
-The paper evaluates "proactive behaviors by identifying goal or state changes initiated without
-explicit user prompts". Read off the tracker's memory: a goal's status change (or creation) at a
-SYSTEM utterance is *proactive* when that goal is not the one in focus: the user's last
-utterance neither changed nor retrieved it (and, when that utterance touched no goal, as in a
-"yes, please", the goal was not the last one to change before). The system then brings up a goal
-the user is not talking about: a reminder, an asynchronous update ("your ride is confirmed"), a
-suggestion. Changes that answer the user's current request are not proactive.
-
-Each action carries what a judge needs: the system's utterance, the dialogue before it and the
-user's next utterance (the reaction), and the goal's final status. Whether it was "contextually
-appropriate and beneficial" is the ``proactivity`` judge role's call (nodes layer).
+"Proactive behaviors [are] goal or state changes initiated without explicit user prompts". A
+goal's change (or creation) at a SYSTEM utterance is proactive when that goal is not in focus:
+the user's last utterance neither changed nor retrieved it (and, for a "yes, please" that
+touched no goal, it was not the last goal to change). Whether it was "contextually appropriate
+and beneficial" is the ``proactivity`` judge role's call (nodes layer).
 """
 
 from __future__ import annotations
@@ -57,11 +51,7 @@ def proactive_actions(
 ) -> list[ProactiveAction]:
     """The proactive actions of a tracked dialogue (module doc), in dialogue order.
 
-    Args:
-        goals: The tracker's goals (``id`` or ``goal_id``, ``status``, ``status_history`` of
-            ``{"turn", "status"}``, ``description``, ``domain`` or ``service``, ``intent``).
-        utterances: ``{"speaker", "text"}`` in order; utterance ``k`` is turn ``k + 1``.
-        queries: The tracker's memory lookups (``turn``, ``retrieved``), when it made any.
+    ``utterances[k]`` is turn ``k + 1``; ``queries`` are the tracker's memory lookups.
     """
     speakers = [str(u["speaker"]).upper() for u in utterances]
     touched: dict[int, set[str]] = {}  # turn -> goals that changed or were retrieved there

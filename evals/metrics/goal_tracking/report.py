@@ -1,24 +1,10 @@
 """Goal-tracking metrics (ATOD, paper 000, Sections 6-8): the corpus report and the public API.
 
-:func:`goal_tracking_report` gathers a tracker's figures over many dialogues from the metric
-modules, whose public names are re-exported here:
-
-- :mod:`evals.metrics.goal_tracking.goal_records`: the tracker's and gold goal records and states,
-  and the conventions the figures share (``None`` over nothing, rates rounded to 4 decimals).
-- :mod:`evals.metrics.goal_tracking.task_completion`: dGCR and NTC (Section 6.1).
-- :mod:`evals.metrics.goal_tracking.goal_detection`: goal matching, detection precision, recall and
-  F1, and status tracking accuracy (Section 7, Table 3).
-- :mod:`evals.metrics.goal_tracking.confirmed_status`: status accuracy on the goals whose outcome
-  the dialogue itself confirms (gold goals with ``confirmed``), undetected ones counted wrong.
-- :mod:`evals.metrics.goal_tracking.dialogue_progress`: both against normalised dialogue progress
-  (Fig. 3).
-- :mod:`evals.metrics.goal_tracking.agentic_capability`: Memory Recall Accuracy and Proactivity
-  Effectiveness (Section 6.2).
-- :mod:`evals.metrics.goal_tracking.costs`: per-turn latency, LLM calls and tokens (Section 8.2).
-
-Corpus figures pool counts over dialogues (goals, pairs, queries, turns), so a dialogue weighs
-by what it contains; the per-dialogue figures are listed too, with their plain means under
-``macro``, for per-dialogue averages and correlations (Tables 3-5).
+:func:`goal_tracking_report` gathers the figures of the sibling modules, whose public names are
+re-exported here: goal records (conventions), task completion (dGCR, NTC, 6.1), goal detection
+(Section 7, Table 3), confirmed status, dialogue progress (Fig. 3), agentic capability (6.2)
+and costs (8.2). Corpus figures pool counts over dialogues, so a dialogue weighs by what it
+contains; per-dialogue figures and their plain means (``macro``) are listed too (Tables 3-5).
 """
 
 from __future__ import annotations
@@ -101,32 +87,13 @@ def goal_tracking_report(
 ) -> dict[str, Any]:
     """Corpus goal-tracking figures of a tracker over many dialogues (Sections 6-8).
 
-    Each result is ``{"dialogue_id", "gold", "goals", "turns", "costs", "queries"}`` with
-    ``gold`` an :class:`AtodDialogue` (or its dict) or ``None``, and optionally
-    ``proactivity_verdicts``. dGCR and NTC are read from the tracker's memory (final ``status``,
-    ``dependencies``, ``status_history``) and come from every dialogue, as do costs; detection,
-    status accuracy, the progress curve and memory recall need gold. Final-state figures use
-    the goals' ``status``; the curve uses ``turns``, so its last point can differ if the two
-    disagree. A dialogue without ``turns`` has no curve. ``key``, ``similar`` and
-    ``threshold`` go to :func:`match_goals`, which re-matches at every curve point.
-
-    Returns:
-        ``dgcr``, ``dgcr_gold`` (the same on the gold annotations), ``n_decided_goals``,
-        ``n_blocked_goals``; ``ntc``, ``ntc_gold``, ``n_completed_goals``;
-        ``goal_detection_precision``, ``goal_detection_recall``, ``goal_detection_f1``,
-        ``n_pred_goals``, ``n_gold_goals``, ``n_matched_goals``; ``status_accuracy``; the
-        :func:`~evals.metrics.goal_tracking.confirmed_status.confirmed_status_report` figures
-        (``confirmed_status_accuracy``, its completed and failed parts, the breakdown);
-        ``progress_curve`` (pooled); ``memory_recall_accuracy``, ``n_memory_queries``,
-        ``memory_recall_state_accuracy`` and ``memory_recall_by_aspect`` (slots, status,
-        history: :mod:`~evals.metrics.goal_tracking.memory_state`); ``metric_validity``
-        (Table 5: :mod:`~evals.metrics.goal_tracking.metric_validity`); ``response_quality``
-        (:mod:`~evals.metrics.goal_tracking.response_quality`);
-        ``proactivity_effectiveness`` (a dict, see :func:`proactivity_effectiveness`); the
-        :func:`cost_report` figures; ``n_dialogues``, ``n_gold_dialogues``; ``dialogues``:
-        per dialogue ``dialogue_id``, ``dgcr``, ``ntc``, ``goal_detection_f1``,
-        ``status_accuracy``, ``memory_recall_accuracy`` and ``counts``; ``macro``: their means
-        over the dialogues where each is defined. Pooled as the module notes say; rounded.
+    Each result is ``{"dialogue_id", "gold", "goals", "turns", "costs", "queries"}`` (and
+    optionally ``proactivity_verdicts``), ``gold`` an :class:`AtodDialogue`, its dict or
+    ``None``. dGCR, NTC and costs come from every dialogue; detection, status accuracy, the
+    progress curve and memory recall need gold. Final-state figures use the goals' ``status``,
+    the curve uses ``turns`` (so its last point can differ). ``key``, ``similar`` and
+    ``threshold`` go to :func:`match_goals`, which re-matches at every curve point. The result
+    has the pooled figures, ``dialogues`` (per-dialogue rows) and ``macro`` (their means).
     """
     tally = GoalTrackingTally(key=key, similar=similar, threshold=threshold, bins=bins)
     results = list(dialogue_results)

@@ -1,11 +1,8 @@
 """Goal-tracking figures on some services only: seen vs held-out services (ATOD, paper 000).
 
-A tracker trained on some services is checked on the services it never saw. A dialogue often
-mixes both, so the split is made per goal, not per dialogue: :func:`restrict_to_services` keeps
-a scored result's tracked goals and gold goals of the given services (and their states turn by
-turn), and :class:`~evals.metrics.goal_tracking.report.GoalTrackingTally` scores what is left as
-usual. Detection then counts a tracked goal of another service as neither right nor wrong, and
-per-turn costs and memory queries, which belong to no one service, are dropped.
+Dialogues mix seen and unseen services, so the split is per goal: :func:`restrict_to_services`
+keeps the tracked and gold goals of the given services. A tracked goal of another service is
+then neither right nor wrong; costs and memory queries belong to no one service and are dropped.
 """
 
 from __future__ import annotations
@@ -18,18 +15,10 @@ from todeval.evals.metrics.goal_tracking.goal_records import GoalRecord
 
 
 def restrict_to_services(result: Mapping[str, Any], services: Collection[str]) -> dict[str, Any]:
-    """A scored result with only the goals of ``services``, tracked and gold.
+    """A scored result with only the goals of ``services`` (exact names), tracked and gold.
 
-    Args:
-        result: ``{"dialogue_id", "gold", "goals", "turns", ...}`` as the tally reads it; the
-            tracked goals name their service in ``service`` (or ``domain``), gold goals in
-            ``domain``.
-        services: The services to keep (exact names).
-
-    Returns:
-        The result with the other services' goals removed from ``goals`` (and from the kept
-        goals' ``dependencies``), from each turn's ``goal_states`` and from the gold; ``costs``
-        and ``queries`` empty.
+    Tracked goals name their service in ``service`` (or ``domain``), gold goals in
+    ``domain``; ``costs`` and ``queries`` come back empty.
     """
     wanted = set(services)
     goals = [goal for goal in result.get("goals") or [] if _service(goal) in wanted]

@@ -42,13 +42,10 @@ METADATA_FIELDS = ("num_goals", "estimated_turns", "async_execution", "interleav
 def classify(profile: Mapping[str, Any]) -> tuple[str, str]:
     """Table 9's class of a dialogue profile, and how it was decided.
 
-    The profile has ``goals``, ``turns`` (utterances), ``dependencies`` (edges), ``proactivity``,
-    ``defects``, ``domains`` and ``dependency_depth``. Medium: 2-8 goals, 8-35 turns, at most 2
-    dependencies, no proactivity, no defects; complex: 7+ goals, 30+ turns, 2+ dependencies,
-    proactivity and defects (both need asynchrony and interleaving, checked apart). A profile
-    that fits neither is ambiguous and, as the paper says, resolved by domain diversity,
-    dependency depth and behaviours: complex if it shows proactivity or defects, or spans four
-    or more domains, or has a dependency chain of depth two; medium otherwise.
+    Medium: 2-8 goals, 8-35 turns, at most 2 dependencies, no proactivity, no defects;
+    complex: 7+ goals, 30+ turns, 2+ dependencies, proactivity and defects. A profile that
+    fits neither is resolved, as the paper says, by diversity, depth and behaviours: complex
+    with proactivity or defects, four or more domains or a dependency chain of depth two.
     """
     goals, turns, deps = profile["goals"], profile["turns"], profile["dependencies"]
     proactive, defects = bool(profile["proactivity"]), bool(profile["defects"])

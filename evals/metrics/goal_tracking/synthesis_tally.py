@@ -1,10 +1,8 @@
 """A synthetic ATOD set as it is generated: accepted dialogues, rejections, class figures.
 
-:class:`AtodSynthesisPlan` is what one synthesis thread starts from; :class:`SynthesisTally`
-turns each thread's result into its ``dialogues.jsonl`` line and gathers ``summary.json``:
-the complexity classes asked for and obtained, the attempts each stage rejected (by stage and
-by reason), the dialogues given up, and per class the goals, turns and behaviours the accepted
-dialogues show (measured on them by :func:`~.synthesis_checks.dialogue_profile`).
+:class:`SynthesisTally` turns each synthesis thread's result into its ``dialogues.jsonl`` line
+and gathers the classes asked for and obtained, rejections by stage and reason, and per class
+what the accepted dialogues show (:func:`~.synthesis_checks.dialogue_profile`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Goal tracking over a corpus, as results stream in: the tracker's goals against gold.
 
-:func:`scored_result` puts a tracker thread's output in the shape
-:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally` scores (its existence checks
-mapped to gold goals, the verdicts the graph's judging node gave); :func:`goals_line` is the
-dialogue's ``goals.jsonl`` line. :class:`TrackedCorpusTally` does both for a whole run and keeps
-the first lines for the report's timelines. No judge is called here: proactivity and response
-quality are judged in the goal-tracking graph (``nodes/goal_tracking/judging.py``).
+:func:`scored_result` shapes a tracker thread's output for
+:class:`~evals.metrics.goal_tracking.report.GoalTrackingTally`; :func:`goals_line` is its
+``goals.jsonl`` line. No judge is called here (``nodes/goal_tracking/judging.py`` judges).
 """
 
 from __future__ import annotations
@@ -68,12 +65,8 @@ def _gold_queries(
 ) -> list[dict[str, Any]]:
     """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
 
-    An utterance concerns the gold goals whose status changes at it. Of those, the ones already
-    mentioned before it are what memory should return; if it only opens new goals, the right
-    answer is "none in memory" (an empty set). Utterances whose gold changes nothing are not
-    judged. A retrieved memory goal counts as the gold goal it was matched to at the end; what
-    memory held for it (``held``) is kept beside the gold state then (``gold_state``, see
-    :mod:`~evals.metrics.goal_tracking.memory_state`).
+    Memory should return the gold goals changed at the utterance that were mentioned before
+    (none: the empty set); utterances whose gold changes nothing are not judged.
     """
     if gold is None:
         return []
@@ -119,11 +112,7 @@ def goals_line(result: dict[str, Any]) -> dict[str, Any]:
 
 
 class TrackedCorpusTally:
-    """A goal-tracking run: each dialogue scored against its gold, the first lines kept.
-
-    Args:
-        named_by_schema: Whether the tracker named goals with a schema (``service``, ``intent``).
-    """
+    """A goal-tracking run: each dialogue scored against its gold, the first lines kept."""
 
     def __init__(self, named_by_schema: bool = True) -> None:
         self.named_by_schema = named_by_schema
@@ -157,9 +146,8 @@ class TrackedCorpusTally:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Tally a scored result (and its complexity class's); its line and its figures row.
 
-        Gold that names goals by service cannot be matched with goals the tracker named without
-        a schema (detection F1 would read 0 whatever the tracker did): such a dialogue is
-        scored without its gold and counted in ``incomparable``.
+        Gold naming goals by service cannot match goals named without a schema (F1 would read
+        0), so such a dialogue is scored without gold and counted in ``incomparable``.
         """
         if not self.named_by_schema and _named_by_service(scored["gold"]):
             scored = scored | {"gold": None, "queries": []}

@@ -22,20 +22,10 @@ def dependency_aware_goal_completion_rate(
 ) -> float | None:
     """dGCR: completed goals over decided goals whose prerequisites are met (Section 6.1).
 
-    U is the set of goals whose prerequisites are all ``completed``; U_dec its goals whose own
-    status is ``completed`` or ``failed``; dGCR = |completed in U| / |U_dec|. A goal with an
-    unmet prerequisite is left out whatever its own status: usually it is not decided anyway
-    (open or pending, waiting), and when it is, a ``failed`` caused by its prerequisite is the
-    dependency-locked case the paper removes, and a ``completed`` is premature and not
-    rewarded. A prerequisite id missing from ``statuses`` is not known to be completed, so it
-    blocks; a goal listed as its own prerequisite is ignored. Statuses are compared case-blind.
-
-    Args:
-        statuses: Final status per goal id.
-        dependencies: Prerequisite ids per goal id; ``None`` when no goal has any.
-
-    Returns:
-        The rate in [0, 1]; ``None`` when no unblocked goal is decided.
+    A goal with an unmet prerequisite is left out whatever its status: a ``failed`` is the
+    dependency-locked case the paper removes, a ``completed`` is premature. An unknown
+    prerequisite blocks; a goal listed as its own prerequisite is ignored. Statuses compare
+    case-blind. ``None`` when no unblocked goal is decided.
     """
     completed, decided, _ = _dgcr_counts(statuses, dependencies)
     return completed / decided if decided else None
@@ -45,13 +35,7 @@ dgcr = dependency_aware_goal_completion_rate
 
 
 def turns_to_completion(goals: Iterable[GoalRecord]) -> float | None:
-    """NTC: mean turns from initiation to completion over completed goals (Section 6.1).
-
-    See :func:`turns_to_completion_per_goal` for how each goal's figure is read.
-
-    Returns:
-        The mean in utterances; ``None`` when no goal was completed.
-    """
+    """NTC: mean turns from initiation to completion over completed goals (Section 6.1)."""
     spans = turns_to_completion_per_goal(goals)
     return sum(spans) / len(spans) if spans else None
 

@@ -1,35 +1,18 @@
 """The ceiling of MAP's memory figures: what could be confirmed before any repair (paper 001).
 
-A confirmation response can only state what the system has: its memory and the new session's
-context. Gold values beyond both (a system-side default nobody said, a value from a dialogue the
-user never had with this system) can only come from the proactive repair loop (§4.3). So every
-memory figure is reported beside its ceiling.
+A confirmation can only state what the system has: its memory and the new session's context;
+other gold values can only come from the repair loop (§4.3). So every memory figure is
+reported beside its ceiling. A gold slot ``(s, v)`` is recoverable when a unit of a relevant
+session states ``v`` (a named unit of slot ``s``, or an unnamed QA unit's answer, Figure 13)
+or the item's context mentions it, read by
+:func:`~evals.metrics.memory.slot_mention.slot_value_mentioned` as slot accuracy reads a
+response. Memory is read as stored, not as retrieved. A reader can still beat the ceiling by
+guessing (a schema default); :func:`ceiling_scores` counts those apart.
 
-**Recoverable before repair.** A gold slot ``(s, v)`` of an eval item is recoverable when
-
-- *memory*: a memory unit of one of the item's relevant sessions states ``v``: a unit that
-  names its slot (local units, one per task-goal slot) counts when its slot is ``s`` and
-  :func:`~evals.metrics.memory.slot_mention.slot_value_mentioned` finds ``v`` in its value; a
-  unit without a slot name (MS-TOD's own QA memory, Figure 13) counts when its answer mentions
-  ``v``; or
-- *context*: the item's context (every turn of the new session before the confirmation,
-  including a re-entry line such as "Hi again, it's about ...") mentions ``v``, read the same
-  way (``slot_value_mentioned(v, context, slot=s)``, so "Yes, I want trip insurance" states
-  ``trip_protection: True``).
-
-The ceiling reads memory *as stored*, not as retrieved: a value that retrieval or the top-k
-selection loses is recoverable but missed. Mentions are read as slot accuracy reads a response,
-so the ceiling is the slot accuracy of a reader that states every recoverable value and nothing
-else. A reader can still beat it by guessing (a schema default such as ``number_of_seats: 2``);
-:func:`ceiling_scores` counts those guesses apart.
-
-Per item: ``slot_ceiling`` = recoverable gold slots / gold slots; ``jga_ceiling`` = 1 when every
-gold slot is recoverable; ``dte_floor`` = 1 when every gold slot is recoverable, else 2 (a
-perfect reader's confirmation is turn 1, and one repair turn is the least that can fetch the
-rest, from a user who answers everything asked at once). Pooled over a run: the sums of the
-counts (``recoverable_slots / gold_slots``), beside the means of the per-item shares. Recall@k
-and the repair success rate need no ceiling: a perfect ranking scores Recall@k 1 (it is capped,
-see :mod:`evals.metrics.memory.scores`), and the simulated user knows every gold value.
+Per item: ``slot_ceiling`` = recoverable / gold slots; ``jga_ceiling`` = 1 when all are
+recoverable; ``dte_floor`` = 1 then, else 2 (one repair turn is the least that fetches the
+rest). Recall@k and repair success need no ceiling (Recall@k is capped, the simulated user
+knows every gold value).
 """
 
 from __future__ import annotations
@@ -67,16 +50,7 @@ CEILING_COUNTS = (
 def recoverable_slots(
     task_goal: Mapping[str, str], memory: Iterable[MemoryFact], context: str
 ) -> dict[str, frozenset[Source]]:
-    """Where each gold slot's value can be had before repair (empty set: nowhere).
-
-    Args:
-        task_goal: Slot -> gold value.
-        memory: What the units of the item's relevant sessions state.
-        context: The new session's turns before the confirmation, as one text.
-
-    Returns:
-        Slot -> the sources holding its gold value (``memory``, ``context``), in goal order.
-    """
+    """Slot -> the sources (``memory``, ``context``) holding its gold value before repair."""
     facts = list(memory)
     found: dict[str, frozenset[Source]] = {}
     for slot, value in task_goal.items():
@@ -102,17 +76,9 @@ def ceiling_scores(
     context: str,
     response: str | None,
 ) -> dict[str, float | None]:
-    """One item's ceiling figures and the counts a run pools (see the module docstring).
+    """One item's ceiling figures and the counts a run pools; None for an empty goal.
 
-    Args:
-        task_goal: Slot -> gold value.
-        memory: What the units of the item's relevant sessions state.
-        context: The new session's turns before the confirmation, as one text.
-        response: The confirmation response (None: not written; its counts are None).
-
-    Returns:
-        ``slot_ceiling``, ``jga_ceiling``, ``dte_floor`` and :data:`CEILING_COUNTS`; every
-        figure None for an empty goal.
+    ``response`` None (not written) makes its counts None.
     """
     if not task_goal:
         return {key: None for key in ("slot_ceiling", "jga_ceiling", "dte_floor", *CEILING_COUNTS)}
@@ -141,20 +107,11 @@ def ceiling_scores(
 def ceiling_summary(
     per_item: Sequence[Mapping[str, float | None]], looped: Sequence[bool]
 ) -> dict[str, float | None]:
-    """A run's ceilings: per-item means, pooled shares and the DTE floor.
+    """A run's ceilings: per-item means, pooled shares and the DTE floor over the looped items.
 
-    Args:
-        per_item: Each item's scores (:func:`ceiling_scores` keys; items scored without
-            memory and context have them None and are left out).
-        looped: Per item, whether its repair loop ran (DTE is averaged over those items).
-
-    Returns:
-        ``slot_ceiling``, ``jga_ceiling`` (item means, beside ``slot_accuracy`` and ``jga``);
-        ``slot_accuracy_pooled``, ``slot_ceiling_pooled`` and the pooled shares of gold slots
-        recoverable from memory (``slot_ceiling_memory``) and stated in the context
-        (``slot_ceiling_context``); ``ceiling_reached``: the share of recoverable gold slots
-        the responses state; ``slots_guessed``: correct gold slots that were not recoverable,
-        per gold slot; ``dte_floor`` over the looped items; and the pooled counts.
+    Items scored without memory and context are left out. ``ceiling_reached`` is the share of
+    recoverable gold slots the responses state; ``slots_guessed`` the correct gold slots that
+    were not recoverable, per gold slot.
     """
     judged = [s for s in per_item if s.get("gold_slots") is not None]
     answered = [s for s in judged if s.get("correct_slots") is not None]

@@ -1,30 +1,17 @@
 """Multi-session memory metrics (MAP / MS-TOD, paper 001, §5.1, App. C).
 
-Pure functions over plain values; :func:`memory_summary` aggregates per-item records
-(:class:`MemoryItemRecord`) into the figures ``todeval memory eval`` writes.
-
-- **Recall@k** (memory activation, Table 12, Fig. 6). The paper gives no formula. Here:
-  ``|top-k units from a relevant session| / min(k, |units of the relevant sessions|)``, the
-  capped recall under which a perfect ranking scores 1 at every k. (The uncapped share cannot
-  reach the paper's Recall@3 = 0.70 with 4.49 slots per goal: at most 3/4.49 = 0.67.)
-  **hit@k**: 1 when any unit of a relevant session is in the top k.
-- **Slot accuracy** of a *text* response against the gold task goal: a slot is correct when
-  :func:`slot_value_mentioned` finds its value in the response (the paper's "Slot Acc.",
-  Tables 1 and 13, of the confirmation). **JGA** is the dialogue-state figure: the predicted
-  state against the gold one (:mod:`evals.metrics.memory.state`, with ``state_slot_accuracy``);
-  ``jga_mention``, 1 when the response mentions every gold value, is the earlier reading.
-- **GPT-4 score** (Figure 11, 1-10): the mean over the items an LLM scorer scored; None with
-  the reason when none was.
-- **DTE** (dialogue turn efficiency): the mean over repair loops of the system turns from the
-  confirmation on (:mod:`graphs.memory` defines the count); **S.R.**: share of loops that
-  ended with no missing or wrong slot left.
-- **Ceilings** (:mod:`evals.metrics.memory.ceiling`): beside slot accuracy and JGA, the share
-  of gold values recoverable before repair (from the relevant sessions' memory units and the
-  context), per item and pooled; beside DTE, the least DTE a perfect reader could reach.
-- **BLEU** (sacrebleu) and **ROUGE-L** F-measure (rouge-score, stemmed), both on the 0-100
-  scale of the paper's Tables 13-14; corpus ROUGE-L is the mean of the sentence scores.
-- **A.I.C.** (human ratings, Table 5, App. C.3): Accuracy (0/1) + Informativeness (0-3) / 3 +
-  Coherence (0-3) / 3, the paper's "weighted sum with weights of 1, 1/3 and 1/3" (range 0-3;
+- **Recall@k** (Table 12, Fig. 6; no formula given): ``|top-k units from a relevant session| /
+  min(k, |units of the relevant sessions|)``, capped so a perfect ranking scores 1 (uncapped,
+  the paper's Recall@3 = 0.70 is out of reach: 3/4.49 = 0.67). **hit@k**: any relevant unit.
+- **Slot accuracy** ("Slot Acc.", Tables 1 and 13): a slot is correct when
+  :func:`slot_value_mentioned` finds its value in the response. **JGA** compares dialogue
+  states (:mod:`evals.metrics.memory.state`); ``jga_mention`` is the earlier text reading.
+- **GPT-4 score** (Figure 11, 1-10): mean over the items an LLM scored, else None with reason.
+- **DTE**: mean system turns from the confirmation on per repair loop (:mod:`graphs.memory`);
+  **S.R.**: share of loops ending with no missing or wrong slot.
+- **Ceilings**: :mod:`evals.metrics.memory.ceiling`.
+- **BLEU** (sacrebleu) and **ROUGE-L** F (rouge-score, stemmed), 0-100 as Tables 13-14.
+- **A.I.C.** (Table 5, App. C.3): Accuracy + Informativeness / 3 + Coherence / 3 (range 0-3;
   it reproduces Table 5 from Table 15).
 """
 
@@ -77,17 +64,7 @@ def recall_at_k(
     *,
     relevant_units: int,
 ) -> float | None:
-    """Capped Recall@k of a ranked list of memory units (see the module docstring).
-
-    Args:
-        retrieved_unit_ids: Unit ids (``individual/session/slot``), best first.
-        relevant_session_ids: The sessions holding what the item needs.
-        k: Cut-off.
-        relevant_units: How many units the relevant sessions have in the bank.
-
-    Returns:
-        The recall in [0, 1], or None when the relevant sessions have no units.
-    """
+    """Capped Recall@k of a ranked list of memory units (module doc)."""
     if relevant_units <= 0:
         return None
     relevant = set(relevant_session_ids)
@@ -160,11 +137,6 @@ def rouge_l(hypothesis: str, reference: str) -> float:
 def aic_score(accuracy: float, informativeness: float, coherence: float) -> float:
     """A.I.C. of one rating: Accuracy + Informativeness / 3 + Coherence / 3 (range 0-3).
 
-    Args:
-        accuracy: Binary accuracy (or a mean of binary ratings), in [0, 1].
-        informativeness: Likert 0-3 (or a mean).
-        coherence: Likert 0-3 (or a mean).
-
     Raises:
         ValueError: A rating is outside its scale.
     """
@@ -219,10 +191,7 @@ class MemoryItemRecord(BaseModel):
 def item_scores(record: MemoryItemRecord | Mapping[str, Any]) -> dict[str, float | None]:
     """One item's Recall@3/5/10, hit@5, slot accuracy, JGA (two readings), BLEU, ROUGE-L.
 
-    JGA compares the predicted dialogue state with the gold one (with ``state_slot_accuracy``
-    and ``state_extra_slots``); ``jga_mention`` asks whether the response mentions every gold
-    value. With ``context_text`` and ``relevant_memory`` also the ceilings and their counts
-    (:func:`~evals.metrics.memory.ceiling.ceiling_scores`); without them those are None.
+    With ``context_text`` and ``relevant_memory`` also the ceilings and their counts.
     """
     item = MemoryItemRecord.model_validate(record)
     ranked, relevant = item.retrieved_unit_ids, item.relevant_session_ids
@@ -250,20 +219,10 @@ def item_scores(record: MemoryItemRecord | Mapping[str, Any]) -> dict[str, float
 def memory_summary(records: Iterable[MemoryItemRecord | Mapping[str, Any]]) -> dict[str, Any]:
     """The summary figures of ``todeval memory eval`` over evaluated items.
 
-    Each figure is the mean over the items where it is defined (``None`` when none are);
-    ``bleu`` is corpus BLEU over the items with a response and a reference. ``gpt4_score`` is
-    ``None`` with ``gpt4_score_reason`` when no item was scored by an LLM judge. A record's
-    ``scores`` (:func:`item_scores`, as ``items.jsonl`` lines carry them) are reused as they are.
-
-    Returns:
-        ``items``, ``recall_at_3``, ``recall_at_5``, ``recall_at_10``, ``hit_at_5``,
-        ``slot_accuracy``, ``jga``, ``jga_mention``, ``state_slot_accuracy``,
-        ``state_extra_slots`` (mean per item), ``dte``, ``success_rate``, ``bleu``,
-        ``rouge_l``, ``gpt4_score`` (+ ``gpt4_scored``, ``gpt4_score_reason``),
-        ``repair_loops``, and the ceilings beside them
-        (:func:`~evals.metrics.memory.ceiling.ceiling_summary`: ``slot_ceiling``,
-        ``jga_ceiling``, ``dte_floor``, the pooled shares and counts; None for items scored
-        without their memory and context).
+    Each figure is the mean over the items where it is defined; ``bleu`` is corpus BLEU.
+    ``gpt4_score`` is ``None`` with ``gpt4_score_reason`` when no LLM judge scored an item.
+    Stored ``scores`` are reused as they are; the ceilings come from
+    :func:`~evals.metrics.memory.ceiling.ceiling_summary`.
     """
     items = [MemoryItemRecord.model_validate(r) for r in records]
     per_item = [item.scores if item.scores is not None else item_scores(item) for item in items]

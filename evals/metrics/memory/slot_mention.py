@@ -1,22 +1,16 @@
 """Whether a response mentions a slot value: slot accuracy and JGA of a text (paper 001).
 
-MAP's slot accuracy and JGA are read off a generated confirmation, so local and LLM readers are
-compared on the same text. A value counts as mentioned when, after lower-casing, turning
-punctuation into spaces and number words into digits (``two`` -> ``2``), its words appear as a
-contiguous run of the response's words; money drops ``$``, thousands commas and ``dollars``.
-Cheap equivalences beyond that:
+MAP's figures are read off a generated confirmation, so local and LLM readers are compared on
+the same text. A value is mentioned when, lower-cased, punctuation as spaces and number words
+as digits, its words are a contiguous run of the response's; money drops ``$``, commas and
+``dollars``. Beyond that:
 
-- times: ``12:15`` ~ ``12:15 pm`` ~ ``quarter past 12`` ~ ``12:15 in the afternoon``; the hour
-  and minute must agree, and am/pm when both sides say it (``18:00`` is ``6 pm``);
+- times: ``12:15`` ~ ``12:15 pm`` ~ ``quarter past 12``; am/pm must agree when both say it;
 - dates: ``March 2nd`` ~ ``2nd of March`` ~ ``march 2``;
-- flags, given the slot: ``True`` is mentioned when a key word of the slot appears without a
-  negation near it (``shared_ride`` -> "a shared ride", ``trip_protection`` -> "trip
-  insurance"), ``False`` / ``None`` when one is ("no subtitles", "not shared", "I don't want
-  a shared ride", "the shared ride should be False", "subtitles: none"). The key words are
-  the first and last words of the slot's name other than filler (``has``, ``is``, ``add``,
-  ``allowed``...) and a last word every request says (``ride``, ``trip``), and listed
-  synonyms of any of its words (protection ~ insurance, wifi ~ internet), compared on their
-  first five letters.
+- flags, given the slot: ``True`` when a key word of the slot appears without a negation near
+  it ("a shared ride"), ``False`` / ``None`` when with one ("not shared", "subtitles: none").
+  Key words are the slot name's first and last non-filler words (:func:`flag_stems`) and
+  their listed synonyms, compared on their first five letters.
 """
 
 from __future__ import annotations
@@ -193,16 +187,7 @@ def _flag_mentioned(value: str, text: str, slot: str) -> bool:
 
 
 def slot_value_mentioned(value: str, text: str, *, slot: str | None = None) -> bool:
-    """Whether ``text`` mentions the slot value ``value`` (see the module docstring).
-
-    Args:
-        value: The gold value, e.g. ``"12:15 pm"``, ``"2"``, ``"Sino"``.
-        text: The response.
-        slot: The slot's name; only needed for flag values (``True``, ``False``, ``None``).
-
-    Returns:
-        True when the value is mentioned.
-    """
+    """Whether ``text`` mentions the slot value ``value`` (module doc); ``slot`` is for flags."""
     if value.strip().lower() in ("true", "false", "none"):
         return slot is not None and _flag_mentioned(value.strip(), text, slot)
     wanted = normalise(value)

@@ -1,25 +1,13 @@
 """Joint goal accuracy from the predicted dialogue state (MAP / MS-TOD, paper 001, §5.1).
 
-Paper 001 says "JGA measures slot prediction accuracy" and sets MAP's JGA beside dialogue state
-trackers' (BERT-DST, LDST: Table 4; SGD and MultiWOZ: Table 7), so it is the DST figure: a
-*predicted dialogue state* against the gold one. Here:
+Paper 001 sets MAP's JGA beside dialogue state trackers' (Tables 4 and 7), so it is the DST
+figure: the *predicted dialogue state* (``dialogue_state``, the slot values the system commits
+to when it confirms; for free text, per slot the one candidate value the response states)
+against the gold task goal. ``jga`` is 1 when the states are equal (:func:`values_match`; an
+extra slot is wrong); ``state_slot_accuracy`` is the share of gold slots right.
 
-- **Gold state**: the item's task goal (the slot values the reference confirmation states).
-- **Predicted state** (``dialogue_state``, written by the memory graph): slot -> value the system
-  commits to when it confirms, over the intent's task attributes. The local reader reports the
-  state it filled its confirmation from; for a free-text response (an LLM reader) the state is
-  read off the response: per slot, the one candidate value it states among those the system
-  had (values the context states, the user's stored values for the intent, schema defaults); a
-  slot with two stated candidates is ambiguous and predicts nothing.
-- **JGA** (``jga``): per item, 1 when the predicted state equals the gold state, i.e. every
-  gold slot is predicted with an equivalent value (:func:`values_match`) and no other slot is
-  predicted (the usual DST exact match: a default nobody asked for is a wrong slot); the mean
-  over items. **State slot accuracy** (``state_slot_accuracy``): the share of gold slots the
-  predicted state gets right; ``state_extra_slots``: predicted slots the gold state lacks.
-
-The earlier figure, 1 when the response *mentions* every gold value
-(:func:`~evals.metrics.memory.scores.joint_goal_accuracy`), is kept as ``jga_mention``; it can
-never exceed slot accuracy, which reads the response the same way.
+The earlier mention-based figure (:func:`~evals.metrics.memory.scores.joint_goal_accuracy`) is
+kept as ``jga_mention``; it can never exceed slot accuracy.
 """
 
 from __future__ import annotations
@@ -49,15 +37,7 @@ def values_match(predicted: str, gold: str, slot: str) -> bool:
 def state_scores(
     predicted: Mapping[str, str] | None, gold: Mapping[str, str]
 ) -> dict[str, float | None]:
-    """One item's ``jga``, ``state_slot_accuracy`` and ``state_extra_slots``.
-
-    Args:
-        predicted: The predicted dialogue state (None: no state, e.g. no response).
-        gold: The gold task goal.
-
-    Returns:
-        The three figures; all None for an empty goal or a missing state.
-    """
+    """One item's ``jga``, ``state_slot_accuracy`` and ``state_extra_slots``."""
     if not gold or predicted is None:
         return {"jga": None, "state_slot_accuracy": None, "state_extra_slots": None}
     right = [s for s, v in gold.items() if s in predicted and values_match(predicted[s], v, s)]

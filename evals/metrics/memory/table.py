@@ -37,12 +37,7 @@ def null_reasons(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def baseline_table(rows: Sequence[Mapping[str, Any]], *, title: str = "") -> str:
-    """The rows as a fixed-width table, then each null row's reason.
-
-    Args:
-        rows: Summaries with ``configuration`` (and optionally ``paper``).
-        title: A line printed above the table.
-    """
+    """The summaries as a fixed-width table, then each null row's reason."""
     width = max([len(str(row.get("configuration", ""))) for row in rows] + [13])
     header = f"{'configuration':{width}} {'items':>5}" + "".join(
         f" {name:>11}" for name, _ in COLUMNS

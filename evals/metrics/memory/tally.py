@@ -1,9 +1,7 @@
 """Memory metrics over a run, as items stream in (MAP / MS-TOD, paper 001, §5.1).
 
-Each item's ``items.jsonl`` line holds what the memory-active graph did with it and its scores
-(:func:`~evals.metrics.memory.scores.item_scores`, with the ceilings read from the item's
-context and its relevant sessions' units, :mod:`evals.metrics.memory.ceiling`);
-:class:`MemoryTally` keeps the lines and the per-item latencies and pools them into the summary
+:class:`MemoryTally` keeps each item's ``items.jsonl`` line (its
+:func:`~evals.metrics.memory.scores.item_scores`) and the latencies, and pools them
 (:func:`memory_summary`).
 """
 
@@ -90,8 +88,7 @@ class MemoryTally:
 
     Args:
         units: An individual's stored units, for the relevant-unit counts of Recall@k and the
-            ceiling (the units of the memory the run's setting reads: QA units, dialogues or
-            summaries; none for a setting without memory).
+            ceiling; none for a setting without memory.
     """
 
     def __init__(self, units: Units) -> None:

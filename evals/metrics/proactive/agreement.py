@@ -1,11 +1,9 @@
 """Agreement of a ProactiveEval judge with people: weighted kappa on a held-out half.
 
-The paper reports its GPT-4o judge's agreement with people as weighted kappa (0.826 for target
-planning, 0.721 for dialogue guidance). todeval's local judges map their sub-scores to 1-10
-with a map fit on one half of the team-labelled sample, so their agreement is read on the
-other half only: :func:`calibration_half` splits by environment (``<prefix>-<tier>-<nn>``:
-odd ``nn`` fit, even ``nn`` held out), so every domain and tier is in both halves and the two
-plans of one environment stay together.
+The paper reports its judge's weighted kappa (0.826 planning, 0.721 guidance). todeval's local
+judges fit their 1-10 map on one half of the labelled sample, so agreement is read on the
+other: :func:`calibration_half` splits by environment (odd ``nn`` fit, even held out), so every
+domain and tier is in both halves and an environment's plans stay together.
 """
 
 from __future__ import annotations

@@ -88,8 +88,6 @@ def target_reached_rate(
 RowEvaluator = Callable[[dict[str, Any], dict[str, Any]], Feedback]
 SummaryEvaluator = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Feedback]
 
-PLANNING_EVALUATORS: list[RowEvaluator] = [plan_score]
-PLANNING_SUMMARY_EVALUATORS: list[SummaryEvaluator] = [plan_score_mean]
 GUIDANCE_EVALUATORS: list[RowEvaluator] = [
     guidance_score,
     target_reached,

@@ -90,10 +90,6 @@ def engagement_score(messages: Sequence[str], *, unclear: bool = False) -> int:
     6 clearly over in half the messages or more; 4 a message over 80 words, or every message
     clearly over; 3 every message over 80 words. ``unclear`` (the user said they cannot
     follow) caps it at 6.
-
-    Args:
-        messages: The assistant's messages.
-        unclear: Whether the user said a message was hard to follow.
     """
     lengths = [message_length(text) for text in messages]
     if not lengths:

@@ -1,10 +1,8 @@
 """The two tasks' tallies: result lines, and mean and std over the runs by group.
 
-The paper's protocol: each figure is averaged over the environments of a group in every run,
-then reported as the mean and standard deviation of those run means. Groups are the whole
-corpus, each domain, each difficulty tier and (guidance) each agreeableness tier. A run with no
-scored environment in a group adds no run mean; std is None with fewer than two run means (one
-run has no spread to report, which is not the same as none).
+As the paper: each figure is averaged over a group's environments in every run, then reported
+as mean and std of those run means, for the corpus, each domain, tier and (guidance)
+agreeableness. std is None with fewer than two run means (no spread is not zero spread).
 """
 
 from __future__ import annotations

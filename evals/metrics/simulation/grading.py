@@ -1,20 +1,11 @@
 """Grading a finished simulated conversation the way its benchmark does, as tau2 ``reward_info``.
 
-Three AgentChangeBench channels (paper 002, Eq. 1; the scorers of
-:mod:`evals.metrics.goal_shift.task_success`, so ``todeval goal-shift`` reading the file computes
-the same figures):
-
-- **action**: per action set, AgentChangeBench's score (the first call of an allowed tool: 0.5,
-  plus 0.5 when its parameters match) and whether any call of an allowed tool matched;
-  tasks with legacy gold ``actions`` (tau2 retail) count each action as a one-tool set;
-- **communicate_info**: each required string said by the assistant (case-insensitive);
-- **nl_assertion**: judgments the caller got from the ``nl_assertion`` judge role
-  (``nodes.goal_shift.judges``; grading itself judges nothing).
-
-And tau2's **DB check** where the task lists gold actions: the database after the conversation
-against the one the gold actions produce on a fresh database (``db_match`` and the records that
-differ). The reward is the TSR, as AgentChangeBench's runs record it; the DB check is reported
-beside it (``db_check``), not folded in.
+AgentChangeBench's three channels (paper 002, Eq. 1, scored by
+:mod:`evals.metrics.goal_shift.task_success`): action sets (legacy gold ``actions`` count as
+one-tool sets), communicate_info, and nl_assertion judgments the caller got from the judge
+role (grading judges nothing). Where the task lists gold actions, tau2's DB check compares the
+final database with the one the gold actions produce; it is reported beside the reward (the
+TSR), not folded in.
 """
 
 from __future__ import annotations
@@ -80,17 +71,8 @@ def grade_conversation(
 ) -> dict[str, Any]:
     """The tau2 ``reward_info`` of one finished conversation (see the module doc).
 
-    Args:
-        messages: The transcript, tau2 style (``role``, ``content``, ``tool_calls``, tool
-            messages with ``id`` and ``error``).
-        task: The task as in ``tasks.json``.
-        snapshot: The environment's database at the end.
-        domain: The domain (recorded; the task's own ``domain`` otherwise).
-        gold_snapshot: The database the task's gold actions produce on a fresh database
-            (``nodes.simulation.environments.gold_snapshot``); None: no DB check.
-        nl_judgments: The NL-assertion judge's verdicts; None (or none judged): the channel is
-            dropped and ``nl_assertions`` stays null, so a later scorer judges them.
-        nl_judge: Who judged them (recorded in ``info``).
+    ``gold_snapshot`` None skips the DB check; ``nl_judgments`` None (or none judged) drops
+    the channel and leaves ``nl_assertions`` null for a later scorer.
 
     Raises:
         FieldError: A message or the task is malformed.

@@ -48,12 +48,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from todeval.nodes.simulation.domains import banking, retail
+from todeval.nodes.simulation.domains import airline, banking, retail
 from todeval.nodes.simulation.domains.base import Domain, GoalWords, RecordedRun
 from todeval.nodes.simulation.environments.base import ToolEnvironment
 from todeval.nodes.simulation.environments.toolkit import gold_actions
 
-DOMAINS: dict[str, Domain] = {domain.name: domain for domain in (banking.DOMAIN, retail.DOMAIN)}
+DOMAINS: dict[str, Domain] = {
+    domain.name: domain for domain in (banking.DOMAIN, retail.DOMAIN, airline.DOMAIN)
+}
 """The domains todeval can simulate, by name."""
 
 _NO_WORDS = GoalWords()

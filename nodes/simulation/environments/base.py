@@ -37,6 +37,11 @@ class ToolResult(BaseModel):
         "tool, bad or missing arguments, an id that does not exist), ``environment`` when the "
         "tool itself failed (failure attribution needs the difference).",
     )
+    fault: str | None = Field(
+        default=None,
+        description="The fault injected into this call on purpose (``--tool-faults``: timeout, "
+        "error, empty, corrupted, stale); None for a call that ran as the tool answered.",
+    )
 
 
 class ToolEnvironment(Protocol):
