@@ -22,7 +22,14 @@ from todeval.cli.common import (
     with_llm_settings,
     writable_folder,
 )
-from todeval.graphs.api import SIMULATION_DOMAINS, Context, SimulationSettings, simulate_corpus
+from todeval.graphs.api import (
+    SIMULATION_DOMAINS,
+    Context,
+    SimulationSettings,
+    ToolFaults,
+    ToolFaultSpecError,
+    simulate_corpus,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -71,6 +78,15 @@ def add_parser(subparsers: Any) -> None:
         help="send tool results to a chat-model agent as user messages (for servers whose chat "
         "template drops tool messages, e.g. llama.cpp's chatml-function-calling)",
     )
+    parser.add_argument(
+        "--tool-faults",
+        default="",
+        type=tool_faults,
+        metavar="RATE[:KINDS]",
+        help="inject faults into the agent's tool calls, reproducibly from --seed: a rate and "
+        "optionally kinds, e.g. 0.2 or 0.1:timeout,error (kinds: timeout, error, empty, "
+        "corrupted, stale; default: none); the summary reports how the agent recovered",
+    )
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
         "--checkpoints",
@@ -88,6 +104,15 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def tool_faults(text: str) -> str:
+    """``--tool-faults``: checked here, so a bad spec is a usage error before anything runs."""
+    try:
+        faults = ToolFaults.parse(text)
+    except ToolFaultSpecError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return faults.spec() if faults else ""
+
+
 def run(args: argparse.Namespace) -> int:
     """Simulate, score, print one line."""
     context = with_llm_settings(
@@ -99,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
                     "max_steps": args.max_steps,
                     "agent_max_output_tokens": args.agent_max_tokens,
                     "agent_fold_tool_results": args.fold_tool_results,
+                    "tool_faults": args.tool_faults,
                 }
             },
         ),
@@ -122,16 +148,37 @@ def run(args: argparse.Namespace) -> int:
 
 
 def one_line(summary: dict[str, Any], out: Path) -> str:
-    """The last line a run prints."""
+    """The last line a run prints: who played, the figures, whose fault the failures were."""
     simulation = summary["simulation"]
     counts = simulation["counts"]
     causes = simulation["attribution"]["counts"]
     pass_1 = (summary.get("pass_hat_k") or {}).get("1")
+    judges = (summary.get("run") or {}).get("players") or {}
+    audit = simulation.get("simulator_audit") or {}
     return (
-        f"simulated {counts['conversations']} conversations: TSR {fmt_figure(summary.get('tsr'))}"
+        f"simulated {counts['conversations']} conversations of {judges.get('agent', '?')} with "
+        f"user {judges.get('user_simulator', '?')}: TSR {fmt_figure(summary.get('tsr'))}"
         f", pass^1 {fmt_figure(pass_1)}; failures by agent {causes.get('agent', 0)}, user "
         f"simulator {causes.get('user_simulator', 0)}, environment "
-        f"{causes.get('environment', 0)}; {counts['skipped_records']} skipped, "
+        f"{causes.get('environment', 0)}; simulator audit flagged {audit.get('flagged', 0)}"
+        f"{_faults(simulation.get('tool_faults'))}; {counts['skipped_records']} skipped, "
         f"{counts['failed_conversations']} failed; wrote {out / 'results.json'}, "
         f"{out / 'summary.json'} and {out / 'report.html'}"
+    )
+
+
+def _faults(faults: dict[str, Any] | None) -> str:
+    if not faults:
+        return ""
+    recovery = faults.get("recovery") or {}
+    injected = sum(kind["faults"] for kind in recovery.values())
+    if not injected:
+        return f"; tool faults {faults['spec']}: none drawn"
+    share = {
+        name: sum(kind[name] * kind["faults"] for kind in recovery.values()) / injected
+        for name in ("recovered_rate", "false_success_rate")
+    }
+    return (
+        f"; tool faults {faults['spec']}: {injected} injected, "
+        f"{share['recovered_rate']:.0%} recovered, {share['false_success_rate']:.0%} false success"
     )

@@ -120,6 +120,7 @@ from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUID
 from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
 from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
+from todeval.nodes.simulation.environments.faults import ToolFaults, ToolFaultSpecError
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.stores.checkpoint import CheckpointerError, is_postgres_url
 from todeval.stores.memory_bank import collection_for
@@ -150,6 +151,8 @@ __all__ = [
     "Context",
     "LLMSettings",
     "SimulationSettings",
+    "ToolFaultSpecError",
+    "ToolFaults",
     "GoalShiftSettings",
     "GoalSuccessSettings",
     "GoalTrackingSettings",

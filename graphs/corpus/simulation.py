@@ -17,7 +17,9 @@ from typing import Any
 
 from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.metrics.simulation.attribution import attribute_failures
+from todeval.evals.metrics.simulation.simulator_audit import audit_run, figures_apart
 from todeval.evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
+from todeval.evals.metrics.simulation.tool_faults import fault_recovery
 from todeval.evals.outputs import write_json
 from todeval.evals.report.goal_shift import goal_shift_section
 from todeval.evals.report.simulation import simulation_section
@@ -169,15 +171,25 @@ def simulate_corpus(
     scored, stats = score_run(load_run(results, domain=domain), context, out=out,
                               checkpoints=checkpoints)  # fmt: skip
     attribution = attribute_failures(tasks, tally.simulations)
+    audit = audit_run(tasks, tally.simulations)
+    audit["figures"] = figures_apart(scored.rows, [c["id"] for c in audit["flagged_conversations"]])
+    extras: dict[str, Any] = {"attribution": attribution, "simulator_audit": audit}
+    faults = SimulationSettings.of(context).tool_faults
+    if faults:
+        extras["tool_faults"] = {"spec": faults, "recovery": fault_recovery(tally.simulations)}
     summary = (
         scored.summary(compat="none", judges=goal_shift_judges(context))
-        | {"simulation": tally.summary() | {"attribution": attribution}}
+        | {"simulation": tally.summary() | extras}
         | {
             "subsystem": SUBSYSTEM,
             "run": {
                 "domain": domain,
                 "trials": trials,
                 "results": str(results),
+                "players": {
+                    "agent": SimulationSettings.of(context).agent,
+                    "user_simulator": context.spec("user_simulator"),
+                },
                 "context": context_summary(context),
             },  # fmt: skip
         }
