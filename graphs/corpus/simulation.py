@@ -36,6 +36,8 @@ from todeval.graphs.corpus.job import (
 from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
+from todeval.nodes.simulation.agents import AgentSpecError
+from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import DOMAINS
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.state import SimulationOutput
@@ -74,6 +76,39 @@ def environment_info(domain: str) -> dict[str, Any]:
         "policy": declared.policy(),
         "tool_defs": declared.tool_schemas(),
     }
+
+
+def replayed_task_ids(
+    agent: str, tasks: Sequence[dict[str, Any]], task_ids: Sequence[str] | None, trials: int
+) -> Sequence[str] | None:
+    """With a replay agent: the tasks its file recorded (unless given), each with every trial.
+
+    Raises:
+        DatasetFormatError: The file lacks a (task, trial) asked for (fewer trials recorded
+            than ``--trials``, or a task it never ran): said before anything runs.
+    """
+    kind, _, path = agent.partition(":")
+    if kind != "replay":
+        return task_ids
+    try:
+        held = set(ReplayAgent(path.strip()).conversations)
+    except AgentSpecError as error:
+        raise DatasetFormatError(str(error)) from error
+    recorded = {task for task, _ in held}
+    wanted = list(task_ids) if task_ids else [
+        str(t.get("id")) for t in tasks if str(t.get("id")) in recorded
+    ]  # fmt: skip
+    missing = [
+        (task, trial) for task in wanted for trial in range(trials) if (task, trial) not in held
+    ]
+    if missing:
+        task, trial = missing[0]
+        raise DatasetFormatError(
+            f"{agent} holds no recorded conversation for {len(missing)} of the "
+            f"{len(wanted) * trials} (task, trial) pairs asked for (first: task {task!r}, "
+            f"trial {trial}); ask for at most the trials it recorded, or --tasks it ran"
+        )
+    return wanted
 
 
 def simulation_records(
@@ -133,6 +168,7 @@ def simulate_corpus(
     """
     start_run(context)
     tasks = domain_tasks(domain, tasks_path)
+    task_ids = replayed_task_ids(SimulationSettings.of(context).agent, tasks, task_ids, trials)
     tally = SimulationTally()
     job = CorpusJob(
         subsystem=f"{SUBSYSTEM}:{domain}",

@@ -21,6 +21,7 @@ from todeval.evals.metrics.simulation.grading import grade_conversation
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.simulation.agents import agent_for, termination_reason
 from todeval.nodes.simulation.agents.base import AgentUnderTest
+from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import domain_named, environment_for, gold_snapshot
 from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment, ToolResult
 from todeval.nodes.simulation.environments.faults import FaultyEnvironment, ToolFaults
@@ -34,6 +35,8 @@ GREETING = "Hi! How can I help you today?"
 USER_STOP = "user_stop"
 STOP_TOKEN = "###STOP###"
 MAX_STEPS = "max_steps"
+KEEP_GOING = "Thanks. Is there anything else you need from me for this?"
+"""What the local user says instead of stopping while a replayed agent has recorded turns left."""
 
 
 def start(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -73,6 +76,11 @@ def user_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, An
     )
     if not reply.ok:
         return {"termination_reason": "user_error", "termination_detail": reply.reason}
+    if reply.stop and _replay_turns_left(state, context):
+        # A recorded agent still has turns: the user stays so the recording plays out.
+        reply = reply.model_copy(
+            update={"utterance": KEEP_GOING, "stop": False, "stop_token": None}
+        )
     note = {
         "message_index": len(state["messages"]),
         "goal_index": reply.goal_index,
@@ -210,6 +218,18 @@ def _environment(state: SimulationState, context: Context) -> ToolEnvironment:
         task_id=str(task.get("id")),
         trial=state["trial"],
         fresh=lambda: environment_for(domain, task),
+    )
+
+
+def _replay_turns_left(state: SimulationState, context: Context) -> int:
+    spec = SimulationSettings.of(context).agent
+    if not spec.startswith("replay:"):
+        return 0
+    agent = _agent(spec, "", None, False)
+    if not isinstance(agent, ReplayAgent):
+        return 0
+    return agent.turns_left(
+        state["messages"], task_id=str(state["task"].get("id")), trial=state["trial"]
     )
 
 
