@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from todeval.cli.common import (
+    UsageError,
     add_judge_arguments,
     add_llm_arguments,
     command_judges,
@@ -28,6 +29,7 @@ from todeval.graphs.api import (
     SimulationSettings,
     ToolFaults,
     ToolFaultSpecError,
+    domain_tasks,
     simulate_corpus,
 )
 
@@ -49,8 +51,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--domain", required=True, choices=SIMULATION_DOMAINS)
     parser.add_argument(
+        "--list-tasks",
+        action="store_true",
+        help="print the domain's task ids (with their goal sequences) and exit",
+    )
+    parser.add_argument(
         "--agent",
-        required=True,
         metavar="SPEC",
         help="the agent under test: provider:model (tool calling), "
         "openai:model@http://host/v1, replay:RESULTS.json, graph:package.module:graph, "
@@ -87,7 +93,7 @@ def add_parser(subparsers: Any) -> None:
         "optionally kinds, e.g. 0.2 or 0.1:timeout,error (kinds: timeout, error, empty, "
         "corrupted, stale; default: none); the summary reports how the agent recovered",
     )
-    parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
+    parser.add_argument("--out", type=writable_folder, help="output folder (required to run)")
     parser.add_argument(
         "--checkpoints",
         default=None,
@@ -101,7 +107,16 @@ def add_parser(subparsers: Any) -> None:
         help="conversations at once (default: --llm-concurrency with an LLM agent or user, else 1)",
     )
     add_llm_arguments(parser, dry_run=False)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, parser=parser)
+
+
+def list_tasks(args: argparse.Namespace) -> int:
+    """One line per task: id, then its goal sequence (what the simulated user will ask)."""
+    path = Path(args.task_file) if args.task_file else None
+    for task in domain_tasks(args.domain, path):
+        shifts = (task.get("user_scenario") or {}).get("goal_shifts") or {}
+        print(f"{task.get('id')}\t{' -> '.join(map(str, shifts.get('goals') or []))}")
+    return 0
 
 
 def tool_faults(text: str) -> str:
@@ -114,7 +129,11 @@ def tool_faults(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Simulate, score, print one line."""
+    """Simulate, score, print one line (or list the tasks)."""
+    if args.list_tasks:
+        return list_tasks(args)
+    if not args.agent or not args.out:
+        raise UsageError("--agent and --out are required (or --list-tasks)")
     context = with_llm_settings(
         Context(
             judges=command_judges(args),

@@ -88,7 +88,7 @@ from todeval.graphs.corpus.proactive import (
     run_target_planning,
     synthesize_proactive,
 )
-from todeval.graphs.corpus.simulation import simulate_corpus
+from todeval.graphs.corpus.simulation import domain_tasks, simulate_corpus
 from todeval.graphs.evaluation import graph as evaluation_graph
 from todeval.graphs.experiments import (
     corpus_experiment,
@@ -233,6 +233,7 @@ __all__ = [
     "run_target_planning",
     "segmentation_corpus",
     "segmentation_graph",
+    "domain_tasks",
     "simulate_corpus",
     "simulation_experiment",
     "slot_repair_graph",

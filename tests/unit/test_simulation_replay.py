@@ -41,3 +41,10 @@ def test_a_replay_asked_for_more_trials_than_it_holds_fails_before_running(
     assert main([*args, "--out", str(tmp_path / "out"), "--checkpoints", ":memory:"]) == 2
     assert "trial 1" in capsys.readouterr().err
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_list_tasks_prints_every_id_with_its_goals(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--domain", "airline", "--list-tasks"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 50 and lines[0] == "0\tcancellation -> payment -> refund"
+    assert main(["simulate", "--domain", "airline"]) == 2  # no agent, no out, no listing
