@@ -177,6 +177,7 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     return (
         f"simulated {counts['conversations']} conversations of {judges.get('agent', '?')} with "
         f"user {judges.get('user_simulator', '?')}: TSR {fmt_figure(summary.get('tsr'))}"
+        f"{_noise(simulation.get('noise'))}"
         f", pass^1 {fmt_figure(pass_1)}; failures by agent {causes.get('agent', 0)}, user "
         f"simulator {causes.get('user_simulator', 0)}, environment "
         f"{causes.get('environment', 0)}; simulator audit flagged {audit.get('flagged', 0)}"
@@ -184,6 +185,14 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
         f"{counts['failed_conversations']} failed; wrote {out / 'results.json'}, "
         f"{out / 'summary.json'} and {out / 'report.html'}"
     )
+
+
+def _noise(noise: dict[str, Any] | None) -> str:
+    tsr = (noise or {}).get("tsr") or {}
+    if tsr.get("low") is None:
+        return ""
+    spread = f", ±{tsr['trial_std']:.3f} between trials" if "trial_std" in tsr else ""
+    return f" [{tsr['low']:.3f}, {tsr['high']:.3f} over tasks{spread}]"
 
 
 def _faults(faults: dict[str, Any] | None) -> str:

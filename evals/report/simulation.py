@@ -53,6 +53,7 @@ def simulation_section(summary: Mapping[str, Any], shown: int = 100) -> Section:
         ("failures: user simulator", str(by_cause.get("user_simulator", 0))),
         ("failures: environment", str(by_cause.get("environment", 0))),
         ("simulator audit: flagged", str(audit.get("flagged", 0))),
+        *_noise_rows(simulation.get("noise") or {}),
     ]
     return Section(SECTION_ID, "Live simulation", overview, body)
 
@@ -64,3 +65,14 @@ def _audit_rows(audit: Mapping[str, Any], shown: int = 100) -> list[list[str]]:
         for row in (audit.get("flagged_conversations") or [])[:shown]
         for flag in row.get("flags") or []
     ]  # fmt: skip
+
+
+def _noise_rows(noise: Mapping[str, Any]) -> list[tuple[str, str]]:
+    tsr = noise.get("tsr") or {}
+    if tsr.get("low") is None:
+        return []
+    rows = [("TSR, 95 % interval over tasks", f"{fmt_num(tsr['low'])} – {fmt_num(tsr['high'])}")]
+    if "trial_std" in tsr:
+        rows.append(("TSR per trial", ", ".join(fmt_num(v) for v in tsr["per_trial"])))
+        rows.append(("tasks that flip between trials", fmt_num(noise.get("flip_rate"))))
+    return rows

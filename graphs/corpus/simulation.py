@@ -17,6 +17,7 @@ from typing import Any
 
 from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.metrics.simulation.attribution import attribute_failures
+from todeval.evals.metrics.simulation.noise import trial_noise
 from todeval.evals.metrics.simulation.simulator_audit import audit_run, figures_apart
 from todeval.evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
 from todeval.evals.metrics.simulation.tool_faults import fault_recovery
@@ -209,7 +210,11 @@ def simulate_corpus(
     attribution = attribute_failures(tasks, tally.simulations)
     audit = audit_run(tasks, tally.simulations)
     audit["figures"] = figures_apart(scored.rows, [c["id"] for c in audit["flagged_conversations"]])
-    extras: dict[str, Any] = {"attribution": attribution, "simulator_audit": audit}
+    extras: dict[str, Any] = {
+        "attribution": attribution,
+        "simulator_audit": audit,
+        "noise": trial_noise(scored.rows, seed=seed),
+    }
     faults = SimulationSettings.of(context).tool_faults
     if faults:
         extras["tool_faults"] = {"spec": faults, "recovery": fault_recovery(tally.simulations)}
