@@ -16,13 +16,16 @@ from todeval.graphs.api import (
     SUITES,
     Context,
     Format,
+    GateSpecError,
     Suite,
     build_context,
     detect_format,
     fmt_figure,
+    gate_failures,
     is_setting,
     llm_specs,
     old_role_names,
+    parse_thresholds,
     read_prices,
     role_defaults,
     suite_named,
@@ -32,7 +35,10 @@ from todeval.graphs.api import (
 T = TypeVar("T")
 
 __all__ = [
+    "GATE_FAILED",
     "UsageError",
+    "add_gate_arguments",
+    "gate",
     "add_corpus_arguments",
     "add_llm_arguments",
     "command_context",
@@ -449,3 +455,42 @@ def command_context(args: argparse.Namespace) -> Context:
         | sample_settings(args)
     )
     return build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
+
+
+GATE_FAILED = 3
+"""Exit code of a run that finished but did not meet its ``--fail-under`` thresholds."""
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure") -> None:
+    """``--fail-under FIGURE=VALUE[,...]`` and ``--allow-na``, for gating a release."""
+    parser.add_argument(
+        "--fail-under",
+        type=_thresholds,
+        default={},
+        metavar="FIGURE=VALUE[,...]",
+        help=f"exit {GATE_FAILED} when {what} is under its threshold (or n/a), e.g. "
+        "gsr=0.4,tsr=0.5; the message gives the figure, its 95%% interval and the threshold",
+    )
+    parser.add_argument(
+        "--allow-na",
+        action="store_true",
+        help="with --fail-under: a figure the run cannot compute (n/a) passes instead of failing",
+    )
+
+
+def _thresholds(text: str) -> dict[str, float]:
+    try:
+        return parse_thresholds(text)
+    except GateSpecError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def gate(args: argparse.Namespace, figures: Any, code: int) -> int:
+    """``code`` when the run meets its thresholds, else print why and return 3."""
+    thresholds = getattr(args, "fail_under", None)
+    if not thresholds:
+        return code
+    failures = gate_failures(figures, thresholds, allow_na=getattr(args, "allow_na", False))
+    for failure in failures:
+        print(f"todeval: gate failed: {failure}", file=sys.stderr)
+    return GATE_FAILED if failures else code

@@ -12,11 +12,13 @@ from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_gate_arguments,
     add_judge_arguments,
     add_llm_arguments,
     command_judges,
     count,
     fmt_figure,
+    gate,
     input_path,
     progress,
     uses_llm,
@@ -31,6 +33,7 @@ from todeval.graphs.api import (
     ToolFaultSpecError,
     domain_tasks,
     simulate_corpus,
+    simulation_figures,
 )
 
 
@@ -107,7 +110,8 @@ def add_parser(subparsers: Any) -> None:
         help="conversations at once (default: --llm-concurrency with an LLM agent or user, else 1)",
     )
     add_llm_arguments(parser, dry_run=False)
-    parser.set_defaults(run=run, parser=parser)
+    add_gate_arguments(parser, what="a figure (tsr, tue, tcrr, pass^1, ...)")
+    parser.set_defaults(run=run)
 
 
 def list_tasks(args: argparse.Namespace) -> int:
@@ -163,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
     )
     print(one_line(summary, args.out))
-    return 0 if summary["simulation"]["counts"]["conversations"] else 1
+    if not summary["simulation"]["counts"]["conversations"]:
+        return 1
+    return gate(args, simulation_figures(summary), 0)
 
 
 def one_line(summary: dict[str, Any], out: Path) -> str:

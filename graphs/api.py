@@ -29,6 +29,7 @@ from todeval.evals.datasets.verdicts import read_audits
 from todeval.evals.langsmith_evaluators import corpus_key
 from todeval.evals.memory_schema import eval_records
 from todeval.evals.metrics.compare import compare_runs
+from todeval.evals.metrics.gate import GateSpecError, gate_failures, parse_thresholds
 from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 from todeval.evals.metrics.goal_shift.summary import Compat
 from todeval.evals.metrics.llm_usage import dry_run_estimate, dry_run_text
@@ -65,6 +66,7 @@ from todeval.graphs.config import (
 )
 from todeval.graphs.corpus.compare import compare_folders
 from todeval.graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
+from todeval.graphs.corpus.gate import difference_figures, evaluation_figures, simulation_figures
 from todeval.graphs.corpus.goal_shift import goal_shift_corpus
 from todeval.graphs.corpus.goal_shift import load_run as load_goal_shift_run
 from todeval.graphs.corpus.goal_success import (
@@ -233,7 +235,13 @@ __all__ = [
     "run_target_planning",
     "segmentation_corpus",
     "segmentation_graph",
+    "difference_figures",
     "domain_tasks",
+    "evaluation_figures",
+    "gate_failures",
+    "parse_thresholds",
+    "simulation_figures",
+    "GateSpecError",
     "simulate_corpus",
     "simulation_experiment",
     "slot_repair_graph",
