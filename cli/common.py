@@ -14,9 +14,16 @@ from tqdm import tqdm
 from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
     SUITES,
+    CheckpointerError,
+    ClusterError,
+    ConfigError,
     Context,
+    DatasetFormatError,
     Format,
     GateSpecError,
+    JudgeConfigError,
+    JudgeSpecError,
+    RunReadError,
     Suite,
     build_context,
     detect_format,
@@ -31,11 +38,13 @@ from todeval.graphs.api import (
     suite_named,
     warn_renamed,
 )
+from todeval.graphs.review import ReviewError
 
 T = TypeVar("T")
 
 __all__ = [
     "GATE_FAILED",
+    "usage_errors",
     "UsageError",
     "add_gate_arguments",
     "gate",
@@ -53,6 +62,21 @@ __all__ = [
 
 class UsageError(Exception):
     """A problem with what the user asked for (bad spec, missing file): exit code 2."""
+
+
+def usage_errors() -> tuple[type[Exception], ...]:
+    """What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no trace."""
+    return (
+        UsageError,
+        ConfigError,
+        DatasetFormatError,
+        JudgeSpecError,
+        JudgeConfigError,
+        RunReadError,
+        ReviewError,
+        CheckpointerError,
+        ClusterError,
+    )
 
 
 def progress(
