@@ -14,25 +14,40 @@ from tqdm import tqdm
 from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
     SUITES,
+    CheckpointerError,
+    ClusterError,
+    ConfigError,
     Context,
+    DatasetFormatError,
     Format,
+    GateSpecError,
+    JudgeConfigError,
+    JudgeSpecError,
+    RunReadError,
     Suite,
     build_context,
     detect_format,
     fmt_figure,
+    gate_failures,
     is_setting,
     llm_specs,
     old_role_names,
+    parse_thresholds,
     read_prices,
     role_defaults,
     suite_named,
     warn_renamed,
 )
+from todeval.graphs.review import ReviewError
 
 T = TypeVar("T")
 
 __all__ = [
+    "GATE_FAILED",
+    "usage_errors",
     "UsageError",
+    "add_gate_arguments",
+    "gate",
     "add_corpus_arguments",
     "add_llm_arguments",
     "command_context",
@@ -47,6 +62,21 @@ __all__ = [
 
 class UsageError(Exception):
     """A problem with what the user asked for (bad spec, missing file): exit code 2."""
+
+
+def usage_errors() -> tuple[type[Exception], ...]:
+    """What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no trace."""
+    return (
+        UsageError,
+        ConfigError,
+        DatasetFormatError,
+        JudgeSpecError,
+        JudgeConfigError,
+        RunReadError,
+        ReviewError,
+        CheckpointerError,
+        ClusterError,
+    )
 
 
 def progress(
@@ -449,3 +479,42 @@ def command_context(args: argparse.Namespace) -> Context:
         | sample_settings(args)
     )
     return build_context(args.config, overrides, base=EVALUATE_DEFAULTS)
+
+
+GATE_FAILED = 3
+"""Exit code of a run that finished but did not meet its ``--fail-under`` thresholds."""
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure") -> None:
+    """``--fail-under FIGURE=VALUE[,...]`` and ``--allow-na``, for gating a release."""
+    parser.add_argument(
+        "--fail-under",
+        type=_thresholds,
+        default={},
+        metavar="FIGURE=VALUE[,...]",
+        help=f"exit {GATE_FAILED} when {what} is under its threshold (or n/a), e.g. "
+        "gsr=0.4,tsr=0.5; the message gives the figure, its 95%% interval and the threshold",
+    )
+    parser.add_argument(
+        "--allow-na",
+        action="store_true",
+        help="with --fail-under: a figure the run cannot compute (n/a) passes instead of failing",
+    )
+
+
+def _thresholds(text: str) -> dict[str, float]:
+    try:
+        return parse_thresholds(text)
+    except GateSpecError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def gate(args: argparse.Namespace, figures: Any, code: int) -> int:
+    """``code`` when the run meets its thresholds, else print why and return 3."""
+    thresholds = getattr(args, "fail_under", None)
+    if not thresholds:
+        return code
+    failures = gate_failures(figures, thresholds, allow_na=getattr(args, "allow_na", False))
+    for failure in failures:
+        print(f"todeval: gate failed: {failure}", file=sys.stderr)
+    return GATE_FAILED if failures else code

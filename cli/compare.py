@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from todeval.cli.common import count, writable_folder
-from todeval.graphs.api import compare_folders, text_table
+from todeval.cli.common import add_gate_arguments, count, gate, writable_folder
+from todeval.graphs.api import compare_folders, difference_figures, text_table
 
 
 def add_parser(subparsers: Any) -> None:
@@ -40,6 +40,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--top", type=count, default=10, help="records listed per metric as changed most"
     )
+    add_gate_arguments(parser, what="a difference B - A (gsr=-0.05: a drop of over 5 points)")
     parser.set_defaults(run=run)
 
 
@@ -55,4 +56,6 @@ def run(args: argparse.Namespace) -> int:
         f"{len(records['only_b'])} only in B; "
         f"wrote {out / 'compare.json'} and {out / 'compare.html'}"
     )
-    return 0 if records["both"] else 1
+    if not records["both"]:
+        return 1
+    return gate(args, difference_figures(comparison), 0)

@@ -15,12 +15,14 @@ from typing import Any
 
 from todeval.cli.common import (
     UsageError,
+    add_gate_arguments,
     add_judge_arguments,
     add_llm_arguments,
     add_sample_arguments,
     command_context,
     count,
     fmt_figure,
+    gate,
     input_path,
     parse_suites,
     progress,
@@ -35,6 +37,7 @@ from todeval.graphs.api import (
     dry_run_estimate,
     dry_run_text,
     evaluate_corpus,
+    evaluation_figures,
     is_postgres_url,
     role_defaults,
 )
@@ -133,6 +136,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--limit", type=count, default=None, help="only the first N records")
     add_sample_arguments(parser)
     add_llm_arguments(parser)
+    add_gate_arguments(parser, what="a corpus figure")
     parser.set_defaults(run=run)
 
 
@@ -176,7 +180,10 @@ def run(args: argparse.Namespace) -> int:
     for line in notices(summary):
         print(line)
     print(one_line(summary, args.out))
-    return 1 if summary["counts"]["records"] == 0 else 0
+    counts = summary["counts"]
+    if counts["records"] == 0 or counts.get("failed_records", 0) >= counts["records"]:
+        return 1  # nothing evaluated: no figure to stand on
+    return gate(args, evaluation_figures(args.out), 0)
 
 
 def check_placement(args: argparse.Namespace, context: Any) -> None:

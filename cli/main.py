@@ -9,31 +9,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from todeval.cli import compare, config, evaluate, experiment, review, simulate, synthesize
-from todeval.cli.common import UsageError
-from todeval.graphs.api import (
-    SUBSYSTEMS,
-    CheckpointerError,
-    ClusterError,
-    ConfigError,
-    DatasetFormatError,
-    JudgeConfigError,
-    JudgeSpecError,
-    RunReadError,
-)
-from todeval.graphs.review import ReviewError
-
-#: What the user can fix (a bad spec, a missing key, an unreadable input): exit 2, no traceback.
-USAGE_ERRORS = (
-    UsageError,
-    ConfigError,
-    DatasetFormatError,
-    JudgeSpecError,
-    JudgeConfigError,
-    RunReadError,
-    ReviewError,
-    CheckpointerError,
-    ClusterError,
+DESCRIPTION = (
+    "Evaluate agentic task-oriented dialogue systems (LangGraph graphs, local judges by default, "
+    "LLM judges on request)."
 )
 
 
@@ -46,12 +24,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``todeval`` parser with one subcommand per capability."""
-    parser = Parser(
-        prog="todeval",
-        description="Evaluate agentic task-oriented dialogue systems (LangGraph graphs, "
-        "local judges by default, LLM judges on request).",
-    )
+    """The ``todeval`` parser with one subcommand per capability (imports every command)."""
+    from todeval.cli import compare, config, evaluate, experiment, review, simulate, synthesize
+    from todeval.graphs.api import SUBSYSTEMS
+
+    parser = Parser(prog="todeval", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in (evaluate, compare, experiment):
         command.add_parser(subparsers)
@@ -62,19 +39,96 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+COMMANDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("evaluate", "run every evaluation that applies to each record; one report (the main job)", ()),
+    (
+        "compare",
+        "compare two `todeval evaluate` runs: every metric with bootstrap 95%% intervals",
+        (),
+    ),
+    (
+        "experiment",
+        "the evaluation's figures as a LangSmith experiment (uploaded with an API key)",
+        (),
+    ),
+    (
+        "goal-success",
+        "Goal Success Rate and root causes (E1-E7) with multi-teacher voting",
+        ("gsr",),
+    ),
+    ("segment", "split dialogues into goals (= goal-success --segmentation-only)", ()),
+    (
+        "goal-tracking",
+        "track every user goal and its lifecycle turn by turn (ATOD agentic memory)",
+        ("track-goals",),
+    ),
+    (
+        "goal-shift",
+        "goal-shift robustness of tool-using agents: TSR, TUE, TCRR, GSRT (AgentChangeBench)",
+        (),
+    ),
+    ("memory", "multi-session memory: build the benchmark, evaluate MAP on it", ()),
+    (
+        "proactive",
+        "ProactiveEval target planning and dialogue guidance on an agent (paper 003)",
+        (),
+    ),
+    (
+        "review",
+        "answer the turns a goal-success run escalated to a human, then rewrite its outputs",
+        (),
+    ),
+    ("simulate", "run an agent live against a simulated user and a tool database (tau2 run)", ()),
+    ("synthesize", "write evaluation data with a paper's synthesis pipeline (proactive, atod)", ()),
+    ("config", "print every todeval.toml setting with its description and default", ()),
+)
+"""Every command with its one-line help, for ``todeval --help`` without importing any command
+(a test holds it equal to what :func:`build_parser` registers)."""
+
+
+def quick_parser() -> argparse.ArgumentParser:
+    """The top-level parser with each command's name and help only: nothing heavy imported."""
+    parser = Parser(prog="todeval", description=DESCRIPTION)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, summary, aliases in COMMANDS:
+        subparsers.add_parser(name, help=summary, aliases=list(aliases), add_help=False)
+    return parser
+
+
+def _needs_commands(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` names a command (else the quick parser answers: help or usage error)."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    known = {name for name, _, aliases in COMMANDS for name in (name, *aliases)}
+    return first in known and argv.index(first) == 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``todeval`` script."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not _needs_commands(argv):  # `todeval`, `todeval --help`, an unknown command: fast
+        try:
+            quick_parser().parse_args(argv)
+        except SystemExit as done:
+            return done.code if isinstance(done.code, int) else 2
+    return _run(argv)
+
+
+def _run(argv: Sequence[str]) -> int:
+    from todeval.cli.common import usage_errors  # heavy: only once a command is named
+
+    errors = usage_errors()
+
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage error (2), already printed
         return done.code if isinstance(done.code, int) else 2
-    except USAGE_ERRORS as error:  # raised by an argument's type (e.g. input_path)
+    except errors as error:  # raised by an argument's type (e.g. input_path)
         print(f"todeval: error: {error}", file=sys.stderr)
         return 2
     try:
         code: int = args.run(args)
-    except USAGE_ERRORS as error:
+    except errors as error:
         print(f"todeval {args.command}: error: {error}", file=sys.stderr)
         return 2
     return code

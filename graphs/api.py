@@ -29,6 +29,7 @@ from todeval.evals.datasets.verdicts import read_audits
 from todeval.evals.langsmith_evaluators import corpus_key
 from todeval.evals.memory_schema import eval_records
 from todeval.evals.metrics.compare import compare_runs
+from todeval.evals.metrics.gate import GateSpecError, gate_failures, parse_thresholds
 from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 from todeval.evals.metrics.goal_shift.summary import Compat
 from todeval.evals.metrics.llm_usage import dry_run_estimate, dry_run_text
@@ -65,6 +66,7 @@ from todeval.graphs.config import (
 )
 from todeval.graphs.corpus.compare import compare_folders
 from todeval.graphs.corpus.evaluation import EVALUATE_DEFAULTS, evaluate_corpus
+from todeval.graphs.corpus.gate import difference_figures, evaluation_figures, simulation_figures
 from todeval.graphs.corpus.goal_shift import goal_shift_corpus
 from todeval.graphs.corpus.goal_shift import load_run as load_goal_shift_run
 from todeval.graphs.corpus.goal_success import (
@@ -88,7 +90,7 @@ from todeval.graphs.corpus.proactive import (
     run_target_planning,
     synthesize_proactive,
 )
-from todeval.graphs.corpus.simulation import simulate_corpus
+from todeval.graphs.corpus.simulation import domain_tasks, simulate_corpus
 from todeval.graphs.evaluation import graph as evaluation_graph
 from todeval.graphs.experiments import (
     corpus_experiment,
@@ -120,6 +122,7 @@ from todeval.nodes.proactive.reference_agent import GUIDE_SPEC as REFERENCE_GUID
 from todeval.nodes.proactive.reference_agent import PLAN_SPEC as REFERENCE_PLAN_AGENT
 from todeval.nodes.proactive.settings import ProactiveSettings
 from todeval.nodes.simulation.domains import DOMAINS as SIMULATION_DOMAINS
+from todeval.nodes.simulation.environments.faults import ToolFaults, ToolFaultSpecError
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.stores.checkpoint import CheckpointerError, is_postgres_url
 from todeval.stores.memory_bank import collection_for
@@ -150,6 +153,8 @@ __all__ = [
     "Context",
     "LLMSettings",
     "SimulationSettings",
+    "ToolFaultSpecError",
+    "ToolFaults",
     "GoalShiftSettings",
     "GoalSuccessSettings",
     "GoalTrackingSettings",
@@ -230,6 +235,13 @@ __all__ = [
     "run_target_planning",
     "segmentation_corpus",
     "segmentation_graph",
+    "difference_figures",
+    "domain_tasks",
+    "evaluation_figures",
+    "gate_failures",
+    "parse_thresholds",
+    "simulation_figures",
+    "GateSpecError",
     "simulate_corpus",
     "simulation_experiment",
     "slot_repair_graph",

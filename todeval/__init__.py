@@ -3,12 +3,11 @@
 The curated API (the rest is reachable under ``todeval.graphs``, ``todeval.nodes``,
 ``todeval.stores``, ``todeval.evals`` and ``todeval.cli`` but not re-exported here)::
 
-    from pathlib import Path
     import todeval
 
-    context = todeval.build_context()           # the CLI's defaults
-    summary = todeval.evaluate([Path("dialogues.jsonl")], context, out=Path("runs/a"))
-    print(todeval.compare(todeval.read_run("runs/a"), todeval.read_run("runs/b")))
+    summary = todeval.evaluate(["dialogues.jsonl"], out="runs/a")   # as `todeval evaluate`
+    print(summary["metrics"]["gsr"])
+    todeval.assert_figures(["dialogues.jsonl"], {"gsr": 0.4}, out="runs/gate")  # in a test
 
 The folders ``cli/ graphs/ nodes/ stores/ evals/`` sit at the repository's top level and are
 mapped under this package (``todeval/<layer>`` links to ``../<layer>``), so installing todeval
@@ -32,6 +31,8 @@ if TYPE_CHECKING:
     from todeval.graphs.config import ConfigError, build_context, read_config
     from todeval.graphs.corpus.compare import compare_folders
     from todeval.graphs.corpus.evaluation import evaluate_corpus as evaluate
+    from todeval.graphs.corpus.evaluation import evaluation_context
+    from todeval.graphs.corpus.gate import assert_figures
     from todeval.graphs.corpus.goal_shift import goal_shift_corpus
     from todeval.graphs.corpus.goal_success import goal_success_corpus
     from todeval.graphs.corpus.goal_tracking import goal_tracking_corpus
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 # name -> (module, attribute): what ``todeval.<name>`` loads on first use.
 _API: dict[str, tuple[str, str]] = {
     "evaluate": ("todeval.graphs.corpus.evaluation", "evaluate_corpus"),
+    "evaluation_context": ("todeval.graphs.corpus.evaluation", "evaluation_context"),
+    "assert_figures": ("todeval.graphs.corpus.gate", "assert_figures"),
     "compare": ("todeval.evals.metrics.compare", "compare_runs"),
     "compare_folders": ("todeval.graphs.corpus.compare", "compare_folders"),
     "read_run": ("todeval.evals.datasets.run_folder", "read_run"),
@@ -75,16 +78,18 @@ __all__ = [
     "Context",
     "DatasetFormatError",
     "EvaluationLine",
-    "ROLE_DEFAULTS",
     "METRICS",
+    "ROLE_DEFAULTS",
     "RecordError",
     "SIMULATION_DOMAINS",
     "SUITES",
     "ThreadResult",
+    "assert_figures",
     "build_context",
     "compare",
     "compare_folders",
     "evaluate",
+    "evaluation_context",
     "evaluation_graph",
     "goal_shift_corpus",
     "goal_success_corpus",

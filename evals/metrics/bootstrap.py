@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -196,3 +197,18 @@ def most_changed(pairs: Mapping[str, tuple[Part, Part]], top: int) -> list[Recor
     ]
     moved = [c for c in changes if c.change != 0]
     return sorted(moved, key=lambda c: -abs(c.change))[: max(top, 0)]
+
+
+def minimum_detectable_difference(
+    difference: PairedDifference, *, level: float = 0.95, power: float = 0.8
+) -> float | None:
+    """The smallest ``|B - A|`` these records would show at ``level`` with ``power``.
+
+    From the paired interval's width (its standard error, as a normal approximation): a
+    difference below it is within the noise of a corpus this size; None without an interval.
+    """
+    if difference.low is None or difference.high is None:
+        return None
+    z_level = NormalDist().inv_cdf(0.5 + level / 2)
+    z_power = NormalDist().inv_cdf(power)
+    return (z_level + z_power) * (difference.high - difference.low) / (2 * z_level)

@@ -14,6 +14,7 @@ from todeval.evals.metrics.bootstrap import (
     Interval,
     bootstrap_interval,
     change_verdict,
+    minimum_detectable_difference,
     most_changed,
     paired_difference,
 )
@@ -64,6 +65,7 @@ def compare_runs(
         difference = paired_difference(
             list(pairs.values()), resamples=resamples, seed=seed, level=LEVEL
         )
+        detectable = minimum_detectable_difference(difference, level=LEVEL)
         metrics[name] = {
             "label": info.label if info else name,
             "suite": info.suite if info else None,
@@ -72,14 +74,22 @@ def compare_runs(
             "b": asdict(_interval(run_b, name, difference.n, difference.b, resamples, seed)),
             "difference": asdict(difference),
             "change": change_verdict(difference, info.higher_is_better if info else None),
+            "minimum_detectable_difference": detectable,
+            "within_noise": (
+                difference.delta is not None
+                and detectable is not None
+                and abs(difference.delta) < detectable
+            ),
             "scored_by_one_run_only": one_side,
             "most_changed": [
                 {"record_id": c.record_id, "a": c.value_a, "b": c.value_b, "change": c.change}
                 for c in most_changed(pairs, top)
             ],
         }
+    facts = {"a": _run_facts(run_a), "b": _run_facts(run_b)}
     return {
-        "runs": {"a": _run_facts(run_a), "b": _run_facts(run_b)},
+        "runs": facts,
+        "judges_differ": facts["a"]["judges"] != facts["b"]["judges"],
         "bootstrap": {"resamples": resamples, "seed": seed, "level": LEVEL, "pairing": PAIRING},
         "records": {
             "both": len(shared),

@@ -204,7 +204,7 @@ def _with_ci(value: float | None, low: float | None, high: float | None, signed:
 
 def text_table(comparison: Mapping[str, Any]) -> str:
     """The comparison as aligned plain text: one row per metric."""
-    rows = [["metric", "A [95% CI]", "B [95% CI]", "B - A [95% CI]", "change", "n A/B/both"]]
+    rows = [["metric", "A [95% CI]", "B [95% CI]", "B - A [95% CI]", "change", "MDD", "n A/B/both"]]
     for figures in comparison["metrics"].values():
         a, b, d = figures["a"], figures["b"], figures["difference"]
         rows.append(
@@ -213,14 +213,33 @@ def text_table(comparison: Mapping[str, Any]) -> str:
                 _with_ci(a["value"], a["low"], a["high"], signed=False),
                 _with_ci(b["value"], b["low"], b["high"], signed=False),
                 _with_ci(d["delta"], d["low"], d["high"], signed=True),
-                figures["change"],
+                _change(figures),
+                _mdd(figures.get("minimum_detectable_difference")),
                 f"{a['n']}/{b['n']}/{d['n']}",
             ]
         )
     if len(rows) == 1:
         return "no metrics in either run's results.jsonl"
+    notes = [
+        "MDD: the smallest difference these records can show (95 %, power 0.8); a smaller one "
+        "is within noise."
+    ]
+    if comparison.get("judges_differ"):
+        notes.insert(
+            0, "judges differ between the runs: a change may be the judges', not the agent's"
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
+    table = "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in rows
     )
+    return "\n".join([table, *notes])
+
+
+def _change(figures: Mapping[str, Any]) -> str:
+    change = str(figures["change"])
+    return "within noise" if change == "no clear change" and figures.get("within_noise") else change
+
+
+def _mdd(value: float | None) -> str:
+    return "n/a" if value is None else f"±{value:.3f}"

@@ -14,7 +14,8 @@ the goal tracker, its judges and the memory scorer are the context's, as in thei
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -51,6 +52,7 @@ from todeval.evals.subsystems import (
     start_tallies,
 )
 from todeval.graphs.chunk_runner import ClosingEngine, WorkerLog, run_chunks
+from todeval.graphs.config import build_context
 from todeval.graphs.corpus.goal_success import corpus_routes
 from todeval.graphs.corpus.job import (
     CorpusJob,
@@ -282,11 +284,21 @@ def evaluation_judges(context: Context) -> dict[str, dict[str, Any]]:
     return {suite: evaluation_suite(suite).judges(context) for suite in SUITES}
 
 
+def evaluation_context(settings: Mapping[str, Any] | None = None) -> Context:
+    """The context ``todeval evaluate`` runs with by default, ``settings`` on top.
+
+    No escalation, the goal memory in process; ``settings`` are ``home.name`` addresses
+    (``{"judges.segmentation": "openai:gpt-4o-mini"}``).
+    """
+    base = {**EVALUATE_DEFAULTS, "goal_success.escalate_ambiguous": False}
+    return build_context(None, settings, base=base)
+
+
 def evaluate_corpus(
-    sources: Sequence[Path],
-    context: Context,
+    sources: Sequence[Path | str],
+    context: Context | None = None,
     *,
-    out: Path,
+    out: Path | str,
     suites: Sequence[Suite] = SUITES,
     checkpoints: str | None = None,
     limit: int | None = None,
@@ -308,13 +320,19 @@ def evaluate_corpus(
         DatasetFormatError: An input is of no known kind.
         JudgeSpecError, JudgeConfigError: A judge spec is unknown or cannot be built here.
 
+    Without ``context``, the run is the CLI's (:func:`evaluation_context`); paths may be ``str``.
+    A record paused for a human verdict (``goal_success.escalate_ambiguous``) is counted under
+    ``counts.paused`` and announced with a warning.
+
     Returns:
         The summary (as written to ``summary.json``).
     """
+    context = evaluation_context() if context is None else context
+    paths, out = [Path(source) for source in sources], Path(out)
     where = Placement(server, workers, cluster, max_concurrency)
     if where.chunked and where.cluster is None:
         start_fork_server()  # the workers' imports overlap ours from here on
-    inputs = list(zip(sources, detect_kinds(sources), strict=True))
+    inputs = list(zip(paths, detect_kinds(paths), strict=True))
     with shared_memory_banks(run_context(context, inputs, limit), inputs, where) as context:
         start_run(context)
         check_judges(context, suites)
@@ -381,7 +399,19 @@ def _evaluate(
     summary["run"]["workers"] = log.rows()
     summary["validity"] = figure_validity(context, summary["metrics"])
     _finish_report(out, summary, tally, stats)
+    paused = summary["counts"].get("paused_records", 0)
+    if paused:
+        warnings.warn(
+            f"{paused} record(s) paused for a human verdict and have no final labels: answer "
+            f"them in LangGraph Studio (or `todeval review`), or evaluate without escalation",
+            PausedRecordsWarning,
+            stacklevel=3,
+        )
     return summary
+
+
+class PausedRecordsWarning(UserWarning):
+    """Records of an evaluation paused for a human verdict (``goal_success.escalate_ambiguous``)."""
 
 
 @contextmanager

@@ -17,7 +17,10 @@ from typing import Any
 
 from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.metrics.simulation.attribution import attribute_failures
+from todeval.evals.metrics.simulation.noise import trial_noise
+from todeval.evals.metrics.simulation.simulator_audit import audit_run, figures_apart
 from todeval.evals.metrics.simulation.tally import SimulationRecord, SimulationTally, results_file
+from todeval.evals.metrics.simulation.tool_faults import fault_recovery
 from todeval.evals.outputs import write_json
 from todeval.evals.report.goal_shift import goal_shift_section
 from todeval.evals.report.simulation import simulation_section
@@ -34,6 +37,8 @@ from todeval.graphs.corpus.job import (
 from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
+from todeval.nodes.simulation.agents import AgentSpecError
+from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import DOMAINS
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.state import SimulationOutput
@@ -72,6 +77,39 @@ def environment_info(domain: str) -> dict[str, Any]:
         "policy": declared.policy(),
         "tool_defs": declared.tool_schemas(),
     }
+
+
+def replayed_task_ids(
+    agent: str, tasks: Sequence[dict[str, Any]], task_ids: Sequence[str] | None, trials: int
+) -> Sequence[str] | None:
+    """With a replay agent: the tasks its file recorded (unless given), each with every trial.
+
+    Raises:
+        DatasetFormatError: The file lacks a (task, trial) asked for (fewer trials recorded
+            than ``--trials``, or a task it never ran): said before anything runs.
+    """
+    kind, _, path = agent.partition(":")
+    if kind != "replay":
+        return task_ids
+    try:
+        held = set(ReplayAgent(path.strip()).conversations)
+    except AgentSpecError as error:
+        raise DatasetFormatError(str(error)) from error
+    recorded = {task for task, _ in held}
+    wanted = list(task_ids) if task_ids else [
+        str(t.get("id")) for t in tasks if str(t.get("id")) in recorded
+    ]  # fmt: skip
+    missing = [
+        (task, trial) for task in wanted for trial in range(trials) if (task, trial) not in held
+    ]
+    if missing:
+        task, trial = missing[0]
+        raise DatasetFormatError(
+            f"{agent} holds no recorded conversation for {len(missing)} of the "
+            f"{len(wanted) * trials} (task, trial) pairs asked for (first: task {task!r}, "
+            f"trial {trial}); ask for at most the trials it recorded, or --tasks it ran"
+        )
+    return wanted
 
 
 def simulation_records(
@@ -131,6 +169,7 @@ def simulate_corpus(
     """
     start_run(context)
     tasks = domain_tasks(domain, tasks_path)
+    task_ids = replayed_task_ids(SimulationSettings.of(context).agent, tasks, task_ids, trials)
     tally = SimulationTally()
     job = CorpusJob(
         subsystem=f"{SUBSYSTEM}:{domain}",
@@ -169,15 +208,29 @@ def simulate_corpus(
     scored, stats = score_run(load_run(results, domain=domain), context, out=out,
                               checkpoints=checkpoints)  # fmt: skip
     attribution = attribute_failures(tasks, tally.simulations)
+    audit = audit_run(tasks, tally.simulations)
+    audit["figures"] = figures_apart(scored.rows, [c["id"] for c in audit["flagged_conversations"]])
+    extras: dict[str, Any] = {
+        "attribution": attribution,
+        "simulator_audit": audit,
+        "noise": trial_noise(scored.rows, seed=seed),
+    }
+    faults = SimulationSettings.of(context).tool_faults
+    if faults:
+        extras["tool_faults"] = {"spec": faults, "recovery": fault_recovery(tally.simulations)}
     summary = (
         scored.summary(compat="none", judges=goal_shift_judges(context))
-        | {"simulation": tally.summary() | {"attribution": attribution}}
+        | {"simulation": tally.summary() | extras}
         | {
             "subsystem": SUBSYSTEM,
             "run": {
                 "domain": domain,
                 "trials": trials,
                 "results": str(results),
+                "players": {
+                    "agent": SimulationSettings.of(context).agent,
+                    "user_simulator": context.spec("user_simulator"),
+                },
                 "context": context_summary(context),
             },  # fmt: skip
         }

@@ -21,8 +21,10 @@ from todeval.evals.metrics.simulation.grading import grade_conversation
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.simulation.agents import agent_for, termination_reason
 from todeval.nodes.simulation.agents.base import AgentUnderTest
+from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import domain_named, environment_for, gold_snapshot
-from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment
+from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment, ToolResult
+from todeval.nodes.simulation.environments.faults import FaultyEnvironment, ToolFaults
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.state import SimulationState
 from todeval.nodes.simulation.users.simulator import task_user_reply
@@ -33,6 +35,8 @@ GREETING = "Hi! How can I help you today?"
 USER_STOP = "user_stop"
 STOP_TOKEN = "###STOP###"
 MAX_STEPS = "max_steps"
+KEEP_GOING = "Thanks. Is there anything else you need from me for this?"
+"""What the local user says instead of stopping while a replayed agent has recorded turns left."""
 
 
 def start(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -72,6 +76,11 @@ def user_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, An
     )
     if not reply.ok:
         return {"termination_reason": "user_error", "termination_detail": reply.reason}
+    if reply.stop and _replay_turns_left(state, context):
+        # A recorded agent still has turns: the user stays so the recording plays out.
+        reply = reply.model_copy(
+            update={"utterance": KEEP_GOING, "stop": False, "stop_token": None}
+        )
     note = {
         "message_index": len(state["messages"]),
         "goal_index": reply.goal_index,
@@ -108,7 +117,7 @@ def _human_turn(state: SimulationState) -> dict[str, Any]:
 def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The agent under test speaks or calls tools; a broken turn ends the conversation."""
     context = get_context(runtime)
-    environment = _environment(state["domain"], state["task"])
+    environment = _environment(state, context)
     agent = _agent(
         SimulationSettings.of(context).agent,
         domain_named(state["domain"]).policy(),
@@ -133,34 +142,39 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     return update
 
 
-def environment_turn(state: SimulationState) -> dict[str, Any]:
+def environment_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Run the agent's tool calls against the database (rebuilt from the tool log)."""
-    environment = _environment(state["domain"], state["task"])
+    environment = _environment(state, get_context(runtime))
     environment.replay([ToolCall.model_validate(call) for call in state.get("tool_log", [])])
     calls = [ToolCall.model_validate(call) for call in state["messages"][-1]["tool_calls"]]
     results = [environment.call(call) for call in calls]
     return {
-        "messages": [
-            {
-                "role": "tool",
-                "tool_call_id": r.call_id,
-                "name": r.name,
-                "content": r.content,
-                "error": r.error,
-            }
-            for r in results
-        ],  # fmt: skip
+        "messages": [_tool_message(r) for r in results],
         "tool_log": [call.model_dump() for call in calls],
     }
 
 
-def grade(state: SimulationState) -> dict[str, Any]:
+def _tool_message(result: ToolResult) -> dict[str, Any]:
+    """A tool message as tau2 stores it; an injected fault is named (``fault``)."""
+    message: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": result.call_id,
+        "name": result.name,
+        "content": result.content,
+        "error": result.error,
+    }
+    if result.fault:
+        message["fault"] = result.fault
+    return message
+
+
+def grade(state: SimulationState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The conversation's reward_info, as AgentChangeBench scores it (tau2-compatible).
 
     NL assertions are left to the goal-shift scorer that reads the results file (its judge
     is a goal-shift role); the database check runs where the task lists gold actions.
     """
-    environment = _environment(state["domain"], state["task"])
+    environment = _environment(state, get_context(runtime))
     environment.replay([ToolCall.model_validate(call) for call in state.get("tool_log", [])])
     try:
         reward = grade_conversation(
@@ -188,9 +202,35 @@ def route_after_agent(state: SimulationState) -> Literal["environment_turn", "us
     return "environment_turn" if last.get("tool_calls") else "user_turn"
 
 
-def _environment(domain: str, task: dict[str, Any]) -> ToolEnvironment:
-    """A fresh environment for the task (its database as the task starts)."""
-    return environment_for(domain, task)
+def _environment(state: SimulationState, context: Context) -> ToolEnvironment:
+    """A fresh environment for the task (its database as the task starts).
+
+    With the run's injected tool faults, drawn from the trial's seed (the same on every replay).
+    """
+    domain, task = state["domain"], state["task"]
+    environment = environment_for(domain, task)
+    faults = ToolFaults.parse(SimulationSettings.of(context).tool_faults, seed=state["seed"])
+    if faults is None:
+        return environment
+    return FaultyEnvironment(
+        environment,
+        faults,
+        task_id=str(task.get("id")),
+        trial=state["trial"],
+        fresh=lambda: environment_for(domain, task),
+    )
+
+
+def _replay_turns_left(state: SimulationState, context: Context) -> int:
+    spec = SimulationSettings.of(context).agent
+    if not spec.startswith("replay:"):
+        return 0
+    agent = _agent(spec, "", None, False)
+    if not isinstance(agent, ReplayAgent):
+        return 0
+    return agent.turns_left(
+        state["messages"], task_id=str(state["task"].get("id")), trial=state["trial"]
+    )
 
 
 @functools.lru_cache(maxsize=16)

@@ -33,3 +33,9 @@ class SimulationSettings(SubsystemSettings, section="simulation"):
         description="Agent turns after which a simulated conversation ends with max_steps "
         "(tau2's default).",
     )
+    tool_faults: str = Field(
+        "",
+        description="Faults injected into the agent's tool calls, RATE[:KIND,...] (kinds: "
+        "timeout, error, empty, corrupted, stale; e.g. 0.2 or 0.1:timeout,error), drawn "
+        "reproducibly from the trial's seed; empty: none (nodes.simulation.environments.faults).",
+    )

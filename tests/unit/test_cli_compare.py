@@ -245,3 +245,22 @@ def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     run_a, run_b = two_runs(tmp_path)
     assert cli_main.main(["compare", str(run_a), str(run_b), "--resamples", "0"]) == 2
     assert "--resamples: expected 1 or more, got 0" in capsys.readouterr().err
+
+
+def test_a_small_difference_is_within_noise_and_differing_judges_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two runs of one agent: 40 records, a few flipped either way (the same agent, rerun).
+    flips = {3: (0, 1), 11: (1, 0), 20: (0, 1)}
+    a = [line(f"r{i}", gsr(i % 2, 1)) for i in range(40)]
+    b = [line(f"r{i}", gsr(flips.get(i, (i % 2, i % 2))[1], 1)) for i in range(40)]
+    run_a = write_run(tmp_path / "a", a, summary={"judges": {"goal_success": {"x": "local"}}})
+    run_b = write_run(tmp_path / "b", b, summary={"judges": {"goal_success": {"x": "openai:m"}}})
+    assert todeval(str(run_a), str(run_b), "--out", str(tmp_path / "c")) == 0
+    out = capsys.readouterr().out
+    assert "within noise" in out and "MDD" in out
+    assert "judges differ" in out
+    figures = json.loads((tmp_path / "c" / "compare.json").read_text())
+    gsr_row = figures["metrics"]["gsr"]
+    assert gsr_row["within_noise"] and 0 < gsr_row["minimum_detectable_difference"] < 0.5
+    assert figures["judges_differ"] is True

@@ -105,7 +105,8 @@ def test_simulate_writes_a_results_file_goal_shift_reads(
 ) -> None:
     ids = [TASKS[0]["id"], TASKS[3]["id"]]
     out = tmp_path / "run"
-    args = ["simulate", "--domain", "banking", "--agent", REPLAY, "--trials", "2",
+    # A replay holds one trial per task (asking it for two is a usage error): a floor agent.
+    args = ["simulate", "--domain", "banking", "--agent", "floor:parrot", "--trials", "2",
             "--tasks", ",".join([*ids, "no-such-task"]), "--out", str(out),
             "--checkpoints", str(tmp_path / "sim.sqlite")]  # fmt: skip
     assert main(args) == 0

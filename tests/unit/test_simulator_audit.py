@@ -72,7 +72,7 @@ def test_recorded_runs_are_audited_from_the_stored_shift_judgement() -> None:
     stored = {"reward_info": {"info": {"gsrt_v2": {"user_goal_shifts": [{"turn": 5}]}}}}
     audit = audit_simulator(TASK, simulation("a", "b", **stored))
     assert flags(audit) == ["stopped_early", "skipped_shift"]
-    assert audit["flags"][1]["evidence"] == "made 1 of 2 goal shifts"
+    assert audit["flags"][1]["evidence"] == "announced 1 of 2 goal shifts"
 
 
 def test_a_conversation_the_agent_ended_is_not_the_users_to_finish() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from todeval.cli.main import main
 from todeval.evals.metrics.simulation.tool_faults import fault_outcomes, fault_recovery
 from todeval.nodes.simulation.domains.airline.tools import AirlineEnvironment
 from todeval.nodes.simulation.environments.base import ToolCall
@@ -120,3 +122,47 @@ def test_recovery_tells_retries_from_honesty_and_false_success() -> None:
         }
     }
     assert fault_recovery([{"messages": honest[:2]}]) == {}
+
+
+def retrying_agent(messages: list[dict[str, object]], tools: list[object]) -> object:
+    """Reads a reservation; on an error result retries once, then tells the user."""
+    tool_results = [m for m in messages if m.get("role") == "tool"]
+    if not tool_results or (tool_results[-1].get("error") and len(tool_results) < 2):
+        read = {"reservation_id": "4WQ150"}
+        call = {"id": f"r{len(tool_results)}", "name": "get_reservation_details", "arguments": read}
+        return {"content": None, "tool_calls": [call]}
+    if tool_results[-1].get("error"):
+        return "Sorry, our reservation system had an error; please try again later."
+    return "Your reservation 4WQ150 is on file. Anything else?"
+
+
+def test_a_simulate_run_injects_records_and_reports_faults(tmp_path: Path) -> None:
+    args = [
+        "simulate", "--domain", "airline", "--tasks", "0,1,2,3", "--user", "local",
+        "--agent", "python:tests.unit.test_tool_faults:retrying_agent",
+        "--tool-faults", "0.5:error",
+    ]  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "a"), "--checkpoints", ":memory:"]) == 0
+    results = json.loads((tmp_path / "a" / "results.json").read_text())
+    tools = [m for s in results["simulations"] for m in s["messages"] if m["role"] == "tool"]
+    faulted = [m for m in tools if m.get("fault")]
+    assert faulted and all(m["fault"] == "error" and m["error"] for m in faulted)
+    assert len(faulted) < len(tools)  # at rate 0.5 some calls ran
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    recovery = summary["simulation"]["tool_faults"]["recovery"]["error"]
+    assert recovery["faults"] == len(faulted)
+    assert recovery["recovered_rate"] == 1.0 and recovery["false_success_rate"] == 0
+    assert summary["simulation"]["attribution"]["counts"].get("environment", 0) == 0
+    assert "Injected tool faults" in (tmp_path / "a" / "report.html").read_text()
+    # The same seed draws the same faults: a fresh second run gives the same transcripts.
+    assert main([*args, "--out", str(tmp_path / "b"), "--checkpoints", ":memory:"]) == 0
+    again = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert [s["messages"] for s in again["simulations"]] == [
+        s["messages"] for s in results["simulations"]
+    ]
+
+
+def test_a_bad_fault_spec_is_a_usage_error(tmp_path: Path) -> None:
+    code = main(["simulate", "--domain", "airline", "--agent", "floor:empty", "--tool-faults",
+                 "often", "--out", str(tmp_path)])  # fmt: skip
+    assert code == 2

@@ -4,9 +4,9 @@ tau2's maintainers found up to 30 % of failed retail conversations were the simu
 (tau2 issues #392, #182). The rules, in order, each with the message that shows it:
 
 1. **environment**: a tool failed by itself, or the conversation ended on an environment error;
-2. **user simulator**: it failed to reply, stopped before the task's last goal, announced too
-   few shifts, or stated a known-info fact with a value the task does not give
-   (:func:`evals.task_facts.contradictions`);
+2. **user simulator**: the simulator audit flagged it (it failed to reply, stated a fact the
+   task does not give, stopped before the task's last goal or made too few shifts:
+   :mod:`evals.metrics.simulation.simulator_audit`);
 3. **agent**: everything else, with the first unmet action set as evidence.
 
 Only conversations with a computed reward below 1 are attributed.
@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from todeval.evals.task_facts import contradictions
+from todeval.evals.metrics.simulation.simulator_audit import audit_simulator
 
 
 def attribute(task: Mapping[str, Any], simulation: Mapping[str, Any]) -> dict[str, Any]:
@@ -26,49 +26,17 @@ def attribute(task: Mapping[str, Any], simulation: Mapping[str, Any]) -> dict[st
     messages: Sequence[Mapping[str, Any]] = simulation.get("messages") or []
     reason = str(simulation.get("termination_reason") or "")
     for index, message in enumerate(messages):
+        injected = message.get("fault")  # a fault put there on purpose tests the agent
         if message.get("role") == "tool" and message.get("error_kind") == "environment":
-            return _cause("environment", index, f"tool {message.get('name')} failed by itself")
-    simulator = _simulator_fault(task, simulation, messages, reason)
-    if simulator is not None:
-        return simulator
+            if not injected:
+                return _cause("environment", index, f"tool {message.get('name')} failed by itself")
+    flags = audit_simulator(task, simulation)["flags"]
+    if flags:
+        return _cause("user_simulator", flags[0]["message_index"], flags[0]["evidence"])
     if reason in ("agent_error", "agent_stop", "max_steps"):
         detail = (simulation.get("todeval") or {}).get("termination_detail")
         return _cause("agent", len(messages) - 1, f"{reason}: {detail}" if detail else reason)
     return _cause("agent", _last_agent_index(messages), _first_unmet_action(simulation))
-
-
-def _simulator_fault(
-    task: Mapping[str, Any],
-    simulation: Mapping[str, Any],
-    messages: Sequence[Mapping[str, Any]],
-    reason: str,
-) -> dict[str, Any] | None:
-    if reason == "user_error":
-        detail = (simulation.get("todeval") or {}).get("termination_detail")
-        return _cause("user_simulator", len(messages) - 1, f"user_error: {detail}")
-    scenario = task.get("user_scenario") or {}
-    instructions = scenario.get("instructions") or {}
-    known = str(instructions.get("known_info", "")) if isinstance(instructions, dict) else ""
-    for index, message in enumerate(messages):
-        if message.get("role") != "user" or not known:
-            continue
-        for wrong in contradictions(known, str(message.get("content") or "")):
-            return _cause("user_simulator", index,
-                          f"states {wrong.kind} {wrong.stated!r}, not the task's")  # fmt: skip
-    notes = (simulation.get("todeval") or {}).get("user_notes") or []
-    shifts = scenario.get("goal_shifts") or {}
-    goals = shifts.get("goals") or []
-    if reason == "user_stop" and notes and goals:
-        last = notes[-1]
-        if int(last.get("goal_index", 0)) < len(goals) - 1:
-            return _cause("user_simulator", int(last["message_index"]),
-                          f"stopped on goal {last['goal_index'] + 1} of {len(goals)}")  # fmt: skip
-        announced = sum(1 for note in notes if note.get("shifted"))
-        required = int(shifts.get("required_shifts") or 0)
-        if announced < required:
-            return _cause("user_simulator", int(last["message_index"]),
-                          f"announced {announced} of {required} goal shifts")  # fmt: skip
-    return None
 
 
 def _first_unmet_action(simulation: Mapping[str, Any]) -> str:

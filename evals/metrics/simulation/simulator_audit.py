@@ -55,7 +55,9 @@ def audit_simulator(task: Mapping[str, Any], simulation: Mapping[str, Any]) -> d
             )
         required = int(shifts.get("required_shifts") or 0)
         if announced < required:
-            flags.append(_flag("skipped_shift", at, f"made {announced} of {required} goal shifts"))
+            flags.append(
+                _flag("skipped_shift", at, f"announced {announced} of {required} goal shifts")
+            )
     return {"flags": flags, "goals_audited": audited}
 
 
@@ -113,3 +115,27 @@ def audit_run(
         "counts": dict(sorted(counts.items())),
         "flagged_conversations": rows,
     }
+
+
+def figures_apart(
+    rows: Iterable[Mapping[str, Any]], flagged: Iterable[str]
+) -> dict[str, dict[str, Any]]:
+    """Mean TSR and reward over the conversations the audit passed and those it flagged.
+
+    ``rows`` are the goal-shift rows (``dialogue_id``, ``tsr``, ``reward``); a figure of a
+    group with no scored conversation is None.
+    """
+    flagged_ids = set(flagged)
+    groups: dict[str, list[Mapping[str, Any]]] = {"simulator_ok": [], "simulator_flagged": []}
+    for row in rows:
+        key = "simulator_flagged" if row.get("dialogue_id") in flagged_ids else "simulator_ok"
+        groups[key].append(row)
+    return {name: _means(members) for name, members in groups.items()}
+
+
+def _means(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    figures: dict[str, Any] = {"conversations": len(rows)}
+    for name in ("tsr", "reward"):
+        values = [float(row[name]) for row in rows if row.get(name) is not None]
+        figures[name] = round(sum(values) / len(values), 4) if values else None
+    return figures

@@ -37,6 +37,12 @@ class ReplayAgent:
         """The (task id, trial) pairs the file holds, in file order."""
         return list(self._turns)
 
+    def turns_left(self, messages: Sequence[Message], *, task_id: str, trial: int) -> int:
+        """Recorded agent turns not yet replayed in this conversation (0 for an unknown one)."""
+        recorded = self._turns.get((str(task_id), int(trial))) or []
+        done = sum(1 for message in messages if message.get("role") == "assistant")
+        return max(0, len(recorded) - done)
+
     def respond(
         self,
         messages: Sequence[Message],
