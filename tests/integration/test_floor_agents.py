@@ -56,19 +56,10 @@ PLAN = "issue 29 (no item yet): the local target-planning judge scores a copied 
 
 # (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
 GAPS: dict[tuple[str, str, str, str], str] = {
-    ("tool", "empty", "banking", "TSR (simulate)"): NL,
-    ("tool", "empty", "banking", "nl_assertion"): NL,
-    ("tool", "empty", "banking", "TSR (evaluate)"): NL,
-    ("tool", "done", "banking", "TSR (simulate)"): NL,
-    ("tool", "done", "banking", "nl_assertion"): NL,
-    ("tool", "done", "banking", "TSR (evaluate)"): NL,
     ("tool", "done", "banking", "GSRT recovery"): SHIFT,
     ("tool", "done", "banking", "dGCR"): TRACKER,
     ("tool", "done", "retail", "GSRT recovery"): SHIFT,
     ("tool", "done", "retail", "dGCR"): TRACKER,
-    ("tool", "parrot", "banking", "TSR (simulate)"): NL,
-    ("tool", "parrot", "banking", "nl_assertion"): NL,
-    ("tool", "parrot", "banking", "TSR (evaluate)"): NL,
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
     ("tool", "parrot", "banking", "GSR"): VOTE,
     ("tool", "parrot", "banking", "dGCR"): TRACKER,

@@ -145,12 +145,13 @@ def test_clean_run_gives_retention_and_drop(tmp_path: Path) -> None:
     assert todeval(*argv) == 0
     summary, _ = read(out)
     retention = summary["retention"]
-    # Both: the local NL judge finds no transfer (nl 1.0). "Shifted": tx_101 said (CI 1) and
-    # the phone lookup made (action 1) -> TSR 1.0; "clean": CI 0, action 0 -> TSR 0.3.
+    # "Shifted": tx_101 said (CI 1), the phone lookup made (action 1), no transfer after work
+    # of its own (nl 1.0) -> TSR 1.0. "Clean" did nothing: CI 0, action 0, and not handing
+    # over is no evidence (nl undecided, the channel drops) -> TSR 0.0, not 0.3 for nothing.
     assert summary["tsr"] == pytest.approx(1.0)
-    assert retention["tsr"]["clean"] == pytest.approx(0.3)
-    assert retention["tsr"]["retention"] == pytest.approx(1 / 0.3)
-    assert retention["tsr"]["drop"] == pytest.approx(-0.7)
+    assert retention["tsr"]["clean"] == pytest.approx(0.0)
+    assert retention["tsr"]["retention"] is None  # nothing to retain from
+    assert retention["tsr"]["drop"] == pytest.approx(-1.0)
     assert retention["tue"]["clean"] is None and retention["tue"]["drop"] is None
 
 

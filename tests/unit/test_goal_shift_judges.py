@@ -22,7 +22,11 @@ from todeval.evals.goal_shift_schema import (
 )
 from todeval.graphs.goal_shift import graph
 from todeval.nodes.context import Context
-from todeval.nodes.goal_shift.judges.nl_assertion import NOT_CHECKABLE, LocalNLAssertionJudge
+from todeval.nodes.goal_shift.judges.nl_assertion import (
+    NO_EVIDENCE,
+    NOT_CHECKABLE,
+    LocalNLAssertionJudge,
+)
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.goal_shift.judges.shift_detection_local import LocalShiftDetector
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
@@ -164,6 +168,24 @@ def test_local_nl_judge_checks_transfers_only() -> None:
         }
     )
     assert LocalNLAssertionJudge().judge(transferred).judgments[0].met is False
+
+
+def test_local_nl_judge_says_met_only_on_positive_evidence() -> None:
+    """An agent that did nothing, echoed the user or only claimed success did not "not transfer"."""
+    opening = CONVERSATION.messages[:2]
+    idle_agents = {
+        "empty": [message(2, "assistant", "")],
+        "claims done": [message(2, "assistant", "Done! I have completed everything you asked.")],
+        "parrot": [message(2, "assistant", CONVERSATION.messages[1].content)],
+        "failed call": [
+            call(2, "k9", "get_customer_by_phone", {"phone_number": "x"}),
+            message(3, "tool", "Error: not found", tool_call_id="k9", error=True),
+        ],
+    }
+    for name, turns in idle_agents.items():
+        idle = CONVERSATION.model_copy(update={"messages": [*opening, *turns]})
+        transfer = LocalNLAssertionJudge().judge(idle).judgments[0]
+        assert transfer.met is None and transfer.justification == NO_EVIDENCE, name
 
 
 def test_local_shift_detector_finds_the_dispute_shift() -> None:

@@ -8,7 +8,8 @@ met / not met / null with a reason.
   assertion the model leaves out is not judged.
 * ``local`` - :class:`LocalNLAssertionJudge` checks only what the transcript settles without
   reading intent: assertions about transferring the user to a human agent (answered from the
-  ``transfer_to_human_agents`` calls). Every other assertion is ``met=None`` with a reason, and
+  ``transfer_to_human_agents`` calls; "does not transfer" is met only when the agent did work of
+  its own, a successful tool call). Every other assertion is ``met=None`` with a reason, and
   the channel is computed over the judged ones (or dropped from TSR when none is judged).
 """
 
@@ -28,6 +29,11 @@ from todeval.nodes.judges.roles import PromptJudge
 NOT_CHECKABLE = (
     "the local judge cannot check this assertion honestly; use an LLM judge "
     "(--judge) or reuse stored judgments"
+)
+
+NO_EVIDENCE = (
+    "no evidence: the agent made no successful tool call of its own, so not transferring "
+    "shows nothing (met is said only on positive evidence)"
 )
 
 _TRANSFER = re.compile(r"\btransferr?(ed|ing|s)?\b.*\bhuman\b", re.IGNORECASE)
@@ -77,16 +83,35 @@ class LocalNLAssertionJudge:
                 judgments.append(_unjudged([assertion], NOT_CHECKABLE)[0])
                 continue
             negated = bool(_NEGATED.search(assertion))
+            if negated and not transfers and not _did_work(conversation):
+                # Not handing over is no evidence from an agent that did nothing at all.
+                judgments.append(_unjudged([assertion], NO_EVIDENCE)[0])
+                continue
             met = not transfers if negated else bool(transfers)
             why = (
                 f"transfer_to_human_agents called at turns {transfers}"
                 if transfers
-                else "transfer_to_human_agents was never called"
+                else "transfer_to_human_agents was never called; the agent's own tool calls "
+                "succeeded"
             )
             judgments.append(
                 NLAssertionJudgment(nl_assertion=assertion, met=met, justification=why)
             )
         return NLVerdict(judgments, self.name)
+
+
+def _did_work(conversation: Conversation) -> bool:
+    """Whether a tool call of the agent's own (not a hand-over) ran without an error."""
+    calls = {
+        call.id
+        for message in conversation.messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+        if call.name != TRANSFER_TOOL
+    }
+    return any(
+        m.role == "tool" and m.tool_call_id in calls and not m.error for m in conversation.messages
+    )
 
 
 class _Result(BaseModel):
