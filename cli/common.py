@@ -371,6 +371,7 @@ def add_judge_arguments(
     *,
     aliases: Mapping[str, str | tuple[str, ...]] | None = None,
     bare: str | tuple[str, ...] | None = None,
+    user: bool = False,
 ) -> None:
     """``--judge ROLE=SPEC`` (repeatable) for the command's roles, and its deprecated aliases.
 
@@ -379,7 +380,18 @@ def add_judge_arguments(
         roles: The declared roles the command runs (``--help`` lists them with their defaults).
         aliases: Old flags (``--segmenter``) -> the role(s) they set; they work and warn.
         bare: The role(s) an old bare ``--judge SPEC`` set (it works and warns).
+        user: Add ``--user SPEC``: the simulated user is who the agent talks to, named beside
+            ``--agent`` rather than as a judge (the same as ``--judge user_simulator=SPEC``).
     """
+    if user:
+        parser.add_argument(
+            "--user",
+            dest="simulated_user",
+            default=None,
+            metavar="SPEC",
+            help="the simulated user: local (seeded, follows the task script; default), an LLM "
+            "spec such as openai:gpt-4.1, or human (= --judge user_simulator=SPEC)",
+        )
     defaults = role_defaults()
     listing = "; ".join(f"{role} (default {_shown(defaults[role])})" for role in roles)
     parser.add_argument(
@@ -437,6 +449,8 @@ def given_judges(args: argparse.Namespace) -> dict[str, Any]:
     roles: tuple[str, ...] = getattr(args, "judge_roles", ())
     defaults = role_defaults()
     judges: dict[str, Any] = {}
+    if getattr(args, "simulated_user", None) is not None:
+        judges["user_simulator"] = args.simulated_user
     for flag, targets in getattr(args, "judge_aliases", {}).items():
         value = getattr(args, _alias_dest(flag), None)
         if value is None:

@@ -63,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--tasks", default=None, metavar="IDS", help="with --simulate")
     parser.add_argument("--suite", default="all", help="as for todeval evaluate")
     parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
-    add_judge_arguments(parser, list(role_defaults()), aliases={"--user": "user_simulator"})
+    add_judge_arguments(parser, list(role_defaults()), user=True)
     parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
     parser.add_argument("--prefix", default=PREFIX, help="experiment name prefix")
     parser.add_argument("--dataset", default=None, help="LangSmith dataset name when uploading")

@@ -68,7 +68,7 @@ def add_parser(subparsers: Any) -> None:
         REFERENCE_GUIDE_AGENT,
         runs=3,
         roles=GUIDE_ROLES,
-        aliases={"--user": "user_simulator"},
+        user=True,
     )
     guide.add_argument(
         "--agreeableness",
@@ -85,13 +85,13 @@ def _common(
     *,
     runs: int,
     roles: list[str],
-    aliases: dict[str, str] | None = None,
+    user: bool = False,
 ) -> None:
     parser.add_argument("data", type=input_path, metavar="DATA", help="release folder or file")
     parser.add_argument("--agent", default=agent, help="agent spec (default %(default)s)")
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument("--runs", type=count, default=runs, help="runs (default %(default)s)")
-    add_judge_arguments(parser, roles, aliases=aliases)
+    add_judge_arguments(parser, roles, user=user)
     parser.add_argument("--concurrency", type=count, default=1, help="runs at once (default 1)")
     parser.add_argument(
         "--checkpoints",

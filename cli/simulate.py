@@ -65,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
         "openai:model@http://host/v1, replay:RESULTS.json, graph:package.module:graph, "
         "python:package.module:function or a LangGraph server assistant",
     )
-    add_judge_arguments(parser, ["user_simulator"], aliases={"--user": "user_simulator"})
+    add_judge_arguments(parser, ["user_simulator"], user=True)
     parser.add_argument("--trials", type=count, default=1, help="trials per task (pass^k)")
     parser.add_argument(
         "--tasks", default=None, metavar="IDS", help="comma-separated task ids (default: all)"

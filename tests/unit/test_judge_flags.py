@@ -8,6 +8,7 @@ print the new form; an unknown role is an error listing the declared roles.
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any
 
 import pytest
@@ -91,8 +92,6 @@ ALIASES: list[tuple[tuple[str, ...], list[str], dict[str, Any]]] = [
         {"intent_capture": "openai:x", "missing_slot_query": "openai:x"},
     ),
     (MEMORY, ["--bank-builder", "openai:x"], {"memory_bank": "openai:x"}),
-    (SIMULATE, ["--user", "openai:x"], {"user_simulator": "openai:x"}),
-    (GUIDE, ["--user", "openai:x"], {"user_simulator": "openai:x"}),
     (SYNTH_P, ["--writer", "openai:x"], {"synthesis_writer": "openai:x"}),
     (SYNTH_P, ["--difficulty-panel", "a,b"], {"target_prediction": ["a", "b"]}),
     (SYNTH_P, ["--difficulty-judge", "openai:x"], {"difficulty": "openai:x"}),
@@ -140,6 +139,16 @@ def test_each_deprecated_alias_still_works_and_prints_the_new_form(
     assert judges == expected
     said = " ".join(str(w.message) for w in caught)
     assert all(f"--judge {role}=" in said for role in expected)
+
+
+@pytest.mark.parametrize("prefix", [SIMULATE, GUIDE], ids=str)
+def test_user_names_the_simulated_user_beside_agent_without_a_warning(
+    prefix: tuple[str, ...],
+) -> None:
+    args = _parse([*prefix, "--user", "openai:x"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert given_judges(args) == {"user_simulator": "openai:x"}
 
 
 def test_an_unknown_role_is_an_error_listing_the_declared_roles() -> None:
