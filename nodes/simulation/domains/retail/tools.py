@@ -19,8 +19,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from todeval.nodes.simulation.domains.retail.data_model import TABLES, Record, Tables, pristine_db
+from todeval.nodes.simulation.domains.retail.data_model import TABLES, pristine_db
 from todeval.nodes.simulation.domains.retail.schemas import RETAIL_TOOLS
+from todeval.nodes.simulation.environments.overlay import OverlayTables, Record, Tables
 from todeval.nodes.simulation.environments.toolkit import (
     ToolEnvironmentBase,
     ToolError,
@@ -46,20 +47,21 @@ class RetailEnvironment(ToolEnvironmentBase):
         ``agent_data`` of the task's initialization is merged into the records it names (as
         overlay entries); ``user_data`` is kept as :attr:`user_data` for the simulated user.
         """
-        self._base = db if db is not None else pristine_db()
+        base = db if db is not None else pristine_db()
         init = initialization(task)
         self.user_data: dict[str, Any] = dict(init.get("user_data") or {})
-        self._fresh: Tables = {table: {} for table in TABLES}
+        fresh: Tables = {table: {} for table in TABLES}
         for table, records in (init.get("agent_data") or {}).items():
             for key, update in (records or {}).items():
-                record = copy.deepcopy(self._base.get(table, {}).get(key) or {})
+                record = copy.deepcopy(base.get(table, {}).get(key) or {})
                 deep_update(record, update)
-                self._fresh.setdefault(table, {})[key] = record
+                fresh.setdefault(table, {})[key] = record
+        self._db = OverlayTables(base, fresh)
         self.reset()
 
     def reset(self) -> None:
         """Back to the fresh trial: only the (usually empty) initial overlay is copied."""
-        self._overlay: Tables = copy.deepcopy(self._fresh)
+        self._db.reset()
 
     def snapshot(self) -> dict[str, Any]:
         """The database now: pristine tables with this trial's changed records laid over.
@@ -67,28 +69,23 @@ class RetailEnvironment(ToolEnvironmentBase):
         Unchanged records are shared with the pristine database; treat the result as
         read-only (it is built in about a millisecond, without copying records).
         """
-        return {t: {**self._base.get(t, {}), **self._overlay.get(t, {})} for t in self._tables()}
+        return self._db.snapshot()
 
     def changes(self) -> Tables:
         """Only the records this trial changed (a copy)."""
-        return copy.deepcopy(self._overlay)
-
-    def _tables(self) -> list[str]:
-        return list(dict.fromkeys([*self._base, *self._overlay]))
+        return self._db.changes()
 
     # -- records: read shared, write copied ----------------------------------------------
 
     def _read(self, table: str, key: str, label: str) -> Record:
-        found = self._overlay.get(table, {}).get(key) or self._base.get(table, {}).get(key)
+        found = self._db.get(table, key)
         if found is None:
             raise ToolError(f"{label} not found")
         return found
 
     def _write(self, table: str, key: str) -> Record:
-        changed = self._overlay.setdefault(table, {})
-        if key not in changed:
-            changed[key] = copy.deepcopy(self._read(table, key, table[:-1].capitalize()))
-        return changed[key]
+        self._read(table, key, table[:-1].capitalize())
+        return self._db.write(table, key)
 
     def _order(self, order_id: str) -> Record:
         return self._read("orders", order_id, "Order")
