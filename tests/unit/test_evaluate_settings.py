@@ -52,6 +52,7 @@ def _with_settings(config: Path, run: str) -> Path:
     return changed
 
 
+@pytest.mark.slow
 def test_sample_keeps_goal_success_to_the_sampled_records(
     inputs: list[Path], config: Path, tmp_path: Path
 ) -> None:
