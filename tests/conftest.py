@@ -56,7 +56,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if mark is None:
             names = set(getattr(item, "fixturenames", ()))
             server = next((g for name, g in SHARED_SERVERS.items() if name in names), None)
-            item.add_marker(pytest.mark.xdist_group(server or item.path.stem))
+            module = item.nodeid.split("::")[0].removeprefix("tests/").removesuffix(".py")
+            item.add_marker(pytest.mark.xdist_group(server or module))
             mark = item.get_closest_marker("xdist_group")
             assert mark is not None
         if loadgroup and "@" not in item.nodeid:
