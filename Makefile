@@ -121,14 +121,23 @@ demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
 
-test: model llm-install browser postgres  ## the whole offline test suite (unit + integration)
-	$(BIN)/pytest -q -p no:cacheprovider --durations=25 tests
+# The suite runs on TEST_WORKERS processes (pytest-xdist). --dist loadgroup keeps the tests of a
+# shared server (llama.cpp, PostgreSQL, langgraph dev) on one worker, so each starts once, and a
+# module's tests together (tests/conftest.py sets the groups). --no-loadscope-reorder hands the
+# groups out in collection order: the long integration groups first, the many short unit ones
+# last to even out the two workers (ordered by test count, a 2-test, 3-minute module came last).
+# TEST_WORKERS=0 runs in-process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
-test-unit: model
-	$(BIN)/pytest -q -p no:cacheprovider tests/unit
+test: model llm-install browser postgres  ## the whole offline test suite (unit + integration)
+	$(PYTEST) --durations=25 tests
+
+test-unit: model  ## the unit tests without the slow ones (@pytest.mark.slow): under 3 minutes
+	$(PYTEST) -m "not slow" tests/unit
 
 test-integration: model llm-install browser postgres
-	$(BIN)/pytest -q -p no:cacheprovider tests/integration
+	$(PYTEST) tests/integration
 
 lint: $(VENV)/.installed  ## ruff, ruff format, mypy --strict and the layer contracts (lint-imports)
 	$(BIN)/ruff check .

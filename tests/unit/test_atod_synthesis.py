@@ -222,6 +222,7 @@ def test_cli_synthesize_atod_writes_a_set_track_goals_reads(
     assert wrong == 2
 
 
+@pytest.mark.slow
 def test_track_goals_finds_the_sets_schema_and_reports_by_complexity_class(
     synthesized: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -535,6 +535,7 @@ def sgd_dev() -> tuple[Path, list[dict[str, Any]], list[Dialogue]]:
     return path, raw, dialogues
 
 
+@pytest.mark.slow
 def test_sgd_dev_loads_every_dialogue(sgd_dev: Any) -> None:
     path, raw, dialogues = sgd_dev
     assert detect_format(path) == "sgd"
@@ -542,6 +543,7 @@ def test_sgd_dev_loads_every_dialogue(sgd_dev: Any) -> None:
     assert [d.dialogue_id for d in dialogues] == [r["dialogue_id"] for r in raw]
 
 
+@pytest.mark.slow
 def test_sgd_dev_turn_pairing_and_gold(sgd_dev: Any) -> None:
     _, raw, dialogues = sgd_dev
     for record, dialogue in zip(raw, dialogues, strict=True):
@@ -585,6 +587,7 @@ def to_original(record: dict[str, Any]) -> dict[str, Any]:
             "turns": list(turns())}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_sgd_dev_original_form_gives_the_compact_gold(tmp_path: Path, sgd_dev: Any) -> None:
     _, raw, compact = sgd_dev
     folder = tmp_path / "dev"

@@ -161,6 +161,7 @@ def _write_vectors(path: str, worker: int) -> None:
         assert len(cache.get_many("model", texts)) == len(texts)
 
 
+@pytest.mark.slow
 def test_cache_is_safe_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "emb.sqlite")
     context = multiprocessing.get_context("spawn")
@@ -209,6 +210,7 @@ def test_without_onnx_the_int8_package_is_used(
     assert np.all(sims > 0.99)
 
 
+@pytest.mark.slow
 def test_the_built_route_builds_once_into_the_model_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: MiniLMEmbedder
 ) -> None:

@@ -54,6 +54,7 @@ def _with_settings(config: Path, table: str, run: str, name: str = "settings.tom
     return changed
 
 
+@pytest.mark.slow
 def test_sample_keeps_goal_success_to_the_sampled_records(
     inputs: list[Path], config: Path, tmp_path: Path
 ) -> None:

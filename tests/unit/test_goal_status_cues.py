@@ -54,6 +54,7 @@ def test_failure_wins_over_success_words() -> None:
     assert cue is not None and cue.status == "failed"
 
 
+@pytest.mark.slow
 def test_cues_agree_with_sgd_dialogue_acts() -> None:
     """Against SGD dev's system acts: NOTIFY_SUCCESS, NOTIFY_FAILURE and CONFIRM."""
     path = data_dir() / "sgd" / "sgd_dev.jsonl.gz"

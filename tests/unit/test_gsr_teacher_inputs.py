@@ -114,6 +114,7 @@ def _gsr(corpus: Path, out: Path, teachers: list[str], *extra: str) -> dict[str,
 SOP = "Mileage questions must be answered with the IRS rate; never quote meal per diems."
 
 
+@pytest.mark.slow
 def test_sop_reaches_the_llm_teachers_prompt_and_local_teachers_ignore_it(
     corpus: Path, tmp_path: Path, models: dict[str, Any]
 ) -> None:

@@ -173,6 +173,7 @@ def test_local_density_says_which_sub_targets_each_message_carries() -> None:
     assert verdict.target_density == pytest.approx(sum(verdict.counts) / 2)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_cards_hold_the_held_out_kappa_and_the_judges_reproduce_it() -> None:
     card = card_for("guidance", "local")
     assert card is not None and card.checks[0].human and "held-out" in card.checks[0].data

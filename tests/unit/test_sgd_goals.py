@@ -329,6 +329,7 @@ def test_converted_dialogues_round_trip_through_the_atod_loader(tmp_path: Path) 
 # --- SGD dev: every dialogue ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sgd_dev_converts_with_valid_lifecycles(capsys: pytest.CaptureFixture[str]) -> None:
     folder = data_dir() / "sgd"
     if not (folder / "sgd_dev.jsonl.gz").is_file() or not (folder / "schema_dev.json").is_file():
