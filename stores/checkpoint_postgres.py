@@ -167,12 +167,7 @@ def _try_lock(conn: Connection[DictRow]) -> bool:
 
 @contextmanager
 def open_postgres_saver(url: str) -> Iterator[PostgresSaver]:
-    """A set-up ``PostgresSaver`` on ``url``, closed afterwards.
-
-    Args:
-        url: ``postgresql://user:password@host:port/db``; any libpq URL parameter works (e.g.
-            ``?sslmode=require``), and the password may come from ``PGPASSWORD`` or
-            ``~/.pgpass`` instead of the URL.
+    """A set-up ``PostgresSaver`` on ``url`` (any libpq URL), closed afterwards.
 
     Raises:
         CheckpointerError: The cluster extra is missing, the URL is malformed, the server does

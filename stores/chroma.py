@@ -31,9 +31,6 @@ class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
 
     Registered with chromadb under :meth:`name`, so a collection reopened without an
     embedding function rebuilds this one from its stored config.
-
-    Args:
-        embedder: The embedder; by default :func:`get_embedder`, loaded on first use.
     """
 
     def __init__(self, embedder: MiniLMEmbedder | None = None) -> None:
@@ -106,13 +103,8 @@ def persistent_client(path: Path | str | None = None) -> ClientAPI:
     """A Chroma client that stores collections on disk.
 
     Clients for the same folder share one underlying system within a process (chromadb
-    caches it), so calling this repeatedly is cheap.
-
-    Args:
-        path: The folder; default ``todeval_home()/chroma``.
-
-    Returns:
-        The client.
+    caches it), so calling this repeatedly is cheap. ``path`` defaults to
+    ``todeval_home()/chroma``.
     """
     folder = Path(path) if path is not None else default_chroma_path()
     folder.mkdir(parents=True, exist_ok=True)
@@ -126,17 +118,7 @@ def http_client(
     ssl: bool = False,
     headers: dict[str, str] | None = None,
 ) -> ClientAPI:
-    """A client of a Chroma server: the scale-out route (many processes or machines).
-
-    Args:
-        host: Server host name.
-        port: Server port.
-        ssl: Use HTTPS.
-        headers: Extra HTTP headers (e.g. an auth token).
-
-    Returns:
-        The client; pass it to :func:`get_collection` as ``client=``.
-    """
+    """A client of a Chroma server (the scale-out route), for :func:`get_collection`."""
     return chromadb.HttpClient(
         host=host, port=port, ssl=ssl, headers=headers, settings=chroma_settings()
     )
@@ -145,12 +127,7 @@ def http_client(
 def server_client(url: str) -> ClientAPI:
     """A client of the Chroma server at ``url`` (``http://host:port`` or ``https://host:port``).
 
-    Args:
-        url: The server's base URL; the port defaults to 8000 (``chroma run``'s) for http and
-            443 for https.
-
-    Returns:
-        The client (chromadb checks the server answers as it connects).
+    The port defaults to 8000 (``chroma run``'s) for http and 443 for https.
 
     Raises:
         ValueError: ``url`` is not an http(s) URL with a host, or no Chroma server answers
@@ -179,15 +156,7 @@ def get_collection(
 ) -> Collection:
     """Open a collection, creating it (cosine space) if it does not exist.
 
-    Args:
-        name: Collection name (3-512 characters of ``[a-zA-Z0-9._-]``, chromadb's rule).
-        path: Folder of the persistent store; default ``todeval_home()/chroma``.
-        embedder: The embedder for documents and queries; default the shared one.
-        client: An existing client instead (e.g. :func:`http_client`); excludes ``path``.
-
-    Returns:
-        The collection; ``add``/``query`` with ``documents=``/``query_texts=`` embed
-        through todeval's MiniLM and its cache.
+    ``documents=``/``query_texts=`` embed through todeval's MiniLM and its cache.
 
     Raises:
         ValueError: Both ``path`` and ``client`` were given.

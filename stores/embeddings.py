@@ -103,22 +103,10 @@ def _file_digest(path: Path) -> str:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings: L2-normalised float32 vectors of size 384.
 
-    Args:
-        model_dir: A folder with ``model.onnx`` and ``tokenizer.json``; by default the first
-            route of :func:`resolve_model_files` that has a model.
-        batch_size: Texts per onnxruntime call at most (long texts get smaller batches).
-        cache: ``"default"`` for ``todeval_home()/embeddings.sqlite``, an
-            :class:`EmbeddingCache`, or None for no caching at all.
-        threads: Batches run concurrently, one single-threaded onnxruntime call per thread
-            (measured slightly faster on 2 cores than one call with 2 intra-op threads, and
-            small calls are split so every core gets a share); default the usable cores,
-            at most 8.
-
-    Attributes:
-        model_id: ``all-MiniLM-L6-v2/<sha256 prefix of model.onnx>``; part of the cache key.
-        source: The route the model came from (see :class:`ModelFiles`).
-        model_calls: onnxruntime calls made so far.
-        texts_encoded: Texts that went through the model so far (cache hits do not).
+    ``cache="default"`` is ``todeval_home()/embeddings.sqlite``. ``threads`` batches run
+    concurrently, one single-threaded onnxruntime call each (measured slightly faster on 2
+    cores than one call with 2 intra-op threads); default the usable cores, at most 8.
+    ``model_id`` (``all-MiniLM-L6-v2/<sha256 prefix of model.onnx>``) is part of the cache key.
     """
 
     def __init__(
@@ -180,14 +168,7 @@ class MiniLMEmbedder:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Embed ``texts``.
-
-        Args:
-            texts: The texts (a list, not a single string).
-
-        Returns:
-            Array of shape (len(texts), 384), rows L2-normalised; (0, 384) for no texts.
-        """
+        """Embed a list of texts: shape (len(texts), 384), rows L2-normalised."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts; use embed_one() for one text")
         out = np.zeros((len(texts), EMBEDDING_DIM), dtype=np.float32)
@@ -323,15 +304,7 @@ def embedder_for(model_dir: str | None) -> MiniLMEmbedder:
 def cosine_matrix(
     a: NDArray[np.floating[Any]], b: NDArray[np.floating[Any]]
 ) -> NDArray[np.float32]:
-    """Cosine similarities of L2-normalised rows: shape (len(a), len(b)).
-
-    Args:
-        a: Vectors, shape (n, d) or (d,).
-        b: Vectors, shape (m, d) or (d,).
-
-    Returns:
-        ``a @ b.T`` as float32 (a plain dot product: rows are normalised already).
-    """
+    """Cosine similarities of L2-normalised rows, shape (len(a), len(b)): a plain dot product."""
     left = np.atleast_2d(np.asarray(a, dtype=np.float32))
     right = np.atleast_2d(np.asarray(b, dtype=np.float32))
     return left @ right.T
@@ -351,11 +324,7 @@ UNRELATED = "Book a table for two at an Italian restaurant tonight."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m stores.embeddings --check``: find the model, embed, report.
-
-    Returns:
-        0 when a model was found and produced sane vectors, 1 when no model was found.
-    """
+    """``python -m stores.embeddings --check``: 0 when a model was found and embeds sanely."""
     parser = argparse.ArgumentParser(prog="python -m stores.embeddings", description=__doc__)
     parser.add_argument("--check", action="store_true", help="find the model and embed")
     parser.add_argument("--model-dir", help="an explicit folder with model.onnx/tokenizer.json")

@@ -136,14 +136,8 @@ class _UserIndex:
 class MemoryBank:
     """Every user's QA memory units, persistent in Chroma or kept in process.
 
-    Args:
-        path: Folder of the Chroma store; default ``todeval_home()/memory_bank``.
-        backend: ``"chroma"`` (on disk, or on ``server``) or ``"memory"`` (in process,
-            nothing written).
-        collection: Chroma collection name (one per benchmark).
-        embedder: Embeds unit texts and queries; default the shared MiniLM.
-        server: A Chroma server's URL (``http://host:port``) holding the collection instead
-            of ``path`` (chroma backend only).
+    ``path`` defaults to ``todeval_home()/memory_bank``; ``server`` (``http://host:port``)
+    holds the collection instead of ``path``.
 
     Raises:
         ValueError: An unknown backend, a malformed server URL or a server that does not answer.
@@ -227,16 +221,9 @@ class MemoryBank:
     def search(
         self, individual_id: str, query: str, k: int, mode: RetrievalMode = "hybrid"
     ) -> list[tuple[MemoryUnit, float]]:
-        """Memory activation: a user's ``k`` best units for ``query``.
+        """Memory activation: ``(unit, score in [0, 1])`` of a user's ``k`` best, best first.
 
-        Args:
-            individual_id: Whose bank to search (other users' units are never returned).
-            query: The query text (the dialogue context or an intent description).
-            k: How many units at most.
-            mode: ``dense``, ``bm25`` or ``hybrid`` (see the module docstring).
-
-        Returns:
-            ``(unit, score in [0, 1])``, best first; ties keep ``unit_id`` order.
+        Ties keep ``unit_id`` order; other users' units are never returned.
         """
         if mode not in RETRIEVAL_MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}; expected {RETRIEVAL_MODES}")
@@ -255,13 +242,8 @@ class MemoryBank:
         MAP §4.2 compares the intent description k_i with each stored session's key k_j (the
         units' ``intent_description``) and activates the best sessions' QA units v_j. Each
         unit scores its session's (scaled) score; units follow their session's rank, in
-        ``unit_id`` order within it, up to ``k`` units.
-
-        Args:
-            individual_id: Whose bank to search.
-            query: k_i (or the dialogue context when no description was written).
-            k: How many units at most.
-            mode: ``dense``, ``bm25`` or ``hybrid``, over the keys.
+        ``unit_id`` order within it, up to ``k`` units. ``query`` is k_i (or the dialogue
+        context when no description was written).
         """
         if mode not in RETRIEVAL_MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}; expected {RETRIEVAL_MODES}")

