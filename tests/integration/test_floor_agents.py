@@ -94,7 +94,6 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "airline", "dGCR"): TRACKER,
     ("guide", "recite", "sample", "guidance score"): GUIDE,
     ("guide", "recite", "sample", "guidance reached"): REACHED,
-    ("guide", "one_word", "sample", "guidance score"): GUIDE,
     ("plan", "copy_environment", "sample", "planning score"): PLAN,
 }
 

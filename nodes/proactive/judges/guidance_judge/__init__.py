@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.metrics.proactive.rubric import rubric_overall
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.judges.text import cue
 from todeval.nodes.proactive.judges.calibration import calibrated_score
 from todeval.nodes.proactive.judges.guidance_judge.features import read_signals
 from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
@@ -92,6 +93,29 @@ class GuidanceOutput(BaseModel):
     score: int = Field(ge=1, le=10, description="The guidance score, 1-10.")
 
 
+FLOOR_CAP = 3
+"""The most a dialogue that guides nobody can score (issue 29: floor agents stay at the floor)."""
+
+_REFUSES = cue(r"\b(no|not interested|no thanks|stop|leave me alone|don'?t want)\b")
+
+
+def floor_reason(agent: Sequence[str], users: Sequence[str]) -> str | None:
+    """Why the dialogue guided nobody, or None: a text rule every floor agent meets.
+
+    Empty or one-word agent messages; the same message repeated; or every user reply a
+    refusal (sub-targets recited to a user who says no throughout have led nowhere).
+    """
+    words = [len(text.split()) for text in agent]
+    if words and max(words) <= 1:
+        return "every agent message is empty or one word"
+    lines = [" ".join(text.lower().split()) for text in agent]
+    if len(lines) > 1 and len(set(lines)) == 1:
+        return "the agent repeats one message"
+    if users and all(_REFUSES.search(text) for text in users):
+        return "the user refused every message"
+    return None
+
+
 class LocalGuidanceJudge:
     """Rubric sub-scores from rules and MiniLM; a 1-10 overall only through the calibrated map."""
 
@@ -139,6 +163,9 @@ class LocalGuidanceJudge:
         overall, basis = calibrated_score(
             self.calibration, features, "rubric_points and the dimensions"
         )
+        floor = floor_reason(agent, [m.content for m in messages if m.role == "user"])
+        if floor is not None and overall is not None and overall > FLOOR_CAP:
+            overall, basis = FLOOR_CAP, f"at most {FLOOR_CAP}: {floor} (was {overall}: {basis})"
         return GuidanceVerdict(
             judge=self.name,
             overall=overall,
