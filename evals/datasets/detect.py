@@ -98,6 +98,8 @@ def dialogue_files(folder: Path) -> list[Path]:
 
 
 def _unknown_format_message(path: Path, first_keys: list[str] | None) -> str:
+    if first_keys is None and _is_blank(path):
+        return f"{path}: the file is empty"
     if first_keys is None:
         found = f"no readable JSON object in its first {_SNIFF_RECORDS} records"
     elif "service_name" in first_keys:
@@ -106,5 +108,20 @@ def _unknown_format_message(path: Path, first_keys: list[str] | None) -> str:
         found = f"records with keys {first_keys}"
     return (
         f"{path}: unknown dialogue format; found {found}. Expected turns with 'user_msg' "
-        "(Mind the Goal), 's'/'t' (compact SGD) or 'speaker'/'utterance' (SGD release)"
+        "(Mind the Goal), 's'/'t' (compact SGD) or 'speaker'/'utterance' (SGD release); "
+        "`todeval evaluate` also reads agent transcripts ('messages'), tau2 results "
+        "('simulations'), memory benchmarks and MS-TOD sessions, and ProactiveEval logs "
+        "('environment'): see docs/INPUTS.md"
     )
+
+
+def _is_blank(path: Path) -> bool:
+    """A plain file with nothing but white space (a compressed one is never called blank)."""
+    try:
+        if path.suffix == ".gz" or not path.is_file():
+            return False
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+        return not head.strip() and path.stat().st_size <= 4096
+    except OSError:
+        return False

@@ -239,6 +239,12 @@ def test_unreadable_or_unknown_inputs_raise_helpful_errors(tmp_path: Path) -> No
     empty.write_text("")
     with pytest.raises(ValueError, match="empty file"):
         detect_format(empty)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n \n")
+    with pytest.raises(DatasetFormatError, match=r"blank.jsonl: the file is empty$"):
+        detect_format(blank)
+    with pytest.raises(DatasetFormatError, match=r"agent transcripts.*ProactiveEval"):
+        detect_format(unknown)  # the message names every kind evaluate reads
     with pytest.raises(ValueError, match="found 'x'"):
         load_dialogues(write_jsonl(tmp_path / "text.json", ["x = 1"]), "mtg")
     folder = tmp_path / "nothing"
