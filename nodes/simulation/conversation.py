@@ -118,12 +118,7 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     """The agent under test speaks or calls tools; a broken turn ends the conversation."""
     context = get_context(runtime)
     environment = _environment(state, context)
-    agent = _agent(
-        SimulationSettings.of(context).agent,
-        domain_named(state["domain"]).policy(),
-        SimulationSettings.of(context).agent_max_output_tokens,
-        SimulationSettings.of(context).agent_fold_tool_results,
-    )
+    agent = _run_agent(state, context)
     turn = agent.respond(
         state["messages"],
         environment.tool_schemas(),
@@ -222,14 +217,23 @@ def _environment(state: SimulationState, context: Context) -> ToolEnvironment:
 
 
 def _replay_turns_left(state: SimulationState, context: Context) -> int:
-    spec = SimulationSettings.of(context).agent
-    if not spec.startswith("replay:"):
+    if not SimulationSettings.of(context).agent.startswith("replay:"):
         return 0
-    agent = _agent(spec, "", None, False)
+    agent = _run_agent(state, context)  # the agent_turn's own (cached), not a second copy
     if not isinstance(agent, ReplayAgent):
         return 0
     return agent.turns_left(
         state["messages"], task_id=str(state["task"].get("id")), trial=state["trial"]
+    )
+
+
+def _run_agent(state: SimulationState, context: Context) -> AgentUnderTest:
+    settings = SimulationSettings.of(context)
+    return _agent(
+        settings.agent,
+        domain_named(state["domain"]).policy(),
+        settings.agent_max_output_tokens,
+        settings.agent_fold_tool_results,
     )
 
 

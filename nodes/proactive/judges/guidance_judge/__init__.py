@@ -96,7 +96,8 @@ class GuidanceOutput(BaseModel):
 FLOOR_CAP = 3
 """The most a dialogue that guides nobody can score (issue 29: floor agents stay at the floor)."""
 
-_REFUSES = cue(r"\b(no|not interested|no thanks|stop|leave me alone|don'?t want)\b")
+# A reply that opens with a refusal ("No, not interested."), not any "no" ("no idea", "no rush").
+_REFUSES = cue(r"^\W*(no\b|nope\b|not interested|stop\b|leave me alone|i don'?t want)")
 
 
 def floor_reason(agent: Sequence[str], users: Sequence[str]) -> str | None:
