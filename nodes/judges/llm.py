@@ -33,6 +33,7 @@ from todeval.nodes.judges.provider_options import (
     missing_package_message,
     retry_after_s,
 )
+from todeval.nodes.judges.quoting import data_system, fill_prompt
 from todeval.nodes.judges.redact import error_text, redact, redact_traces, register_secret
 from todeval.nodes.judges.result import JudgeResult
 from todeval.nodes.judges.spec import (
@@ -226,14 +227,20 @@ class LLMJudge(Generic[OutT]):
         return f"LLMJudge(role={self.role!r}, spec={self.spec.raw!r}, mode={self.mode!r})"
 
     def render(self, variables: Mapping[str, Any]) -> list[BaseMessage]:
-        """Return the messages sent for ``variables``: the system message, then the prompt."""
+        """Return the messages sent for ``variables``: the system message, then the prompt.
+
+        The prompt is filled by :func:`~nodes.judges.quoting.fill_prompt`: transcript text
+        sits in data blocks whose delimiters no value can forge, and the system message says
+        that it is data (:func:`~nodes.judges.quoting.data_system`).
+        """
         try:
-            text = self.prompt.format(**variables)
+            text = fill_prompt(self.prompt, variables)
         except KeyError as exc:
             raise ValueError(
                 f"judge {self.role!r}: the prompt needs {exc.args[0]!r}; got {sorted(variables)}"
             ) from exc
-        head: list[BaseMessage] = [SystemMessage(self.system)] if self.system else []
+        system = data_system(self.prompt, self.system)
+        head: list[BaseMessage] = [SystemMessage(system)] if system else []
         return [*head, HumanMessage(text)]
 
     def invoke(self, variables: Mapping[str, Any]) -> JudgeResult[OutT]:

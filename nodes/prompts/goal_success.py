@@ -66,7 +66,9 @@ output format:
     + """
 
 input:
+<data>
 {question}
+</data>
 """
 )
 

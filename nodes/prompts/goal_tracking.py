@@ -42,9 +42,11 @@ Goals in memory:
 {goals}
 
 Recent context:
+<data>
 {context}
+</data>
 
-Latest utterance ({speaker}): {utterance}
+Latest utterance ({speaker}): <data>{utterance}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "slots": {{"slot": "value"}},
@@ -73,7 +75,9 @@ Goals:
 {goals}
 
 Dialogue so far (most recent last):
+<data>
 {context}
+</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"updates": [{{"goal_id": "g1", "status": "completed", "evidence": "..."}}]}}"""
@@ -85,7 +89,9 @@ Schema:
 {schema}
 
 Dialogue so far:
+<data>
 {context}
+</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
@@ -168,9 +174,11 @@ Goals with their current statuses:
 {goals}
 
 Earlier turns (most recent last):
+<data>
 {context}
+</data>
 
-Current turn {turn_id} ({speaker}): {utterance}
+Current turn {turn_id} ({speaker}): <data>{utterance}</data>
 
 List only the goals whose status changes at this turn. Print only this JSON:
 {{"goal_status_changes": [{{"goal_id": "g1", "new_status": "open"}}]}}"""
@@ -196,12 +204,14 @@ Schema:
 {schema}
 
 {memory_title}:
+<data>
 {memory}
+</data>
 
 Goals so far (your last answer):
 {goals}
 
-Latest utterance ({speaker}): {utterance}
+Latest utterance ({speaker}): <data>{utterance}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
@@ -214,10 +224,14 @@ summarisation). Update the previous summary with the new utterances. Keep every 
 details the user gave for it (slot values) and where it stands (its status); drop small talk.
 
 Previous summary:
+<data>
 {summary}
+</data>
 
 New utterances:
+<data>
 {utterances}
+</data>
 
 Print only this JSON:
 {{"summary": "..."}}"""
@@ -228,7 +242,9 @@ per topic (a user goal or request): the topic, a one-sentence summary with the d
 and where it stands.
 
 Span:
+<data>
 {utterances}
+</data>
 
 Print only this JSON:
 {{"memos": [{{"topic": "...", "summary": "..."}}]}}"""
@@ -244,12 +260,14 @@ relevant to the user's goals, not a digression) and beneficial (it helped the us
 forward).
 
 Dialogue before the action:
+<data>
 {context}
+</data>
 
 Action ({kind}) on the goal "{goal}", now {status}:
-SYSTEM: {utterance}
+SYSTEM: <data>{utterance}</data>
 
-The user's next utterance: {reaction}
+The user's next utterance: <data>{reaction}</data>
 The goal's status at the end of the dialogue: {final_status}
 
 Reason inside <think>...</think>, then print only this JSON:
@@ -278,7 +296,9 @@ Evaluation steps:
 coherence 1-5.
 
 Dialogue (turns numbered):
+<data>
 {dialogue}
+</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"relevance": [{{"turn": 2, "score": 4}}], "coherence": 4}}"""

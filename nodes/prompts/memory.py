@@ -26,14 +26,18 @@ used to retrieve related memories of earlier sessions.
 {intent}
 
 [DIALOGUE]
+<data>
 {conversation_history}
+</data>
 
 Print only this JSON:
 {{"intent_description": "The user wants to ..."}}"""
 """Intent capture (§4.2). Fields: intent, conversation_history."""
 
 MISSING_SLOT_QUERY_PROMPT = """Please help me generate questions, based on the provided \
-{conversation_history}, that correspond to unanswered attributes in the task goal \
+<data>
+{conversation_history}
+</data>, that correspond to unanswered attributes in the task goal \
 {task_attributes}.
 
 1. The questions should start with 'What,' 'When,' 'Why,' 'How,' or 'Where.'
@@ -59,15 +63,17 @@ one of the missing-slot questions) and it comes from the earlier session the use
 continuing, not from another session with a similar intent.
 
 [DIALOGUE]
+<data>
 {conversation_history}
+</data>
 
 [MISSING SLOT QUERY]
 {missing_query}
 
 [MEMORY UNIT]
 Session intent: {intent_description}
-Question: {question}
-Answer: {answer}
+Question: <data>{question}</data>
+Answer: <data>{answer}</data>
 
 Give the probability (0 to 1) that this memory unit contributes to the task goal (y = 1) rather \
 than being irrelevant (y = 0). Print only this JSON:
@@ -85,13 +91,17 @@ provided conversation details. Ensure your reply acknowledges the users request 
 incorporates relevant information from both the dialogue and the related memory units [MEMORY].
 
 [DIALOGUE]
+<data>
 {conversation_history}
+</data>
 
 [TASK GOAL]
 {task_goal}
 
 [MEMORY]
+<data>
 {memory}
+</data>
 
 Print only this JSON:
 {{"response": "<the confirmation response to the user>"}}"""
@@ -107,10 +117,10 @@ GPT4_SCORE_SYSTEM_PROMPT = (
     "reflect an expert judgment of the response's quality."
 )
 
-GPT4_SCORE_PROMPT = """[Dialogue Context] {conversation_history}
+GPT4_SCORE_PROMPT = """[Dialogue Context] <data>{conversation_history}</data>
 [Task Goal] {task_goal}
-[reference_answer] {reference_answer}
-[predict_answer] {predict_answer}
+[reference_answer] <data>{reference_answer}</data>
+[predict_answer] <data>{predict_answer}</data>
 
 Evaluation Criteria:
 
@@ -165,7 +175,9 @@ the provided conversation history, that correspond to the answered attributes in
 {intent}
 
 [CONVERSATION HISTORY]
+<data>
 {conversation_history}
+</data>
 
 [TASK GOAL]
 {task_goal}
@@ -209,7 +221,9 @@ times, counts, preferences), in two or three sentences.
 {intent}
 
 [DIALOGUE]
+<data>
 {conversation_history}
+</data>
 
 Print only this JSON:
 {{"summary": "<the summary>"}}"""
@@ -243,13 +257,17 @@ MISSING_SLOTS_PROMPT = """Compare the assistant's confirmation response with the
 and list every task-goal slot whose value the response leaves out or states incorrectly.
 
 [Dialogue Context]
+<data>
 {conversation_history}
+</data>
 
 [Task Goal]
 {task_goal}
 
 [Response]
+<data>
 {response}
+</data>
 
 A slot is correct only if the response states the task goal's value for it (a paraphrase of
 the same value, such as "7 pm" for "19:00", is correct). A slot the response does not mention,
@@ -270,8 +288,8 @@ Decide which of the unresolved slots the latest exchange resolved.
 {pending_slots}
 
 [Latest Exchange]
-Assistant: {agent_utterance}
-User: {user_utterance}
+Assistant: <data>{agent_utterance}</data>
+User: <data>{user_utterance}</data>
 
 A slot is resolved when this exchange establishes the task goal's value for it: the user
 states that value, or the assistant states it and the user accepts it. A slot for which a
@@ -289,16 +307,22 @@ unresolved, and confirm back any corrected values the user has given you. Be bri
 ask only about what is needed.
 
 [Dialogue Context]
+<data>
 {conversation_history}
+</data>
 
 [Your Confirmation Response]
+<data>
 {response}
+</data>
 
 [Unresolved Details]
 {pending_slots}
 
 [Repair Dialogue So Far]
+<data>
 {repair_history}
+</data>
 
 Write your next message to the user. Reply with JSON only:
 {{"utterance": "<your message>",

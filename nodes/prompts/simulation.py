@@ -48,7 +48,9 @@ USER_SIMULATOR_PROMPT = """[Persona]
 {goal_shift}
 
 [Conversation so far]
+<data>
 {conversation_history}
+</data>
 
 [The assistant's last message asked about]
 {asked_slots}
@@ -108,7 +110,9 @@ numbers or labels to the agent):
 {goals}
 
 The conversation so far (you are the customer):
+<data>
 {conversation_history}
+</data>
 
 Write your next message to the agent, following the guidelines, your persona and your scenario.
 Reply with JSON only:
