@@ -96,7 +96,11 @@ def test_no_local_teacher_passes_a_turn_because_the_agent_addressed_it(variant: 
     assert judged  # the samples were judged, so the check could fail
 
 
-@pytest.mark.xfail(reason="the 'turn' and 'reply-reaction' teachers outvote the third", strict=True)
+@pytest.mark.xfail(
+    reason="2 of the vote's 19 failed sample turns pass with the line (0 with 'Have a great "
+    "day.'): the 'turn' and 'reply-reaction' teachers outvote the third",
+    strict=True,
+)
 def test_the_default_vote_passes_no_turn_because_the_agent_addressed_it() -> None:
     teachers = [TURN_QUALITY.judge(spec) for spec in TURN_QUALITY.default]
     votes = [list(_label_pairs(t)) for t in teachers]
