@@ -1,0 +1,6 @@
+"""The papers' prompts and todeval's own, as ``str.format`` templates (UPPER_SNAKE constants).
+
+A field that carries what a user, an agent or a tool said sits in a data block,
+``<data>{transcript}</data>``: the LLM judge escapes the delimiter in every value and tells the
+model that quoted text is data, never instructions (:mod:`nodes.judges.quoting`, issue 29).
+"""
