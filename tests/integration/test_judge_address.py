@@ -25,6 +25,7 @@ from langchain_core.messages import BaseMessage
 from todeval.evals.goal_shift_schema import Conversation, Message, TaskSpec
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.goal_shift.roles import NL_ASSERTION
+from todeval.nodes.judges import llm as llm_module
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
 from todeval.nodes.judges.quoting import DATA_NOTE
 from todeval.nodes.proactive.roles import GUIDANCE_JUDGE, TARGET_REACHED
@@ -58,8 +59,6 @@ def limits() -> Iterator[None]:
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[BaseMessage]]:
     """Every request's messages, as they reached the client."""
-    from todeval.nodes.judges import llm as llm_module
-
     calls: list[list[BaseMessage]] = []
     render = llm_module.LLMJudge.render
 
