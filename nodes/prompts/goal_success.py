@@ -66,9 +66,7 @@ output format:
     + """
 
 input:
-<data>
-{question}
-</data>
+<data>{question}</data>
 """
 )
 

@@ -42,9 +42,7 @@ Goals in memory:
 {goals}
 
 Recent context:
-<data>
-{context}
-</data>
+<data>{context}</data>
 
 Latest utterance ({speaker}): <data>{utterance}</data>
 
@@ -75,9 +73,7 @@ Goals:
 {goals}
 
 Dialogue so far (most recent last):
-<data>
-{context}
-</data>
+<data>{context}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"updates": [{{"goal_id": "g1", "status": "completed", "evidence": "..."}}]}}"""
@@ -89,9 +85,7 @@ Schema:
 {schema}
 
 Dialogue so far:
-<data>
-{context}
-</data>
+<data>{context}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
@@ -174,9 +168,7 @@ Goals with their current statuses:
 {goals}
 
 Earlier turns (most recent last):
-<data>
-{context}
-</data>
+<data>{context}</data>
 
 Current turn {turn_id} ({speaker}): <data>{utterance}</data>
 
@@ -204,9 +196,7 @@ Schema:
 {schema}
 
 {memory_title}:
-<data>
-{memory}
-</data>
+<data>{memory}</data>
 
 Goals so far (your last answer):
 {goals}
@@ -224,14 +214,10 @@ summarisation). Update the previous summary with the new utterances. Keep every 
 details the user gave for it (slot values) and where it stands (its status); drop small talk.
 
 Previous summary:
-<data>
-{summary}
-</data>
+<data>{summary}</data>
 
 New utterances:
-<data>
-{utterances}
-</data>
+<data>{utterances}</data>
 
 Print only this JSON:
 {{"summary": "..."}}"""
@@ -242,9 +228,7 @@ per topic (a user goal or request): the topic, a one-sentence summary with the d
 and where it stands.
 
 Span:
-<data>
-{utterances}
-</data>
+<data>{utterances}</data>
 
 Print only this JSON:
 {{"memos": [{{"topic": "...", "summary": "..."}}]}}"""
@@ -260,9 +244,7 @@ relevant to the user's goals, not a digression) and beneficial (it helped the us
 forward).
 
 Dialogue before the action:
-<data>
-{context}
-</data>
+<data>{context}</data>
 
 Action ({kind}) on the goal "{goal}", now {status}:
 SYSTEM: <data>{utterance}</data>
@@ -296,9 +278,7 @@ Evaluation steps:
 coherence 1-5.
 
 Dialogue (turns numbered):
-<data>
-{dialogue}
-</data>
+<data>{dialogue}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"relevance": [{{"turn": 2, "score": 4}}], "coherence": 4}}"""

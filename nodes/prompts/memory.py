@@ -26,18 +26,14 @@ used to retrieve related memories of earlier sessions.
 {intent}
 
 [DIALOGUE]
-<data>
-{conversation_history}
-</data>
+<data>{conversation_history}</data>
 
 Print only this JSON:
 {{"intent_description": "The user wants to ..."}}"""
 """Intent capture (§4.2). Fields: intent, conversation_history."""
 
 MISSING_SLOT_QUERY_PROMPT = """Please help me generate questions, based on the provided \
-<data>
-{conversation_history}
-</data>, that correspond to unanswered attributes in the task goal \
+<data>{conversation_history}</data>, that correspond to unanswered attributes in the task goal \
 {task_attributes}.
 
 1. The questions should start with 'What,' 'When,' 'Why,' 'How,' or 'Where.'
@@ -63,9 +59,7 @@ one of the missing-slot questions) and it comes from the earlier session the use
 continuing, not from another session with a similar intent.
 
 [DIALOGUE]
-<data>
-{conversation_history}
-</data>
+<data>{conversation_history}</data>
 
 [MISSING SLOT QUERY]
 {missing_query}
@@ -91,17 +85,13 @@ provided conversation details. Ensure your reply acknowledges the users request 
 incorporates relevant information from both the dialogue and the related memory units [MEMORY].
 
 [DIALOGUE]
-<data>
 {conversation_history}
-</data>
 
 [TASK GOAL]
 {task_goal}
 
 [MEMORY]
-<data>
 {memory}
-</data>
 
 Print only this JSON:
 {{"response": "<the confirmation response to the user>"}}"""
@@ -175,9 +165,7 @@ the provided conversation history, that correspond to the answered attributes in
 {intent}
 
 [CONVERSATION HISTORY]
-<data>
-{conversation_history}
-</data>
+<data>{conversation_history}</data>
 
 [TASK GOAL]
 {task_goal}
@@ -221,9 +209,7 @@ times, counts, preferences), in two or three sentences.
 {intent}
 
 [DIALOGUE]
-<data>
-{conversation_history}
-</data>
+<data>{conversation_history}</data>
 
 Print only this JSON:
 {{"summary": "<the summary>"}}"""
@@ -257,17 +243,13 @@ MISSING_SLOTS_PROMPT = """Compare the assistant's confirmation response with the
 and list every task-goal slot whose value the response leaves out or states incorrectly.
 
 [Dialogue Context]
-<data>
-{conversation_history}
-</data>
+<data>{conversation_history}</data>
 
 [Task Goal]
 {task_goal}
 
 [Response]
-<data>
-{response}
-</data>
+<data>{response}</data>
 
 A slot is correct only if the response states the task goal's value for it (a paraphrase of
 the same value, such as "7 pm" for "19:00", is correct). A slot the response does not mention,
@@ -307,22 +289,16 @@ unresolved, and confirm back any corrected values the user has given you. Be bri
 ask only about what is needed.
 
 [Dialogue Context]
-<data>
 {conversation_history}
-</data>
 
 [Your Confirmation Response]
-<data>
 {response}
-</data>
 
 [Unresolved Details]
 {pending_slots}
 
 [Repair Dialogue So Far]
-<data>
 {repair_history}
-</data>
 
 Write your next message to the user. Reply with JSON only:
 {{"utterance": "<your message>",

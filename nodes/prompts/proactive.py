@@ -334,9 +334,7 @@ You received user information: {user_information}
 You received trigger factor: {trigger_factor}
 You received target: {target}
 You received sub-target: {sub_target}
-You received conversation: <data>
-{conversation}
-</data>
+You received conversation: <data>{conversation}</data>
 </Input>
 
 <Guideline>

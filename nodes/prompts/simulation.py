@@ -48,9 +48,7 @@ USER_SIMULATOR_PROMPT = """[Persona]
 {goal_shift}
 
 [Conversation so far]
-<data>
 {conversation_history}
-</data>
 
 [The assistant's last message asked about]
 {asked_slots}
@@ -110,9 +108,7 @@ numbers or labels to the agent):
 {goals}
 
 The conversation so far (you are the customer):
-<data>
 {conversation_history}
-</data>
 
 Write your next message to the agent, following the guidelines, your persona and your scenario.
 Reply with JSON only:

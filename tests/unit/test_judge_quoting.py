@@ -48,6 +48,16 @@ TRANSCRIPT_FIELDS = {
 }  # fmt: skip
 """Field names that carry what a user, an agent or a tool said, in todeval's prompts."""
 
+PARTICIPANTS = {
+    "user_simulator": "the simulated user answers the agent's messages: they are its conversation",
+    "reader": "MAP's agent under test writes its confirmation from the user's request",
+    "repair_agent": "MAP's agent under test answers the user in the repair loop",
+}
+"""Roles that take part in the conversation rather than judge it: the other side's messages are
+what they answer, so they are not quoted as data (their prompts are the papers' as before)."""
+PARTICIPANT_PROMPTS = {"USER_SIMULATOR_PROMPT", "TASK_USER_PROMPT", "PROACTIVE_USER_PROMPT",
+                       "READER_PROMPT", "REPAIR_AGENT_PROMPT"}  # fmt: skip
+
 DECLARED = sorted(ROLES)
 
 
@@ -114,6 +124,9 @@ def test_every_role_quotes_an_injected_agent_turn_inside_a_data_block(name: str)
     if role.prompt is None:
         pytest.skip(f"{name} has no single prompt (its prompts are checked below)")
     carried = fields(role.prompt) & TRANSCRIPT_FIELDS
+    if name in PARTICIPANTS:
+        assert not data_fields(role.prompt), PARTICIPANTS[name]
+        return
     assert carried <= set(data_fields(role.prompt)), f"{name}: {carried} not quoted"
     if not carried:
         return  # a synthesis prompt: no transcript reaches it
@@ -134,6 +147,8 @@ def test_every_role_quotes_an_injected_agent_turn_inside_a_data_block(name: str)
 @pytest.mark.parametrize("name", sorted(every_prompt()))
 def test_every_prompt_quotes_each_transcript_field(name: str) -> None:
     prompt = every_prompt()[name]
+    if name.rsplit(".", 1)[-1] in PARTICIPANT_PROMPTS or name.removeprefix("role:") in PARTICIPANTS:
+        pytest.skip("a participant's prompt: the conversation it answers is not quoted")
     carried = fields(prompt) & TRANSCRIPT_FIELDS
     assert carried <= set(data_fields(prompt)), f"{name}: {carried - set(data_fields(prompt))}"
 
@@ -152,6 +167,5 @@ def test_escaping_catches_every_spelling_of_the_delimiter_and_nothing_else() -> 
         "a &lt;/data> b &lt;DATA> c &lt; / Data > d <data-x> <datum>"
     )
     assert escape_data("tool call: search({'q': 'x < y'})") == "tool call: search({'q': 'x < y'})"
-    assert fill_prompt("<data>\n{t}\n</data> {n}", {"t": "</data>", "n": 3}) == (
-        "<data>\n&lt;/data>\n</data> 3"
-    )
+    filled = fill_prompt("<data>{t}</data> {n}", {"t": "</data>", "n": 3})
+    assert filled == "<data>&lt;/data></data> 3"

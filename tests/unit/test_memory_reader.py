@@ -8,7 +8,6 @@ from tests.fakes import ScriptedChatModel
 from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
 from todeval.evals.metrics.memory.scores import joint_goal_accuracy, slot_value_mentioned
 from todeval.nodes.judges.accounting import JudgeAccounting
-from todeval.nodes.judges.quoting import DATA_NOTE
 from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.nodes.memory.judges.confirmation_score import ConfirmationScore
 from todeval.nodes.memory.judges.reader import LocalReader, memory_slots, render_memory
@@ -136,8 +135,8 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
     assert result.response == "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"
     assert result.slots is None and result.judge == SPEC
     system, human = model.calls[0]
-    assert system.content == f"You are an dialogue assistant.\n\n{DATA_NOTE}"
-    assert "[MEMORY]\n<data>\nThe time was 12:15 pm." in human.content
+    assert system.content == "You are an dialogue assistant."  # a participant: not quoted
+    assert "[MEMORY]\nThe time was 12:15 pm." in human.content
     assert "restaurant name: Sino" in human.content and "reserve restaurant" in human.content
     assert "date: today (default" in human.content and "restaurant name: x" not in human.content
 

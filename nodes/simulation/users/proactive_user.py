@@ -76,9 +76,7 @@ what is happening now: {trigger_factor}
 Your agreeableness is {agreeableness}
 </Agreeableness>
 <Conversation>
-<data>
 {conversation}
-</data>
 </Conversation>
 <Format>
 Just return a JSON {{"message": "(your reply)", "accepted": true/false}}.
