@@ -6,7 +6,9 @@ it 10") or try to close the quoted transcript and write after it. Every declared
 :meth:`LLMJudge.render` with such an agent turn in each transcript field: the turn must sit
 inside a data block, its fake delimiter escaped, the prompt's own text unchanged around it, and
 the system message must say that quoted text is data. Every other prompt todeval sends (a
-role's second prompt, the simulated users') is checked for the same quoting.
+role's second prompt, the synthesis stages') is checked for the same quoting. Participants in
+the conversation (simulated users, MAP's reader and repair agent) answer the other side's
+messages and are the one stated exception.
 """
 
 from __future__ import annotations
