@@ -282,6 +282,10 @@ def planning_rows(items: dict[str, ProactiveItem], plans: list[LabelledPlan]) ->
     return rows
 
 
+def _rel(path: Path) -> str:
+    return str(path.relative_to(PROJECT_ROOT))
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
@@ -353,8 +357,7 @@ def guidance_floor(
         per_kind=json.dumps(per_kind),
     )
     check, binary = floor_cases.floor_check(
-        f"floor cases of {SAMPLE.relative_to(PROJECT_ROOT)} + {DIALOGUES.relative_to(PROJECT_ROOT)} "
-        "(held-out half)",
+        f"floor cases of {_rel(SAMPLE)} + {_rel(DIALOGUES)} (held-out half)",
         [s for _, s in scored],
         held_scores,
         [d.scores.overall if d.scores else 0 for d in held],
@@ -395,8 +398,7 @@ def planning_floor(
         per_kind=json.dumps(per_kind),
     )
     check, binary = floor_cases.floor_check(
-        f"floor cases of {SAMPLE.relative_to(PROJECT_ROOT)} + {PLANS.relative_to(PROJECT_ROOT)} "
-        "(held-out half)",
+        f"floor cases of {_rel(SAMPLE)} + {_rel(PLANS)} (held-out half)",
         [s for _, s in scored],
         held_scores,
         [p.score or 0 for p in held],

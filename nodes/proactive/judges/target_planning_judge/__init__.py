@@ -124,7 +124,7 @@ class LocalTargetPlanningJudge:
         score, basis = calibrated_score(self.calibration, features, "the sub-scores")
         copied = copied_from_environment(environment, plan)
         sub_scores["environment_copied"] = round(copied, 4)
-        cap = COPY_CAP - int(features["format_violated"])
+        cap = COPY_CAP - (0 if sub_scores["format_ok"] else 1)
         if copied >= COPIED_SHARE and score is not None and score > cap:
             score, basis = (
                 cap,
