@@ -98,6 +98,9 @@ def test_reached_needs_the_users_acceptance_not_a_refusal_a_question_or_silence(
     assert not user_accepts(chat(offer, "   "), ended_early=True)
     assert not user_accepts(chat(offer, "Okay."), ended_early=False)  # at the limit: no commitment
     assert refuses("No, not interested.") and not refuses("No, I'll be there. Stop fussing.")
+    assert refuses("I'd rather not, honestly.")
+    # An agent that stops after a decline has not been accepted, though it ended early.
+    assert not user_accepts(chat(offer, "I'd rather not, honestly."), ended_early=True)
     assert judged(offer, "No thanks, I'm not interested.").signals["reached"] is False
 
 

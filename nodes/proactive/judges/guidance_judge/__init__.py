@@ -25,9 +25,9 @@ from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.proactive.judges.calibration import calibrated_score
 from todeval.nodes.proactive.judges.guidance_judge.features import (
-    REFUSES,
     normalised,
     read_signals,
+    refuses,
     repeats,
 )
 from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
@@ -119,7 +119,7 @@ def floor_reason(
         return "the agent repeats one message"
     if steps and agent and 2 * sum(reads_out(steps, text) for text in agent) >= len(agent):
         return "the agent reads the plan's sub-targets out word for word"
-    if users and all(REFUSES.search(text) for text in users):
+    if users and all(refuses(text) for text in users):
         return "the user refused every message"
     return None
 

@@ -58,11 +58,16 @@ COMMITS = cue(
 HEDGES = cue(r"\b(think about it|maybe|we'?ll see|i guess|not now|no promises|don'?t)\b")
 #: A reply that opens with a refusal ("No, not interested."), not any "no" ("no idea", "no rush").
 REFUSES = cue(r"^\W*(no\b|nope\b|not interested|stop\b|leave me alone|i don'?t want)")
+#: A decline anywhere in the reply ("I'd rather not, honestly.").
+DECLINES = cue(r"\b(rather not|not interested|no thanks|not for me|no way)\b")
 
 
 def refuses(text: str) -> bool:
-    """The reply opens with a refusal and does not commit ("No, I'll be there." commits)."""
-    return bool(REFUSES.search(text)) and not commits(text)
+    """The reply refuses (opens with a refusal, or declines) and does not commit.
+
+    "No, I'll be there." commits: it is no refusal.
+    """
+    return bool(REFUSES.search(text) or DECLINES.search(text)) and not commits(text)
 
 
 def commits(text: str) -> bool:
