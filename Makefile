@@ -115,8 +115,9 @@ model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedd
 SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json \
 	data/samples/proactive_logs.jsonl
 
-demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html
+demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html (+ its first screen as a PNG when Chromium is there)
 	$(BIN)/todeval evaluate $(SAMPLES) --out $(OUT)
+	$(BIN)/python -m scripts.report_screenshot $(OUT)/report.html $(OUT)/report-first-screen.png
 
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
