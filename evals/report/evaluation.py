@@ -152,7 +152,7 @@ def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
 
 def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total: int) -> Section:
     """Each record's figures; a record opens onto its goals and turns."""
-    records = []
+    records: list[dict[str, Any]] = []
     for line in lines:
         rid = str(line.get("record_id"))
         metrics = line.get("metrics") or {}
