@@ -74,7 +74,12 @@ def figures_section(summary: Row) -> Section:
         issues=issue_rows,
         n_issues=len(issues),
     )
-    lead = render("evaluation_figures_lead.html.j2", rows=rows) if rows else None
+    both = {"gsr", "dgcr"} <= values.keys()
+    lead = (
+        render("evaluation_figures_lead.html.j2", rows=rows, both_goal_notions=both)
+        if rows
+        else None
+    )
     return Section(FIGURES_ID, "All figures", cards, body, lead)
 
 
