@@ -532,3 +532,24 @@ def gate(args: argparse.Namespace, figures: Any, code: int) -> int:
     for failure in failures:
         print(f"todeval: gate failed: {failure}", file=sys.stderr)
     return GATE_FAILED if failures else code
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) -> None:
+    """``old`` as a deprecated alias of the option ``new`` (added before): it works and warns."""
+
+    class Renamed(argparse.Action):
+        def __call__(
+            self,
+            parser: argparse.ArgumentParser,
+            namespace: argparse.Namespace,
+            values: Any,
+            option_string: str | None = None,
+        ) -> None:
+            warn_renamed(old, new)
+            setattr(namespace, self.dest, values)
+
+    dest = new.removeprefix("--").replace("-", "_")
+    parser.add_argument(
+        old, dest=kwargs.pop("dest", dest), action=Renamed, default=argparse.SUPPRESS,
+        help=f"deprecated: use {new}", **kwargs,
+    )  # fmt: skip

@@ -52,7 +52,12 @@ def add_parser(subparsers: Any) -> None:
             "GSRT, pass^k and whose fault each failure was, and OUT/report.html."
         ),
     )
-    parser.add_argument("--domain", required=True, choices=SIMULATION_DOMAINS)
+    parser.add_argument(
+        "--domain",
+        required=True,
+        choices=SIMULATION_DOMAINS,
+        help="the tool domain: its tasks, tools, database and policy",
+    )
     parser.add_argument(
         "--list-tasks",
         action="store_true",
