@@ -38,7 +38,11 @@ class TaskScenario:
 
     ``persona_name`` (``EASY_1``) resolves through the domain's ``user_personas.json``;
     ``turns_per_goal`` is the most user messages on one goal before moving on (AgentChangeBench's
-    banking user policy, RULE 1: four); ``max_user_turns`` the most in a conversation.
+    banking user policy, RULE 1: four); ``max_user_turns`` the most in a conversation;
+    ``failed_turns_to_leave`` the agent turns in a row that must fail the user (see
+    :mod:`~nodes.simulation.users.failures`) before the user leaves the goal: shifts to the
+    next one, or gives up on the last. One: in the recorded GPT-4.1 banking run every user
+    answered a failed agent turn by moving on or stopping (5 of 5; ``scripts/user_reactions.py``).
     """
 
     task_id: str
@@ -53,6 +57,7 @@ class TaskScenario:
     required_shifts: int | None = None
     turns_per_goal: int = 4
     max_user_turns: int = 20
+    failed_turns_to_leave: int = 1
 
     @classmethod
     def from_task(
