@@ -173,7 +173,7 @@ def test_the_last_goal_ends_by_transfer_or_by_giving_up_never_by_anything_else()
 
     stuck = Conversation(single)
     stuck.user()
-    for stall in ("Please wait.", "Please hold on.", "One moment, please.", "Almost there, please."):
+    for stall in ("Please wait.", "Please hold on.", "One moment, please.", "Nearly, please."):
         stuck.agent(stall)
         last = stuck.user()
     assert last.stop and (last.progress_reason or "").startswith("gave up")

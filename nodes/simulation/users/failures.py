@@ -10,8 +10,6 @@ fails, in this order, when it:
   (its content words are the user's, nearly all of them);
 - **repeated** itself: its text says what the agent's previous text said (nearly the same
   words) and it made no successful tool call in the turn (a loop);
-- **ignored** it another way: a short text (at most 12 words) that neither asks anything nor
-  shares a content word with the user's message, and no tool call;
 - **falsely claimed success**: a sentence says something is done ("done", "completed", "has
   been updated", "all set", ...) and neither that it could not nor what will or may happen,
   while no tool call of the conversation so far returned a successful result (a hand-over to
@@ -36,10 +34,6 @@ TRANSFER_TOOL = "transfer_to_human_agents"
 _SAME = 0.8
 """Word overlap (Jaccard) from which two texts say the same thing."""
 
-_SHORT = 12
-"""At most this many words: a reply short enough that sharing no word with the request is
-telling (a long answer can be on topic in other words)."""
-_ASKS = cue(r"\b(please|let me know|tell me|provide|confirm)\b")
 _TRANSFER = cue(r"\btransferr|\bhuman agent\b")
 
 _CLAIM = cue(
@@ -122,8 +116,6 @@ def turn_failure(turn: AgentTurn) -> Failure | None:
         return "repeated"
     if turn.transferred or _TRANSFER.search(said):
         return None  # a hand-over: the user's transfer rule answers it
-    if not turn.calls and _off_request(said, turn.user_text):
-        return "ignored"
     if (
         said
         and not turn.evidence
@@ -146,13 +138,6 @@ def failed_in_a_row(chat: Sequence[ChatTurn], since: int = 0) -> tuple[int, Fail
         count = count + 1 if failure else 0
         last = failure
     return count, last
-
-
-def _off_request(said: str, user_text: str) -> bool:
-    """A short text that neither asks nor shares a content word with the user's message."""
-    short = len(WORD.findall(said)) <= _SHORT
-    asks = "?" in said or _ASKS.search(said)
-    return bool(said) and short and not asks and not _words(said) & _words(user_text)
 
 
 def _turn(window: Sequence[ChatTurn], user_text: str, previous_text: str) -> AgentTurn:
