@@ -63,20 +63,26 @@ def test_an_agent_that_works_or_says_it_could_not_has_not_failed(text: str) -> N
     assert last_failure(talk.messages) is None
 
 
-def test_a_false_success_gets_push_back_then_the_next_goal() -> None:
+def test_a_false_success_gets_push_back_and_the_request_again_then_the_next_goal() -> None:
     talk = Conversation(seed=5)
     talk.user()
     talk.agent("Done! I have completed everything you asked.")
-    reply = talk.user()
-    assert reply.goal_shift and reply.goal_index == 1 and not reply.stop
-    assert reply.utterance.startswith(PUSH_BACKS["false_success"])
-    assert NEGATIVE_FEEDBACK.search(reply.utterance)
-    assert (reply.progress_reason or "").startswith("the agent failed")
+    again = talk.user()
+    assert not again.goal_shift and again.goal_index == 0 and not again.stop
+    assert again.utterance.startswith(PUSH_BACKS["false_success"])
+    assert NEGATIVE_FEEDBACK.search(again.utterance) and "log" in again.utterance.lower()
+    talk.agent("Done! I have completed everything you asked.")
+    moved = talk.user()
+    assert moved.goal_shift and moved.goal_index == 1 and not moved.stop
+    assert moved.utterance.startswith(PUSH_BACKS["repeated"])
+    assert (moved.progress_reason or "").startswith("the agent failed: 2 turn(s)")
 
 
 def test_on_the_last_goal_the_user_gives_up_and_the_stop_says_so() -> None:
     talk = Conversation(SINGLE, seed=1)
     talk.user()
+    talk.agent("")
+    assert not talk.user().stop
     talk.agent("")
     gave_up = talk.user()
     assert gave_up.stop and gave_up.stop_token == "###STOP###"
@@ -92,13 +98,18 @@ def test_on_the_last_goal_the_user_gives_up_and_the_stop_says_so() -> None:
     assert not (done.progress_reason or "").startswith("gave up")
     # The trace read back from the transcript agrees.
     trace = task_goal_trace(TaskScenario.from_task(SINGLE), talk.messages)
-    assert [step.stop for _, step in trace] == [False, True]
+    assert [step.stop for _, step in trace] == [False, False, True]
 
 
-def test_fewer_failed_turns_than_the_scenario_asks_restate_the_request() -> None:
+def test_the_number_of_failed_turns_before_leaving_is_the_scenarios() -> None:
     patient = TaskScenario(
         **{**TaskScenario.from_task(SINGLE).__dict__, "failed_turns_to_leave": 2}
     )
+    hasty = TaskScenario(**{**patient.__dict__, "failed_turns_to_leave": 1})
+    greeted = [{"role": "assistant", "content": "Hi!"}]
+    opening = task_user_reply("local", task=hasty, messages=greeted, seed=2)
+    once = [*greeted, {"role": "user", "content": opening.content}, {"role": "assistant"}]
+    assert task_user_reply("local", task=hasty, messages=once, seed=2).stop
     messages: list[dict[str, Any]] = [{"role": "assistant", "content": "Hi!"}]
     replies = []
     for _ in range(3):

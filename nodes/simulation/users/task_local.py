@@ -15,11 +15,11 @@ Each reply follows the goal rule of :mod:`~nodes.simulation.users.progress`:
 - a **stop** closes with ``###STOP###`` (or ``###TRANSFER###``);
 - after an agent turn that **failed** the user (ignored the request, repeated itself, claimed
   a success no tool result shows; :mod:`~nodes.simulation.users.failures`) the user says so
-  (:data:`~nodes.simulation.users.tones.PUSH_BACKS`), then leaves the goal as the recorded
-  LLM users do: the next goal, or on the last one a give-up
-  (:data:`~nodes.simulation.users.tones.FAILURE_GIVE_UPS`, ``###STOP###``, the reason
-  starting "gave up"); while fewer turns than the scenario's ``failed_turns_to_leave``
-  failed, it restates its request instead.
+  (:data:`~nodes.simulation.users.tones.PUSH_BACKS`) and restates its request; once the
+  scenario's ``failed_turns_to_leave`` turns in a row have failed (two) it says so and leaves
+  the goal: the next goal, or on the last one a give-up
+  (:data:`~nodes.simulation.users.tones.FAILURE_GIVE_UPS` and ``###STOP###``, the reason
+  starting "gave up"), never the thanks of a served goal.
 
 The wording follows the persona (``EASY_1`` polite, ``EASY_2`` scattered, ``MEDIUM_1`` curt,
 ``MEDIUM_2`` chatty, ``HARD_1`` combative, ``HARD_2`` aggrieved; others by their tier) and is
