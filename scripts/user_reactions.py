@@ -52,6 +52,13 @@ GOLD = "python:scripts.gold_agent:gold_agent"
 REACTIONS = ("give_up", "push_back", "repeat", "move_on")
 FAILURES = ("ignored", "repeated", "false_success")
 REPEAT_OVERLAP = 0.4
+ABOUT = (
+    "How the user reacts after an agent turn that failed (nodes/simulation/users/failures.py): "
+    "the recorded GPT-4.1 AgentChangeBench run (its LLM user) and the local task user against "
+    "the floor agents and the gold agent (scripts/gold_agent.py), 20 tasks per domain. "
+    "Written by python -m scripts.user_reactions RUN40 --live FOLDER --out "
+    "nodes/simulation/users/reactions.json (issue 29, item 5)."
+)
 _STOP_TOKEN = re.compile(r"###(STOP|TRANSFER|OUT-OF-SCOPE)###")
 _GIVE_UP = cue(r"\b(i'?m done|forget it|never ?mind|give up|giving up|not getting anywhere)\b")
 _PUSH_BACK = cue(
@@ -189,8 +196,13 @@ def run_live(folder: Path, domains: Sequence[str], tasks: int) -> dict[str, Path
             )  # fmt: skip
             summary = read_summary(out)
             sys.stderr.write(f"{domain} {name}: TSR {summary.get('tsr')}\n")
-            runs[f"{domain} {name}"] = out / "results.json"
+            runs[_run_name(out / "results.json")] = out / "results.json"
     return runs
+
+
+def _run_name(path: Path) -> str:
+    """A results file's name, or ``domain agent`` for a ``--live`` run's ``results.json``."""
+    return " ".join(path.parts[-3:-1]) if path.name == "results.json" else path.name
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--domains", default="banking,retail,airline", help="for --live")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args(argv)
-    files = {path.name if len(args.results) == 1 else str(path): path for path in args.results}
+    files = {_run_name(path): path for path in args.results}
     if args.live:
         files |= run_live(args.live, args.domains.split(","), args.tasks)
     rows: dict[str, dict[str, Any]] = {}
@@ -212,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows[name] = measure(simulations or [])
     sys.stdout.write(table(rows) + "\n")
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        figures = {"about": ABOUT, "runs": rows}
+        args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from scripts.user_reactions import measure, reaction
 from tests.unit.test_task_user import ACB, TASK, Conversation
 from todeval.nodes.goal_success.judges.user_cues import ABANDONMENT, NEGATIVE_FEEDBACK
+from todeval.nodes.simulation import users
 from todeval.nodes.simulation.users.chat import ChatTurn, read_chat
 from todeval.nodes.simulation.users.failures import agent_turns, turn_failure
 from todeval.nodes.simulation.users.simulator import task_goal_trace, task_user_reply
@@ -193,3 +195,16 @@ def test_the_chat_of_a_failed_turn_keeps_its_tool_results() -> None:
     assert index == len(chat) and turn.calls == ("lock_card",) and turn.succeeded == ()
     assert turn_failure(turn) == "false_success"
     assert isinstance(chat[0], ChatTurn)
+
+
+@pytest.mark.skipif(not RUN40.is_file(), reason="the recorded AgentChangeBench run is not here")
+def test_the_shipped_reaction_figures_are_the_recorded_runs() -> None:
+    shipped = json.loads((Path(users.__file__).parent / "reactions.json").read_text())
+    recorded = shipped["runs"][RUN40.name]
+    assert recorded == json.loads(json.dumps(measure(json.loads(RUN40.read_text())["simulations"])))
+    floors = [name for name in shipped["runs"] if "floor_done" in name]
+    assert len(floors) == 3  # one per domain
+    for name in floors:  # every turn of an agent that only claims success fails
+        run = shipped["runs"][name]
+        assert run["failed_turns"] == run["agent_turns"] > 0
+        assert run["after_failed"]["move_on"] == 0.0
