@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -42,11 +41,13 @@ from todeval.nodes.goal_success.judges.user_cues import (
     ABANDONMENT,
     CORRECTION,
     NEGATIVE_FEEDBACK,
+    content_words,
 )
-from todeval.nodes.judges.text import WORD, cue
+from todeval.nodes.judges.text import cue
 from todeval.nodes.simulation.agents.floor import FLOOR_AGENTS
 from todeval.nodes.simulation.users.chat import read_chat
 from todeval.nodes.simulation.users.failures import agent_turns, turn_failure
+from todeval.nodes.simulation.users.task import CONTROL_TOKENS
 
 GOLD = "python:scripts.gold_agent:gold_agent"
 REACTIONS = ("give_up", "push_back", "repeat", "move_on")
@@ -59,7 +60,6 @@ ABOUT = (
     "Written by python -m scripts.user_reactions RUN40 --live FOLDER --out "
     "nodes/simulation/users/reactions.json (issue 29, item 5)."
 )
-_STOP_TOKEN = re.compile(r"###(STOP|TRANSFER|OUT-OF-SCOPE)###")
 _GIVE_UP = cue(r"\b(i'?m done|forget it|never ?mind|give up|giving up|not getting anywhere)\b")
 _PUSH_BACK = cue(
     r"\b(not (done|finished|what i|it|right|true|correct|helpful)|(isn'?t|wasn'?t|hasn'?t been) "
@@ -67,12 +67,6 @@ _PUSH_BACK = cue(
     r"already|just)|(didn'?t|did not|doesn'?t) (answer|help|work|happen)|again|still|"
     r"stop (stalling|repeating)|i (already|just) (told|gave|asked|said)|i asked|"
     r"(answer|action|address) (my|the) (question|request)|repeat(ing)? (yourself|myself))\b"
-)
-_STOPWORDS = frozenset(
-    "a an the i me my we our you your it its is are was were be been do does did to of in on "
-    "at for with and or but if so this that these those there here what how when where which "
-    "who why can could would will should may might please thanks thank just also any some "
-    "about from by as up out not no yes ok okay have has had am".split()
 )
 
 
@@ -85,13 +79,17 @@ def reaction(message: str, previous_user: str) -> str:
 def reactions(message: str, previous_user: str) -> set[str]:
     """Every reaction ``message`` shows (``move_on`` when it neither gives up nor repeats)."""
     found = set()
-    if _STOP_TOKEN.search(message) or _GIVE_UP.search(message) or ABANDONMENT.search(message):
+    if (
+        any(token in message for token in CONTROL_TOKENS)
+        or _GIVE_UP.search(message)
+        or ABANDONMENT.search(message)
+    ):
         found.add("give_up")
     if _PUSH_BACK.search(message) or NEGATIVE_FEEDBACK.search(message):
         found.add("push_back")
     if CORRECTION.search(message) and not message.lower().lstrip().startswith("no"):
         found.add("push_back")
-    said, before = _words(message), _words(previous_user)
+    said, before = content_words(message), content_words(previous_user)
     if said and before and len(said & before) / min(len(said), len(before)) >= REPEAT_OVERLAP:
         found.add("repeat")
     if not found & {"give_up", "repeat"}:
@@ -158,10 +156,6 @@ def _shares(counts: Counter[str]) -> dict[str, Any]:
         "n": total,
         **{kind: round(counts[kind] / total, 3) if total else None for kind in REACTIONS},
     }
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
 
 
 def table(rows: Mapping[str, Mapping[str, Any]]) -> str:
