@@ -58,10 +58,8 @@ PLAN = "issue 29 (no item yet): the local target-planning judge scores a copied 
 GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "done", "banking", "GSRT recovery"): SHIFT,
     ("tool", "done", "banking", "dGCR"): TRACKER,
-    ("tool", "done", "retail", "GSRT recovery"): SHIFT,
     ("tool", "done", "retail", "dGCR"): TRACKER,
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "banking", "GSR"): VOTE,
     ("tool", "parrot", "banking", "dGCR"): TRACKER,
     ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
     ("tool", "transfer", "banking", "TUE"): TUE,
@@ -83,7 +81,6 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "retail", "dGCR"): TRACKER,
     ("tool", "done", "airline", "dGCR"): TRACKER,
     ("tool", "parrot", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "airline", "GSR"): VOTE,
     ("tool", "parrot", "airline", "dGCR"): TRACKER,
     ("tool", "transfer", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "TSR (simulate)"): ACTION,

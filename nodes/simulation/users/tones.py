@@ -120,8 +120,8 @@ def tone_for(persona_name: str | None) -> Tone:
 
 PUSH_BACKS: dict[str, tuple[str, ...]] = {
     "ignored": (
-        "You didn't answer my question.",
         "That doesn't help: you didn't answer what I asked.",
+        "That's not helpful. You didn't answer my question.",
     ),
     "repeated": (
         "You said that already, and it doesn't help.",
