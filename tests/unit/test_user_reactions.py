@@ -10,7 +10,11 @@ import pytest
 
 from scripts.user_reactions import measure, reaction
 from tests.unit.test_task_user import ACB, TASK, Conversation
-from todeval.nodes.goal_success.judges.user_cues import ABANDONMENT, NEGATIVE_FEEDBACK
+from todeval.nodes.goal_success.judges.user_cues import (
+    ABANDONMENT,
+    NEGATIVE_FEEDBACK,
+    POSITIVE_FEEDBACK,
+)
 from todeval.nodes.simulation import users
 from todeval.nodes.simulation.users.chat import ChatTurn, read_chat
 from todeval.nodes.simulation.users.failures import agent_turns, turn_failure
@@ -208,3 +212,14 @@ def test_the_shipped_reaction_figures_are_the_recorded_runs() -> None:
         run = shipped["runs"][name]
         assert run["failed_turns"] == run["agent_turns"] > 0
         assert run["after_failed"]["move_on"] == 0.0
+
+
+@pytest.mark.parametrize(("kind", "said"), [(k, s) for k, p in PUSH_BACKS.items() for s in p])
+def test_every_push_back_reads_as_negative_feedback_to_the_judges(kind: str, said: str) -> None:
+    assert NEGATIVE_FEEDBACK.search(said), kind
+    assert reaction(said, "I need to lock my card.") == "push_back"
+
+
+@pytest.mark.parametrize("said", FAILURE_GIVE_UPS)
+def test_every_give_up_reads_as_abandonment_never_as_thanks(said: str) -> None:
+    assert ABANDONMENT.search(said) and not POSITIVE_FEEDBACK.search(said)

@@ -46,8 +46,8 @@ class TaskScenario:
     The recorded GPT-4.1 run is too thin to set it: its only failed agent turns are two
     repeated hand-over announcements, each answered by moving on or stopping
     (``scripts/user_reactions.py``); one (leave at once) matches them, but then the topic
-    switch hides the failure from the learned turn judges (GSR of ``floor:done`` 0.0 -> 0.57
-    on banking), while two and three show it (0.0).
+    switch hides the failure from the learned turn judges (GSR of ``floor:done`` on banking's
+    first 20 tasks: 0.57 with one, 0.0 with two).
     """
 
     task_id: str
