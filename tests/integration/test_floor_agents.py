@@ -55,10 +55,8 @@ TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
 GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "done", "banking", "GSRT recovery"): SHIFT,
     ("tool", "done", "banking", "dGCR"): TRACKER,
-    ("tool", "done", "retail", "GSRT recovery"): SHIFT,
     ("tool", "done", "retail", "dGCR"): TRACKER,
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "banking", "GSR"): VOTE,
     ("tool", "parrot", "banking", "dGCR"): TRACKER,
     ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
     ("tool", "transfer", "banking", "TUE"): TUE,
@@ -80,7 +78,6 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "retail", "dGCR"): TRACKER,
     ("tool", "done", "airline", "dGCR"): TRACKER,
     ("tool", "parrot", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "airline", "GSR"): VOTE,
     ("tool", "parrot", "airline", "dGCR"): TRACKER,
     ("tool", "transfer", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "TSR (simulate)"): ACTION,
