@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -160,10 +160,64 @@ def proactive_record(case: ProactiveCase) -> EvaluationRecord:
     )
 
 
-def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
-    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response."""
+def tracker_utterances(record: EvaluationRecord) -> list[dict[str, Any]]:
+    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response.
+
+    An agent transcript's system utterances also carry ``actions``: the tool calls the agent
+    made since its previous words, each ``{"tool", "arguments", "error", "result"}`` (``[]``
+    for none, so the tracker knows the dialogue had tools to use; issue 29 item 2).
+    """
+    if record.conversation is not None and record.atod is None:
+        return _utterances_with_actions(record.dialogue, record.conversation)
     atod = record.atod or atod_view(record.dialogue)
     return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+
+
+def tool_actions(conversation: Conversation) -> list[list[dict[str, Any]]]:
+    """Per pair of :func:`conversation_record` (before trimming), the calls made in it.
+
+    Each call is ``{"tool", "arguments", "error", "result"}``; a call without a result is an
+    error with ``result`` None.
+    """
+    results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool"}
+    actions: list[list[dict[str, Any]]] = []
+    for message in conversation.messages:
+        if message.role == "user" or not actions:
+            actions.append([])
+        for call in message.tool_calls if message.role == "assistant" else ():
+            answer = results.get(call.id)
+            actions[-1].append(
+                {
+                    "tool": call.name,
+                    "arguments": dict(call.arguments or {}),
+                    "error": answer is None or answer.error,
+                    "result": None if answer is None else answer.content,
+                }
+            )
+    return actions
+
+
+def _utterances_with_actions(
+    dialogue: Dialogue, conversation: Conversation
+) -> list[dict[str, Any]]:
+    """:func:`atod_view`'s utterances of a transcript, each system one with its ``actions``.
+
+    The pairs :func:`conversation_record` trimmed (the opening, an unanswered last message)
+    are told apart as it tells them; calls of a turn with no words wait for the next reply.
+    """
+    actions = tool_actions(conversation)
+    if "opening" in dialogue.metadata:
+        actions = actions[1:]
+    waiting: list[dict[str, Any]] = []
+    utterances: list[dict[str, Any]] = []
+    for turn, calls in zip(dialogue.turns, actions, strict=False):
+        waiting.extend(calls)
+        if turn.user_msg:
+            utterances.append({"speaker": "USER", "text": turn.user_msg})
+        if turn.response:
+            utterances.append({"speaker": "SYSTEM", "text": turn.response, "actions": waiting})
+            waiting = []
+    return utterances
 
 
 def atod_view(dialogue: Dialogue) -> AtodDialogue:

@@ -43,5 +43,7 @@ class GoalTrackingState(GoalTrackingInput, GoalTrackingOutput, total=False):
     turn_ms: float
     turn_cost: dict[str, int]
     audited_final: bool
+    claims: dict[str, int]
+    """Goal id -> the turn its success was claimed without evidence (tool-using transcripts)."""
     baseline_memory: dict[str, Any]
     """A baseline tracker's own memory (summary, memos, strengths) and its last answer."""
