@@ -165,12 +165,25 @@ def tracker_utterances(record: EvaluationRecord) -> list[dict[str, Any]]:
 
     An agent transcript's system utterances also carry ``actions``: the tool calls the agent
     made since its previous words, each ``{"tool", "arguments", "error", "result"}`` (``[]``
-    for none, so the tracker knows the dialogue had tools to use; issue 29 item 2).
+    for none, so the tracker knows the dialogue had tools to use; issue 29 item 2); an SGD
+    dialogue's, its service calls (:func:`~evals.datasets.goal_tracking.with_service_calls`).
     """
     if record.conversation is not None and record.atod is None:
         return _utterances_with_actions(record.dialogue, record.conversation)
     atod = record.atod or atod_view(record.dialogue)
-    return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+    return atod_utterances(atod)
+
+
+def atod_utterances(atod: AtodDialogue) -> list[dict[str, Any]]:
+    """An ATOD dialogue's utterances; a turn's ``actions`` (SGD service calls) kept."""
+    utterances: list[dict[str, Any]] = []
+    for turn in atod.turns:
+        utterance: dict[str, Any] = {"speaker": turn.speaker, "text": turn.utterance}
+        actions = (turn.model_extra or {}).get("actions")
+        if isinstance(actions, list):
+            utterance["actions"] = actions
+        utterances.append(utterance)
+    return utterances
 
 
 def tool_actions(conversation: Conversation) -> list[list[dict[str, Any]]]:

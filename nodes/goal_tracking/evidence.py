@@ -21,6 +21,10 @@ look at the user's own records (my balance, the reservation), unless it asks how
 the agent's words as before, unless that reply came with tool calls of which none counts (a
 reply reporting on a call that failed, handed over or was made up presents nothing).
 
+An SGD dialogue's system turns carry the service calls of its frames (``"database": True``):
+a call is the system acting on or querying the service, so it is evidence without the checks
+above, but only for a goal of its intent.
+
 A success the agent claims without evidence is a hallucinated success, whatever the goal: the
 tracker refuses the completion and, at the end of the dialogue, fails the goal (the agent told
 the user it was done). On dialogues without ``actions`` (MultiWOZ, Mind the Goal) nothing
@@ -125,16 +129,20 @@ def is_echo(utterance: Utterance, history: Sequence[Utterance]) -> bool:
 
 
 def completion_evidence(
-    history: Sequence[Utterance], since_turn: int, upto_turn: int
+    history: Sequence[Utterance], since_turn: int, upto_turn: int, intent: str = ""
 ) -> str | None:
     """The evidence that a goal raised at ``since_turn`` was done by ``upto_turn``, or None.
 
     ``"tool NAME"`` for the first call that counts (module doc), else ``"user turn N"`` for
-    the user's confirmation.
+    the user's confirmation. A call that names its intent (SGD) counts only for a goal of that
+    ``intent`` (when the goal has one).
     """
     window = [u for u in history if since_turn <= int(u["turn"]) <= upto_turn]
     for utterance in window:
         for action in utterance.get("actions") or ():
+            named = str(action.get("intent") or "")
+            if intent and named and named != intent:
+                continue
             if is_tool_evidence(action, history, int(utterance["turn"])):
                 return f"tool {action.get('tool')}"
     for utterance in window:
@@ -156,6 +164,8 @@ def is_tool_evidence(action: Mapping[str, Any], history: Sequence[Utterance], tu
     name = str(action.get("tool") or "")
     if action.get("error") or not name or HAND_OVER.search(name):
         return False
+    if action.get("database"):  # a call the dialogue's own service made (SGD)
+        return True
     result = action.get("result")
     if result is None:
         return False

@@ -151,7 +151,7 @@ def may_complete(
         is_transactional(goal.domain, goal.intent, schema) if goal.domain and goal.intent else None
     )
     if claim or needs_action(goal.description, transactional):
-        return completion_evidence(history, goal.created_turn, turn) is not None
+        return completion_evidence(history, goal.created_turn, turn, goal.intent) is not None
     return reply is None or reply_supported(reply, history)
 
 

@@ -374,7 +374,7 @@ def settle_claims(tracking: Tracking, memory: GoalMemory, turn: int, judge: str)
         goal = memory.get(tracking.dialogue_id, goal_id)
         if goal is None or goal.status not in ("open", "pending"):
             continue
-        found = completion_evidence(tracking.history, goal.created_turn, turn)
+        found = completion_evidence(tracking.history, goal.created_turn, turn, goal.intent)
         status = "completed" if found is not None else "failed"
         memory.transition(tracking.dialogue_id, goal_id, status, turn=turn, proposed_by=judge)
 
