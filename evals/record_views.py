@@ -186,20 +186,32 @@ def atod_utterances(atod: AtodDialogue) -> list[dict[str, Any]]:
     return utterances
 
 
-def tool_actions(conversation: Conversation) -> list[list[dict[str, Any]]]:
-    """Per pair of :func:`conversation_record` (before trimming), the calls made in it.
+def _utterances_with_actions(
+    dialogue: Dialogue, conversation: Conversation
+) -> list[dict[str, Any]]:
+    """:func:`atod_view`'s utterances of a transcript, each system one with its ``actions``.
 
-    Each call is ``{"tool", "arguments", "error", "result"}``; a call without a result is an
-    error with ``result`` None.
+    Each call is ``{"tool", "arguments", "error", "result"}`` (a call without a result is an
+    error with ``result`` None) and joins the system utterance that holds the agent's next
+    words, found in order (a user message moves on to the next one), so the calls land where
+    the transcript put them however its messages were paired into turns.
     """
+    utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod_view(dialogue).turns]
+    system = [u for u in utterances if u["speaker"] == "SYSTEM"]
+    for utterance in system:
+        utterance["actions"] = []
     results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool"}
-    actions: list[list[dict[str, Any]]] = []
+    waiting: list[dict[str, Any]] = []
+    at, spoke, moved_on = -1, False, True
     for message in conversation.messages:
-        if message.role == "user" or not actions:
-            actions.append([])
-        for call in message.tool_calls if message.role == "assistant" else ():
+        if message.role == "user":
+            spoke, moved_on = True, True
+            continue
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
             answer = results.get(call.id)
-            actions[-1].append(
+            waiting.append(
                 {
                     "tool": call.name,
                     "arguments": dict(call.arguments or {}),
@@ -207,28 +219,14 @@ def tool_actions(conversation: Conversation) -> list[list[dict[str, Any]]]:
                     "result": None if answer is None else answer.content,
                 }
             )
-    return actions
-
-
-def _utterances_with_actions(
-    dialogue: Dialogue, conversation: Conversation
-) -> list[dict[str, Any]]:
-    """:func:`atod_view`'s utterances of a transcript, each system one with its ``actions``.
-
-    The pairs :func:`conversation_record` trimmed (the opening, an unanswered last message)
-    are told apart as it tells them; calls of a turn with no words wait for the next reply.
-    """
-    actions = tool_actions(conversation)
-    if "opening" in dialogue.metadata:
-        actions = actions[1:]
-    waiting: list[dict[str, Any]] = []
-    utterances: list[dict[str, Any]] = []
-    for turn, calls in zip(dialogue.turns, actions, strict=False):
-        waiting.extend(calls)
-        if turn.user_msg:
-            utterances.append({"speaker": "USER", "text": turn.user_msg})
-        if turn.response:
-            utterances.append({"speaker": "SYSTEM", "text": turn.response, "actions": waiting})
+        words = message.content.strip()
+        if not words or not spoke:  # the opening greeting is no utterance of the tracker's
+            continue
+        start = at + 1 if moved_on else max(at, 0)
+        found = next((i for i in range(start, len(system)) if words in system[i]["text"]), None)
+        if found is not None:
+            at, moved_on = found, False
+            system[at]["actions"].extend(waiting)
             waiting = []
     return utterances
 

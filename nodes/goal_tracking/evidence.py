@@ -65,6 +65,11 @@ USER_CONFIRMS_DONE = cue(
 _NEGATION = re.compile(
     r"\b(not|never|n't|no longer|hasn'?t|didn'?t|doesn'?t|isn'?t|won'?t)\b", re.I
 )
+_REQUEST = cue(
+    r"\b(confirm|make sure|check|verify|let me know|tell me|can you|could you|would you|please|"
+    r"if|whether|when|once|until|unless|expect|want|need)\b"
+)
+"""Words that make a sentence ask for it to be done rather than report that it was."""
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -152,9 +157,11 @@ def completion_evidence(
 
 
 def user_confirms_done(text: str) -> bool:
-    """Whether the user says it was done, in a sentence without a negation."""
+    """Whether the user reports it done: no negation, question, request or condition."""
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if USER_CONFIRMS_DONE.search(sentence) and not _NEGATION.search(sentence):
+        if not USER_CONFIRMS_DONE.search(sentence) or sentence.rstrip().endswith("?"):
+            continue
+        if not _NEGATION.search(sentence) and not _REQUEST.search(sentence):
             return True
     return False
 
