@@ -11,7 +11,11 @@ from typing_extensions import TypedDict
 
 
 class GoalTrackingInput(TypedDict):
-    """New utterances of one dialogue: ``[{"speaker": "USER"|"SYSTEM", "text": ...}]``."""
+    """New utterances of one dialogue: ``[{"speaker": "USER"|"SYSTEM", "text": ...}]``.
+
+    A system utterance of a tool-using agent may add ``"actions"``: the calls it made, each
+    ``{"tool", "arguments", "error", "result"}`` (:mod:`nodes.goal_tracking.evidence`).
+    """
 
     dialogue_id: str
     utterances: list[dict[str, Any]]
