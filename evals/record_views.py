@@ -196,7 +196,9 @@ def _utterances_with_actions(
     words, found in order (a user message moves on to the next one), so the calls land where
     the transcript put them however its messages were paired into turns.
     """
-    utterances = [{"speaker": t.speaker, "text": t.utterance} for t in atod_view(dialogue).turns]
+    utterances: list[dict[str, Any]] = [
+        {"speaker": t.speaker, "text": t.utterance} for t in atod_view(dialogue).turns
+    ]
     system = [u for u in utterances if u["speaker"] == "SYSTEM"]
     for utterance in system:
         utterance["actions"] = []
