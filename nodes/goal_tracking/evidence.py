@@ -23,7 +23,8 @@ reply reporting on a call that failed, handed over or was made up presents nothi
 
 An SGD dialogue's system turns carry the service calls of its frames (``"database": True``):
 a call is the system acting on or querying the service, so it is evidence without the checks
-above, but only for a goal of its intent.
+above, but only for a goal of its intent. A success claimed in the same utterance as such a
+call is about that call's goal: another goal it was read onto is refused, not failed.
 
 A success the agent claims without evidence is a hallucinated success, whatever the goal: the
 tracker refuses the completion and, at the end of the dialogue, fails the goal (the agent told
@@ -103,6 +104,11 @@ def reply_supported(utterance: Utterance, history: Sequence[Utterance]) -> bool:
     actions = utterance.get("actions") or ()
     turn = int(utterance.get("turn", 0))
     return not actions or any(is_tool_evidence(a, history, turn) for a in actions)
+
+
+def database_call(utterance: Utterance | None) -> bool:
+    """Whether an utterance carries a call the dialogue's own service made (SGD)."""
+    return utterance is not None and any(a.get("database") for a in utterance.get("actions") or ())
 
 
 def has_actions(history: Sequence[Utterance]) -> bool:

@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.datasets.sgd_schema import is_transactional
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_tracking.evidence import completion_evidence, has_actions
+from todeval.nodes.goal_tracking.evidence import completion_evidence, database_call, has_actions
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     check_existence,
@@ -370,11 +370,14 @@ def settle_claims(tracking: Tracking, memory: GoalMemory, turn: int, judge: str)
     """
     if not has_actions(tracking.history):
         return
-    for goal_id in sorted(tracking.claims, key=tracking.claims.__getitem__):
+    by_turn = {int(u["turn"]): u for u in tracking.history}
+    for goal_id, claimed in sorted(tracking.claims.items(), key=lambda item: item[1]):
         goal = memory.get(tracking.dialogue_id, goal_id)
         if goal is None or goal.status not in ("open", "pending"):
             continue
         found = completion_evidence(tracking.history, goal.created_turn, turn, goal.intent)
+        if found is None and database_call(by_turn.get(claimed)):
+            continue  # the claim came with the service's own call: it was about that call's goal
         status = "completed" if found is not None else "failed"
         memory.transition(tracking.dialogue_id, goal_id, status, turn=turn, proposed_by=judge)
 

@@ -23,6 +23,7 @@ from todeval.graphs.goal_tracking import build_goal_tracking_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_tracking.evidence import (
     completion_evidence,
+    database_call,
     grounded,
     is_echo,
     is_tool_evidence,
@@ -240,3 +241,10 @@ def test_sgd_gold_carries_each_system_turns_service_calls() -> None:
         None, service_calls(frames), None, [],
     ]  # fmt: skip
     assert service_calls(frames)[0]["intent"] == "ReserveRestaurant"
+
+
+def test_a_claim_made_with_the_services_own_call_is_about_that_calls_goal() -> None:
+    call = service_calls([{"svc": "RentalCars_1", "call": ["ReserveCar", {}]}])
+    assert database_call({"turn": 2, "speaker": "SYSTEM", "text": "Booked.", "actions": call})
+    assert not database_call({"turn": 2, "speaker": "SYSTEM", "text": CLAIM, "actions": []})
+    assert not database_call(None)
