@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -160,10 +160,77 @@ def proactive_record(case: ProactiveCase) -> EvaluationRecord:
     )
 
 
-def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
-    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response."""
+def tracker_utterances(record: EvaluationRecord) -> list[dict[str, Any]]:
+    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response.
+
+    An agent transcript's system utterances also carry ``actions``: the tool calls the agent
+    made since its previous words, each ``{"tool", "arguments", "error", "result"}`` (``[]``
+    for none, so the tracker knows the dialogue had tools to use; issue 29 item 2); an SGD
+    dialogue's, its service calls (:func:`~evals.datasets.goal_tracking.with_service_calls`).
+    """
+    if record.conversation is not None and record.atod is None:
+        return _utterances_with_actions(record.dialogue, record.conversation)
     atod = record.atod or atod_view(record.dialogue)
-    return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+    return atod_utterances(atod)
+
+
+def atod_utterances(atod: AtodDialogue) -> list[dict[str, Any]]:
+    """An ATOD dialogue's utterances; a turn's ``actions`` (SGD service calls) kept."""
+    utterances: list[dict[str, Any]] = []
+    for turn in atod.turns:
+        utterance: dict[str, Any] = {"speaker": turn.speaker, "text": turn.utterance}
+        actions = (turn.model_extra or {}).get("actions")
+        if isinstance(actions, list):
+            utterance["actions"] = actions
+        utterances.append(utterance)
+    return utterances
+
+
+def _utterances_with_actions(
+    dialogue: Dialogue, conversation: Conversation
+) -> list[dict[str, Any]]:
+    """:func:`atod_view`'s utterances of a transcript, each system one with its ``actions``.
+
+    Each call is ``{"tool", "arguments", "error", "result"}`` (a call without a result is an
+    error with ``result`` None) and joins the system utterance that holds the agent's next
+    words, found in order (a user message moves on to the next one), so the calls land where
+    the transcript put them however its messages were paired into turns.
+    """
+    utterances: list[dict[str, Any]] = [
+        {"speaker": t.speaker, "text": t.utterance} for t in atod_view(dialogue).turns
+    ]
+    system = [u for u in utterances if u["speaker"] == "SYSTEM"]
+    for utterance in system:
+        utterance["actions"] = []
+    results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool"}
+    waiting: list[dict[str, Any]] = []
+    at, spoke, moved_on = -1, False, True
+    for message in conversation.messages:
+        if message.role == "user":
+            spoke, moved_on = True, True
+            continue
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            answer = results.get(call.id)
+            waiting.append(
+                {
+                    "tool": call.name,
+                    "arguments": dict(call.arguments or {}),
+                    "error": answer is None or answer.error,
+                    "result": None if answer is None else answer.content,
+                }
+            )
+        words = message.content.strip()
+        if not words or not spoke:  # the opening greeting is no utterance of the tracker's
+            continue
+        start = at + 1 if moved_on else max(at, 0)
+        found = next((i for i in range(start, len(system)) if words in system[i]["text"]), None)
+        if found is not None:
+            at, moved_on = found, False
+            system[at]["actions"].extend(waiting)
+            waiting = []
+    return utterances
 
 
 def atod_view(dialogue: Dialogue) -> AtodDialogue:

@@ -47,17 +47,13 @@ TASKS = 10
 NL = "issue 29 item 2: the local NL-assertion judge says met without evidence"
 ACTION = "issue 29 item 2: the action channel gives 0.5 for the right tool with made-up arguments"
 SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as acknowledging a shift"
-TRACKER = "issue 29 item 2: goal tracking's Completed takes the agent's word"
 VOTE = "issue 29 item 2: the goal-success vote passes echoes and hand-overs"
 TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
 
 # (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
 GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "done", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "done", "banking", "dGCR"): TRACKER,
-    ("tool", "done", "retail", "dGCR"): TRACKER,
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "banking", "dGCR"): TRACKER,
     ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
     ("tool", "transfer", "banking", "TUE"): TUE,
     ("tool", "transfer", "banking", "GSR"): VOTE,
@@ -69,23 +65,18 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "banking", "TSR (evaluate)"): f"{NL}; {ACTION}",
     ("tool", "random_tool", "banking", "TUE"): TUE,
     ("tool", "random_tool", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "random_tool", "banking", "dGCR"): TRACKER,
     ("tool", "random_tool", "retail", "TSR (simulate)"): ACTION,
     ("tool", "random_tool", "retail", "action"): ACTION,
     ("tool", "random_tool", "retail", "TSR (evaluate)"): ACTION,
     ("tool", "random_tool", "retail", "TUE"): TUE,
     ("tool", "random_tool", "retail", "GSRT recovery"): SHIFT,
-    ("tool", "random_tool", "retail", "dGCR"): TRACKER,
-    ("tool", "done", "airline", "dGCR"): TRACKER,
     ("tool", "parrot", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "airline", "dGCR"): TRACKER,
     ("tool", "transfer", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "TSR (simulate)"): ACTION,
     ("tool", "random_tool", "airline", "action"): ACTION,
     ("tool", "random_tool", "airline", "TSR (evaluate)"): ACTION,
     ("tool", "random_tool", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "random_tool", "airline", "dGCR"): TRACKER,
 }
 
 
