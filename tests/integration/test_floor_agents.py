@@ -48,7 +48,6 @@ NL = "issue 29 item 2: the local NL-assertion judge says met without evidence"
 ACTION = "issue 29 item 2: the action channel gives 0.5 for the right tool with made-up arguments"
 SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as acknowledging a shift"
 TRACKER = "issue 29 item 2: goal tracking's Completed takes the agent's word"
-VOTE = "issue 29 item 2: the goal-success vote passes echoes and hand-overs"
 TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
 GUIDE = "issue 29 item 6: the local guidance judge scores recited, one-word lines"
 REACHED = "issue 29 item 6: the target counts as reached without the user accepting it"
@@ -61,13 +60,10 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "done", "retail", "GSRT recovery"): SHIFT,
     ("tool", "done", "retail", "dGCR"): TRACKER,
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "banking", "GSR"): VOTE,
     ("tool", "parrot", "banking", "dGCR"): TRACKER,
     ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
     ("tool", "transfer", "banking", "TUE"): TUE,
-    ("tool", "transfer", "banking", "GSR"): VOTE,
     ("tool", "transfer", "retail", "TUE"): TUE,
-    ("tool", "transfer", "retail", "GSR"): VOTE,
     ("tool", "random_tool", "banking", "TSR (simulate)"): f"{NL}; {ACTION}",
     ("tool", "random_tool", "banking", "action"): ACTION,
     ("tool", "random_tool", "banking", "nl_assertion"): NL,
@@ -83,7 +79,6 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "retail", "dGCR"): TRACKER,
     ("tool", "done", "airline", "dGCR"): TRACKER,
     ("tool", "parrot", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "airline", "GSR"): VOTE,
     ("tool", "parrot", "airline", "dGCR"): TRACKER,
     ("tool", "transfer", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "TSR (simulate)"): ACTION,

@@ -85,8 +85,9 @@ def test_an_empty_reply_fails_but_a_user_who_spoke_twice_is_one_turn() -> None:
         result("lock_card"),
         agent("Your card has been locked."),
     )
-    assert [t.user_msg for t in twice.turns] == ["Hi, I need help. My card is lost, please lock it."]
-    assert twice.turns[0].metadata["tool_results_ok"] == ["lock_card"]
+    (turn,) = twice.turns
+    assert turn.user_msg == "Hi, I need help. My card is lost, please lock it."
+    assert turn.metadata["tool_results_ok"] == ["lock_card"]
     assert codes(twice) == [None]
 
 

@@ -22,7 +22,6 @@ the echo rule reads them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
