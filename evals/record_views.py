@@ -96,29 +96,51 @@ def atod_record(atod: AtodDialogue) -> EvaluationRecord:
 def conversation_record(conversation: Conversation) -> EvaluationRecord:
     """An agent transcript: each user message with the assistant's words until the next one.
 
-    Tool calls stay out of the response text; a turn's ``metadata`` names the tools called and
-    how many of their results were errors (what the local response teacher reads as E5).
+    Tool calls stay out of the response text; a turn's ``metadata`` names the tools called, the
+    calls whose result came back without an error (``tool_results_ok``) and how many results
+    were errors (what the local response teacher reads as E5). User messages that follow each
+    other with no assistant message between are one turn: the agent answered them at once. The
+    dialogue's ``metadata["tool_channel"]`` is ``"yes"`` when the agent had tools to act with
+    (a call or a result in the transcript, or a task that expects actions): what the local
+    judges' tool evidence (:mod:`nodes.goal_success.judges.turn_quality.tool_evidence`) reads.
     """
     pairs: list[tuple[str, list[str]]] = []
     tools: list[list[str]] = []
+    succeeded: list[list[str]] = []
     errors: list[int] = []
+    names: dict[str, str] = {}
+    answered = True
     for message in conversation.messages:
+        said = CONTROL_TOKENS.sub("", message.content).strip() if message.role == "user" else ""
+        if message.role == "user" and pairs and not answered:
+            pairs[-1] = (" ".join(part for part in (pairs[-1][0], said) if part), pairs[-1][1])
+            continue
         if message.role == "user" or not pairs:
-            said = CONTROL_TOKENS.sub("", message.content).strip()
-            pairs.append((said if message.role == "user" else "", []))
+            pairs.append((said, []))
             tools.append([])
+            succeeded.append([])
             errors.append(0)
+        answered = message.role != "user"
         if message.role == "assistant":
             if message.content.strip():
                 pairs[-1][1].append(message.content)
             tools[-1].extend(call.name for call in message.tool_calls)
+            names.update((call.id, call.name) for call in message.tool_calls)
         elif message.role == "tool" and message.error:
             errors[-1] += 1
+        elif message.role == "tool":
+            succeeded[-1].append(names.get(message.tool_call_id or "", "?"))
+    used = any(m.role == "tool" or m.tool_calls for m in conversation.messages)
+    expects = bool(conversation.task and conversation.task.action_sets)
+    metadata = {"source": "agent_transcript", "task_id": conversation.task_id}
     dialogue = _dialogue(
         conversation.dialogue_id,
         pairs,
-        {"source": "agent_transcript", "task_id": conversation.task_id},
-        [{"tool_calls": names, "tool_errors": n} for names, n in zip(tools, errors, strict=True)],
+        metadata | ({"tool_channel": "yes"} if used or expects else {}),
+        [
+            {"tool_calls": called, "tool_results_ok": ok, "tool_errors": n}
+            for called, ok, n in zip(tools, succeeded, errors, strict=True)
+        ],
     )
     return EvaluationRecord(
         record_id=conversation.dialogue_id,

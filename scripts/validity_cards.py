@@ -4,8 +4,10 @@ For each local variant (and for the 2-of-3 vote of each local trio of teachers) 
 the labelled sets it was checked on: the frozen human-labelled sets of ``data/validation/``, the
 hand-labelled samples of ``data/samples/`` and held-out SGD services (labels derived from SGD,
 ``human=False``). Each set gives two checks: over the items the judge labelled, and over every
-item with an abstention counted as "not flagged". Writes ``validity.json`` into each role's
-package (``nodes.judges.validity``). Nothing is tuned here: the figures are read, never fed back.
+item with an abstention counted as "not flagged". The default vote's card also carries the GSR
+share against the upstream reward of each recorded agent run (``scripts/agent_run_validity.py``).
+Writes ``validity.json`` into each role's package (``nodes.judges.validity``). Nothing is tuned
+here: the figures are read, never fed back.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scripts.agent_run_validity import agent_run_checks
 from scripts.turn_quality_data import HELDOUT_SERVICES
 from scripts.turn_quality_eval import (
     ENTERPRISE,
@@ -161,6 +164,8 @@ def turn_quality_cards() -> list[ValidityCard]:
             notes = [RULES_NOTE] if ls.rules_developed_on and trio == RULES else []
             notes.append("undecided and ambiguous turns count as abstentions")
             found += checks(ls.data, ls.labelled_by, ls.human, gold, predicted, "; ".join(notes))
+        if trio == LEARNED:  # the default vote: GSR share against recorded runs' rewards
+            found += agent_run_checks()
         spec = "vote:" + ",".join(f"local:{v}" for v in trio)
         card = _card(TURN_QUALITY.name, spec, f"its teachers: {trained}", "failed turn", found)
         cards.append(card)

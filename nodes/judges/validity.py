@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from todeval.nodes.judges.local import resolve_local_variant
 
@@ -40,6 +41,24 @@ class ValidityCheck(BaseModel):
     )
     human: bool = Field(description="True when people wrote the labels (what weakness reads).")
     note: str = Field(default="", description="Anything a reader should know about this check.")
+    spearman: float | None = Field(
+        default=None,
+        description="Spearman's rho of a per-item figure with a graded reference (e.g. a "
+        "conversation's GSR share with a recorded run's reward); left out when not measured.",
+    )
+    auc: float | None = Field(
+        default=None,
+        description="AUC of that figure for the reference's positive items; left out when not "
+        "measured.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _measured_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for key in ("spearman", "auc"):
+            if isinstance(data, dict) and data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class ValidityCard(BaseModel):

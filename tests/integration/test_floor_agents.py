@@ -47,7 +47,6 @@ TASKS = 10
 NL = "issue 29 item 2: the local NL-assertion judge says met without evidence"
 ACTION = "issue 29 item 2: the action channel gives 0.5 for the right tool with made-up arguments"
 SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as acknowledging a shift"
-VOTE = "issue 29 item 2: the goal-success vote passes echoes and hand-overs"
 TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
 
 # (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
@@ -56,9 +55,7 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
     ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
     ("tool", "transfer", "banking", "TUE"): TUE,
-    ("tool", "transfer", "banking", "GSR"): VOTE,
     ("tool", "transfer", "retail", "TUE"): TUE,
-    ("tool", "transfer", "retail", "GSR"): VOTE,
     ("tool", "random_tool", "banking", "TSR (simulate)"): f"{NL}; {ACTION}",
     ("tool", "random_tool", "banking", "action"): ACTION,
     ("tool", "random_tool", "banking", "nl_assertion"): NL,
