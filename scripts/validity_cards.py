@@ -380,15 +380,22 @@ TARGETS = {TURN_QUALITY.name: TURN_QUALITY_CARDS, SEGMENTATION.name: SEGMENTATIO
 FIGURES = ("n", "kappa", "precision", "recall", "f1", "coverage")
 
 
+def _way(check: ValidityCheck) -> str:
+    """Which of a set's checks this is: over the labelled items, over every item, or its only."""
+    return next((way for way, text in WAYS.items() if check.note.startswith(text)), "")
+
+
 def differences(
     shipped: dict[str, ValidityCard], recomputed: Sequence[ValidityCard], *, sgd: bool = True
 ) -> list[str]:
-    """Every way the recomputed cards differ from the shipped ones, one line each.
+    """Every way the recomputed cards differ from the shipped ones, one line each:
+    ``judge | set (way): what moved``.
 
     Each recomputed check is matched to the shipped check (in ``checks`` or ``slice_checks``)
-    with the same set and note; a figure differs when it moved by more than :data:`ROUNDING`
-    (``n`` must be equal). A shipped check must be recomputed, or be the whole of a set whose
-    slice is on the card; without SGD (``sgd=False``) the SGD-derived checks are not asked for.
+    on the same set, counted the same way; a figure differs when it moved by more than
+    :data:`ROUNDING` (``n`` must be equal), and the note (which may quote figures) must be the
+    same. A shipped check must be recomputed, or be the whole of a set whose slice is on the
+    card; without SGD (``sgd=False``) the SGD-derived checks are not asked for.
     """
     lines = []
     for card in recomputed:
@@ -396,10 +403,10 @@ def differences(
         if old is None:
             lines.append(f"{card.judge}: no shipped card")
             continue
-        before = {(c.data, c.note): c for c in [*old.checks, *old.slice_checks]}
+        before = {(c.data, _way(c)): c for c in [*old.checks, *old.slice_checks]}
         for check in [*card.checks, *card.slice_checks]:
-            where = f"{card.judge} | {check.data} | {check.note}"
-            was = before.pop((check.data, check.note), None)
+            where = f"{card.judge} | {check.data} ({_way(check) or 'its check'})"
+            was = before.pop((check.data, _way(check)), None)
             if was is None:
                 lines.append(f"{where}: not on the shipped card")
                 continue
@@ -408,23 +415,19 @@ def differences(
                 tolerance = 0.0 if name == "n" else ROUNDING + 1e-9
                 if (a is None) != (b is None) or (a is not None and abs(a - (b or 0)) > tolerance):
                     lines.append(f"{where}: {name} shipped {a}, recomputed {b}")
-            for name in ("labelled_by", "human"):
+            for name in ("labelled_by", "human", "note"):
                 a, b = getattr(was, name), getattr(check, name)
                 if a != b:
                     lines.append(f"{where}: {name} shipped {a!r}, now {b!r}")
         sliced = [c.data.partition(" [card-test slice")[0] for c in old.slice_checks]
-        for (data, note), check in before.items():
-            if data in sliced or (not sgd and not check.data.startswith("data/")):
+        for data, way in before:
+            if data in sliced or (not sgd and not data.startswith("data/")):
                 continue
-            lines.append(f"{card.judge} | {data} | {note}: on the shipped card, not recomputed")
-        if old.model_files != card.model_files:
-            lines.append(
-                f"{card.judge}: model files shipped {old.model_files}, now {card.model_files}"
-            )
-        if old.trained_on != card.trained_on:
-            lines.append(
-                f"{card.judge}: trained_on shipped {old.trained_on!r}, now {card.trained_on!r}"
-            )
+            lines.append(f"{card.judge} | {data} ({way or 'its check'}): shipped, not recomputed")
+        for name in ("model_files", "trained_on"):
+            a, b = getattr(old, name), getattr(card, name)
+            if a != b:
+                lines.append(f"{card.judge}: {name} shipped {a!r}, now {b!r}")
     for spec in set(shipped) - {card.judge for card in recomputed}:
         lines.append(f"{spec}: shipped, not recomputed")
     return lines
@@ -507,9 +510,27 @@ def docs_with_table(text: str) -> str:
     return f"{head}{DOCS_BEGIN}\n{docs_table()}\n{DOCS_END}{tail}"
 
 
+PROACTIVE = "proactive"
+"""The ProactiveEval judges' cards, written by scripts/proactive_calibration.py."""
+
+
+def recheck(role: str) -> list[str]:
+    """How the shipped cards of ``role`` (or of :data:`PROACTIVE`) differ from a recomputation
+    from the shipped models, as the card test recomputes them (see :func:`differences`)."""
+    if role in BUILDERS:
+        recomputed = BUILDERS[role](for_test=True)
+        return differences(read_shipped(TARGETS[role]), recomputed, sgd=have_sgd())
+    from scripts.proactive_calibration import shipped_cards
+
+    lines = []
+    for calibration, card in shipped_cards().items():
+        lines += differences(read_shipped(calibration.with_name("validity.json")), [card])
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--role", choices=tuple(BUILDERS), action="append")
+    parser.add_argument("--role", choices=(*BUILDERS, PROACTIVE), action="append")
     parser.add_argument(
         "--docs",
         action="store_true",
@@ -525,23 +546,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         DOCS.write_text(docs_with_table(DOCS.read_text(encoding="utf-8")), encoding="utf-8")
         print(f"wrote the card figures of {DOCS.relative_to(PROJECT_ROOT)}")
         return 0
-    roles = args.role or list(BUILDERS)
-    failed = False
-    for role in roles:
+    if args.check:
+        moved = []
+        for role in args.role or [*BUILDERS, PROACTIVE]:
+            print(f"{role}:", flush=True)
+            lines = recheck(role)
+            print("\n".join(f"  {line}" for line in lines) or "  the shipped cards hold")
+            moved += lines
+        return int(bool(moved))
+    for role in args.role or list(BUILDERS):
+        if role == PROACTIVE:
+            parser.error("the ProactiveEval cards are written by scripts/proactive_calibration.py")
         print(f"{role}:", flush=True)
         target = TARGETS[role]
-        if args.check:
-            shipped = {
-                c.judge: c
-                for c in map(ValidityCard.model_validate, json.loads(target.read_text()).values())
-            }
-            lines = differences(shipped, BUILDERS[role](for_test=True))
-            print("\n".join(lines) or "  the shipped cards hold")
-            failed = failed or bool(lines)
-            continue
         write_cards(target, BUILDERS[role]())
         print(f"wrote {target.relative_to(PROJECT_ROOT)}")
-    return int(failed)
+    return 0
 
 
 if __name__ == "__main__":
