@@ -11,7 +11,9 @@ odd-numbered environments fit, even-numbered held out).
   chosen by leave-one-out kappa *within the fit half*; the map is then fit on the whole fit half.
 
 Nothing from the held-out half is used to choose or fit anything; its figures go on the validity
-cards (``validity.json``) with a bootstrap interval. The candidate features and the judges' rules
+cards (``validity.json``) with a bootstrap interval. The guidance and planning cards carry a
+second check: the floor cases of :mod:`scripts.proactive_floor_cases` (issue 29 item 6) beside the
+held-out half, positive a score of at most 3. The candidate features and the judges' rules
 were written with the whole sample visible (the team's anchors are in its README), which the
 cards say. Writes ``calibration.json`` and ``validity.json`` in each judge package.
 
@@ -29,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from scripts import proactive_floor_cases as floor_cases
 from todeval.evals.datasets.proactive import load_proactive
 from todeval.evals.datasets.proactive_labels import (
     load_guidance_dialogues,
@@ -292,6 +295,10 @@ def planning_rows(items: dict[str, ProactiveItem], plans: list[LabelledPlan]) ->
     return rows
 
 
+def _rel(path: Path) -> str:
+    return str(path.relative_to(PROJECT_ROOT))
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
@@ -323,14 +330,18 @@ class Labelled:
         return cls(items, dialogues, only_records(load_target_plans(PLANS)))
 
 
-def shipped_cards(data: Labelled | None = None) -> dict[Path, ValidityCard]:
+def shipped_cards(
+    data: Labelled | None = None, figures: dict[str, Any] | None = None
+) -> dict[Path, ValidityCard]:
     """Each judge's card (by ``validity.json`` path) from its shipped ``calibration.json``.
 
     Nothing is fit: the cut points and maps are read from disk and checked on the held-out
-    half. ``main`` writes these after fitting; ``tests/unit/test_validity_cards.py`` recomputes
-    them to find a card that no longer matches its judge.
+    half, and the guidance and planning judges on their floor cases. ``main`` writes these
+    after fitting (the floor figures go into its ``figures``); ``tests/unit/
+    test_validity_cards.py`` recomputes them to find a card that no longer matches its judge.
     """
     data = data or Labelled.load()
+    figures = figures if figures is not None else {}
     dialogues_file = str(DIALOGUES.relative_to(PROJECT_ROOT))
     plans_file = str(PLANS.relative_to(PROJECT_ROOT))
     cuts = calibrated_cuts()
@@ -358,6 +369,7 @@ def shipped_cards(data: Labelled | None = None) -> dict[Path, ValidityCard]:
         "1-10 guidance score",
         check.model_copy(update={"note": note}),
         GUIDANCE_FILES,
+        guidance_floor(data.items, data.dialogues, figures.setdefault("guidance_judge", {})),
     )
     rows = planning_rows(data.items, data.plans)
     mapping = _map(target_planning_judge.CALIBRATION_PATH)
@@ -369,6 +381,7 @@ def shipped_cards(data: Labelled | None = None) -> dict[Path, ValidityCard]:
         "1-10 plan score",
         check,
         PLANNING_FILES,
+        planning_floor(data.items, data.plans, figures.setdefault("target_planning_judge", {})),
     )
     return cards
 
@@ -381,16 +394,114 @@ def _map(calibration: Path) -> CalibratedMap:
 
 
 def _card(
-    role: str, trained_on: str, positive: str, check: ValidityCheck, files: Sequence[Path]
+    role: str,
+    trained_on: str,
+    positive: str,
+    check: ValidityCheck,
+    files: Sequence[Path],
+    floor: ValidityCheck | None = None,
 ) -> ValidityCard:
     return ValidityCard(
         role=role,
         judge="local:default",
         trained_on=trained_on,
         positive=positive,
-        checks=[check],
+        checks=[check] if floor is None else [check, floor],
         model_files=file_hashes(files),
     )
+
+
+FLOOR_NOTE = (
+    "positive: a score of at most 3 (issue 29's floor); {n_floor} floor cases built by rule from "
+    "every environment of data/samples/proactive ({kinds}; scripts/proactive_floor_cases.py), all "
+    "positive, beside the {n_held} held-out team-labelled {unit} (positive when the team gave at "
+    "most 3); the floor rules were written with these cases in view; per kind: {per_kind}"
+)
+
+
+def guidance_floor(
+    items: dict[str, ProactiveItem], dialogues: list[GuidanceDialogue], figures: dict[str, Any]
+) -> ValidityCheck:
+    """The calibrated judge on the guidance floor cases and the held-out half."""
+    judge = guidance_judge.LocalGuidanceJudge()
+    openings = {
+        d.environment_id: assistant_messages(d.messages)[0]
+        for d in dialogues
+        if assistant_messages(d.messages)
+    }
+    cases = floor_cases.guide_cases(list(items.values()), openings)
+    scored = [
+        (c.kind, judge.judge(c.item.environment, c.item.reference, c.messages).overall)
+        for c in cases
+    ]
+    held = [d for d in dialogues if calibration_half(d.environment_id) == "held_out"]
+    held_scores = [
+        judge.judge(
+            items[d.environment_id].environment, items[d.environment_id].reference, d.messages
+        ).overall
+        for d in held
+    ]
+    per_kind = floor_cases.by_kind(floor_cases.GUIDE_KINDS, scored)
+    reached = floor_cases.reached_share(cases)
+    figures["floor"] = {"per_kind": per_kind, "reached_share": reached}
+    note = FLOOR_NOTE.format(
+        n_floor=len(cases),
+        kinds=", ".join(floor_cases.GUIDE_KINDS),
+        n_held=len(held),
+        unit="dialogues",
+        per_kind=json.dumps(per_kind),
+    )
+    check, binary = floor_cases.floor_check(
+        f"floor cases of {_rel(SAMPLE)} + {_rel(DIALOGUES)} (held-out half)",
+        [s for _, s in scored],
+        held_scores,
+        [d.scores.overall if d.scores else 0 for d in held],
+        _binary,
+        f"{note}; the local target-reached check calls {reached:.0%} of the floor cases reached",
+    )
+    figures["floor"] |= binary
+    return check
+
+
+def planning_floor(
+    items: dict[str, ProactiveItem], plans: list[LabelledPlan], figures: dict[str, Any]
+) -> ValidityCheck:
+    """The calibrated judge on the planning floor cases and the held-out half."""
+    judge = target_planning_judge.LocalTargetPlanningJudge()
+    cases = floor_cases.plan_cases(list(items.values()))
+    scored = [
+        (c.kind, judge.judge(c.item.domain, c.item.environment, c.item.reference, c.plan).score)
+        for c in cases
+    ]
+    held = [p for p in plans if calibration_half(p.environment_id) == "held_out"]
+    held_scores = [
+        judge.judge(
+            items[p.environment_id].domain,
+            items[p.environment_id].environment,
+            items[p.environment_id].reference,
+            p.plan,
+        ).score
+        for p in held
+    ]
+    per_kind = floor_cases.by_kind(floor_cases.PLAN_KINDS, scored)
+    figures["floor"] = {"per_kind": per_kind}
+    note = FLOOR_NOTE.format(
+        n_floor=len(cases),
+        kinds=", ".join(floor_cases.PLAN_KINDS),
+        n_held=len(held),
+        unit="plans",
+        per_kind=json.dumps(per_kind),
+    )
+    check, binary = floor_cases.floor_check(
+        f"floor cases of {_rel(SAMPLE)} + {_rel(PLANS)} (held-out half)",
+        [s for _, s in scored],
+        held_scores,
+        [p.score or 0 for p in held],
+        _binary,
+        note,
+    )
+    figures["floor"] |= binary
+    return check
 
 
 def main(report: Callable[[str], None] = print) -> dict[str, Any]:
@@ -432,7 +543,7 @@ def main(report: Callable[[str], None] = print) -> dict[str, Any]:
         {"map": mapping.as_json(), "figures": figures["target_planning_judge"]},
     )
     read_calibration.cache_clear()
-    for calibration, card in shipped_cards(data).items():
+    for calibration, card in shipped_cards(data, figures).items():
         write_cards(calibration.with_name("validity.json"), [card])
     report(json.dumps(figures, indent=2))
     return figures

@@ -213,6 +213,7 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_goal_tracking),
     task_schema=GoalTrackingTask,
     judges=goal_tracking_judges,
+    roles=("goal_extraction", "proactivity", "response_quality"),
     check=_check_goal_tracking_judges,
     computes_only=lambda context: not uses_llm(context) and not judges_with_llm(context),
     prepare=_prepare,

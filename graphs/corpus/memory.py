@@ -264,6 +264,18 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_memory),
     task_schema=MemoryTask,
     judges=memory_judges,
+    roles=(
+        "memory_bank",
+        "memory_summarizer",
+        "intent_capture",
+        "missing_slot_query",
+        "memory_judger",
+        "reader",
+        "gpt4_score",
+        "supervisor",
+        "repair_agent",
+        "user_simulator",
+    ),
     check=check_memory_judges,
 )
 """Memory in ``todeval evaluate`` (its registry line names this)."""

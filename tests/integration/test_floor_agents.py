@@ -50,9 +50,6 @@ SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as ackn
 TRACKER = "issue 29 item 2: goal tracking's Completed takes the agent's word"
 VOTE = "issue 29 item 2: the goal-success vote passes echoes and hand-overs"
 TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
-GUIDE = "issue 29 item 6: the local guidance judge scores recited, one-word lines"
-REACHED = "issue 29 item 6: the target counts as reached without the user accepting it"
-PLAN = "issue 29 (no item yet): the local target-planning judge scores a copied environment"
 
 # (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
 GAPS: dict[tuple[str, str, str, str], str] = {
@@ -92,9 +89,6 @@ GAPS: dict[tuple[str, str, str, str], str] = {
     ("tool", "random_tool", "airline", "TUE"): TUE,
     ("tool", "random_tool", "airline", "GSRT recovery"): SHIFT,
     ("tool", "random_tool", "airline", "dGCR"): TRACKER,
-    ("guide", "recite", "sample", "guidance score"): GUIDE,
-    ("guide", "recite", "sample", "guidance reached"): REACHED,
-    ("plan", "copy_environment", "sample", "planning score"): PLAN,
 }
 
 
