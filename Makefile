@@ -198,6 +198,7 @@ floors: model  ## floor agents (issue 29) live on every tool domain and Proactiv
 validity: model floors  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json), and the floors
 	$(BIN)/python -m scripts.validity_cards
 	$(BIN)/python -m scripts.proactive_calibration
+	$(BIN)/python -m scripts.validity_cards --docs
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
 	$(BIN)/python -m todeval.cli.dev
