@@ -57,8 +57,8 @@ BENCH = {
         {
             "individual_id": "u1",
             "sessions": [
-                _session("s1", "ReserveRestaurant", SINO, "Book a table at Sino in San Jose."),
-                _session("s2", "ReserveRestaurant", OZ, "Book a table at Oz Grill in Fremont."),
+                _session("s1", "ReserveRestaurant", SINO, "A table at Sino in San Jose at 7 pm."),
+                _session("s2", "ReserveRestaurant", OZ, "Oz Grill in Fremont at 6:30 pm."),
             ],
             "eval": [_item("e1", "s1", "Sino", SINO), _item("e2", "s2", "Oz Grill", OZ)],
         },
