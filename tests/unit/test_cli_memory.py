@@ -105,6 +105,29 @@ def test_eval_writes_items_and_summary_and_reports_the_bad_item(tmp_path: Path) 
     assert "bad" in json.dumps(skipped)
 
 
+def test_the_summary_names_the_bank_and_the_oracle_reads_the_task_goal(tmp_path: Path) -> None:
+    # The stored session says 7 pm; its task goal claims 9 pm. Only the oracle bank holds 9 pm.
+    claimed = {**SINO, "time": "9 pm"}
+    bench_data = json.loads(json.dumps(BENCH))
+    bench_data["individuals"][0]["sessions"][0]["task_goal"] = claimed
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(bench_data))
+    said: dict[str, str] = {}
+    for source in ("dialogue", "task_goal_oracle"):
+        out = tmp_path / source
+        argv = ["memory", "eval", str(bench), "--out", str(out), "--bank-backend", "memory",
+                "--judger", "none", "--checkpoints", str(tmp_path / f"{source}.sqlite"),
+                "--bank-source", source, "--limit", "1"]  # fmt: skip
+        assert main(argv) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["configuration"]["bank_source"] == source
+        [line] = [json.loads(x) for x in (out / "items.jsonl").read_text().splitlines()]
+        said[source] = line["response"]
+        memory_bank.cache_clear()
+    assert "7 pm" in said["dialogue"] and "9 pm" not in said["dialogue"]
+    assert "9 pm" in said["task_goal_oracle"]
+
+
 def test_a_rerun_reads_finished_threads_back(tmp_path: Path) -> None:
     assert _run(tmp_path) == 0
     first = (tmp_path / "out" / "items.jsonl").read_text()
