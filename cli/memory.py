@@ -13,7 +13,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from todeval.cli.common import (
     UsageError,
@@ -120,6 +120,13 @@ def add_eval_parser(subparsers: Any) -> None:
         default=MemorySettings.of(defaults).setting,
         help="what the reader is given: MAP or one of the paper's comparison settings",
     )
+    parser.add_argument(
+        "--bank-source",
+        choices=get_args(MemorySettings.model_fields["bank_source"].annotation),
+        default=MemorySettings.of(defaults).bank_source,
+        help="what the local bank builder stores of each session: dialogue (the values said) "
+        "or task_goal_oracle (the task goal, an oracle memory on MS-TOD-style benches)",
+    )
     add_judge_arguments(
         parser,
         [
@@ -192,6 +199,7 @@ def run_eval(args: argparse.Namespace) -> int:
                 "refine": not args.no_refine,
                 "activation": args.activation,
                 "setting": args.setting,
+                "bank_source": args.bank_source,
                 "bank_backend": args.bank_backend,
                 "bank_collection": collection_for([source]),
             }
