@@ -28,7 +28,6 @@ from todeval.cli.common import (
     input_path,
     parse_suites,
 )
-from todeval.cli.main import RawDescriptionFormatter
 from todeval.graphs.api import (
     METRICS,
     SIMULATION_DOMAINS,
@@ -48,7 +47,6 @@ def add_parser(subparsers: Any) -> None:
         "experiment",
         help="the evaluation's figures as a LangSmith experiment (uploaded with an API key)",
         description=__doc__,
-        formatter_class=RawDescriptionFormatter,
     )
     parser.add_argument(
         "inputs", nargs="*", metavar="INPUT", help="as for todeval evaluate (not with --simulate)"

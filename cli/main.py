@@ -29,12 +29,15 @@ class HelpFormatter(argparse.HelpFormatter):
     def _format_text(self, text: str) -> str:
         return super()._format_text(text.replace("``", ""))
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Each paragraph filled on its own: a module docstring as a description keeps its shape.
+        paragraphs = (p for p in text.strip("\n").split("\n\n") if p.strip())
+        return "\n\n".join(
+            super(HelpFormatter, self)._fill_text(p, width, indent) for p in paragraphs
+        )
+
     def _expand_help(self, action: argparse.Action) -> str:
         return super()._expand_help(action).replace("``", "")
-
-
-class RawDescriptionFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """:class:`HelpFormatter` that keeps a description's own line breaks (a module docstring)."""
 
 
 class Parser(argparse.ArgumentParser):
