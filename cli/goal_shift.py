@@ -126,7 +126,12 @@ def one_line(summary: Mapping[str, Any], out: Path) -> str:
         else ""
     )
     left_out = summary.get("tue_not_applicable") or 0
-    idle = f" [TUE n/a for {left_out} conversations: no call serves the task]" if left_out else ""
+    plural = "s" * (left_out != 1)
+    idle = (
+        f" [TUE n/a for {left_out} conversation{plural}: no call serves the task]"
+        if left_out
+        else ""
+    )
     return (
         f"scored {counts['conversations']} conversations ({summary['num_tool_calls']} tool "
         f"calls, {gsrt['shifts']} shifts): TSR {fmt_figure(summary['tsr'])}, TUE "
