@@ -41,8 +41,8 @@ NO_EVIDENCE = (
 )
 
 UNSETTLED = (
-    "undecided: the agent's replies touch this assertion but none clearly addresses it; "
-    "use an LLM judge (--judge) or reuse stored judgments"
+    "undecided: the agent's replies touch this assertion but none clearly addresses it and "
+    "no work of its own backs them; use an LLM judge (--judge) or reuse stored judgments"
 )
 
 _TRANSFER = re.compile(r"\btransferr?(ed|ing|s)?\b.*\bhuman\b", re.IGNORECASE)
@@ -107,11 +107,12 @@ class LocalNLAssertionJudge:
       ``file_dispute``, "transactions" and ``get_transactions``) is not met unless such a
       tool ran successfully on identifiers from the dialogue
       (:mod:`evals.metrics.goal_shift.grounding`).
-    * Otherwise it is about what the agent said: met when a reply in the agent's own words
-      (:attr:`own_words` words the user had not said, not a line repeated, not a bare claim
-      of success) is close to it (MiniLM cosine at least :attr:`met_similarity`); not met
-      when no reply comes within :attr:`unmet_similarity`, or when the agent said nothing of
-      its own at all; undecided in between, with :data:`UNSETTLED`.
+    * Then it is read from the agent's own replies (:attr:`own_words` words the user had not
+      said, not a line repeated, not a bare claim of success): not met when there is none,
+      or none comes within :attr:`unmet_similarity` (MiniLM cosine); met when the agent also
+      did work (a call that ran on the dialogue's identifiers) and handed nobody over, or
+      when a reply is close to it (at least :attr:`met_similarity`); otherwise undecided,
+      with :data:`UNSETTLED` (replies without work, or after a hand-over).
 
     Thresholds were set on the one recorded run we have (``banking_gpt-4.1_run40.json``,
     against GPT-4.1's verdicts: ``scripts/nl_assertion_validity.py``), so its agreement
