@@ -191,7 +191,8 @@ class LocalNLAssertionJudge:
 
     def _evidence(self, conversation: Conversation) -> _Evidence:
         messages = conversation.messages
-        serving = serving_calls(messages)
+        task = conversation.task
+        serving = serving_calls(messages, task.allowed_tool_names if task else None)
         results = {m.tool_call_id: m for m in messages if m.role == "tool"}
         worked: set[str] = set()
         called: set[str] = set()
@@ -205,7 +206,6 @@ class LocalNLAssertionJudge:
                 result = results.get(call.id)
                 if call.id in serving and result is not None and not result.error:
                     worked.add(call.name)
-        task = conversation.task
         tools = (task.allowed_tool_names if task else set()) | called
         return _Evidence(
             self._own_replies(messages, called), worked, tools - {TRANSFER_TOOL}, transfers

@@ -127,8 +127,10 @@ class LocalShiftDetector:
             if gain >= self.margin and user_scores[i, j + 1] >= self.floor:
                 shift_turns.append(users[i].turn)
         ends: list[int | None] = [*shift_turns[1:], None][: len(shift_turns)]
+        task_tools = conversation.task.allowed_tool_names if conversation.task else None
+        serving = serving_calls(conversation.messages, task_tools)
         shifts = [
-            self._events(conversation.messages, scorer, goals, s, turn, end)
+            self._events(conversation.messages, scorer, goals, s, turn, end, serving)
             for s, (turn, end) in enumerate(zip(shift_turns, ends, strict=True))
         ]
         return ShiftVerdict(shifts, self.name)
@@ -141,6 +143,7 @@ class LocalShiftDetector:
         index: int,
         turn: int,
         end: int | None,
+        serving: set[str],
     ) -> ShiftJudgment:
         old, new = index, index + 1
         after = [m for m in messages if m.turn > turn and (end is None or m.turn < end)]
@@ -159,7 +162,6 @@ class LocalShiftDetector:
             None,
         )
         results = {m.tool_call_id: m for m in after if m.role == "tool"}
-        serving = serving_calls(messages)
         tool_turn = outcome = acted = None
         transferred = False
         for message in after:
