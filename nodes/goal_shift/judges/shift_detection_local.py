@@ -11,9 +11,10 @@ moves on and *when* the agent follows:
   and at least ``floor`` overall. At most ``len(goals) - 1`` shifts.
 * After a shift at turn tau (and before the next shift), the agent acknowledges the new goal
   at the first of: an assistant text that scores at least ``ack_floor`` for the new goal and
-  no lower than for the old one, names the goal (a word of its description) and says at least
-  ``own_words`` words of its own (not said by the user so far, not a called tool's name: an
-  echo of the user, "Done!" or "I called get_transactions." acknowledges nothing); or a
+  no lower than for the old one, names the goal (a word of its description, or a score of at
+  least ``named_floor``) and says at least ``own_words`` words of its own (not said by the
+  user so far, not a called tool's name: an echo of the user, "Done!" or "I called
+  get_transactions." acknowledges nothing); or a
   relevant call that ran without an error on arguments that are not made up
   (:mod:`evals.metrics.goal_shift.grounding`). The tool turn is the first call of a tool
   relevant to the new goal (shared words or similarity) whose arguments are not made up; the
@@ -101,11 +102,12 @@ class LocalShiftDetector:
         ack_floor: float = 0.2,
         tool_similarity: float = 0.45,
         word_bonus: float = 0.1,
-        own_words: int = 3,
+        own_words: int = 2,
+        named_floor: float = 0.3,
     ) -> None:
         self.margin, self.floor, self.ack_floor = margin, floor, ack_floor
         self.tool_similarity, self.word_bonus = tool_similarity, word_bonus
-        self.own_words = own_words
+        self.own_words, self.named_floor = own_words, named_floor
 
     def detect(self, conversation: Conversation) -> ShiftVerdict:
         """Shifts and their recovery events from the transcript and the goal order."""
@@ -157,7 +159,8 @@ class LocalShiftDetector:
                 if row[new] >= self.ack_floor
                 and row[new] >= row[old]
                 and not _TRANSFER_NOTICE.search(m.content)
-                and self._addresses(m, scorer.goal_words[new], said_by_user(m.turn), messages)
+                and (row[new] >= self.named_floor or _stems(_said(m)) & scorer.goal_words[new])
+                and self._own_words(m, said_by_user(m.turn), messages)
             ),
             None,
         )
@@ -188,21 +191,9 @@ class LocalShiftDetector:
             transferred_to_human=transferred,
         )
 
-    def _addresses(
-        self,
-        reply: Message,
-        goal_words: set[str],
-        user_words: set[str],
-        messages: Sequence[Message],
-    ) -> bool:
-        """A reply about the goal in the agent's own words: no echo, no bare claim.
-
-        It names the goal (a word of its description) and says at least :attr:`own_words`
-        words the user has not said so far and that are not the names of tools called.
-        """
+    def _own_words(self, reply: Message, user_words: set[str], messages: Sequence[Message]) -> bool:
+        """At least :attr:`own_words` words the user has not said so far, not tool names."""
         words = _stems(_said(reply))
-        if not words & goal_words:
-            return False
         tools = {
             stem
             for m in messages
