@@ -131,7 +131,8 @@ def test_the_runner_writes_the_floor_table_beside_the_recorded_run(tmp_path: Pat
     assert set(floors["tool"]) == {f"floor:{a}" for a in FLOOR_AGENTS} | {RECORDED}
     assert set(floors["tool"]["floor:done"]) == {"banking"}
     recorded = floors["tool"][RECORDED]["banking"]
-    assert recorded["TSR (evaluate)"]["value"] == pytest.approx(0.483, abs=1e-3)
+    # 0.483 before the action channel gave made-up arguments nothing (0.448: issue 29 item 2)
+    assert recorded["TSR (evaluate)"]["value"] == pytest.approx(0.448, abs=1e-3)
     assert {f"guide:{a}" for a in GUIDE_FLOOR_SPECS} <= set(floors["proactive"])
     assert floors["settings"]["tasks_per_domain"] == 2
     table = (tmp_path / "floors.md").read_text()
