@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from scripts.fault_server import FaultServer, scripted_agent_reply
+from todeval.cli.main import main
 from todeval.graphs.api import Context, simulate_corpus
 from todeval.graphs.corpus.simulation import domain_tasks
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy, call_seed, configure_llm, seed_kwargs
@@ -152,3 +153,18 @@ def test_an_llm_judge_sends_the_run_seed_or_the_calls_own() -> None:
     assert seed_kwargs("anthropic", 7) == {}
     assert seed_kwargs("openai", 7) == {"seed": 7}
     assert seed_kwargs("openai", None) == {}
+
+
+@pytest.mark.parametrize(("flags", "expected"), [([], 8), (["--llm-concurrency", "2"], 2)])
+def test_the_cli_raises_the_llm_cap_to_max_concurrency_unless_given(
+    tmp_path: Path, flags: list[str], expected: int
+) -> None:
+    task = str(domain_tasks("banking")[0]["id"])
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=0, reply=scripted_agent_reply) as server:
+        code = main(["simulate", "--domain", "banking", "--tasks", task, "--out", str(out),
+                     "--agent", f"openai:scripted@{server.base_url}", "--max-steps", "1",
+                     "--max-concurrency", "8", "--checkpoints", ":memory:", *flags])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["context"]["llm"]["max_concurrency"] == expected
