@@ -115,8 +115,9 @@ model: $(VENV)/.installed  ## locate the offline MiniLM model and run one embedd
 SAMPLES := data/samples/enterprise_dialogues.jsonl data/samples/agent_transcripts.jsonl data/samples/returning_users.json \
 	data/samples/proactive_logs.jsonl
 
-demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html
+demo: model  ## every evaluation on the bundled samples: results.jsonl, summary.json, report.html (+ its first screen as a PNG when Chromium is there)
 	$(BIN)/todeval evaluate $(SAMPLES) --out $(OUT)
+	$(BIN)/python -m scripts.report_screenshot $(OUT)/report.html $(OUT)/report-first-screen.png
 
 review: $(VENV)/.installed  ## escalations of a `todeval gsr` run: make review OUT=runs/gsr
 	$(BIN)/todeval review $(OUT)
@@ -194,9 +195,11 @@ FLOOR_TASKS ?= 50
 floors: model  ## floor agents (issue 29) live on every tool domain and ProactiveEval: FLOORS_OUT/floors.{json,md}
 	$(BIN)/python -m scripts.floor_agents --out $(FLOORS_OUT) --tasks $(FLOOR_TASKS)
 
-validity: model floors  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json), and the floors
+validity: model floors  ## validity cards of the local turn-quality, segmentation, ProactiveEval and NL-assertion judges (validity.json), and the floors
 	$(BIN)/python -m scripts.validity_cards
 	$(BIN)/python -m scripts.proactive_calibration
+	$(BIN)/python -m scripts.nl_assertion_validity
+	$(BIN)/python -m scripts.validity_cards --docs
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port
 	$(BIN)/python -m todeval.cli.dev

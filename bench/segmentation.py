@@ -2,11 +2,13 @@
 
 For each local variant, boundary precision/recall/F1, Pk, WindowDiff and the exact-segmentation
 rate on: SGD dev (all, and the dialogues whose services are all absent from SGD train), the
-project's human-style dev set, the two samples, and the frozen cross-style set
+project's human-style dev set, the two samples, and the cross-style set
 ``data/validation/goal_boundaries.jsonl`` split into its MultiWOZ-style and other-style parts
-(reported only; nothing is tuned on it). Then warm throughput (embedding cache filled, models
-loaded) in turns/s. ``--cli`` adds the old process-level runs of ``todeval segment``, cold (fresh
-``TODEVAL_HOME``) and warm, with peak RSS. Figures only; nothing here is a test.
+(nothing is fit on it, but it was read while the segmenter was written: a development set,
+issue 29; the transfer figure is on the segmentation validity card). Then warm throughput
+(embedding cache filled, models loaded) in turns/s. ``--cli`` adds the old process-level runs
+of ``todeval segment``, cold (fresh ``TODEVAL_HOME``) and warm, with peak RSS. Figures only;
+nothing here is a test.
 """
 
 from __future__ import annotations

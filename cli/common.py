@@ -90,7 +90,8 @@ def progress(
     """Progress bars on stderr: the run's (with an ETA when the total is known), one per worker.
 
     A worker's bar counts the records its process ran and its rate (``--workers``,
-    ``--cluster``). Hidden when stderr is not a terminal, unless TODEVAL_PROGRESS=1.
+    ``--cluster``), with an ETA for its even share of the records left when the total is known.
+    Hidden when stderr is not a terminal, unless TODEVAL_PROGRESS=1.
     """
     disable = not (sys.stderr.isatty() or os.environ.get("TODEVAL_PROGRESS") == "1")
     bars: dict[str, Any] = {}
@@ -110,6 +111,11 @@ def progress(
                             dynamic_ncols=True,
                         )
                     bars[worker].update()
+                    if total is not None:  # each worker's ETA: its even share of what is left
+                        left = max(0, total - run.n)
+                        for bar in bars.values():
+                            bar.total = bar.n + -(-left // len(bars))
+                            bar.refresh()
                 yield item
         finally:
             for bar in bars.values():
@@ -532,3 +538,24 @@ def gate(args: argparse.Namespace, figures: Any, code: int) -> int:
     for failure in failures:
         print(f"todeval: gate failed: {failure}", file=sys.stderr)
     return GATE_FAILED if failures else code
+
+
+def add_renamed_option(parser: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) -> None:
+    """``old`` as a deprecated alias of the option ``new`` (added before): it works and warns."""
+
+    class Renamed(argparse.Action):
+        def __call__(
+            self,
+            parser: argparse.ArgumentParser,
+            namespace: argparse.Namespace,
+            values: Any,
+            option_string: str | None = None,
+        ) -> None:
+            warn_renamed(old, new)
+            setattr(namespace, self.dest, values)
+
+    dest = new.removeprefix("--").replace("-", "_")
+    parser.add_argument(
+        old, dest=kwargs.pop("dest", dest), action=Renamed, default=argparse.SUPPRESS,
+        help=f"deprecated: use {new}", **kwargs,
+    )  # fmt: skip

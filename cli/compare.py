@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
         help="compare two `todeval evaluate` runs: every metric with bootstrap 95%% intervals",
         description=(
             "Join two `todeval evaluate` output folders by record id and compare every metric: "
-            "each run's figure with a percentile bootstrap 95%% interval, the difference B - A "
+            "each run's figure with a percentile bootstrap 95% interval, the difference B - A "
             "with a paired bootstrap interval over the records both runs scored (better / worse "
             "when it excludes 0), and the records that changed most. Prints the table and "
             "writes OUT/compare.json and OUT/compare.html."

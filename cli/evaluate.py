@@ -38,8 +38,8 @@ from todeval.graphs.api import (
     dry_run_text,
     evaluate_corpus,
     evaluation_figures,
+    evaluation_roles,
     is_postgres_url,
-    role_defaults,
 )
 
 
@@ -77,7 +77,7 @@ def add_parser(subparsers: Any) -> None:
         + " (short names: gsr, goals, shift)",
     )
     parser.add_argument("--config", default=None, help="todeval.toml with judges and thresholds")
-    add_judge_arguments(parser, list(role_defaults()))
+    add_judge_arguments(parser, evaluation_roles())
     parser.add_argument("--schema", default=None, help="SGD schema.json naming goals by service")
     parser.add_argument(
         "--escalate",

@@ -47,7 +47,6 @@ def add_parser(subparsers: Any) -> None:
         "experiment",
         help="the evaluation's figures as a LangSmith experiment (uploaded with an API key)",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "inputs", nargs="*", metavar="INPUT", help="as for todeval evaluate (not with --simulate)"

@@ -64,7 +64,10 @@ def add_parser(subparsers: Any) -> None:
         help="D_vec: a Chroma collection or an in-process numpy index (default: %(default)s)",
     )
     parser.add_argument(
-        "--audit-every", type=count, default=GoalTrackingSettings.of(defaults).audit_every
+        "--audit-every",
+        type=count,
+        default=GoalTrackingSettings.of(defaults).audit_every,
+        help=GoalTrackingSettings.model_fields["audit_every"].description,
     )
     parser.add_argument(
         "--tracker",

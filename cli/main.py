@@ -7,7 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 DESCRIPTION = (
     "Evaluate agentic task-oriented dialogue systems (LangGraph graphs, local judges by default, "
@@ -15,8 +15,41 @@ DESCRIPTION = (
 )
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Every option's default shown, and docstring markup (````literal````) shown plain."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if text is None or text == argparse.SUPPRESS or "default" in text.lower():
+            return text
+        if action.default in (None, False, True, argparse.SUPPRESS, "", [], {}, ()):
+            return text
+        return f"{text} (default: %(default)s)" if action.option_strings else text
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(text.replace("``", ""))
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Each paragraph filled on its own: a module docstring as a description keeps its shape.
+        paragraphs = (p for p in text.strip("\n").split("\n\n") if p.strip())
+        return "\n\n".join(
+            super(HelpFormatter, self)._fill_text(p, width, indent) for p in paragraphs
+        )
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return super()._expand_help(action).replace("``", "")
+
+
 class Parser(argparse.ArgumentParser):
-    """Usage errors in one line (and exit 2), pointing at ``--help`` instead of the usage text."""
+    """Usage errors in one line (and exit 2), pointing at ``--help`` instead of the usage text.
+
+    Every command's parser is one (argparse makes subparsers of the parent's class), so every
+    ``--help`` shows each option's default.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print ``todeval COMMAND: error: MESSAGE (see --help)`` and exit 2."""

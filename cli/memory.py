@@ -13,12 +13,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from todeval.cli.common import (
     UsageError,
     add_judge_arguments,
     add_llm_arguments,
+    add_renamed_option,
     command_judges,
     count,
     fmt_figure,
@@ -90,12 +91,20 @@ def add_eval_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument(
-        "--retrieval", choices=ABLATION_RETRIEVAL, default=MemorySettings.of(defaults).retrieval
+        "--retrieval",
+        choices=ABLATION_RETRIEVAL,
+        default=MemorySettings.of(defaults).retrieval,
+        help=MemorySettings.model_fields["retrieval"].description,
     )
     parser.add_argument(
         "--alpha", type=float, default=MemorySettings.of(defaults).alpha, help="re-rank weight"
     )
-    parser.add_argument("--top-k", type=count, default=MemorySettings.of(defaults).top_k)
+    parser.add_argument(
+        "--top-k",
+        type=count,
+        default=MemorySettings.of(defaults).top_k,
+        help=MemorySettings.model_fields["top_k"].description,
+    )
     parser.add_argument(
         "--no-refine", action="store_true", help="give the reader questions and answers"
     )
@@ -110,6 +119,13 @@ def add_eval_parser(subparsers: Any) -> None:
         choices=sorted(MEMORY_SETTINGS),
         default=MemorySettings.of(defaults).setting,
         help="what the reader is given: MAP or one of the paper's comparison settings",
+    )
+    parser.add_argument(
+        "--bank-source",
+        choices=get_args(MemorySettings.model_fields["bank_source"].annotation),
+        default=MemorySettings.of(defaults).bank_source,
+        help="what the local bank builder stores of each session: dialogue (the values said) "
+        "or task_goal_oracle (the task goal, an oracle memory on MS-TOD-style benches)",
     )
     add_judge_arguments(
         parser,
@@ -134,17 +150,17 @@ def add_eval_parser(subparsers: Any) -> None:
     parser.add_argument("--schema", default=None, help="SGD schema.json (task attributes)")
     parser.add_argument(
         "--disclosure",
-        "--agreeableness",  # deprecated alias: ProactiveEval's agreeableness means another thing
-        dest="disclosure",
         choices=["high", "medium", "low"],
         default="high",
-        help="how much the simulated user gives per answer in the repair loop (default: "
-        "%(default)s); --agreeableness is a deprecated alias",
+        help="how much the simulated user gives per answer in the repair loop",
     )
+    # ProactiveEval's agreeableness means another thing (resistance to guidance).
+    add_renamed_option(parser, "--agreeableness", "--disclosure", choices=["high", "medium", "low"])
     parser.add_argument(
         "--bank-backend",
         choices=["chroma", "memory"],
         default=MemorySettings.of(defaults).bank_backend,
+        help=MemorySettings.model_fields["bank_backend"].description,
     )
     parser.add_argument(
         "--checkpoints",
@@ -183,6 +199,7 @@ def run_eval(args: argparse.Namespace) -> int:
                 "refine": not args.no_refine,
                 "activation": args.activation,
                 "setting": args.setting,
+                "bank_source": args.bank_source,
                 "bank_backend": args.bank_backend,
                 "bank_collection": collection_for([source]),
             }

@@ -23,6 +23,7 @@ from todeval.cli.common import (
     UsageError,
     add_judge_arguments,
     add_llm_arguments,
+    add_renamed_option,
     count,
     given_judges,
     input_path,
@@ -92,7 +93,10 @@ def _common(
     parser.add_argument("--out", required=True, type=writable_folder, help="output folder")
     parser.add_argument("--runs", type=count, default=runs, help="runs (default %(default)s)")
     add_judge_arguments(parser, roles, user=user)
-    parser.add_argument("--concurrency", type=count, default=1, help="runs at once (default 1)")
+    parser.add_argument(
+        "--max-concurrency", dest="concurrency", type=count, default=1, help="runs at once"
+    )
+    add_renamed_option(parser, "--concurrency", "--max-concurrency", dest="concurrency", type=count)
     parser.add_argument(
         "--checkpoints",
         default=None,

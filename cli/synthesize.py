@@ -25,6 +25,7 @@ from todeval.cli.common import (
     UsageError,
     add_judge_arguments,
     add_llm_arguments,
+    add_renamed_option,
     count,
     given_judges,
     input_path,
@@ -92,8 +93,9 @@ def _add_proactive(verbs: Any) -> None:
         "--max-refinements", type=int, default=None, help="refinement rounds at most (5)"
     )
     parser.add_argument(
-        "--concurrency", type=count, default=1, help="environments at once (default 1)"
+        "--max-concurrency", dest="concurrency", type=count, default=1, help="environments at once"
     )
+    add_renamed_option(parser, "--concurrency", "--max-concurrency", dest="concurrency", type=count)
     _add_run_tail(parser)
     parser.set_defaults(run=run_proactive)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,11 +74,19 @@ class EvaluationRecord(BaseModel):
 
 
 def has_goal_shift_evidence(conversation: Conversation) -> bool:
-    """Tool calls in the transcript, or goal-shift annotations on its task."""
+    """Tool calls in the transcript, or goal-shift annotations or TSR criteria on its task.
+
+    A task with action sets, required strings or NL assertions is scored for TSR whatever the
+    agent did, as ``todeval simulate`` and ``goal-shift`` score it: an agent that made no
+    call on a single-goal task is not left out of ``evaluate``'s TSR (issue 29 item 4).
+    """
     calls = any(message.tool_calls for message in conversation.messages)
     task = conversation.task
     shifts = task is not None and (len(task.goals) > 1 or bool(task.required_shifts))
-    return calls or shifts
+    criteria = task is not None and bool(
+        task.action_sets or task.communicate_info or task.nl_assertions
+    )
+    return calls or shifts or criteria
 
 
 def dialogue_record(dialogue: Dialogue) -> EvaluationRecord:
@@ -96,29 +104,51 @@ def atod_record(atod: AtodDialogue) -> EvaluationRecord:
 def conversation_record(conversation: Conversation) -> EvaluationRecord:
     """An agent transcript: each user message with the assistant's words until the next one.
 
-    Tool calls stay out of the response text; a turn's ``metadata`` names the tools called and
-    how many of their results were errors (what the local response teacher reads as E5).
+    Tool calls stay out of the response text; a turn's ``metadata`` names the tools called, the
+    calls whose result came back without an error (``tool_results_ok``) and how many results
+    were errors (what the local response teacher reads as E5). User messages that follow each
+    other with no assistant message between are one turn: the agent answered them at once. The
+    dialogue's ``metadata["tool_channel"]`` is ``"yes"`` when the agent had tools to act with
+    (a call or a result in the transcript, or a task that expects actions): what the local
+    judges' tool evidence (:mod:`nodes.goal_success.judges.turn_quality.tool_evidence`) reads.
     """
     pairs: list[tuple[str, list[str]]] = []
     tools: list[list[str]] = []
+    succeeded: list[list[str]] = []
     errors: list[int] = []
+    names: dict[str, str] = {}
+    answered = True
     for message in conversation.messages:
+        said = CONTROL_TOKENS.sub("", message.content).strip() if message.role == "user" else ""
+        if message.role == "user" and pairs and not answered:
+            pairs[-1] = (" ".join(part for part in (pairs[-1][0], said) if part), pairs[-1][1])
+            continue
         if message.role == "user" or not pairs:
-            said = CONTROL_TOKENS.sub("", message.content).strip()
-            pairs.append((said if message.role == "user" else "", []))
+            pairs.append((said, []))
             tools.append([])
+            succeeded.append([])
             errors.append(0)
+        answered = message.role != "user"
         if message.role == "assistant":
             if message.content.strip():
                 pairs[-1][1].append(message.content)
             tools[-1].extend(call.name for call in message.tool_calls)
+            names.update((call.id, call.name) for call in message.tool_calls)
         elif message.role == "tool" and message.error:
             errors[-1] += 1
+        elif message.role == "tool":
+            succeeded[-1].append(names.get(message.tool_call_id or "", "?"))
+    used = any(m.role == "tool" or m.tool_calls for m in conversation.messages)
+    expects = bool(conversation.task and conversation.task.action_sets)
+    metadata = {"source": "agent_transcript", "task_id": conversation.task_id}
     dialogue = _dialogue(
         conversation.dialogue_id,
         pairs,
-        {"source": "agent_transcript", "task_id": conversation.task_id},
-        [{"tool_calls": names, "tool_errors": n} for names, n in zip(tools, errors, strict=True)],
+        metadata | ({"tool_channel": "yes"} if used or expects else {}),
+        [
+            {"tool_calls": called, "tool_results_ok": ok, "tool_errors": n}
+            for called, ok, n in zip(tools, succeeded, errors, strict=True)
+        ],
     )
     return EvaluationRecord(
         record_id=conversation.dialogue_id,
@@ -160,10 +190,77 @@ def proactive_record(case: ProactiveCase) -> EvaluationRecord:
     )
 
 
-def tracker_utterances(record: EvaluationRecord) -> list[dict[str, str]]:
-    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response."""
+def tracker_utterances(record: EvaluationRecord) -> list[dict[str, Any]]:
+    """The goal tracker's utterances: the ATOD turns, else each turn's user message and response.
+
+    An agent transcript's system utterances also carry ``actions``: the tool calls the agent
+    made since its previous words, each ``{"tool", "arguments", "error", "result"}`` (``[]``
+    for none, so the tracker knows the dialogue had tools to use; issue 29 item 2); an SGD
+    dialogue's, its service calls (:func:`~evals.datasets.goal_tracking.with_service_calls`).
+    """
+    if record.conversation is not None and record.atod is None:
+        return _utterances_with_actions(record.dialogue, record.conversation)
     atod = record.atod or atod_view(record.dialogue)
-    return [{"speaker": t.speaker, "text": t.utterance} for t in atod.turns]
+    return atod_utterances(atod)
+
+
+def atod_utterances(atod: AtodDialogue) -> list[dict[str, Any]]:
+    """An ATOD dialogue's utterances; a turn's ``actions`` (SGD service calls) kept."""
+    utterances: list[dict[str, Any]] = []
+    for turn in atod.turns:
+        utterance: dict[str, Any] = {"speaker": turn.speaker, "text": turn.utterance}
+        actions = (turn.model_extra or {}).get("actions")
+        if isinstance(actions, list):
+            utterance["actions"] = actions
+        utterances.append(utterance)
+    return utterances
+
+
+def _utterances_with_actions(
+    dialogue: Dialogue, conversation: Conversation
+) -> list[dict[str, Any]]:
+    """:func:`atod_view`'s utterances of a transcript, each system one with its ``actions``.
+
+    Each call is ``{"tool", "arguments", "error", "result"}`` (a call without a result is an
+    error with ``result`` None) and joins the system utterance that holds the agent's next
+    words, found in order (a user message moves on to the next one), so the calls land where
+    the transcript put them however its messages were paired into turns.
+    """
+    utterances: list[dict[str, Any]] = [
+        {"speaker": t.speaker, "text": t.utterance} for t in atod_view(dialogue).turns
+    ]
+    system = [u for u in utterances if u["speaker"] == "SYSTEM"]
+    for utterance in system:
+        utterance["actions"] = []
+    results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool"}
+    waiting: list[dict[str, Any]] = []
+    at, spoke, moved_on = -1, False, True
+    for message in conversation.messages:
+        if message.role == "user":
+            spoke, moved_on = True, True
+            continue
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            answer = results.get(call.id)
+            waiting.append(
+                {
+                    "tool": call.name,
+                    "arguments": dict(call.arguments or {}),
+                    "error": answer is None or answer.error,
+                    "result": None if answer is None else answer.content,
+                }
+            )
+        words = message.content.strip()
+        if not words or not spoke:  # the opening greeting is no utterance of the tracker's
+            continue
+        start = at + 1 if moved_on else max(at, 0)
+        found = next((i for i in range(start, len(system)) if words in system[i]["text"]), None)
+        if found is not None:
+            at, moved_on = found, False
+            system[at]["actions"].extend(waiting)
+            waiting = []
+    return utterances
 
 
 def atod_view(dialogue: Dialogue) -> AtodDialogue:

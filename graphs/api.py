@@ -110,6 +110,7 @@ from todeval.graphs.proactive import guidance_scoring_graph, plan_scoring_graph
 from todeval.graphs.proactive import planning_graph as proactive_planning_graph
 from todeval.graphs.proactive import synthesis_graph as proactive_synthesis_graph
 from todeval.graphs.ray_runner import ClusterError
+from todeval.graphs.suites import evaluation_roles
 from todeval.nodes.context import Context, LLMSettings, SubsystemSettings, context_from_mapping
 from todeval.nodes.goal_shift.settings import GoalShiftSettings
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
@@ -238,6 +239,7 @@ __all__ = [
     "difference_figures",
     "domain_tasks",
     "evaluation_figures",
+    "evaluation_roles",
     "gate_failures",
     "parse_thresholds",
     "simulation_figures",

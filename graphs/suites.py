@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.subsystems import SUBSYSTEMS, Suite, subsystem
 from todeval.nodes.context import Context
+from todeval.nodes.judges.roles import check_roles
 
 Branch = Callable[[dict[str, Any], Runtime[Context]], dict[str, Any]]
 """A suite's node in the evaluation graph: its task in, ``{"results": {suite: output}}`` out."""
@@ -43,6 +44,8 @@ class EvaluationSuite:
         run: Its branch: the subsystem on the part of the record it reads.
         task_schema: The TypedDict of that part (the branch node's input schema).
         judges: Who judges it under a context, as its summary section reports them.
+        roles: The declared judge roles its branch asks (``evaluate``'s ``--judge`` keys); their
+            LLM judges are built before any record (:func:`check_roles`).
         check: Builds its judges (a bad spec, package or key fails before any record).
         computes_only: Whether its branch only computes under a context (local judges, nothing
             that pauses): such branches share one task (see ``graphs.evaluation``).
@@ -52,6 +55,7 @@ class EvaluationSuite:
     run: Branch
     task_schema: type[Any]
     judges: Callable[[Context], dict[str, Any]]
+    roles: tuple[str, ...] = ()
     check: Callable[[Context], None] = _nothing
     computes_only: Callable[[Context], bool] = _never
     prepare: Callable[[Context], Prepare] | None = None
@@ -75,3 +79,20 @@ def evaluation_suite(name: Suite) -> EvaluationSuite:
 def evaluation_suites() -> dict[Suite, EvaluationSuite]:
     """Every subsystem's suite, in report order."""
     return {s.name: evaluation_suite(s.name) for s in SUBSYSTEMS}
+
+
+def evaluation_roles() -> list[str]:
+    """Every judge role some suite of ``evaluate`` asks, in report order."""
+    suites = evaluation_suites().values()
+    return list(dict.fromkeys(role for suite in suites for role in suite.roles))
+
+
+def check_suite_judges(context: Context, suite: Suite) -> None:
+    """Build ``suite``'s judges under ``context``: every role's LLM judge, then its own check.
+
+    Raises:
+        JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError: see the roles.
+    """
+    found = evaluation_suite(suite)
+    check_roles(context, found.roles)
+    found.check(context)

@@ -7,7 +7,8 @@ Sets (each a list of dialogues with gold ``is_new_goal``):
 * ``own_dev`` - ``data/segmentation_train/dev.txt``, human-style, written for development.
 * ``enterprise`` and ``heldout`` - the hand-labelled samples in ``data/samples/``.
 * ``frozen_multiwoz`` and ``frozen_other`` - ``data/validation/goal_boundaries.jsonl`` split by
-  ``metadata.style``: **report only**, never for training or thresholds.
+  ``metadata.style``: never for training or thresholds, but read while the segmenter was
+  written, so a **development set** (issue 29), not a transfer figure.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ SET_LABELS: dict[str, str] = {
     "own_dev": "own human-style dev (data/segmentation_train/dev.txt)",
     "enterprise": "sample: enterprise_dialogues",
     "heldout": "sample: heldout_dialogues",
-    "frozen_multiwoz": "frozen goal_boundaries, MultiWOZ style",
-    "frozen_other": "frozen goal_boundaries, other styles",
+    "frozen_multiwoz": "goal_boundaries (development set), MultiWOZ style",
+    "frozen_other": "goal_boundaries (development set), other styles",
 }
 
 

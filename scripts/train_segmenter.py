@@ -11,9 +11,10 @@ bookings and other assistants, where goals share slots and name no service). Two
    current goal.
 
 The decision threshold maximises the mean boundary F1, decoded as the judge decodes, of the
-SGD validation tenth and ``data/segmentation_train/dev.txt``. SGD dev, the samples and the frozen
-``data/validation/goal_boundaries.jsonl`` are never read here (``bench/segmentation.py`` reports
-them). Writes ``segmentation_trees.{npz,json}`` and ``segmentation_cues.npz`` beside the judge.
+SGD validation tenth and ``data/segmentation_train/dev.txt``. SGD dev, the samples and
+``data/validation/goal_boundaries.jsonl`` (a development set since issue 29) are never read here
+(``bench/segmentation.py`` reports them). Writes ``segmentation_trees.{npz,json}`` and
+``segmentation_cues.npz`` beside the judge.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from todeval.nodes.goal_success.judges.segmentation import SegmentationJudge
 from todeval.nodes.goal_success.judges.turn_quality import (
     TurnLabel,
     TurnQualityTeacher,
-    certain_failure,
+    certain_failures,
 )
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.voting import vote_turn
@@ -143,6 +143,7 @@ def vote_all(
     out = []
     for i, dialogue in enumerate(dialogues):
         turns = []
+        certain = certain_failures(dialogue)
         for j, turn in enumerate(dialogue.turns):
             labels = [
                 {
@@ -153,7 +154,7 @@ def vote_all(
                 }
                 for n, t in enumerate(per_teacher)
             ]
-            turns.append(vote_turn(turn.turn_number, labels, certain_failure(turn)))
+            turns.append(vote_turn(turn.turn_number, labels, certain[j]))
         out.append(turns)
     return out
 

@@ -11,6 +11,7 @@ Anonymized telemetry is off for every client made here.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -99,6 +100,11 @@ def default_chroma_path() -> Path:
     return todeval_home() / "chroma"
 
 
+_CLIENT_LOCK = threading.Lock()
+"""chromadb's per-folder system cache is not thread-safe: two records opening the same bank at
+once could stop each other's system ("Could not connect to tenant", ``KeyError``)."""
+
+
 def persistent_client(path: Path | str | None = None) -> ClientAPI:
     """A Chroma client that stores collections on disk.
 
@@ -108,7 +114,8 @@ def persistent_client(path: Path | str | None = None) -> ClientAPI:
     """
     folder = Path(path) if path is not None else default_chroma_path()
     folder.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(folder), settings=chroma_settings())
+    with _CLIENT_LOCK:
+        return chromadb.PersistentClient(path=str(folder), settings=chroma_settings())
 
 
 def http_client(

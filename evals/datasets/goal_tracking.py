@@ -63,11 +63,58 @@ def sgd_gold(
     file: str,
     release: bool,
 ) -> AtodDialogue | RecordError:
-    """ATOD gold from the SGD acts, or an error naming the field in the user's own record."""
+    """ATOD gold from the SGD acts, or an error naming the field in the user's own record.
+
+    Each system turn also carries the service calls its frames made (:func:`with_service_calls`).
+    """
     gold = sgd_gold_or_error(dialogue, schema, file=file)
-    if isinstance(gold, RecordError) and gold.field is not None:
-        return gold.model_copy(update={"field": sgd_source_field(gold.field, release=release)})
-    return gold
+    if isinstance(gold, RecordError):
+        if gold.field is not None:
+            return gold.model_copy(update={"field": sgd_source_field(gold.field, release=release)})
+        return gold
+    return with_service_calls(gold, dialogue)
+
+
+def with_service_calls(gold: AtodDialogue, dialogue: Dialogue) -> AtodDialogue:
+    """``gold`` with each system turn's SGD service calls as the goal tracker's ``actions``.
+
+    A system frame's ``call`` (``[method, parameters]``) is the system querying or acting on
+    the service: database evidence for the goal of that intent (issue 29 item 2). Each becomes
+    ``{"tool", "service", "intent", "arguments", "error": False, "result": None,
+    "database": True}`` (the compact form keeps no results). A dialogue whose system turns do
+    not line up with its utterances is returned as it is.
+    """
+    system = [turn for turn in gold.turns if turn.speaker == "SYSTEM"]
+    replies = dialogue.turns[: len(system)]
+    if len(replies) != len(system) or any(
+        turn.utterance != reply.response for turn, reply in zip(system, replies, strict=True)
+    ):
+        return gold
+    calls = {
+        turn.turn_id: service_calls(reply.metadata.get("sgd_system_frames"))
+        for turn, reply in zip(system, replies, strict=True)
+    }
+    turns = [
+        turn.model_copy(update={"actions": calls[turn.turn_id]}) if turn.turn_id in calls else turn
+        for turn in gold.turns
+    ]
+    return gold.model_copy(update={"turns": turns})
+
+
+def service_calls(frames: object) -> list[dict[str, object]]:
+    """The service calls of one system utterance's compact SGD frames."""
+    found: list[dict[str, object]] = []
+    for frame in frames if isinstance(frames, list) else ():
+        call = frame.get("call") if isinstance(frame, Mapping) else None
+        if isinstance(call, list | tuple) and len(call) == 2 and isinstance(call[0], str):
+            found.append(
+                {
+                    "tool": call[0], "service": str(frame.get("svc") or ""), "intent": call[0],
+                    "arguments": dict(call[1]) if isinstance(call[1], Mapping) else {},
+                    "error": False, "result": None, "database": True,
+                }
+            )  # fmt: skip
+    return found
 
 
 def tracked_view(dialogue: Dialogue, *, file: str) -> AtodDialogue | RecordError:

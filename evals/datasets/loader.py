@@ -87,16 +87,21 @@ def _plan(source: Path, format: Format) -> list[_FilePlan]:
 
 
 def _variant(source: Path, format: Format, container: Container) -> Variant:
-    if format == "mtg":
-        return "mtg"
     if format == "auto":
         return detect_variant(source)
-    # "sgd": the content tells the two forms apart; failing that, the usual extension does.
     try:
         sniffed: Variant | None = detect_variant(source)
     except DatasetFormatError:
         sniffed = None
-    if sniffed is not None and sniffed != "mtg":
+    # A format flag that contradicts the content would turn every record into a field error.
+    if format == "mtg":
+        if sniffed is not None and sniffed != "mtg":
+            raise DatasetFormatError(f"{source}: this looks like SGD data; drop --format mtg")
+        return "mtg"
+    if sniffed == "mtg":
+        raise DatasetFormatError(f"{source}: this looks like Mind the Goal data; drop --format sgd")
+    # "sgd": the content tells the two forms apart; failing that, the usual extension does.
+    if sniffed is not None:
         return sniffed
     return "sgd_compact" if container == "jsonl" else "sgd_original"
 

@@ -34,7 +34,12 @@ Departures from MS-TOD: sessions are real, independent SGD dialogues rather than
 story continued over sessions; an individual has 21 sessions (MS-TOD: about 24) and one eval
 item per session rather than one per intent; the stored content stops before ``u``, so values
 the user first gave in ``u`` are in the task goal (and repeated in the eval context) but not in
-the stored text. Same seed, same input -> byte-identical JSON (:func:`dump_memory_bench`).
+the stored text. A stored session's ``task_goal`` therefore holds the gold confirmation's values
+(confirmed forms, values said only in ``u``): a bank built from it is an oracle memory. MAP's
+local bank is read from the stored ``content`` instead (``memory.bank_source = "dialogue"``, the
+default); the task-goal bank is the named oracle ``task_goal_oracle``
+(:mod:`nodes.memory.settings`). Same seed, same input -> byte-identical JSON
+(:func:`dump_memory_bench`).
 :func:`load_memory_bench` (:mod:`evals.datasets.ms_tod_loader`, re-exported here) reads it back.
 """
 

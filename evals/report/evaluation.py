@@ -3,7 +3,8 @@
 :func:`figures_section` shows every corpus figure by suite with the run's counts;
 :func:`records_section` lists the records, each opening (``<details>``, no script) onto its
 goals and turns; :func:`proactive_section` the ProactiveEval figures. Drawn by
-``evaluation_figures.html.j2`` and ``evaluation_records.html.j2``.
+``evaluation_figures.html.j2`` (the overview's lead: ``evaluation_figures_lead.html.j2``) and
+``evaluation_records.html.j2``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from markupsafe import Markup
 
 from todeval.evals.metrics.proactive.suite import ProactiveSuite
 from todeval.evals.metrics.record_metrics import METRICS
+from todeval.evals.report.formatting import MISSING
 from todeval.evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
 from todeval.evals.report.templating import render
 from todeval.evals.report.validity import validity_view, validity_warnings
@@ -68,12 +70,17 @@ def figures_section(summary: Row) -> Section:
         "evaluation_figures.html.j2",
         warnings=validity_warnings(validity, values),
         by_suite=", ".join(f"{s}: {n}" for s, n in (counts.get("by_suite") or {}).items()),
-        rows=rows,
         skipped={"skipped": summary.get("skipped") or [], "failed": failed},
         issues=issue_rows,
         n_issues=len(issues),
     )
-    return Section(FIGURES_ID, "All figures", cards, body)
+    both = {"gsr", "dgcr"} <= values.keys()
+    lead = (
+        render("evaluation_figures_lead.html.j2", rows=rows, both_goal_notions=both)
+        if rows
+        else None
+    )
+    return Section(FIGURES_ID, "All figures", cards, body, lead)
 
 
 def _value(part: Row | None) -> float | None:
@@ -150,7 +157,7 @@ def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
 
 def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total: int) -> Section:
     """Each record's figures; a record opens onto its goals and turns."""
-    records = []
+    records: list[dict[str, Any]] = []
     for line in lines:
         rid = str(line.get("record_id"))
         metrics = line.get("metrics") or {}
@@ -160,9 +167,15 @@ def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total
              "figures": [_text(name, _value(metrics.get(name))) for name in RECORD_COLUMNS],
              "drill": _drilldown(line, dialogues.get(rid))}
         )  # fmt: skip
+    # A figure no shown record has (gold-only ones on logs without gold) gets no column.
+    kept = [
+        k for k in range(len(RECORD_COLUMNS)) if any(r["figures"][k] != MISSING for r in records)
+    ]
+    for record in records:
+        record["figures"] = [record["figures"][k] for k in kept]
     body = render(
         "evaluation_records.html.j2",
-        headers=["record", "kind", "status", *(METRICS[name].label for name in RECORD_COLUMNS)],
+        headers=["record", "kind", "status", *(METRICS[RECORD_COLUMNS[k]].label for k in kept)],
         records=records,
         total=total,
     )

@@ -76,6 +76,23 @@ def _ceiling(summary: Row) -> dict[str, str] | None:
     return {key: fmt_pct(summary.get(key)) for key in keys}
 
 
+#: How the report names each bank source (``memory.bank_source``; ``llm``: an LLM builder's).
+BANK_SOURCES = {
+    "dialogue": "read from the dialogue",
+    "task_goal_oracle": "task goal (oracle)",
+    "llm": "LLM-built",
+}
+
+
+def bank_label(summary: Row) -> str:
+    """Which memory bank the run read, in words (MISSING when the summary does not say)."""
+    for where in ("judges", "configuration"):
+        block = summary.get(where)
+        if isinstance(block, Mapping) and block.get("bank_source"):
+            return BANK_SOURCES.get(str(block["bank_source"]), str(block["bank_source"]))
+    return MISSING
+
+
 def _configuration(summary: Row) -> str:
     """Which memory setting and activation the run used (empty when the summary does not say)."""
     config = summary.get("configuration")
@@ -102,6 +119,7 @@ def memory_section(summary: Row, lines: Sequence[Row]) -> Section:
         ("JGA", of_ceiling(summary.get("jga"), summary.get("jga_ceiling"))),
         ("DTE", fmt_num(dte) + ("" if as_number(floor) is None else f" (floor {fmt_num(floor)})")),
         ("S.R.", fmt_pct(summary.get("success_rate"))),
+        ("memory bank", bank_label(summary)),
     ]
     get = summary.get
     missed = _missed_rows(lines)

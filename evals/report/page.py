@@ -53,12 +53,15 @@ class Section:
             a value equal to :data:`MISSING` is shown as not computed.
         body: The section's HTML as its template rendered it from data
             (:func:`evals.report.templating.render`); a plain ``str`` is shown as text.
+        lead: HTML shown in the overview above its cards, on the first screen (the figures
+            with how far each can be trusted); None: none.
     """
 
     id: str
     title: str
     overview: list[tuple[str, str]]
     body: Markup
+    lead: Markup | None = None
 
 
 def render_report(

@@ -70,7 +70,7 @@ from todeval.graphs.process_runner import ProcessEngine, start_fork_server
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
 from todeval.graphs.runner import context_summary
-from todeval.graphs.suites import evaluation_suite
+from todeval.graphs.suites import check_suite_judges, evaluation_suite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.memory.bank import bank_for
@@ -100,7 +100,7 @@ def check_judges(context: Context, suites: Sequence[Suite]) -> None:
         JudgeSpecError, JudgeConfigError, FileNotFoundError, DatasetFormatError: see the roles.
     """
     for suite in suites:
-        evaluation_suite(suite).check(context)
+        check_suite_judges(context, suite)
 
 
 def detect_kinds(sources: Sequence[Path]) -> list[RecordKind]:

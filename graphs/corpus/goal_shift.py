@@ -183,6 +183,7 @@ EVALUATION = EvaluationSuite(
     judges=lambda context: {
         k: v for k, v in goal_shift_judges(context).items() if k != "reuse_judgments"
     },
+    roles=("shift_detection", "nl_assertion"),
     check=lambda context: check_goal_shift_judges(
         context.spec("shift_detection"), context.spec("nl_assertion")
     ),

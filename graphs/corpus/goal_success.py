@@ -311,6 +311,7 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_goal_success),
     task_schema=GoalSuccessTask,
     judges=goal_success_judges,
+    roles=("segmentation", "turn_quality"),
     check=_check_goal_success_judges,
     computes_only=_computes_only,
     prepare=_prepare,

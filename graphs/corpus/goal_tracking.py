@@ -20,7 +20,7 @@ from todeval.evals.datasets.goal_tracking import load_goal_tracking_records
 from todeval.evals.datasets.sgd_schema import schema_beside
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.tally import REPORT_TIMELINES, TrackedCorpusTally
-from todeval.evals.record_views import EvaluationRecord, tracker_utterances
+from todeval.evals.record_views import EvaluationRecord, atod_utterances, tracker_utterances
 from todeval.evals.report.goal_tracking import goal_tracking_section
 from todeval.evals.schema import RecordError
 from todeval.graphs.corpus.job import (
@@ -59,7 +59,7 @@ def tracker_input(dialogue: AtodDialogue) -> dict[str, Any]:
     """The whole dialogue in one call, closing audit included (offline evaluation)."""
     return {
         "dialogue_id": dialogue.dialogue_id,
-        "utterances": [{"speaker": t.speaker, "text": t.utterance} for t in dialogue.turns],
+        "utterances": atod_utterances(dialogue),
         "final": True,
     }
 
@@ -213,6 +213,7 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_goal_tracking),
     task_schema=GoalTrackingTask,
     judges=goal_tracking_judges,
+    roles=("goal_extraction", "proactivity", "response_quality"),
     check=_check_goal_tracking_judges,
     computes_only=lambda context: not uses_llm(context) and not judges_with_llm(context),
     prepare=_prepare,

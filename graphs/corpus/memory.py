@@ -27,7 +27,7 @@ from todeval.graphs.corpus.job import CorpusJob, Progress, no_progress, publish,
 from todeval.graphs.memory import MemoryTask, build_memory_graph, run_memory
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
-from todeval.nodes.memory.bank import store_for
+from todeval.nodes.memory.bank import bank_source, store_for
 from todeval.nodes.memory.roles import check_memory_judges
 from todeval.nodes.memory.settings import MemorySettings, Source, memory_setting
 from todeval.nodes.memory.state import MemoryOutput
@@ -85,6 +85,7 @@ def configuration(context: Context, persona: dict[str, Any]) -> dict[str, Any]:
         "summarizer": context.spec("memory_summarizer"),
         "planner": context.spec("intent_capture"),
         "bank_builder": context.spec("memory_bank"),
+        "bank_source": bank_source(context),
         "repair_agent": context.spec("repair_agent"),
         "user_simulator": context.spec("user_simulator"),
         "supervisor": context.spec("supervisor"),
@@ -254,6 +255,7 @@ def memory_judges(context: Context) -> dict[str, Any]:
         "judger": context.spec("memory_judger"),
         "scorer": context.spec("gpt4_score"),
         "bank_builder": context.spec("memory_bank"),
+        "bank_source": bank_source(context),
         "reader": context.spec("reader"),
         "repair_agent": context.spec("repair_agent"),
         "user_simulator": context.spec("user_simulator"),
@@ -264,6 +266,18 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_memory),
     task_schema=MemoryTask,
     judges=memory_judges,
+    roles=(
+        "memory_bank",
+        "memory_summarizer",
+        "intent_capture",
+        "missing_slot_query",
+        "memory_judger",
+        "reader",
+        "gpt4_score",
+        "supervisor",
+        "repair_agent",
+        "user_simulator",
+    ),
     check=check_memory_judges,
 )
 """Memory in ``todeval evaluate`` (its registry line names this)."""

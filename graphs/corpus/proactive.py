@@ -421,6 +421,7 @@ EVALUATION = EvaluationSuite(
     run=cast(Branch, run_proactive),
     task_schema=ProactiveTask,
     judges=scoring_judges,
+    roles=("target_planning", "guidance", "target_density"),
     check=check_scoring_judges,
 )
 """ProactiveEval in ``todeval evaluate`` (its registry line names this)."""

@@ -13,7 +13,9 @@ escalate to human annotators." Per turn and per field:
   label stands (``decided_by="single_teacher"``): there is nobody to agree with.
 * Certain evidence decides by itself: an empty reply, an error or timeout in the log's metadata,
   a tool action that failed, is a failure E5 whatever the teachers say
-  (``decided_by="certain_evidence"``).
+  (``decided_by="certain_evidence"``); so are a reply that only echoes the user (E1), and on a
+  transcript with a tool channel a hand-over with nothing done (E2) and a claimed action with
+  no successful tool call behind it (hallucinated success, E3).
 * ``rcof`` is voted, for a failed turn, over the teachers that said failure and named a code:
   one code stands, a strict majority wins, otherwise (e.g. E3 vs E4) the cause is ambiguous.
 
@@ -34,7 +36,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
 from todeval.nodes.context import Context, get_context
-from todeval.nodes.goal_success.judges.turn_quality import certain_failure
+from todeval.nodes.goal_success.judges.turn_quality import certain_failures
 from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
@@ -245,11 +247,13 @@ def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> di
 def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Majority vote per turn and field over the teachers that could judge.
 
-    A turn whose log states a failure (an empty reply, an error, a failed tool action: see
-    :func:`certain_failure`) is decided by that evidence alone.
+    A turn whose log states a failure (an empty reply, an error, a failed tool action, an echo
+    of the user, a hand-over with nothing done, a claimed action with no tool call behind it:
+    see :func:`certain_failures`) is decided by that evidence alone.
     """
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
     dialogue = Dialogue.model_validate(state["dialogue"])
+    certain = certain_failures(dialogue)
     return {
         "dialogue_id": dialogue.dialogue_id,
         "teachers": list(get_context(runtime).specs("turn_quality")),
@@ -257,7 +261,7 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
             vote_turn(
                 turn.turn_number,
                 [dict(teacher["turns"][i]) for teacher in labels],
-                certain=certain_failure(turn),
+                certain=certain[i],
             )
             for i, turn in enumerate(dialogue.turns)
         ],

@@ -11,7 +11,11 @@ from typing_extensions import TypedDict
 
 
 class GoalTrackingInput(TypedDict):
-    """New utterances of one dialogue: ``[{"speaker": "USER"|"SYSTEM", "text": ...}]``."""
+    """New utterances of one dialogue: ``[{"speaker": "USER"|"SYSTEM", "text": ...}]``.
+
+    A system utterance of a tool-using agent may add ``"actions"``: the calls it made, each
+    ``{"tool", "arguments", "error", "result"}`` (:mod:`nodes.goal_tracking.evidence`).
+    """
 
     dialogue_id: str
     utterances: list[dict[str, Any]]
@@ -43,5 +47,7 @@ class GoalTrackingState(GoalTrackingInput, GoalTrackingOutput, total=False):
     turn_ms: float
     turn_cost: dict[str, int]
     audited_final: bool
+    claims: dict[str, int]
+    """Goal id -> the turn its success was claimed without evidence (tool-using transcripts)."""
     baseline_memory: dict[str, Any]
     """A baseline tracker's own memory (summary, memos, strengths) and its last answer."""

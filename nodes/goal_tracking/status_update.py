@@ -14,7 +14,10 @@ For each utterance, the cue it carries
   results, or the option it is about to book, since the search was raised; otherwise the
   memory refuses the completion (dependencies prevent premature completion) and logs why;
 * the user's explicit words abandon or defer the goal they name; a goal that is merely not
-  mentioned stays as it is.
+  mentioned stays as it is;
+* a system utterance that only repeats the user is no act at all; on a tool-using transcript a
+  completion needs evidence (:mod:`~nodes.goal_tracking.evidence`): a success claimed without
+  it is refused and returned as a claim, which the final audit fails if no evidence follows.
 """
 
 from __future__ import annotations
@@ -23,8 +26,15 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional
 from todeval.nodes.context import Context
+from todeval.nodes.goal_tracking.evidence import (
+    completion_evidence,
+    has_actions,
+    is_echo,
+    needs_action,
+    reply_supported,
+)
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import LIVE
 from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
     StatusCue,
@@ -72,7 +82,7 @@ def apply_status_cue(
     context: Context,
     schema: Mapping[str, ServiceSchema] | None,
     history: Sequence[Mapping[str, Any]],
-) -> None:
+) -> list[str]:
     """Move the goal the current utterance is about by the cue it carries (module doc).
 
     Args:
@@ -83,26 +93,66 @@ def apply_status_cue(
         context: The run's context (judge spec, schema, thresholds for linking).
         schema: The loaded schema, or None.
         history: Every utterance so far (the current one included).
+
+    Returns:
+        The goals whose claimed success was refused for want of evidence (the claims).
     """
+    if is_echo(current, history):
+        return []
     cue = utterance_cue(str(current["speaker"]), str(current["text"]))
     if cue is None:
-        return
+        return []
     goals = memory.goals(dialogue_id)
     view = schema_view(context.spec("goal_extraction"), context.schema_path)
     target = focus(cue, goals, str(current["text"]), named, view)
     if target is None:
-        return
+        return []
     turn, judge = int(current["turn"]), context.spec("goal_extraction")
     moved = list(target.goals)
     if not moved and target.service:
         moved = [_insert(memory, dialogue_id, target.service, target.intent, turn, schema)]
         evolve_links(memory, moved[0], context, schema)
+    claims: list[str] = []
     for goal in moved:
         if target.revive:
             memory.transition(dialogue_id, goal.id, "open", turn=turn, proposed_by=judge)
         if cue.act in ("success", "confirm") and view is not None:
             _complete_answered_searches(memory, goal, history, turn, judge)
+        claim = cue.act == "success"
+        if cue.status == "completed" and not may_complete(
+            goal, history, turn, claim=claim, reply=current, schema=schema
+        ):
+            if claim:
+                claims.append(goal.id)
+            continue
         memory.transition(dialogue_id, goal.id, cue.status, turn=turn, proposed_by=judge)
+    return claims
+
+
+def may_complete(
+    goal: Goal,
+    history: Sequence[Mapping[str, Any]],
+    turn: int,
+    *,
+    claim: bool = True,
+    reply: Mapping[str, Any] | None = None,
+    schema: Mapping[str, ServiceSchema] | None = None,
+) -> bool:
+    """Whether ``goal`` may be completed at ``turn`` (:mod:`~nodes.goal_tracking.evidence`).
+
+    Always on a dialogue without tool calls. Otherwise a claimed success, or any completion of
+    a goal that needs an action, needs evidence; an answer to a goal that asks to be told
+    something needs only that the ``reply``'s own tool calls, if it made any, include one that
+    counts.
+    """
+    if not has_actions(history):
+        return True
+    transactional = (
+        is_transactional(goal.domain, goal.intent, schema) if goal.domain and goal.intent else None
+    )
+    if claim or needs_action(goal.description, transactional):
+        return completion_evidence(history, goal.created_turn, turn, goal.intent) is not None
+    return reply is None or reply_supported(reply, history)
 
 
 def _insert(
@@ -135,15 +185,24 @@ def _complete_answered_searches(
         prerequisite = memory.get(goal.dialogue_id, prerequisite_id)
         if prerequisite is None or prerequisite.status not in LIVE:
             continue
-        if _presented_since(prerequisite, history, turn):
+        if _presented_since(prerequisite, history, turn) and may_complete(
+            prerequisite, history, turn, claim=False
+        ):
             memory.transition(
                 goal.dialogue_id, prerequisite.id, "completed", turn=turn, proposed_by=judge
             )
 
 
 def answered(goal: Goal, history: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether the system replied after ``goal`` was raised and never reported a failure."""
-    replies = [u for u in history if u["speaker"] == "SYSTEM" and u["turn"] > goal.created_turn]
+    """Whether the system replied after ``goal`` was raised and never reported a failure.
+
+    A reply that only repeats the user is no answer.
+    """
+    replies = [
+        u
+        for u in history
+        if u["speaker"] == "SYSTEM" and u["turn"] > goal.created_turn and not is_echo(u, history)
+    ]
     return bool(replies) and not any(
         (cue := system_cue(str(u["text"]))) is not None and cue.act == "failure" for u in replies
     )

@@ -8,7 +8,10 @@ the call's utterances to the history and runs the stages over every utterance no
 processed: a LangGraph step per stage and utterance cost more than the local stages themselves,
 and each utterance's result is kept in the state (``turns``, ``costs``, ``queries``) all the
 same. The local status update (:mod:`nodes.goal_tracking.status_update`)
-reads the dialogue's own evidence: the system's acts and the user's explicit words. The goal
+reads the dialogue's own evidence: the system's acts and the user's explicit words. On a
+tool-using transcript (system utterances with ``actions``) no judge completes a goal on the
+agent's word alone (:mod:`nodes.goal_tracking.evidence`): a refused claim is kept in
+``claims`` and the final audit fails the goal unless evidence came later. The goal
 memory (D_sym in SQLite, D_vec in Chroma, the dependency graph) lives in
 :class:`stores.goal_memory.GoalMemory`; the graph state keeps its snapshot, and
 :func:`sync_memory` restores the store from that snapshot when a call starts (a resumed run
@@ -27,6 +30,7 @@ from langgraph.runtime import Runtime
 
 from todeval.evals.datasets.sgd_schema import is_transactional
 from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.evidence import completion_evidence, database_call, has_actions
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     check_existence,
@@ -51,7 +55,12 @@ from todeval.nodes.goal_tracking.local_steps import (
 from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import GoalTrackingState
-from todeval.nodes.goal_tracking.status_update import affirmed, answered, apply_status_cue
+from todeval.nodes.goal_tracking.status_update import (
+    affirmed,
+    answered,
+    apply_status_cue,
+    may_complete,
+)
 from todeval.stores.goal_memory import Goal, GoalMemory
 
 LOCAL = "local"
@@ -88,7 +97,10 @@ def with_utterances(
     for item in utterances:
         speaker = str(item["speaker"]).upper()
         speaker = "SYSTEM" if speaker in {"SYSTEM", "ASSISTANT", "AGENT", "S"} else "USER"
-        numbered.append({"turn": len(numbered) + 1, "speaker": speaker, "text": str(item["text"])})
+        entry = {"turn": len(numbered) + 1, "speaker": speaker, "text": str(item["text"])}
+        if "actions" in item:  # a tool-using transcript's calls (nodes.goal_tracking.evidence)
+            entry["actions"] = [dict(action) for action in item["actions"] or ()]
+        numbered.append(entry)
     return numbered
 
 
@@ -112,6 +124,8 @@ class Tracking:
     costs: list[dict[str, Any]] = field(default_factory=list)
     queries: list[dict[str, Any]] = field(default_factory=list)
     audited_final: bool = False
+    claims: dict[str, int] = field(default_factory=dict)
+    """Goal id -> the turn the agent first claimed its success without evidence."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -126,6 +140,7 @@ class Tracking:
             costs=list(state.get("costs", [])),
             queries=list(state.get("queries", [])),
             audited_final=bool(state.get("audited_final")),
+            claims=dict(state.get("claims") or {}),
         )
 
     def update(self) -> dict[str, Any]:
@@ -139,6 +154,7 @@ class Tracking:
             "costs": self.costs,
             "queries": self.queries,
             "audited_final": self.audited_final,
+            "claims": self.claims,
         }
 
 
@@ -267,9 +283,10 @@ def update_memory(
             goal_id, slots = candidate["memory_id"], candidate["slots"]
             goal = memory.update_slots(dialogue_id, goal_id, slots, turn=turn)
             if "status" in candidate:  # the LLM judged the matched goal's status
-                memory.transition(
-                    dialogue_id, goal.id, candidate["status"], turn=turn, proposed_by=judge
-                )
+                if not _claimed(tracking, goal, str(candidate["status"]), turn, current):
+                    memory.transition(
+                        dialogue_id, goal.id, candidate["status"], turn=turn, proposed_by=judge
+                    )
             elif goal.status == "abandoned":  # the user comes back to a goal they had left
                 memory.transition(dialogue_id, goal.id, "open", turn=turn, proposed_by=judge)
         else:
@@ -295,7 +312,9 @@ def update_memory(
     if not llm:
         history, cursor = tracking.history, tracking.cursor
         rename_by_evidence(memory, dialogue_id, context, history, cursor, turn)
-        apply_status_cue(memory, dialogue_id, current, named, context, schema, history)
+        claims = apply_status_cue(memory, dialogue_id, current, named, context, schema, history)
+        for goal_id in claims:
+            tracking.claims.setdefault(goal_id, turn)
     tracking.cursor += 1
     tracking.goals = memory.snapshot(dialogue_id)
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
@@ -331,9 +350,51 @@ def proactive_audit(tracking: Tracking, context: Context) -> None:
         affirmed=lambda goal: affirmed(goal, history),
     )
     for goal_id, status, _evidence in audit:
+        goal = memory.get(dialogue_id, goal_id)
+        if status == "completed" and goal is not None:
+            # An answered search needs what an answer needs; an affirmed transaction, evidence.
+            lookup = is_lookup(goal)
+            if not may_complete(goal, history, turn, claim=not lookup, schema=schema):
+                continue
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:local")
+    settle_claims(tracking, memory, turn, "audit:local")
     _audited(tracking, memory.snapshot(dialogue_id))
     tracking.audited_final = True
+
+
+def settle_claims(tracking: Tracking, memory: GoalMemory, turn: int, judge: str) -> None:
+    """At the end: a claimed goal still live is completed on later evidence, else failed.
+
+    The agent said it was done; with no tool evidence and no word from the user it was not
+    (a hallucinated success, issue 29 item 2).
+    """
+    if not has_actions(tracking.history):
+        return
+    by_turn = {int(u["turn"]): u for u in tracking.history}
+    for goal_id, claimed in sorted(tracking.claims.items(), key=lambda item: item[1]):
+        goal = memory.get(tracking.dialogue_id, goal_id)
+        if goal is None or goal.status not in ("open", "pending"):
+            continue
+        found = completion_evidence(tracking.history, goal.created_turn, turn, goal.intent)
+        if found is None and database_call(by_turn.get(claimed)):
+            continue  # the claim came with the service's own call: it was about that call's goal
+        status = "completed" if found is not None else "failed"
+        memory.transition(tracking.dialogue_id, goal_id, status, turn=turn, proposed_by=judge)
+
+
+def _claimed(
+    tracking: Tracking,
+    goal: Goal,
+    status: str,
+    turn: int,
+    reply: Mapping[str, Any] | None = None,
+) -> bool:
+    """Whether the LLM's completion of ``goal`` is refused for want of evidence (then kept)."""
+    history = tracking.history
+    if status != "completed" or may_complete(goal, history, turn, claim=False, reply=reply):
+        return False
+    tracking.claims.setdefault(goal.id, turn)
+    return True
 
 
 def _llm_audit(tracking: Tracking, context: Context, closing: bool) -> None:
@@ -342,7 +403,12 @@ def _llm_audit(tracking: Tracking, context: Context, closing: bool) -> None:
     turn = tracking.cursor
     updates, cost = llm_audit(context, memory, dialogue_id, tracking.history[:turn])
     for goal_id, status, _evidence in updates:
+        goal = memory.get(dialogue_id, goal_id)
+        if goal is not None and _claimed(tracking, goal, str(status), turn):
+            continue
         memory.transition(dialogue_id, goal_id, status, turn=turn, proposed_by="audit:llm")
+    if closing:
+        settle_claims(tracking, memory, turn, "audit:llm")
     _audited(tracking, memory.snapshot(dialogue_id))
     if tracking.costs:
         tracking.costs[-1] = tracking.costs[-1] | add_cost(tracking.costs[-1], cost)

@@ -22,7 +22,14 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from todeval.nodes.judges.accounting import ACCOUNTING, JudgeAccounting
-from todeval.nodes.judges.limits import LIMITS, CallRefused, Gate, note_unanswered
+from todeval.nodes.judges.limits import (
+    LIMITS,
+    CallRefused,
+    Gate,
+    current_seed,
+    note_unanswered,
+    seed_kwargs,
+)
 from todeval.nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
 from todeval.nodes.judges.provider_options import (
     client_kwargs,
@@ -358,7 +365,9 @@ class LLMJudge(Generic[OutT]):
                     continue
                 try:
                     with gate.slot(LIMITS.spend):  # circuit first: a refused call costs nothing
-                        reply = self._runnable.invoke(step.messages, config=self._config)
+                        reply = self._runnable.invoke(
+                            step.messages, config=self._config, **self._seed()
+                        )
                 except CallRefused as refused:
                     step = steps.throw(refused)
                 except Exception as exc:
@@ -382,7 +391,9 @@ class LLMJudge(Generic[OutT]):
                     continue
                 try:
                     async with gate.aslot(LIMITS.spend):
-                        reply = await self._runnable.ainvoke(step.messages, config=self._config)
+                        reply = await self._runnable.ainvoke(
+                            step.messages, config=self._config, **self._seed()
+                        )
                 except CallRefused as refused:
                     step = steps.throw(refused)
                 except Exception as exc:
@@ -394,6 +405,13 @@ class LLMJudge(Generic[OutT]):
             except StopIteration as stop:
                 outcome: _Outcome[OutT] = stop.value
                 return outcome
+
+    def _seed(self) -> dict[str, int]:
+        """The call's seed for a provider that takes one (in json mode only).
+
+        Structured output's chain passes no call arguments on to the model.
+        """
+        return seed_kwargs(self.spec.provider, current_seed()) if self.mode == "json" else {}
 
     def _interpret(self, reply: Any, message: AIMessage) -> tuple[OutT, str]:
         """Validate one reply; return the value and the text to cache."""
@@ -427,6 +445,8 @@ class LLMJudge(Generic[OutT]):
     def _cache_key(self, messages: list[BaseMessage]) -> str:
         rendered = json.dumps([[m.type, m.content] for m in messages], ensure_ascii=False)
         settings = f"{self.temperature!r}/{self.max_output_tokens}/{self.constrained}"
+        if seeded := self._seed():  # an answer to another seed is another answer
+            settings += f"/seed={seeded['seed']}"
         return LLMCache.make_key(self.spec.raw, self.mode, settings, self._schema, rendered)
 
     def _from_cache(self, key: str, started: float) -> JudgeResult[OutT] | None:

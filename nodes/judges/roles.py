@@ -25,18 +25,18 @@ answer into the role's result.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from todeval.nodes.context import ROLE_DEFAULTS
+from todeval.nodes.context import ROLE_DEFAULTS, Context
 from todeval.nodes.judges.llm import LLMJudge
-from todeval.nodes.judges.local import get_local_judge, register_local_judge
+from todeval.nodes.judges.local import get_local_judge, register_local_judge, resolve_local_variant
 from todeval.nodes.judges.result import JudgeResult
-from todeval.nodes.judges.spec import JudgeSpec, JudgeSpecError, parse_spec
+from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpec, JudgeSpecError, parse_spec
 from todeval.stores.llm_cache import LLMCache
 
 OutT = TypeVar("OutT", bound=BaseModel)
@@ -212,3 +212,32 @@ def role_named(name: str) -> JudgeRole[Any]:
     if found is None:
         raise JudgeSpecError(f"no judge role {name!r}; roles: {', '.join(sorted(ROLES))}")
     return found
+
+
+SPECIAL_SPECS = frozenset({"none", "human"})
+"""Specs that name no judge (a role switched off, a person): their subsystem checks them."""
+
+
+def check_roles(context: Context, names: Iterable[str]) -> None:
+    """Build the LLM judge of each role in ``names`` the context gives an LLM spec.
+
+    A missing provider package or API key then fails before any record, for every role a run
+    uses, not once per record; local specs are only validated (their models load on first use).
+
+    Raises:
+        JudgeSpecError: A spec is malformed or names an unknown local variant.
+        JudgeConfigError: An LLM judge cannot be built here (its package or key is missing).
+    """
+    for name in names:
+        role = role_named(name)
+        for spec in context.specs(name):
+            if spec.strip().lower() in SPECIAL_SPECS:
+                continue
+            parsed = parse_spec(spec)
+            if parsed.is_local:
+                resolve_local_variant(name, parsed.variant)
+            else:
+                try:
+                    role.judge(spec, context.llm.max_retries)
+                except JudgeConfigError as error:
+                    raise JudgeConfigError(f"judge role {name}: {error}") from error

@@ -10,6 +10,13 @@ def cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+#: A tool that hands the conversation to a person (tau2's ``transfer_to_human_agents``): it does
+#: nothing for the user's goal itself, so its success is no evidence (goal tracking, goal success).
+HAND_OVER_TOOL = cue(
+    r"transfer\w*_to_(human|agent|person)|human|hand_?off|hand_?over|escalat|live_agent|"
+    r"representative"
+)
+
 #: A lower-cased word (letters, digits, apostrophes).
 WORD = re.compile(r"[a-z0-9']+")
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")

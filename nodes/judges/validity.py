@@ -8,13 +8,17 @@ is below :data:`WEAK_RECALL`. An LLM judge has no card.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from todeval.nodes.judges.local import resolve_local_variant
+from todeval.stores.paths import PROJECT_ROOT
 
 WEAK_KAPPA = 0.15
 """Below this Cohen's kappa against people, a judge's figures are flagged as weak."""
@@ -40,6 +44,24 @@ class ValidityCheck(BaseModel):
     )
     human: bool = Field(description="True when people wrote the labels (what weakness reads).")
     note: str = Field(default="", description="Anything a reader should know about this check.")
+    spearman: float | None = Field(
+        default=None,
+        description="Spearman's rho of a per-item figure with a graded reference (e.g. a "
+        "conversation's GSR share with a recorded run's reward); left out when not measured.",
+    )
+    auc: float | None = Field(
+        default=None,
+        description="AUC of that figure for the reference's positive items; left out when not "
+        "measured.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _measured_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for key in ("spearman", "auc"):
+            if isinstance(data, dict) and data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class ValidityCard(BaseModel):
@@ -50,6 +72,17 @@ class ValidityCard(BaseModel):
     trained_on: str = Field(description="The data the judge learned from, with its license.")
     positive: str = Field(description="What the precision/recall figures count (e.g. failure).")
     checks: list[ValidityCheck] = Field(description="Every labelled set it was checked on.")
+    model_files: dict[str, str] = Field(
+        default_factory=dict,
+        description="SHA-256 of every file the judge loads (weights, calibration), by repository "
+        "path: a model retrained without a new card fails tests/unit/test_validity_cards.py.",
+    )
+    slice_checks: list[ValidityCheck] = Field(
+        default_factory=list,
+        description="The same checks on a fixed slice of each set too large to recompute in a "
+        "test (its first items, named in ``data``); tests/unit/test_validity_cards.py recomputes "
+        "them. Not validity figures: the summary leaves them out.",
+    )
 
     @property
     def weak(self) -> bool:
@@ -65,12 +98,25 @@ class ValidityCard(BaseModel):
 
     def summary(self) -> dict[str, object]:
         """The card as ``summary.json`` prints it beside a figure."""
-        return self.model_dump() | {"weak": self.weak}
+        return self.model_dump(exclude={"slice_checks"}) | {"weak": self.weak}
+
+
+def file_hashes(paths: Iterable[Path]) -> dict[str, str]:
+    """A card's ``model_files``: each file's repository path -> the SHA-256 of its bytes."""
+    hashes = {}
+    for path in paths:
+        full = path.resolve()
+        name = full.relative_to(PROJECT_ROOT) if full.is_relative_to(PROJECT_ROOT) else full
+        hashes[str(name)] = hashlib.sha256(full.read_bytes()).hexdigest()
+    return hashes
 
 
 def write_cards(path: Path, cards: list[ValidityCard]) -> None:
     """Write a role package's ``validity.json`` (cards keyed by judge spec)."""
-    payload = {card.judge: card.model_dump() for card in cards}
+    payload = {
+        card.judge: card.model_dump(exclude=None if card.slice_checks else {"slice_checks"})
+        for card in cards
+    }
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -2,11 +2,15 @@
 
 One path fills a bank wherever sessions come from (``todeval memory eval``, ``todeval
 evaluate``'s memory suite, the API): :func:`fill_bank` turns each stored session into QA units
-with the ``memory_bank_builder`` role the context names (local: one unit per task-goal slot;
-LLM: the memory construction prompt). The local units are deterministic, so a bank that
-already holds an individual's local units is left as it is. The comparison settings' whole-session
-memory (dialogues, summaries: :mod:`nodes.memory.documents`) is kept in collections beside the
-bank (:func:`store_for`) and filled the same way when a setting reads it.
+with the ``memory_bank_builder`` role the context names (local: one unit per slot value the
+session's dialogue says, or per task-goal slot under the ``task_goal_oracle`` bank source; LLM:
+the memory construction prompt). The local units are deterministic, so a bank that already
+holds an individual's local units is left as it is. Each bank source has its own collection
+(:func:`bank_collection`): the oracle keeps the name earlier runs filled with task-goal units,
+the dialogue bank another one per schema, so no bank is read back under another source. The
+comparison settings' whole-session memory (dialogues, summaries:
+:mod:`nodes.memory.documents`) is kept in collections beside the bank (:func:`store_for`) and
+filled the same way when a setting reads it.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from todeval.evals.datasets.ms_tod_release import ms_tod_qa_units
+from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from todeval.evals.memory_schema import Individual, MemoryBench
 from todeval.nodes.context import Context
 from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.memory.documents import DOCUMENT_COLLECTIONS, session_documents
-from todeval.nodes.memory.judges.bank_builder import individual_units
+from todeval.nodes.memory.judges.bank_builder import LocalMemoryBankBuilder, individual_units
 from todeval.nodes.memory.roles import BANK_BUILDER
 from todeval.nodes.memory.settings import MemorySettings, Source, memory_setting
 from todeval.stores.memory_bank import MemoryBank
@@ -41,9 +46,44 @@ def memory_bank(
     return MemoryBank(path, backend="chroma", collection=collection, server=server)
 
 
+@functools.lru_cache(maxsize=4)
+def _schema(path: str) -> dict[str, ServiceSchema]:
+    return load_sgd_schema(path)
+
+
 def bank_for(context: Context) -> MemoryBank:
     """The memory bank the context names."""
-    return _bank(context, MemorySettings.of(context).bank_collection)
+    return _bank(context, bank_collection(context))
+
+
+#: Appended to ``bank_collection`` for the dialogue-built bank (the oracle keeps the plain name).
+DIALOGUE_COLLECTION = "__said"
+
+
+def bank_collection(context: Context) -> str:
+    """The QA bank's collection: ``bank_collection``, for the dialogue bank with a suffix.
+
+    The dialogue bank's units depend on the schema (which slots are looked for), so its
+    collection names the schema too.
+    """
+    settings = MemorySettings.of(context)
+    if settings.bank_source == "task_goal_oracle":
+        return settings.bank_collection
+    name = settings.bank_collection + DIALOGUE_COLLECTION
+    if context.schema_path:
+        name += "_" + hashlib.sha256(context.schema_path.encode()).hexdigest()[:8]
+    return name
+
+
+def bank_source(context: Context) -> str:
+    """Which bank a run reads, for its summary and report.
+
+    ``dialogue`` or ``task_goal_oracle`` under the local builder; an LLM builder's bank is
+    ``llm`` (it reads the dialogue and the task goal, App. B.4).
+    """
+    if parse_spec(context.spec("memory_bank")).is_local:
+        return MemorySettings.of(context).bank_source
+    return "llm"
 
 
 def _bank(context: Context, collection: str) -> MemoryBank:
@@ -105,6 +145,9 @@ def fill_bank(
     if local and bank.count(individual.individual_id):
         return 0  # the local units are deterministic: the stored ones are these
     builder = BANK_BUILDER.judge(context.spec("memory_bank"), context.llm.max_retries)
+    if isinstance(builder, LocalMemoryBankBuilder):
+        schema = _schema(context.schema_path) if context.schema_path else None
+        builder = LocalMemoryBankBuilder(MemorySettings.of(context).bank_source, schema)
     units, failures = individual_units(builder, individual)
     for session_id, reason in failures.items():
         if report is not None:

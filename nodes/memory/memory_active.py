@@ -140,7 +140,7 @@ def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[s
     """The missing-slot query q_miss: the intent's task attributes the context leaves open."""
     context = get_context(runtime)
     attributes = _attributes(context, state)
-    querier = MISSING_SLOT_QUERY.judge(context.spec("intent_capture"), context.llm.max_retries)
+    querier = MISSING_SLOT_QUERY.judge(context.spec("missing_slot_query"), context.llm.max_retries)
     missing = querier.query(
         _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
     )

@@ -185,7 +185,7 @@ def memory_role_specs(context: Context) -> list[tuple[JudgeRole[Any], str]]:
     return [
         (BANK_BUILDER, context.spec("memory_bank")),
         (INTENT_CAPTURE, context.spec("intent_capture")),
-        (MISSING_SLOT_QUERY, context.spec("intent_capture")),
+        (MISSING_SLOT_QUERY, context.spec("missing_slot_query")),
         (READER, context.spec("reader")),
         (CONFIRMATION_SCORE, context.spec("gpt4_score")),
         (SUMMARY_WRITER, context.spec("memory_summarizer")),

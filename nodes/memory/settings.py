@@ -42,6 +42,8 @@ from pydantic import Field
 from todeval.nodes.context import SubsystemSettings
 
 Source = Literal["qa", "dialogue", "summary", "none"]
+BankSource = Literal["dialogue", "task_goal_oracle"]
+"""What the local bank builder reads of a stored session (``MemorySettings.bank_source``)."""
 Selection = Literal["map", "ranked", "all", "oracle", "none"]
 
 
@@ -111,6 +113,14 @@ class MemorySettings(SubsystemSettings, section="memory"):
     bank_collection: str = Field(
         "memory_bank",
         description="The Chroma collection holding the banks (one per benchmark).",
+    )
+    bank_source: BankSource = Field(
+        "dialogue",
+        description="What the local bank builder stores of each session: dialogue (the slot "
+        "values its user and system said, read off the text, as the paper's bank is built from "
+        "the dialogue) or task_goal_oracle (its task goal, which on MS-TOD-style benches holds "
+        "the values the gold confirmation has: an oracle memory, reported as such). An LLM "
+        "bank builder reads the dialogue and the task goal (App. B.4) either way.",
     )
     retrieval: str = Field(
         "hybrid",

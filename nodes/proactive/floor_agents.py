@@ -9,7 +9,8 @@ the agent under test.
 Dialogue guidance (``todeval proactive guide``):
 
 * ``recite``: the reference plan's sub-targets, word for word, every turn, whatever the user
-  says (a refusal included).
+  says (a refusal included). Plan lines read out put nothing to the user
+  (:func:`~nodes.proactive.text.reads_out`): the local user is puzzled and never accepts.
 * ``empty``: an empty message (the harness ends the dialogue there: the agent gave nothing).
 * ``one_word``: :data:`ONE_WORD` every turn.
 

@@ -3,7 +3,9 @@
 One turn is the agent's message and the user's reply. ``agent_turn`` gives the agent the
 environment, the reference target and sub-targets (its system message, todeval's own) and only
 the last :data:`MEMORY_TURNS` turns (the paper's memory window); ``user_turn`` answers with
-ProactiveEval's user at the run's agreeableness (resistance to guidance); ``check_target`` asks
+ProactiveEval's user at the run's agreeableness (resistance to guidance), told which sub-targets
+the message raised (none when it only reads the plan's lines out,
+:func:`~nodes.proactive.text.reads_out`: plan notes put nothing to the user); ``check_target`` asks
 the target-reached check (todeval's own) and stops the dialogue when the target is reached or
 after :data:`~nodes.proactive.scoring.GUIDANCE_MAX_TURNS` turns. The scoring nodes follow.
 """
@@ -22,7 +24,12 @@ from todeval.nodes.proactive.live_prompts import GUIDANCE_AGENT_PROMPT, OPENING_
 from todeval.nodes.proactive.roles import TARGET_REACHED
 from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
 from todeval.nodes.proactive.state import GuidanceState
-from todeval.nodes.proactive.text import raised_sub_targets, render_environment, render_plan
+from todeval.nodes.proactive.text import (
+    raised_sub_targets,
+    reads_out,
+    render_environment,
+    render_plan,
+)
 from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.users.proactive_user import (
@@ -66,7 +73,11 @@ def agent_turn(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any
     text = (turn.content or "").strip()
     if turn.error is not None or not text:
         return {"stop_reason": f"agent: {turn.error or 'empty message'}"}
-    raised = sorted(raised_sub_targets(reference.sub_target, text))
+    # Plan lines read out word for word put nothing to the user (the local user is puzzled).
+    steps = reference.sub_target or [reference.target]
+    raised = (
+        [] if reads_out(steps, text) else sorted(raised_sub_targets(reference.sub_target, text))
+    )
     return {"messages": [{"role": "assistant", "content": text}], "raised": [raised]}
 
 

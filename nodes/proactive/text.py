@@ -120,3 +120,53 @@ def sub_target_shares(sub_targets: Sequence[str], message: str) -> list[float | 
     """Per sub-target, the share of its content stems ``message`` carries (None: it has none)."""
     said = content_stems(message)
     return [overlap(content_stems(sub_target), said) for sub_target in sub_targets]
+
+
+#: Share of a message's words that verbatim plan lines must make up for it to read the plan out.
+READ_OUT_SHARE = 0.8
+
+
+def said_words(text: str) -> list[str]:
+    """Lower-cased words in order, as said (for word-for-word comparisons)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _contains(seq: Sequence[str], part: Sequence[str]) -> bool:
+    n = len(part)
+    return n > 0 and any(list(seq[i : i + n]) == list(part) for i in range(len(seq) - n + 1))
+
+
+def reads_out(steps: Sequence[str], message: str) -> bool:
+    """The message reads the plan's lines out, a note to itself rather than a message to the user.
+
+    Two or more of ``steps`` appear word for word and make up at least :data:`READ_OUT_SHARE`
+    of its words. A message that quotes one step inside its own words ("Would you be up for
+    this: ...?") puts that step to the user; a string of the plan's lines puts nothing to anyone.
+    """
+    said = said_words(message)
+    lines = [said_words(step) for step in steps]
+    found = [line for line in lines if len(line) >= 2 and _contains(said, line)]
+    if len(found) < 2 or not said:
+        return False
+    return sum(len(line) for line in found) >= READ_OUT_SHARE * len(said)
+
+
+#: Consecutive words a plan text must share with the environment for them to count as copied.
+COPY_RUN = 5
+
+
+def copied_share(source: str, text: str, run: int = COPY_RUN) -> float:
+    """Share of ``text``'s words copied from ``source``.
+
+    A word counts when it lies in a run of ``run`` or more words found verbatim in ``source``
+    (0.0 for a text shorter than ``run``).
+    """
+    said, base = said_words(text), said_words(source)
+    if len(said) < run:
+        return 0.0
+    grams = {tuple(base[i : i + run]) for i in range(len(base) - run + 1)}
+    covered = [False] * len(said)
+    for i in range(len(said) - run + 1):
+        if tuple(said[i : i + run]) in grams:
+            covered[i : i + run] = [True] * run
+    return sum(covered) / len(said)

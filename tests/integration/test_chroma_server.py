@@ -13,7 +13,7 @@ import pytest
 from tests.integration.conftest import CLI_TIMEOUT_S, REPO_ROOT, run_todeval, subprocess_env
 from todeval.evals.datasets.ms_tod import load_memory_bench
 from todeval.nodes.context import Context
-from todeval.nodes.memory.bank import bank_for, fill_bank
+from todeval.nodes.memory.bank import bank_collection, bank_for, fill_bank
 from todeval.stores.chroma import server_client
 from todeval.stores.memory_bank import collection_for
 
@@ -40,7 +40,9 @@ def test_memory_evaluation_through_a_chroma_server_matches_the_disk_store(
 
     served = _evaluate(tmp_path / "server", home, on_server)
     assert not (home / "memory_bank").exists(), "the banks were written to disk"
-    bank = server_client(chroma_server).get_collection(collection_for([SAMPLE]))
+    # The default bank is the one read from the dialogue (issue 29 item 7): its own collection.
+    named = Context(settings={"memory": {"bank_collection": collection_for([SAMPLE])}})
+    bank = server_client(chroma_server).get_collection(bank_collection(named))
     assert bank.count() > 0
     disk = _evaluate(tmp_path / "disk", home, on_disk)
     assert (home / "memory_bank").is_dir()
@@ -141,4 +143,5 @@ def test_two_processes_fill_and_read_memory_banks_on_one_server(
             assert [hit[1] for hit in read["search"]] == pytest.approx(
                 [h[1] for h in expected[who]["search"]], abs=1e-5
             )
-    assert server_client(chroma_server).get_collection("shared-bank").count() == reference.count()
+    shared = bank_collection(Context(settings={"memory": {"bank_collection": "shared-bank"}}))
+    assert server_client(chroma_server).get_collection(shared).count() == reference.count()

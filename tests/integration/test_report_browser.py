@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 
 from scripts.fault_server import FaultServer
+from scripts.report_screenshot import browser_paths as chromium_paths
+from scripts.report_screenshot import headless_chromium, page_layout
 from tests.integration.conftest import VENV_BIN, make_dialogue, subprocess_env
 
 pytestmark = pytest.mark.integration
@@ -67,9 +66,9 @@ return found;
 
 def browser_paths() -> tuple[str, str]:
     """Debian's chromium and chromedriver; skipped (an error in CI) when either is missing."""
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if chromium and driver:
-        return chromium, driver
+    found = chromium_paths()
+    if found is not None:
+        return found
     reason = "chromium and chromedriver (Debian's chromium, chromium-driver) are not on PATH"
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI must have them (make browser): {reason}")
@@ -79,23 +78,12 @@ def browser_paths() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     """Headless Chromium with its console log kept, closed at the end of the module."""
-    chromium, driver_path = browser_paths()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1280,1600", "--no-first-run", "--disable-extensions"):  # fmt: skip
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    with pytest.MonkeyPatch.context() as env:
-        # Selenium Manager only runs when a path is missing; these keep it offline regardless.
-        env.setenv("SE_AVOID_STATS", "true")
-        env.setenv("SE_OFFLINE", "true")
-        driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
-        driver.set_page_load_timeout(PAGE_TIMEOUT_S)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    driver = headless_chromium(*browser_paths(), height=1600)
+    driver.set_page_load_timeout(PAGE_TIMEOUT_S)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def write_inputs(work: Path) -> tuple[Path, Path]:
@@ -196,3 +184,22 @@ def test_the_compare_report_shows_every_payload_as_text_and_runs_none(
     # shown as JSON (quotes escaped with a backslash).
     shown = [TRANSCRIPT_ID, json.dumps(JUDGE_MODEL)[1:-1]]
     check_page(browser, reports["compare"], shown, tmp_path / "compare.png")
+
+
+def test_the_first_screen_of_the_demo_report_shows_every_figure_and_its_validity(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    # Issue 31: the validity table sat at y 1,735 below a 42,000 px page of open drill-downs.
+    samples = SAMPLE_TRANSCRIPTS.parent
+    names = ("enterprise_dialogues.jsonl", "agent_transcripts.jsonl")
+    inputs = [str(samples / name) for name in names]
+    todeval(tmp_path, "evaluate", *inputs, "--out", "demo", "--checkpoints", ":memory:")
+    open_page(browser, tmp_path / "demo" / "report.html")
+    layout = page_layout(browser)
+    assert layout["figures_table_top"] is not None and layout["figures_table_top"] < 600
+    table = browser.find_element(By.CSS_SELECTOR, "#report-overview table.figures").text
+    assert "Goal Success Rate" in table and "κ" in table  # the figure and how far to trust it
+    assert layout["open_details"] == 0 and layout["closed_details"] > 0  # drill-downs folded
+    # A link from the failed goals still lands on its dialogue, opened.
+    browser.find_element(By.CSS_SELECTOR, "#goal-success table.data a[href^='#']").click()
+    assert browser.execute_script("return document.querySelectorAll('details[open]').length") == 1

@@ -57,8 +57,8 @@ BENCH = {
         {
             "individual_id": "u1",
             "sessions": [
-                _session("s1", "ReserveRestaurant", SINO, "Book a table at Sino in San Jose."),
-                _session("s2", "ReserveRestaurant", OZ, "Book a table at Oz Grill in Fremont."),
+                _session("s1", "ReserveRestaurant", SINO, "A table at Sino in San Jose at 7 pm."),
+                _session("s2", "ReserveRestaurant", OZ, "Oz Grill in Fremont at 6:30 pm."),
             ],
             "eval": [_item("e1", "s1", "Sino", SINO), _item("e2", "s2", "Oz Grill", OZ)],
         },
@@ -103,6 +103,29 @@ def test_eval_writes_items_and_summary_and_reports_the_bad_item(tmp_path: Path) 
     assert summary["configuration"]["judger"] == "none"
     [skipped] = summary["skipped_records"]
     assert "bad" in json.dumps(skipped)
+
+
+def test_the_summary_names_the_bank_and_the_oracle_reads_the_task_goal(tmp_path: Path) -> None:
+    # The stored session says 7 pm; its task goal claims 9 pm. Only the oracle bank holds 9 pm.
+    claimed = {**SINO, "time": "9 pm"}
+    bench_data = json.loads(json.dumps(BENCH))
+    bench_data["individuals"][0]["sessions"][0]["task_goal"] = claimed
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(bench_data))
+    said: dict[str, str] = {}
+    for source in ("dialogue", "task_goal_oracle"):
+        out = tmp_path / source
+        argv = ["memory", "eval", str(bench), "--out", str(out), "--bank-backend", "memory",
+                "--judger", "none", "--checkpoints", str(tmp_path / f"{source}.sqlite"),
+                "--bank-source", source, "--limit", "1"]  # fmt: skip
+        assert main(argv) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["configuration"]["bank_source"] == source
+        [line] = [json.loads(x) for x in (out / "items.jsonl").read_text().splitlines()]
+        said[source] = line["response"]
+        memory_bank.cache_clear()
+    assert "7 pm" in said["dialogue"] and "9 pm" not in said["dialogue"]
+    assert "9 pm" in said["task_goal_oracle"]
 
 
 def test_a_rerun_reads_finished_threads_back(tmp_path: Path) -> None:

@@ -519,11 +519,15 @@ def test_auto_detection(tmp_path: Path, name: str, record: Any, expected: str) -
     assert (dialogues[0].metadata.get("source") == "sgd") == (expected == "sgd")
 
 
-def test_forcing_the_wrong_format_reports_records_not_a_crash(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "c.jsonl", [json.dumps(compact_record())])
-    dialogues, [error] = load(path, "mtg")
-    assert dialogues == []
-    assert error.field is not None and error.field.startswith("turns.0.")
+def test_a_format_flag_that_contradicts_the_content_names_the_content(tmp_path: Path) -> None:
+    # Forced, every record would be a field error; the user meant the other format.
+    sgd = write_jsonl(tmp_path / "c.jsonl", [json.dumps(compact_record())])
+    with pytest.raises(DatasetFormatError, match="looks like SGD data; drop --format mtg"):
+        load(sgd, "mtg")
+    mtg = write_jsonl(tmp_path / "m.jsonl", [json.dumps(mtg_record("d1"))])
+    with pytest.raises(DatasetFormatError, match="Mind the Goal data; drop --format sgd"):
+        load(mtg, "sgd")
+    assert [d.dialogue_id for d in load(mtg, "mtg")[0]] == ["d1"]
 
 
 # --- SGD compact: the real dev file ----------------------------------------------------------

@@ -30,7 +30,13 @@ def context() -> Iterator[Context]:
     memory_bank.cache_clear()
     context = Context(
         judges={"memory_judger": "none"},
-        settings={"memory": {"bank_backend": "memory", "bank_collection": "t"}},
+        settings={
+            "memory": {
+                "bank_backend": "memory",
+                "bank_collection": "t",
+                "bank_source": "task_goal_oracle",  # the units below are task-goal units
+            }
+        },
     )
     memory_bank(None, "memory", "t").add_units(local_memory_units("u1", STORED))
     yield context
@@ -106,7 +112,13 @@ def test_the_confirmation_states_what_the_context_says_and_the_meant_sessions_va
     memory_bank.cache_clear()
     context = Context(
         judges={"memory_judger": "none"},
-        settings={"memory": {"bank_backend": "memory", "bank_collection": "trains"}},
+        settings={
+            "memory": {
+                "bank_backend": "memory",
+                "bank_collection": "trains",
+                "bank_source": "task_goal_oracle",  # the units below are task-goal units
+            }
+        },
     )
     bank = memory_bank(None, "memory", "trains")
     for session in TRAIN_TRIPS:

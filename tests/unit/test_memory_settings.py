@@ -36,13 +36,13 @@ UTTERANCE = "Hi again, it's about the reserve restaurant for Sino. For 7 pm plea
 
 
 def _session(sid: str, goal: dict[str, str]) -> MsTodSession:
-    name, city = goal["restaurant_name"], goal["city"]
+    name, city, time = goal["restaurant_name"], goal["city"], goal["time"]
     return MsTodSession(
         session_id=sid,
         domain="Restaurants_1",
         intent="ReserveRestaurant",
         content=[
-            {"speaker": "user", "utterance": f"A table at {name} in {city}, please."},
+            {"speaker": "user", "utterance": f"A table at {name} in {city} at {time}, please."},
             {"speaker": "system", "utterance": f"Booked {name} in {city}."},
         ],
         task_goal=goal,

@@ -171,8 +171,16 @@ def test_the_role_picks_the_builder_from_the_spec() -> None:
     llm = BANK_BUILDER.llm_judge(SPEC, chat_model=ScriptedChatModel(fallback="{}"))
     assert isinstance(llm, LLMMemoryBankBuilder) and llm.name == SPEC
     individual = Individual(individual_id="ind001", sessions=[SESSION], eval=[])
-    units, failures = individual_units(BANK_BUILDER.judge(), individual)
+    oracle = LocalMemoryBankBuilder("task_goal_oracle")
+    units, failures = individual_units(oracle, individual)
     assert failures == {} and len(units) == len(SESSION.task_goal)
+    # The default reads the dialogue: the time was never said, so it has no unit.
+    units, failures = individual_units(BANK_BUILDER.judge(), individual)
+    assert failures == {} and {unit.slot for unit in units} == {
+        "restaurant_name",
+        "location",
+        "number_of_seats",
+    }
 
 
 def _bus(session: str, slot: str, value: str) -> MemoryUnit:

@@ -90,8 +90,9 @@ def test_local_guidance_judge_scores_only_what_rules_settle() -> None:
     assert verdict.judge == "local"
     assert verdict.dimensions["tone"] == 6  # the passive opener
     assert verdict.dimensions["naturalness"] == 2  # a leak in every message
-    assert verdict.dimensions["personalization"] is None
-    assert "not judged locally" in verdict.reasons["personalization"]
+    # Only the plan's own words ("game night", "Lantern Keepers"): the user's details go unused.
+    assert verdict.dimensions["personalization"] == 2
+    assert "ignores the user information" in verdict.reasons["personalization"]
     assert verdict.signals["reached"] is True and verdict.signals["passive_opener"] is True
     assert verdict.overall is not None and 1 <= verdict.overall <= 10
     assert "held-out quadratic kappa" in verdict.overall_basis

@@ -151,10 +151,10 @@ def test_a_failed_tool_call_does_not_serve_a_goal_and_four_messages_force_the_sh
     talk.user()
     talk.agent("Looking you up.", call="get_customer_by_phone", error=True)
     assert not talk.user().goal_shift
-    for _ in range(2):
-        talk.agent("Please hold on.")
+    for stall in ("Please hold on.", "Please wait a moment."):  # stalls, no failed turn
+        talk.agent(stall)
         assert talk.user().goal_index == 0
-    talk.agent("Still checking.")
+    talk.agent("Still checking, please bear with me.")
     forced = talk.user()  # the fifth message: four on authentication already
     assert forced.goal_shift and forced.goal_index == 1
     assert forced.progress_reason == "4 user messages on the goal"
@@ -173,8 +173,8 @@ def test_the_last_goal_ends_by_transfer_or_by_giving_up_never_by_anything_else()
 
     stuck = Conversation(single)
     stuck.user()
-    for _ in range(4):
-        stuck.agent("Please wait.")
+    for stall in ("Please wait.", "Please hold on.", "One moment, please.", "Nearly, please."):
+        stuck.agent(stall)
         last = stuck.user()
     assert last.stop and (last.progress_reason or "").startswith("gave up")
     assert [r.stop for r in stuck.replies] == [False, False, False, False, True]

@@ -2,28 +2,35 @@
 
 A session becomes an intent description ``k_i`` and QA pairs ``v_i = {(q_ij, a_ij)}``, one per
 task attribute (Figure 13). The paper builds them with GPT-4 (:class:`LLMMemoryBankBuilder`
-reads the session's dialogue and task goal); :class:`LocalMemoryBankBuilder` writes them from
-the task goal, one unit per slot, so banks are deterministic and offline
-(:func:`~nodes.memory.judges.units.local_memory_units`).
+reads the session's dialogue and task goal); :class:`LocalMemoryBankBuilder` writes one unit per
+slot, deterministic and offline, from the slot values the dialogue says
+(:mod:`~nodes.memory.judges.dialogue_values`, the default ``bank_source``) or, as a named
+oracle, from the task goal (``task_goal_oracle``:
+:func:`~nodes.memory.judges.units.local_memory_units`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
 from todeval.evals.memory_words import intent_in_words
 from todeval.nodes.judges.provider_options import bounded_schema
 from todeval.nodes.judges.result import JudgeResult
 from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.memory.judges.dialogue_values import dialogue_slot_values
 from todeval.nodes.memory.judges.units import (
     local_memory_units,
     memory_unit_id,
     render_context,
     render_slot_values,
+    slot_units,
 )
+from todeval.nodes.memory.settings import BankSource
 
 
 class QAPair(BaseModel):
@@ -60,13 +67,30 @@ class MemoryBankBuilder(Protocol):
 
 
 class LocalMemoryBankBuilder:
-    """``local`` (= ``local:slots``): one unit per task-goal slot (module doc)."""
+    """``local`` (= ``local:slots``): one unit per slot the source gives (module doc).
+
+    Args:
+        source: ``dialogue`` (the values said) or ``task_goal_oracle`` (the task goal).
+        schema: The SGD schema naming each service's slots (``dialogue`` only); without it the
+            slots looked for are the task goal's slot names.
+    """
 
     name = "local"
 
+    def __init__(
+        self,
+        source: BankSource = "dialogue",
+        schema: Mapping[str, ServiceSchema] | None = None,
+    ) -> None:
+        self.source = source
+        self.schema = schema
+
     def build(self, individual_id: str, session: MsTodSession) -> JudgeResult[list[MemoryUnit]]:
         """The session's local units."""
-        return JudgeResult(value=local_memory_units(individual_id, session), judge=self.name)
+        if self.source == "task_goal_oracle":
+            return JudgeResult(value=local_memory_units(individual_id, session), judge=self.name)
+        values = dialogue_slot_values(session, self.schema)
+        return JudgeResult(value=slot_units(individual_id, session, values), judge=self.name)
 
 
 class LLMMemoryBankBuilder(PromptJudge[SessionMemory]):

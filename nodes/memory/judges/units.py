@@ -66,8 +66,15 @@ def memory_unit_id(individual_id: str, session_id: str, slot: str) -> str:
 
 
 def local_memory_units(individual_id: str, session: MsTodSession) -> list[MemoryUnit]:
-    """The local QA memory units of a stored session: one per task-goal slot, in goal order."""
-    description = intent_description(session.intent, session.task_goal)
+    """The task-goal (oracle) QA memory units of a stored session: one per task-goal slot."""
+    return slot_units(individual_id, session, session.task_goal)
+
+
+def slot_units(
+    individual_id: str, session: MsTodSession, values: Mapping[str, str]
+) -> list[MemoryUnit]:
+    """A stored session's QA memory units holding ``values``: one per slot, in their order."""
+    description = intent_description(session.intent, values)
     return [
         MemoryUnit(
             unit_id=memory_unit_id(individual_id, session.session_id, slot),
@@ -80,7 +87,7 @@ def local_memory_units(individual_id: str, session: MsTodSession) -> list[Memory
             slot=slot,
             value=value,
         )
-        for slot, value in session.task_goal.items()
+        for slot, value in values.items()
     ]
 
 

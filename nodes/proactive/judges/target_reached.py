@@ -6,8 +6,10 @@ reached and prints no prompt for it: an LLM spec asks
 the judge cannot decide, ``reached`` is None and the dialogue goes on.
 
 ``local`` (:class:`LocalTargetReached`): reached when a message raised the last sub-target or
-the target (:func:`~nodes.proactive.text.raised_sub_targets`) and the user's last message
-agrees without hedging afterwards. Cohen's kappa 0.43 on the team-labelled dialogues
+the target (:func:`~nodes.proactive.text.raised_sub_targets`) in a message put to the user (not
+the plan's lines read out, :func:`~nodes.proactive.text.reads_out`), and the dialogue's last
+message is the user's and agrees without hedging afterwards: acceptance, not a refusal, not
+silence (issue 29 item 6). Cohen's kappa 0.43 on the team-labelled dialogues
 (in-sample; see ``bench/proactive.py``).
 """
 
@@ -22,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.proactive_schema import ChatMessage, TargetPlan
 from todeval.nodes.judges.roles import PromptJudge
-from todeval.nodes.proactive.text import raised_sub_targets, render_conversation
+from todeval.nodes.proactive.text import raised_sub_targets, reads_out, render_conversation
 
 AGREES = re.compile(
     r"\b(sure|ok(ay)?|yes|yeah|yep|fine|alright|all right|deal|done|got it|go on|go for it|"
@@ -84,14 +86,20 @@ class LocalTargetReached:
     name = "local"
 
     def check(self, reference: TargetPlan, messages: Sequence[ChatMessage]) -> ReachedVerdict:
-        """The final step put to the user, and the user's last word agrees."""
+        """The final step put to the user, and the user's last word, the last message, agrees."""
         final = [*reference.sub_target[-1:], reference.target]
+        steps = reference.sub_target or [reference.target]
         agent = [m.content for m in messages if m.role == "assistant"]
-        proposed = any(raised_sub_targets(final, text) for text in agent)
-        last = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        if not proposed:
+        put = [text for text in agent if not reads_out(steps, text)]
+        if not any(raised_sub_targets(final, text) for text in put):
+            if any(raised_sub_targets(final, text) for text in agent):
+                return ReachedVerdict(
+                    False, self.name, "the plan's lines were read out, never put to the user"
+                )
             return ReachedVerdict(False, self.name, "the final step has not been put yet")
-        if not agrees(last):
+        if not messages or messages[-1].role != "user" or not messages[-1].content.strip():
+            return ReachedVerdict(False, self.name, "the user has not answered")
+        if not agrees(messages[-1].content):
             return ReachedVerdict(False, self.name, "the user has not agreed yet")
         return ReachedVerdict(True, self.name, "the final step was put and the user agreed")
 

@@ -14,12 +14,16 @@ introduced the current goal:
    (:func:`serves_goal`);
 2. **transferred**: the agent transferred the user to a human (``transfer_to_human_agents``);
 3. **asked**: the agent asked whether there is anything else (policy RULE 2, trigger 4);
-4. **cap**: the user has sent ``turns_per_goal`` messages on the goal (policy RULE 1: four).
+4. **failed**: the agent's last ``failed_turns_to_leave`` turns on the goal failed the user
+   (ignored the request, repeated itself, claimed a success no tool result shows: see
+   :mod:`~nodes.simulation.users.failures`);
+5. **cap**: the user has sent ``turns_per_goal`` messages on the goal (policy RULE 1: four).
 
 On a goal that is not the last, any of them makes the next message announce the next goal
 (a shift). On the last goal, *served* stops the conversation (``###STOP###``), *transferred*
-stops it with ``###TRANSFER###`` and *cap* stops it as a give-up (``###STOP###``, the reason
-says the goal was not served); *asked* does not stop it (the goal is still open). The user's
+stops it with ``###TRANSFER###``, *failed* and *cap* stop it as a give-up (``###STOP###``, the
+reason starts "gave up" and says the goal was not served); *asked* does not stop it (the goal
+is still open). The user's
 ``max_user_turns``-th message is the last one whatever happens.
 
 The state is not kept anywhere: :func:`goal_trace` folds the rule over the conversation from
@@ -34,9 +38,12 @@ from dataclasses import dataclass, replace
 
 from todeval.nodes.simulation.domains import GoalWords, goal_words
 from todeval.nodes.simulation.users.chat import ChatTurn, last_agent_text
+from todeval.nodes.simulation.users.failures import failed_in_a_row
 from todeval.nodes.simulation.users.task import STOP, TRANSFER, TaskScenario
 
 TRANSFER_TOOL = "transfer_to_human_agents"
+FAILED = "the agent failed"
+"""How a step's reason starts when the agent's failed turns made the user leave the goal."""
 _ANYTHING_ELSE = re.compile(
     r"\banything else\b|\bsomething else\b|\belse (?:can|may|could) i\b|"
     r"\bother (?:questions|concerns)\b|\bfurther assistance\b",
@@ -108,11 +115,14 @@ def _decide(scenario: TaskScenario, before: Sequence[ChatTurn], last: GoalStep |
     transferred = _successful_calls(window, lambda tool: tool == TRANSFER_TOOL)
     asked = bool(_ANYTHING_ELSE.search(last_agent_text(before)))
     capped = last.turns_on_goal >= scenario.turns_per_goal
+    in_a_row, failure = failed_in_a_row(before, last.since)
+    failed = in_a_row >= scenario.failed_turns_to_leave
     if last.goal_index + 1 < len(goals):
         why = (
             f"the agent called {served[0]}" if served
             else "the agent transferred to a human agent" if transferred
             else "the agent asked whether there is anything else" if asked
+            else f"{FAILED}: {in_a_row} turn(s) in a row, {failure}" if failed
             else f"{last.turns_on_goal} user messages on the goal" if capped
             else None
         )  # fmt: skip
@@ -130,6 +140,9 @@ def _decide(scenario: TaskScenario, before: Sequence[ChatTurn], last: GoalStep |
         return replace(base, stop=True, stop_token=STOP, reason=f"every goal served ({served[0]})")
     if transferred:
         return replace(base, stop=True, stop_token=TRANSFER, reason="transferred to a human agent")
+    if failed:
+        reason = f"gave up: goal {goal!r} not served, {FAILED}: {in_a_row} turn(s), {failure}"
+        return replace(base, stop=True, stop_token=STOP, reason=reason)
     if capped:
         reason = f"gave up: goal {goal!r} not served after {last.turns_on_goal} user messages"
         return replace(base, stop=True, stop_token=STOP, reason=reason)

@@ -38,7 +38,16 @@ class TaskScenario:
 
     ``persona_name`` (``EASY_1``) resolves through the domain's ``user_personas.json``;
     ``turns_per_goal`` is the most user messages on one goal before moving on (AgentChangeBench's
-    banking user policy, RULE 1: four); ``max_user_turns`` the most in a conversation.
+    banking user policy, RULE 1: four); ``max_user_turns`` the most in a conversation;
+    ``failed_turns_to_leave`` the agent turns in a row that must fail the user (see
+    :mod:`~nodes.simulation.users.failures`) before the user leaves the goal: shifts to the
+    next one, or gives up on the last; before that it pushes back and restates its request.
+    Two, as the banking user policy's RULE 2 moves on after "2+ verification attempts failed".
+    The recorded GPT-4.1 run is too thin to set it: its only failed agent turns are two
+    repeated hand-over announcements, each answered by moving on or stopping
+    (``scripts/user_reactions.py``); one (leave at once) matches them, but then the topic
+    switch hides the failure from the learned turn judges (GSR of ``floor:done`` on banking's
+    first 20 tasks: 0.57 with one, 0.0 with two).
     """
 
     task_id: str
@@ -53,6 +62,7 @@ class TaskScenario:
     required_shifts: int | None = None
     turns_per_goal: int = 4
     max_user_turns: int = 20
+    failed_turns_to_leave: int = 2
 
     @classmethod
     def from_task(

@@ -12,7 +12,14 @@ Each reply follows the goal rule of :mod:`~nodes.simulation.users.progress`:
   that ``known_info`` does not hold (disclosure is progressive: only what is asked);
 - a **shift** answers what was asked, then introduces the next goal with the transition phrases
   the banking user policy prescribes (RULE 3);
-- a **stop** closes with ``###STOP###`` (or ``###TRANSFER###``).
+- a **stop** closes with ``###STOP###`` (or ``###TRANSFER###``);
+- after an agent turn that **failed** the user (ignored the request, repeated itself, claimed
+  a success no tool result shows; :mod:`~nodes.simulation.users.failures`) the user says so
+  (:data:`~nodes.simulation.users.tones.PUSH_BACKS`) and restates its request; once the
+  scenario's ``failed_turns_to_leave`` turns in a row have failed (two) it says so and leaves
+  the goal: the next goal, or on the last one a give-up
+  (:data:`~nodes.simulation.users.tones.FAILURE_GIVE_UPS` and ``###STOP###``, the reason
+  starting "gave up"), never the thanks of a served goal.
 
 The wording follows the persona (``EASY_1`` polite, ``EASY_2`` scattered, ``MEDIUM_1`` curt,
 ``MEDIUM_2`` chatty, ``HARD_1`` combative, ``HARD_2`` aggrieved; others by their tier) and is
@@ -34,10 +41,17 @@ from todeval.evals.task_facts import (
 )
 from todeval.nodes.simulation.domains import GoalWords, goal_words
 from todeval.nodes.simulation.users.chat import last_agent_text
-from todeval.nodes.simulation.users.progress import GoalStep, first_person, goal_request, next_step
+from todeval.nodes.simulation.users.failures import failed_in_a_row
+from todeval.nodes.simulation.users.progress import (
+    FAILED,
+    GoalStep,
+    first_person,
+    goal_request,
+    next_step,
+)
 from todeval.nodes.simulation.users.scenario import SimulatedTurn, stable_seed
 from todeval.nodes.simulation.users.task import TaskRequest, TaskScenario
-from todeval.nodes.simulation.users.tones import Tone, tone_for
+from todeval.nodes.simulation.users.tones import FAILURE_GIVE_UPS, PUSH_BACKS, Tone, tone_for
 
 TRANSITIONS = (
     "Before we finish, I also wanted to ask about something else.",
@@ -71,10 +85,22 @@ class LocalTaskUser:
             agent_said = last_agent_text(chat)
             answer, revealed, declined = _answer(scenario, agent_said, tone, rng)
             parts += answer
+            failure = failed_in_a_row(chat)[1]
+            left = FAILED in (step.reason or "")
+            # A generator of its own: every other draw stays what it was without a failure.
+            said = random.Random(
+                stable_seed(request.seed, scenario.task_id, step.user_turns, failure)
+            )
+            if failure and (left or not (step.stop or step.shift)):
+                parts.append(said.choice(PUSH_BACKS[failure]))
             if step.stop:
-                parts.append(rng.choice(_closers(tone, step)))
+                parts.append(
+                    said.choice(FAILURE_GIVE_UPS) if left else rng.choice(_closers(tone, step))
+                )
             elif step.shift:
                 parts += [rng.choice(TRANSITIONS), goal_request(goal, words)]
+            elif failure:
+                parts.append(goal_request(goal, words))  # restates the request
             elif not answer:
                 confirm = asks_confirmation(agent_said)
                 parts.append(rng.choice(tone.confirmations if confirm else tone.nudges))

@@ -116,3 +116,28 @@ def tone_for(persona_name: str | None) -> Tone:
     name = persona_name.upper()
     tone = _BY_PERSONA.get(name) or _BY_TIER.get(name.split("_")[0])
     return TONES[tone] if tone else NEUTRAL
+
+
+PUSH_BACKS: dict[str, tuple[str, ...]] = {
+    "ignored": (
+        "That doesn't help: you didn't answer what I asked.",
+        "That's not helpful. You didn't answer my question.",
+    ),
+    "repeated": (
+        "You said that already, and it doesn't help.",
+        "You're repeating yourself. That's not helpful.",
+    ),
+    "false_success": (
+        "That's not true: it isn't done, nothing went through.",
+        "No, that's not correct. Nothing has been done yet.",
+    ),
+}
+"""What the local task user says after an agent turn that failed it, by how it failed
+(:mod:`~nodes.simulation.users.failures`), whatever the persona: each says outright what went
+wrong, in the words the judges' user cues read as negative feedback."""
+
+FAILURE_GIVE_UPS = (
+    "Forget it, I give up.",
+    "Never mind, this isn't getting done. I'll go elsewhere.",
+)
+"""How the local task user gives up after failed turns: abandonment, not thanks."""

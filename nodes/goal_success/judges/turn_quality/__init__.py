@@ -15,6 +15,9 @@ only what the log states, never a reading of the text - an empty reply, an error
 recorded in ``turn.metadata`` (``error``, ``timeout``, ``timed_out``), or a tool action whose
 status is an error. Each is a System Error (E5, paper 004 Appendix B). A slow reply, a "nothing
 found" lookup or an error-like text is evidence for a teacher to weigh, not certain.
+:func:`certain_failures` adds what the transcript states across turns (:mod:`.tool_evidence`):
+a reply that only echoes the user, and on transcripts with a tool channel a hand-over with
+nothing done and an action claimed without a successful tool call (hallucinated success).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any, Protocol
 
 from todeval.evals.schema import Dialogue, Quality, Turn
 from todeval.nodes.goal_success.judges.appendix_d import AppendixDRoleJudge
+from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import tool_evidence_failures
 
 CARDS = Path(__file__).parent / "validity.json"
 """The local teachers' validity cards (``make validity``)."""
@@ -139,6 +143,14 @@ def certain_failure(turn: Turn) -> tuple[str, str] | None:
             tool = action.get("tool", "?")
             return SYSTEM_ERROR, f"certain evidence: tool action {tool} returned status {status!r}"
     return None
+
+
+def certain_failures(dialogue: Dialogue) -> list[tuple[str, str] | None]:
+    """Per turn, :func:`certain_failure` or else the transcript's tool evidence of a failure."""
+    return [
+        certain_failure(turn) or evidence
+        for turn, evidence in zip(dialogue.turns, tool_evidence_failures(dialogue), strict=True)
+    ]
 
 
 def _actions(value: object) -> list[Mapping[str, Any]]:

@@ -23,12 +23,16 @@ from pydantic import BaseModel, Field
 from todeval.evals.metrics.proactive.rubric import rubric_overall
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.judges.roles import PromptJudge
-from todeval.nodes.judges.text import cue
 from todeval.nodes.proactive.judges.calibration import calibrated_score
-from todeval.nodes.proactive.judges.guidance_judge.features import read_signals
+from todeval.nodes.proactive.judges.guidance_judge.features import (
+    normalised,
+    read_signals,
+    refuses,
+    repeats,
+)
 from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
 from todeval.nodes.proactive.judges.target_density import LocalTargetDensity
-from todeval.nodes.proactive.text import assistant_messages, render_conversation
+from todeval.nodes.proactive.text import assistant_messages, reads_out, render_conversation
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 
@@ -96,23 +100,26 @@ class GuidanceOutput(BaseModel):
 FLOOR_CAP = 3
 """The most a dialogue that guides nobody can score (issue 29: floor agents stay at the floor)."""
 
-# A reply that opens with a refusal ("No, not interested."), not any "no" ("no idea", "no rush").
-_REFUSES = cue(r"^\W*(no\b|nope\b|not interested|stop\b|leave me alone|i don'?t want)")
 
-
-def floor_reason(agent: Sequence[str], users: Sequence[str]) -> str | None:
+def floor_reason(
+    agent: Sequence[str], users: Sequence[str], steps: Sequence[str] = ()
+) -> str | None:
     """Why the dialogue guided nobody, or None: a text rule every floor agent meets.
 
-    Empty or one-word agent messages; the same message repeated; or every user reply a
-    refusal (sub-targets recited to a user who says no throughout have led nowhere).
+    Empty or one-word agent messages; one message repeated (every message the same, or most
+    of them repeats of an earlier one); half or more of the messages reading the plan's lines
+    (``steps``) out word for word; or every user reply a refusal (sub-targets recited to a user
+    who says no throughout have led nowhere).
     """
     words = [len(text.split()) for text in agent]
     if words and max(words) <= 1:
         return "every agent message is empty or one word"
-    lines = [" ".join(text.lower().split()) for text in agent]
-    if len(lines) > 1 and len(set(lines)) == 1:
+    lines = [normalised(text) for text in agent]
+    if len(lines) > 1 and (len(set(lines)) == 1 or 2 * repeats(agent) > len(agent)):
         return "the agent repeats one message"
-    if users and all(_REFUSES.search(text) for text in users):
+    if steps and agent and 2 * sum(reads_out(steps, text) for text in agent) >= len(agent):
+        return "the agent reads the plan's sub-targets out word for word"
+    if users and all(refuses(text) for text in users):
         return "the user refused every message"
     return None
 
@@ -142,11 +149,7 @@ class LocalGuidanceJudge:
             return GuidanceVerdict(self.name, None, "not scored: the agent sent no message")
         density = self.density.count(reference.sub_target, agent)
         signals = read_signals(
-            environment,
-            messages,
-            density.covered or [],
-            len(reference.sub_target),
-            max_turns=max_turns,
+            environment, reference, messages, density.covered or [], max_turns=max_turns
         )
         dimensions, reasons = rubric_dimensions(signals, agent)
         points = rubric_overall(dimensions)
@@ -164,7 +167,8 @@ class LocalGuidanceJudge:
         overall, basis = calibrated_score(
             self.calibration, features, "rubric_points and the dimensions"
         )
-        floor = floor_reason(agent, [m.content for m in messages if m.role == "user"])
+        users = [m.content for m in messages if m.role == "user"]
+        floor = floor_reason(agent, users, reference.sub_target or [reference.target])
         if floor is not None and overall is not None and overall > FLOOR_CAP:
             overall, basis = FLOOR_CAP, f"at most {FLOOR_CAP}: {floor} (was {overall}: {basis})"
         return GuidanceVerdict(

@@ -4,8 +4,13 @@ Every cue is a rule the Listing (or the team's anchors in ``data/samples/proacti
 states: messages of at most 2 sentences and 50 words; no metadata ("target", "sub-target",
 "turn n"); no passive "It sounds like..." opener; no pressure; sub-targets introduced one per
 turn rather than all in the first message. The dialogue's end is read from the protocol: the
-simulator stops a dialogue when the target is reached, so one that ends before the turn limit
-reached it; at the limit, only a committing last user message counts as reached.
+simulator stops a dialogue when the target is reached. It counts as reached only on the user's
+acceptance (issue 29 item 6): the last message is the user's, not a refusal and not a question,
+and the dialogue ended before the turn limit or that message commits to the target.
+
+Personalisation and engagement (Listing 12, criteria 2 and 4) are read where a rule settles
+them: the user's details the agent used beyond the plan's own words (none or one: generic), and
+agent messages that repeat an earlier one after the user replied (the reply was ignored).
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from todeval.evals.proactive_schema import ChatMessage, Environment
+from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.judges.text import cue
-from todeval.nodes.proactive.text import entities
+from todeval.nodes.proactive.text import content_stems, entities, reads_out
 
 #: Metadata leaked into a chat message ("Sub-target 1:", "Target:", "Turn 3 will...").
 METADATA_LEAK = cue(
@@ -51,6 +56,54 @@ COMMITS = cue(
 )
 #: ... unless it hedges ("I'll think about it", "maybe", "I guess").
 HEDGES = cue(r"\b(think about it|maybe|we'?ll see|i guess|not now|no promises|don'?t)\b")
+#: A reply that opens with a refusal ("No, not interested."), not any "no" ("no idea", "no rush").
+REFUSES = cue(r"^\W*(no\b|nope\b|not interested|stop\b|leave me alone|i don'?t want)")
+#: A decline anywhere in the reply ("I'd rather not, honestly.").
+DECLINES = cue(r"\b(rather not|not interested|no thanks|not for me|no way)\b")
+
+
+def refuses(text: str) -> bool:
+    """The reply refuses (opens with a refusal, or declines) and does not commit.
+
+    "No, I'll be there." commits: it is no refusal.
+    """
+    return bool(REFUSES.search(text) or DECLINES.search(text)) and not commits(text)
+
+
+def commits(text: str) -> bool:
+    """The reply commits to the target's action without hedging."""
+    return bool(COMMITS.search(text)) and not HEDGES.search(text)
+
+
+def user_accepts(messages: Sequence[ChatMessage], *, ended_early: bool) -> bool:
+    """The user accepted the target (issue 29 item 6).
+
+    The last message is the user's (not silence), not a refusal nor a question, and the dialogue
+    ended before the turn limit (the simulator stops it on the target) or the message commits.
+    """
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user" or not last.content.strip():
+        return False
+    text = last.content.strip()
+    if refuses(text) or (text.endswith("?") and not commits(text)):
+        return False
+    return ended_early or commits(text)
+
+
+def normalised(text: str) -> str:
+    """A message compared as a line: lower case, single spaces."""
+    return " ".join(text.lower().split())
+
+
+def repeats(agent: Sequence[str]) -> int:
+    """Agent messages that repeat an earlier one word for word."""
+    seen: set[str] = set()
+    count = 0
+    for text in agent:
+        line = normalised(text)
+        count += line in seen
+        seen.add(line)
+    return count
 
 
 @dataclass(frozen=True)
@@ -72,6 +125,9 @@ class GuidanceSignals:
     opening_covers: int
     covered: list[int]
     environment_details_used: float | None
+    personal_details_used: int = 0
+    read_out_messages: int = 0
+    repeated_messages: int = 0
 
     @property
     def coverage(self) -> float:
@@ -94,9 +150,9 @@ class GuidanceSignals:
 
 def read_signals(
     environment: Environment,
+    reference: TargetPlan,
     messages: Sequence[ChatMessage],
     covered_per_message: Sequence[Sequence[int]],
-    n_sub_targets: int,
     *,
     max_turns: int,
 ) -> GuidanceSignals:
@@ -104,15 +160,17 @@ def read_signals(
     agent = [m.content for m in messages if m.role == "assistant"]
     users = [m.content for m in messages if m.role == "user"]
     last_user = users[-1] if users else ""
-    commits = bool(COMMITS.search(last_user)) and not HEDGES.search(last_user)
     ended_early = len(agent) < max_turns
-    details = entities(f"{environment.user_information}\n{environment.trigger_factor}")
+    profile = f"{environment.user_information}\n{environment.trigger_factor}"
+    details = entities(profile)
     said = " ".join(agent).lower()
+    steps = reference.sub_target or [reference.target]
+    personal = content_stems(profile) - content_stems(" ".join([reference.target, *steps]))
     return GuidanceSignals(
         assistant_turns=len(agent),
         ended_before_limit=ended_early,
-        last_user_commits=commits,
-        reached=ended_early or commits,
+        last_user_commits=commits(last_user),
+        reached=user_accepts(messages, ended_early=ended_early),
         words_per_message=[len(text.split()) for text in agent],
         unclear=any(UNCLEAR.search(text) for text in users),
         metadata_leak_messages=sum(bool(METADATA_LEAK.search(text)) for text in agent),
@@ -120,12 +178,15 @@ def read_signals(
         list_messages=sum(_is_list(text) for text in agent),
         passive_opener=bool(agent and PASSIVE_OPENER.search(agent[0])),
         pressure_messages=sum(bool(PRESSURE.search(text)) for text in agent),
-        sub_targets=n_sub_targets,
+        sub_targets=len(reference.sub_target),
         opening_covers=len(covered_per_message[0]) if covered_per_message else 0,
         covered=sorted({i for row in covered_per_message for i in row}),
         environment_details_used=(
             sum(detail in said for detail in details) / len(details) if details else None
         ),
+        personal_details_used=len(personal & content_stems(" ".join(agent))),
+        read_out_messages=sum(reads_out(steps, text) for text in agent),
+        repeated_messages=repeats(agent),
     )
 
 

@@ -7,7 +7,9 @@ are not printed).
 ``local`` (:class:`LocalTargetPlanningJudge`) is a stand-in, not Listing 11's judge: it
 measures closeness to the reference (``features``) and cannot tell a better plan from a worse
 one that stays close. Its 1-10 score is a linear map of those measurements fit on half the
-team's labelled plans (``calibration.json``; held-out agreement on its validity card).
+team's labelled plans (``calibration.json``; held-out agreement on its validity card). A plan
+copied from the environment (:func:`copied_from_environment`) names no action: it scores at most
+:data:`COPY_CAP` by the team's anchors, and 1 less when it breaks Listing 4's format (issue 29).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.judges.vectors import Embed, VectorTable
 from todeval.nodes.proactive.judges.calibration import calibrated_score
 from todeval.nodes.proactive.judges.target_planning_judge.features import plan_features
-from todeval.nodes.proactive.text import render_environment, render_plan
+from todeval.nodes.proactive.text import copied_share, render_environment, render_plan, said_words
 from todeval.nodes.prompts.proactive import TARGET_PLANNING_EXAMPLES, domain_description
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
@@ -75,6 +77,26 @@ class PlanningOutput(BaseModel):
     score: int = Field(ge=1, le=10, description="10 if better than the reference, else 1-9.")
 
 
+COPY_CAP = 3
+"""The most a plan copied from the environment scores (the anchors' 3: not built on the trigger's
+point; issue 29: floor agents stay at the floor)."""
+
+COPIED_SHARE = 0.8
+"""Share of a plan's words copied from the environment text that makes it a copy."""
+
+
+def copied_from_environment(environment: Environment, plan: TargetPlan) -> float:
+    """Share of the plan's words (target and sub-targets) copied from the environment's text.
+
+    Copied: in a run of :data:`~nodes.proactive.text.COPY_RUN` words or more found word for word.
+    """
+    source = f"{environment.user_information}\n{environment.trigger_factor}"
+    parts = [plan.target, *plan.sub_target]
+    sizes = [len(said_words(part)) for part in parts]
+    copied = sum(copied_share(source, part) * size for part, size in zip(parts, sizes, strict=True))
+    return copied / sum(sizes) if sum(sizes) else 0.0
+
+
 class LocalTargetPlanningJudge:
     """MiniLM and word-match sub-scores; a 1-10 score only through the calibrated map."""
 
@@ -100,6 +122,17 @@ class LocalTargetPlanningJudge:
             features["entity_recall"] = 1.0
         features["format_violated"] = 0.0 if sub_scores["format_ok"] else 1.0
         score, basis = calibrated_score(self.calibration, features, "the sub-scores")
+        copied = copied_from_environment(environment, plan)
+        sub_scores["environment_copied"] = round(copied, 4)
+        cap = COPY_CAP - (0 if sub_scores["format_ok"] else 1)
+        if copied >= COPIED_SHARE and score is not None and score > cap:
+            score, basis = (
+                cap,
+                (
+                    f"at most {cap}: {copied:.0%} of the plan is copied from the environment "
+                    f"(at most {COPY_CAP}, 1 less for the format rule; was {score}: {basis})"
+                ),
+            )
         return PlanVerdict(self.name, score, basis, sub_scores)
 
 
