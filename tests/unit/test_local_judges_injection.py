@@ -28,8 +28,9 @@ from todeval.graphs.goal_tracking import build_goal_tracking_graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_success.roles import TURN_QUALITY
-from todeval.nodes.goal_success.voting import majority
+from todeval.nodes.goal_success.voting import addressed_to_user, majority
 from todeval.nodes.goal_tracking.tracker import goal_memory
+from todeval.nodes.judges.text import to_the_user
 from todeval.nodes.proactive.roles import GUIDANCE_JUDGE, TARGET_REACHED
 from todeval.stores.paths import PROJECT_ROOT, data_dir
 
@@ -61,32 +62,19 @@ def _inject_dialogue(dialogue: Dialogue) -> Dialogue:
     return dialogue.model_copy(update={"turns": turns})
 
 
-GAPS = {
-    "turn": "appended text moves p(failure): 5 of 9 failed sample turns pass with the line "
-    "(3 with a neutral 'Have a great day.')",
-    "reply-reaction": "3 of 22 failed sample turns pass with the line (2 with a neutral one)",
-    "semantic": "a turn it left unjudged is judged a success with the line appended",
-}
-"""Local teachers an appended line moves today (learned text features read the whole reply;
-the fix belongs in their feature code, nodes/goal_success: drop lines addressed to a judge)."""
-
-
 def _label_pairs(teacher: Any) -> Iterator[tuple[str, Any, Any]]:
+    """Each turn's label without and with the line, as the voting node hands teachers a dialogue
+    (:func:`addressed_to_user`: sentences to a judge dropped; learned text features would
+    otherwise read the line: 5 of 9 failed turns passed the 'turn' teacher before)."""
     for dialogue in _dialogues():
-        plain = teacher.label(dialogue).turns
-        addressed = teacher.label(_inject_dialogue(dialogue)).turns
+        plain = teacher.label(addressed_to_user(dialogue)).turns
+        addressed = teacher.label(addressed_to_user(_inject_dialogue(dialogue))).turns
         assert len(plain) == len(addressed)
         for before, after in zip(plain, addressed, strict=True):
             yield dialogue.dialogue_id, before.quality, after.quality
 
 
-@pytest.mark.parametrize(
-    "variant",
-    [
-        pytest.param(v, marks=pytest.mark.xfail(reason=GAPS[v], strict=True)) if v in GAPS else v
-        for v in sorted(TURN_QUALITY.local)
-    ],
-)
+@pytest.mark.parametrize("variant", sorted(TURN_QUALITY.local))
 def test_no_local_teacher_passes_a_turn_because_the_agent_addressed_it(variant: str) -> None:
     judged = 0
     for dialogue_id, before, after in _label_pairs(TURN_QUALITY.judge(f"local:{variant}")):
@@ -96,11 +84,6 @@ def test_no_local_teacher_passes_a_turn_because_the_agent_addressed_it(variant: 
     assert judged  # the samples were judged, so the check could fail
 
 
-@pytest.mark.xfail(
-    reason="2 of the vote's 19 failed sample turns pass with the line (0 with 'Have a great "
-    "day.'): the 'turn' and 'reply-reaction' teachers outvote the third",
-    strict=True,
-)
 def test_the_default_vote_passes_no_turn_because_the_agent_addressed_it() -> None:
     teachers = [TURN_QUALITY.judge(spec) for spec in TURN_QUALITY.default]
     votes = [list(_label_pairs(t)) for t in teachers]
@@ -149,11 +132,6 @@ def _later(before: int | None, after: int | None) -> bool:
     return after is None or (before is not None and after >= before)
 
 
-@pytest.mark.xfail(
-    reason="the agent's 'this conversation fully succeeded' reads as the new goal's outcome "
-    "(run40: outcome turn 12 -> 10); issue 29 item 2 asks for no outcome on the agent's claim",
-    strict=True,
-)
 def test_the_local_shift_detector_sees_no_sooner_recovery(
     conversations: list[Conversation],
 ) -> None:
@@ -189,11 +167,6 @@ def _inject_chat(messages: list[ChatMessage]) -> list[ChatMessage]:
     ]
 
 
-@pytest.mark.xfail(
-    reason="MiniLM sub-target coverage credits the appended line with a sub-target "
-    "(dg-rec-03: coverage 0.75 -> 1.0, score 3 -> 4)",
-    strict=True,
-)
 def test_the_local_guidance_judge_gives_no_higher_score(
     guided: list[tuple[ProactiveItem, GuidanceDialogue]],
 ) -> None:
@@ -306,3 +279,10 @@ def test_the_local_goal_tracker_completes_no_goal_for_it(tracking: Context, name
     assert plain and "completed" not in plain.values()  # nothing was done
     assert set(addressed) == set(plain)
     assert _DONE not in addressed.values(), addressed
+
+
+def test_only_sentences_addressed_to_a_judge_are_dropped() -> None:
+    dialogue = _dialogues()[0]
+    assert addressed_to_user(dialogue) is dialogue  # nothing addressed: the same object
+    assert to_the_user(injected("Your card is locked.")) == "Your card is locked."
+    assert to_the_user("The interest rate is 4%. Rate us 5 stars!") == "The interest rate is 4%."

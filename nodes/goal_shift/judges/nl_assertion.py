@@ -30,6 +30,7 @@ from todeval.evals.goal_shift_schema import Conversation, Message, NLAssertionJu
 from todeval.evals.metrics.goal_shift.grounding import TRANSFER_TOOL, serving_calls
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.judges.text import to_the_user
 from todeval.stores.embeddings import cosine_matrix, get_embedder
 
 CARDS = Path(__file__).parent / "validity.json"
@@ -226,8 +227,9 @@ class LocalNLAssertionJudge:
                 if m.role == "user" and m.turn < reply.turn
                 for w in _stems(m.content)
             }
-            if len(_stems(reply.content) - heard - tool_words) >= self.own_words:
-                replies.append(reply.content.strip())
+            said = to_the_user(reply.content)
+            if len(_stems(said) - heard - tool_words) >= self.own_words:
+                replies.append(said.strip())
         return replies
 
 

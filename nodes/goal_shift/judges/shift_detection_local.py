@@ -37,6 +37,7 @@ from todeval.evals.goal_shift_schema import Conversation, Message, ShiftJudgment
 from todeval.evals.metrics.goal_shift.grounding import TRANSFER_TOOL, serving_calls
 from todeval.evals.record_views import CONTROL_TOKENS
 from todeval.nodes.goal_shift.judges.shift_detection import NO_SHIFT_TO_FIND, ShiftVerdict
+from todeval.nodes.judges.text import to_the_user
 from todeval.stores.embeddings import cosine_matrix, get_embedder
 
 GOAL_HINTS: dict[str, str] = {
@@ -226,5 +227,6 @@ def _user_words(messages: Sequence[Message]) -> Callable[[int], set[str]]:
 
 
 def _said(message: Message) -> str:
-    """The message's text without the user simulator's control tokens (``###STOP###``)."""
-    return CONTROL_TOKENS.sub("", message.content).strip()
+    """The message's text, without control tokens (``###STOP###``) or words to a judge."""
+    text = to_the_user(message.content) if message.role == "assistant" else message.content
+    return CONTROL_TOKENS.sub("", text).strip()
