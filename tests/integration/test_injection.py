@@ -110,7 +110,9 @@ def _answer(*turns: dict[str, Any]) -> str:
 
 
 def _prompt(messages: list[BaseMessage]) -> str:
-    return str(messages[-1].content)
+    """The last message, out of the ``<data>`` block that quotes a dialogue (the block itself is
+    checked in tests/unit/test_judge_quoting.py)."""
+    return str(messages[-1].content).replace("<data>", "").replace("</data>", "")
 
 
 def _headers(prompt: str) -> list[int]:
