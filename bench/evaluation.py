@@ -216,7 +216,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--home", type=Path, default=None,
                         help="a TODEVAL_HOME whose embedding cache the warm runs reuse (a "
-                        "copy; with --skip cold no cold run fills one)")  # fmt: skip
+                        "copy; with --skip cold no cold run fills one, and it must hold "
+                        "every vector of the corpus: one miss loads the model, about 160 MB "
+                        "more in the process that embeds: it skews the memory part)")  # fmt: skip
     parser.add_argument("--skip", nargs="*", default=[], metavar="PART",
                         choices=["baseline", "cold", "cluster", "postgres", "profile"],
                         help="parts to leave out")  # fmt: skip
