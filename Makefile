@@ -195,9 +195,10 @@ FLOOR_TASKS ?= 50
 floors: model  ## floor agents (issue 29) live on every tool domain and ProactiveEval: FLOORS_OUT/floors.{json,md}
 	$(BIN)/python -m scripts.floor_agents --out $(FLOORS_OUT) --tasks $(FLOOR_TASKS)
 
-validity: model floors  ## validity cards of the local turn-quality, segmentation and ProactiveEval judges (validity.json), and the floors
+validity: model floors  ## validity cards of the local turn-quality, segmentation, ProactiveEval and NL-assertion judges (validity.json), and the floors
 	$(BIN)/python -m scripts.validity_cards
 	$(BIN)/python -m scripts.proactive_calibration
+	$(BIN)/python -m scripts.nl_assertion_validity
 	$(BIN)/python -m scripts.validity_cards --docs
 
 dev: $(VENV)/.installed  ## LangGraph Studio: langgraph dev on a free port

@@ -16,6 +16,12 @@ Prints, never asserts:
    chat format) plays the agent on the first ``--llm-tasks`` banking tasks with the local user,
    ``--llm-steps`` agent turns each; skipped with the reason when the server is not installed
    (``make llm-install``).
+5. **Conversations in flight** (issue 30, item 8): ``--concurrent`` banking conversations of
+   ``--concurrent-steps`` agent turns through ``simulate_corpus`` (the runner, checkpoints,
+   grading and scoring), the agent played by ``scripts.fault_server``'s scripted agent answering
+   after ``--agent-delay`` seconds, at ``--max-concurrency`` 1 and 16: wall seconds, the
+   speed-up, the most agent requests the server held at once, and whether the transcripts
+   (messages and grades) are identical.
 """
 
 from __future__ import annotations
@@ -44,8 +50,9 @@ from bench.internals import (
     data_dir,
     llm_cache_module,
 )
+from scripts.fault_server import FaultServer, scripted_agent_reply
 from scripts.llm_server import MODEL_ALIAS, running_llm_server, unavailable_reason
-from todeval.graphs.api import Context, SimulationSettings
+from todeval.graphs.api import Context, SimulationSettings, simulate_corpus
 
 RUNS = data_dir() / "agentchangebench" / "simulations"
 BANKING_TASKS = data_dir() / "agentchangebench" / "domains" / "banking" / "tasks.json"
@@ -215,6 +222,49 @@ def print_llm_agent(tasks: int, steps: int) -> None:
             print(f"  ended because: {transcript['termination_detail']}")
 
 
+def print_concurrency(conversations: int, steps: int, delay_s: float) -> None:
+    """The same conversations at 1 and 16 in flight against a slow scripted agent."""
+    print(
+        f"\n== conversations in flight: {conversations} banking conversations, {steps} agent "
+        f"turns at most, a scripted OpenAI-compatible agent answering after {delay_s} s, "
+        "local user"
+    )
+    home = tempfile.mkdtemp(prefix="todeval-bench-concurrency-")
+    os.environ["TODEVAL_HOME"] = home
+    llm_cache_module._default_cache = None
+    tasks = json.loads(BANKING_TASKS.read_text(encoding="utf-8"))
+    ids = [str(task["id"]) for task in tasks][:conversations]
+    seen: dict[int, tuple[float, list[Any]]] = {}
+    with FaultServer(fault_rate=0, reply=scripted_agent_reply, delay_s=delay_s) as server:
+        context = Context(
+            judges={"user_simulator": "local"},
+            settings={
+                "simulation": {"agent": f"openai:scripted@{server.base_url}", "max_steps": steps}
+            },
+        )
+        for in_flight in (1, 16):
+            server.max_in_flight, asked = 0, len(server.bodies)
+            out = Path(home) / f"run-{in_flight}"
+            started = time.perf_counter()
+            simulate_corpus("banking", context, out=out, task_ids=ids, checkpoints=":memory:",
+                            max_concurrency=in_flight)  # fmt: skip
+            seconds = time.perf_counter() - started
+            results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+            transcripts = [
+                (s["task_id"], s["trial"], s["messages"], s.get("reward_info"))
+                for s in results["simulations"]
+            ]
+            seen[in_flight] = (seconds, transcripts)
+            print(
+                f"  --max-concurrency {in_flight:>2}: {seconds:6.1f} s for "
+                f"{len(transcripts)} conversations, {len(server.bodies) - asked} agent requests, "
+                f"at most {server.max_in_flight} in flight"
+            )
+    (one, first), (many, second) = seen[1], seen[16]
+    print(f"  speed-up 16 vs 1: {one / many:.1f}x (issue 30 asks at least 8x)")
+    print(f"  transcripts identical at 1 and 16 (same seeds): {first == second}")
+
+
 def main() -> None:
     """Every stored run, fidelity, then the LLM agent."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -222,7 +272,16 @@ def main() -> None:
     parser.add_argument("--llm-tasks", type=int, default=1, help="banking tasks, LLM agent")
     parser.add_argument("--llm-steps", type=int, default=3, help="agent turns, LLM agent")
     parser.add_argument("--skip-llm", action="store_true", help="no LLM agent figures")
+    parser.add_argument("--concurrent", type=int, default=50, help="conversations, in flight")
+    parser.add_argument("--concurrent-steps", type=int, default=4, help="agent turns, in flight")
+    parser.add_argument("--agent-delay", type=float, default=0.5, help="seconds per agent answer")
+    parser.add_argument(
+        "--only-concurrency", action="store_true", help="only the conversations-in-flight figures"
+    )
     args = parser.parse_args()
+    if args.only_concurrency:
+        print_concurrency(args.concurrent, args.concurrent_steps, args.agent_delay)
+        return
     runs = stored_runs()
     if not runs:
         print(f"bench.simulation skipped: no stored runs in {RUNS} (set TODEVAL_DATA_DIR)")
@@ -231,6 +290,7 @@ def main() -> None:
         print_replay(path, json.loads(path.read_text(encoding="utf-8")), args.determinism)
     print("\n== environment fidelity, banking_gpt-4.1_run40.json replayed tool by tool")
     print_fidelity()
+    print_concurrency(args.concurrent, args.concurrent_steps, args.agent_delay)
     if not args.skip_llm:
         print_llm_agent(args.llm_tasks, args.llm_steps)
 

@@ -90,7 +90,8 @@ def progress(
     """Progress bars on stderr: the run's (with an ETA when the total is known), one per worker.
 
     A worker's bar counts the records its process ran and its rate (``--workers``,
-    ``--cluster``). Hidden when stderr is not a terminal, unless TODEVAL_PROGRESS=1.
+    ``--cluster``), with an ETA for its even share of the records left when the total is known.
+    Hidden when stderr is not a terminal, unless TODEVAL_PROGRESS=1.
     """
     disable = not (sys.stderr.isatty() or os.environ.get("TODEVAL_PROGRESS") == "1")
     bars: dict[str, Any] = {}
@@ -110,6 +111,11 @@ def progress(
                             dynamic_ncols=True,
                         )
                     bars[worker].update()
+                    if total is not None:  # each worker's ETA: its even share of what is left
+                        left = max(0, total - run.n)
+                        for bar in bars.values():
+                            bar.total = bar.n + -(-left // len(bars))
+                            bar.refresh()
                 yield item
         finally:
             for bar in bars.values():

@@ -125,11 +125,19 @@ def one_line(summary: Mapping[str, Any], out: Path) -> str:
         if differing
         else ""
     )
+    left_out = summary.get("tue_not_applicable") or 0
+    plural = "s" * (left_out != 1)
+    idle = (
+        f" [TUE n/a for {left_out} conversation{plural}: no call serves the task]"
+        if left_out
+        else ""
+    )
     return (
         f"scored {counts['conversations']} conversations ({summary['num_tool_calls']} tool "
         f"calls, {gsrt['shifts']} shifts): TSR {fmt_figure(summary['tsr'])}, TUE "
         f"{fmt_figure(summary['tue'])} (T {fmt_figure(summary['tool_correctness'])}, P "
-        f"{fmt_figure(summary['param_validity'])}){rule}, TCRR {fmt_figure(summary['tcrr'])}, "
+        f"{fmt_figure(summary['param_validity'])}){idle}{rule}, TCRR "
+        f"{fmt_figure(summary['tcrr'])}, "
         f"recovery {fmt_figure(gsrt['recovery_rate'])}; "
         f"{counts['conversations_with_issues']} with transcript issues, "
         f"{counts['skipped_records']} unreadable records skipped, "

@@ -112,7 +112,9 @@ def add_parser(subparsers: Any) -> None:
         "--max-concurrency",
         type=count,
         default=None,
-        help="conversations at once (default: --llm-concurrency with an LLM agent or user, else 1)",
+        help="conversations at once, and so the agent's calls in flight (default: "
+        "--llm-concurrency with an LLM agent or user, else 1); without --llm-concurrency, the "
+        "LLM user's and judges' calls may also have this many in flight per endpoint",
     )
     add_llm_arguments(parser, dry_run=False)
     add_gate_arguments(parser, what="a figure (tsr, tue, tcrr, pass^1, ...)")
@@ -159,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
         args,
     )
     concurrency = args.max_concurrency or (context.llm.max_concurrency if uses_llm(context) else 1)
+    if args.llm_concurrency is None and concurrency > context.llm.max_concurrency:
+        # One user call per conversation at a time: N conversations need N in flight. An
+        # explicit --llm-concurrency keeps its cap (the agent under test has none but N).
+        context = context.with_flat({"llm_max_concurrency": concurrency})
     summary = simulate_corpus(
         args.domain,
         context,

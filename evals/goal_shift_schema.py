@@ -81,6 +81,11 @@ class TaskSpec(BaseModel):
     )
 
     @property
+    def allowed_tool_names(self) -> set[str]:
+        """Every tool an action set allows (empty when the task has no action sets)."""
+        return {tool.function_name for action in self.action_sets for tool in action.allowed_tools}
+
+    @property
     def goal_sequence(self) -> str:
         """The goals joined with arrows (``authentication -> dispute``); ``-`` when none."""
         return " -> ".join(self.goals) if self.goals else "-"

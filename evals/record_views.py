@@ -74,11 +74,19 @@ class EvaluationRecord(BaseModel):
 
 
 def has_goal_shift_evidence(conversation: Conversation) -> bool:
-    """Tool calls in the transcript, or goal-shift annotations on its task."""
+    """Tool calls in the transcript, or goal-shift annotations or TSR criteria on its task.
+
+    A task with action sets, required strings or NL assertions is scored for TSR whatever the
+    agent did, as ``todeval simulate`` and ``goal-shift`` score it: an agent that made no
+    call on a single-goal task is not left out of ``evaluate``'s TSR (issue 29 item 4).
+    """
     calls = any(message.tool_calls for message in conversation.messages)
     task = conversation.task
     shifts = task is not None and (len(task.goals) > 1 or bool(task.required_shifts))
-    return calls or shifts
+    criteria = task is not None and bool(
+        task.action_sets or task.communicate_info or task.nl_assertions
+    )
+    return calls or shifts or criteria
 
 
 def dialogue_record(dialogue: Dialogue) -> EvaluationRecord:

@@ -9,7 +9,15 @@ Each ``POST /v1/chat/completions`` is answered
   otherwise the answer is an instance of the JSON schema the request carries
   (``response_format.schema``, as todeval's judges send it to OpenAI-compatible servers);
 * **or by an upstream** (``upstream=`` / ``--upstream URL``, e.g. the llama.cpp server of
-  ``scripts/llm_server.py``): the request is forwarded and the upstream's answer passed back.
+  ``scripts/llm_server.py``): the request is forwarded and the upstream's answer passed back;
+* **or by a script** (``reply=``, e.g. :func:`scripted_agent_reply`, ``--scripted-agent``): the
+  assistant message (text or tool calls) is built from the request, the same for the same
+  messages, so an agent under test can be played by the server (issue 30).
+
+``delay_s`` (``--delay-s``) holds every good answer that long, as a remote model's latency does.
+The server counts the requests it holds at once (:attr:`FaultServer.max_in_flight`) and keeps
+every request body (:attr:`FaultServer.bodies`), so a test can check how many calls a client
+had in flight and what it sent (its ``seed``, say).
 
 A seeded schedule turns a fraction of requests (``fault_rate``, default 30 %) into one of
 :data:`FAULTS`: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500), ``hang``
@@ -24,7 +32,8 @@ Every request is logged (:class:`LoggedRequest`: sha256 of the messages, of the 
 start with, the model, the fault or ``"ok"``), so a test can tell which prompts were asked again.
 
 Use it as a context manager (``with FaultServer() as server: server.base_url``) or run
-``python -m scripts.fault_server --port 0 --fault-rate 0.3 [--upstream URL] [--log FILE]``.
+``python -m scripts.fault_server --port 0 --fault-rate 0.3 [--upstream URL] [--log FILE]
+[--delay-s S] [--scripted-agent]``.
 """
 
 from __future__ import annotations
@@ -57,6 +66,8 @@ REFUSAL = "I'm sorry, but I can't help with evaluating this conversation."
 
 Plan = Callable[[str, int], str | None]
 """``(sha of the messages, times asked before) -> fault or None``: a scripted schedule."""
+Reply = Callable[[dict[str, Any]], dict[str, Any]]
+"""``request body -> assistant message`` (``content`` and/or ``tool_calls``): a scripted answer."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +153,37 @@ def self_answer(body: dict[str, Any]) -> str:
     return json.dumps(schema_instance(schema, schema, random.Random(seed)))
 
 
+def scripted_agent_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """An agent under test played by the server: a tool call after each user message, then text.
+
+    After a user message it calls the first tool the request offers (a customer look-up in
+    banking) with the arguments it requires; after a tool result it answers in words. The
+    tool-call id is derived from the messages, so the same conversation gives the same
+    transcript whatever the timing.
+    """
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    tools = [t.get("function", t) for t in body.get("tools") or [] if isinstance(t, dict)]
+    if last.get("role") != "user" or not tools:
+        answered = sum(1 for m in messages if m.get("role") == "tool")
+        return {"role": "assistant", "content": f"Done: I checked that ({answered} look-ups)."}
+    tool = tools[0]
+    required = (tool.get("parameters") or {}).get("required") or []
+    arguments = {name: f"{name}-1" for name in required}
+    call_id = f"call_{messages_sha(messages)[:16]}"
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": tool.get("name", ""), "arguments": json.dumps(arguments)},
+            }
+        ],
+    }
+
+
 def appendix_d_answer(prompt: str, turns: Sequence[int], seed: str) -> dict[str, Any]:
     """Labels for every turn the prompt shows, as Appendix D's output format asks."""
     found = _DIALOG_ID.search(prompt)
@@ -195,10 +237,18 @@ def schema_instance(schema: dict[str, Any], root: dict[str, Any], rng: random.Ra
 
 
 def completion(
-    model: str, content: str, prompt_chars: int, usage: dict[str, Any] | None = None
+    model: str,
+    content: str,
+    prompt_chars: int,
+    usage: dict[str, Any] | None = None,
+    message: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An OpenAI chat completion around ``content``; without ``usage``, tokens from characters."""
+    """An OpenAI chat completion around ``content`` (or a whole scripted ``message``).
+
+    Without ``usage``, tokens are estimated from characters.
+    """
     prompt_tokens, completion_tokens = prompt_chars // 4 + 1, len(content) // 4 + 1
+    message = message or {"role": "assistant", "content": content}
     return {
         "id": f"chatcmpl-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
         "object": "chat.completion",
@@ -207,8 +257,8 @@ def completion(
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
             }
         ],
         "usage": usage
@@ -232,6 +282,8 @@ class FaultServer:
         faults: The faults drawn from (default all of :data:`FAULTS`).
         plan: A scripted schedule instead of the seeded one (tests).
         upstream: An OpenAI-compatible base URL to forward good requests to (proxy mode).
+        reply: A scripted assistant message per request body instead of the built answer.
+        delay_s: How long every good answer is held before it is sent (a model's latency).
         hang_s: How long a ``hang`` holds the request before dropping the connection.
         retry_after_s: The ``Retry-After`` of a ``rate_limit`` answer.
         log_path: Also append every :class:`LoggedRequest` to this JSON Lines file.
@@ -246,6 +298,8 @@ class FaultServer:
         faults: Sequence[str] = FAULTS,
         plan: Plan | None = None,
         upstream: str | None = None,
+        reply: Reply | None = None,
+        delay_s: float = 0.0,
         hang_s: float = 10.0,
         retry_after_s: float = 1.0,
         log_path: Path | None = None,
@@ -254,7 +308,13 @@ class FaultServer:
         self.schedule = FaultSchedule(fault_rate, seed, faults)
         self.plan, self.upstream = plan, upstream.rstrip("/") if upstream else None
         self.hang_s, self.retry_after_s, self.log_path = hang_s, retry_after_s, log_path
+        self.reply, self.delay_s = reply, delay_s
         self.requests: list[LoggedRequest] = []
+        self.bodies: list[dict[str, Any]] = []
+        """Every chat request's body, in the order received."""
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """The most chat requests held at once (received, not yet answered)."""
         self._asked: Counter[str] = Counter()
         self._received = 0
         self._lock = threading.Lock()
@@ -333,6 +393,18 @@ class FaultServer:
         with self._lock:
             return self._received
 
+    def arrive(self, body: dict[str, Any]) -> None:
+        """A chat request is held: kept, and counted in flight until :meth:`leave`."""
+        with self._lock:
+            self.bodies.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        """A held chat request was answered (or dropped)."""
+        with self._lock:
+            self.in_flight -= 1
+
     def decide(self, model: str, sha: str) -> str:
         """Draw the fate of one request: a fault of :data:`FAULTS`, or ``"ok"``."""
         with self._lock:
@@ -371,6 +443,7 @@ class FaultServer:
         self, body: dict[str, Any], raw: bytes, headers: dict[str, str]
     ) -> tuple[str, dict[str, Any] | None]:
         """The good answer's content and token usage: built here, or the upstream's."""
+        self.hold()
         if self.upstream is None:
             return self_answer(body), None
         request = urllib.request.Request(
@@ -379,6 +452,11 @@ class FaultServer:
         with urllib.request.urlopen(request, timeout=UPSTREAM_TIMEOUT_S) as response:
             reply = json.loads(response.read())
         return str(reply["choices"][0]["message"].get("content") or ""), reply.get("usage")
+
+    def hold(self) -> None:
+        """Wait ``delay_s`` before a good answer (less when the server stops)."""
+        if self.delay_s > 0:
+            self._stopping.wait(self.delay_s)
 
     def hang(self) -> None:
         """Hold a request for ``hang_s`` (less when the server stops)."""
@@ -411,12 +489,14 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self._json(400, {"error": {"message": f"bad request: {exc}"}})
                 return
             model = str(body.get("model", ""))
+            server.arrive(body)
             done = (server.decide(model, messages_sha(messages)), "")
             try:
                 done = self._respond(done[0], body, raw, model)
             except OSError:
                 pass  # the client gave up (a hang outlived its timeout)
             finally:
+                server.leave()
                 server.log(model, messages, done, arrived)
 
         def _respond(
@@ -437,9 +517,13 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 server.hang()
                 self.close_connection = True
                 return fault, ""
-            usage = None
+            usage, message = None, None
             if fault == "refusal":
                 content = REFUSAL
+            elif server.reply is not None:
+                server.hold()
+                message = server.reply(body)
+                content = str(message.get("content") or "")
             else:
                 headers = {"Content-Type": "application/json"}
                 if auth := self.headers.get("Authorization"):
@@ -456,7 +540,9 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             if fault == "cut_off":
                 content = content[: max(1, len(content) // 2)]
             prompt_chars = sum(len(str(m.get("content", ""))) for m in body["messages"])
-            self._json(200, completion(model, content, prompt_chars, usage))
+            if message is not None and fault == "cut_off":
+                message = {**message, "content": content}
+            self._json(200, completion(model, content, prompt_chars, usage, message))
             return fault, hashlib.sha256(content.encode()).hexdigest()
 
         def _json(
@@ -489,6 +575,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--faults", default=",".join(FAULTS), help="comma list of " + "/".join(FAULTS)
     )
     parser.add_argument("--upstream", default=None, help="forward good requests to this base URL")
+    parser.add_argument("--delay-s", type=float, default=0.0, help="hold every good answer")
+    parser.add_argument(
+        "--scripted-agent",
+        action="store_true",
+        help="answer as a scripted agent under test (a tool call after each user message)",
+    )
     parser.add_argument("--hang-s", type=float, default=10.0)
     parser.add_argument("--retry-after-s", type=float, default=1.0)
     parser.add_argument("--log", type=Path, default=None, help="append the request log (JSONL)")
@@ -499,6 +591,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             faults=[f.strip() for f in args.faults.split(",") if f.strip()],
             upstream=args.upstream,
+            reply=scripted_agent_reply if args.scripted_agent else None,
+            delay_s=args.delay_s,
             hang_s=args.hang_s,
             retry_after_s=args.retry_after_s,
             log_path=args.log,

@@ -119,8 +119,13 @@ def simulate_figures(summary: Mapping[str, Any], trials: int) -> dict[str, Figur
     """The goal-shift scorer's headline figures (``todeval simulate`` or ``goal-shift``)."""
     calls = summary.get("num_tool_calls") or 0
     shifts = _at(summary, ("gsrt", "shifts")) or 0
+    idle = summary.get("tue_not_applicable") or 0
     why = {
-        "TUE": "no tool calls" if not calls else None,
+        "TUE": "no tool calls"
+        if not calls
+        else f"no call serves the task in {idle} conversations (hand-overs, made-up arguments)"
+        if idle
+        else None,
         "TCRR": "no tool calls" if not calls else None,
         "GSRT recovery": "no goal shifts" if not shifts else None,
     }

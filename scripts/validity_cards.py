@@ -48,6 +48,8 @@ from scripts.turn_quality_eval import (
     sgd_unseen_services,
     vote_all,
 )
+from todeval.nodes.goal_shift.judges.nl_assertion import CARDS as NL_ASSERTION_CARDS
+from todeval.nodes.goal_shift.roles import NL_ASSERTION
 from todeval.nodes.goal_success.judges.segmentation import CARDS as SEGMENTATION_CARDS
 from todeval.nodes.goal_success.judges.segmentation import CUES_PATH as SEGMENTER_CUES
 from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH as SEGMENTER_PATH
@@ -452,8 +454,10 @@ CARD_FILES: dict[str, Path] = {
     "guidance": guidance_judge.CALIBRATION_PATH.with_name("validity.json"),
     "target_planning": target_planning_judge.CALIBRATION_PATH.with_name("validity.json"),
     "target_density": density_features.CALIBRATION_PATH.with_name("validity.json"),
+    NL_ASSERTION.name: NL_ASSERTION_CARDS,
 }
-"""Every role's ``validity.json`` (scripts/proactive_calibration.py writes the last three)."""
+"""Every role's ``validity.json`` (scripts/proactive_calibration.py writes the three
+ProactiveEval ones, scripts/nl_assertion_validity.py the NL-assertion one)."""
 
 DOCS = PROJECT_ROOT / "docs" / "JUDGES.md"
 DOCS_BEGIN = (
@@ -469,6 +473,7 @@ DOCS_CARDS = (
     ("guidance", "local:default", "ProactiveEval guidance, local (1-10)"),
     ("target_planning", "local:default", "ProactiveEval target planning, local (1-10)"),
     ("target_density", "local:default", "ProactiveEval target density, local"),
+    (NL_ASSERTION.name, "local", "AgentChangeBench NL assertions, local"),
 )
 """The cards docs/JUDGES.md quotes, in its order."""
 
@@ -499,9 +504,13 @@ def docs_table() -> str:
             if judged and check.coverage == 1.0:
                 continue  # the same figures as over every item
             where = check.data + (" (labelled items only)" if judged else "")
+            # A check against a recorded run's reward is a rank correlation, not an agreement.
+            agreement = f(check.kappa)
+            if check.kappa is None and check.spearman is not None:
+                agreement = f"Spearman {f(check.spearman)}, AUC {f(check.auc)}"
             lines.append(
                 f"| {name} | {where} | {check.labelled_by} | {status(check)} | {check.n} | "
-                f"{f(check.kappa)} | "
+                f"{agreement} | "
                 f"{f(check.precision)} | {f(check.recall)} | {f(check.f1)} | "
                 f"{f(check.coverage)} |"
             )

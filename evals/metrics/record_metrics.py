@@ -16,7 +16,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
-from todeval.evals.metrics.goal_shift.tool_use import tool_usage_efficiency
+from todeval.evals.metrics.goal_shift.tool_use import serves_task, tool_usage_efficiency
 
 
 class Part(TypedDict):
@@ -95,7 +95,7 @@ def goal_tracking_parts(row: Mapping[str, Any]) -> dict[str, Part | None]:
 def goal_shift_parts(row: Mapping[str, Any]) -> dict[str, Part | None]:
     """TSR (mean over conversations), T, P and TCRR (pooled over calls), shifts recovered."""
     calls = row.get("tool_calls") or []
-    usage = tool_usage_efficiency(calls)
+    usage = tool_usage_efficiency(calls if serves_task(calls) else [])  # TUE n/a: no part
     redundancy = tool_call_redundancy(calls)
     shifts = row.get("shifts") or []
     return {

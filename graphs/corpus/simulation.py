@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from todeval.graphs.corpus.job import (
 from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
+from todeval.nodes.judges.limits import configure_llm, policy_for
 from todeval.nodes.simulation.agents import AgentSpecError
 from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import DOMAINS
@@ -168,6 +170,9 @@ def simulate_corpus(
         The summary (as written to ``summary.json``).
     """
     start_run(context)
+    # The run's seed goes to every model call whose provider takes one: the agent's and the
+    # LLM user's with their conversation's (seed + trial), the LLM judges' with the run's.
+    configure_llm(replace(policy_for(context), seed=seed))
     tasks = domain_tasks(domain, tasks_path)
     task_ids = replayed_task_ids(SimulationSettings.of(context).agent, tasks, task_ids, trials)
     tally = SimulationTally()

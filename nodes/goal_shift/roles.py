@@ -7,6 +7,9 @@ A role's name is its key everywhere (``--judge ROLE=SPEC``, the config, the summ
 from __future__ import annotations
 
 from todeval.nodes.goal_shift.judges.nl_assertion import (
+    CARDS as NL_ASSERTION_CARDS,
+)
+from todeval.nodes.goal_shift.judges.nl_assertion import (
     LLMNLAssertionJudge,
     LocalNLAssertionJudge,
     NLAssertionJudge,
@@ -20,6 +23,7 @@ from todeval.nodes.goal_shift.judges.shift_detection import (
 from todeval.nodes.goal_shift.judges.shift_detection_local import LocalShiftDetector
 from todeval.nodes.judges import check_spec
 from todeval.nodes.judges.roles import JudgeRole
+from todeval.nodes.judges.validity import register_cards
 from todeval.nodes.prompts.goal_shift import (
     NL_ASSERTION_PROMPT,
     NL_ASSERTION_SYSTEM_PROMPT,
@@ -47,6 +51,8 @@ NL_ASSERTION: JudgeRole[NLAssertionJudge] = JudgeRole(
     system=NL_ASSERTION_SYSTEM_PROMPT,
     llm=LLMNLAssertionJudge,
 )
+
+register_cards(NL_ASSERTION.name, NL_ASSERTION_CARDS)
 
 
 def check_goal_shift_judges(shift_detection: str, nl_assertion: str) -> None:

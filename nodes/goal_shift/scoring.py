@@ -21,7 +21,11 @@ from todeval.evals.metrics.goal_shift.task_success import (
     task_success_rate,
 )
 from todeval.evals.metrics.goal_shift.tool_redundancy import tool_call_redundancy
-from todeval.evals.metrics.goal_shift.tool_use import tool_call_records, tool_usage_efficiency
+from todeval.evals.metrics.goal_shift.tool_use import (
+    serves_task,
+    tool_call_records,
+    tool_usage_efficiency,
+)
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_shift.roles import NL_ASSERTION, SHIFT_DETECTION
 from todeval.nodes.goal_shift.settings import GoalShiftSettings
@@ -57,8 +61,12 @@ def measure_tool_use(state: GoalShiftState) -> dict[str, Any]:
         if raw_schemas is not None
         else None
     )
-    records = tool_call_records(conversation.messages, schemas)
-    figures = tool_use_figures(tool_usage_efficiency(records), tool_call_redundancy(records))
+    task = conversation.task
+    task_tools = task.allowed_tool_names if task else None
+    records = tool_call_records(conversation.messages, schemas, task_tools=task_tools)
+    usage = tool_usage_efficiency(records)
+    served = usage if serves_task(records) else tool_usage_efficiency([])
+    figures = tool_use_figures(served, tool_call_redundancy(records), calls=usage.calls)
     return {"tool_calls": records, **figures}
 
 
@@ -119,6 +127,8 @@ def score_task_success(state: GoalShiftState, runtime: Runtime[Context]) -> dict
         "tsr": tsr,
         "tsr_channels": channels,
         "tsr_weights": weights,
+        # upstream's action channel: half an action set for the right tool, any arguments
+        "action_upstream": action_rate(task.action_sets, calls, upstream=True),
         "nl_assertions": [j.model_dump() for j in judgments],
         # upstream's channel divides by this, not by the judgments (--compat upstream)
         "nl_assertions_total": len(task.nl_assertions),

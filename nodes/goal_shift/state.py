@@ -33,6 +33,8 @@ class GoalShiftOutput(TypedDict):
     tsr: float | None
     tsr_channels: dict[str, float | None]
     tsr_weights: dict[str, float]
+    action_upstream: NotRequired[float | None]
+    """The action channel by AgentChangeBench's code (half for the right tool, any arguments)."""
     nl_assertions: list[dict[str, Any]]
     nl_assertions_total: NotRequired[int]
     """The task's assertions (upstream's nl_assertion denominator)."""

@@ -41,6 +41,7 @@ from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
 from todeval.nodes.judges.spec import parse_spec
+from todeval.nodes.judges.text import to_the_user
 
 ESCALATION_KIND = "turn_quality_escalation"
 """``kind`` of every interrupt this graph raises (lets reviewers tell them from others)."""
@@ -233,7 +234,9 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
 def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> dict[str, Any]:
     """One teacher's labels of every turn."""
     judge = teacher(item["teacher"], context)
-    verdict = judge.label(dialogue, routes=GoalSuccessSettings.of(context).routes)
+    verdict = judge.label(
+        addressed_to_user(dialogue), routes=GoalSuccessSettings.of(context).routes
+    )
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
         | ({"is_new_goal": t.is_new_goal} if t.is_new_goal is not None else {})
@@ -242,6 +245,18 @@ def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> di
     if [t.turn_number for t in verdict.turns] != [t.turn_number for t in dialogue.turns]:
         raise ValueError(f"teacher {judge.name} did not label every turn in order")
     return {"index": item["index"], "judge": verdict.judge, "turns": turns}
+
+
+def addressed_to_user(dialogue: Dialogue) -> Dialogue:
+    """The dialogue with each reply's sentences to a judge dropped (:func:`to_the_user`)."""
+    replies = [to_the_user(turn.response) for turn in dialogue.turns]
+    if all(new is turn.response for new, turn in zip(replies, dialogue.turns, strict=True)):
+        return dialogue
+    turns = [
+        turn.model_copy(update={"response": new})
+        for new, turn in zip(replies, dialogue.turns, strict=True)
+    ]
+    return dialogue.model_copy(update={"turns": turns})
 
 
 def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]:

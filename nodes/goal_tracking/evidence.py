@@ -41,13 +41,11 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from todeval.nodes.judges.text import cue
+from todeval.nodes.judges.text import HAND_OVER_TOOL, cue
 
 Utterance = Mapping[str, Any]
 """``{"turn", "speaker", "text"}`` and, on a tool-using transcript's system side, ``actions``."""
 
-HAND_OVER = re.compile(r"transfer\w*_to_(human|agent|person)|escalat|hand_?off|handover", re.I)
-"""A tool that passes the user to a person: it does nothing for the goal itself."""
 
 MIN_VALUE_CHARS = 3
 """Shorter argument values ground nothing (a digit, ``no``): too easily met by chance."""
@@ -175,7 +173,7 @@ def user_confirms_done(text: str) -> bool:
 def is_tool_evidence(action: Mapping[str, Any], history: Sequence[Utterance], turn: int) -> bool:
     """A successful call made for the user's goal (module doc) by the system at ``turn``."""
     name = str(action.get("tool") or "")
-    if action.get("error") or not name or HAND_OVER.search(name):
+    if action.get("error") or not name or HAND_OVER_TOOL.search(name):
         return False
     if action.get("database"):  # a call the dialogue's own service made (SGD)
         return True

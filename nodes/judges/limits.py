@@ -4,7 +4,10 @@ One :class:`LLMPolicy` holds the run's settings (``Context.llm_*``; the corpus d
 it with :func:`configure_llm` before judges are built). Each provider endpoint (provider plus
 base URL) gets a :class:`Gate`:
 
-* **concurrency**: at most ``max_concurrency`` calls in flight (threads and tasks alike);
+* **concurrency**: at most ``max_concurrency`` calls in flight (threads and tasks alike); the
+  agent under test's endpoint (:meth:`LLMLimits.agent_gate`) has a gate of its own with no such
+  cap: the conversations in flight bound its calls (each waits for one agent answer at a time),
+  so ``--max-concurrency N`` has N agent calls in flight whatever ``--llm-concurrency`` says;
 * **rate**: at most ``requests_per_minute``, through langchain-core's ``InMemoryRateLimiter``;
 * **circuit breaker**: after ``breaker_failures`` consecutive failed calls the gate opens and
   refuses calls for ``breaker_cooldown_s``, then lets one trial call through; a refused call
@@ -17,6 +20,11 @@ A label left null because its call failed, was refused or kept answering malform
 for them (:func:`watch_unanswered`) and does not keep such a record's thread as finished, so the
 next run asks again for exactly those labels (the response cache answers the rest).
 
+**Seeds**: a call made inside :func:`call_seed` carries that seed, else the run's
+(``LLMPolicy.seed``, set by ``todeval simulate --seed``), to providers that accept one
+(:func:`seed_kwargs`: OpenAI and OpenAI-compatible servers such as llama.cpp's); the others get
+none.
+
 ``dry_run`` makes no call at all: each would-be request is counted (calls and prompt tokens per
 role, from the real rendered prompt) and answered null with the reason "dry run".
 """
@@ -27,7 +35,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -54,6 +62,36 @@ class LLMPolicy:
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     """Model spec -> (USD per 1k prompt tokens, USD per 1k completion tokens)."""
     dry_run: bool = False
+    seed: int | None = None
+    """The run's seed, sent with every call whose provider accepts one (None: no seed)."""
+
+
+SEED_PROVIDERS = frozenset({"openai", "azure_openai"})
+"""Providers whose chat API takes ``seed`` (an OpenAI-compatible base URL included: llama.cpp,
+vLLM). Others may reject an unknown field, so they get none."""
+
+_CALL_SEED: ContextVar[int | None] = ContextVar("todeval_call_seed", default=None)
+
+
+@contextmanager
+def call_seed(seed: int | None) -> Iterator[None]:
+    """Calls made in this block carry ``seed`` (a conversation's), not the run's."""
+    token = _CALL_SEED.set(seed)
+    try:
+        yield
+    finally:
+        _CALL_SEED.reset(token)
+
+
+def current_seed() -> int | None:
+    """The seed of a call made here: :func:`call_seed`'s, else the run's (or None)."""
+    seed = _CALL_SEED.get()
+    return seed if seed is not None else LIMITS.policy.seed
+
+
+def seed_kwargs(provider: str | None, seed: int | None) -> dict[str, int]:
+    """``{"seed": seed}`` for a provider that accepts one, else nothing."""
+    return {"seed": seed} if seed is not None and provider in SEED_PROVIDERS else {}
 
 
 class CallRefused(Exception):
@@ -63,9 +101,9 @@ class CallRefused(Exception):
 class Gate:
     """The limits of one provider endpoint."""
 
-    def __init__(self, policy: LLMPolicy) -> None:
+    def __init__(self, policy: LLMPolicy, *, capped: bool = True) -> None:
         self._policy = policy
-        self._slots = threading.BoundedSemaphore(max(1, policy.max_concurrency))
+        self._slots = threading.BoundedSemaphore(max(1, policy.max_concurrency)) if capped else None
         rps = (policy.requests_per_minute or 0) / 60.0
         self._limiter = InMemoryRateLimiter(
             requests_per_second=rps, check_every_n_seconds=0.05, max_bucket_size=1
@@ -109,7 +147,7 @@ class Gate:
         self._admit()
         if spend is not None:
             spend()
-        with self._slots:
+        with self._slots if self._slots is not None else nullcontext():
             if self._limiter is not None:
                 self._limiter.acquire()
             yield
@@ -120,14 +158,16 @@ class Gate:
         self._admit()
         if spend is not None:
             spend()
-        while not self._slots.acquire(blocking=False):
+        slots = self._slots
+        while slots is not None and not slots.acquire(blocking=False):
             await asyncio.sleep(0.01)
         try:
             if self._limiter is not None:
                 await self._limiter.aacquire()
             yield
         finally:
-            self._slots.release()
+            if slots is not None:
+                slots.release()
 
 
 class LLMLimits:
@@ -162,6 +202,20 @@ class LLMLimits:
             if endpoint not in self._gates:
                 self._gates[endpoint] = Gate(self.policy)
             return self._gates[endpoint]
+
+    def agent_gate(self, endpoint: str) -> Gate:
+        """The gate of the agent under test's endpoint: its own, with no concurrency cap.
+
+        Circuit breaker, rate and budget apply as to any call; the number of calls in flight is
+        the number of conversations in flight (the runner's ``max_concurrency``), as each
+        conversation waits for one agent answer at a time. The judges' and the simulated user's
+        calls to the same endpoint keep their own gate and its ``max_concurrency``.
+        """
+        key = f"agent:{endpoint}"
+        with self._lock:
+            if key not in self._gates:
+                self._gates[key] = Gate(self.policy, capped=False)
+            return self._gates[key]
 
     def spend(self) -> None:
         """Take one call from the budget, or refuse it (budget reached, dry run)."""

@@ -22,7 +22,14 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from todeval.nodes.judges.accounting import ACCOUNTING, JudgeAccounting
-from todeval.nodes.judges.limits import LIMITS, CallRefused, Gate, note_unanswered
+from todeval.nodes.judges.limits import (
+    LIMITS,
+    CallRefused,
+    Gate,
+    current_seed,
+    note_unanswered,
+    seed_kwargs,
+)
 from todeval.nodes.judges.parsing import OutputParseError, parse_json_output, validation_error
 from todeval.nodes.judges.provider_options import (
     client_kwargs,
@@ -33,6 +40,7 @@ from todeval.nodes.judges.provider_options import (
     missing_package_message,
     retry_after_s,
 )
+from todeval.nodes.judges.quoting import data_system, fill_prompt
 from todeval.nodes.judges.redact import error_text, redact, redact_traces, register_secret
 from todeval.nodes.judges.result import JudgeResult
 from todeval.nodes.judges.spec import (
@@ -226,14 +234,20 @@ class LLMJudge(Generic[OutT]):
         return f"LLMJudge(role={self.role!r}, spec={self.spec.raw!r}, mode={self.mode!r})"
 
     def render(self, variables: Mapping[str, Any]) -> list[BaseMessage]:
-        """Return the messages sent for ``variables``: the system message, then the prompt."""
+        """Return the messages sent for ``variables``: the system message, then the prompt.
+
+        The prompt is filled by :func:`~nodes.judges.quoting.fill_prompt`: transcript text
+        sits in data blocks whose delimiters no value can forge, and the system message says
+        that it is data (:func:`~nodes.judges.quoting.data_system`).
+        """
         try:
-            text = self.prompt.format(**variables)
+            text = fill_prompt(self.prompt, variables)
         except KeyError as exc:
             raise ValueError(
                 f"judge {self.role!r}: the prompt needs {exc.args[0]!r}; got {sorted(variables)}"
             ) from exc
-        head: list[BaseMessage] = [SystemMessage(self.system)] if self.system else []
+        system = data_system(self.prompt, self.system)
+        head: list[BaseMessage] = [SystemMessage(system)] if system else []
         return [*head, HumanMessage(text)]
 
     def invoke(self, variables: Mapping[str, Any]) -> JudgeResult[OutT]:
@@ -351,7 +365,9 @@ class LLMJudge(Generic[OutT]):
                     continue
                 try:
                     with gate.slot(LIMITS.spend):  # circuit first: a refused call costs nothing
-                        reply = self._runnable.invoke(step.messages, config=self._config)
+                        reply = self._runnable.invoke(
+                            step.messages, config=self._config, **self._seed()
+                        )
                 except CallRefused as refused:
                     step = steps.throw(refused)
                 except Exception as exc:
@@ -375,7 +391,9 @@ class LLMJudge(Generic[OutT]):
                     continue
                 try:
                     async with gate.aslot(LIMITS.spend):
-                        reply = await self._runnable.ainvoke(step.messages, config=self._config)
+                        reply = await self._runnable.ainvoke(
+                            step.messages, config=self._config, **self._seed()
+                        )
                 except CallRefused as refused:
                     step = steps.throw(refused)
                 except Exception as exc:
@@ -387,6 +405,13 @@ class LLMJudge(Generic[OutT]):
             except StopIteration as stop:
                 outcome: _Outcome[OutT] = stop.value
                 return outcome
+
+    def _seed(self) -> dict[str, int]:
+        """The call's seed for a provider that takes one (in json mode only).
+
+        Structured output's chain passes no call arguments on to the model.
+        """
+        return seed_kwargs(self.spec.provider, current_seed()) if self.mode == "json" else {}
 
     def _interpret(self, reply: Any, message: AIMessage) -> tuple[OutT, str]:
         """Validate one reply; return the value and the text to cache."""
@@ -420,6 +445,8 @@ class LLMJudge(Generic[OutT]):
     def _cache_key(self, messages: list[BaseMessage]) -> str:
         rendered = json.dumps([[m.type, m.content] for m in messages], ensure_ascii=False)
         settings = f"{self.temperature!r}/{self.max_output_tokens}/{self.constrained}"
+        if seeded := self._seed():  # an answer to another seed is another answer
+            settings += f"/seed={seeded['seed']}"
         return LLMCache.make_key(self.spec.raw, self.mode, settings, self._schema, rendered)
 
     def _from_cache(self, key: str, started: float) -> JudgeResult[OutT] | None:

@@ -42,7 +42,7 @@ You will receive a conversation in which an assistant leads a user toward a targ
 <Input>
 target: {target}
 sub-target: {sub_target}
-conversation: {conversation}
+conversation: <data>{conversation}</data>
 </Input>
 <Format>
 Just return a JSON {{"reason": "(1-2 sentences)", "reached": true/false}}

@@ -44,7 +44,7 @@ TASK CONTEXT
 - required_shifts: {required_shifts}
 
 CONVERSATION (one line per turn; format <turn>:<role>:<text>)
-{transcript}
+<data>{transcript}</data>
 
 OUTPUT: only this JSON, no other text.
 {{
@@ -71,7 +71,7 @@ agent met it. Judge only from the transcript; if it gives no evidence that an ex
 met, it was not met.
 
 CONVERSATION (one line per turn; format <turn>:<role>:<text>)
-{transcript}
+<data>{transcript}</data>
 
 EXPECTATIONS
 {assertions}

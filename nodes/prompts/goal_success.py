@@ -66,7 +66,7 @@ output format:
     + """
 
 input:
-{question}
+<data>{question}</data>
 """
 )
 

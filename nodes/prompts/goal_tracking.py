@@ -42,9 +42,9 @@ Goals in memory:
 {goals}
 
 Recent context:
-{context}
+<data>{context}</data>
 
-Latest utterance ({speaker}): {utterance}
+Latest utterance ({speaker}): <data>{utterance}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "slots": {{"slot": "value"}},
@@ -73,7 +73,7 @@ Goals:
 {goals}
 
 Dialogue so far (most recent last):
-{context}
+<data>{context}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"updates": [{{"goal_id": "g1", "status": "completed", "evidence": "..."}}]}}"""
@@ -85,7 +85,7 @@ Schema:
 {schema}
 
 Dialogue so far:
-{context}
+<data>{context}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
@@ -168,9 +168,9 @@ Goals with their current statuses:
 {goals}
 
 Earlier turns (most recent last):
-{context}
+<data>{context}</data>
 
-Current turn {turn_id} ({speaker}): {utterance}
+Current turn {turn_id} ({speaker}): <data>{utterance}</data>
 
 List only the goals whose status changes at this turn. Print only this JSON:
 {{"goal_status_changes": [{{"goal_id": "g1", "new_status": "open"}}]}}"""
@@ -196,12 +196,12 @@ Schema:
 {schema}
 
 {memory_title}:
-{memory}
+<data>{memory}</data>
 
 Goals so far (your last answer):
 {goals}
 
-Latest utterance ({speaker}): {utterance}
+Latest utterance ({speaker}): <data>{utterance}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"goals": [{{"description": "...", "service": "...", "intent": "...", "status": "open"}}]}}"""
@@ -214,10 +214,10 @@ summarisation). Update the previous summary with the new utterances. Keep every 
 details the user gave for it (slot values) and where it stands (its status); drop small talk.
 
 Previous summary:
-{summary}
+<data>{summary}</data>
 
 New utterances:
-{utterances}
+<data>{utterances}</data>
 
 Print only this JSON:
 {{"summary": "..."}}"""
@@ -228,7 +228,7 @@ per topic (a user goal or request): the topic, a one-sentence summary with the d
 and where it stands.
 
 Span:
-{utterances}
+<data>{utterances}</data>
 
 Print only this JSON:
 {{"memos": [{{"topic": "...", "summary": "..."}}]}}"""
@@ -244,12 +244,12 @@ relevant to the user's goals, not a digression) and beneficial (it helped the us
 forward).
 
 Dialogue before the action:
-{context}
+<data>{context}</data>
 
 Action ({kind}) on the goal "{goal}", now {status}:
-SYSTEM: {utterance}
+SYSTEM: <data>{utterance}</data>
 
-The user's next utterance: {reaction}
+The user's next utterance: <data>{reaction}</data>
 The goal's status at the end of the dialogue: {final_status}
 
 Reason inside <think>...</think>, then print only this JSON:
@@ -278,7 +278,7 @@ Evaluation steps:
 coherence 1-5.
 
 Dialogue (turns numbered):
-{dialogue}
+<data>{dialogue}</data>
 
 Reason inside <think>...</think>, then print only this JSON:
 {{"relevance": [{{"turn": 2, "score": 4}}], "coherence": 4}}"""

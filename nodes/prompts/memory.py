@@ -26,14 +26,14 @@ used to retrieve related memories of earlier sessions.
 {intent}
 
 [DIALOGUE]
-{conversation_history}
+<data>{conversation_history}</data>
 
 Print only this JSON:
 {{"intent_description": "The user wants to ..."}}"""
 """Intent capture (§4.2). Fields: intent, conversation_history."""
 
 MISSING_SLOT_QUERY_PROMPT = """Please help me generate questions, based on the provided \
-{conversation_history}, that correspond to unanswered attributes in the task goal \
+<data>{conversation_history}</data>, that correspond to unanswered attributes in the task goal \
 {task_attributes}.
 
 1. The questions should start with 'What,' 'When,' 'Why,' 'How,' or 'Where.'
@@ -59,15 +59,15 @@ one of the missing-slot questions) and it comes from the earlier session the use
 continuing, not from another session with a similar intent.
 
 [DIALOGUE]
-{conversation_history}
+<data>{conversation_history}</data>
 
 [MISSING SLOT QUERY]
 {missing_query}
 
 [MEMORY UNIT]
 Session intent: {intent_description}
-Question: {question}
-Answer: {answer}
+Question: <data>{question}</data>
+Answer: <data>{answer}</data>
 
 Give the probability (0 to 1) that this memory unit contributes to the task goal (y = 1) rather \
 than being irrelevant (y = 0). Print only this JSON:
@@ -107,10 +107,10 @@ GPT4_SCORE_SYSTEM_PROMPT = (
     "reflect an expert judgment of the response's quality."
 )
 
-GPT4_SCORE_PROMPT = """[Dialogue Context] {conversation_history}
+GPT4_SCORE_PROMPT = """[Dialogue Context] <data>{conversation_history}</data>
 [Task Goal] {task_goal}
-[reference_answer] {reference_answer}
-[predict_answer] {predict_answer}
+[reference_answer] <data>{reference_answer}</data>
+[predict_answer] <data>{predict_answer}</data>
 
 Evaluation Criteria:
 
@@ -165,7 +165,7 @@ the provided conversation history, that correspond to the answered attributes in
 {intent}
 
 [CONVERSATION HISTORY]
-{conversation_history}
+<data>{conversation_history}</data>
 
 [TASK GOAL]
 {task_goal}
@@ -209,7 +209,7 @@ times, counts, preferences), in two or three sentences.
 {intent}
 
 [DIALOGUE]
-{conversation_history}
+<data>{conversation_history}</data>
 
 Print only this JSON:
 {{"summary": "<the summary>"}}"""
@@ -243,13 +243,13 @@ MISSING_SLOTS_PROMPT = """Compare the assistant's confirmation response with the
 and list every task-goal slot whose value the response leaves out or states incorrectly.
 
 [Dialogue Context]
-{conversation_history}
+<data>{conversation_history}</data>
 
 [Task Goal]
 {task_goal}
 
 [Response]
-{response}
+<data>{response}</data>
 
 A slot is correct only if the response states the task goal's value for it (a paraphrase of
 the same value, such as "7 pm" for "19:00", is correct). A slot the response does not mention,
@@ -270,8 +270,8 @@ Decide which of the unresolved slots the latest exchange resolved.
 {pending_slots}
 
 [Latest Exchange]
-Assistant: {agent_utterance}
-User: {user_utterance}
+Assistant: <data>{agent_utterance}</data>
+User: <data>{user_utterance}</data>
 
 A slot is resolved when this exchange establishes the task goal's value for it: the user
 states that value, or the assistant states it and the user accepts it. A slot for which a

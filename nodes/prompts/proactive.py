@@ -311,7 +311,7 @@ environment:{environment}
 
 <Generation>
 reference target: {reference}
-generated target: {generation}
+generated target: <data>{generation}</data>
 </Generation>
 
 <Example>
@@ -334,7 +334,7 @@ You received user information: {user_information}
 You received trigger factor: {trigger_factor}
 You received target: {target}
 You received sub-target: {sub_target}
-You received conversation: {conversation}
+You received conversation: <data>{conversation}</data>
 </Input>
 
 <Guideline>
@@ -362,7 +362,7 @@ You need to analyze the sub-targets that appear in the messages and count the nu
 {sub_targets}
 </Sub-targets>
 <Message>
-message: {message}
+message: <data>{message}</data>
 </Message>
 <Rule>
 Return only in JSON format: {{"count": (the number of sub-targets appeared in the message)}}

@@ -44,37 +44,9 @@ pytestmark = pytest.mark.integration
 TASKS = 10
 """Tasks per tool domain (the first ones of its task file)."""
 
-NL = "issue 29 item 2: the local NL-assertion judge says met without evidence"
-ACTION = "issue 29 item 2: the action channel gives 0.5 for the right tool with made-up arguments"
-SHIFT = "issue 29 item 2: the local shift judge takes an echo or a claim as acknowledging a shift"
-TUE = "issue 29 (no item yet): TUE credits any well-formed call, useful or not"
-
-# (surface, agent, place, figure) -> the judge that lets the floor agent pass today.
-GAPS: dict[tuple[str, str, str, str], str] = {
-    ("tool", "done", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "retail", "GSRT recovery"): SHIFT,
-    ("tool", "transfer", "banking", "TUE"): TUE,
-    ("tool", "transfer", "retail", "TUE"): TUE,
-    ("tool", "random_tool", "banking", "TSR (simulate)"): f"{NL}; {ACTION}",
-    ("tool", "random_tool", "banking", "action"): ACTION,
-    ("tool", "random_tool", "banking", "nl_assertion"): NL,
-    ("tool", "random_tool", "banking", "TSR (evaluate)"): f"{NL}; {ACTION}",
-    ("tool", "random_tool", "banking", "TUE"): TUE,
-    ("tool", "random_tool", "banking", "GSRT recovery"): SHIFT,
-    ("tool", "random_tool", "retail", "TSR (simulate)"): ACTION,
-    ("tool", "random_tool", "retail", "action"): ACTION,
-    ("tool", "random_tool", "retail", "TSR (evaluate)"): ACTION,
-    ("tool", "random_tool", "retail", "TUE"): TUE,
-    ("tool", "random_tool", "retail", "GSRT recovery"): SHIFT,
-    ("tool", "parrot", "airline", "GSRT recovery"): SHIFT,
-    ("tool", "transfer", "airline", "TUE"): TUE,
-    ("tool", "random_tool", "airline", "TSR (simulate)"): ACTION,
-    ("tool", "random_tool", "airline", "action"): ACTION,
-    ("tool", "random_tool", "airline", "TSR (evaluate)"): ACTION,
-    ("tool", "random_tool", "airline", "TUE"): TUE,
-    ("tool", "random_tool", "airline", "GSRT recovery"): SHIFT,
-}
+# (surface, agent, place, figure) -> the judge that lets the floor agent pass today (a reason).
+# Empty since issue 29's round 3: every floor agent is at its floor on every figure.
+GAPS: dict[tuple[str, str, str, str], str] = {}
 
 
 def _cases() -> list[Any]:
@@ -159,7 +131,8 @@ def test_the_runner_writes_the_floor_table_beside_the_recorded_run(tmp_path: Pat
     assert set(floors["tool"]) == {f"floor:{a}" for a in FLOOR_AGENTS} | {RECORDED}
     assert set(floors["tool"]["floor:done"]) == {"banking"}
     recorded = floors["tool"][RECORDED]["banking"]
-    assert recorded["TSR (evaluate)"]["value"] == pytest.approx(0.483, abs=1e-3)
+    # 0.483 before the action channel gave made-up arguments nothing (0.448: issue 29 item 2)
+    assert recorded["TSR (evaluate)"]["value"] == pytest.approx(0.448, abs=1e-3)
     assert {f"guide:{a}" for a in GUIDE_FLOOR_SPECS} <= set(floors["proactive"])
     assert floors["settings"]["tasks_per_domain"] == 2
     table = (tmp_path / "floors.md").read_text()

@@ -55,11 +55,11 @@ def test_run_with_a_malformed_transcript_and_an_unreadable_record(tmp_path: Path
         "info": {"gsrt_v2": {"user_goal_shifts": [{"turn": 1, "acknowledgment_turn": 2}]}},
     }
     repeated = [
-        {"role": "user", "content": "hi", "turn_idx": 0},
+        {"role": "user", "content": "hi, my account is acc_001", "turn_idx": 0},
         *(
             {
                 "role": "assistant",
-                "tool_calls": [call(f"r{i}", "get_account", {"account_id": "a1"})],
+                "tool_calls": [call(f"r{i}", "get_account", {"account_id": "acc_001"})],
                 "turn_idx": 2 * i + 1,
             }
             for i in range(3)

@@ -173,7 +173,7 @@ def test_scorer_gives_the_gpt4_score_through_an_llm_spec(
     assert summary["configuration"]["scorer"] == "openai:gpt-4"
     assert "GPT-4 score 9.000" in capsys.readouterr().out
     prompt = str(model.calls[0][-1].content)
-    assert "[reference_answer] Please confirm: a table at Sino in San Jose." in prompt
+    assert "[reference_answer] <data>Please confirm: a table at Sino in San Jose.</data>" in prompt
 
 
 def test_setting_runs_a_comparison_setting_and_says_so(tmp_path: Path) -> None:

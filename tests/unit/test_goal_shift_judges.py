@@ -24,7 +24,7 @@ from todeval.graphs.goal_shift import graph
 from todeval.nodes.context import Context
 from todeval.nodes.goal_shift.judges.nl_assertion import (
     NO_EVIDENCE,
-    NOT_CHECKABLE,
+    UNSETTLED,
     LocalNLAssertionJudge,
 )
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
@@ -155,10 +155,10 @@ def test_llm_nl_judge_matches_answers_by_order() -> None:
     assert all(j.met is None for j in judge.judge(CONVERSATION).judgments)
 
 
-def test_local_nl_judge_checks_transfers_only() -> None:
+def test_local_nl_judge_settles_transfers_from_the_calls() -> None:
     verdict = LocalNLAssertionJudge().judge(CONVERSATION)
-    transfer, steps = verdict.judgments
-    assert transfer.met is True and steps.met is None and steps.justification == NOT_CHECKABLE
+    transfer = verdict.judgments[0]
+    assert transfer.met is True and "never called" in transfer.justification
     transferred = CONVERSATION.model_copy(
         update={
             "messages": [
@@ -168,6 +168,71 @@ def test_local_nl_judge_checks_transfers_only() -> None:
         }
     )
     assert LocalNLAssertionJudge().judge(transferred).judgments[0].met is False
+
+
+EXPLAINED = (
+    "Your dispute for tx_101 is filed as case D-1. Our team reviews it within ten business "
+    "days; a provisional credit appears on your statement meanwhile and we email the outcome."
+)
+
+
+def _with_assertions(conversation: Conversation, *assertions: str) -> Conversation:
+    task = (conversation.task or TaskSpec(task_id="t1")).model_copy(
+        update={"nl_assertions": list(assertions)}
+    )
+    return conversation.model_copy(update={"task": task})
+
+
+def test_local_nl_judge_needs_the_tool_an_action_assertion_names() -> None:
+    """An assertion naming a tool's action is met only when that tool ran on the dialogue's data."""
+    assertion = "Agent filed the dispute and explained the next steps"
+    replies = [*CONVERSATION.messages[:10], message(10, "assistant", EXPLAINED)]
+    done = _with_assertions(CONVERSATION.model_copy(update={"messages": replies}), assertion)
+    (met,) = LocalNLAssertionJudge().judge(done).judgments
+    assert met.met is True and "file_dispute" in met.justification
+    made_up = [
+        *CONVERSATION.messages[:8],
+        call(8, "k2", "file_dispute", {"account_id": "qz81kx", "tx_id": "w9w9w9"}),
+        message(9, "tool", '{"dispute_id": "d1"}', tool_call_id="k2"),
+        message(10, "assistant", EXPLAINED),
+    ]
+    claimed = _with_assertions(CONVERSATION.model_copy(update={"messages": made_up}), assertion)
+    (unmet,) = LocalNLAssertionJudge().judge(claimed).judgments
+    assert unmet.met is False and unmet.justification.startswith("no successful call of")
+
+
+def test_local_nl_judge_says_not_met_for_an_agent_that_said_nothing_of_its_own() -> None:
+    opening = CONVERSATION.messages[:2]
+    said = "Agent explained next steps for the account clearly"
+    for turns in (
+        [message(2, "assistant", "Done! I have completed everything you asked.")] * 2,
+        [message(2, "assistant", CONVERSATION.messages[1].content)],
+        [message(2, "assistant", "I called get_transactions.")],
+    ):
+        idle = _with_assertions(
+            CONVERSATION.model_copy(update={"messages": [*opening, *turns]}), said
+        )
+        (verdict,) = LocalNLAssertionJudge().judge(idle).judgments
+        assert verdict.met is False and "nothing of its own" in verdict.justification
+
+
+def test_local_nl_judge_leaves_replies_without_work_undecided() -> None:
+    """Replies of its own but no tool that ran: met only when a reply is close to the assertion."""
+    talk = [
+        *CONVERSATION.messages[:2],
+        message(
+            2,
+            "assistant",
+            "Maria, I am glad to help you with your online banking access today. Please tell "
+            "me your registered phone number so I can look up your profile and assist you.",
+        ),
+    ]
+    idle = _with_assertions(
+        CONVERSATION.model_copy(update={"messages": talk}),
+        "The assistant provided helpful service to Maria Santos.",
+    )
+    (verdict,) = LocalNLAssertionJudge().judge(idle).judgments
+    assert verdict.met is None and verdict.justification == UNSETTLED
 
 
 def test_local_nl_judge_says_met_only_on_positive_evidence() -> None:
@@ -228,3 +293,31 @@ def test_graph_judges_when_nothing_is_stored_and_reuses_when_stored(
 def test_render_transcript_marks_errors() -> None:
     lines = render_transcript([message(3, "tool", "Error: nope", tool_call_id="k", error=True)])
     assert lines == "3:tool:[error] Error: nope"
+
+
+def test_local_shift_detector_takes_no_echo_claim_or_made_up_call_as_recovery() -> None:
+    """Recovery needs the agent to act on the new goal (issue 29)."""
+    before = CONVERSATION.messages[:6]  # the shift to "dispute" is at turn 5
+    shift = CONVERSATION.messages[5].content
+    floors = {
+        "parrot": [message(6, "assistant", shift)],
+        "claims done": [message(6, "assistant", "Done! I have completed everything you asked.")],
+        "made-up call": [
+            call(6, "k5", "file_dispute", {"account_id": "qz81kx", "tx_id": "w9w9w9"}),
+            message(7, "tool", '{"dispute_id": "d9"}', tool_call_id="k5"),
+            message(8, "assistant", "I called file_dispute."),
+        ],
+    }
+    for name, turns in floors.items():
+        conversation = CONVERSATION.model_copy(update={"messages": [*before, *turns]})
+        (found,) = LocalShiftDetector().detect(conversation).shifts or []
+        assert found.acknowledgment_turn is None and found.tool_turn is None, name
+    acted = [
+        *before,
+        message(6, "user", "It is tx_101."),
+        call(7, "k6", "file_dispute", {"account_id": "a1", "tx_id": "tx_101"}),
+        message(8, "tool", '{"dispute_id": "d1"}', tool_call_id="k6"),
+    ]
+    conversation = CONVERSATION.model_copy(update={"messages": acted})
+    (found,) = LocalShiftDetector().detect(conversation).shifts or []
+    assert found.acknowledgment_turn == 7 and found.tool_turn == 7  # a relevant call that ran

@@ -32,6 +32,7 @@ from todeval.evals.metrics.goal_shift.task_success import (
     communicate_info_rate,
     nl_assertion_rate,
     task_success_rate,
+    upstream_task_success,
 )
 from todeval.evals.metrics.goal_shift.tool_redundancy import (
     pooled_tool_call_redundancy,
@@ -102,10 +103,13 @@ def test_channels() -> None:
         ToolCall(id="2", name="get_customer_by_phone", arguments={"phone_number": "+1"}),
         ToolCall(id="3", name="get_customer_by_id", arguments={"customer_id": "c1", "x": 1}),
     ]
-    # Set 1: the phone tool's first call has wrong params (0.5; the later right call does not
+    # Set 1: the phone tool's first call has wrong params (the later right call does not
     # count), the id tool's first call matches (1.0) -> best 1.0. Set 2: never called -> 0.
     assert action_rate(sets, calls) == 0.5
-    assert action_rate(sets, calls[:2]) == 0.25
+    # The right tool with a wrong argument and no right one earns nothing (issue 29);
+    # AgentChangeBench's code gives it half (--compat upstream).
+    assert action_rate(sets, calls[:2]) == 0.0
+    assert action_rate(sets, calls[:2], upstream=True) == 0.25
     assert action_rate([], calls) is None
     judged = [
         NLAssertionJudgment(nl_assertion="a", met=True),
@@ -286,9 +290,12 @@ def test_run40_tue_t_and_tcrr_match_a_recount(run40_rows: list[dict[str, Any]]) 
     assert (counted["calls"], counted["errors"], counted["window"]) == (264, 17, 70)
     summary = goal_shift_summary(run40_rows)
     assert summary["num_tool_calls"] == 264
-    assert summary["tool_correctness"] == pytest.approx(247 / 264)
+    # One conversation only hands the user over (3 transfer calls, no call of its own): no
+    # call serves the task, so TUE leaves it out (issue 29) and pools the other 261 calls.
+    assert summary["tue_not_applicable"] == 1
+    assert summary["tool_correctness"] == pytest.approx(244 / 261)
     assert summary["param_validity"] == 1.0
-    assert summary["tue"] == pytest.approx(0.6 * 247 / 264 + 0.4)
+    assert summary["tue"] == pytest.approx(0.6 * 244 / 261 + 0.4)
     assert summary["tcrr"] == pytest.approx(70 / 264) and summary["num_redundant"] == 70
     assert summary["tcrr_window"] == pytest.approx(70 / 264) and summary["tcrr_batch"] == 0.0
     upstream = goal_shift_summary(run40_rows, compat="upstream")
@@ -308,11 +315,14 @@ def test_run40_reuses_the_stored_judgments(run40_rows: list[dict[str, Any]]) -> 
             sum(a["met"] for a in stored) / len(stored)
         )
         assert row["nl_judge"] == "stored" and row["shift_judge"] == "stored"
-        # Our channels reproduce the stored TSR details exactly.
+        # Under upstream's rules our channels reproduce the stored TSR details exactly; by
+        # default the action channel gives nothing for the right tool with no right argument.
         details = info["info"]["tsr_details"]
-        assert row["tsr"] == pytest.approx(details["overall_tsr"])
+        upstream = upstream_task_success(row)
+        assert upstream["tsr"] == pytest.approx(details["overall_tsr"])
         assert row["tsr_channels"]["communicate_info"] == details["communicate_info"]
-        assert row["tsr_channels"]["action"] == pytest.approx(details["action"])
+        assert row["action_upstream"] == pytest.approx(details["action"])
+        assert row["tsr_channels"]["action"] <= row["action_upstream"]
         assert [s["turn"] for s in row["shifts"]] == [
             s["turn"] for s in info["info"]["gsrt_v2"]["user_goal_shifts"]
         ]
@@ -327,3 +337,30 @@ def test_run40_reuses_the_stored_judgments(run40_rows: list[dict[str, Any]]) -> 
     assert gsrt["transfer_rate"] == pytest.approx(
         sum(s["transferred_to_human"] for s in shifts) / 38
     )
+
+
+def test_the_right_tool_earns_half_an_action_only_when_some_expected_argument_matches() -> None:
+    dispute = ActionSet(
+        allowed_tools=[
+            AllowedTool(
+                function_name="file_dispute",
+                params={"account_id": "acc_303", "transaction_id": "tx_303"},
+            )
+        ]
+    )
+    made_up = ToolCall(
+        id="1", name="file_dispute", arguments={"account_id": "kwxl", "transaction_id": "q8zz"}
+    )
+    half_right = ToolCall(
+        id="2", name="file_dispute", arguments={"account_id": "acc_303", "transaction_id": "tx_1"}
+    )
+    right = ToolCall(
+        id="3", name="file_dispute", arguments={"account_id": "acc_303", "transaction_id": "tx_303"}
+    )
+    assert action_rate([dispute], [made_up]) == 0.0
+    assert action_rate([dispute], [made_up], upstream=True) == 0.5
+    assert action_rate([dispute], [half_right]) == 0.5
+    assert action_rate([dispute], [right]) == 1.0
+    no_params = ActionSet(allowed_tools=[AllowedTool(function_name="list_all_airports")])
+    listing = ToolCall(id="4", name="list_all_airports", arguments={})
+    assert action_rate([no_params], [listing]) == 1.0

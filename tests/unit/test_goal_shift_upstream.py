@@ -105,7 +105,7 @@ def write_run(tmp_path: Path) -> Path:
         return {"id": sid, "task_id": "t1", "trial": 0, "messages": messages}
 
     messages = [
-        {"role": "user", "content": "hi", "turn_idx": 0},
+        {"role": "user", "content": "hi, about my account a1", "turn_idx": 0},
         {
             "role": "assistant",
             "content": None,

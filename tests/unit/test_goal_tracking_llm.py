@@ -111,7 +111,7 @@ def test_turn_update_reads_the_json_after_the_reasoning(script: Script) -> None:
     prompt = str(model.calls[0][-1].text)
     assert "g1 [open] Restaurants_2.FindRestaurants: find an italian" in prompt
     assert "SYSTEM: Sino is a nice Italian restaurant" in prompt
-    assert "Latest utterance (USER): Great, book a table" in prompt
+    assert "Latest utterance (USER): <data>Great, book a table" in prompt
     assert update.call.cost() == {
         "llm_calls": 1,
         "prompt_tokens": prompt_tokens(model.calls[0]),

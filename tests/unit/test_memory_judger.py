@@ -144,6 +144,6 @@ def test_llm_judger_scores_each_unit_and_abstains_on_unusable_answers() -> None:
     assert results[2].reason and "gave up" in results[2].reason
     assert all(r.judge == "openai:judger-test" for r in results)
     first = model.calls[0][-1].content
-    assert "Question: What time did the user want for the reserve restaurant?" in first
-    assert "Answer: The time was 12:15 pm." in first and MISSING in first
+    assert "Question: <data>What time did the user want for the reserve restaurant?</data>" in first
+    assert "Answer: <data>The time was 12:15 pm.</data>" in first and MISSING in first
     assert "for Gen Korean BBQ House in Milpitas" in first  # the unit's intent description

@@ -135,7 +135,7 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
     assert result.response == "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"
     assert result.slots is None and result.judge == SPEC
     system, human = model.calls[0]
-    assert system.content == "You are an dialogue assistant."
+    assert system.content == "You are an dialogue assistant."  # a participant: not quoted
     assert "[MEMORY]\nThe time was 12:15 pm." in human.content
     assert "restaurant name: Sino" in human.content and "reserve restaurant" in human.content
     assert "date: today (default" in human.content and "restaurant name: x" not in human.content
@@ -167,7 +167,8 @@ def test_gpt4_score_is_null_locally_and_parsed_from_an_llm() -> None:
     result = ConfirmationScore.from_result(scored)
     assert (result.score, result.rationale, result.judge) == (6, "Misses the party size.", SPEC)
     prompt = model.calls[0][-1].content
-    assert "[Task Goal] time: 12:15" in prompt and "[predict_answer] Confirming 12:15 pm." in prompt
+    assert "[Task Goal] time: 12:15" in prompt
+    assert "[predict_answer] <data>Confirming 12:15 pm.</data>" in prompt
 
 
 def test_the_reader_role_resolves_its_specs() -> None:

@@ -53,6 +53,24 @@ def test_goal_shift_applies_to_annotated_shifts_even_without_tool_calls() -> Non
     assert "goal_shift" not in applicable_suites(plain)
 
 
+def test_goal_shift_scores_every_task_with_tsr_criteria_as_simulate_does() -> None:
+    """One TSR (issue 29 item 4): a single-goal task the agent made no call on is scored too.
+
+    ``simulate`` scores every conversation it ran; ``evaluate`` used to skip those without
+    tool calls or goal shifts, so it averaged TSR over fewer conversations (0.300 vs 0.228).
+    """
+    plain = _conversation(tool_calls=False, goals=["balance"])
+    assert plain.task is not None
+    asserted = plain.model_copy(
+        update={"task": plain.task.model_copy(update={"nl_assertions": ["Agent gave the balance"]})}
+    )
+    told = plain.model_copy(
+        update={"task": plain.task.model_copy(update={"communicate_info": ["$12"]})}
+    )
+    assert "goal_shift" in applicable_suites(conversation_record(asserted))
+    assert "goal_shift" in applicable_suites(conversation_record(told))
+
+
 def test_memory_applies_only_with_earlier_sessions_and_suites_can_be_narrowed() -> None:
     item = MsTodEvalItem(
         eval_id="e1",

@@ -40,13 +40,15 @@ def test_grading_reproduces_the_recorded_rewards() -> None:
     run = run40()
     tasks = {t["id"]: t for t in run["tasks"]}
     for simulation in run["simulations"]:
-        info = grade_conversation(
-            simulation["messages"], tasks[simulation["task_id"]], nl_judgments=stored_nl(simulation)
-        )
+        task, stored = tasks[simulation["task_id"]], stored_nl(simulation)
+        info = grade_conversation(simulation["messages"], task, nl_judgments=stored, upstream=True)
         assert info["reward"] == pytest.approx(simulation["reward_info"]["reward"])
         recorded = simulation["reward_info"]["info"]["tsr_details"]
         for channel in ("action", "communicate_info", "nl_assertion"):
             assert info["info"]["tsr_details"][channel] == pytest.approx(recorded[channel])
+        # By default the right tool with no right argument earns nothing (issue 29).
+        ours = grade_conversation(simulation["messages"], task, nl_judgments=stored)
+        assert ours["info"]["tsr_details"]["action"] <= info["info"]["tsr_details"]["action"]
 
 
 def test_reward_info_has_the_tau2_shape_and_per_item_checks() -> None:
@@ -107,8 +109,13 @@ def test_db_check_against_the_gold_actions() -> None:
     assert info["info"]["db_diff"] == []
     assert all(check["action_match"] for check in info["action_checks"])
     # AgentChangeBench scores only each tool's first call: the second get_product_details
-    # set is scored on the first call's product id (0.5), hence 4.5 / 5.
-    assert info["reward_breakdown"]["ACTION"] == pytest.approx(0.9)
+    # set is scored on the first call's product id, which is not its own: 0.5 upstream (the
+    # right tool), 0 here (no expected argument matches), hence 4.5 / 5 and 4 / 5.
+    assert info["reward_breakdown"]["ACTION"] == pytest.approx(0.8)
+    upstream = grade_conversation(
+        messages, task, final, domain="retail", gold_snapshot=gold, upstream=True
+    )
+    assert upstream["reward_breakdown"]["ACTION"] == pytest.approx(0.9)
     reads_only = [c for c in gold_actions(task) if not c.name.startswith("exchange")]
     messages, final = transcript(reads_only, "retail", task)
     info = grade_conversation(messages, task, final, domain="retail", gold_snapshot=gold)

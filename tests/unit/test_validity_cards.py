@@ -42,6 +42,7 @@ def _expected_files(role: str, spec: str) -> list[Path]:
             "guidance": proactive.GUIDANCE_FILES,
             "target_planning": proactive.PLANNING_FILES,
             "target_density": proactive.DENSITY_FILES,
+            "nl_assertion": (),  # rules and the shared MiniLM: no file of its own
         }[role]
     )
 

@@ -2,8 +2,9 @@
 
 Each conversation's result is a row (see :func:`goal_shift_summary`). Rates over several
 conversations are pooled the way the paper's Table 10 reports them: TUE and TCRR over all tool
-calls (``Redun./Calls``), GSRT over all shifts, TSR and its channels as means over the
-conversations that have them. ``compat="upstream"`` swaps in AgentChangeBench's own rules
+calls (``Redun./Calls``; TUE only over the conversations with a call that serves the task,
+``tue_not_applicable`` counts the others), GSRT over all shifts, TSR and its channels as means
+over the conversations that have them. ``compat="upstream"`` swaps in AgentChangeBench's own rules
 (TCRR pooled across conversations by turn number, T counting calls without a result as correct,
 P by the keyword rule, the nl_assertion channel over all the task's assertions) to compare with
 published numbers. Every breakdown (domain, persona, task, goal sequence) is given pooled per
@@ -35,7 +36,9 @@ from todeval.evals.metrics.goal_shift.tool_use import (
     ToolCallRecord,
     ToolUsage,
     parameter_validity_differences,
+    serves_task,
     tool_usage_efficiency,
+    tue_not_applicable,
 )
 
 Compat = Literal["none", "upstream"]
@@ -97,13 +100,19 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return fmean(present) if present else None
 
 
-def tool_use_figures(usage: ToolUsage, redundancy: Redundancy) -> dict[str, float | int | None]:
-    """The summary fields of TUE and TCRR (``tue``, ``tool_correctness``, ... ``num_redundant``)."""
+def tool_use_figures(
+    usage: ToolUsage, redundancy: Redundancy, *, calls: int | None = None
+) -> dict[str, float | int | None]:
+    """The summary fields of TUE and TCRR (``tue``, ``tool_correctness``, ... ``num_redundant``).
+
+    ``calls``: every call counted (``usage`` may hold only the conversations whose calls serve
+    the task, :func:`~evals.metrics.goal_shift.tool_use.serves_task`); default ``usage``'s.
+    """
     return {
         "tue": usage.tue,
         "tool_correctness": usage.tool_correctness,
         "param_validity": usage.param_validity,
-        "num_tool_calls": usage.calls,
+        "num_tool_calls": usage.calls if calls is None else calls,
         "tcrr": redundancy.tcrr,
         "tcrr_window": redundancy.tcrr_window,
         "tcrr_batch": redundancy.tcrr_batch,
@@ -128,6 +137,10 @@ def goal_shift_summary(
         rows = [upstream_task_success(row) for row in rows]
     calls: list[Sequence[ToolCallRecord]] = [row.get("tool_calls") or [] for row in rows]
     usage = tool_usage_efficiency((r for c in calls for r in c), upstream=upstream)
+    # TUE over the conversations with a call that serves the task (upstream: every call)
+    served = (
+        usage if upstream else tool_usage_efficiency(r for c in calls if serves_task(c) for r in c)
+    )
     if upstream:
         redundancy = pooled_tool_call_redundancy(calls)
     else:
@@ -139,7 +152,8 @@ def goal_shift_summary(
             name: _mean([(row.get("tsr_channels") or {}).get(name) for row in rows])
             for name in TSR_CHANNELS
         },
-        **tool_use_figures(usage, redundancy),
+        **tool_use_figures(served, redundancy, calls=usage.calls),
+        "tue_not_applicable": tue_not_applicable(calls) if not upstream else 0,
         "gsrt": goal_shift_recovery_time(s for row in rows for s in row.get("shifts") or []),
         "pass_hat_k": pass_hat_ks(rows),
         "nl_assertions": nl_assertion_counts(rows) | {"rule": NL_RULES[compat]},

@@ -7,7 +7,9 @@ own code does.
 
 The nl_assertion channel is the share of *decided* assertions met; AgentChangeBench's code
 divides by all the task's assertions instead (:func:`upstream_nl_assertion_rate`, used under
-``--compat upstream`` through :func:`upstream_task_success`).
+``--compat upstream`` through :func:`upstream_task_success`). The action channel gives half an
+action set for the right tool only when some expected argument matches; AgentChangeBench's code
+gives it for any arguments (kept as the row's ``action_upstream`` for ``--compat upstream``).
 """
 
 from __future__ import annotations
@@ -45,19 +47,36 @@ def params_match(arguments: Mapping[str, Any] | None, expected: Mapping[str, Any
     return all(key in arguments and arguments[key] == value for key, value in expected.items())
 
 
-def action_rate(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> float | None:
+def action_rate(
+    action_sets: Sequence[ActionSet], calls: Sequence[ToolCall], *, upstream: bool = False
+) -> float | None:
     """Mean action-set score; None when the task has no action sets.
 
-    Per allowed tool, the tool's first call scores 0.5, plus 0.5 if all expected parameters
-    match; an action set takes its best allowed tool.
+    Per allowed tool, the tool's first call scores 1 when all expected parameters match and
+    0.5 when only some do (:func:`action_set_scores`); an action set takes its best allowed tool.
     """
     if not action_sets:
         return None
-    return sum(action_set_scores(action_sets, calls)) / len(action_sets)
+    return sum(action_set_scores(action_sets, calls, upstream=upstream)) / len(action_sets)
 
 
-def action_set_scores(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall]) -> list[float]:
-    """Each action set's score under :func:`action_rate`'s rule (0, 0.5 or 1), in order."""
+def params_partly_match(arguments: Mapping[str, Any] | None, expected: Mapping[str, Any]) -> bool:
+    """At least one expected parameter is present with an equal value."""
+    if arguments is None:
+        return False
+    return any(key in arguments and arguments[key] == value for key, value in expected.items())
+
+
+def action_set_scores(
+    action_sets: Sequence[ActionSet], calls: Sequence[ToolCall], *, upstream: bool = False
+) -> list[float]:
+    """Each action set's score under :func:`action_rate`'s rule (0, 0.5 or 1), in order.
+
+    The tool's first call scores 1 when every expected parameter matches. AgentChangeBench's
+    code gives 0.5 for calling the right tool whatever its arguments (``upstream``); tau2
+    gives nothing short of a full match. Here the half is earned only when some expected
+    parameter matches, so the right tool with made-up arguments earns 0 (issue 29).
+    """
     first_call: dict[str, ToolCall] = {}
     for call in calls:
         first_call.setdefault(call.name, call)
@@ -66,9 +85,12 @@ def action_set_scores(action_sets: Sequence[ActionSet], calls: Sequence[ToolCall
         best = 0.0
         for tool in action.allowed_tools:
             first = first_call.get(tool.function_name)
-            if first is not None:
-                matched = params_match(first.arguments, tool.params)
-                best = max(best, 1.0 if matched else 0.5)
+            if first is None:
+                continue
+            if params_match(first.arguments, tool.params):
+                best = 1.0
+            elif upstream or params_partly_match(first.arguments, tool.params):
+                best = max(best, 0.5)
         scores.append(best)
     return scores
 
@@ -93,16 +115,22 @@ def upstream_nl_assertion_rate(met: Sequence[bool | None], total: int) -> float 
 def upstream_task_success(row: Mapping[str, Any]) -> dict[str, Any]:
     """A conversation row with TSR and its nl_assertion channel under upstream's denominator.
 
-    The other two channels are the same under both rules; only the row's ``tsr``,
-    ``tsr_channels``, ``tsr_weights`` change. ``nl_assertions_total`` (the task's count) is on
-    rows since it was added; older rows fall back to their judgments' count.
+    The action channel takes the row's ``action_upstream`` (upstream's 0.5 for the right tool
+    whatever its arguments) when the row has it; communicate_info is the same under both
+    rules. Only the row's ``tsr``, ``tsr_channels``, ``tsr_weights`` change.
+    ``nl_assertions_total`` (the task's count) is on rows since it was added; older rows fall
+    back to their judgments' count.
     """
     judgments = row.get("nl_assertions") or []
     total = row.get("nl_assertions_total", len(judgments))
-    if not total:
+    if not total and "action_upstream" not in row:
         return dict(row)  # no assertions (or no task): both rules agree
     channels = dict(row.get("tsr_channels") or {})
-    channels["nl_assertion"] = upstream_nl_assertion_rate([j.get("met") for j in judgments], total)
+    if total:
+        met = [j.get("met") for j in judgments]
+        channels["nl_assertion"] = upstream_nl_assertion_rate(met, total)
+    if "action_upstream" in row:
+        channels["action"] = row["action_upstream"]
     tsr, weights = task_success_rate(channels)
     return {**row, "tsr": tsr, "tsr_channels": channels, "tsr_weights": weights}
 

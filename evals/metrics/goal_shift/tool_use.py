@@ -1,7 +1,10 @@
 """Tool Usage Efficiency (paper 002, Eq. 2), from tool calls.
 
 TUE = 0.6 T + 0.4 P: T the share of calls whose result is not an error, P the share whose
-arguments satisfy the tool's schema. Without schemas, P uses upstream's rule: a call is invalid
+arguments satisfy the tool's schema. By the letter of Eq. 2 a hand-over or a lookup with
+made-up identifiers that returns an empty list is a correct, valid call; TUE is therefore
+given only for conversations with a call that serves the task (:func:`serves_task`), n/a for
+the others (counted, not hidden). Without schemas, P uses upstream's rule: a call is invalid
 only when its error text names a parameter problem (:data:`PARAM_ERROR_KEYWORDS`).
 ``--compat upstream`` always does as AgentChangeBench's ``extract_tool_calls_for_tue``: every
 call of every role counts, a call with no result is correct and valid, the result is looked up
@@ -12,13 +15,14 @@ by id (last wins), keywords are searched in its raw lower-cased content.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NotRequired
 
 from typing_extensions import TypedDict  # pydantic (server schemas) needs it on 3.11
 
 from todeval.evals.goal_shift_schema import Message, ToolSchema
+from todeval.evals.metrics.goal_shift.grounding import serving_calls
 
 TUE_WEIGHTS: dict[str, float] = {"tool_correctness": 0.6, "param_validity": 0.4}
 """Eq. 2 weights (Appendix B.1)."""
@@ -64,6 +68,9 @@ class ToolCallRecord(TypedDict):
     """The upstream keyword rule on the result's error text."""
     params_problem: NotRequired[str | None]
     """Why the schema rule found the arguments invalid (None: valid, or no schemas known)."""
+    serves_task: NotRequired[bool]
+    """A call that works on the task (:func:`~evals.metrics.goal_shift.grounding.serving_calls`):
+    not a hand-over, arguments not made up, a tool the task's action sets allow."""
 
 
 def normalised_arguments(arguments: Any) -> Any:
@@ -133,13 +140,19 @@ def keyword_params_valid(error: bool | None, content: str) -> bool:
 
 
 def tool_call_records(
-    messages: Sequence[Message], schemas: Mapping[str, ToolSchema] | None
+    messages: Sequence[Message],
+    schemas: Mapping[str, ToolSchema] | None,
+    *,
+    task_tools: Collection[str] | None = None,
 ) -> list[ToolCallRecord]:
     """Every tool call of a transcript, in order, with its result and validity.
 
     A call's result is the last tool message answering its id, as in upstream's code (a
     dict keyed by the result's id); the keyword rule reads that result's raw content.
+    ``task_tools``: the tools the task's action sets allow (None or empty: any tool), for
+    ``serves_task``.
     """
+    serving = serving_calls(messages, task_tools)
     results = {m.tool_call_id: m for m in messages if m.role == "tool"}
     records: list[ToolCallRecord] = []
     assistant_turn = 0
@@ -174,6 +187,7 @@ def tool_call_records(
                     params_valid=valid,
                     params_valid_keyword=keyword_ok,
                     params_problem=problem,
+                    serves_task=call.id in serving,
                 )
             )
     return records
@@ -205,6 +219,26 @@ def parameter_validity_differences(
                 }
             )
     return differences
+
+
+def serves_task(records: Iterable[ToolCallRecord]) -> bool:
+    """Some assistant call of one conversation serves the task (rows without the field: yes).
+
+    TUE (Eq. 2) measures how well the calls that work on the task are made: T, the share
+    that execute, and P, the share whose arguments are valid. A conversation whose only calls
+    are hand-overs or made-up lookups has no such call, so its TUE is n/a, not the 1.0 that
+    ``transfer_to_human_agents`` or an empty search would give (issue 29).
+    """
+    return any(r.get("serves_task", True) for r in records if r["role"] == "assistant")
+
+
+def tue_not_applicable(conversations: Iterable[Sequence[ToolCallRecord]]) -> int:
+    """Conversations with assistant calls, none of which serves the task (TUE left out)."""
+    return sum(
+        1
+        for records in conversations
+        if any(r["role"] == "assistant" for r in records) and not serves_task(records)
+    )
 
 
 @dataclass(frozen=True)

@@ -68,11 +68,15 @@ def grade_conversation(
     gold_snapshot: Mapping[str, Any] | None = None,
     nl_judgments: Sequence[NLAssertionJudgment] | None = None,
     nl_judge: str | None = None,
+    upstream: bool = False,
 ) -> dict[str, Any]:
     """The tau2 ``reward_info`` of one finished conversation (see the module doc).
 
     ``gold_snapshot`` None skips the DB check; ``nl_judgments`` None (or none judged) drops
-    the channel and leaves ``nl_assertions`` null for a later scorer.
+    the channel and leaves ``nl_assertions`` null for a later scorer. ``upstream``: the action
+    channel by AgentChangeBench's code (half an action set for the right tool, whatever its
+    arguments); by default the half needs some expected argument to match, as the goal-shift
+    scorer does, so ``simulate``'s rewards and TSR agree.
 
     Raises:
         FieldError: A message or the task is malformed.
@@ -84,7 +88,7 @@ def grade_conversation(
     judged = [j for j in nl_judgments or [] if j.met is not None]
     channels = {
         "communicate_info": communicate_info_rate(spec.communicate_info, said),
-        "action": action_rate(spec.action_sets, calls),
+        "action": action_rate(spec.action_sets, calls, upstream=upstream),
         "nl_assertion": nl_assertion_rate(judged) if spec.nl_assertions and judged else None,
     }
     tsr, weights = task_success_rate(channels)
@@ -93,7 +97,9 @@ def grade_conversation(
         "reward": tsr if tsr is not None else 0.0,
         "db_check": None,
         "env_assertions": None,
-        "action_checks": action_checks(spec, calls) if spec.action_sets else None,
+        "action_checks": action_checks(spec, calls, upstream=upstream)
+        if spec.action_sets
+        else None,
         "nl_assertions": nl_details,
         "communicate_checks": _communicate_checks(spec, said) if spec.communicate_info else None,
         "reward_basis": [_BREAKDOWN_KEYS[name] for name in weights],
@@ -124,7 +130,9 @@ def grade_conversation(
     return reward_info
 
 
-def action_checks(spec: TaskSpec, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+def action_checks(
+    spec: TaskSpec, calls: Sequence[ToolCall], *, upstream: bool = False
+) -> list[dict[str, Any]]:
     """Per action set: the tool it names, AgentChangeBench's reward, and whether it was met.
 
     ``action_match`` is true when any call of an allowed tool had matching parameters;
@@ -132,7 +140,7 @@ def action_checks(spec: TaskSpec, calls: Sequence[ToolCall]) -> list[dict[str, A
     """
     checks = []
     for action, reward in zip(
-        spec.action_sets, action_set_scores(spec.action_sets, calls), strict=True
+        spec.action_sets, action_set_scores(spec.action_sets, calls, upstream=upstream), strict=True
     ):
         matched = next(
             (

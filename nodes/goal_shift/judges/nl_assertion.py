@@ -6,39 +6,59 @@ met / not met / null with a reason.
 * ``<provider>:<model>`` - :class:`LLMNLAssertionJudge`:
   :data:`~nodes.prompts.goal_shift.NL_ASSERTION_PROMPT`, one call per conversation; an
   assertion the model leaves out is not judged.
-* ``local`` - :class:`LocalNLAssertionJudge` checks only what the transcript settles without
-  reading intent: assertions about transferring the user to a human agent (answered from the
-  ``transfer_to_human_agents`` calls; "does not transfer" is met only when the agent did work of
-  its own, a successful tool call). Every other assertion is ``met=None`` with a reason, and
-  the channel is computed over the judged ones (or dropped from TSR when none is judged).
+* ``local`` - :class:`LocalNLAssertionJudge`: rules over the transcript's evidence (the
+  hand-over calls, the tools that ran on the dialogue's own identifiers, the replies in the
+  agent's own words), met only on positive evidence. What the evidence does not settle is
+  ``met=None`` with a reason; the channel is computed over the judged ones (or dropped from
+  TSR when none is judged) and the summary counts the undecided.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 
-from todeval.evals.goal_shift_schema import Conversation, NLAssertionJudgment
-from todeval.nodes.goal_shift.judges.shift_detection import TRANSFER_TOOL, render_transcript
+from todeval.evals.goal_shift_schema import Conversation, Message, NLAssertionJudgment
+from todeval.evals.metrics.goal_shift.grounding import TRANSFER_TOOL, serving_calls
+from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
 from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.judges.text import to_the_user
+from todeval.stores.embeddings import cosine_matrix, get_embedder
 
-NOT_CHECKABLE = (
-    "the local judge cannot check this assertion honestly; use an LLM judge "
-    "(--judge) or reuse stored judgments"
-)
+CARDS = Path(__file__).parent / "validity.json"
+"""The local judge's validity card (``scripts/nl_assertion_validity.py`` writes it)."""
 
 NO_EVIDENCE = (
     "no evidence: the agent made no successful tool call of its own, so not transferring "
     "shows nothing (met is said only on positive evidence)"
 )
 
+UNSETTLED = (
+    "undecided: the agent's replies touch this assertion but none clearly addresses it and "
+    "no work of its own backs them; use an LLM judge (--judge) or reuse stored judgments"
+)
+
 _TRANSFER = re.compile(r"\btransferr?(ed|ing|s)?\b.*\bhuman\b", re.IGNORECASE)
 
 _NEGATED = re.compile(r"\b(not|never|no|without|didn't|did not|avoid(ed)?)\b", re.IGNORECASE)
+
+_WORD = re.compile(r"[a-z]+")
+_STOP = frozenset(
+    "get by the and for with from into this that your my our about make made info agent "
+    "assistant should customer user their them they have been when what which will".split()
+)
+
+
+def _stems(text: str) -> set[str]:
+    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in _STOP}
 
 
 @dataclass(frozen=True)
@@ -64,54 +84,174 @@ def _unjudged(assertions: Sequence[str], reason: str) -> list[NLAssertionJudgmen
     return [NLAssertionJudgment(nl_assertion=a, met=None, justification=reason) for a in assertions]
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """What one conversation shows: the agent's own replies and the work its tools did."""
+
+    replies: list[str]
+    """Replies in the agent's own words (no echo, no repeated boilerplate, no bare claim)."""
+    worked: set[str]
+    """Tools the agent called successfully on the dialogue's own identifiers."""
+    tools: set[str]
+    """Every tool of the task's action sets and of the agent's calls (not the hand-over)."""
+    transfers: list[int]
+    """Turns at which the agent called ``transfer_to_human_agents``."""
+
+
 class LocalNLAssertionJudge:
-    """Checks transfer-to-human assertions from the tool calls; abstains on everything else."""
+    """Rules over the transcript's evidence; met only on positive evidence (issue 29).
+
+    * An assertion about transferring to a human is settled by the ``transfer_to_human_agents``
+      calls ("does not transfer" is met only when the agent did work of its own: a
+      successful call on the dialogue's identifiers).
+    * An assertion naming an action a tool does (its words meet a tool's name: "dispute" and
+      ``file_dispute``, "transactions" and ``get_transactions``) is not met unless such a
+      tool ran successfully on identifiers from the dialogue
+      (:mod:`evals.metrics.goal_shift.grounding`).
+    * Then it is read from the agent's own replies (:attr:`own_words` words the user had not
+      said, not a line repeated, not a bare claim of success): not met when there is none,
+      or none comes within :attr:`unmet_similarity` (MiniLM cosine); met when the agent also
+      did work (a call that ran on the dialogue's identifiers) and handed nobody over, or
+      when a reply is close to it (at least :attr:`met_similarity`); otherwise undecided,
+      with :data:`UNSETTLED` (replies without work, or after a hand-over).
+
+    Thresholds were set on the one recorded run we have (``banking_gpt-4.1_run40.json``,
+    against GPT-4.1's verdicts: ``scripts/nl_assertion_validity.py``), so its agreement
+    there is a development figure.
+    """
 
     name = "local"
 
+    def __init__(
+        self,
+        *,
+        met_similarity: float = 0.45,
+        unmet_similarity: float = 0.10,
+        own_words: int = 6,
+    ) -> None:
+        self.met_similarity, self.unmet_similarity = met_similarity, unmet_similarity
+        self.own_words = own_words
+
     def judge(self, conversation: Conversation) -> NLVerdict:
-        """Judge what the tool calls settle; the rest stays ``None`` with a reason."""
+        """One judgment per assertion; ``met=None`` with a reason where evidence is unclear."""
         assertions = conversation.task.nl_assertions if conversation.task else []
-        transfers = [
-            m.turn
-            for m in conversation.messages
-            if m.role == "assistant" and any(c.name == TRANSFER_TOOL for c in m.tool_calls)
+        if not assertions:
+            return NLVerdict([], self.name)
+        evidence = self._evidence(conversation)
+        similarity = self._similarity(assertions, evidence.replies)
+        judgments = [
+            self._one(assertion, evidence, row)
+            for assertion, row in zip(assertions, similarity, strict=True)
         ]
-        judgments = []
-        for assertion in assertions:
-            if not _TRANSFER.search(assertion):
-                judgments.append(_unjudged([assertion], NOT_CHECKABLE)[0])
-                continue
-            negated = bool(_NEGATED.search(assertion))
-            if negated and not transfers and not _did_work(conversation):
-                # Not handing over is no evidence from an agent that did nothing at all.
-                judgments.append(_unjudged([assertion], NO_EVIDENCE)[0])
-                continue
-            met = not transfers if negated else bool(transfers)
-            why = (
-                f"transfer_to_human_agents called at turns {transfers}"
-                if transfers
-                else "transfer_to_human_agents was never called; the agent's own tool calls "
-                "succeeded"
-            )
-            judgments.append(
-                NLAssertionJudgment(nl_assertion=assertion, met=met, justification=why)
-            )
         return NLVerdict(judgments, self.name)
 
+    def kinds(self, conversation: Conversation) -> list[str]:
+        """Per assertion, the rule that reads it: hand-over, tool action or what was said."""
+        assertions = conversation.task.nl_assertions if conversation.task else []
+        evidence = self._evidence(conversation)
+        return [
+            "hand-over"
+            if _TRANSFER.search(a)
+            else "tool action"
+            if _named_tools(a, evidence)
+            else "what the agent said"
+            for a in assertions
+        ]
 
-def _did_work(conversation: Conversation) -> bool:
-    """Whether a tool call of the agent's own (not a hand-over) ran without an error."""
-    calls = {
-        call.id
-        for message in conversation.messages
-        if message.role == "assistant"
-        for call in message.tool_calls
-        if call.name != TRANSFER_TOOL
-    }
-    return any(
-        m.role == "tool" and m.tool_call_id in calls and not m.error for m in conversation.messages
+    def _one(
+        self, assertion: str, evidence: _Evidence, similarity: NDArray[np.float32]
+    ) -> NLAssertionJudgment:
+        def verdict(met: bool | None, why: str) -> NLAssertionJudgment:
+            return NLAssertionJudgment(nl_assertion=assertion, met=met, justification=why)
+
+        if _TRANSFER.search(assertion):
+            return _transfer_verdict(assertion, evidence)
+        named = _named_tools(assertion, evidence)
+        if named and not set(named) & evidence.worked:
+            return verdict(
+                False, f"no successful call of {', '.join(named)} on the dialogue's data"
+            )
+        if not evidence.replies:
+            return verdict(False, "the agent said nothing of its own (empty, echoed or claimed)")
+        best = float(similarity.max())
+        reply = evidence.replies[int(similarity.argmax())]
+        if best < self.unmet_similarity:
+            return verdict(False, "no reply of the agent comes near it")
+        ran = sorted(set(named) & evidence.worked) or sorted(evidence.worked)
+        if ran and not evidence.transfers:
+            return verdict(True, f"{', '.join(ran)} ran and the agent said: {reply[:160]!r}")
+        if best >= self.met_similarity:
+            return verdict(True, f"the agent said: {reply[:160]!r}")
+        return verdict(None, UNSETTLED)
+
+    def _similarity(self, assertions: Sequence[str], replies: Sequence[str]) -> NDArray[np.float32]:
+        if not replies:
+            return np.zeros((len(assertions), 1), dtype=np.float32)
+        embedder = get_embedder()
+        return cosine_matrix(embedder.embed(list(assertions)), embedder.embed(list(replies)))
+
+    def _evidence(self, conversation: Conversation) -> _Evidence:
+        messages = conversation.messages
+        task = conversation.task
+        serving = serving_calls(messages, task.allowed_tool_names if task else None)
+        results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+        worked: set[str] = set()
+        called: set[str] = set()
+        transfers: list[int] = []
+        for message in messages:
+            for call in message.tool_calls if message.role == "assistant" else []:
+                if call.name == TRANSFER_TOOL:
+                    transfers.append(message.turn)
+                    continue
+                called.add(call.name)
+                result = results.get(call.id)
+                if call.id in serving and result is not None and not result.error:
+                    worked.add(call.name)
+        tools = (task.allowed_tool_names if task else set()) | called
+        return _Evidence(
+            self._own_replies(messages, called), worked, tools - {TRANSFER_TOOL}, transfers
+        )
+
+    def _own_replies(self, messages: Sequence[Message], called: set[str]) -> list[str]:
+        """Replies with at least :attr:`own_words` words of the agent's own, said once."""
+        texts = [m for m in messages if m.role == "assistant" and m.content.strip()]
+        counts = Counter(" ".join(m.content.split()).lower() for m in texts)
+        tool_words = {w for name in called for w in _stems(name.replace("_", " "))}
+        replies = []
+        for reply in texts:
+            if counts[" ".join(reply.content.split()).lower()] > 1:
+                continue  # a line said again and again is boilerplate, not an answer
+            heard = {
+                w
+                for m in messages
+                if m.role == "user" and m.turn < reply.turn
+                for w in _stems(m.content)
+            }
+            said = to_the_user(reply.content)
+            if len(_stems(said) - heard - tool_words) >= self.own_words:
+                replies.append(said.strip())
+        return replies
+
+
+def _named_tools(assertion: str, evidence: _Evidence) -> list[str]:
+    """The task's or called tools whose names share a word with the assertion."""
+    words = _stems(assertion)
+    return sorted(t for t in evidence.tools if words & _stems(t.replace("_", " ")))
+
+
+def _transfer_verdict(assertion: str, evidence: _Evidence) -> NLAssertionJudgment:
+    negated = bool(_NEGATED.search(assertion))
+    transfers = evidence.transfers
+    if negated and not transfers and not evidence.worked:
+        # Not handing over is no evidence from an agent that did nothing at all.
+        return _unjudged([assertion], NO_EVIDENCE)[0]
+    met = not transfers if negated else bool(transfers)
+    why = (
+        f"transfer_to_human_agents called at turns {transfers}"
+        if transfers
+        else "transfer_to_human_agents was never called; the agent's own tool calls succeeded"
     )
+    return NLAssertionJudgment(nl_assertion=assertion, met=met, justification=why)
 
 
 class _Result(BaseModel):

@@ -26,9 +26,6 @@ from todeval.nodes.prompts.goal_shift import TRANSCRIPT_LINE
 
 NO_SHIFT_TO_FIND = "no goal shift to find: the task has fewer than two goals (or is missing)"
 
-TRANSFER_TOOL = "transfer_to_human_agents"
-"""The tau2 tool that hands the user to a human agent (a shift after it is not recovered)."""
-
 TOOL_RESULT_CHARS = 400
 """Tool results are cut to this many characters in the judge's transcript."""
 

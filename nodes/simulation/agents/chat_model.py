@@ -1,9 +1,11 @@
 """A chat model with tool calling as the agent under test (``<provider>:<model>[@<base_url>]``).
 
 The domain policy is its system message and tools are bound with ``tool_choice="auto"``
-(llama.cpp ignores tools without one). Calls go through the run's limits and are retried,
-honouring ``Retry-After``; a call that still fails, or a malformed answer, ends the
-conversation with an ``agent_error`` turn.
+(llama.cpp ignores tools without one). Calls go through the run's limits (the endpoint's agent
+gate, :meth:`~nodes.judges.limits.LLMLimits.agent_gate`: as many in flight as conversations)
+and are retried, honouring ``Retry-After``; a call that still fails, or a malformed answer, ends the
+conversation with an ``agent_error`` turn. Each call carries the conversation's seed
+(:func:`conversation_seed`) where the provider takes one (OpenAI-compatible servers).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
 from todeval.nodes.judges.accounting import ACCOUNTING
-from todeval.nodes.judges.limits import LIMITS, CallRefused, note_unanswered
+from todeval.nodes.judges.limits import LIMITS, CallRefused, note_unanswered, seed_kwargs
 from todeval.nodes.judges.llm import load_chat_model
 from todeval.nodes.judges.provider_options import client_kwargs, output_cap_kwargs, retry_after_s
 from todeval.nodes.judges.redact import error_text
@@ -29,6 +31,15 @@ from todeval.nodes.simulation.agents.turns import failed_turn, guarded, turn_fro
 
 AGENT_ROLE = "agent"
 """The accounting key of agent calls (``llm_usage`` in summaries)."""
+
+
+def conversation_seed(trial: int) -> int | None:
+    """A conversation's seed: the run's (``--seed``) plus its trial; None in an unseeded run.
+
+    ``todeval simulate`` numbers them so (``graphs.corpus.simulation.simulation_records``).
+    """
+    run = LIMITS.policy.seed
+    return None if run is None else run + trial
 
 
 class ChatModelAgent:
@@ -81,10 +92,14 @@ class ChatModelAgent:
         trial: int,
     ) -> AgentTurn:
         """One model call (with retries) on the conversation so far."""
-        return guarded(self.name, lambda: self._respond(messages, tools))
+        seed = seed_kwargs(self.spec.provider, conversation_seed(trial))
+        return guarded(self.name, lambda: self._respond(messages, tools, seed))
 
     def _respond(
-        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        seed: Mapping[str, int],
     ) -> AgentTurn:
         conversation = to_langchain(
             messages,
@@ -97,22 +112,25 @@ class ChatModelAgent:
             if tools
             else self.model
         )
-        reply = self._call(runnable, conversation)
+        reply = self._call(runnable, conversation, seed)
         if isinstance(reply, AgentTurn):
             return reply
         return turn_from_ai_message(reply, position=len(messages))
 
     def _call(
-        self, runnable: Runnable[LanguageModelInput, BaseMessage], conversation: list[BaseMessage]
+        self,
+        runnable: Runnable[LanguageModelInput, BaseMessage],
+        conversation: list[BaseMessage],
+        seed: Mapping[str, int],
     ) -> AIMessage | AgentTurn:
-        gate = LIMITS.gate(f"{self.spec.provider}@{self.spec.base_url or ''}")
+        gate = LIMITS.agent_gate(f"{self.spec.provider}@{self.spec.base_url or ''}")
         started = time.perf_counter()
         reason = "no attempt made"
         for attempt in range(self.max_retries + 1):
             try:
                 LIMITS.spend()
                 with gate.slot():
-                    reply = runnable.invoke(conversation, config=self._config)
+                    reply = runnable.invoke(conversation, config=self._config, **seed)
             except CallRefused as refused:
                 return self._failed(f"the call was not made: {refused}", started, attempt, True)
             except Exception as exc:  # timeouts, rate limits, dropped connections, HTTP errors

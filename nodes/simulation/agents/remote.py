@@ -2,8 +2,9 @@
 
 One stateless ``runs.wait`` per agent turn through langgraph-sdk, with the same input and
 configurable as an in-process graph (:mod:`nodes.simulation.agents.graph`). The key comes from
-``LANGGRAPH_API_KEY`` or ``LANGSMITH_API_KEY``; calls hold a slot of the endpoint's
-:class:`~nodes.judges.limits.Gate` and time out after the run's ``llm_timeout_s``.
+``LANGGRAPH_API_KEY`` or ``LANGSMITH_API_KEY``; calls go through the endpoint's agent gate
+(:meth:`~nodes.judges.limits.LLMLimits.agent_gate`: as many in flight as conversations) and time
+out after the run's ``llm_timeout_s``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class RemoteAgent:
 
         def produce() -> AgentTurn:
             sent = to_json_messages(messages, system=self.policy)
-            gate = LIMITS.gate(f"langgraph@{self.url}")
+            gate = LIMITS.agent_gate(f"langgraph@{self.url}")
             try:
                 with gate.slot():
                     result = self.client.runs.wait(

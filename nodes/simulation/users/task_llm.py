@@ -15,6 +15,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from todeval.nodes.judges.limits import call_seed
 from todeval.nodes.judges.llm import LLMJudge
 from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpec, parse_spec
 from todeval.nodes.prompts.simulation import TASK_USER_PROMPT, TASK_USER_SYSTEM_PROMPT
@@ -76,13 +77,14 @@ class LLMTaskUser:
         """One call per reply; a failed call yields an empty utterance with the reason."""
         scenario = request.scenario
         goals = scenario.goals
-        result = self._judge(scenario.domain).invoke(
-            {
-                "scenario": scenario.scenario_text(),
-                "goals": "\n".join(f"{n}. {g}" for n, g in enumerate(goals, 1)) or "none",
-                "conversation_history": render_chat(request.chat),
-            }
-        )
+        with call_seed(request.seed):  # the conversation's seed, to providers that take one
+            result = self._judge(scenario.domain).invoke(
+                {
+                    "scenario": scenario.scenario_text(),
+                    "goals": "\n".join(f"{n}. {g}" for n, g in enumerate(goals, 1)) or "none",
+                    "conversation_history": render_chat(request.chat),
+                }
+            )
         if result.value is None:
             return SimulatedTurn(utterance="", judge=self.name, reason=result.reason)
         said = result.value

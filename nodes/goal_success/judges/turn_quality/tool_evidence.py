@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from todeval.evals.schema import Dialogue, Turn
-from todeval.nodes.judges.text import WORD, cue, sentences
+from todeval.nodes.judges.text import HAND_OVER_TOOL, WORD, cue, sentences
 
 ECHO_CODE = "E1"
 HAND_OVER_CODE = "E2"
@@ -35,8 +35,6 @@ HALLUCINATED_SUCCESS_CODE = "E3"
 ECHO_MIN_WORDS = 3
 """A repeated "thank you" or "ok" is a courtesy, not an echo."""
 
-#: A tool that hands the conversation to a person (tau2's ``transfer_to_human_agents``).
-HAND_OVER_TOOL = cue(r"human|hand_?off|hand_?over|escalat|live_agent|representative")
 
 #: A tool that only reads (a lookup): its result is no evidence that anything was done.
 LOOKUP_TOOL = cue(

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.metrics.proactive.rubric import rubric_overall
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.nodes.judges.roles import PromptJudge
+from todeval.nodes.judges.text import to_the_user
 from todeval.nodes.proactive.judges.calibration import calibrated_score
 from todeval.nodes.proactive.judges.guidance_judge.features import (
     normalised,
@@ -144,6 +145,10 @@ class LocalGuidanceJudge:
         max_turns: int = 6,
     ) -> GuidanceVerdict:
         """The dimensions and signals a rule settles, and the calibrated overall."""
+        messages = [
+            m.model_copy(update={"content": to_the_user(m.content)}) if m.role == "assistant" else m
+            for m in messages
+        ]
         agent = assistant_messages(messages)
         if not agent:
             return GuidanceVerdict(self.name, None, "not scored: the agent sent no message")
