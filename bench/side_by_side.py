@@ -7,7 +7,8 @@ each tree, with that tree on ``PYTHONPATH`` and this venv's interpreter, and pri
 
 - start-up: ``todeval --help`` and a usage error (best of three);
 - cold (an empty ``TODEVAL_HOME``: no embedding cache) and warm (the second run on the same
-  home, fresh checkpoints) wall time at 1 and 2 workers, the speed-up, and records/s;
+  home, fresh checkpoints) wall time at 1 and 2 workers, the speed-up, and records/s; the
+  warm runs' CPU seconds (the run's process and its workers), which a busy machine blurs less;
 - peak RSS of the parent process and of the largest worker, at 10 % and 100 % of the size
   (warm, 1 worker), and its growth;
 - the figures: each run of this tree against the same run of the other tree
@@ -116,6 +117,8 @@ class Run:
     parent_rss_mb: float
     worker_rss_mb: float
     summary: dict[str, Any]
+    cpu_s: float = 0.0
+    """CPU seconds of the run's process and of its workers (their own totals)."""
 
     @property
     def records(self) -> int:
@@ -178,9 +181,10 @@ class Tree:
         summary = json.loads((out / "summary.json").read_text())
         workers = summary.get("run", {}).get("workers") or []
         worker_rss = max([0.0, *(float(w.get("peak_rss_mb", 0.0)) for w in workers)])
-        run = Run(out, elapsed, usage.ru_maxrss / 1024.0, worker_rss, summary)
+        cpu = usage.ru_utime + usage.ru_stime + sum(float(w.get("cpu_s", 0)) for w in workers)
+        run = Run(out, elapsed, usage.ru_maxrss / 1024.0, worker_rss, summary, cpu)
         first = self.runs.setdefault(name, run)
-        first.wall_s = min(first.wall_s, elapsed)
+        first.wall_s, first.cpu_s = min(first.wall_s, elapsed), min(first.cpu_s, cpu)
         return first
 
     def startup(self, name: str, arguments: list[str], *, repeat: int = 3) -> float:
@@ -355,6 +359,12 @@ def report(trees: list[Tree], size: int, tenth: int) -> str:
         row(f"{kind}, 1 worker: wall", f"{kind}-1", wall)
         row(f"{kind}, 2 workers: wall", f"{kind}-2", wall)
         row(f"{kind}: 2 vs 1 workers", kind, speedup, "x", lower=False)
+
+    def cpu(tree: Tree, name: str) -> float | None:
+        return tree.runs[name].cpu_s if name in tree.runs else None
+
+    row("CPU, warm, 1 worker", "warm-1", cpu)
+    row("CPU, warm, 2 workers (parent + workers)", "warm-2", cpu)
     row("records/s, warm, 1 worker", "warm-1", rate, "", lower=False)
     row("records/s, warm, 2 workers", "warm-2", rate, "", lower=False)
 
