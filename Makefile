@@ -153,8 +153,8 @@ format: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
-bench: model  ## print throughput, quality and memory figures (not a test)
-	$(BIN)/python -m bench.side_by_side
+bench: model  ## print throughput, quality and memory figures (not a test); REF=<commit> SIZE=<n|all> for the side-by-side table
+	$(BIN)/python -m bench.side_by_side $(if $(REF),--ref $(REF)) $(if $(SIZE),--size $(SIZE))
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
 	$(BIN)/python -m bench.goal_success
