@@ -18,7 +18,7 @@ each tree, with that tree on ``PYTHONPATH`` and this venv's interpreter, and pri
 The runs of the two trees alternate, so a change in the machine's load hits both
 (``--repeat N``: each timed step N times, the best wall time kept). Every run
 is a child process, so wall time includes its start-up. At the default size (250 dialogues,
-a tenth of SGD dev) the whole comparison takes about 5 minutes on two busy cores; ``--size
+a tenth of SGD dev) the whole comparison took 7 minutes on two cores at a load of 10; ``--size
 all`` runs SGD dev's 2,482 dialogues (the issue's targets; about an hour).
 
 Which commit: ``--ref``, else the latest release tag, else (no tag in this repository) the
