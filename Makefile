@@ -153,7 +153,8 @@ format: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
-bench: model  ## print throughput, quality and memory figures (not a test)
+bench: model  ## print throughput, quality and memory figures (not a test); REF=<commit> SIZE=<n|all> for the side-by-side table
+	$(BIN)/python -m bench.side_by_side $(if $(REF),--ref $(REF)) $(if $(SIZE),--size $(SIZE))
 	$(BIN)/python -m bench.embeddings
 	$(BIN)/python -m bench.segmentation
 	$(BIN)/python -m bench.goal_success
@@ -173,6 +174,10 @@ bench: model  ## print throughput, quality and memory figures (not a test)
 	$(BIN)/python -m bench.evaluation
 	$(BIN)/python -m bench.llm_faults
 	$(BIN)/python -m bench.llm_roles
+
+.PHONY: bench-compare
+bench-compare: model  ## this tree vs REF side by side (default: the last release tag, else the merge-base with main) on SIZE SGD dev dialogues (250; all)
+	$(BIN)/python -m bench.side_by_side $(if $(REF),--ref $(REF)) $(if $(SIZE),--size $(SIZE))
 
 train-goal-extractor: model  ## retrain the local goal extractor on SGD train (writes nodes/judges/models/)
 	$(BIN)/python -m scripts.train_goal_extractor

@@ -10,8 +10,9 @@
 - **past one machine**: the same run as tasks on a local Ray cluster (2 CPUs) with a shared
   PostgreSQL checkpointer (Debian's, started here), against 2 local workers;
 - **checkpoints**: Postgres against SQLite, in one process, on a part of the corpus;
-- **memory**: peak RSS at a tenth of the corpus against all of it (results stream to disk and
-  the tallies keep running counts);
+- **memory**: peak RSS at a tenth of the corpus against all of it, with 1 worker (the parent
+  process does the work) and with 2 (the parent, and each worker process on its own); results
+  stream to disk and the tallies keep running counts;
 - **profile**: the top of a py-spy profile (``--gil``) of a warm run of the first records,
   before (the baseline tree) and after.
 
@@ -43,16 +44,31 @@ BASELINE = "e3efbff"
 
 @dataclass(frozen=True)
 class Run:
-    """One ``todeval evaluate`` run's figures."""
+    """One ``todeval evaluate`` run's figures.
+
+    Attributes:
+        rss_mb: Peak RSS of the run's largest process, in MB.
+        parent_rss_mb: Peak RSS of the ``todeval`` process itself.
+        worker_rss_mb: Peak RSS of each worker process (none with 1 worker: the parent works).
+    """
 
     summary: dict[str, Any]
     wall_s: float
     cpu_s: float
     rss_mb: float
+    parent_rss_mb: float = 0.0
+    worker_rss_mb: tuple[float, ...] = ()
 
     @property
     def records(self) -> int:
         return int(self.summary["counts"]["records"])
+
+    def memory(self) -> str:
+        """``parent N MB, workers A / B MB``."""
+        text = f"parent {self.parent_rss_mb:.0f} MB"
+        if self.worker_rss_mb:
+            text += ", workers " + " / ".join(f"{mb:.0f}" for mb in self.worker_rss_mb) + " MB"
+        return text
 
 
 def evaluate(
@@ -64,14 +80,13 @@ def evaluate(
     one_core: bool = False,
 ) -> Run:
     """``todeval evaluate ARGS`` from ``tree``; wall and CPU time, peak RSS (any process)."""
-    summary, wall, rss, cpu = measure_cli(
-        ["evaluate", *args], home=home, out=out, cwd=tree, one_core=one_core
-    )
+    run = measure_cli(["evaluate", *args], home=home, out=out, cwd=tree, one_core=one_core)
     # Worker processes are not this child's to wait for: they report their own totals.
-    workers = summary.get("run", {}).get("workers") or []
-    cpu += sum(worker["cpu_s"] for worker in workers)
-    rss = max([rss, *(worker["peak_rss_mb"] for worker in workers)])
-    return Run(summary, wall, cpu, rss)
+    workers = run.summary.get("run", {}).get("workers") or []
+    cpu = run.cpu_s + sum(worker["cpu_s"] for worker in workers)
+    each = tuple(float(worker["peak_rss_mb"]) for worker in workers)
+    rss = max([run.rss_mb, *each])
+    return Run(run.summary, run.wall_s, cpu, rss, run.parent_rss_mb, each)
 
 
 def show(label: str, run: Run) -> None:
@@ -79,12 +94,27 @@ def show(label: str, run: Run) -> None:
     figures = run.summary["metrics"]
     print(
         f"  {label}: {run.records} records, wall {run.wall_s:.1f} s, CPU {run.cpu_s:.1f} s, "
-        f"{run.records / run.wall_s:.1f} records/s, peak RSS {run.rss_mb:.0f} MB (largest "
-        f"process); GSR "
+        f"{run.records / run.wall_s:.1f} records/s, peak RSS {run.memory()}; GSR "
         f"{fmt_figure(figures.get('gsr'))}, detection F1 "
         f"{fmt_figure(figures.get('goal_detection_f1'))}, dGCR {fmt_figure(figures.get('dgcr'))}",
         flush=True,
     )
+
+
+def growth(small: float, large: float) -> str:
+    """``+N.N%`` from ``small`` to ``large``."""
+    return f"{(large / small - 1) * 100:+.1f}%" if small else "n/a"
+
+
+def memory_growth(small: Run, full: Run) -> str:
+    """Each process's peak RSS at a tenth and at all of the corpus, and how much it grew."""
+    parts = [
+        f"{small.records} records: {small.memory()}; {full.records}: {full.memory()}",
+        f"parent {growth(small.parent_rss_mb, full.parent_rss_mb)}",
+    ]
+    if small.worker_rss_mb and full.worker_rss_mb:
+        parts.append(f"largest worker {growth(max(small.worker_rss_mb), max(full.worker_rss_mb))}")
+    return "; ".join(parts)
 
 
 def same_figures(a: Run, b: Run) -> str:
@@ -178,9 +208,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--schema", type=Path, default=data_dir() / "sgd" / "schema_dev.json")
     parser.add_argument("--limit", type=int, default=None, help="only the first N dialogues")
     parser.add_argument("--baseline", default=BASELINE, help="the tree to compare against")
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=PROJECT_ROOT,
+        help="measure the todeval of this checkout (default: this one)",
+    )
     parser.add_argument("--home", type=Path, default=None,
                         help="a TODEVAL_HOME whose embedding cache the warm runs reuse (a "
-                        "copy; with --skip cold no cold run fills one)")  # fmt: skip
+                        "copy; with --skip cold no cold run fills one, and it must hold "
+                        "every vector of the corpus: one miss loads the model, about 160 MB "
+                        "more in the process that embeds: it skews the memory part)")  # fmt: skip
     parser.add_argument("--skip", nargs="*", default=[], metavar="PART",
                         choices=["baseline", "cold", "cluster", "postgres", "profile"],
                         help="parts to leave out")  # fmt: skip
@@ -205,6 +243,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             return ["--checkpoints", str(root / f"ckpt-{next(fresh)}.sqlite")]
 
         def warm(extra: list[str], name: str, **kw: Any) -> Run:
+            kw.setdefault("tree", args.tree)
             return evaluate([*corpus, *limit, *checkpoints(), *extra], home=home,
                             out=root / name, **kw)  # fmt: skip
 
@@ -216,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 [*corpus, *limit, *checkpoints(), "--workers", str(workers)],
                 home=cold_home if "cold" not in args.skip else home,
                 out=root / f"cold-{workers}",
+                tree=args.tree,
             )
             show(f"{workers} worker(s)", cold[workers])
             if cold_home.exists() and not home.exists():
@@ -261,16 +301,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                             for row in top:
                                 print(f"    {row}")
 
-        section("memory: peak RSS, a tenth of the corpus vs all of it (warm, 1 worker)")
+        section("memory: peak RSS, a tenth of the corpus vs all of it (warm)")
         tenth = max(1, one.records // 10)
-        small = evaluate(
-            [*corpus, "--limit", str(tenth), *checkpoints()], home=home, out=root / "tenth"
-        )
-        print(
-            f"  {tenth} records: {small.rss_mb:.0f} MB; {one.records}: {one.rss_mb:.0f} MB "
-            f"({(one.rss_mb / small.rss_mb - 1) * 100:+.1f}%)",
-            flush=True,
-        )
+        for workers, full in ((1, one), (2, two)):
+            small = evaluate(
+                [*corpus, "--limit", str(tenth), *checkpoints(), "--workers", str(workers)],
+                home=home,
+                out=root / f"tenth-{workers}",
+                tree=args.tree,
+            )
+            print(f"  {workers} worker(s): {memory_growth(small, full)}", flush=True)
 
         servers = [part for part in ("postgres", "cluster") if part not in args.skip]
         if servers:

@@ -4,7 +4,9 @@ A thread's id is derived from the subsystem, the dialogue id and a hash of the d
 run's context (its judging fields: timeouts, limits and budgets do not count), so re-running the
 same command skips finished threads and resumes interrupted ones from their last checkpoint,
 while a changed judge or a changed dialogue gets a new thread. A thread with LLM labels left
-unanswered (failed calls, a budget, a dry run) is not kept: the next run asks those again.
+unanswered (failed calls, a budget, a dry run) is not kept: the next run asks those again. Its
+checkpoints carry those calls in their metadata (:data:`UNANSWERED_KEY`), so a process killed
+after the last checkpoint but before the thread was dropped leaves nothing the next run keeps.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
-from functools import cache
+from functools import cache, partial
 from itertools import islice
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StateSnapshot
 from pydantic import BaseModel
@@ -32,6 +35,7 @@ from todeval.evals.schema import RecordError
 from todeval.nodes.context import Context, judging_fields
 from todeval.nodes.judges.limits import watch_unanswered
 from todeval.nodes.judges.redact import error_text
+from todeval.stores.checkpoint import StampedSaver
 
 R = TypeVar("R", bound=BaseModel)
 """A record with an id (see :func:`record_id`): a dialogue, an ATOD dialogue, a memory item …"""
@@ -117,6 +121,13 @@ def run_dialogue(
         return paused_result(graph, name, thread_id, keys, resumed=True)
     # Pending tasks without ``next`` = killed right after the input checkpoint: not finished.
     pending = bool(snapshot.next or snapshot.tasks)
+    # Unanswered calls of an earlier, killed invocation, read from its last checkpoint.
+    earlier: list[str] = list(cast("list[str]", (snapshot.metadata or {}).get(UNANSWERED_KEY, [])))
+    saver = cast("BaseCheckpointSaver[Any] | None", graph.checkpointer)
+    if earlier and not pending and saver is not None:
+        # Finished with unanswered calls but killed before it was dropped: drop it now.
+        saver.delete_thread(thread_id)
+        snapshot, earlier = graph.get_state(config), []
     if snapshot.values and not pending:
         values = {key: snapshot.values[key] for key in keys if key in snapshot.values}
         return ThreadResult(name, thread_id, values, resumed=True)
@@ -126,16 +137,31 @@ def run_dialogue(
     graph_input = None if pending else make_input(dialogue)
     try:
         with watch_unanswered() as unanswered:
+            unanswered.extend(earlier)
+            if saver is not None:
+                # Every checkpoint written carries the calls left unanswered so far, so a kill
+                # after the last one (before the thread is dropped below) cannot keep it.
+                stamped = StampedSaver(saver, partial(_unanswered_stamp, unanswered))
+                config["configurable"][CONFIG_KEY_CHECKPOINTER] = stamped
             output = graph.invoke(graph_input, config, context=context, durability=durability)
     except Exception as error:  # noqa: BLE001 - one dialogue's failure must not stop the run
         return ThreadResult(name, thread_id, None, error_text(error))  # keys echoed by a provider
     if "__interrupt__" in output:
         return paused_result(graph, name, thread_id, keys)
-    if unanswered and graph.checkpointer is not None:
+    if unanswered and saver is not None:
         # Labels an LLM did not answer (failed, refused, dry run) are asked again next run;
         # the response cache answers the rest of the thread's calls.
-        cast("BaseCheckpointSaver[str]", graph.checkpointer).delete_thread(thread_id)
+        saver.delete_thread(thread_id)
     return ThreadResult(name, thread_id, dict(output), unanswered=list(unanswered))
+
+
+UNANSWERED_KEY = "todeval_unanswered"
+"""Checkpoint metadata: the reasons of the LLM calls a thread left unanswered so far. A finished
+thread that has them is dropped (and run again) whenever it is found."""
+
+
+def _unanswered_stamp(unanswered: list[str]) -> dict[str, Any]:
+    return {UNANSWERED_KEY: list(unanswered)} if unanswered else {}
 
 
 def paused_result(

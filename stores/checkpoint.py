@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -82,3 +90,77 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
         yield saver
     finally:
         conn.close()
+
+
+class StampedSaver(BaseCheckpointSaver[Any]):
+    """Another saver that adds ``stamp()``'s entries to the metadata of each checkpoint it writes.
+
+    ``stamp`` is asked at every write, so a checkpoint carries what was true when it was written
+    (the batch runner stamps a thread's final checkpoint with its unanswered LLM calls: no kill
+    can then separate that checkpoint from the fact). Everything else is the inner saver's.
+    """
+
+    def __init__(
+        self, inner: BaseCheckpointSaver[Any], stamp: Callable[[], Mapping[str, Any]]
+    ) -> None:
+        super().__init__(serde=inner.serde)
+        self.inner = inner
+        self.stamp = stamp
+
+    @property
+    def config_specs(self) -> list[Any]:
+        """The inner saver's."""
+        return self.inner.config_specs
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The inner saver's."""
+        return self.inner.get_tuple(config)
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,  # noqa: A002 - the base class's name
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """The inner saver's."""
+        return self.inner.list(config, filter=filter, before=before, limit=limit)
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """The inner saver's, with ``stamp()`` added to the metadata."""
+        if extra := self.stamp():
+            metadata = {**metadata, **extra}  # type: ignore[typeddict-item]
+        return self.inner.put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """The inner saver's."""
+        self.inner.put_writes(config, writes, task_id, task_path)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """The inner saver's."""
+        self.inner.delete_thread(thread_id)
+
+    def get_next_version(self, current: Any, channel: None) -> Any:
+        """The inner saver's."""
+        return self.inner.get_next_version(current, channel)
+
+    def get_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
+        """The inner saver's."""
+        return self.inner.get_delta_channel_history(config=config, channels=channels)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> StampedSaver:
+        """The inner saver's."""
+        return StampedSaver(self.inner.with_allowlist(extra_allowlist), self.stamp)

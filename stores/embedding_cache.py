@@ -11,18 +11,20 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from todeval.stores.byte_cache import ByteBoundedCache
+
 _SQLITE_MAX_VARIABLES = 32766  # SQLite's default limit since 3.32
 
-MEMORY_ITEMS = 2048
-"""Vectors the in-process LRU keeps by default: about 3 MB (1.5 kB a vector), more than a
-chunk of dialogues repeats; SQLite answers the rest, so a corpus run's memory stays flat."""
+MEMORY_BYTES = 4 * 2**20
+"""Bytes the in-process LRU keeps by default: about 2,300 vectors (1.8 kB each with key and
+overhead), more than a chunk of dialogues repeats; SQLite answers the rest, so a corpus run's
+memory stays flat whatever the model's dimension."""
 
 
 class EmbeddingCache:
@@ -33,13 +35,12 @@ class EmbeddingCache:
 
     Args:
         path: The SQLite file (created with its folder if missing).
-        memory_items: How many vectors the in-process LRU keeps (0 turns it off).
+        memory_bytes: How many bytes of vectors the in-process LRU keeps (0 turns it off).
     """
 
-    def __init__(self, path: Path | str, *, memory_items: int = MEMORY_ITEMS) -> None:
+    def __init__(self, path: Path | str, *, memory_bytes: int = MEMORY_BYTES) -> None:
         self.path = Path(path)
-        self.memory_items = memory_items
-        self._memory: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
+        self._memory: ByteBoundedCache[bytes, NDArray[np.float32]] = ByteBoundedCache(memory_bytes)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._pid = os.getpid()
@@ -65,23 +66,14 @@ class EmbeddingCache:
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 
-    def _remember(self, key: bytes, vector: NDArray[np.float32]) -> None:
-        if self.memory_items <= 0:
-            return
-        self._memory[key] = vector
-        self._memory.move_to_end(key)
-        while len(self._memory) > self.memory_items:
-            self._memory.popitem(last=False)
-
     def get_many(self, model_id: str, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
         """Return the cached vectors of ``texts`` (misses are absent), one SQL query per call."""
         keys = {self.make_key(model_id, text): text for text in texts}
         found: dict[str, NDArray[np.float32]] = {}
         with self._lock:
             for key, text in keys.items():
-                if key in self._memory:
-                    self._memory.move_to_end(key)
-                    found[text] = self._memory[key]
+                if (vector := self._memory.get(key)) is not None:
+                    found[text] = vector
             missing = [key for key, text in keys.items() if text not in found]
             for start in range(0, len(missing), _SQLITE_MAX_VARIABLES):
                 chunk = missing[start : start + _SQLITE_MAX_VARIABLES]
@@ -92,7 +84,7 @@ class EmbeddingCache:
                 for key, blob in rows:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
                     found[keys[key]] = vector
-                    self._remember(key, vector)
+                    self._memory.put(key, vector)
         return found
 
     def put_many(self, model_id: str, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
@@ -112,7 +104,7 @@ class EmbeddingCache:
                 conn.execute("ROLLBACK")
                 raise
             for (key, _, _), vector in zip(rows, vectors, strict=True):
-                self._remember(key, np.array(vector, dtype=np.float32))
+                self._memory.put(key, np.array(vector, dtype=np.float32))
 
     def __len__(self) -> int:
         with self._lock:

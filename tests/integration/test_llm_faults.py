@@ -284,13 +284,6 @@ class Killed(BaseException):
     """The process dying at that line (not an error the runner may catch)."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="finding: graphs/runner.py run_dialogue writes a thread's last checkpoint (durability "
-    "'exit') before it drops a thread with unanswered labels; killed in between, the thread "
-    "stays finished and its null labels are never asked again",
-)
 def test_a_kill_before_an_unanswered_thread_is_dropped_does_not_keep_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -111,7 +111,7 @@ def test_cache_hits_skip_the_model_and_return_identical_vectors(
     first.close()
 
     # A new cache object: the hit must come from SQLite, not the in-process LRU.
-    second = MiniLMEmbedder(model_dir, cache=EmbeddingCache(path, memory_items=0), threads=1)
+    second = MiniLMEmbedder(model_dir, cache=EmbeddingCache(path, memory_bytes=0), threads=1)
     warm = second.embed([RESTAURANT, PASSWORD])
     assert second.texts_encoded == 0 and second.model_calls == 0
     assert np.array_equal(warm, cold[::-1])

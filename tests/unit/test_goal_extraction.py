@@ -264,3 +264,30 @@ def test_margin_over_every_other_intent_is_the_masked_maximum_bit_for_bit(n: int
         if n > 2 and trial % 2:  # ties at the top: the best row's margin is 0
             scores[n - 1] = scores.max()
         assert np.array_equal(_margin(scores), _masked_margin(scores))
+
+
+def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
+    """The goal features take margins that share a mask in one step: each row's values must be
+    the ones its own call gives (masked by an arbitrary mask, and over every other row)."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
+        _margin,
+        _margins,
+        _masked_margins,
+    )
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 30):
+        scores = rng.normal(size=(4, n)).astype(np.float32)
+        scores[1] = 0.0  # an absent vector (no system utterance, no context)
+        if n > 2:
+            scores[2, n - 1] = scores[2].max()  # a tie at the top
+        exclude = rng.random((n, n)) < 0.5
+        exclude[0] = True  # a row that masks every other row: margin 0
+        batched = _masked_margins(scores, ~exclude)
+        overall = _margins(scores)
+        for k, row in enumerate(scores):
+            assert batched.dtype == np.float32 and overall.dtype == np.float32
+            assert batched[k].tobytes() == _margin(row, exclude).tobytes()
+            assert overall[k].tobytes() == _masked_margin(row).tobytes()

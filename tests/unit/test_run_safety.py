@@ -193,6 +193,83 @@ def test_a_thread_with_an_unanswered_call_is_asked_again_next_run() -> None:
     assert third.resumed and third.output["label"] == "yes" and len(model.calls) == 2
 
 
+class _Killed(BaseException):
+    """The process dying at that line (not an error the runner may catch)."""
+
+
+def _failing_judge(model: ScriptedChatModel) -> LLMJudge[_Verdict]:
+    return LLMJudge(
+        role="test", spec="openai:fake", prompt="{text}", output_model=_Verdict,
+        chat_model=model, cache=None, max_retries=0, backoff_s=0,
+    )  # fmt: skip
+
+
+def test_a_kill_between_the_last_checkpoint_and_the_drop_still_asks_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    configure_llm(LLMPolicy())
+    model = ScriptedChatModel([ConnectionError("refused"), '{"label": "yes"}'])
+    graph = _graph(_failing_judge(model))
+    with monkeypatch.context() as patch:
+
+        def killed(self: Any, thread_id: str) -> None:
+            raise _Killed
+
+        patch.setattr(InMemorySaver, "delete_thread", killed)
+        with pytest.raises(_Killed):  # the final checkpoint is written, the drop never happens
+            _run(graph)
+    again = _run(graph)  # the kept thread is known by its own checkpoint: asked again
+    assert not again.resumed and again.output["label"] == "yes" and not again.unanswered
+    assert len(model.calls) == 2
+    third = _run(graph)
+    assert third.resumed and third.output["label"] == "yes" and len(model.calls) == 2
+
+
+def test_unanswered_calls_survive_a_kill_in_the_middle_of_a_synced_thread() -> None:
+    """durability="sync": killed after a step with a failed call, the resumed rest is clean."""
+    configure_llm(LLMPolicy())
+    model = ScriptedChatModel([ConnectionError("refused"), '{"label": "yes"}'])
+    judge = _failing_judge(model)
+    alive = [False]
+
+    def ask(state: _State) -> _State:
+        result = judge.invoke({"text": state["dialogue_id"]})
+        return {"label": result.value.label if result.value else None, "reason": result.reason}
+
+    def then(state: _State) -> _State:
+        if not alive[0]:
+            raise _Killed
+        return {}
+
+    builder: StateGraph[_State, Context, _State, _State] = StateGraph(_State, Context)
+    builder.add_node("ask", ask)
+    builder.add_node("then", then)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", "then")
+    builder.add_edge("then", END)
+    graph = builder.compile(checkpointer=InMemorySaver())
+
+    def run() -> Any:
+        return run_dialogue(
+            graph,
+            _Record(dialogue_id="d1"),
+            subsystem="test",
+            context=Context(),
+            make_input=lambda r: {"dialogue_id": r.dialogue_id},
+            output_keys=["label", "reason"],
+            durability="sync",
+        )
+
+    with pytest.raises(_Killed):
+        run()
+    alive[0] = True
+    resumed = run()  # from the checkpoint after "ask": its failed call is still counted
+    assert resumed.output["label"] is None and len(model.calls) == 1
+    assert resumed.unanswered and "test: model call failed" in resumed.unanswered[0]
+    asked = run()  # and the thread was dropped, so the call is made again
+    assert asked.output["label"] == "yes" and not asked.unanswered and len(model.calls) == 2
+
+
 def test_a_call_budget_refuses_calls_and_says_so() -> None:
     configure_llm(LLMPolicy(max_calls=1))
     try:

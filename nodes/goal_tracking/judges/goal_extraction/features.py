@@ -106,15 +106,33 @@ def _margin(scores: FloatArray, exclude: np.ndarray | None = None) -> FloatArray
     Without ``exclude`` (every other row), the best other row is the best row, or the second
     best for the best row itself: the same values as the masked maximum, in O(n).
     """
-    n = len(scores)
     if exclude is None:
-        if n < 2:
-            return np.zeros(n, np.float32)
-        order = np.argsort(-scores, kind="stable")
-        others = np.full(n, scores[order[0]], dtype=scores.dtype)
-        others[order[0]] = scores[order[1]]
-        return (scores - others).astype(np.float32)
-    others = np.where(~exclude, scores[None, :], -np.inf).max(axis=1)
+        margins = _margins(scores[None, :])
+    else:
+        margins = _masked_margins(scores[None, :], ~exclude)
+    margin: FloatArray = margins[0]
+    return margin
+
+
+def _margins(scores: FloatArray) -> FloatArray:
+    """:func:`_margin` over every other row, for each row of ``scores`` ``(m, n)`` at once."""
+    m, n = scores.shape
+    if n < 2:
+        return np.zeros((m, n), np.float32)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    rows = np.arange(m)
+    best, second = scores[rows, order[:, 0]], scores[rows, order[:, 1]]
+    others = np.repeat(best[:, None], n, axis=1)
+    others[rows, order[:, 0]] = second
+    return (scores - others).astype(np.float32)
+
+
+def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
+    """:func:`_margin` for each row of ``scores`` ``(m, n)``; ``allowed`` is ``~exclude``.
+
+    The maximum is exact, so each row's values are those of its own call, bit for bit.
+    """
+    others = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
 
@@ -136,34 +154,34 @@ def goal_features(
 ) -> FloatArray:
     """Feature rows ``(len(index), len(FEATURE_NAMES))``, one per intent, for one user utterance.
 
-    Vectors are MiniLM; ``system`` is None at the dialogue's start.
+    Vectors are MiniLM; ``system`` is None at the dialogue's start. The margins that share a
+    mask are taken in one step (:func:`_masked_margins`), and the masks that depend on the
+    schema only come from the index (:class:`~.schema_index.FeatureMasks`, built once).
     """
     n = len(index)
-    same_service = index.same_service
+    masks = index.masks
+    zeros = np.zeros(n, np.float32)
     u_intent = index.intent_vecs @ utterance
     u_service = index.service_vecs @ utterance
     u_slots = index.slot_vecs @ utterance
     u_score = u_intent + 0.5 * u_service
-    u_in_service = _margin(u_intent, index.other_services)
-    u_in_service = np.where(same_service.sum(axis=1) > 1, u_in_service, 0.0)
+    u_in_service = _masked_margins(u_intent[None, :], masks.same_service_others)[0]
+    u_in_service = np.where(masks.shares_service, u_in_service, 0.0)
     if system is not None:
         s_intent, s_service = index.intent_vecs @ system, index.service_vecs @ system
         s_slots = index.slot_vecs @ system
-        s_margin = _margin(s_intent + 0.5 * s_service)
     else:
-        s_intent = s_service = s_slots = s_margin = np.zeros(n, np.float32)
+        s_intent = s_service = s_slots = zeros
     if len(context_users):
         c_intent = (index.intent_vecs @ context_users.T).max(axis=1)
         c_service = (index.service_vecs @ context_users.T).max(axis=1)
-        c_service_margin = _margin(c_service, same_service)
     else:
-        c_intent = c_service = c_service_margin = np.zeros(n, np.float32)
+        c_intent = c_service = zeros
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
     raised = np.maximum(u_intent, c_intent)
-    lookup_rows = same_service & (index.transactional[None, :] < 0.5)
-    lookup_in_service = np.where(lookup_rows, raised[None, :], -1.0).max(axis=1)
-    lookup_in_service = np.where(index.transactional > 0.5, np.maximum(lookup_in_service, 0), 0)
+    lookup_in_service = np.where(masks.lookup_rows, raised[None, :], -1.0).max(axis=1)
+    lookup_in_service = np.where(masks.transactional, np.maximum(lookup_in_service, 0), 0)
 
     flags = {
         "transact": bool(TRANSACT_CUE.search(utterance_text)),
@@ -177,14 +195,14 @@ def goal_features(
         "system_question": "?" in system_text,
     }
     # Telling sibling intents apart: which service's texts and slots the dialogue is about.
-    has_sibling = index.siblings.any(axis=1)
     in_play = np.vstack([utterance[None, :], *([system[None, :]] if system is not None else [])])
     in_play = np.vstack([in_play, context_users]) if len(context_users) else in_play
     slot_affinity = (index.service_slot_vecs @ in_play.T).max(axis=1)
     s_score = s_intent + 0.5 * s_service
-
-    def sibling_margin(scores: FloatArray) -> FloatArray:
-        return np.where(has_sibling, _margin(scores, index.not_siblings), 0.0).astype(np.float32)
+    siblings = np.stack([u_score, s_score, c_intent + 0.5 * c_service, slot_affinity])
+    sibling_margins = np.where(
+        masks.has_sibling, _masked_margins(siblings, masks.siblings), 0.0
+    ).astype(np.float32)
 
     # The topic in play over the whole context, and plain word overlap (MiniLM blurs
     # "one way" and "round trip").
@@ -192,7 +210,12 @@ def goal_features(
         topic = (index.service_vecs @ context_all.T).mean(axis=1)
         topic_slots = (index.service_slot_vecs @ context_all.T).mean(axis=1)
     else:
-        topic = topic_slots = np.zeros(n, np.float32)
+        topic = topic_slots = zeros
+    in_service = _masked_margins(
+        np.stack([u_service, c_service, topic, topic_slots]), masks.other_services
+    )
+    if not len(context_users):
+        in_service[1] = zeros
     said, before = words(utterance_text), words(context_text)
     lexical = np.stack(
         [
@@ -203,50 +226,48 @@ def goal_features(
         ],
         axis=1,
     ).astype(np.float32)
-    lexical_margin = _margin(lexical[:, 0] + lexical[:, 1] + lexical[:, 2])
+    overall = _margins(np.stack([u_score, s_score, lexical[:, 0] + lexical[:, 1] + lexical[:, 2]]))
+    if system is None:
+        overall[1] = zeros
 
     tx = index.transactional
-    ones = np.ones(n, np.float32)
-    columns = [
+    rows = [
         u_intent,
         u_service,
         u_slots,
         u_score,
-        _margin(u_score),
+        overall[0],
         _inverse_rank(u_score),
         u_in_service,
-        _margin(u_service, same_service),
+        in_service[0],
         s_intent,
         s_service,
         s_slots,
-        s_margin,
+        overall[1],
         c_intent,
         c_service,
-        c_service_margin,
+        in_service[1],
         lookup_in_service,
-        has_sibling.astype(np.float32),
-        sibling_margin(u_score),
-        sibling_margin(s_score),
-        sibling_margin(c_intent + 0.5 * c_service),
-        sibling_margin(slot_affinity),
+        masks.has_sibling,
+        *sibling_margins,
         topic,
-        _margin(topic, same_service),
-        _margin(topic_slots, same_service),
+        in_service[2],
+        in_service[3],
         *lexical.T,
-        lexical_margin,
+        overall[2],
         tx,
         tx * flags["transact"],
         (1 - tx) * flags["lookup"],
         tx * flags["offer"],
-        ones * flags["transact"],
-        ones * flags["lookup"],
-        ones * flags["affirm"],
-        ones * flags["closing"],
-        ones * flags["negation"],
-        ones * flags["question"],
-        ones * min(len(utterance_text.split()), 40) / 20.0,
-        ones * flags["offer"],
-        ones * flags["more_help"],
-        ones * flags["system_question"],
     ]
-    return np.stack(columns, axis=1).astype(np.float32)
+    # The same value on every row: the cues and the utterance's length.
+    constant: list[float] = [
+        flags[name] for name in ("transact", "lookup", "affirm", "closing", "negation")
+    ]
+    constant += [flags["question"], min(len(utterance_text.split()), 40) / 20.0]
+    constant += [flags["offer"], flags["more_help"], flags["system_question"]]
+    features = np.empty((n, len(rows) + len(constant)), np.float32)
+    for column, values in enumerate(rows):
+        features[:, column] = values
+    features[:, len(rows) :] = np.asarray(constant, np.float32)
+    return features

@@ -32,8 +32,8 @@ STOP_WORDS = frozenset(
 def words(text: str) -> frozenset[str]:
     """Lower-cased words, a plural ``s`` cut ("flights" -> "flight"); "one-way" adds "oneway"."""
     tokens = _WORD.findall(text.lower())
-    joined = ["".join(pair) for pair in zip(tokens, tokens[1:], strict=False)]
-    return frozenset(t[:-1] if len(t) > 3 and t.endswith("s") else t for t in tokens + joined)
+    found = tokens + [a + b for a, b in zip(tokens, tokens[1:], strict=False)]
+    return frozenset([t[:-1] if len(t) > 3 and t[-1] == "s" else t for t in found])
 
 
 def humanise(name: str) -> str:
@@ -50,18 +50,43 @@ class WordRows:
 
     def __init__(self, rows: Sequence[frozenset[str]]) -> None:
         vocabulary = sorted(set().union(*rows)) if rows else []
+        self.vocabulary = frozenset(vocabulary)
         self.columns = {word: column for column, word in enumerate(vocabulary)}
         self.matrix = np.zeros((len(rows), len(vocabulary)), dtype=np.int32)
         for row, wanted in enumerate(rows):
             self.matrix[row, [self.columns[word] for word in wanted]] = 1
         self.sizes = np.asarray([len(wanted) for wanted in rows], dtype=np.int64)
+        self.safe_sizes = np.maximum(self.sizes, 1)
 
     def overlap(self, present: frozenset[str]) -> NDArray[np.float64]:
         """Each row's share of its words among ``present``."""
-        columns = [self.columns[word] for word in present if word in self.columns]
+        columns = [self.columns[word] for word in present & self.vocabulary]
         shared = self.matrix[:, columns].sum(axis=1, dtype=np.int64)
-        safe = np.maximum(self.sizes, 1)
-        return np.where(self.sizes > 0, shared / safe, 0.0)
+        return np.where(self.sizes > 0, shared / self.safe_sizes, 0.0)
+
+
+@dataclass(frozen=True)
+class FeatureMasks:
+    """Which rows each feature of a row compares it with, fixed by the schema.
+
+    Attributes:
+        same_service_others: ``[i, j]`` for another intent ``j`` of row ``i``'s service.
+        other_services: ``[i, j]`` for an intent ``j`` of another service.
+        siblings: ``[i, j]`` for a sibling ``j`` of row ``i`` (:attr:`SchemaIndex.siblings`).
+        shares_service: Rows whose service has other intents.
+        has_sibling: Rows with a sibling.
+        lookup_rows: ``[i, j]`` for a lookup (non-transactional) intent ``j`` of row ``i``'s
+            service, ``i`` itself included.
+        transactional: Transactional rows.
+    """
+
+    same_service_others: np.ndarray
+    other_services: np.ndarray
+    siblings: np.ndarray
+    shares_service: np.ndarray
+    has_sibling: np.ndarray
+    lookup_rows: np.ndarray
+    transactional: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -120,16 +145,19 @@ class SchemaIndex:
         return same
 
     @functools.cached_property
-    def other_services(self) -> np.ndarray:
-        """``[i, j]`` when ``j`` is row ``i`` itself or another service's intent."""
-        mask: np.ndarray = ~self.same_service | np.eye(len(self), dtype=bool)
-        return mask
-
-    @functools.cached_property
-    def not_siblings(self) -> np.ndarray:
-        """``[i, j]`` unless ``j`` is a sibling of row ``i``."""
-        mask: np.ndarray = ~self.siblings
-        return mask
+    def masks(self) -> FeatureMasks:
+        """The row masks the goal extractor's features use (built once)."""
+        same = self.same_service
+        others_here = same & ~np.eye(len(self), dtype=bool)
+        return FeatureMasks(
+            same_service_others=others_here,
+            other_services=~same,
+            siblings=self.siblings,
+            shares_service=np.asarray(others_here.any(axis=1)),
+            has_sibling=np.asarray(self.siblings.any(axis=1)),
+            lookup_rows=same & (self.transactional[None, :] < 0.5),
+            transactional=self.transactional > 0.5,
+        )
 
     @classmethod
     def build(cls, schema: Mapping[str, ServiceSchema], embed: Embed) -> SchemaIndex:
