@@ -227,16 +227,15 @@ def send_to_teachers(state: Mapping[str, Any], runtime: Runtime[Context]) -> lis
 def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The task's teachers label every turn, one after the other."""
     context = get_context(runtime)
-    dialogue = Dialogue.model_validate(task["dialogue"])
+    # Filtered once for every teacher of the task: words to a judge earn nothing.
+    dialogue = addressed_to_user(Dialogue.model_validate(task["dialogue"]))
     return {"labels": [_labels(dialogue, item, context) for item in task["teachers"]]}
 
 
 def _labels(dialogue: Dialogue, item: Mapping[str, Any], context: Context) -> dict[str, Any]:
     """One teacher's labels of every turn."""
     judge = teacher(item["teacher"], context)
-    verdict = judge.label(
-        addressed_to_user(dialogue), routes=GoalSuccessSettings.of(context).routes
-    )
+    verdict = judge.label(dialogue, routes=GoalSuccessSettings.of(context).routes)
     turns = [
         {"judge": verdict.judge, "quality": t.quality, "rcof": t.rcof, "rationale": t.rationale}
         | ({"is_new_goal": t.is_new_goal} if t.is_new_goal is not None else {})

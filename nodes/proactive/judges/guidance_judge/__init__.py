@@ -145,10 +145,7 @@ class LocalGuidanceJudge:
         max_turns: int = 6,
     ) -> GuidanceVerdict:
         """The dimensions and signals a rule settles, and the calibrated overall."""
-        messages = [
-            m.model_copy(update={"content": to_the_user(m.content)}) if m.role == "assistant" else m
-            for m in messages
-        ]
+        messages = [_to_the_user(m) for m in messages]
         agent = assistant_messages(messages)
         if not agent:
             return GuidanceVerdict(self.name, None, "not scored: the agent sent no message")
@@ -211,3 +208,11 @@ class LLMGuidanceJudge(PromptJudge[GuidanceOutput]):
         return GuidanceVerdict(
             self.name, result.value.score, BASIS, rationale=result.value.thought.strip()
         )
+
+
+def _to_the_user(message: ChatMessage) -> ChatMessage:
+    """An agent message without its words to a judge (the same object when it has none)."""
+    if message.role != "assistant":
+        return message
+    said = to_the_user(message.content)
+    return message if said is message.content else message.model_copy(update={"content": said})
