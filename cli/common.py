@@ -26,6 +26,7 @@ from todeval.graphs.api import (
     RunReadError,
     Suite,
     build_context,
+    check_roles,
     detect_format,
     fmt_figure,
     gate_failures,
@@ -325,8 +326,17 @@ def llm_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def with_llm_settings(context: Context, args: argparse.Namespace) -> Context:
-    """``context`` with the LLM flags applied."""
-    return context.with_flat(llm_settings(args))
+    """``context`` with the LLM flags applied, every LLM judge of the command built.
+
+    Building them here makes a missing provider package or API key fail before any record, for
+    every role the command runs (its declared roles and any ``--judge`` names).
+
+    Raises:
+        JudgeSpecError, JudgeConfigError: A spec is malformed or its judge cannot be built here.
+    """
+    context = context.with_flat(llm_settings(args))
+    check_roles(context, dict.fromkeys([*getattr(args, "judge_roles", ()), *context.judges]))
+    return context
 
 
 def uses_llm(context: Context) -> bool:

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     judges = command_judges(args)
     context = with_llm_settings(
         Context(
-            judges={"segmentation": judges["segmentation"]},
+            judges=judges,
             settings={
                 "goal_success": {
                     "new_goal_threshold": args.threshold,
@@ -164,7 +164,6 @@ def run(args: argparse.Namespace) -> int:
     if args.sample is not None and args.sample < 1:
         raise UsageError(f"--sample needs a positive number of dialogues, got {args.sample}")
     context = context.updated(
-        judges={"turn_quality": teachers},
         settings={
             "goal_success": {
                 "routes": routes,

@@ -24,8 +24,8 @@ from todeval.cli.common import (
     count,
     fmt_figure,
     input_path,
-    llm_settings,
     progress,
+    with_llm_settings,
     writable_file,
     writable_folder,
 )
@@ -188,23 +188,26 @@ def add_eval_parser(subparsers: Any) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate one configuration (or the ablation grid) and write the outputs."""
     source = input_path(args.bench)
-    context = Context(
-        judges=command_judges(args),
-        schema_path=str(input_path(args.schema)) if args.schema else None,
-        settings={
-            "memory": {
-                "retrieval": args.retrieval,
-                "alpha": args.alpha,
-                "top_k": args.top_k,
-                "refine": not args.no_refine,
-                "activation": args.activation,
-                "setting": args.setting,
-                "bank_source": args.bank_source,
-                "bank_backend": args.bank_backend,
-                "bank_collection": collection_for([source]),
-            }
-        },
-    ).with_flat(llm_settings(args))
+    context = with_llm_settings(
+        Context(
+            judges=command_judges(args),
+            schema_path=str(input_path(args.schema)) if args.schema else None,
+            settings={
+                "memory": {
+                    "retrieval": args.retrieval,
+                    "alpha": args.alpha,
+                    "top_k": args.top_k,
+                    "refine": not args.no_refine,
+                    "activation": args.activation,
+                    "setting": args.setting,
+                    "bank_source": args.bank_source,
+                    "bank_backend": args.bank_backend,
+                    "bank_collection": collection_for([source]),
+                }
+            },
+        ),
+        args,
+    )
     check_memory_judges(context, judgers=("local",) if args.ablation else ())
     bench, errors = load_memory_input(source)
     args.out.mkdir(parents=True, exist_ok=True)

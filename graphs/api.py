@@ -115,6 +115,7 @@ from todeval.nodes.context import Context, LLMSettings, SubsystemSettings, conte
 from todeval.nodes.goal_shift.settings import GoalShiftSettings
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
+from todeval.nodes.judges.roles import check_roles
 from todeval.nodes.judges.spec import JudgeConfigError, JudgeSpecError
 from todeval.nodes.memory.bank import fill_banks
 from todeval.nodes.memory.roles import check_memory_judges
@@ -152,6 +153,7 @@ __all__ = [
     "Compat",
     "ConfigError",
     "Context",
+    "check_roles",
     "LLMSettings",
     "SimulationSettings",
     "ToolFaultSpecError",

@@ -19,12 +19,21 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from types import ModuleType
 from typing import Any
 
 from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
 from todeval.nodes.judges.redact import error_text
 from todeval.stores.paths import todeval_home
+
+CONNECT_ATTEMPTS = 3
+"""Times the driver tries to connect when the head answers but refuses: Ray Client's head starts
+one server per driver, and that start can fail on a busy head (``Starting Ray client server
+failed``) and work a moment later. A head that does not answer is not tried again."""
+
+CONNECT_BACKOFF_S = 2.0
+"""Wait before the second attempt (doubled before each further one)."""
 
 MAX_RETRIES = 3
 """Times Ray runs a chunk again after the worker running it died."""
@@ -64,6 +73,36 @@ def worker_environment() -> dict[str, str]:
     )
 
 
+def _connect(ray: ModuleType, address: str) -> None:
+    """``ray.init`` on ``address``, tried again after a refused connection.
+
+    Raises:
+        ClusterError: No attempt connected (the message has the last error).
+    """
+    for attempt in range(CONNECT_ATTEMPTS):
+        try:
+            ray.init(
+                address=address,
+                namespace="todeval",
+                runtime_env={"env_vars": worker_environment()},
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
+            return
+        except ConnectionAbortedError as error:  # the head answered but could not serve us yet
+            if attempt + 1 == CONNECT_ATTEMPTS:
+                raise ClusterError(
+                    f"no Ray cluster answers at {address} ({CONNECT_ATTEMPTS} attempts): "
+                    f"{error_text(error)}"
+                ) from None
+            ray.shutdown()  # a half-open Ray Client session would make the next init a no-op
+            time.sleep(CONNECT_BACKOFF_S * 2**attempt)
+        except Exception as error:  # noqa: BLE001 - ValueError, RuntimeError: no retry helps
+            raise ClusterError(
+                f"no Ray cluster answers at {address}: {error_text(error)}"
+            ) from None
+
+
 class RayEngine:
     """Chunks as Ray tasks (an :class:`~graphs.chunk_runner.Engine`).
 
@@ -88,18 +127,7 @@ class RayEngine:
         ray = self._ray = _ray()
         self._started = not ray.is_initialized()
         if self._started:
-            try:
-                ray.init(
-                    address=address,
-                    namespace="todeval",
-                    runtime_env={"env_vars": worker_environment()},
-                    log_to_driver=False,
-                    logging_level=logging.WARNING,
-                )
-            except Exception as error:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError
-                raise ClusterError(
-                    f"no Ray cluster answers at {address}: {error_text(error)}"
-                ) from None
+            _connect(ray, address)
         self._workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(run_chunk)
         self._work = ray.put(work)

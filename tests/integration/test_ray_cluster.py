@@ -94,7 +94,7 @@ def test_cluster_run_survives_a_killed_worker_and_matches_one_process(
          postgres_url, "--cluster", ray_cluster.client_address],
         home,
     )  # fmt: skip
-    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.returncode == 0, again.stderr[-3000:] + ray_cluster.client_server_logs()
     reread = _lines(tmp_path / "again" / "results.jsonl")
     assert all(line["resumed"] for line in reread)
     assert [judged(line) for line in reread] == [judged(line) for line in in_process]

@@ -55,6 +55,12 @@ class RayCluster:
         ]
 
 
+    def client_server_logs(self) -> str:
+        """The end of each Ray Client server's error log (why a ``ray://`` driver was refused)."""
+        logs = sorted((self.folder / "t").glob("session_*/logs/ray_client_server*.err"))
+        return "\n".join(f"--- {log.name}:\n{log_tail(log)}" for log in logs)
+
+
 def _connects(address: str, env: dict[str, str]) -> bool:
     probe = "import ray, sys; ray.init(address=sys.argv[1]); print(ray.cluster_resources())"
     done = subprocess.run(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from todeval.cli.main import main
+from todeval.cli.main import build_parser, main
 from todeval.graphs.api import SUITES, evaluation_roles
 from todeval.graphs.corpus.evaluation import check_judges
 from todeval.nodes.context import Context
@@ -57,3 +57,39 @@ def test_a_role_evaluate_never_asks_is_a_usage_error(
     argv = ["evaluate", str(sample), "--judge", "dialogue_generation=local", "--out", str(tmp_path)]
     assert main(argv) == 2
     assert "runs no dialogue_generation judge" in capsys.readouterr().err
+
+
+SAMPLES = PROJECT_ROOT / "data" / "samples"
+COMMANDS: dict[str, list[str]] = {
+    "goal-success": ["goal-success", str(SAMPLES / "enterprise_dialogues.jsonl")],
+    "segment": ["segment", str(SAMPLES / "enterprise_dialogues.jsonl")],
+    "goal-tracking": ["goal-tracking", str(SAMPLES / "heldout_dialogues.jsonl")],
+    "goal-shift": ["goal-shift", str(SAMPLES / "agent_transcripts.jsonl")],
+    "memory eval": ["memory", "eval", str(SAMPLES / "returning_users.json")],
+    "proactive plan": ["proactive", "plan", str(SAMPLES / "proactive")],
+    "proactive guide": ["proactive", "guide", str(SAMPLES / "proactive")],
+    "simulate": ["simulate", "--domain", "banking", "--agent", "floor:empty", "--tasks", "0"],
+    "synthesize proactive": ["synthesize", "proactive", "--n", "1"],
+    "synthesize atod": ["synthesize", "atod", "--n", "1"],
+}
+"""Each subsystem command, as a newcomer would run it on a bundled sample (without --out)."""
+
+
+def _command_roles() -> list[tuple[str, str]]:
+    parser = build_parser()
+    return [
+        (name, role)
+        for name, argv in COMMANDS.items()
+        for role in parser.parse_args([*argv, "--out", "unused"]).judge_roles
+    ]
+
+
+@pytest.mark.parametrize(("command", "role"), _command_roles())
+def test_every_subsystem_command_builds_each_of_its_roles_before_any_record(
+    command: str, role: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    argv = [*COMMANDS[command], "--judge", f"{role}={UNBUILDABLE}", "--out", str(out)]
+    assert main(argv) == 2
+    assert f"judge role {role}: " in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())  # nothing written, nothing judged
