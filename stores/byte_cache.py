@@ -142,6 +142,10 @@ class BoundedFunction(Generic[A, R]):
         self.cache.put(argument, (result,))  # in a tuple: a None result is cached too
         return result
 
+    def __reduce__(self) -> str:
+        """Pickled by its module and name, as a function (and ``lru_cache``'s wrapper) is."""
+        return str(self.__qualname__)
+
     def cache_clear(self) -> None:
         """Drop every memoized result (as ``functools.lru_cache`` has it)."""
         self.cache.clear()

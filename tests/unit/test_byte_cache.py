@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -70,3 +73,15 @@ def test_a_memoized_function_is_called_once_per_argument_even_for_none() -> None
     length.cache_clear()
     length("ab")
     assert calls == ["ab", "", "ab"]
+
+
+@byte_bounded(10_000)
+def _doubled(text: str) -> str:
+    return text * 2
+
+
+def test_a_memoized_function_pickles_by_name_like_a_function() -> None:
+    # As a plain or lru_cache'd function does: a copy is the same object, with its cache.
+    assert _doubled("ab") == "abab"
+    assert pickle.loads(pickle.dumps(_doubled)) is _doubled
+    assert copy.deepcopy(_doubled) is _doubled and _doubled.cache_info()["entries"] == 1

@@ -25,7 +25,6 @@ moves on and *when* the agent follows:
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from todeval.evals.metrics.goal_shift.grounding import TRANSFER_TOOL, serving_ca
 from todeval.evals.record_views import CONTROL_TOKENS
 from todeval.nodes.goal_shift.judges.shift_detection import NO_SHIFT_TO_FIND, ShiftVerdict
 from todeval.nodes.judges.text import to_the_user
+from todeval.stores.byte_cache import byte_bounded
 from todeval.stores.embeddings import cosine_matrix, get_embedder
 
 GOAL_HINTS: dict[str, str] = {
@@ -211,7 +211,9 @@ class LocalShiftDetector:
         return bool(similarity >= self.tool_similarity)
 
 
-@functools.lru_cache(maxsize=1024)
+# A tool name and its MiniLM row are about 1.9 KB: 256 KiB holds about 140 tools, every tool
+# of the three simulated domains (49; banking's 20 the most) with room for made-up names.
+@byte_bounded(256 << 10)
 def _tool_vector(tool: str) -> NDArray[np.float32]:
     return get_embedder().embed([tool.replace("_", " ")])
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
 from todeval.evals.schema import Dialogue
+from todeval.stores.byte_cache import byte_bounded
 from todeval.stores.embeddings import EMBEDDING_DIM
 
 FloatArray = NDArray[np.float32]
@@ -134,7 +134,10 @@ def canonical_value(value: str) -> str:
     )
 
 
-@lru_cache(maxsize=4096)  # a dialogue's texts are read a few times, then never again
+# A dialogue's texts are read a few times, then never again. An SGD dev entry (text, values)
+# is 580 bytes on average and 2.6 KB at most; one dialogue's texts 11 KB (33 KB at most): 2 MiB
+# holds about 3,600 SGD entries (the 4,096 of the former entry bound) and any long dialogue's.
+@byte_bounded(2 << 20)
 def typed_values(text: str) -> dict[str, frozenset[str]]:
     """The canonical typed values of ``text`` by type (types without a value are left out)."""
     found: dict[str, frozenset[str]] = {}

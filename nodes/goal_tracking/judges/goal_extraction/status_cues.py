@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from todeval.evals.goal_tracking_schema import GoalStatus
 from todeval.nodes.judges.text import cue
+from todeval.stores.byte_cache import byte_bounded
 
 SystemAct = Literal["success", "failure", "confirm", "results", "other"]
 """The acts the model tells apart, as the tracker uses them."""
@@ -244,7 +245,10 @@ class StatusCue:
         return self.act == "results"
 
 
-@functools.lru_cache(maxsize=4096)
+# System utterances recur across dialogues ("Is there anything else I can help you with?").
+# An SGD dev entry (utterance, cue) is 380 bytes on average and 750 at most: 2 MiB holds about
+# 5,500 of them (more than the 4,096 of the former entry bound), fewer of long utterances only.
+@byte_bounded(2 << 20)
 def system_cue(utterance: str) -> StatusCue | None:
     """The cue of a system utterance (results included), or None."""
     reading = system_act(utterance)
