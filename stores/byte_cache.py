@@ -144,7 +144,7 @@ class BoundedFunction(Generic[A, R]):
 
     def __reduce__(self) -> str:
         """Pickled by its module and name, as a function (and ``lru_cache``'s wrapper) is."""
-        return str(self.__qualname__)
+        return str(self.function.__qualname__)
 
     def cache_clear(self) -> None:
         """Drop every memoized result (as ``functools.lru_cache`` has it)."""
