@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -104,6 +104,26 @@ class Packed:
 
     def __iter__(self) -> Iterator[Any]:
         return (unpack(blob) for blob in self.blobs)
+
+
+class PackedMap(Mapping[str, Any]):
+    """Packed values (:func:`pack`) by key, each unpacked when read and not kept.
+
+    A report that reads one value at a time holds one unpacked value at a time, however many
+    are packed.
+    """
+
+    def __init__(self, blobs: Mapping[str, bytes]) -> None:
+        self._blobs = blobs
+
+    def __getitem__(self, key: str) -> Any:
+        return unpack(self._blobs[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
 
 
 @dataclass

@@ -6,7 +6,7 @@ Goals are shown 1-based (``G1`` is ``goal_index`` 0). ``goal_success_failed.html
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.report.page import anchor_id, fmt_pct, shorten
@@ -138,8 +138,28 @@ def failed_goals(
         "rows": rows,
         "hidden": total - len(shown),
         "cap": cap,
-        "drilldowns": [
-            _drilldown(did, by_dialogue[did], (dialogues or {}).get(did), aid)
-            for did, aid in anchors.items()
-        ],
+        "drilldowns": Drilldowns(anchors, by_dialogue, dialogues or {}),
     }
+
+
+class Drilldowns:
+    """The dialogues' drill-downs, each built when the template reaches it.
+
+    With ``dialogues`` that unpack on read (:class:`evals.metrics.running.PackedMap`), the page
+    holds one dialogue's view at a time, not every failed dialogue's (issue 32).
+    """
+
+    def __init__(
+        self,
+        anchors: Mapping[str, str],
+        goals: Mapping[str, Sequence[Record]],
+        dialogues: Mapping[str, Record],
+    ) -> None:
+        self.anchors, self.goals, self.dialogues = anchors, goals, dialogues
+
+    def __len__(self) -> int:
+        return len(self.anchors)
+
+    def __iter__(self) -> Iterator[Any]:
+        for did, aid in self.anchors.items():
+            yield _drilldown(did, self.goals[did], self.dialogues.get(did), aid)

@@ -22,7 +22,7 @@ from todeval.evals.metrics.goal_success.teacher_agreement import (
     PanelCounts,
     ReferenceCounts,
 )
-from todeval.evals.metrics.running import LISTED, Capped, Packed, pack, unpack
+from todeval.evals.metrics.running import LISTED, Capped, Packed, PackedMap, pack
 from todeval.evals.results import GoalLine, ThreadResult, usable_result
 from todeval.evals.schema import Dialogue, RecordError, Turn
 
@@ -168,10 +168,12 @@ class GoalSuccessTally:
         self.report_goals.append(line)
         self.report_dialogues[record.dialogue_id] = pack(_drilldown_view(record))
 
-    def report_view(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-        """The failed goals the report shows and their dialogues' drill-down views, unpacked."""
-        dialogues = {did: unpack(blob) for did, blob in self.report_dialogues.items()}
-        return list(self.report_goals), dialogues
+    def report_view(self) -> tuple[list[dict[str, Any]], Mapping[str, dict[str, Any]]]:
+        """The failed goals the report shows, and their dialogues' drill-down views by id.
+
+        The views stay packed until the report reads each one (one dialogue at a time).
+        """
+        return list(self.report_goals), PackedMap(self.report_dialogues)
 
     def calibration(self) -> dict[str, Any] | None:
         """Each teacher's agreement with this run's human verdicts (``teacher_calibration``)."""

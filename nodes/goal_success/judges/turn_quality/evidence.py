@@ -135,9 +135,9 @@ def canonical_value(value: str) -> str:
 
 
 # A dialogue's texts are read a few times, then never again. An SGD dev entry (text, values)
-# is 580 bytes on average and 2.6 KB at most; one dialogue's texts 11 KB (33 KB at most): 2 MiB
-# holds about 3,600 SGD entries (the 4,096 of the former entry bound) and any long dialogue's.
-@byte_bounded(2 << 20)
+# is 580 bytes on average and 2.6 KB at most, one dialogue's texts 11 KB (33 KB at most): 1 MiB
+# holds about 90 such dialogues (30 of the longest), and it is full within SGD dev's first tenth.
+@byte_bounded(1 << 20)
 def typed_values(text: str) -> dict[str, frozenset[str]]:
     """The canonical typed values of ``text`` by type (types without a value are left out)."""
     found: dict[str, frozenset[str]] = {}

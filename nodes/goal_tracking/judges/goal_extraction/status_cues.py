@@ -246,9 +246,9 @@ class StatusCue:
 
 
 # System utterances recur across dialogues ("Is there anything else I can help you with?").
-# An SGD dev entry (utterance, cue) is 380 bytes on average and 750 at most: 2 MiB holds about
-# 5,500 of them (more than the 4,096 of the former entry bound), fewer of long utterances only.
-@byte_bounded(2 << 20)
+# An SGD dev entry (utterance, cue) is 380 bytes on average and 750 at most: 1 MiB holds about
+# 2,700 of them (270 dialogues' worth), full within SGD dev's first tenth, so it stops growing.
+@byte_bounded(1 << 20)
 def system_cue(utterance: str) -> StatusCue | None:
     """The cue of a system utterance (results included), or None."""
     reading = system_act(utterance)
