@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,22 @@ def write_json(path: Path, payload: Any) -> None:
     write_text_atomically(path, text)
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+def write_text_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    ``text`` may come in pieces (a template's output as it renders), so a large page is never
+    one string in memory.
+    """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
+    try:
+        with temporary.open("w", encoding="utf-8") as sink:
+            if isinstance(text, str):
+                sink.write(text)
+            else:
+                sink.writelines(text)
+    except BaseException:
+        temporary.unlink(missing_ok=True)  # pieces that failed half-way leave no stray file
+        raise
     os.replace(temporary, path)
 
 

@@ -8,8 +8,9 @@ the page through an autoescaping Jinja2 template (:mod:`evals.report.templating`
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from markupsafe import Markup
 
 from todeval.evals.outputs import write_text_atomically
 from todeval.evals.report.formatting import MISSING, anchor_id, as_number, fmt_num, fmt_pct, shorten
-from todeval.evals.report.templating import macro, render
+from todeval.evals.report.templating import macro, render_pieces
 
 __all__ = [
     "MISSING",
@@ -72,12 +73,20 @@ def render_report(
     Raises:
         ValueError: If a section id is not a safe anchor, is reserved, or is used twice.
     """
+    return "".join(_report_pieces(title, sections, meta=meta))
+
+
+def _report_pieces(
+    title: str, sections: Sequence[Section], *, meta: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """:func:`render_report`'s text in pieces, as the page template renders it."""
     seen: set[str] = set()
     for section in sections:
         if not _SAFE_ID.match(section.id) or section.id in _RESERVED_IDS or section.id in seen:
             raise ValueError(f"section id {section.id!r} is unsafe, reserved or duplicated")
         seen.add(section.id)
-    return str(render("page.html.j2", title=title, sections=sections, meta=meta or {})) + "\n"
+    yield from render_pieces("page.html.j2", title=title, sections=sections, meta=meta or {})
+    yield "\n"
 
 
 def write_report(
@@ -88,9 +97,10 @@ def write_report(
     Raises:
         ValueError: If a section id is not a safe anchor, is reserved, or is used twice.
     """
-    html = render_report(title, sections, meta=meta)
+    pieces = _report_pieces(title, sections, meta=meta)
+    first = next(pieces)  # a bad section id raises before any file is touched
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, html)
+    write_text_atomically(path, itertools.chain([first], pieces))  # never one string (issue 32)
 
 
 # The template macros, callable from Python for a section that is not on a template of its own

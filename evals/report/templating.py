@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -52,6 +52,11 @@ def environment() -> Environment:
 def render(template: str, /, **data: Any) -> Markup:
     """``template`` rendered with ``data``: escaped HTML, safe to embed in another template."""
     return Markup(environment().get_template(template).render(**data))
+
+
+def render_pieces(template: str, /, **data: Any) -> Iterator[str]:
+    """``template`` rendered with ``data`` in pieces, as :func:`render` joins them."""
+    return environment().get_template(template).generate(**data)
 
 
 def macro(name: str) -> Callable[..., Markup]:

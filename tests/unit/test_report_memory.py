@@ -1,12 +1,15 @@
-"""The goal-success drill-downs read packed dialogues one at a time (issue 32 item 2)."""
+"""The report in bounded memory (issue 32 item 2): drill-downs one at a time, the page in pieces."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.unit.test_report import corpus, summary
 from todeval.evals.metrics.running import PackedMap, pack
-from todeval.evals.report import goal_success_section
+from todeval.evals.report import Section, goal_success_section, render_report, write_report
 from todeval.evals.report.goal_success_drilldown import Drilldowns, failed_goals
 
 
@@ -42,3 +45,20 @@ def test_a_drilldown_is_built_only_when_it_is_reached() -> None:
     assert packed.reads == before + 1 and first["has_text"]
     assert len(list(drills)) == len(drills) and packed.reads == before + 1 + len(drills)
     assert not failed_goals([], packed, cap=500)["drilldowns"]
+
+
+def test_the_page_written_in_pieces_is_the_rendered_page(tmp_path: Path) -> None:
+    goals, dialogues = corpus()
+    sections = [goal_success_section(summary(), goals, dialogues)]
+    path = tmp_path / "out" / "report.html"
+    write_report(path, "todeval", sections, meta={"input": "x.jsonl"})
+    rendered = render_report("todeval", sections, meta={"input": "x.jsonl"})
+    assert path.read_text(encoding="utf-8") == rendered and rendered.endswith("</html>\n")
+    assert [p.name for p in path.parent.iterdir()] == ["report.html"]  # no temporary left
+
+
+def test_a_bad_section_id_writes_nothing(tmp_path: Path) -> None:
+    bad = Section("report-overview", "Clash", [], goal_success_section(summary(), []).body)
+    with pytest.raises(ValueError, match="reserved"):
+        write_report(tmp_path / "out" / "report.html", "t", [bad])
+    assert not (tmp_path / "out").exists()
