@@ -90,16 +90,25 @@ def figure_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
     """Per figure of an ``evaluate`` summary, the floor do-nothing agents reach (if measured).
 
     Floors exist for agent transcripts of the live tool domains (the domains the goal-shift
-    section found) and for ProactiveEval's figures; other records (a team's own logs of another
-    domain) have none, and the report says so.
+    section found) and for ProactiveEval's figures. A figure that also counts other records (a
+    corpus mixing agent transcripts with a team's own logs) gets none: its floor is unknown.
     """
     metrics = summary.get("metrics") or {}
     shift = (summary.get("sections") or {}).get("goal_shift") or {}
     domains = list(shift.get("by_domain") or {})
     floors = floors_for("evaluate", domains, FIGURES["evaluate"]) if domains else {}
+    by_suite = (summary.get("counts") or {}).get("by_suite") or {}
+    for name, suite in MIXED_FIGURES.items():
+        if by_suite.get(suite, 0) > by_suite.get("goal_shift", 0):
+            floors.pop(name, None)
     for surface, figures in EVALUATE_PROACTIVE.items():
         floors |= floors_for(surface, ["sample"], figures)
     return {name: floor for name, floor in floors.items() if name in metrics}
+
+
+MIXED_FIGURES = {"gsr": "goal_success", "dgcr": "goal_tracking"}
+"""Figures of ``evaluate`` that count records of any kind (their suite): on a corpus with more
+such records than agent transcripts, the tool domains' floor does not apply."""
 
 
 def shift_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:

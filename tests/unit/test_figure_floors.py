@@ -134,6 +134,17 @@ def test_evaluate_on_agent_transcripts_puts_the_floor_beside_each_figure(
     assert "do-nothing floor" in (live["eval-b"] / "compare" / "compare.html").read_text()
 
 
+def test_a_figure_mixing_agent_transcripts_with_other_logs_gets_no_floor(
+    live: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "mixed"
+    inputs = [str(live["sim-a"] / "results.json"), str(SAMPLES / "enterprise_dialogues.jsonl")]
+    assert main(["evaluate", *inputs, "--out", str(out), "--checkpoints", ":memory:"]) == 0
+    summary = _summary(out)
+    assert "gsr" in summary["metrics"] and "gsr" not in summary["floors"]
+    assert summary["floors"]["tsr"]["place"] == "banking"  # TSR counts agent transcripts only
+
+
 def test_logs_of_no_measured_domain_get_no_floor(tmp_path: Path) -> None:
     out = tmp_path / "run"
     sample = SAMPLES / "enterprise_dialogues.jsonl"
