@@ -33,6 +33,8 @@ PHRASE_WORDS = 4
 """The longest key phrase, in words."""
 SALIENCE = 2.0
 """Weight of the phrase's sentence's closeness to the other field (a noise sentence has little)."""
+LONGER = 0.1
+"""Bonus of a name or a phrase of two words or more over a lone word."""
 MAX_WORDS = 9
 """Listing 4: a target and each sub-target under 10 words."""
 
@@ -51,7 +53,7 @@ FILLER = frozenset(
     time times minutes minute hours hour seconds second conversation happened current
     been being having got gets get getting keeps kept likes like enjoys enjoy loves love
     wants want prefers prefer finds find feels feel thinks think knows know says went one two
-    three four five six seven eight nine ten first lot lots thing things something anything
+    three four five six seven eight nine ten first lot lots glasses thing things something anything
     way ways really just well quite much many little new old year-old years-old
     every since near across ahead around via per without within along behind beside inside
     outside towards toward upon among onto instead even yet ever never always usually sometimes
@@ -65,6 +67,7 @@ FILLER = frozenset(
     keep matches match using used pretending twice whenever righto yes okay ok remind whose"""
     " monday tuesday wednesday thursday friday saturday sunday".split()
 )
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _SKIP = STOPWORDS | FILLER
 
 
@@ -74,7 +77,7 @@ class Phrase:
 
     text: str
     field: str  # "user" or "trigger"
-    entity: bool  # a capitalised name (not opening its sentence) or a quoted text
+    entity: bool  # a capitalised name (its capital not a sentence's opening)
     sentence: str  # the sentence it was found in
 
 
@@ -82,12 +85,14 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def _is_content(token: str) -> bool:
+def _is_content(token: str, named: bool = False) -> bool:
+    """A word a key phrase may hold; inside a name (``named``) only function words are not."""
     lowered = token.lower().strip("'’").removesuffix("'s").removesuffix("’s")
     past = lowered.endswith(("ed", "ly")) and len(lowered) > 4 and token[0].islower()
+    skip = STOPWORDS | WEEKDAYS if named else _SKIP
     return (
         bool(lowered)
-        and lowered not in _SKIP
+        and lowered not in skip
         and not _AGE.match(lowered)
         and not past
         and len(token) > 1
@@ -115,7 +120,8 @@ def phrases(text: str, field: str) -> list[Phrase]:
             tokens = _TOKEN.findall(clause)
             run: list[tuple[str, bool]] = []
             for index, token in enumerate([*tokens, ""]):
-                if token and _is_content(token):
+                opening = index == 0 and opens
+                if token and _is_content(token, token[0].isupper() and not opening):
                     name = token[0].isupper() and (index > 0 or not opens)
                     run.append((token.rstrip(".").rstrip("'’"), name or token[0].isdigit()))
                     continue
@@ -164,7 +170,8 @@ class KeyPhrases:
         closeness = sum(float(vector @ field) for field in self.field_vectors.values())
         if towards is not None:
             closeness += float(vector @ towards)
-        return closeness + SALIENCE * self.salience[phrase.sentence]
+        longer = phrase.entity or len(phrase.text.split()) > 1
+        return closeness + SALIENCE * self.salience[phrase.sentence] + (LONGER if longer else 0.0)
 
     def best(
         self,
@@ -192,10 +199,28 @@ class KeyPhrases:
         ]
         if not candidates:
             return None
-        longer = [p for p in candidates if p.entity or len(p.text.split()) > 1]
-        candidates = longer or candidates
         target = self.embed([towards])[0] if towards else None
         return max(candidates, key=lambda p: self.score(p, target)).text
+
+    def first_name(self, field: str) -> str | None:
+        """The first name the field's most salient sentence holding one introduces (whole).
+
+        A trigger introduces the thing it is about by name before it describes it ("The
+        assistant has been playing Lantern Keepers, a cooperative ...").
+        """
+        names = [p for p in self.all if p.field == field and p.entity]
+        if not names:
+            return None
+        sentence = max((p.sentence for p in names), key=lambda s: self.salience[s])
+        here = [p for p in names if p.sentence == sentence]
+        return min(here, key=lambda p: (_position(p), -len(p.text))).text
+
+
+def _position(phrase: Phrase) -> int:
+    """Where the phrase's first word stands in its sentence."""
+    first = phrase.text.split()[0]
+    found = re.search(rf"(?<![\w'’-]){re.escape(first)}", phrase.sentence)
+    return found.start() if found else len(phrase.sentence)
 
 
 def pronoun(user_information: str) -> str:
@@ -212,6 +237,11 @@ def _clip(text: str, limit: int = MAX_WORDS) -> str:
     return " ".join(parts[:limit])
 
 
+def _fit(*variants: str) -> str:
+    """The first variant within Listing 4's word limit (else the last one, cut to it)."""
+    return next((v for v in variants if len(v.split()) <= MAX_WORDS), _clip(variants[-1]))
+
+
 def _lower_first(text: str) -> str:
     return text if text[:2].isupper() else text[:1].lower() + text[1:]
 
@@ -224,11 +254,11 @@ Planner = Callable[[KeyPhrases, str], TargetPlan]
 
 
 def _recommendation(keys: KeyPhrases, their: str) -> TargetPlan:
-    item = _first(keys.best("trigger", entity=True), keys.best("trigger"))
+    item = _first(keys.first_name("trigger"), keys.best("trigger"), "it")
     interest = _first(keys.best("user", avoid=[item]), "interests")
     feature = _first(keys.best("trigger", avoid=[item]), "what makes it special")
     return TargetPlan(
-        target=_clip(f"Recommend {item} for {their} {interest}"),
+        target=_fit(f"Recommend {item} for {their} {interest}", f"Recommend {item}"),
         sub_target=[
             _clip(f"Ask about {their} {interest}"),
             _clip(f"Share the assistant's experience with {item}"),
@@ -271,7 +301,7 @@ def _ambiguous(keys: KeyPhrases, their: str) -> TargetPlan:
         sub_target=[
             _clip(f"Ask what {task} should include"),
             _clip("Ask about the date, budget and preferences"),
-            _clip(f"Check constraints like {their} {constraint}"),
+            _clip(f"Check constraints such as {constraint}"),
             _clip(f"Ask how to handle {detail}"),
         ],
     )
@@ -290,7 +320,7 @@ def _follow_up(keys: KeyPhrases, their: str) -> TargetPlan:
     )
     context = _first(keys.best("user", towards=talk, avoid=[issue, step]), "situation")
     return TargetPlan(
-        target=_clip(f"Follow up on {their} {issue} and {step}"),
+        target=_fit(f"Follow up on {their} {issue} and {step}", f"Follow up on {their} {issue}"),
         sub_target=[
             _clip(f"Ask how {their} {issue} is going"),
             _clip(f"Check progress on {step}"),
@@ -305,10 +335,10 @@ def _glasses(keys: KeyPhrases, their: str) -> TargetPlan:
     need = _first(keys.best("user", avoid=[seen]), "current task")
     detail = _first(keys.best("trigger", avoid=[seen]), "the situation")
     return TargetPlan(
-        target=_clip(f"Help with {seen} given {their} {need}"),
+        target=_fit(f"Help with {seen} given {their} {need}", f"Help with {seen}"),
         sub_target=[
             _clip(f"Point out the {seen}"),
-            _clip(f"Explain {detail}"),
+            _clip(f"Mention the {detail}"),
             _clip(f"Suggest a next step for {their} {need}"),
         ],
     )
@@ -334,7 +364,7 @@ def _system(keys: KeyPhrases, their: str) -> TargetPlan:
             _clip(f"Point out the {error} problem"),
             _clip(f"Explain the cause: {cause}"),
             _clip(f"Guide the user through {tool}"),
-            _clip(f"Confirm {cause} now works"),
+            _fit(f"Confirm the {error} problem is solved", "Confirm the problem is solved"),
         ],
     )
 
