@@ -142,6 +142,19 @@ def quotes(text: str) -> list[str]:
     return [q.strip().rstrip(".!?") for q in _QUOTE.findall(text) if len(q.split()) >= 1]
 
 
+_TURN = re.compile(r"\b(User|Assistant)\s*:\s*(.*?)(?=\s+(?:User|Assistant)\s*:|$)")
+
+
+def turns(text: str) -> list[tuple[str, str]]:
+    """The quoted turns of a past conversation (``User: '...' Assistant: '...'``), in order."""
+    found = []
+    for speaker, said in _TURN.findall(text):
+        quoted = quotes(said)
+        if quoted:
+            found.append((speaker.lower(), quoted[0]))
+    return found
+
+
 class KeyPhrases:
     """The environment's key phrases, ranked by closeness to both of its fields."""
 
@@ -291,7 +304,7 @@ REQUEST_FILLER = frozenset(
 
 def _ambiguous(keys: KeyPhrases, their: str) -> TargetPlan:
     said = quotes(keys.environment.trigger_factor)
-    request = said[-1] if said else keys.environment.trigger_factor
+    request = max(said, key=lambda q: len(q.split())) if said else keys.environment.trigger_factor
     task = _first(keys.best("trigger", within=request), keys.best("trigger"), "the request")
     constraint = _first(keys.best("user", towards=request), "preferences")
     detail = _first(keys.best("user", towards=request, avoid=[constraint]), "constraints")
@@ -308,7 +321,8 @@ def _ambiguous(keys: KeyPhrases, their: str) -> TargetPlan:
 
 
 def _follow_up(keys: KeyPhrases, their: str) -> TargetPlan:
-    said = quotes(keys.environment.trigger_factor)
+    said = [q for _, q in turns(keys.environment.trigger_factor)]
+    said = said or quotes(keys.environment.trigger_factor)
     issue_text = said[0] if said else keys.environment.trigger_factor
     plan_text = " ".join(said[1:]) if len(said) > 1 else issue_text
     talk = " ".join(said) or None
