@@ -23,7 +23,13 @@ from todeval.nodes.proactive.judges.target_planning_judge import (
 )
 from todeval.nodes.proactive.planning import planning_prompt
 from todeval.nodes.proactive.reference_agent import plan
-from todeval.nodes.proactive.reference_planner import KeyPhrases, phrases, plan_target, quotes
+from todeval.nodes.proactive.reference_planner import (
+    KeyPhrases,
+    phrases,
+    plan_target,
+    quotes,
+    turns,
+)
 from todeval.stores.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "data" / "samples" / "proactive"
@@ -88,7 +94,7 @@ def test_the_local_judge_puts_it_clearly_above_the_planners_that_copy_or_say_not
     copied = mean_score([answer(copy_environment, item) for item in items()])
     vague = mean_score([generic] * len(items()))
     assert copied <= 3 and vague <= 3
-    # 2.96 before issue 29 (a copied fragment behind "Ask about" and "Mention"); 4.65 now
+    # 2.96 before issue 29 (a copied fragment behind "Ask about" and "Mention"); 5.00 now
     assert reference >= 4.0 and reference >= copied + 2 and reference >= vague + 2
 
 
@@ -96,6 +102,19 @@ def test_quotes_keep_a_plural_possessive_inside_the_request() -> None:
     said = "The user says: 'Plan the twins' party for next month.'"
     assert quotes(said) == ["Plan the twins' party for next month"]
     assert quotes("The app shows 'Not enough disk space' twice.") == ["Not enough disk space"]
+
+
+def test_a_past_conversation_is_read_turn_by_turn_and_a_later_quote_is_not_a_turn() -> None:
+    trigger = (
+        "Conversation on the 5th. User: 'The GP switched me to amlodipine.' Assistant: 'I can "
+        "remind you, and watch for ankle swelling.' User: 'Righto.' Current time: the 15th. "
+        "Last week the user also asked about a crossword clue, 'river in Derby (7)'."
+    )
+    assert turns(trigger) == [
+        ("user", "The GP switched me to amlodipine"),
+        ("assistant", "I can remind you, and watch for ankle swelling"),
+        ("user", "Righto"),
+    ]
 
 
 def test_key_phrases_keep_names_whole_and_leave_out_ages_and_reporting_words() -> None:
