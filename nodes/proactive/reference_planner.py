@@ -281,9 +281,13 @@ def _recommendation(keys: KeyPhrases, their: str) -> TargetPlan:
     )
 
 
+#: What persuasion's user information describes (Listing 1: the user's habit or resistance).
+STRUGGLE = "a habit or problem the user struggles with"
+
+
 def _persuasion(keys: KeyPhrases, their: str) -> TargetPlan:
     practice = _first(keys.best("trigger"), "a better habit")
-    problem = _first(keys.best("user", avoid=[practice]), "current habits")
+    problem = _first(keys.best("user", towards=STRUGGLE, avoid=[practice]), "current habits")
     benefit = _first(keys.best("trigger", avoid=[practice]), "the benefits")
     return TargetPlan(
         target=_clip(f"Persuade the user to try {practice}"),
@@ -336,7 +340,7 @@ def _follow_up(keys: KeyPhrases, their: str) -> TargetPlan:
     return TargetPlan(
         target=_fit(f"Follow up on {their} {issue} and {step}", f"Follow up on {their} {issue}"),
         sub_target=[
-            _clip(f"Ask how {their} {issue} is going"),
+            _clip(f"Ask how things went with {their} {issue}"),
             _clip(f"Check progress on {step}"),
             _clip(f"Ask about {their} {context}"),
             _clip(f"Encourage the next step with {step}"),
