@@ -39,6 +39,9 @@ ACTIONS = {
 }  # fmt: skip
 
 
+pytestmark = pytest.mark.slow  # embeds every sample environment's phrases: about a minute
+
+
 @cache
 def items() -> tuple[ProactiveItem, ...]:
     found = [
