@@ -201,6 +201,7 @@ floors: model  ## floor agents (issue 29) live on every tool domain and Proactiv
 	$(BIN)/python -m scripts.floor_agents --out $(FLOORS_OUT) --tasks $(FLOOR_TASKS)
 
 validity: model floors  ## validity cards of the local turn-quality, segmentation, ProactiveEval and NL-assertion judges (validity.json), and the floors
+	$(BIN)/python -m scripts.floor_agents --out $(FLOORS_OUT)/shipped --write
 	$(BIN)/python -m scripts.validity_cards
 	$(BIN)/python -m scripts.proactive_calibration
 	$(BIN)/python -m scripts.nl_assertion_validity

@@ -25,6 +25,7 @@ from todeval.graphs.api import (
     JudgeSpecError,
     RunReadError,
     Suite,
+    Threshold,
     build_context,
     check_roles,
     detect_format,
@@ -523,7 +524,8 @@ def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure
         default={},
         metavar="FIGURE=VALUE[,...]",
         help=f"exit {GATE_FAILED} when {what} is under its threshold (or n/a), e.g. "
-        "gsr=0.4,tsr=0.5; the message gives the figure, its 95%% interval and the threshold",
+        "gsr=0.4,tsr=0.5; VALUE floor asks the figure to be above its do-nothing floor "
+        "(tsr=floor); the message gives the figure, its 95%% interval and the threshold",
     )
     parser.add_argument(
         "--allow-na",
@@ -532,7 +534,7 @@ def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure
     )
 
 
-def _thresholds(text: str) -> dict[str, float]:
+def _thresholds(text: str) -> dict[str, Threshold]:
     try:
         return parse_thresholds(text)
     except GateSpecError as error:

@@ -261,10 +261,16 @@ def notices(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _floor(floor: dict[str, Any] | None) -> str:
+    value = (floor or {}).get("value")
+    return "" if value is None else f" (do-nothing floor {fmt_figure(value)})"
+
+
 def one_line(summary: dict[str, Any], out: Path) -> str:
     """The last line a run prints."""
+    floors = summary.get("floors") or {}
     figures = ", ".join(
-        f"{METRICS[name].label} {fmt_figure(value)}"
+        f"{METRICS[name].label} {fmt_figure(value)}{_floor(floors.get(name))}"
         for name, value in summary["metrics"].items()
         if name
         in (

@@ -164,6 +164,9 @@ def one_line(summary: dict[str, Any], out: Any) -> str:
     score = summary["figures"]["score"]
     counts = summary["counts"]
     spread = "" if score["std"] is None else f" ± {score['std']}"
+    floor = (summary.get("floors") or {}).get("score") or {}
+    if floor.get("value") is not None:
+        spread += f" (do-nothing floor {floor['value']:.2f})"
     return (
         f"{summary['task']}: score {score['mean']}{spread} ({counts['runs']} runs, "
         f"{counts['environments']} environments, {counts['failed']} failed) -> {out}"

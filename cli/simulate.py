@@ -194,7 +194,7 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
     return (
         f"simulated {counts['conversations']} conversations of {judges.get('agent', '?')} with "
         f"user {judges.get('user_simulator', '?')}: TSR {fmt_figure(summary.get('tsr'))}"
-        f"{_noise(simulation.get('noise'))}"
+        f"{_noise(simulation.get('noise'))}{_floor(summary)}"
         f", pass^1 {fmt_figure(pass_1)}; failures by agent {causes.get('agent', 0)}, user "
         f"simulator {causes.get('user_simulator', 0)}, environment "
         f"{causes.get('environment', 0)}; simulator audit flagged {audit.get('flagged', 0)}"
@@ -202,6 +202,13 @@ def one_line(summary: dict[str, Any], out: Path) -> str:
         f"{counts['failed_conversations']} failed; wrote {out / 'results.json'}, "
         f"{out / 'summary.json'} and {out / 'report.html'}"
     )
+
+
+def _floor(summary: dict[str, Any]) -> str:
+    floor = (summary.get("floors") or {}).get("tsr") or {}
+    if floor.get("value") is None:
+        return ""
+    return f" (do-nothing floor {floor['value']:.3f})"
 
 
 def _noise(noise: dict[str, Any] | None) -> str:

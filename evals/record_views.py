@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from todeval.evals.goal_shift_schema import Conversation
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn
 from todeval.evals.memory_schema import MsTodEvalItem, MsTodSession
+from todeval.evals.metrics.goal_shift.grounding import serving_calls
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
 from todeval.evals.schema import Dialogue, Turn
 
@@ -105,18 +106,23 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
     """An agent transcript: each user message with the assistant's words until the next one.
 
     Tool calls stay out of the response text; a turn's ``metadata`` names the tools called, the
-    calls whose result came back without an error (``tool_results_ok``) and how many results
-    were errors (what the local response teacher reads as E5). User messages that follow each
-    other with no assistant message between are one turn: the agent answered them at once. The
-    dialogue's ``metadata["tool_channel"]`` is ``"yes"`` when the agent had tools to act with
-    (a call or a result in the transcript, or a task that expects actions): what the local
-    judges' tool evidence (:mod:`nodes.goal_success.judges.turn_quality.tool_evidence`) reads.
+    calls whose result came back without an error (``tool_results_ok``), those of them that
+    serve the task (``tool_results_serving``: not a hand-over, arguments drawn from the dialogue
+    rather than made up; :func:`~evals.metrics.goal_shift.grounding.serving_calls`) and how
+    many results were errors (what the local response teacher reads as E5). User messages that
+    follow each other with no assistant message between are one turn: the agent answered them
+    at once. The dialogue's ``metadata["tool_channel"]`` is ``"yes"`` when the agent had tools
+    to act with (a call or a result in the transcript, or a task that expects actions): what the
+    local judges' tool evidence (:mod:`nodes.goal_success.judges.turn_quality.tool_evidence`) reads.
     """
     pairs: list[tuple[str, list[str]]] = []
     tools: list[list[str]] = []
     succeeded: list[list[str]] = []
+    serving: list[list[str]] = []
     errors: list[int] = []
     names: dict[str, str] = {}
+    task = conversation.task
+    served = serving_calls(conversation.messages, task.allowed_tool_names if task else None)
     answered = True
     for message in conversation.messages:
         said = CONTROL_TOKENS.sub("", message.content).strip() if message.role == "user" else ""
@@ -127,6 +133,7 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
             pairs.append((said, []))
             tools.append([])
             succeeded.append([])
+            serving.append([])
             errors.append(0)
         answered = message.role != "user"
         if message.role == "assistant":
@@ -138,6 +145,8 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
             errors[-1] += 1
         elif message.role == "tool":
             succeeded[-1].append(names.get(message.tool_call_id or "", "?"))
+            if message.tool_call_id in served:
+                serving[-1].append(names[message.tool_call_id])
     used = any(m.role == "tool" or m.tool_calls for m in conversation.messages)
     expects = bool(conversation.task and conversation.task.action_sets)
     metadata = {"source": "agent_transcript", "task_id": conversation.task_id}
@@ -146,8 +155,13 @@ def conversation_record(conversation: Conversation) -> EvaluationRecord:
         pairs,
         metadata | ({"tool_channel": "yes"} if used or expects else {}),
         [
-            {"tool_calls": called, "tool_results_ok": ok, "tool_errors": n}
-            for called, ok, n in zip(tools, succeeded, errors, strict=True)
+            {
+                "tool_calls": called,
+                "tool_results_ok": ok,
+                "tool_results_serving": grounded,
+                "tool_errors": n,
+            }
+            for called, ok, grounded, n in zip(tools, succeeded, serving, errors, strict=True)
         ],
     )
     return EvaluationRecord(

@@ -29,7 +29,7 @@ from todeval.evals.datasets.verdicts import read_audits
 from todeval.evals.langsmith_evaluators import corpus_key
 from todeval.evals.memory_schema import eval_records
 from todeval.evals.metrics.compare import compare_runs
-from todeval.evals.metrics.gate import GateSpecError, gate_failures, parse_thresholds
+from todeval.evals.metrics.gate import GateSpecError, Threshold, gate_failures, parse_thresholds
 from todeval.evals.metrics.goal_shift.macro import pooled_macro_table
 from todeval.evals.metrics.goal_shift.summary import Compat
 from todeval.evals.metrics.llm_usage import dry_run_estimate, dry_run_text
@@ -246,6 +246,7 @@ __all__ = [
     "parse_thresholds",
     "simulation_figures",
     "GateSpecError",
+    "Threshold",
     "simulate_corpus",
     "simulation_experiment",
     "slot_repair_graph",

@@ -21,12 +21,16 @@ import contextlib
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from todeval.cli.main import main as todeval_main
-from todeval.evals.metrics.goal_success.reward_agreement import gsr_share, reward_agreement
+from todeval.evals.metrics.goal_success.reward_agreement import (
+    fractional_share,
+    gsr_share,
+    reward_agreement,
+)
 from todeval.nodes.goal_success.judges.turn_quality import CARDS
 from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.judges.validity import ValidityCheck, read_cards, write_cards
@@ -42,7 +46,9 @@ NOTE = (
     "per conversation: GSR share (goals succeeded / goals; undecided goals count as not "
     "succeeded) against the reward; kappa, precision and recall are not measured; auc: reward "
     "> 0 against reward 0 ({zero} conversation(s) at 0); the local judges' tool-evidence rules "
-    "were written looking at this run (a development figure)"
+    "(hand-over, hallucinated success, hidden tool error, served turn) and the reaction "
+    "teachers' reading of tool transcripts were written looking at this run (a development "
+    "figure)"
 )
 
 
@@ -63,17 +69,31 @@ def rewards(run: Path) -> dict[str, float]:
     return out
 
 
-def gsr_shares(run: Path, out: Path) -> dict[str, float]:
-    """``todeval evaluate --suite gsr`` on ``run`` into ``out``; each conversation's GSR share."""
+def gsr_shares(run: Path, out: Path, *, fractional: bool = False) -> dict[str, float]:
+    """``todeval evaluate --suite gsr`` on ``run`` into ``out``; each conversation's GSR share.
+
+    ``fractional``: read the share of footnote 1's fractional credit from the output already in
+    ``out`` instead (:func:`fractional_share`; reported, never written to the card).
+    """
+    if fractional:
+        return _shares(out, fractional_share)
+    return _evaluate_shares(run, out)
+
+
+def _evaluate_shares(run: Path, out: Path) -> dict[str, float]:
     argv = ["evaluate", str(run), "--suite", "gsr", "--out", str(out), "--checkpoints", ":memory:"]
     with contextlib.redirect_stdout(sys.stderr):
         code = todeval_main(argv)
     if code != 0:
         raise RuntimeError(f"todeval {' '.join(argv)} exited with {code}")
+    return _shares(out, gsr_share)
+
+
+def _shares(out: Path, share_of: Callable[[Any], float | None]) -> dict[str, float]:
     shares: dict[str, float] = {}
     for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        share = gsr_share((row.get("goal_success") or {}).get("goals") or [])
+        share = share_of((row.get("goal_success") or {}).get("goals") or [])
         if share is not None:
             shares[str(row["record_id"])] = share
     return shares
@@ -84,7 +104,9 @@ def measure(run: Path, out: Path) -> dict[str, Any]:
     shares, reward = gsr_shares(run, out), rewards(run)
     ids = sorted(set(shares) & set(reward))
     figures = reward_agreement([shares[i] for i in ids], [reward[i] for i in ids])
-    return figures | {"run": run.name}
+    partial = gsr_shares(run, out, fractional=True)
+    fractional = reward_agreement([partial[i] for i in ids], [reward[i] for i in ids])
+    return figures | {"run": run.name, "fractional_spearman": fractional["spearman"]}
 
 
 def check(figures: dict[str, Any]) -> ValidityCheck:
@@ -115,6 +137,8 @@ def agent_run_checks(runs: Sequence[Path] | None = None, out: Path | None = None
             print(
                 f"  {run.name}: {figures['n']} conversations, mean GSR share "
                 f"{figures['mean_share']:.3f}, Spearman {figures['spearman']}, AUC {figures['auc']}"
+                f" (fractional credit, paper 004 footnote 1: Spearman "
+                f"{figures['fractional_spearman']})"
             )
             checks.append(check(figures))
     return checks

@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from todeval.cli.main import main as todeval_main
+from todeval.evals.outputs import write_json
 from todeval.graphs.api import SIMULATION_DOMAINS
+from todeval.nodes.judges.floors import FLOORS_PATH, highest
 from todeval.nodes.proactive.floor_agents import GUIDE_FLOOR_SPECS, PLAN_FLOOR_SPECS
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
 from todeval.nodes.simulation.agents.floor import FLOOR_AGENTS
@@ -74,6 +76,11 @@ TOOL_FIGURES = (*SIMULATE_FIGURES, *EVALUATE_FIGURES)
 GUIDE_FIGURES = ("guidance score", "guidance reached")
 PLAN_FIGURES = ("planning score",)
 SCORES = frozenset({"guidance score", "planning score"})
+LOWER_IS_BETTER = frozenset({"TCRR"})
+"""Figures where less is better: a do-nothing agent's value is no floor for them."""
+
+SHIPPED = {"tasks": 10, "trials": 1, "guide_runs": 1}
+"""The settings of the shipped floors (``--write``), the integration test's: it recomputes them."""
 
 
 def todeval(*argv: str) -> None:
@@ -380,6 +387,46 @@ def not_below(floors: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def shipped_file(floors: Mapping[str, Any]) -> dict[str, Any]:
+    """The shipped floor file (:mod:`nodes.judges.floors`) from a run's ``floors.json``.
+
+    Per surface and place, each figure's highest value over the floor agents (the comparison
+    agents left out, and figures where lower is better).
+    """
+    settings = floors["settings"]
+
+    def best(group: str, prefix: str, names: Sequence[str]) -> dict[str, Any]:
+        agents = {a: p for a, p in floors[group].items() if a.startswith(prefix)}
+        agents = {a: p for a, p in agents.items() if not a.endswith(":reference")}
+        places = sorted({place for by_place in agents.values() for place in by_place})
+        keep = [n for n in names if n not in LOWER_IS_BETTER]
+        return {
+            place: highest(
+                {a: {n: p[place][n] for n in keep if n in p[place]} for a, p in agents.items()
+                 if place in p},
+            )
+            for place in places
+        }  # fmt: skip
+
+    agents = [a for a in floors["tool"] if a.startswith("floor:")]
+    agents += [a for a in floors["proactive"] if not a.endswith(":reference")]
+    return {
+        "settings": {
+            "agents": agents,
+            "basis": f"the first {settings['tasks_per_domain']} tasks of each tool domain "
+            f"({', '.join(settings['domains'])}), {settings['trials']} trial(s), local user; "
+            f"ProactiveEval's bundled sample, {settings['guide_runs']} guidance run(s)",
+            "written_by": "python -m scripts.floor_agents --out DIR --write",
+        },
+        "floors": {
+            "simulate": best("tool", "floor:", list(SIMULATE_FIGURES)),
+            "evaluate": best("tool", "floor:", list(EVALUATE_FIGURES)),
+            "proactive_guide": best("proactive", "guide:", GUIDE_FIGURES),
+            "proactive_plan": best("proactive", "plan:", PLAN_FIGURES),
+        },
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the floors, write floors.json and floors.md, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -392,7 +439,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--guide-runs", type=int, default=3, help="ProactiveEval guidance runs (the CLI's 3)"
     )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help=f"run at the shipped settings ({SHIPPED}, every domain) and rewrite "
+        f"{FLOORS_PATH.name}",
+    )
     args = parser.parse_args(argv)
+    if args.write:
+        args.tasks, args.trials, args.guide_runs = (SHIPPED[k] for k in SHIPPED)
+        args.domains = ",".join(SIMULATION_DOMAINS)
     domains = [d.strip() for d in args.domains.split(",") if d.strip()]
     unknown = [d for d in domains if d not in SIMULATION_DOMAINS]
     if unknown:
@@ -418,6 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     machine = floors["machine"]
     table += f"\n{machine['cores']} cores, {machine['wall_s']} s wall.\n"
     (args.out / "floors.md").write_text(table, encoding="utf-8")
+    if args.write:
+        write_json(FLOORS_PATH, shipped_file(floors))
     print(table)  # noqa: T201 - the script's output
     return 0
 

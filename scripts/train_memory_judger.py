@@ -11,6 +11,14 @@ unit is one training pair, positive when it comes from the item's relevant sessi
 is in the gold task goal; the other activated units (same-intent sibling sessions are the hard
 negatives) are negative.
 
+The individual's bank is built as evaluation builds it by default (``--bank-source dialogue``,
+``memory.bank_source``): :class:`~nodes.memory.judges.bank_builder.LocalMemoryBankBuilder` reads
+the slot values each stored session's dialogue says, the slots looked for being the schema's
+(``schema_train.json``; on SGD dev the dev schema with a schema and the task goal's slot names
+without one, as ``todeval memory eval`` with and without ``--schema``). ``--bank-source
+task_goal_oracle`` trains on the oracle bank (the task goal's values) for comparison. The model's
+JSON names the bank it was trained on (``bank_source``).
+
 Reproducible: fixed seed; individuals split 70/10/20 into fit, validation (early stopping) and
 held out. Reported (and stored in the model's JSON): held-out AUC of the judger and of the
 retrieval score alone, Recall@5 over ``alpha`` on the held-out individuals (the best alpha is
@@ -36,6 +44,7 @@ from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodEvalItem
 from todeval.evals.memory_words import intent_in_words
 from todeval.evals.metrics.memory.scores import recall_at_k
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
+from todeval.nodes.memory.judges.bank_builder import LocalMemoryBankBuilder, individual_units
 from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
 from todeval.nodes.memory.judges.memory_judger import (
     FEATURE_NAMES,
@@ -45,7 +54,8 @@ from todeval.nodes.memory.judges.memory_judger import (
 )
 from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery
 from todeval.nodes.memory.judges.planning import task_attributes
-from todeval.nodes.memory.judges.units import local_memory_units, render_context
+from todeval.nodes.memory.judges.units import render_context
+from todeval.nodes.memory.settings import BankSource
 from todeval.stores.embeddings import get_embedder
 from todeval.stores.memory_bank import MemoryBank, RetrievalMode, unit_text
 from todeval.stores.paths import data_dir
@@ -138,23 +148,32 @@ def plan_items(
     return plans
 
 
-def build_bank(individuals: Sequence[Individual], embedder: TableEmbedder) -> MemoryBank:
-    """An in-process bank of the individuals' local memory units."""
-    bank = MemoryBank(backend="memory", embedder=embedder)
+def bank_units(
+    individuals: Sequence[Individual],
+    source: BankSource,
+    schema: Mapping[str, ServiceSchema] | None,
+) -> list[MemoryUnit]:
+    """The individuals' local memory units, built as evaluation builds them (``fill_bank``)."""
+    builder = LocalMemoryBankBuilder(source, schema if source == "dialogue" else None)
+    units: list[MemoryUnit] = []
     for individual in individuals:
-        for session in individual.sessions:
-            bank.add_units(local_memory_units(individual.individual_id, session))
+        units += individual_units(builder, individual)[0]  # the local builder never fails
+    return units
+
+
+def build_bank(units: Sequence[MemoryUnit], embedder: TableEmbedder) -> MemoryBank:
+    """An in-process bank of ``units``."""
+    bank = MemoryBank(backend="memory", embedder=embedder)
+    bank.add_units(list(units))
     return bank
 
 
-def texts_to_embed(individuals: Sequence[Individual], plans: Sequence[Plan]) -> list[str]:
+def texts_to_embed(units: Sequence[MemoryUnit], plans: Sequence[Plan]) -> list[str]:
     """Every text the bank and the features will embed, for one batched pass."""
     texts: list[str] = []
-    for individual in individuals:
-        for session in individual.sessions:
-            for unit in local_memory_units(individual.individual_id, session):
-                texts += [unit_text(unit), unit.question, unit.answer, unit.intent_description]
-                texts.append(intent_in_words(unit.intent))
+    for unit in units:
+        texts += [unit_text(unit), unit.question, unit.answer, unit.intent_description]
+        texts.append(intent_in_words(unit.intent))
     for plan in plans:
         texts += [plan.context, plan.query, *query_questions(plan.missing_query)]
     return texts
@@ -239,11 +258,17 @@ def prepare(
     embedder: TableEmbedder,
     args: argparse.Namespace,
     schema_share: float,
+    bank_schema: Mapping[str, ServiceSchema] | None,
 ) -> list[ItemRows]:
-    """Plan, embed, activate and featurise every eval item of ``individuals``."""
+    """Plan, embed, activate and featurise every eval item of ``individuals``.
+
+    ``schema`` names the task attributes of ``schema_share`` of the items; ``bank_schema`` the
+    slots the dialogue bank looks for (``None``: the task goal's slot names).
+    """
     plans = plan_items(individuals, schema, random.Random(args.seed), schema_share)
-    embedder.load(texts_to_embed(individuals, plans))
-    bank = build_bank(individuals, embedder)
+    units = bank_units(individuals, args.bank_source, bank_schema)
+    embedder.load(texts_to_embed(units, plans))
+    bank = build_bank(units, embedder)
     return item_rows(plans, bank, embedder, args.top_k, args.retrieval, args.query)
 
 
@@ -264,11 +289,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         default="intent",
         help="activation query: the intent description k_i (paper) or the context",
     )
+    parser.add_argument(
+        "--bank-source",
+        choices=["dialogue", "task_goal_oracle"],
+        default="dialogue",
+        help="the individuals' banks: the values their dialogues say (evaluation's default) or "
+        "the task goal's (the oracle bank, for comparison)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="another judger (e.g. the shipped one, before retraining) measured on the same "
+        "held-out and dev pairs; its figures are stored beside the new model's",
+    )
     parser.add_argument("--hidden", type=int, default=32)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    other = MLPClassifier.load(args.compare) if args.compare is not None else None
+    compared: dict[str, object] = {}
+    if other is not None:
+        compared["model"] = str(other.metadata.get("trained_on", args.compare.name))
 
     bench = build_memory_bench(args.sgd, "train", seed=args.seed, individuals=args.individuals)
     individuals = list(bench.individuals)
@@ -283,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder = TableEmbedder()
     schema = load_sgd_schema(args.train_schema)
     rows = {
-        name: prepare(part, schema, embedder, args, 0.5)
+        name: prepare(part, schema, embedder, args, 0.5, schema)
         for name, part in (("fit", fit), ("valid", valid), ("held", held))
     }
     x_fit, y_fit, _ = stack(rows["fit"])
@@ -309,12 +352,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         "best_alpha": best_alpha,
     }
     print(f"held-out (SGD train individuals): {held_report}")
+    if other is not None:
+        compared["held_out"] = {
+            "auc_judger": round(auc(other.predict_proba(x_held), y_held), 4),
+            "recall_at_5_alpha_0.5": recall_at(rows["held"], other, 0.5, 5),
+            f"recall_at_5_alpha_{best_alpha}": recall_at(rows["held"], other, best_alpha, 5),
+        }
 
     dev_bench = build_memory_bench(args.sgd, "dev", seed=0, individuals=args.dev_individuals)
     dev_schema = load_sgd_schema(args.dev_schema)
     dev_report: dict[str, object] = {"individuals": len(dev_bench.individuals)}
     for label, share in (("with_schema", 1.0), ("without_schema", 0.0)):
-        dev_rows = prepare(dev_bench.individuals, dev_schema, embedder, args, share)
+        bank_schema = dev_schema if share else None  # `memory eval` with and without --schema
+        dev_rows = prepare(dev_bench.individuals, dev_schema, embedder, args, share, bank_schema)
         x_dev, y_dev, _ = stack(dev_rows)
         dev_report[label] = {
             "auc_judger": round(auc(model.predict_proba(x_dev), y_dev), 4),
@@ -322,8 +372,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             "recall_at_5_alpha_0.5": recall_at(dev_rows, model, 0.5, 5),
             f"recall_at_5_alpha_{best_alpha}": recall_at(dev_rows, model, best_alpha, 5),
         }
+        if other is not None:
+            compared[f"sgd_dev_{label}"] = {
+                "auc_judger": round(auc(other.predict_proba(x_dev), y_dev), 4),
+                "recall_at_5_alpha_0.5": recall_at(dev_rows, other, 0.5, 5),
+                f"recall_at_5_alpha_{best_alpha}": recall_at(dev_rows, other, best_alpha, 5),
+            }
     print(f"SGD dev (build-bench seed 0, {args.retrieval} top-{args.top_k}): {dev_report}")
+    if other is not None:
+        print(f"--compare {args.compare} on the same pairs: {compared}")
     dev_report["activation"] = f"{args.retrieval} top-{args.top_k}, query {args.query}"
+    dev_report["bank_source"] = args.bank_source
 
     model.metadata |= {
         "role": "memory_judger",
@@ -331,13 +390,20 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"MS-TOD-style items from SGD train ({len(fit)} individuals, "
             f"{sum(len(i.eval) for i in fit)} items, seed {args.seed}), "
             f"{args.retrieval} top-{args.top_k} activation for the "
-            f"{'local k_i' if args.query == 'intent' else 'context'}"
+            f"{'local k_i' if args.query == 'intent' else 'context'}, "
+            + (
+                "banks of the values each stored session's dialogue says (train schema's slots)"
+                if args.bank_source == "dialogue"
+                else "oracle banks of the task goals' values"
+            )
         ),
+        "bank_source": args.bank_source,
         "features": list(FEATURE_NAMES),
         "label": "unit of the item's relevant session whose slot is in the gold task goal",
         "pairs": {"fit": len(y_fit), "validation": len(y_valid), "held_out": len(y_held)},
         "held_out": held_report,
         "sgd_dev": dev_report,
+        **({"compared_on_the_same_pairs": compared} if compared else {}),
         "training_seconds": round(time.perf_counter() - started, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,11 @@ def read_run(raw: str | Path) -> RunRecords:
     """
     folder = Path(raw).expanduser()
     results = folder / "results.jsonl"
+    if folder.is_dir() and not results.is_file() and (folder / "results.json").is_file():
+        raise RunReadError(
+            f"{folder}: a `todeval simulate` output folder; score its transcripts first, then "
+            f"compare the two evaluations: todeval evaluate {folder / 'results.json'} --out DIR"
+        )
     if not folder.is_dir() or not results.is_file():
         raise RunReadError(f"{folder}: not a `todeval evaluate` output folder (no results.jsonl)")
     run = RunRecords(folder)

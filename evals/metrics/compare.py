@@ -81,6 +81,7 @@ def compare_runs(
                 and abs(difference.delta) < detectable
             ),
             "scored_by_one_run_only": one_side,
+            "floor": _floor(run_a, run_b, name),
             "most_changed": [
                 {"record_id": c.record_id, "a": c.value_a, "b": c.value_b, "change": c.change}
                 for c in most_changed(pairs, top)
@@ -98,6 +99,19 @@ def compare_runs(
         },
         "metrics": metrics,
     }
+
+
+def _floor(run_a: RunRecords, run_b: RunRecords, name: str) -> dict[str, Any] | None:
+    """The figure's do-nothing floor from either run's summary (the higher when both have one)."""
+    found = [
+        floor
+        for run in (run_a, run_b)
+        if (floor := ((run.summary or {}).get("floors") or {}).get(name))
+    ]
+    valued = [f for f in found if f.get("value") is not None]
+    if valued:
+        return dict(max(valued, key=lambda f: float(f["value"])))
+    return dict(found[0]) if found else None
 
 
 def _interval(

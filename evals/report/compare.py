@@ -15,8 +15,9 @@ from typing import Any
 from todeval.evals.outputs import fmt_figure
 from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct, write_report
 from todeval.evals.report.templating import render
+from todeval.evals.report.validity import floor_basis, floor_text
 
-NOT_FRACTIONS = frozenset({"dte"})
+NOT_FRACTIONS = frozenset({"dte", "proactive_plan_score", "proactive_guidance_score"})
 """Metrics that are counts (DTE: dialogue turns), shown as numbers rather than percentages."""
 MAX_LISTED_IDS = 200
 """Record ids listed per run in "records in one run only" (the rest are in compare.json)."""
@@ -59,6 +60,7 @@ def _metric_row(name: str, figures: Mapping[str, Any]) -> dict[str, Any]:
         "change": change,
         "badge": _BADGES.get(change, "warn"),
         "n": f"{a['n']} / {b['n']} / {diff['n']}",
+        "floor": floor_text(figures.get("floor"), fraction=name not in NOT_FRACTIONS),
     }
 
 
@@ -69,6 +71,7 @@ def _metrics_section(comparison: Mapping[str, Any]) -> Section:
         "compare_metrics.html.j2",
         bootstrap=comparison["bootstrap"],
         rows=[_metric_row(n, f) for n, f in metrics.items()],
+        floors=floor_basis({n: f.get("floor") for n, f in metrics.items() if f.get("floor")}),
     )
     overview = [
         ("records in both runs", str(comparison["records"]["both"])),
@@ -205,7 +208,10 @@ def _with_ci(value: float | None, low: float | None, high: float | None, signed:
 def text_table(comparison: Mapping[str, Any]) -> str:
     """The comparison as aligned plain text: one row per metric."""
     rows = [["metric", "A [95% CI]", "B [95% CI]", "B - A [95% CI]", "change", "MDD", "n A/B/both"]]
-    for figures in comparison["metrics"].values():
+    floors = any(f.get("floor") for f in comparison["metrics"].values())
+    if floors:
+        rows[0].append("do-nothing floor")
+    for name, figures in comparison["metrics"].items():
         a, b, d = figures["a"], figures["b"], figures["difference"]
         rows.append(
             [
@@ -216,6 +222,7 @@ def text_table(comparison: Mapping[str, Any]) -> str:
                 _change(figures),
                 _mdd(figures.get("minimum_detectable_difference")),
                 f"{a['n']}/{b['n']}/{d['n']}",
+                *([_floor_cell(name, figures.get("floor"))] if floors else []),
             ]
         )
     if len(rows) == 1:
@@ -224,6 +231,11 @@ def text_table(comparison: Mapping[str, Any]) -> str:
         "MDD: the smallest difference these records can show (95 %, power 0.8); a smaller one "
         "is within noise."
     ]
+    if floors:
+        notes.append(
+            "do-nothing floor: the highest value any floor agent reached with the same judges "
+            "(make floors); a figure near it is about as good as doing nothing."
+        )
     if comparison.get("judges_differ"):
         notes.insert(
             0, "judges differ between the runs: a change may be the judges', not the agent's"
@@ -234,6 +246,15 @@ def text_table(comparison: Mapping[str, Any]) -> str:
         for row in rows
     )
     return "\n".join([table, *notes])
+
+
+def _floor_cell(name: str, floor: Mapping[str, Any] | None) -> str:
+    if not floor:
+        return ""
+    value = floor.get("value")
+    if value is None:
+        return "n/a"
+    return f"{value:.2f}" if name in NOT_FRACTIONS else f"{value:.3f}"
 
 
 def _change(figures: Mapping[str, Any]) -> str:

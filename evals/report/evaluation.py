@@ -19,7 +19,12 @@ from todeval.evals.metrics.record_metrics import METRICS
 from todeval.evals.report.formatting import MISSING
 from todeval.evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
 from todeval.evals.report.templating import render
-from todeval.evals.report.validity import validity_view, validity_warnings
+from todeval.evals.report.validity import (
+    floor_basis,
+    floor_text,
+    validity_view,
+    validity_warnings,
+)
 
 FIGURES_ID = "evaluation"
 RECORDS_ID = "records"
@@ -44,8 +49,10 @@ def figures_section(summary: Row) -> Section:
     """Every corpus figure in one table, with who decided it; then skipped and failed records."""
     values: Mapping[str, Any] = summary.get("metrics") or {}
     validity: Mapping[str, Any] = summary.get("validity") or {}
+    floors: Mapping[str, Any] = summary.get("floors") or {}
     rows = [
         {"suite": info.suite, "label": info.label, "value": _text(name, values.get(name)),
+         "floor": floor_text(floors.get(name), fraction=name not in NOT_FRACTIONS),
          "decided_by": validity_view(validity.get(name))}
         for name, info in METRICS.items()
         if name in values
@@ -76,7 +83,12 @@ def figures_section(summary: Row) -> Section:
     )
     both = {"gsr", "dgcr"} <= values.keys()
     lead = (
-        render("evaluation_figures_lead.html.j2", rows=rows, both_goal_notions=both)
+        render(
+            "evaluation_figures_lead.html.j2",
+            rows=rows,
+            both_goal_notions=both,
+            floors=floor_basis(floors),
+        )
         if rows
         else None
     )

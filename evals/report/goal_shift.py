@@ -19,6 +19,7 @@ from todeval.evals.report.page import Section, fmt_num, fmt_pct
 from todeval.evals.report.svg import nice_ticks, svg_text
 from todeval.evals.report.svg_shapes import Circle, Line, Rect, Shape, svg_document
 from todeval.evals.report.templating import render
+from todeval.evals.report.validity import floor_basis, floor_text
 
 SECTION_ID = "goal-shift"
 MAX_SHIFT_ROWS = 300
@@ -202,7 +203,30 @@ def _shift_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
 
 _UPSTREAM_NOTE = "AgentChangeBench's code (TCRR pooled across conversations by turn number)"
 _DEFAULT_NOTE = "per conversation (TCRR window of 3 assistant turns, batch threshold 2)"
+FLOOR_FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "tsr": ("TSR", ("tsr",)),
+    "communicate_info": ("TSR channel: communicate info", ("tsr_channels", "communicate_info")),
+    "action": ("TSR channel: action", ("tsr_channels", "action")),
+    "nl_assertion": ("TSR channel: NL assertions", ("tsr_channels", "nl_assertion")),
+    "tue": ("TUE", ("tue",)),
+    "gsrt_recovery": ("goal-shift recovery", ("gsrt", "recovery_rate")),
+    "pass_hat_k": ("pass^1", ("pass_hat_k", "1")),
+}
+"""A floor's key -> the figure's label and where the run's value is in the summary."""
+
 _SHIFT_HEADERS = ["task", "shift turn", "goals", "ack", "tool", "outcome", "transfer", "verdict"]
+
+
+def _floor_rows(summary: Mapping[str, Any]) -> list[list[str]]:
+    """Each figure with a floor: the run's value beside what do-nothing agents reach."""
+    rows = []
+    for key, floor in (summary.get("floors") or {}).items():
+        label, path = FLOOR_FIGURES.get(key, (key, (key,)))
+        value: Any = summary
+        for step in path:
+            value = value.get(step) if isinstance(value, Mapping) else None
+        rows.append([label, fmt_pct(value), floor_text(floor)])
+    return rows
 
 
 def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
@@ -215,6 +239,9 @@ def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
         ("GSRT recovery", fmt_pct(gsrt.get("recovery_rate"))),
         ("pass^1", fmt_pct((summary.get("pass_hat_k") or {}).get("1"))),
     ]
+    tsr_floor = (summary.get("floors") or {}).get("tsr")
+    if tsr_floor:
+        overview.append(("TSR do-nothing floor", fmt_pct(tsr_floor.get("value"))))
     mode = _UPSTREAM_NOTE if summary.get("compat") == "upstream" else _DEFAULT_NOTE
     judges = "; ".join(
         f"{role}: {', '.join(map(str, used)) if isinstance(used, list) else used}"
@@ -225,6 +252,8 @@ def goal_shift_section(summary: Row, rows: Sequence[Row]) -> Section:
         "goal_shift.html.j2",
         mode=mode,
         judges=judges,
+        floors=_floor_rows(summary),
+        floor_basis=floor_basis(summary.get("floors") or {}),
         headers=_TABLE10_HEADERS,
         macro_headers=_MACRO_HEADERS,
         macro_rows=pooled_macro_rows(summary),

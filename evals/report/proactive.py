@@ -14,6 +14,7 @@ from typing import Any
 from todeval.evals.proactive_schema import TIERS
 from todeval.evals.report.page import MISSING, Section, fmt_num, skipped_records_html
 from todeval.evals.report.templating import render
+from todeval.evals.report.validity import floor_basis, floor_text
 
 SECTION_ID = "proactive"
 
@@ -77,6 +78,8 @@ def task_section(summary: Mapping[str, Any], lines: Sequence[Mapping[str, Any]] 
     task = str(summary.get("task"))
     figures = TASK_FIGURES.get(task, TASK_FIGURES["target_planning"])
     overall = [mean_std(summary["figures"].get(key)) for key, _ in figures]
+    floors = summary.get("floors") or {}
+    floor_row = [floor_text(floors.get(key), fraction=False) for key, _ in figures]
     groups = [
         {
             "name": name,
@@ -100,12 +103,16 @@ def task_section(summary: Mapping[str, Any], lines: Sequence[Mapping[str, Any]] 
         judges="; ".join(f"{role}: {spec}" for role, spec in summary.get("judges", {}).items()),
         headers=[label for _, label in figures],
         overall=overall,
+        floor_row=floor_row if any(floor_row) else None,
+        floor_basis=floor_basis(floors),
         groups=groups,
         stops=[[reason, str(n)] for reason, n in stops.most_common()],
         unscored=_unscored(task, lines),
     )
     title = "target planning" if task == "target_planning" else "dialogue guidance"
     overview = [(f"{title} score", overall[0])]
+    if floors.get("score"):
+        overview.append(("do-nothing floor", fmt_num(floors["score"].get("value"))))
     return Section(f"{SECTION_ID}-{task}", f"ProactiveEval {title}", overview, body)
 
 

@@ -1,7 +1,8 @@
-"""Who decided a figure and how far that judge agrees with people, as the report shows it.
+"""Who decided a figure, how far that judge agrees with people, and its floor, as shown.
 
 Reads a summary's ``validity`` entries; a figure decided by a weak or unchecked judge is named
-on the report's first screen. ``_validity.html.j2`` draws it.
+on the report's first screen. ``_validity.html.j2`` draws it. A figure's ``floors`` entry (what
+do-nothing agents reach, :mod:`nodes.judges.floors`) is shown beside it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from todeval.evals.metrics.record_metrics import METRICS
+from todeval.evals.report.formatting import fmt_num, fmt_pct
 
 Row = Mapping[str, Any]
 
@@ -54,3 +56,19 @@ def validity_warnings(validity: Row, values: Row) -> dict[str, list[str]]:
         if validity[name].get("unchecked") and not validity[name].get("weak")
     ]
     return {"weak": weak, "unchecked": unchecked}
+
+
+def floor_text(floor: Row | None, *, fraction: bool = True) -> str:
+    """A figure's do-nothing floor: ``"0.0 % (floor:parrot, banking)"``; empty without one."""
+    if not floor:
+        return ""
+    if floor.get("value") is None:
+        return f"n/a ({floor.get('reason') or 'no floor agent has a value'})"
+    value = fmt_pct(floor["value"]) if fraction else fmt_num(floor["value"])
+    return f"{value} ({floor.get('agent')}, {floor.get('place')})"
+
+
+def floor_basis(floors: Row) -> str:
+    """How the floors of a summary were measured (one phrase), or empty without floors."""
+    bases = {str(f.get("basis")) for f in floors.values() if f and f.get("basis")}
+    return "; ".join(sorted(bases))

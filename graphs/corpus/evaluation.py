@@ -64,7 +64,7 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
-from todeval.graphs.corpus.validity import figure_validity
+from todeval.graphs.corpus.validity import figure_floors, figure_validity
 from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
 from todeval.graphs.process_runner import ProcessEngine, start_fork_server
 from todeval.graphs.ray_runner import ClusterError, RayEngine
@@ -398,6 +398,7 @@ def _evaluate(
     summary["run"]["placement"] = where.describe()
     summary["run"]["workers"] = log.rows()
     summary["validity"] = figure_validity(context, summary["metrics"])
+    summary["floors"] = figure_floors(summary)
     _finish_report(out, summary, tally, stats)
     paused = summary["counts"].get("paused_records", 0)
     if paused:

@@ -9,7 +9,7 @@ from typing import Any
 
 from todeval.evals.datasets.run_folder import read_run
 from todeval.evals.metrics.bootstrap import bootstrap_interval
-from todeval.evals.metrics.gate import Figure, gate_failures
+from todeval.evals.metrics.gate import Figure, Threshold, gate_failures
 from todeval.graphs.corpus.evaluation import evaluate_corpus
 from todeval.nodes.context import Context
 
@@ -18,25 +18,31 @@ def evaluation_figures(out: Path, *, resamples: int = 1000, seed: int = 0) -> di
     """Every corpus figure of an evaluate run, with its bootstrap interval over records."""
     run = read_run(out)
     names = {name for parts in run.metrics.values() for name in parts}
+    floors = (run.summary or {}).get("floors") or {}
     figures = {}
     for name in sorted(names):
         parts = [p[name] for p in run.metrics.values() if name in p]
         interval = bootstrap_interval(parts, resamples=resamples, seed=seed)
-        figures[name] = Figure(interval.value, interval.low, interval.high)
+        floor = (floors.get(name) or {}).get("value")
+        figures[name] = Figure(interval.value, interval.low, interval.high, floor)
     return figures
 
 
 def simulation_figures(summary: Mapping[str, Any]) -> dict[str, Figure]:
     """A simulate run's figures: TSR with its interval over tasks, the others as they are."""
+    floors = {
+        name: (summary.get("floors") or {}).get(key, {}).get("value")
+        for name, key in (("tsr", "tsr"), ("tue", "tue"), ("pass^1", "pass_hat_k"))
+    }
     figures = {
-        name: Figure(float(value))
+        name: Figure(float(value), floor=floors.get(name))
         for name, value in summary.items()
         if name in ("tue", "tool_correctness", "param_validity", "tcrr") and value is not None
     }
     for k, value in (summary.get("pass_hat_k") or {}).items():
-        figures[f"pass^{k}"] = Figure(float(value))
+        figures[f"pass^{k}"] = Figure(float(value), floor=floors.get(f"pass^{k}"))
     tsr = ((summary.get("simulation") or {}).get("noise") or {}).get("tsr") or {}
-    figures["tsr"] = Figure(summary.get("tsr"), tsr.get("low"), tsr.get("high"))
+    figures["tsr"] = Figure(summary.get("tsr"), tsr.get("low"), tsr.get("high"), floors["tsr"])
     return figures
 
 
@@ -51,7 +57,7 @@ def difference_figures(comparison: Mapping[str, Any]) -> dict[str, Figure]:
 
 def assert_figures(
     inputs: Sequence[Path | str],
-    fail_under: Mapping[str, float],
+    fail_under: Mapping[str, Threshold],
     *,
     out: Path | str,
     allow_na: bool = False,

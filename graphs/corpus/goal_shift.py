@@ -29,6 +29,7 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
+from todeval.graphs.corpus.validity import shift_floors
 from todeval.graphs.goal_shift import GoalShiftTask, build_goal_shift_graph, run_goal_shift
 from todeval.graphs.runner import context_summary
 from todeval.graphs.suites import Branch, EvaluationSuite
@@ -161,6 +162,7 @@ def goal_shift_corpus(
         }
         | stats.details()
     )
+    summary["floors"] = shift_floors(summary)
     if clean is not None:
         clean_tally, _ = score_run(clean, context, out=None, checkpoints=checkpoints, limit=limit)
         clean_summary = goal_shift_summary(clean_tally.rows, compat=compat, breakdowns=False)

@@ -59,6 +59,7 @@ from todeval.graphs.proactive import (
 from todeval.graphs.runner import context_summary, run_dialogue
 from todeval.graphs.suites import Branch, EvaluationSuite
 from todeval.nodes.context import Context
+from todeval.nodes.judges.floors import FIGURES, Floor, floors_for
 from todeval.nodes.proactive.judges import check_scoring_judges, check_synthesis_judges
 from todeval.nodes.proactive.reference_agent import GUIDE_SPEC, PLAN_SPEC
 from todeval.nodes.proactive.scoring import GUIDANCE_MAX_TURNS
@@ -381,6 +382,7 @@ def _run_task(
             "task": "target_planning" if plan else "dialogue_guidance",
             "judges": task_judges(context, plan=plan),
             "run": settings | {"context": context_summary(context)},
+            "floors": task_floors(plan=plan),
         }
         | stats.details()
     )
@@ -394,6 +396,12 @@ def _run_task(
         meta={key: str(value) for key, value in settings.items()},
     )
     return summary
+
+
+def task_floors(*, plan: bool) -> dict[str, Floor]:
+    """The task's figures' do-nothing floors, measured on the bundled sample."""
+    surface = "proactive_plan" if plan else "proactive_guide"
+    return floors_for(surface, ["sample"], FIGURES[surface])
 
 
 def task_judges(context: Context, *, plan: bool) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from todeval.graphs.corpus.job import (
     run_job,
     start_run,
 )
+from todeval.graphs.corpus.validity import shift_floors
 from todeval.graphs.runner import context_summary
 from todeval.graphs.simulation import build_simulation_graph
 from todeval.nodes.context import Context
@@ -242,6 +243,7 @@ def simulate_corpus(
         | stats.details()
         | {"elapsed_s": round(simulated.elapsed_s + stats.elapsed_s, 2)}
     )
+    summary["floors"] = shift_floors(summary)
     finish(
         out,
         summary,

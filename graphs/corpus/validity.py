@@ -1,4 +1,4 @@
-"""Beside every figure, who decided it and how far that judge agrees with labels.
+"""Beside every figure, who decided it, how far that judge agrees with labels, and its floor.
 
 Each corpus figure is decided by some judge roles (GSR by the segmenter and the turn-quality
 teachers; TSR's NL-assertion channel by the NL-assertion judge ...) or by none (TCRR counts
@@ -10,10 +10,11 @@ says its judge disagrees with people, and *unchecked* when a judge that decided 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from todeval.nodes.context import Context
+from todeval.nodes.judges.floors import EVALUATE_PROACTIVE, FIGURES, Floor, floors_for
 from todeval.nodes.judges.validity import ValidityCard, card_for
 
 FIGURE_ROLES: dict[str, tuple[str, ...]] = {
@@ -83,3 +84,36 @@ def figure_validity(context: Context, figures: Iterable[str]) -> dict[str, dict[
             "note": note,
         }
     return validity
+
+
+def figure_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
+    """Per figure of an ``evaluate`` summary, the floor do-nothing agents reach (if measured).
+
+    Floors exist for agent transcripts of the live tool domains (the domains the goal-shift
+    section found) and for ProactiveEval's figures. A figure that also counts other records (a
+    corpus mixing agent transcripts with a team's own logs) gets none: its floor is unknown.
+    """
+    metrics = summary.get("metrics") or {}
+    shift = (summary.get("sections") or {}).get("goal_shift") or {}
+    domains = list(shift.get("by_domain") or {})
+    floors = floors_for("evaluate", domains, FIGURES["evaluate"]) if domains else {}
+    by_suite = (summary.get("counts") or {}).get("by_suite") or {}
+    for name, suite in MIXED_FIGURES.items():
+        if by_suite.get(suite, 0) > by_suite.get("goal_shift", 0):
+            floors.pop(name, None)
+    for surface, figures in EVALUATE_PROACTIVE.items():
+        floors |= floors_for(surface, ["sample"], figures)
+    return {name: floor for name, floor in floors.items() if name in metrics}
+
+
+MIXED_FIGURES = {"gsr": "goal_success", "dgcr": "goal_tracking"}
+"""Figures of ``evaluate`` that count records of any kind (their suite): on a corpus with more
+such records than agent transcripts, the tool domains' floor does not apply."""
+
+
+def shift_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
+    """The floors of a goal-shift summary's figures (``simulate``, ``goal-shift``).
+
+    Per figure the highest over the run's tool domains; none for a domain without floors.
+    """
+    return floors_for("simulate", list(summary.get("by_domain") or {}), FIGURES["simulate"])

@@ -77,6 +77,8 @@ class VotedTurn(TypedDict):
     """Why the turn has no quality (no teacher could judge, or only one could)."""
     certain_evidence: NotRequired[str]
     """The evidence that decided the turn by itself (an empty reply, a logged error)."""
+    tool_evidence: NotRequired[str]
+    """The tool evidence that decided the turn a success (a grounded call served it)."""
 
 
 class TeacherLabels(TypedDict):

@@ -16,6 +16,11 @@ escalate to human annotators." Per turn and per field:
   (``decided_by="certain_evidence"``); so are a reply that only echoes the user (E1), and on a
   transcript with a tool channel a hand-over with nothing done (E2) and a claimed action with
   no successful tool call behind it (hallucinated success, E3).
+* On a tool transcript, tool evidence decides a turn a success when no certain evidence of a
+  failure does: a tool call serving the request (grounded in the dialogue, not a hand-over)
+  came back with a result, the reply is not a hand-over, and the user's next message does not
+  complain (``decided_by="tool_evidence"``, :func:`~nodes.goal_success.judges.turn_quality.
+  tool_evidence.served_turns`).
 * ``rcof`` is voted, for a failed turn, over the teachers that said failure and named a code:
   one code stands, a strict majority wins, otherwise (e.g. E3 vs E4) the cause is ambiguous.
 
@@ -37,6 +42,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_rcof
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.judges.turn_quality import certain_failures
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints
+from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import served_turns
 from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
@@ -94,6 +101,7 @@ def vote_turn(
     turn_number: int,
     teachers: Sequence[dict[str, Any]],
     certain: tuple[str, str] | None = None,
+    served: str | None = None,
 ) -> dict[str, Any]:
     """The voted labels of one turn from each teacher's ``{judge, quality, rcof, rationale}``.
 
@@ -101,6 +109,7 @@ def vote_turn(
         turn_number: The turn (1-based).
         teachers: Every configured teacher's label of the turn, in teacher order.
         certain: ``(code, reason)`` when the turn carries certain evidence of a failure.
+        served: Why the transcript shows the turn served the request (certain evidence wins).
     """
     judged = [t for t in teachers if t["quality"] is not None]
     voted: dict[str, Any] = {
@@ -119,6 +128,12 @@ def vote_turn(
             "rcof": code,
             "decided_by": "certain_evidence",
             "certain_evidence": reason,
+        }
+    if served is not None:
+        return voted | {
+            "quality": "success",
+            "decided_by": "tool_evidence",
+            "tool_evidence": served,
         }
     if not judged:
         return voted | {"undecided_reason": "no teacher could judge the turn"}
@@ -263,11 +278,13 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
 
     A turn whose log states a failure (an empty reply, an error, a failed tool action, an echo
     of the user, a hand-over with nothing done, a claimed action with no tool call behind it:
-    see :func:`certain_failures`) is decided by that evidence alone.
+    see :func:`certain_failures`) is decided by that evidence alone; else a turn the tool
+    evidence shows served is a success (:func:`served_turns`).
     """
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
     dialogue = Dialogue.model_validate(state["dialogue"])
     certain = certain_failures(dialogue)
+    tool_served = served_turns(dialogue, complaints(dialogue))
     return {
         "dialogue_id": dialogue.dialogue_id,
         "teachers": list(get_context(runtime).specs("turn_quality")),
@@ -276,6 +293,7 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
                 turn.turn_number,
                 [dict(teacher["turns"][i]) for teacher in labels],
                 certain=certain[i],
+                served=tool_served[i],
             )
             for i, turn in enumerate(dialogue.turns)
         ],

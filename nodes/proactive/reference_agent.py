@@ -5,10 +5,10 @@ Use it as ``python:todeval.nodes.proactive.reference_agent:plan`` (target planni
 compare real agents with, not a model of one: it reads only what the paper gives the agent
 under test.
 
-* ``plan`` reads Listing 4's ``<Environment>`` JSON and the domain description, takes the
-  target from the trigger factor's first substantial sentence (the ``local:lead`` predictor of
-  the difficulty panel) and makes three sub-targets: ask about the user, raise the trigger,
-  propose the target.
+* ``plan`` reads Listing 4's ``<Environment>`` JSON and the domain description and writes the
+  plan a careful reader would (:mod:`nodes.proactive.reference_planner`): the domain's proactive
+  action on the environment's key phrases as the target, and 3-4 sub-targets that are the
+  conversation's steps towards it, each an action, none a copied fragment.
 * ``guide`` reads the environment and the reference plan from its system prompt, sees only the
   turns in its memory window, and raises the sub-targets one per message in order; when the user
   pushes back it raises the same one again with a reason drawn from the user information.
@@ -24,7 +24,7 @@ from typing import Any
 from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.judges.parsing import json_candidates
 from todeval.nodes.proactive.judges.target_reached import agrees
-from todeval.nodes.proactive.roles import TARGET_PREDICTION
+from todeval.nodes.proactive.reference_planner import plan_target
 from todeval.nodes.proactive.text import raised_sub_targets, sub_target_shares, words
 from todeval.nodes.prompts.proactive import DOMAIN_DESCRIPTIONS
 
@@ -39,14 +39,8 @@ def plan(messages: Sequence[Mapping[str, Any]], tools: Sequence[Any]) -> str:
     domain = next(
         (name for name, text in DOMAIN_DESCRIPTIONS.items() if text in prompt), "recommendation"
     )
-    predicted = TARGET_PREDICTION.judge("local:lead").predict(domain, environment).value
-    target = predicted.target if predicted is not None else "Help the user proactively"
-    steps = [
-        f"Ask about {_fragment(environment.user_information, 6)}",
-        f"Mention {_fragment(environment.trigger_factor, 6)}",
-        target,
-    ]
-    return json.dumps({"Target": target, "sub-target": steps})
+    planned = plan_target(domain, environment)
+    return json.dumps({"Target": planned.target, "sub-target": planned.sub_target})
 
 
 def guide(messages: Sequence[Mapping[str, Any]], tools: Sequence[Any], policy: str) -> str:

@@ -34,7 +34,9 @@ from scripts.floor_agents import (
     run_guide_agent,
     run_plan_agent,
     run_tool_agent,
+    shipped_file,
 )
+from todeval.nodes.judges.floors import shipped_floors
 from todeval.nodes.proactive.floor_agents import GUIDE_FLOOR_SPECS, PLAN_FLOOR_SPECS
 from todeval.nodes.simulation.agents.floor import FLOOR_AGENTS
 from todeval.nodes.simulation.domains import DOMAINS
@@ -123,6 +125,32 @@ def test_floor_agents_run_every_conversation_through_the_harness(
     evaluated = json.loads((out / "evaluate" / "summary.json").read_text())
     assert evaluated["counts"]["records"] == TASKS
     assert evaluated["counts"]["failed_records"] == evaluated["counts"]["skipped_records"] == 0
+
+
+def test_the_shipped_floors_are_what_the_floor_agents_reach_today(floor_run: Runs) -> None:
+    """The floors every report shows cannot drift from the judges (rewrite: ``--write``)."""
+    tool = {
+        f"floor:{agent}": {domain: floor_run("tool", agent, domain)[0] for domain in DOMAINS}
+        for agent in FLOOR_AGENTS
+    }
+    proactive = {
+        f"{surface}:{agent}": {"sample": floor_run(surface, agent, "sample")[0]}
+        for surface, agents in (("guide", GUIDE_FLOOR_SPECS), ("plan", PLAN_FLOOR_SPECS))
+        for agent in agents
+    }
+    settings = {"tasks_per_domain": TASKS, "domains": list(DOMAINS), "trials": 1, "guide_runs": 1}
+    recomputed = shipped_file({"settings": settings, "tool": tool, "proactive": proactive})
+    shipped = shipped_floors()
+    assert recomputed["settings"]["basis"] == shipped["settings"]["basis"]
+    for surface, by_place in recomputed["floors"].items():
+        for place, figures in by_place.items():
+            for name, floor in figures.items():
+                found = shipped["floors"][surface][place][name]
+                where = f"{surface}/{place}/{name}: run python -m scripts.floor_agents --write"
+                if floor["value"] is None:
+                    assert found["value"] is None, where
+                else:
+                    assert found["value"] == pytest.approx(floor["value"], abs=1e-6), where
 
 
 def test_the_runner_writes_the_floor_table_beside_the_recorded_run(tmp_path: Path) -> None:

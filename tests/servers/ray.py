@@ -54,7 +54,6 @@ class RayCluster:
             if line.split(None, 1)[1:] and line.split(None, 1)[1].startswith(f"ray::{task}")
         ]
 
-
     def client_server_logs(self) -> str:
         """The end of each Ray Client server's error log (why a ``ray://`` driver was refused)."""
         logs = sorted((self.folder / "t").glob("session_*/logs/ray_client_server*.err"))

@@ -264,3 +264,17 @@ def test_a_small_difference_is_within_noise_and_differing_judges_are_said(
     gsr_row = figures["metrics"]["gsr"]
     assert gsr_row["within_noise"] and 0 < gsr_row["minimum_detectable_difference"] < 0.5
     assert figures["judges_differ"] is True
+
+
+def test_a_simulate_folder_says_how_to_score_it_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_a, _ = two_runs(tmp_path)
+    simulated = tmp_path / "live"
+    simulated.mkdir()
+    (simulated / "results.json").write_text('{"simulations": []}')
+    (simulated / "summary.json").write_text("{}")
+    assert cli_main.main(["compare", str(run_a), str(simulated)]) == 2
+    err = capsys.readouterr().err
+    assert "a `todeval simulate` output folder" in err
+    assert f"todeval evaluate {simulated / 'results.json'} --out DIR" in err

@@ -28,6 +28,21 @@ def test_a_figure_under_its_threshold_or_missing_fails() -> None:
     assert gate_failures(figures, {"dgcr": 0.5, "tsr": 0.1}, allow_na=True) == []
 
 
+def test_floor_asks_a_figure_to_be_above_what_doing_nothing_reaches() -> None:
+    assert parse_thresholds("tsr=floor, gsr=0.2") == {"tsr": "floor", "gsr": 0.2}
+    figures = {
+        "tsr": Figure(0.0, 0.0, 0.0, floor=0.0),
+        "gsr": Figure(0.3, floor=0.05),
+        "jga": Figure(0.9),
+    }
+    [at] = gate_failures(figures, {"tsr": "floor"})
+    assert at == "tsr 0.000 [95 % interval 0.000, 0.000] is not above its do-nothing floor 0.000"
+    assert gate_failures(figures, {"gsr": "floor"}) == []
+    [unmeasured] = gate_failures(figures, {"jga": "floor"})
+    assert unmeasured == "jga has no measured do-nothing floor; figures with one: gsr, tsr"
+    assert gate_failures(figures, {"jga": "floor"}, allow_na=True) == []
+
+
 def test_evaluate_exits_3_under_the_gate_and_0_over_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -44,6 +59,18 @@ def test_simulate_gates_a_floor_agent(tmp_path: Path, capsys: pytest.CaptureFixt
          "--out", str(tmp_path), "--checkpoints", ":memory:", "--fail-under", "tsr=0.5"]
     )  # fmt: skip
     assert code == 3 and "gate failed: tsr" in capsys.readouterr().err
+
+
+def test_a_floor_agent_is_not_above_its_floor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["simulate", "--domain", "retail", "--agent", "floor:parrot", "--tasks", "0,1",
+         "--out", str(tmp_path), "--checkpoints", ":memory:", "--fail-under", "tsr=floor"]
+    )  # fmt: skip
+    assert code == 3
+    assert "gate failed: tsr 0.000" in (err := capsys.readouterr().err)
+    assert "is not above its do-nothing floor 0.000" in err
 
 
 def test_the_pytest_helper_evaluates_and_asserts(tmp_path: Path) -> None:

@@ -108,6 +108,31 @@ def test_the_last_turn_falls_back_to_reply_side_evidence(spec: str) -> None:
     assert "reaction 0." not in last.rationale  # no reaction probability is reported
 
 
+def tool_transcript(d: Dialogue) -> Dialogue:
+    """``d`` as an agent's transcript with a tool channel."""
+    return d.model_copy(update={"metadata": {**d.metadata, "tool_channel": "yes"}})
+
+
+@pytest.mark.parametrize("spec", REACTION)
+def test_on_a_tool_transcript_only_a_complaint_is_read_as_the_reaction(spec: str) -> None:
+    # a simulated user's next step (giving what was asked for) is no reaction to the reply
+    answered = dialogue(
+        ("I can't log in to my account.",
+         "I can help. Please give me your full name and date of birth to find your profile."),
+        ("Sure! My name is Alex Morgan and my birthday is April 15th, 1980. Sorry, I always "
+         "forget these things, I hope that helps!", "Thank you, Alex, I found your profile."),
+    )  # fmt: skip
+    plain_first = labels(spec, answered)[0]
+    tool_first = labels(spec, tool_transcript(answered))[0]
+    assert "no complaint in the next message (tool transcript)" in tool_first.rationale
+    assert "reaction 0." not in tool_first.rationale
+    assert "reaction 0." in plain_first.rationale  # dialogues without tools: read as before
+    # a complaint is still read
+    corrected = labels(spec, tool_transcript(WRONG_DAY))[0]
+    assert corrected.quality == "failure", corrected.rationale
+    assert "reaction 0." in corrected.rationale
+
+
 def test_inside_the_band_the_teacher_abstains_and_says_why() -> None:
     shipped = shipped_model()
     meta = dict(shipped.meta)

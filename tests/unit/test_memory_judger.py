@@ -10,11 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from scripts.train_memory_judger import bank_units
 from tests.fakes import ScriptedChatModel
-from todeval.evals.memory_schema import MemoryUnit
+from todeval.evals.memory_schema import Individual, MemoryUnit, MsTodSession
+from todeval.nodes.context import Context
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.nodes.judges.vectors import FloatArray
+from todeval.nodes.memory.bank import bank_for, fill_bank, memory_bank
 from todeval.nodes.memory.judges.memory_judger import (
     FEATURE_NAMES,
     MODEL_PATH,
@@ -24,6 +27,7 @@ from todeval.nodes.memory.judges.memory_judger import (
 )
 from todeval.nodes.memory.judges.units import intent_description, slot_answer, slot_question
 from todeval.nodes.memory.roles import MEMORY_JUDGER, memory_judger
+from todeval.nodes.memory.settings import BankSource, MemorySettings
 
 CONTEXT = "user: Hi again, it's about the reserve restaurant for Gen Korean BBQ House."
 MISSING = (
@@ -115,6 +119,50 @@ def test_shipped_model_records_its_held_out_auc() -> None:
     held_out = metadata["held_out"]
     assert held_out["auc_judger"] > held_out["auc_retrieval_only"]
     assert metadata["features"] == list(FEATURE_NAMES)
+
+
+def test_shipped_model_was_trained_on_the_bank_evaluation_reads_by_default() -> None:
+    """Issue 29 item 7: trained on dialogue banks, the unit distribution it is evaluated on."""
+    metadata = json.loads(MODEL_PATH.with_suffix(".json").read_text())["metadata"]
+    assert metadata["bank_source"] == MemorySettings().bank_source == "dialogue"
+    assert metadata["sgd_dev"]["bank_source"] == "dialogue"
+
+
+#: A stored session whose task goal disagrees with its dialogue on the city and the time.
+SAID_SESSION = MsTodSession(
+    session_id="s1",
+    domain="Restaurants_1",
+    intent="ReserveRestaurant",
+    content=[
+        {"speaker": "user", "utterance": "I'd like a table in San Jose at 6 pm."},
+        {"speaker": "system", "utterance": "How about Sino? It has good reviews."},
+        {"speaker": "user", "utterance": "Sino sounds great, book it."},
+    ],
+    task_goal={"restaurant_name": "Sino", "city": "Fremont", "time": "8 pm"},
+)
+
+
+@pytest.mark.parametrize("source", ["dialogue", "task_goal_oracle"])
+def test_training_builds_each_bank_as_evaluation_fills_it(source: BankSource) -> None:
+    """The training script's units are the units ``fill_bank`` stores for the same source."""
+    individual = Individual(individual_id="u1", sessions=[SAID_SESSION], eval=[])
+    memory_bank.cache_clear()
+    try:
+        context = Context(
+            judges={"memory_judger": "none"},
+            settings={"memory": {"bank_backend": "memory", "bank_source": source}},
+        )
+        fill_bank(context, individual)
+        evaluated = sorted(bank_for(context).units("u1"), key=lambda u: u.unit_id)
+    finally:
+        memory_bank.cache_clear()
+    trained = sorted(bank_units([individual], source, None), key=lambda u: u.unit_id)
+    assert [u.model_dump() for u in trained] == [u.model_dump() for u in evaluated]
+    said = {u.slot: u.value for u in trained}
+    if source == "dialogue":
+        assert said["city"] == "San Jose" and said["time"] != "8 pm"
+    else:
+        assert said == SAID_SESSION.task_goal
 
 
 def test_memory_judger_none_local_and_unknown() -> None:

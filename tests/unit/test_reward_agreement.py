@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from todeval.evals.metrics.goal_success.reward_agreement import auc, gsr_share, reward_agreement
+from todeval.evals.metrics.goal_success.reward_agreement import (
+    auc,
+    fractional_share,
+    gsr_share,
+    reward_agreement,
+)
 from todeval.nodes.judges.validity import ValidityCheck
 
 
@@ -12,6 +17,12 @@ def test_share_counts_undecided_goals_as_not_succeeded() -> None:
     goals = [{"success": True}, {"success": False}, {"success": None}, {"success": True}]
     assert gsr_share(goals) == 0.5
     assert gsr_share([]) is None
+
+
+def test_fractional_share_is_the_mean_credit_of_the_goals() -> None:
+    goals = [{"fractional_credit": 1.0}, {"fractional_credit": 0.5}, {"fractional_credit": None}]
+    assert fractional_share(goals) == pytest.approx(0.5)
+    assert fractional_share([]) is None
 
 
 def test_spearman_and_auc_follow_the_reward() -> None:

@@ -20,7 +20,11 @@ from todeval.evals.goal_shift_schema import (
 from todeval.evals.record_views import conversation_record
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.turn_quality import certain_failures
-from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import action_claim
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints, repeats
+from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import (
+    action_claim,
+    served_turns,
+)
 from todeval.nodes.goal_success.voting import vote_turn
 
 LOCK = ActionSet(action_id="lock", allowed_tools=[AllowedTool(function_name="lock_card")])
@@ -40,8 +44,8 @@ def user(text: str) -> Message:
     return Message(turn=0, role="user", content=text)
 
 
-def agent(text: str = "", *calls: str) -> Message:
-    made = [ToolCall(id=f"call-{name}", name=name, arguments={}) for name in calls]
+def agent(text: str = "", *calls: str, arguments: dict[str, Any] | None = None) -> Message:
+    made = [ToolCall(id=f"call-{name}", name=name, arguments=arguments or {}) for name in calls]
     return Message(turn=0, role="assistant", content=text, tool_calls=made)
 
 
@@ -174,6 +178,116 @@ def test_evidence_decides_the_vote_whatever_the_teachers_say() -> None:
         "E3",
         "certain_evidence",
     )
+
+
+def served(dialogue: Dialogue) -> list[bool]:
+    return [reason is not None for reason in served_turns(dialogue, complaints(dialogue))]
+
+
+def test_a_grounded_tool_call_that_came_back_serves_its_turn() -> None:
+    looked_up = transcript(
+        user("My phone is +15551234567, what is my balance?"),
+        agent("", "get_customer_by_phone", arguments={"phone": "+15551234567"}),
+        result("get_customer_by_phone"),
+        agent("Your checking account ending in 4567 holds $1,850.25."),
+        user("Great, thanks. Now please lock my card."),
+        agent("", "lock_card"),  # no identifier, but the task's action allows it
+        result("lock_card"),
+        agent("Your card has been locked."),
+    )
+    meta = [turn.metadata["tool_results_serving"] for turn in looked_up.turns]
+    assert meta == [["get_customer_by_phone"], ["lock_card"]]
+    assert served(looked_up) == [True, True]
+    reason = served_turns(looked_up, complaints(looked_up))[0]
+    assert reason is not None and "get_customer_by_phone" in reason
+    # the vote takes the tool evidence over the words-only teachers, certain evidence over both
+    say: dict[str, Any] = {"quality": "failure", "rcof": "E3", "rationale": "long reply"}
+    teachers = [{"judge": f"t{n}", **say} for n in range(3)]
+    voted = vote_turn(1, teachers, None, reason)
+    assert (voted["quality"], voted["decided_by"], voted["tool_evidence"]) == (
+        "success",
+        "tool_evidence",
+        reason,
+    )
+    assert vote_turn(1, teachers, ("E5", "empty reply"), reason)["quality"] == "failure"
+
+
+def test_made_up_arguments_a_complaint_or_a_hand_over_serve_nothing() -> None:
+    made_up = transcript(
+        user("What is my balance?"),
+        agent("", "get_customer_by_id", arguments={"customer_id": "zq81kd2x"}),
+        result("get_customer_by_id"),
+        agent("I called get_customer_by_id."),
+    )
+    assert made_up.turns[0].metadata.get("tool_results_serving", []) == []
+    assert served(made_up) == [False]
+    complained = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card"),
+        result("lock_card"),
+        agent("Your card has been locked."),
+        user("That's wrong, I asked you to lock my credit card, not the debit card."),
+        agent("Sorry about that."),
+    )
+    assert served(complained)[0] is False
+    handed = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card", "transfer_to_human_agents"),
+        result("lock_card"),
+        result("transfer_to_human_agents"),
+        agent("I am transferring you to a human agent now."),
+    )
+    assert served(handed) == [False]
+    # no tool channel, nothing served
+    assert served(plain(("Lock my card.", "Your card has been locked."))) == [False]
+
+
+def test_a_user_who_says_the_request_again_complains() -> None:
+    assert repeats("So, can we do that? I want to cancel a reservation.",
+                   "While we're at it, can you help? I want to cancel a reservation.")  # fmt: skip
+    assert not repeats("Yes, please.", "Yes, please. Lock my card.")  # too short to be a request
+    assert not repeats("I also want to see my balance.", "I want to cancel a reservation.")
+    looped = transcript(
+        user("Can you help? I want to cancel a reservation."),
+        agent("", "lock_card"),
+        result("lock_card"),
+        agent("I called lock_card."),
+        user("So, can we do that? I want to cancel a reservation."),
+        agent("I called lock_card."),
+    )
+    assert complaints(looped) == [True, False]
+    assert served(looped)[0] is False
+
+
+def test_a_failed_call_the_reply_keeps_quiet_about_is_a_system_error() -> None:
+    hidden = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card"),
+        result("lock_card", error=True),
+        agent("I called lock_card."),
+    )
+    assert codes(hidden) == ["E5"]
+    told = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card"),
+        result("lock_card", error=True),
+        agent("I couldn't lock the card: the system returned an error."),
+    )
+    asked = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card"),
+        result("lock_card", error=True),
+        agent("Which card would you like me to lock, the debit or the credit card?"),
+    )
+    retried = transcript(
+        user("Please lock my card."),
+        agent("", "lock_card"),
+        result("lock_card", error=True),
+        agent("", "get_card"),
+        result("get_card"),
+        agent("Your card ending in 1234 is active."),
+    )
+    assert codes(told) == codes(asked) == codes(retried) == [None]
 
 
 def test_a_parroting_agent_gets_no_goal_through_evaluate(tmp_path: Path) -> None:

@@ -22,6 +22,17 @@ def gsr_share(goals: Sequence[Mapping[str, Any]]) -> float | None:
     return sum(goal.get("success") is True for goal in goals) / len(goals)
 
 
+def fractional_share(goals: Sequence[Mapping[str, Any]]) -> float | None:
+    """Mean footnote-1 fractional credit over a conversation's goals (an undecided one: 0).
+
+    Paper 004's alternative to the strict goal (a goal earns the share of its judged turns that
+    succeeded); reported beside the strict share, never instead of it. None without a goal.
+    """
+    if not goals:
+        return None
+    return sum(float(goal.get("fractional_credit") or 0.0) for goal in goals) / len(goals)
+
+
 def auc(scores: Sequence[float], positive: Sequence[bool]) -> float | None:
     """The chance a positive item scores above a negative one (ties count half).
 

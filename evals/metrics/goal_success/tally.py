@@ -29,7 +29,7 @@ from todeval.evals.schema import Dialogue, RecordError, Turn
 if TYPE_CHECKING:  # the audits' key only: they are read in evals.datasets
     from todeval.evals.datasets.verdicts import AuditKey
 
-TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence")
+TURN_EXTRAS = ("human", "lone_label", "undecided_reason", "certain_evidence", "tool_evidence")
 """What a voted turn may carry besides its labels: the human verdict, why it is undecided."""
 
 REPORT_FAILED_GOALS = 500

@@ -6,7 +6,9 @@ with cross-entropy (Eq. 3), then re-ranks by ``alpha * s_retrieval + (1 - alpha)
 * ``local`` (= ``local:learned``, :class:`LocalMemoryJudger`): a one-hidden-layer MLP on
   relational MiniLM features of the unit, the context and the other activated units
   (:func:`judger_features`). No feature names a slot, intent or service, so it transfers to
-  unseen ones; ``scripts/train_memory_judger.py`` trains it on SGD train (:data:`MODEL_PATH`).
+  unseen ones; ``scripts/train_memory_judger.py`` trains it on SGD train (:data:`MODEL_PATH`),
+  on banks built from each stored session's dialogue as evaluation builds them by default
+  (``memory.bank_source = "dialogue"``; the JSON beside it names its ``bank_source``).
 * ``<provider>:<model>`` (:class:`LLMMemoryJudger`): the judger prompt per unit; an unreadable
   answer scores ``None``.
 * ``none``: no judger; the re-rank keeps ``s_retrieval``.

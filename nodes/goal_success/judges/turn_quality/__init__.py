@@ -18,6 +18,9 @@ found" lookup or an error-like text is evidence for a teacher to weigh, not cert
 :func:`certain_failures` adds what the transcript states across turns (:mod:`.tool_evidence`):
 a reply that only echoes the user, and on transcripts with a tool channel a hand-over with
 nothing done and an action claimed without a successful tool call (hallucinated success).
+:func:`~.tool_evidence.served_turns` is the other side on tool transcripts: a grounded tool
+call that came back with a result, with no complaint after it, decides the turn a success
+when no certain failure does.
 """
 
 from __future__ import annotations

@@ -11,10 +11,21 @@ missing reaction is never read as "success".
 cut-off the turn failed (a per-teacher multinomial model names the cause, E1-E7), below
 ``succ`` it succeeded, in between the teacher abstains. Both cut-offs were chosen on SGD dev.
 Inference is numpy over ``turn_quality.npz`` and ``turn_quality.json``.
+
+**Tool transcripts** (an agent with a tool channel, talking to a simulated user): the user's
+next message follows the task's script (it supplies what the agent asked for, or moves on to
+the next step or a new request) and is worded as no SGD user words a reaction; read as
+evidence it made the reaction teachers call 87 % of GPT-4.1's turns on run40 failures,
+"Yep, that's my number!" included. There the reaction teachers read the next message only when
+the user's explicit signals say the turn failed (:func:`~nodes.goal_success.judges.
+turn_quality.local_signals.complaints`: a give-up, negative feedback, a correction); after any
+other next message they read their reply-side block alone, as on the last turn. Dialogues
+without a tool channel (SGD, MultiWOZ, chat logs) are read as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Mapping, Sequence
@@ -33,6 +44,8 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     turn_views,
     view_texts,
 )
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints
+from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import has_tool_channel
 from todeval.nodes.judges.vectors import Embed, VectorTable
 
 MODEL_DIR = Path(__file__).parent
@@ -174,6 +187,14 @@ class LearnedTeacher:
     ) -> TeacherVerdict:
         """One label per turn, in order (``routes`` is not read)."""
         blocks = shared_evidence(dialogue, self.vectors)
+        quiet = np.zeros(len(dialogue.turns), dtype=bool)
+        if "N" in self.blocks and has_tool_channel(dialogue):
+            quiet = blocks.has_next & ~np.array(complaints(dialogue), dtype=bool)
+            blocks = dataclasses.replace(
+                blocks,
+                N=np.where(quiet[:, None], np.float32(0.0), blocks.N).astype(np.float32),
+                has_next=blocks.has_next & ~quiet,
+            )
         logits = self.model.block_logits(blocks, self.blocks)
         p, alone = self.model.probability(self.key, logits, blocks.has_next)
         codes = self.model.codes(self.key, blocks)
@@ -182,7 +203,13 @@ class LearnedTeacher:
         bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone.tolist()}}
         labels = [
             self._label_turn(
-                turn.turn_number, float(p[i]), bool(alone[i]), codes[i], read[i], bands
+                turn.turn_number,
+                float(p[i]),
+                bool(alone[i]),
+                codes[i],
+                read[i],
+                bands,
+                quiet=bool(quiet[i]),
             )
             for i, turn in enumerate(dialogue.turns)
         ]
@@ -196,13 +223,20 @@ class LearnedTeacher:
         code: str,
         read: Mapping[str, float],
         bands: Mapping[bool, Band],
+        *,
+        quiet: bool = False,
     ) -> TurnLabel:
         band = bands[alone]
         shown = [b for b in self.blocks if not (alone and b == "N")]
         parts = ", ".join(f"{BLOCK_NAMES[b]} {read[b]:.3f}" for b in shown)
         evidence = f"p(failure)={p:.3f} ({parts})"
         if alone:
-            evidence = f"no reaction (last turn), {BLOCK_NAMES[shown[0]]} alone: {evidence}"
+            why_alone = (
+                "no complaint in the next message (tool transcript)"
+                if quiet
+                else ("no reaction (last turn)")
+            )
+            evidence = f"{why_alone}, {BLOCK_NAMES[shown[0]]} alone: {evidence}"
         if p >= band.fail:
             why = f"{evidence} >= {band.fail:.3f}: failure, most likely {code} ({RCOF_CODES[code]})"
             return TurnLabel(k, "failure", code, why)

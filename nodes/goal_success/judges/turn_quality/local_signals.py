@@ -53,6 +53,7 @@ from todeval.nodes.goal_success.judges.user_cues import (
     feedback_polarity,
     is_acknowledgement,
 )
+from todeval.nodes.judges.text import WORD, sentences
 from todeval.nodes.judges.vectors import Embed, VectorTable
 
 #: Cosine of two consecutive user messages above which the second re-asks the first.
@@ -150,6 +151,49 @@ def _reaction(turn: Turn, nxt: Turn, similarity: float | None) -> TurnLabel:
     else:
         why = "user continued the conversation"
     return TurnLabel(k, "success", None, f"{why} in turn {k + 1} without complaint (weak evidence)")
+
+
+REPEAT_MIN_WORDS = 4
+"""A repeated sentence this long is the request again, not a courtesy ("yes, please")."""
+
+
+def complaints(dialogue: Dialogue) -> list[bool]:
+    """Per turn, True when the user's explicit signals say it failed (rules 1, 3-5 and 7).
+
+    A thumbs-down on the turn, or a next message that gives up, gives negative feedback,
+    corrects the assistant or says a sentence of the request again word for word (:func:`repeats`:
+    the request was not served), or a next reply that concedes an error. No embedding is read:
+    the rephrase rule (6) is left to its word-for-word form, and a reply the user only answered
+    or moved on from is not a complaint. What the judges of a tool transcript read of the
+    user's reaction (:mod:`~nodes.goal_success.judges.turn_quality.tool_evidence`).
+    """
+    turns = dialogue.turns
+    out = []
+    for i, turn in enumerate(turns):
+        polarity = feedback_polarity(turn.metadata)
+        if polarity is not None or i + 1 == len(turns):
+            out.append(polarity == "negative")
+            continue
+        nxt = turns[i + 1]
+        out.append(
+            repeats(nxt.user_msg, turn.user_msg) or _reaction(turn, nxt, None).quality == "failure"
+        )
+    return out
+
+
+def repeats(message: str, request: str) -> bool:
+    """True when ``message`` says a sentence of ``request`` again, word for word.
+
+    Only sentences of at least :data:`REPEAT_MIN_WORDS` words that are not acknowledgements
+    count.
+    """
+    said = {
+        tuple(words)
+        for sentence in sentences(request)
+        if len(words := WORD.findall(sentence.lower())) >= REPEAT_MIN_WORDS
+        and not is_acknowledgement(sentence)
+    }
+    return any(tuple(WORD.findall(sentence.lower())) in said for sentence in sentences(message))
 
 
 def _complaint_cause(message: str) -> str | None:

@@ -9,12 +9,26 @@ kinds decide it the same way, read from the transcript rather than judged from t
 * **Hand-over with nothing done** (E2, Refusal to Answer): the agent hands the user to a human
   (a hand-over tool call, or a reply saying so) before any tool call of its own came back with
   a result; it declined a request it was given the tools to act on.
+* **Hidden tool error** (E5, System Error, as a tool action with an error status is): every
+  tool call of the turn came back with an error (``metadata["tool_errors"]``, no result
+  without one) and the reply neither tells the user of a problem nor asks them anything
+  (:data:`TOLD_PROBLEM`): the user is left to believe something was done.
 * **Hallucinated success** (E3, Incorrect Retrieval: an answer its sources do not support, as
   the local response teacher reads E3): the reply reports an action as done ("has been
   locked", "I've booked", "Done!") while no tool call that acts (not a lookup, not a
   hand-over) has come back with a successful result in this turn or before.
 
-The last two need a **tool channel**: a transcript in which the agent had tools (a call or a
+One kind decides a turn the other way, **served** (:func:`served_turns`): the agent's own tool
+call came back with a result in this turn, the call serves the task (its arguments come from
+the dialogue, not made up, and it is not a hand-over: ``metadata["tool_results_serving"]``,
+:func:`~evals.metrics.goal_shift.grounding.serving_calls`), the reply is not a hand-over, and
+the user's next message does not complain (:func:`~nodes.goal_success.judges.turn_quality.
+local_signals.complaints`). The log then shows the request acted on with the tools it needed,
+which the words-only teachers cannot read (paper 004 counts a turn a success when the answer is
+right and relevant; an agent's grounded lookup or action is what makes it so). Certain evidence
+of a failure still wins over it.
+
+The last four need a **tool channel**: a transcript in which the agent had tools (a call or a
 result, or a task that expects actions; ``Dialogue.metadata["tool_channel"]``). Dialogues
 without one (SGD, MultiWOZ, enterprise chat logs) have no evidence of what was done, so only
 the echo rule reads them.
@@ -31,6 +45,7 @@ from todeval.nodes.judges.text import HAND_OVER_TOOL, WORD, cue, sentences
 ECHO_CODE = "E1"
 HAND_OVER_CODE = "E2"
 HALLUCINATED_SUCCESS_CODE = "E3"
+HIDDEN_ERROR_CODE = "E5"
 
 ECHO_MIN_WORDS = 3
 """A repeated "thank you" or "ok" is a courtesy, not an echo."""
@@ -66,6 +81,14 @@ ACTION_CLAIM = cue(
     rf"\bsuccessfully {_DONE}\b|^\W*(all )?done\b|\bcompleted everything\b|"
     r"\b(you'?re|you are) all set\b"
 )
+#: A reply that tells the user something went wrong, or that it could not do what was asked.
+TOLD_PROBLEM = cue(
+    r"\b(unable|not able|couldn'?t|could not|can'?t|cannot|wasn'?t able|weren'?t able|"
+    r"error|errors|failed|fail|failure|not found|no (record|match|result)s?|invalid|issue|"
+    r"problem|unfortunately|sorry|apologi[sz]e|didn'?t work|did not work|try again|"
+    r"doesn'?t exist|does not exist|not (available|valid|possible))\b"
+)
+
 #: Words that make a claim conditional, future or a question ("once it has been locked").
 _NOT_YET = cue(
     r"\b(once|if|when|after|until|before|will|would|i'?ll|we'?ll|can|could|may|might|should|"
@@ -138,6 +161,31 @@ def tool_evidence_failures(dialogue: Dialogue) -> list[tuple[str, str] | None]:
     return out
 
 
+def served_turns(dialogue: Dialogue, complained: Sequence[bool]) -> list[str | None]:
+    """Per turn, why the transcript shows the turn served the request (see module doc), else None.
+
+    ``complained``: per turn, whether the user's next message complains about it.
+    """
+    if not has_tool_channel(dialogue):
+        return [None] * len(dialogue.turns)
+    out: list[str | None] = []
+    for turn, complaint in zip(dialogue.turns, complained, strict=True):
+        served = [
+            name
+            for name in _names(turn.metadata.get("tool_results_serving"))
+            if not HAND_OVER_TOOL.search(name)
+        ]
+        if not served or complaint or hands_over(turn) or not turn.response.strip():
+            out.append(None)
+            continue
+        names = ", ".join(dict.fromkeys(served))
+        out.append(
+            f"tool evidence: served, {names} came back with a result for what the user asked, "
+            "and the user did not complain"
+        )
+    return out
+
+
 def _failure(turn: Turn, channel: bool, *, answered: bool, acted: bool) -> tuple[str, str] | None:
     if turn.response.strip() and echoes_user(turn):
         return ECHO_CODE, "certain evidence: the reply only repeats the user's message"
@@ -154,6 +202,17 @@ def _failure(turn: Turn, channel: bool, *, answered: bool, acted: bool) -> tuple
             HALLUCINATED_SUCCESS_CODE,
             f"certain evidence: hallucinated success, {claim[:80]!r} with no acting tool call "
             "that succeeded in the transcript",
+        )
+    if (
+        turn.metadata.get("tool_errors")
+        and not succeeded_calls(turn)
+        and "?" not in turn.response
+        and not TOLD_PROBLEM.search(turn.response)
+    ):
+        return (
+            HIDDEN_ERROR_CODE,
+            "certain evidence: every tool call of the turn came back with an error and the "
+            "reply does not tell the user",
         )
     return None
 
