@@ -86,6 +86,11 @@ def figure_validity(context: Context, figures: Iterable[str]) -> dict[str, dict[
     return validity
 
 
+MIXED_FIGURES = {"gsr": "goal_success", "dgcr": "goal_tracking"}
+"""Figures of ``evaluate`` that count records of any kind (their suite): on a corpus with more
+such records than agent transcripts, the tool domains' floor does not apply."""
+
+
 def figure_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
     """Per figure of an ``evaluate`` summary, the floor do-nothing agents reach (if measured).
 
@@ -104,11 +109,6 @@ def figure_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
     for surface, figures in EVALUATE_PROACTIVE.items():
         floors |= floors_for(surface, ["sample"], figures)
     return {name: floor for name, floor in floors.items() if name in metrics}
-
-
-MIXED_FIGURES = {"gsr": "goal_success", "dgcr": "goal_tracking"}
-"""Figures of ``evaluate`` that count records of any kind (their suite): on a corpus with more
-such records than agent transcripts, the tool domains' floor does not apply."""
 
 
 def shift_floors(summary: Mapping[str, Any]) -> dict[str, Floor]:
