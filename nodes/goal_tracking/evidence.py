@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from todeval.evals.metrics.goal_shift.grounding import scalars
 from todeval.nodes.judges.text import HAND_OVER_TOOL, cue
 
 Utterance = Mapping[str, Any]
@@ -211,15 +212,11 @@ def grounded(action: Mapping[str, Any], history: Sequence[Utterance], turn: int)
 
 def _leaves(value: Any) -> Iterator[str]:
     """Every scalar in ``value`` as lowercase text (booleans and None left out)."""
-    if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, float) and value.is_integer():
-        yield str(int(value))
-    else:
-        yield str(value).strip().lower()
+    for item in scalars(value):
+        if isinstance(item, bool) or item is None:
+            continue
+        yield (
+            str(int(item))
+            if isinstance(item, float) and item.is_integer()
+            else str(item).strip().lower()
+        )

@@ -15,7 +15,7 @@ no work on the task either.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.goal_shift_schema import Message, ToolCall
@@ -38,18 +38,28 @@ def _squeezed(text: str) -> str:
     return _NOT_ALNUM.sub("", text.lower())
 
 
+def scalars(value: Any) -> Iterator[Any]:
+    """Every scalar inside a tool call's arguments (nested objects and lists read, in order).
+
+    Shared with goal tracking's tool evidence (:mod:`nodes.goal_tracking.evidence`).
+    """
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from scalars(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from scalars(item)
+    else:
+        yield value
+
+
 def identifiers(arguments: Any) -> Iterator[str]:
     """The identifier-like string values of ``arguments`` (nested lists and objects read)."""
-    if isinstance(arguments, dict):
-        for value in arguments.values():
-            yield from identifiers(value)
-    elif isinstance(arguments, list | tuple):
-        for value in arguments:
-            yield from identifiers(value)
-    elif isinstance(arguments, str) and len(arguments.split()) <= MAX_IDENTIFIER_WORDS:
-        squeezed = _squeezed(arguments)
-        if len(squeezed) >= MIN_IDENTIFIER:
-            yield squeezed
+    for value in scalars(arguments):
+        if isinstance(value, str) and len(value.split()) <= MAX_IDENTIFIER_WORDS:
+            squeezed = _squeezed(value)
+            if len(squeezed) >= MIN_IDENTIFIER:
+                yield squeezed
 
 
 def grounding_text(messages: Sequence[Message], before_turn: int) -> str:
