@@ -144,7 +144,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick_parser().parse_args(argv)
         except SystemExit as done:
             return done.code if isinstance(done.code, int) else 2
-    return _run(argv)
+    answered = _answered_from_manifest(argv)  # a command's --help or usage error: fast
+    return _run(argv) if answered is None else answered
+
+
+def _answered_from_manifest(argv: Sequence[str]) -> int | None:
+    """The exit code of ``--help`` or a usage error, answered from the parser manifest.
+
+    None when the arguments parse (or need a command's own check): the real parser parses
+    them again and the command runs.
+    """
+    from todeval.cli.arguments import UsageError
+    from todeval.cli.manifest import NeedsCommand, manifest_parser
+
+    try:
+        parser = manifest_parser(Parser, command=argv[0])
+    except (OSError, ValueError):  # no manifest (a broken install): the real parser answers
+        return None
+    try:
+        parser.parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error (2), already printed
+        return done.code if isinstance(done.code, int) else 2
+    except UsageError as error:  # raised by an argument's type (e.g. input_path)
+        print(f"todeval: error: {error}", file=sys.stderr)
+        return 2
+    except NeedsCommand:
+        return None
+    return None
 
 
 def _run(argv: Sequence[str]) -> int:

@@ -1,12 +1,42 @@
-"""``todeval --help`` answers without importing any command (start-up time: ``make bench``)."""
+"""``todeval --help`` and every command's ``--help`` and usage errors import no command.
+
+The top level answers from the static command table (:data:`COMMANDS`); a command's own
+``--help`` or usage error from the parser manifest (:mod:`cli.manifest`), which these tests hold
+equal to the real parser. Start-up times: ``make bench``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from todeval.cli.main import COMMANDS, build_parser, main
+import pytest
+
+from todeval.cli.main import COMMANDS, Parser, build_parser, main
+from todeval.cli.manifest import MANIFEST, NeedsCommand, describe, manifest_parser
+
+HEAVY = (
+    "langgraph",
+    "langchain_core",
+    "langsmith",
+    "chromadb",
+    "networkx",
+    "numpy",
+    "onnxruntime",
+    "pandas",
+    "todeval.graphs",
+    "todeval.nodes",
+    "todeval.stores",
+)
+"""What no ``--help`` or usage error may import (``todeval.graphs`` and below import the rest)."""
+
+REAL = build_parser()
 
 
 def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -19,20 +49,118 @@ def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str, tuple[str
     return rows
 
 
+def _paths(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every command and subcommand (aliases included) with its parser."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _paths(sub, (*path, name))
+
+
+COMMAND_PATHS = [path for path, _ in _paths(REAL) if path]
+
+
 def test_the_quick_command_table_is_the_full_parsers() -> None:
-    assert list(COMMANDS) == _commands(build_parser())
+    assert list(COMMANDS) == _commands(REAL)
 
 
-def test_help_imports_no_command_and_no_graph() -> None:
-    code = (
-        "import sys; from todeval.cli.main import main; main(['--help'])\n"
-        "heavy = [m for m in sys.modules if m.startswith(('todeval.graphs', 'todeval.nodes', "
-        "'langgraph', 'langchain'))]\n"
-        "print(heavy)"
+def test_the_parser_manifest_is_the_real_parser() -> None:
+    written = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    assert written == describe(REAL), (
+        "cli/parser_manifest.json is out of date: run python -m todeval.cli.manifest"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
-    assert "evaluate" in out.stdout
+
+
+def test_the_manifest_parser_prints_every_help_as_the_real_one() -> None:
+    rebuilt = dict(_paths(manifest_parser(Parser)))
+    for path, parser in _paths(REAL):
+        assert rebuilt[path].format_help() == parser.format_help(), " ".join(path)
+        assert rebuilt[path].format_usage() == parser.format_usage(), " ".join(path)
+        assert rebuilt[path].prog == parser.prog
+
+
+def _answer(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[Any, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            parser.parse_args(argv)
+            code: Any = None
+        except SystemExit as done:
+            code = done.code
+    return code, out.getvalue(), err.getvalue()
+
+
+USAGE_ERRORS = [
+    *[[*path, "--nope"] for path in COMMAND_PATHS],
+    *[list(path) for path in COMMAND_PATHS if path[0] not in ("config", "experiment")],  # parse
+    ["evaluate", "in.json", "--out", ".", "--limit", "0"],
+    ["evaluate", "in.json", "--out", ".", "--workers", "x"],
+    ["evaluate", "in.json", "--out", ".", "--fail-under", "bogus"],
+    ["evaluate", "in.json", "--out", ".", "--fail-under", "gsr=0.4", "--nope"],
+    ["compare", "a", "b", "--top", "0"],
+    ["goal-success", "in", "--out", ".", "--threshold", "2"],
+    ["goal-success", "in", "--out", ".", "--format", "xml"],
+    ["goal-tracking", "in", "--out", ".", "--tracker", "bogus"],
+    ["goal-shift", "in", "--out", ".", "--compat", "bogus", "--no-reuse-judgments"],
+    ["memory", "eval", "b", "--out", ".", "--retrieval", "bogus"],
+    ["proactive", "guide", ".", "--out", ".", "--runs", "0"],
+    ["simulate", "--domain", "bogus"],
+    ["simulate", "--domain", "airline", "--nope"],
+    ["synthesize", "atod", "--n", "x"],
+]
+
+
+@pytest.mark.parametrize("argv", USAGE_ERRORS, ids=" ".join)
+def test_the_manifest_parser_answers_usage_errors_as_the_real_one(argv: list[str]) -> None:
+    real = _answer(REAL, argv)
+    assert real[0] == 2  # a usage error, else the case tests nothing
+    assert _answer(manifest_parser(Parser, command=argv[0]), argv) == real
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["memory", "eval", "b", "--out", ".", "--agreeableness", "high"],  # warns: deprecated
+        ["simulate", "--domain", "airline", "--tool-faults", "bad"],  # its own type
+    ],
+    ids=" ".join,
+)
+def test_what_only_a_command_can_check_goes_to_its_parser(argv: list[str]) -> None:
+    with pytest.raises(NeedsCommand):
+        manifest_parser(Parser, command=argv[0]).parse_args(argv)
+
+
+def test_arguments_that_parse_reach_the_real_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    # `config` parses with no arguments: the real parser runs the command (prints the template).
+    assert main(["config"]) == 0
+    assert "[judges]" in capsys.readouterr().out
+
+
+def test_help_and_usage_errors_import_nothing_heavy() -> None:
+    cases = [["--help"], ["bogus"]]
+    cases += [[*path, flag] for path in COMMAND_PATHS for flag in ("--help", "--nope")]
+    code = (
+        "import json, sys\n"
+        "from todeval.cli.main import main\n"
+        f"HEAVY = {HEAVY!r}\n"
+        "report = []\n"
+        f"for argv in {cases!r}:\n"
+        "    code = main(argv)\n"
+        "    heavy = sorted(m for m in sys.modules if m.startswith(HEAVY))\n"
+        "    report.append([argv, code, heavy])\n"
+        "print('REPORT', json.dumps(report))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
+    report = json.loads(line.removeprefix("REPORT "))
+    assert len(report) == len(cases)
+    for argv, exit_code, heavy in report:
+        assert exit_code == (0 if argv[-1] == "--help" else 2), argv
+        assert heavy == [], argv
+    assert "usage: todeval evaluate" in done.stdout
 
 
 def test_no_command_and_an_unknown_one_are_usage_errors() -> None:
