@@ -95,17 +95,20 @@ def _describe_action(parser: argparse.ArgumentParser, action: argparse.Action) -
     return {
         "group": group,
         "class": _path(type(action)),
-        "option_strings": list(action.option_strings),
-        "dest": action.dest,
-        "nargs": _encoded(action.nargs),
-        "const": _encoded(action.const),
-        "default": _encoded(action.default),
-        "type": None if action.type is None else _path(action.type),
-        "choices": _encoded_choices(action.choices),
-        "required": action.required,
-        "help": action.help,
-        "metavar": _encoded(action.metavar),
+        "attributes": {
+            name: _described_attribute(name, value)
+            for name, value in vars(action).items()
+            if name != "container"  # the parser it belongs to
+        },
     }
+
+
+def _described_attribute(name: str, value: Any) -> Any:
+    if name == "type":
+        return None if value is None else _path(value)
+    if name == "choices":
+        return _encoded_choices(value)
+    return _encoded(value)
 
 
 def _describe_subparsers(action: argparse._SubParsersAction[Any]) -> dict[str, Any]:
@@ -139,68 +142,100 @@ def manifest_parser(
 ) -> argparse.ArgumentParser:
     """The parser ``manifest`` (default: the manifest file) describes, as ``parser_class``.
 
-    With ``command`` (a name or alias), the parser has that command only: enough for arguments
-    that start with it, and the other commands' parsers are not built.
+    Args:
+        parser_class: The class of every parser (``todeval``'s own, as the real ones).
+        manifest: The description (default: read from the manifest file).
+        command: A command's name or alias: the parser has that command only, in full, which
+            answers any arguments that name it. None or an unknown name: every command's name
+            and help only, parsing nothing, which answers ``todeval``, ``todeval --help`` and
+            an unknown command.
 
     Raises:
-        OSError, ValueError: The manifest file cannot be read.
+        OSError, ValueError, LookupError: The manifest file cannot be read (or is not one).
     """
     if manifest is None:
         manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    parser = parser_class(
-        prog=manifest["prog"],
-        usage=manifest["usage"],
-        description=manifest["description"],
-        epilog=manifest["epilog"],
-        add_help=manifest["add_help"],
-    )
-    _fill(parser, manifest, command)
+    parser = _parser(parser_class, manifest)
+    groups = [*parser._action_groups, *_groups(parser, manifest)]
+    for entry in manifest["actions"]:
+        if "subparsers" not in entry:
+            _add_action(parser, groups, entry)
+            continue
+        commands = entry["subparsers"]["commands"]
+        wanted = [c for c in commands if command in (c["name"], *c["aliases"])]
+        subparsers = _add_subparsers(parser, entry["subparsers"])
+        for described in wanted or commands:
+            sub = _add_command(subparsers, described, names_only=not wanted)
+            if wanted:
+                _fill(sub, described["parser"])
     return parser
 
 
-def _fill(
-    parser: argparse.ArgumentParser, manifest: dict[str, Any], command: str | None = None
-) -> None:
-    groups = list(parser._action_groups)
-    groups += [parser.add_argument_group(g["title"], g["description"]) for g in manifest["groups"]]
-    for entry in manifest["actions"]:
-        if "subparsers" in entry:
-            _add_subparsers(parser, entry["subparsers"], command)
+def _parser(
+    parser_class: type[argparse.ArgumentParser], described: dict[str, Any]
+) -> argparse.ArgumentParser:
+    return parser_class(
+        prog=described["prog"],
+        usage=described["usage"],
+        description=described["description"],
+        epilog=described["epilog"],
+        add_help=described["add_help"],
+    )
+
+
+def _groups(parser: argparse.ArgumentParser, described: dict[str, Any]) -> list[Any]:
+    return [parser.add_argument_group(g["title"], g["description"]) for g in described["groups"]]
+
+
+def _fill(parser: argparse.ArgumentParser, described: dict[str, Any]) -> None:
+    """Add every group, action and subcommand ``described`` has to ``parser`` (made by it)."""
+    groups = [*parser._action_groups, *_groups(parser, described)]
+    for entry in described["actions"]:
+        if "subparsers" not in entry:
+            _add_action(parser, groups, entry)
             continue
-        action = _action(entry)
-        if entry["group"] < _OWN_GROUPS:
-            parser._add_action(action)  # argparse's own groups: it sorts them by option strings
-        else:
-            groups[entry["group"]]._add_action(action)
+        subparsers = _add_subparsers(parser, entry["subparsers"])
+        for command in entry["subparsers"]["commands"]:
+            _fill(_add_command(subparsers, command), command["parser"])
 
 
-def _add_subparsers(
-    parser: argparse.ArgumentParser, entry: dict[str, Any], wanted: str | None
-) -> None:
-    subparsers = parser.add_subparsers(
+def _add_action(parser: argparse.ArgumentParser, groups: list[Any], entry: dict[str, Any]) -> None:
+    action = _action(entry)
+    if entry["group"] < _OWN_GROUPS:
+        parser._add_action(action)  # argparse's own groups: it picks one by the option strings
+    else:
+        groups[entry["group"]]._add_action(action)
+
+
+def _add_subparsers(parser: argparse.ArgumentParser, entry: dict[str, Any]) -> Any:
+    return parser.add_subparsers(
         dest=entry["dest"],
         metavar=_decoded(entry["metavar"]),
         required=entry["required"],
         help=entry["help"],
         prog=entry["prog"],
     )
-    for command in entry["commands"]:
-        if wanted is not None and wanted not in (command["name"], *command["aliases"]):
-            continue
-        described = command["parser"]
-        kwargs: dict[str, Any] = {"aliases": command["aliases"]}
-        if "help" in command:
-            kwargs["help"] = command["help"]
-        sub = subparsers.add_parser(
-            command["name"],
-            prog=described["prog"],
-            usage=described["usage"],
-            description=described["description"],
-            epilog=described["epilog"],
-            add_help=described["add_help"],
-            **kwargs,
-        )
-        _fill(sub, described)
+
+
+def _add_command(subparsers: Any, command: dict[str, Any], *, names_only: bool = False) -> Any:
+    """The parser of ``command`` (empty: its actions are added by :func:`_fill`).
+
+    ``names_only``: a parser that takes nothing, for the command table of ``todeval --help``.
+    """
+    described = command["parser"]
+    kwargs: dict[str, Any] = {"aliases": command["aliases"], "prog": described["prog"]}
+    if "help" in command:
+        kwargs["help"] = command["help"]
+    if names_only:
+        return subparsers.add_parser(command["name"], add_help=False, **kwargs)
+    return subparsers.add_parser(
+        command["name"],
+        usage=described["usage"],
+        description=described["description"],
+        epilog=described["epilog"],
+        add_help=described["add_help"],
+        **kwargs,
+    )
 
 
 def _action(entry: dict[str, Any]) -> argparse.Action:
@@ -214,19 +249,9 @@ def _action(entry: dict[str, Any]) -> argparse.Action:
         found if isinstance(found, type) and issubclass(found, argparse.Action) else _CommandAction
     )
     action = cls.__new__(cls)
-    default = _decoded(entry["default"])
-    vars(action).update(
-        option_strings=list(entry["option_strings"]),
-        dest=entry["dest"],
-        nargs=_decoded(entry["nargs"]),
-        const=_decoded(entry["const"]),
-        default=default,
-        type=_type(entry["type"], default),
-        choices=_decoded(entry["choices"]),
-        required=entry["required"],
-        help=entry["help"],
-        metavar=_decoded(entry["metavar"]),
-    )
+    attributes = {name: _decoded(value) for name, value in entry["attributes"].items()}
+    attributes["type"] = _type(entry["attributes"]["type"], attributes["default"])
+    vars(action).update(attributes)
     return action
 
 
