@@ -52,10 +52,37 @@ def _paths(
 COMMAND_PATHS = [path for path, _ in _paths(REAL) if path]
 
 
+_STRUCTURE = {"actions", "attributes", "subparsers", "commands", "parser"}
+"""Keys of the manifest that hold parsers and actions, not what they are."""
+
+
+def _difference(written: Any, real: Any, where: str = "") -> str | None:
+    """Where two descriptions first differ (parser, option, attribute), else None."""
+    if isinstance(written, dict) and isinstance(real, dict):
+        if isinstance(real.get("prog"), str):
+            where = real["prog"]  # a parser
+        elif isinstance(real.get("attributes"), dict):  # an action
+            where += f" {real['attributes']['option_strings'] or real['attributes']['dest']}"
+        for key in dict.fromkeys([*written, *real]):
+            inner = where if key in _STRUCTURE else f"{where} {key}"
+            found = _difference(written.get(key), real.get(key), inner)
+            if found:
+                return found
+        return None
+    if isinstance(written, list) and isinstance(real, list) and len(written) == len(real):
+        for a, b in zip(written, real, strict=True):
+            found = _difference(a, b, where)
+            if found:
+                return found
+        return None
+    return None if written == real else f"{where}: {written!r} in the file, {real!r} now"
+
+
 def test_the_parser_manifest_is_the_real_parser() -> None:
     written = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    assert written == describe(REAL), (
-        "cli/parser_manifest.json is out of date: run python -m todeval.cli.manifest"
+    difference = _difference(written, describe(REAL))
+    assert difference is None, (
+        f"cli/parser_manifest.json is out of date ({difference}): run make parser-manifest"
     )
 
 
