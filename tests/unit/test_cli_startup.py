@@ -1,7 +1,9 @@
 """``todeval --help`` and every command's ``--help`` and usage errors import no command.
 
-They answer from the parser manifest (:mod:`cli.manifest`), which these tests hold equal to
-the real parser. Start-up times: ``make bench``.
+They answer from the parser manifest (:mod:`cli.manifest`). These tests hold the manifest file
+equal to the real parser of a fresh process, and check that the parsers rebuilt from a
+description answer every ``--help`` and usage error as the parser described (this process's
+own, which other tests may have given a toy judge role). Start-up times: ``make bench``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +39,7 @@ HEAVY = (
 """What no ``--help`` or usage error may import (``todeval.graphs`` and below import the rest)."""
 
 REAL = build_parser()
+DESCRIBED = describe(REAL)
 
 
 def _paths(
@@ -50,6 +54,14 @@ def _paths(
 
 
 COMMAND_PATHS = [path for path, _ in _paths(REAL) if path]
+
+
+@pytest.fixture
+def described(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main`` reads the description of this process's real parser as its manifest."""
+    manifest = tmp_path / "parser_manifest.json"
+    manifest.write_text(json.dumps(DESCRIBED), encoding="utf-8")
+    monkeypatch.setattr("todeval.cli.manifest.MANIFEST", manifest)
 
 
 _STRUCTURE = {"actions", "attributes", "subparsers", "commands", "parser"}
@@ -79,8 +91,13 @@ def _difference(written: Any, real: Any, where: str = "") -> str | None:
 
 
 def test_the_parser_manifest_is_the_real_parser() -> None:
+    fresh = (  # a fresh process: no test has declared a toy judge role there
+        "import json; from todeval.cli.main import build_parser; "
+        "from todeval.cli.manifest import describe; print(json.dumps(describe(build_parser())))"
+    )
+    done = subprocess.run([sys.executable, "-c", fresh], capture_output=True, text=True, check=True)
     written = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    difference = _difference(written, describe(REAL))
+    difference = _difference(written, json.loads(done.stdout))
     assert difference is None, (
         f"cli/parser_manifest.json is out of date ({difference}): run make parser-manifest"
     )
@@ -88,11 +105,11 @@ def test_the_parser_manifest_is_the_real_parser() -> None:
 
 def test_the_manifest_parser_prints_every_help_as_the_real_one() -> None:
     real = dict(_paths(REAL))
-    top = manifest_parser(Parser)  # the command names only: todeval --help
+    top = manifest_parser(Parser, DESCRIBED)  # the command names only: todeval --help
     assert top.format_help() == REAL.format_help()
     assert top.format_usage() == REAL.format_usage()
     for command in {path[0] for path in COMMAND_PATHS}:
-        rebuilt = dict(_paths(manifest_parser(Parser, command=command)))
+        rebuilt = dict(_paths(manifest_parser(Parser, DESCRIBED, command=command)))
         assert (command,) in rebuilt and set(rebuilt) <= set(real)
         for path, parser in rebuilt.items():
             if path:
@@ -142,6 +159,7 @@ USAGE_ERRORS = [
 ]
 
 
+@pytest.mark.usefixtures("described")
 @pytest.mark.parametrize("argv", USAGE_ERRORS, ids=" ".join)
 def test_the_manifest_parser_answers_usage_errors_as_the_real_one(argv: list[str]) -> None:
     real = _real_answer(argv)
@@ -157,9 +175,10 @@ def test_the_manifest_parser_answers_usage_errors_as_the_real_one(argv: list[str
     ],
     ids=" ".join,
 )
+@pytest.mark.usefixtures("described")
 def test_what_only_a_command_can_check_goes_to_its_parser(argv: list[str]) -> None:
     with pytest.raises(NeedsCommand):
-        manifest_parser(Parser, command=argv[0]).parse_args(argv)
+        manifest_parser(Parser, DESCRIBED, command=argv[0]).parse_args(argv)
     assert _manifest_answer(argv) == (None, "", "")  # the real parser will parse them
 
 
