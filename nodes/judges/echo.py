@@ -11,7 +11,12 @@ One definition for every judge that asks (issue 28: no second implementation):
 * the local guidance judge (ProactiveEval) caps a dialogue whose agent messages are all empty or
   one word, or repeat an earlier message (:func:`~nodes.proactive.judges.guidance_judge.
   floor_reason`: the same words);
-* the local NL-assertion judge reads no reply said more than once as an answer (boilerplate).
+* the local NL-assertion judge reads no reply said more than once as an answer (boilerplate);
+  what it reads must also hold enough words of the agent's own, a different question (how much
+  the reply adds), which it answers itself;
+* the local task user reads an agent turn as ignoring its request when the turn's text echoes
+  its message, and as a loop when it says again what the agent's last text said
+  (:func:`~nodes.simulation.users.failures.turn_failure`: their content words, ``overlap=0.8``).
 
 What a judge decides differs only in what it compares a reply with (the user's last message,
 the agent's earlier ones) and how close is a repeat (``overlap``); how text becomes words
@@ -20,7 +25,7 @@ the agent's earlier ones) and how close is a repeat (``overlap``); how text beco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from todeval.nodes.judges.text import WORD
 
@@ -38,18 +43,26 @@ def says_nothing(text: str, *, at_most: int = 0) -> bool:
     return len(words(text)) <= at_most
 
 
-def repeats(reply: str, said: str, *, overlap: float = 1.0, min_words: int = 1) -> bool:
+def repeats(
+    reply: str,
+    said: str,
+    *,
+    overlap: float = 1.0,
+    min_words: int = 1,
+    counts: Callable[[str], bool] | None = None,
+) -> bool:
     """Whether ``reply`` only says ``said`` again.
 
     The words the two share (as sets) are at least ``overlap`` of the reply's words and of
     ``said``'s: ``1.0`` (the default) is the same words, word for word in any order; ``0.9``
     lets one word in ten be added or dropped (a parrot that says "ok, " first). ``min_words``:
     ``said`` must have at least that many words (with repeats), so that a repeated "thank you"
-    is a courtesy, not an echo. A reply without words repeats nothing (:func:`says_nothing`
-    asks about that).
+    is a courtesy, not an echo. ``counts``: which words are compared (None: every word; the
+    local user compares content words only). A reply without words repeats nothing
+    (:func:`says_nothing` asks about that).
     """
-    theirs = words(said)
-    mine = set(words(reply))
+    theirs = [w for w in words(said) if counts is None or counts(w)]
+    mine = {w for w in words(reply) if counts is None or counts(w)}
     if len(theirs) < min_words or not mine or not theirs:
         return False
     shared = len(mine & set(theirs))
