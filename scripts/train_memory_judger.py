@@ -45,6 +45,7 @@ from todeval.evals.memory_words import intent_in_words
 from todeval.evals.metrics.memory.scores import recall_at_k
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig
 from todeval.nodes.memory.judges.bank_builder import LocalMemoryBankBuilder, individual_units
+from todeval.nodes.memory.judges.intent_capture import CaptureRequest
 from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture, session_values
 from todeval.nodes.memory.judges.memory_judger import (
     FEATURE_NAMES,
@@ -52,7 +53,7 @@ from todeval.nodes.memory.judges.memory_judger import (
     judger_features,
     query_questions,
 )
-from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery, SlotQueryRequest
 from todeval.nodes.memory.judges.planning import task_attributes
 from todeval.nodes.memory.judges.units import render_context
 from todeval.nodes.memory.settings import BankSource
@@ -127,14 +128,16 @@ def plan_items(
             service = getattr(item, "domain", None)
             known = session_values(individual.sessions, item.intent)
             captured = capture.capture(
-                item.context, item.intent, known_values=known, service=service, schema=schema
+                CaptureRequest(
+                    item.context, item.intent, known_values=known, service=service, schema=schema
+                )
             )
             with_schema = schema if rng.random() < schema_share else None
             attributes = task_attributes(
                 item.intent, schema=with_schema, service=service, sessions=individual.sessions
             )
             missing = querier.query(
-                item.context, item.intent, attributes, stated=captured.stated_values
+                SlotQueryRequest(item.context, item.intent, attributes, captured.stated_values)
             )
             plans.append(
                 Plan(

@@ -7,7 +7,8 @@ hand-labelled samples of ``data/samples/``, held-out SGD services (labels derive
 two checks: over the items the judge labelled, and over every item with an abstention counted as
 "not flagged". A set read while the judge was written is marked a development set; only a set
 its authors had not read is marked transfer. The default vote's card also carries the GSR share
-against the upstream reward of each recorded agent run (``scripts/agent_run_validity.py``).
+against the upstream reward of each recorded agent run, and the local goal tracker's card
+(``goal_extraction``) its dGCR against the same rewards (``scripts/agent_run_validity.py``).
 Writes ``validity.json`` into each role's package (``nodes.judges.validity``). Nothing is tuned
 here: the figures are read, never fed back.
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scripts.agent_run_validity import agent_run_checks
+from scripts.agent_run_validity import GOAL_TRACKING_JUDGE, agent_run_checks
 from scripts.turn_quality_data import HELDOUT_SERVICES
 from scripts.turn_quality_eval import (
     ENTERPRISE,
@@ -57,6 +58,14 @@ from todeval.nodes.goal_success.judges.turn_quality import CARDS as TURN_QUALITY
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.learned import MODEL_DIR
 from todeval.nodes.goal_success.roles import SEGMENTATION, TURN_QUALITY
+from todeval.nodes.goal_tracking.judges.goal_extraction import CARDS as GOAL_TRACKING_CARDS
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
+    MODEL_PATH as GOAL_EXTRACTOR_PATH,
+)
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
+    MODEL_PATH as STATUS_ACTS_PATH,
+)
+from todeval.nodes.goal_tracking.roles import GOAL_EXTRACTION
 from todeval.nodes.judges.validity import ValidityCard, ValidityCheck, file_hashes, write_cards
 from todeval.nodes.proactive.judges import guidance_judge, target_planning_judge
 from todeval.nodes.proactive.judges.target_density import features as density_features
@@ -276,7 +285,11 @@ def _card(
 ) -> ValidityCard:
     """A card from the checks of each set: the first ``n_whole`` sets' go in ``checks``, the
     rest (slices) in ``slice_checks``."""
-    files = turn_quality_files(judge) if role == TURN_QUALITY.name else segmentation_files(judge)
+    files = {
+        TURN_QUALITY.name: turn_quality_files,
+        SEGMENTATION.name: segmentation_files,
+        GOAL_EXTRACTION.name: goal_tracking_files,
+    }[role](judge)
     card = ValidityCard(
         role=role,
         judge=judge,
@@ -380,11 +393,51 @@ def segmentation_cards(for_test: bool = False) -> list[ValidityCard]:
     return cards
 
 
+def goal_tracking_files(spec: str) -> list[Path]:
+    """The files the local goal tracker loads: the goal extractor's MLP and the status-act model
+    (each an ``.npz`` with its ``.json``)."""
+    del spec  # one local tracker (``learned`` names what ``default`` is)
+    return [
+        path
+        for model in (GOAL_EXTRACTOR_PATH, STATUS_ACTS_PATH)
+        for path in (model, model.with_suffix(".json"))
+    ]
+
+
+def goal_tracking_training() -> str:
+    """What the goal extractor's and the status-act model's files say they were trained on."""
+    said = []
+    for model in (GOAL_EXTRACTOR_PATH, STATUS_ACTS_PATH):
+        meta = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))["metadata"]
+        said.append(f"{model.stem}: {meta['trained_on']}")
+    return "; ".join(said) + "; SGD is CC BY-SA 4.0"
+
+
+def goal_tracking_cards(for_test: bool = False) -> list[ValidityCard]:
+    """The local goal tracker's card: dGCR against each recorded agent run's reward.
+
+    No human-labelled set is on it yet (ATOD's own figures are in docs/JUDGES.md); the run's
+    evaluation is quick, so the card test recomputes it whole (``for_test`` changes nothing).
+    """
+    del for_test
+    runs = agent_run_checks(figure="dgcr")
+    card = _card(
+        GOAL_EXTRACTION.name, GOAL_TRACKING_JUDGE, goal_tracking_training(),
+        "dGCR (per conversation)", [runs], 1,
+    )  # fmt: skip
+    return [card]
+
+
 BUILDERS: dict[str, Callable[..., list[ValidityCard]]] = {
     TURN_QUALITY.name: turn_quality_cards,
     SEGMENTATION.name: segmentation_cards,
+    GOAL_EXTRACTION.name: goal_tracking_cards,
 }
-TARGETS = {TURN_QUALITY.name: TURN_QUALITY_CARDS, SEGMENTATION.name: SEGMENTATION_CARDS}
+TARGETS = {
+    TURN_QUALITY.name: TURN_QUALITY_CARDS,
+    SEGMENTATION.name: SEGMENTATION_CARDS,
+    GOAL_EXTRACTION.name: GOAL_TRACKING_CARDS,
+}
 
 FIGURES = ("n", "kappa", "precision", "recall", "f1", "coverage", "spearman", "auc")
 
@@ -455,6 +508,7 @@ CARD_FILES: dict[str, Path] = {
     "target_planning": target_planning_judge.CALIBRATION_PATH.with_name("validity.json"),
     "target_density": density_features.CALIBRATION_PATH.with_name("validity.json"),
     NL_ASSERTION.name: NL_ASSERTION_CARDS,
+    GOAL_EXTRACTION.name: GOAL_TRACKING_CARDS,
 }
 """Every role's ``validity.json`` (scripts/proactive_calibration.py writes the three
 ProactiveEval ones, scripts/nl_assertion_validity.py the NL-assertion one)."""
@@ -474,6 +528,7 @@ DOCS_CARDS = (
     ("target_planning", "local:default", "ProactiveEval target planning, local (1-10)"),
     ("target_density", "local:default", "ProactiveEval target density, local"),
     (NL_ASSERTION.name, "local", "AgentChangeBench NL assertions, local"),
+    (GOAL_EXTRACTION.name, GOAL_TRACKING_JUDGE, "ATOD goal tracking, local (dGCR)"),
 )
 """The cards docs/JUDGES.md quotes, in its order."""
 

@@ -42,11 +42,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.metrics.goal_shift.grounding import scalars
+from todeval.nodes.judges.echo import repeats, says_nothing
 from todeval.nodes.judges.text import HAND_OVER_TOOL, cue
 
 Utterance = Mapping[str, Any]
 """``{"turn", "speaker", "text"}`` and, on a tool-using transcript's system side, ``actions``."""
 
+
+ECHO_OVERLAP = 0.9
+"""An echo is nearly the user's words: nine in ten of the reply's words are the user's and they
+cover nine in ten of the user's (:func:`~nodes.judges.echo.repeats`)."""
 
 MIN_VALUE_CHARS = 3
 """Shorter argument values ground nothing (a digit, ``no``): too easily met by chance."""
@@ -70,7 +75,6 @@ _REQUEST = cue(
     r"if|whether|when|once|until|unless|expect|want|need)\b"
 )
 """Words that make a sentence ask for it to be done rather than report that it was."""
-_WORDS = re.compile(r"[a-z0-9]+")
 
 
 ACTION_REQUEST = cue(
@@ -118,24 +122,17 @@ def has_actions(history: Sequence[Utterance]) -> bool:
 def is_echo(utterance: Utterance, history: Sequence[Utterance]) -> bool:
     """Whether a system utterance is empty or repeats the user's utterance before it.
 
-    A repeat is the same words, or nearly (nine in ten of the reply's words are the user's and
-    they cover nine in ten of the user's): a parrot's reply, not an act.
+    A repeat is the same words, or nearly (:data:`ECHO_OVERLAP`; the shared definition,
+    :mod:`nodes.judges.echo`): a parrot's reply, not an act.
     """
     if str(utterance.get("speaker")) != "SYSTEM":
         return False
-    said = _WORDS.findall(str(utterance.get("text", "")).lower())
-    if not said:
+    said = str(utterance.get("text", ""))
+    if says_nothing(said):
         return True
     turn = int(utterance.get("turn", 0))
     before = [u for u in history if u["speaker"] == "USER" and int(u["turn"]) < turn]
-    if not before:
-        return False
-    user = _WORDS.findall(str(before[-1]["text"]).lower())
-    if not user:
-        return False
-    mine, theirs = set(said), set(user)
-    shared = len(mine & theirs)
-    return shared >= 0.9 * len(mine) and shared >= 0.9 * len(theirs)
+    return bool(before) and repeats(said, str(before[-1]["text"]), overlap=ECHO_OVERLAP)
 
 
 def completion_evidence(

@@ -30,7 +30,10 @@ from todeval.nodes.memory.bank import bank_for, store_for
 from todeval.nodes.memory.baselines import baseline_memory
 from todeval.nodes.memory.dialogue_state import predicted_state
 from todeval.nodes.memory.documents import missing_memory_reason
+from todeval.nodes.memory.judges.intent_capture import CaptureRequest
+from todeval.nodes.memory.judges.missing_slot_query import SlotQueryRequest
 from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
+from todeval.nodes.memory.judges.reader import ReaderRequest
 from todeval.nodes.memory.judges.units import anchor_session, render_context, select_units
 from todeval.nodes.memory.roles import INTENT_CAPTURE, MISSING_SLOT_QUERY, READER, memory_judger
 from todeval.nodes.memory.settings import ACTIVATIONS, MemorySetting, MemorySettings, memory_setting
@@ -85,12 +88,14 @@ def capture_intent(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
     if _setting(context).source == "qa":
         known = [(u.slot, u.value) for u in _intent_units(context, state) if u.slot and u.value]
     captured = capturer.capture(
-        _turns(state),
-        state["intent"],
-        known_values=known,
-        service=state.get("service"),
-        attributes=_attributes(context, state),
-        schema=_schema(context.schema_path),
+        CaptureRequest(
+            _turns(state),
+            state["intent"],
+            known_values=known,
+            service=state.get("service"),
+            attributes=_attributes(context, state),
+            schema=_schema(context.schema_path),
+        )
     )
     return {
         "intent_description": captured.intent_description,
@@ -141,9 +146,8 @@ def query_missing_slots(state: MemoryState, runtime: Runtime[Context]) -> dict[s
     context = get_context(runtime)
     attributes = _attributes(context, state)
     querier = MISSING_SLOT_QUERY.judge(context.spec("missing_slot_query"), context.llm.max_retries)
-    missing = querier.query(
-        _turns(state), state["intent"], attributes, stated=state.get("stated_values") or {}
-    )
+    stated = state.get("stated_values") or {}
+    missing = querier.query(SlotQueryRequest(_turns(state), state["intent"], attributes, stated))
     reasons = [f"missing-slot query: {missing.reason}"] if missing.reason else []
     return {
         "missing_slots": missing.missing_slots,
@@ -257,12 +261,14 @@ def write_response(state: MemoryState, runtime: Runtime[Context]) -> dict[str, A
     )
     stated = state.get("stated_values") or {}
     result = reader.respond(
-        _turns(state),
-        state["intent"],
-        list(state.get("refined", [])),
-        task_goal_hint=stated or None,
-        defaults=defaults,
-        text_memory=setting.text_memory,
+        ReaderRequest(
+            _turns(state),
+            state["intent"],
+            list(state.get("refined", [])),
+            task_goal_hint=stated or None,
+            defaults=defaults,
+            text_memory=setting.text_memory,
+        )
     )
     candidates = [
         *stated.items(),

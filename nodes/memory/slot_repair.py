@@ -18,6 +18,7 @@ from pydantic import TypeAdapter
 from todeval.evals.memory_schema import MsTodTurn
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.memory.judges.repair_agent import RepairRequest
+from todeval.nodes.memory.judges.supervisor import RepairExchange
 from todeval.nodes.memory.roles import REPAIR_AGENT, SUPERVISOR
 from todeval.nodes.memory.settings import MemorySettings
 from todeval.nodes.memory.state import SlotRepairState
@@ -112,9 +113,11 @@ def supervise(state: SlotRepairState, runtime: Runtime[Context]) -> dict[str, An
     context = get_context(runtime)
     turns = state["turns"]
     pending = list(state["remaining"] or [])
-    verdict = SUPERVISOR.judge(context.spec("supervisor"), context.llm.max_retries).resolved(
+    exchange = RepairExchange(
         state["task_goal"], pending, turns[-2]["utterance"], turns[-1]["utterance"]
     )
+    supervisor = SUPERVISOR.judge(context.spec("supervisor"), context.llm.max_retries)
+    verdict = supervisor.resolved(exchange)
     if verdict.value is None:
         return {"reason": f"the supervisor could not judge turn {len(turns)}: {verdict.reason}"}
     resolved = set(verdict.value)

@@ -30,7 +30,7 @@ from todeval.nodes.proactive.text import (
     render_environment,
     render_plan,
 )
-from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.nodes.simulation.agents import AgentRequest, AgentUnderTest, agent_for
 from todeval.nodes.simulation.settings import SimulationSettings
 from todeval.nodes.simulation.users.proactive_user import (
     ProactiveUserRequest,
@@ -69,7 +69,7 @@ def agent_turn(state: GuidanceState, runtime: Runtime[Context]) -> dict[str, Any
     limit = SimulationSettings.of(get_context(runtime)).agent_max_output_tokens
     agent = guidance_agent(state["agent"], policy, limit)
     messages = state.get("messages", [])
-    turn = agent.respond(memory_window(messages), [], task_id=state["eval_id"], trial=state["seed"])
+    turn = agent.respond(AgentRequest(memory_window(messages), [], state["eval_id"], state["seed"]))
     text = (turn.content or "").strip()
     if turn.error is not None or not text:
         return {"stop_reason": f"agent: {turn.error or 'empty message'}"}

@@ -27,7 +27,7 @@ from todeval.nodes.prompts.proactive import (
     TARGET_GENERATION_PROMPT,
     domain_description,
 )
-from todeval.nodes.simulation.agents import AgentUnderTest, agent_for
+from todeval.nodes.simulation.agents import AgentRequest, AgentUnderTest, agent_for
 from todeval.nodes.simulation.settings import SimulationSettings
 
 #: The paper's sub-target count: 2-4 (Listing 4, rule 3).
@@ -55,9 +55,8 @@ def plan_target(state: PlanningState, runtime: Runtime[Context]) -> dict[str, An
     agent = planning_agent(
         state["agent"], SimulationSettings.of(get_context(runtime)).agent_max_output_tokens
     )
-    turn = agent.respond(
-        [{"role": "user", "content": prompt}], [], task_id=state["eval_id"], trial=state["run"]
-    )
+    asked = [{"role": "user", "content": prompt}]
+    turn = agent.respond(AgentRequest(asked, [], state["eval_id"], state["run"]))
     if turn.error is not None:
         return {"plan": None, "agent_reply": None, "plan_error": f"agent: {turn.error}"}
     reply = turn.content or ""

@@ -11,6 +11,7 @@ event-sourced, see :mod:`nodes.simulation.environments.base`).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -20,7 +21,7 @@ from todeval.evals.datasets.errors import FieldError
 from todeval.evals.metrics.simulation.grading import grade_conversation
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.simulation.agents import agent_for, termination_reason
-from todeval.nodes.simulation.agents.base import AgentUnderTest
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentUnderTest
 from todeval.nodes.simulation.agents.replay import ReplayAgent
 from todeval.nodes.simulation.domains import domain_named, environment_for, gold_snapshot
 from todeval.nodes.simulation.environments.base import ToolCall, ToolEnvironment, ToolResult
@@ -119,12 +120,7 @@ def agent_turn(state: SimulationState, runtime: Runtime[Context]) -> dict[str, A
     context = get_context(runtime)
     environment = _environment(state, context)
     agent = _run_agent(state, context)
-    turn = agent.respond(
-        state["messages"],
-        environment.tool_schemas(),
-        task_id=str(state["task"]["id"]),
-        trial=state["trial"],
-    )
+    turn = agent.respond(_request(state, environment.tool_schemas()))
     steps = state.get("steps", 0) + 1
     ended = termination_reason(turn)
     if ended is not None:  # tau2's reason, with the detail beside it
@@ -222,9 +218,11 @@ def _replay_turns_left(state: SimulationState, context: Context) -> int:
     agent = _run_agent(state, context)  # the agent_turn's own (cached), not a second copy
     if not isinstance(agent, ReplayAgent):
         return 0
-    return agent.turns_left(
-        state["messages"], task_id=str(state["task"].get("id")), trial=state["trial"]
-    )
+    return agent.turns_left(_request(state, []))
+
+
+def _request(state: SimulationState, tools: Sequence[Mapping[str, Any]]) -> AgentRequest:
+    return AgentRequest(state["messages"], tools, str(state["task"].get("id")), state["trial"])
 
 
 def _run_agent(state: SimulationState, context: Context) -> AgentUnderTest:

@@ -20,7 +20,7 @@ import todeval.nodes.judges.llm as llm_module
 from tests.integration.llm_server import LLM_MODEL
 from tests.unit.test_agents import TOOLS
 from todeval.nodes.judges.accounting import ACCOUNTING
-from todeval.nodes.simulation.agents import agent_for
+from todeval.nodes.simulation.agents import AgentRequest, agent_for
 from todeval.nodes.simulation.users.simulator import task_user_reply
 from todeval.nodes.simulation.users.task import TaskScenario
 from todeval.stores.llm_cache import LLMCache
@@ -49,7 +49,7 @@ def test_the_chat_model_agent_calls_a_tool_and_its_turns_parse(llm_server_url: s
         {"role": "assistant", "content": "Hi! How can I help you today?"},
         {"role": "user", "content": "Look up the customer with phone number +15551234567."},
     ]
-    turn = agent.respond(messages, TOOLS, task_id="t1", trial=0)
+    turn = agent.respond(AgentRequest(messages, TOOLS, "t1", 0))
     assert turn.error is None, turn.error
     assert turn.tool_calls and turn.tool_calls[0].name == "get_customer_by_phone"
     assert isinstance(turn.tool_calls[0].arguments, dict)
@@ -62,7 +62,7 @@ def test_the_chat_model_agent_calls_a_tool_and_its_turns_parse(llm_server_url: s
     # The server takes the folded conversation (no HTTP 500 for the tool-only turn). SmolLM2
     # often answers it with an empty message, which the adapter reports as tau2 does (an
     # agent error: neither text nor tool calls); whatever it says must parse.
-    after = agent.respond(messages, TOOLS, task_id="t1", trial=0)
+    after = agent.respond(AgentRequest(messages, TOOLS, "t1", 0))
     assert after.error is None or after.error.endswith("neither text nor tool calls"), after.error
     assert after.error is not None or after.content or after.tool_calls
 

@@ -52,8 +52,12 @@ from todeval.nodes.goal_tracking.roles import llm_goal_tracking
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.costed import CostedJudge
 from todeval.nodes.judges.limits import LIMITS, LLMPolicy
+from todeval.nodes.memory.judges.intent_capture import CaptureRequest
 from todeval.nodes.memory.judges.memory_judger import LLMMemoryJudger
+from todeval.nodes.memory.judges.missing_slot_query import SlotQueryRequest
+from todeval.nodes.memory.judges.reader import ReaderRequest
 from todeval.nodes.memory.judges.repair_agent import RepairRequest
+from todeval.nodes.memory.judges.supervisor import RepairExchange
 from todeval.nodes.memory.judges.units import render_context as render_session
 from todeval.nodes.memory.roles import (
     BANK_BUILDER,
@@ -335,14 +339,16 @@ def ask_full_context(spec: str, case: TrackerCase) -> Answer:
 
 
 def ask_intent_capture(spec: str, case: MemoryCase) -> Answer:
-    captured = INTENT_CAPTURE.judge(spec).capture(case.item.context, case.item.intent)
+    captured = INTENT_CAPTURE.judge(spec).capture(
+        CaptureRequest(case.item.context, case.item.intent)
+    )
     valid = captured.intent_description is not None
     return Answer(valid, captured.reason, _clip(captured.intent_description))
 
 
 def ask_missing_slot_query(spec: str, case: MemoryCase) -> Answer:
     asked = MISSING_SLOT_QUERY.judge(spec).query(
-        case.item.context, case.item.intent, list(case.item.task_goal)
+        SlotQueryRequest(case.item.context, case.item.intent, list(case.item.task_goal))
     )
     return Answer(asked.query is not None, asked.reason, _clip(asked.query))
 
@@ -360,7 +366,9 @@ def ask_memory_judger(spec: str, case: MemoryCase) -> Answer:
 
 
 def ask_reader(spec: str, case: MemoryCase) -> Answer:
-    said = READER.judge(spec).respond(case.item.context, case.item.intent, case.units)
+    said = READER.judge(spec).respond(
+        ReaderRequest(case.item.context, case.item.intent, case.units)
+    )
     return Answer(said.response is not None, said.reason, _clip(said.response))
 
 
@@ -401,7 +409,8 @@ def ask_supervisor_resolved(spec: str, case: MemoryCase) -> Answer:
     slot = case.pending[0]
     asked = f"Could you tell me the {slot_in_words(slot)}?"
     told = f"Sure, the {slot_in_words(slot)} is {case.item.task_goal[slot]}."
-    found = SUPERVISOR.judge(spec).resolved(case.item.task_goal, case.pending, asked, told)
+    exchange = RepairExchange(case.item.task_goal, case.pending, asked, told)
+    found = SUPERVISOR.judge(spec).resolved(exchange)
     return Answer(found.value is not None, found.reason, f"resolved={found.value}")
 
 

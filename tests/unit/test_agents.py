@@ -20,6 +20,7 @@ from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.nodes.simulation.agents import (
     AGENT_ERROR,
     AGENT_STOP,
+    AgentRequest,
     AgentSpecError,
     AgentTurn,
     agent_for,
@@ -79,7 +80,7 @@ def _fresh_limits() -> Iterator[None]:
 
 def respond(agent: Any, messages: list[dict[str, Any]] | None = None) -> AgentTurn:
     turn: AgentTurn = agent.respond(
-        CONVERSATION if messages is None else messages, TOOLS, task_id="t1", trial=0
+        AgentRequest(CONVERSATION if messages is None else messages, TOOLS, "t1", 0)
     )
     return turn
 
@@ -347,6 +348,21 @@ def test_a_callable_gets_a_copy_and_the_keywords_it_takes() -> None:
     assert respond(plain).content == "Sure."
 
 
+class Receptionist:
+    """A user's agent object: ``respond`` keeps the positional messages/tools signature."""
+
+    def respond(self, messages: Any, tools: Any, *, task_id: str, trial: int) -> Any:
+        return f"{task_id}/{trial}: {len(messages)} messages, {len(tools)} tools"
+
+
+RECEPTIONIST = Receptionist()
+
+
+def test_a_python_agent_object_is_called_with_messages_tools_task_and_trial() -> None:
+    agent = agent_for("python:tests.unit.test_agents:RECEPTIONIST", policy=POLICY)
+    assert respond(agent).content == f"t1/0: {len(CONVERSATION)} messages, {len(TOOLS)} tools"
+
+
 @pytest.mark.parametrize(
     ("function", "problem"),
     [
@@ -404,7 +420,7 @@ def test_replay_reproduces_every_recorded_agent_turn_of_run40(run40: dict[str, A
                 m if m["role"] != "user" else {"role": "user", "content": "whatever"}
                 for m in messages[:index]
             ]
-            turn = agent.respond(history, [], task_id=task, trial=trial)
+            turn = agent.respond(AgentRequest(history, [], task, trial))
             assert turn.error is None
             assert turn.content == (message["content"] or None)
             recorded = [
@@ -412,7 +428,7 @@ def test_replay_reproduces_every_recorded_agent_turn_of_run40(run40: dict[str, A
             ]
             assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == recorded
             replayed += 1
-        done = agent.respond(messages, [], task_id=task, trial=trial)
+        done = agent.respond(AgentRequest(messages, [], task, trial))
         assert termination_reason(done) == AGENT_STOP and "ran out" in (done.error or "")
     assert replayed == sum(
         m["role"] == "assistant" for s in run40["simulations"] for m in s["messages"]
@@ -426,9 +442,9 @@ def test_replay_of_a_missing_conversation_or_a_malformed_recorded_turn(tmp_path:
         json.dumps({"simulations": [{"task_id": "t1", "trial": 0, "messages": [bad_call]}]})
     )
     agent = ReplayAgent(path)
-    turn = agent.respond([], [], task_id="t1", trial=0)
+    turn = agent.respond(AgentRequest([], [], "t1", 0))
     assert termination_reason(turn) == AGENT_ERROR and "malformed" in (turn.error or "")
-    missing = agent.respond([], [], task_id="t1", trial=3)
+    missing = agent.respond(AgentRequest([], [], "t1", 3))
     assert "trial 3" in (missing.error or "") and "trials [0]" in (missing.error or "")
     (tmp_path / "empty.json").write_text('{"simulations": []}')
     with pytest.raises(AgentSpecError, match="holds no"):

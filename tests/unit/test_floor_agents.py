@@ -16,7 +16,7 @@ from todeval.evals.proactive_schema import Environment, TargetPlan
 from todeval.nodes.proactive import floor_agents as proactive
 from todeval.nodes.proactive.guidance import agent_policy
 from todeval.nodes.proactive.planning import planning_prompt
-from todeval.nodes.simulation.agents import AgentSpecError, agent_for
+from todeval.nodes.simulation.agents import AgentRequest, AgentSpecError, agent_for
 from todeval.nodes.simulation.agents.floor import (
     DONE_REPLY,
     FLOOR_AGENTS,
@@ -53,7 +53,7 @@ LOOKUP = _schema(
 
 def _turn(name: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
     return agent_for(f"floor:{name}", policy="any policy").respond(
-        messages, tools, task_id="t1", trial=0
+        AgentRequest(messages, tools, "t1", 0)
     )
 
 
@@ -129,7 +129,7 @@ def test_random_tool_is_seeded_by_task_trial_and_turn() -> None:
     agent = agent_for("floor:random_tool", policy="p")
 
     def call(task_id: str, trial: int, messages: list[dict[str, Any]]) -> Any:
-        return agent.respond(messages, tools, task_id=task_id, trial=trial).tool_calls[0]
+        return agent.respond(AgentRequest(messages, tools, task_id, trial)).tool_calls[0]
 
     assert call("t1", 0, CONVERSATION) == call("t1", 0, CONVERSATION)
     others = [call(f"t{i}", trial, CONVERSATION) for i in range(8) for trial in (0, 1)]
@@ -190,12 +190,12 @@ def test_copy_environment_plans_the_environment_text() -> None:
 def test_the_proactive_floor_specs_name_callables_the_harness_accepts() -> None:
     policy = agent_policy(ENVIRONMENT, REFERENCE)
     for name, spec in proactive.GUIDE_FLOOR_SPECS.items():
-        turn = agent_for(spec, policy=policy).respond(REFUSAL, [], task_id="e1", trial=0)
+        turn = agent_for(spec, policy=policy).respond(AgentRequest(REFUSAL, [], "e1", 0))
         if name == "empty":  # the harness reads an empty message as a failed turn
             assert turn.error is not None and "neither text nor tool calls" in turn.error
         else:
             assert turn.error is None and turn.content
     prompt = [{"role": "user", "content": planning_prompt("recommendation", ENVIRONMENT)}]
     for spec in proactive.PLAN_FLOOR_SPECS.values():
-        turn = agent_for(spec, policy="p").respond(prompt, [], task_id="e1", trial=0)
+        turn = agent_for(spec, policy="p").respond(AgentRequest(prompt, [], "e1", 0))
         assert turn.error is None and json.loads(turn.content or "")

@@ -12,6 +12,7 @@ import pytest
 from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema, SlotSchema
 from todeval.evals.memory_schema import MemoryUnit, MsTodTurn
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
+from todeval.nodes.memory.judges.intent_capture import CaptureRequest
 from todeval.nodes.memory.judges.intent_capture.features import (
     ValueKind,
     context_values,
@@ -19,7 +20,7 @@ from todeval.nodes.memory.judges.intent_capture.features import (
     value_kind,
 )
 from todeval.nodes.memory.judges.intent_capture.local import LocalIntentCapture
-from todeval.nodes.memory.judges.reader import LocalReader
+from todeval.nodes.memory.judges.reader import LocalReader, ReaderRequest
 from todeval.nodes.memory.judges.units import slot_answer, slot_question
 
 TRAINS: dict[str, ValueKind] = {
@@ -119,16 +120,20 @@ def test_capture_reads_new_values_with_the_schema_and_without() -> None:
     context = [MsTodTurn(speaker="user", utterance=f"{REENTRY} Yes, I want trip insurance.")]
     known = [("to", "Sacramento"), ("from", "Fresno"), ("trip_protection", "False")]
     with_schema = LocalIntentCapture().capture(
-        context,
-        "GetTrainTickets",
-        known_values=known,
-        service="Trains_1",
-        attributes=["from", "to", "date_of_journey", "number_of_adults", "trip_protection"],
-        schema={"Trains_1": TRAINS_SCHEMA},
+        CaptureRequest(
+            context,
+            "GetTrainTickets",
+            known_values=known,
+            service="Trains_1",
+            attributes=["from", "to", "date_of_journey", "number_of_adults", "trip_protection"],
+            schema={"Trains_1": TRAINS_SCHEMA},
+        )
     )
     assert with_schema.stated_values == {"trip_protection": "True", "to": "Sacramento"}
     # Without a schema, memory's values of the slot tell that it is a flag.
-    bare = LocalIntentCapture().capture(context, "GetTrainTickets", known_values=known)
+    bare = LocalIntentCapture().capture(
+        CaptureRequest(context, "GetTrainTickets", known_values=known)
+    )
     assert bare.stated_values == {"trip_protection": "True", "to": "Sacramento"}
 
 
@@ -150,13 +155,17 @@ def test_the_reader_confirms_what_the_context_states_over_memory() -> None:
         _unit("journey_start_time", "8 am"),
     ]
     captured = LocalIntentCapture().capture(
-        context,
-        "GetTrainTickets",
-        known_values=[(u.slot or "", u.value or "") for u in memory],
-        attributes=["to", "trip_protection", "number_of_adults", "journey_start_time"],
+        CaptureRequest(
+            context,
+            "GetTrainTickets",
+            known_values=[(u.slot or "", u.value or "") for u in memory],
+            attributes=["to", "trip_protection", "number_of_adults", "journey_start_time"],
+        )
     )
     result = LocalReader().respond(
-        context, "GetTrainTickets", [u.answer for u in memory], captured.stated_values
+        ReaderRequest(
+            context, "GetTrainTickets", [u.answer for u in memory], captured.stated_values
+        )
     )
     gold = {
         "to": "Sacramento",

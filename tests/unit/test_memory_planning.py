@@ -9,12 +9,13 @@ from todeval.evals.datasets.sgd_schema import IntentSchema, ServiceSchema
 from todeval.evals.memory_schema import MsTodSession, MsTodTurn
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
+from todeval.nodes.memory.judges.intent_capture import CaptureRequest
 from todeval.nodes.memory.judges.intent_capture.local import (
     LocalIntentCapture,
     session_values,
     stated_slot_values,
 )
-from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery
+from todeval.nodes.memory.judges.missing_slot_query import LocalMissingSlotQuery, SlotQueryRequest
 from todeval.nodes.memory.judges.planning import attribute_defaults, task_attributes
 from todeval.nodes.memory.judges.units import render_context
 from todeval.nodes.memory.roles import INTENT_CAPTURE, MISSING_SLOT_QUERY
@@ -147,8 +148,9 @@ def test_stated_values_need_a_mention_and_numbers_need_their_slot_word() -> None
 
 
 def test_local_capture_states_the_intent_and_the_values_the_context_names() -> None:
+    known = session_values(SESSIONS, "ReserveRestaurant")
     captured = LocalIntentCapture().capture(
-        CONTEXT, "ReserveRestaurant", known_values=session_values(SESSIONS, "ReserveRestaurant")
+        CaptureRequest(CONTEXT, "ReserveRestaurant", known_values=known)
     )
     # "Sino" is a remembered name; "7 pm" and "for 3" are new values in natural wording.
     assert captured.stated_values == {
@@ -161,14 +163,15 @@ def test_local_capture_states_the_intent_and_the_values_the_context_names() -> N
 
 
 def test_local_capture_without_an_intent_is_not_judged() -> None:
-    captured = LocalIntentCapture().capture(CONTEXT, "")
+    captured = LocalIntentCapture().capture(CaptureRequest(CONTEXT, ""))
     assert captured.intent_description is None and captured.reason
 
 
 def test_missing_slot_query_lists_exactly_the_unfilled_attributes() -> None:
     attributes = ["restaurant_name", "location", "time", "number_of_seats", "date"]
+    stated = {"restaurant_name": "Sino", "time": "7 pm"}
     result = LocalMissingSlotQuery().query(
-        CONTEXT, "ReserveRestaurant", attributes, stated={"restaurant_name": "Sino", "time": "7 pm"}
+        SlotQueryRequest(CONTEXT, "ReserveRestaurant", attributes, stated)
     )
     assert result.missing_slots == ["location", "number_of_seats", "date"]
     assert len(result.questions) == 3
@@ -179,13 +182,15 @@ def test_missing_slot_query_lists_exactly_the_unfilled_attributes() -> None:
 
 def test_missing_slot_query_with_everything_filled_is_empty_not_none() -> None:
     result = LocalMissingSlotQuery().query(
-        CONTEXT, "ReserveRestaurant", ["restaurant_name"], stated={"restaurant_name": "Sino"}
+        SlotQueryRequest(
+            CONTEXT, "ReserveRestaurant", ["restaurant_name"], {"restaurant_name": "Sino"}
+        )
     )
     assert result.missing_slots == [] and result.query == ""
 
 
 def test_missing_slot_query_without_attributes_says_why() -> None:
-    result = LocalMissingSlotQuery().query(CONTEXT, "BookHouse", [])
+    result = LocalMissingSlotQuery().query(SlotQueryRequest(CONTEXT, "BookHouse", []))
     assert result.missing_slots is None and result.query is None
     assert result.reason and "BookHouse" in result.reason
 
@@ -196,7 +201,7 @@ def test_llm_capture_reads_the_description_after_reasoning() -> None:
         '"The user wants to reserve a table at Sino for 3 at 7 pm"}'
     )
     capture = INTENT_CAPTURE.llm_judge(SPEC, chat_model=model, cache=None)
-    result = capture.capture(CONTEXT, "ReserveRestaurant")
+    result = capture.capture(CaptureRequest(CONTEXT, "ReserveRestaurant"))
     assert result.intent_description == "The user wants to reserve a table at Sino for 3 at 7 pm"
     assert result.judge == SPEC and result.stated_values == {}
     sent = model.calls[0][-1].content
@@ -214,7 +219,7 @@ def test_llm_missing_query_retries_malformed_json_and_maps_words_to_slots() -> N
     querier.llm.backoff_s = 0
     querier.llm.accounting = JudgeAccounting()
     attributes = ["restaurant_name", "location", "time", "number_of_seats"]
-    result = querier.query(CONTEXT, "ReserveRestaurant", attributes)
+    result = querier.query(SlotQueryRequest(CONTEXT, "ReserveRestaurant", attributes))
     assert result.missing_slots == ["location", "number_of_seats", "mood"]
     assert result.query == "Where does the user want to dine? How many people are there?"
     assert len(model.calls) == 2
@@ -228,7 +233,7 @@ def test_llm_missing_query_that_never_parses_is_none_with_a_reason() -> None:
     model = scripted(fallback="I cannot help with that.")
     querier = MISSING_SLOT_QUERY.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
     querier.llm.accounting = JudgeAccounting()
-    result = querier.query(CONTEXT, "ReserveRestaurant", ["location"])
+    result = querier.query(SlotQueryRequest(CONTEXT, "ReserveRestaurant", ["location"]))
     assert result.missing_slots is None and result.query is None
     assert result.reason and "gave up" in result.reason
     assert result.judge == SPEC

@@ -10,7 +10,12 @@ from todeval.evals.metrics.memory.scores import joint_goal_accuracy, slot_value_
 from todeval.nodes.judges.accounting import JudgeAccounting
 from todeval.nodes.judges.spec import JudgeSpecError
 from todeval.nodes.memory.judges.confirmation_score import ConfirmationScore
-from todeval.nodes.memory.judges.reader import LocalReader, memory_slots, render_memory
+from todeval.nodes.memory.judges.reader import (
+    LocalReader,
+    ReaderRequest,
+    memory_slots,
+    render_memory,
+)
 from todeval.nodes.memory.judges.units import slot_answer, slot_question
 from todeval.nodes.memory.roles import CONFIRMATION_SCORE, READER
 
@@ -44,7 +49,9 @@ RANKED = [
 
 
 def test_local_reader_confirms_the_best_ranked_value_of_each_slot() -> None:
-    result = LocalReader().respond(CONTEXT, INTENT, RANKED, {"restaurant_name": "Sino"})
+    result = LocalReader().respond(
+        ReaderRequest(CONTEXT, INTENT, RANKED, {"restaurant_name": "Sino"})
+    )
     assert result.slots == {
         "restaurant_name": "Sino",
         "location": "Milpitas",
@@ -65,14 +72,16 @@ def test_local_reader_confirms_the_best_ranked_value_of_each_slot() -> None:
 
 
 def test_values_the_context_states_override_memory() -> None:
-    result = LocalReader().respond(CONTEXT, INTENT, RANKED, {"time": "7 pm"})
+    result = LocalReader().respond(ReaderRequest(CONTEXT, INTENT, RANKED, {"time": "7 pm"}))
     assert result.slots is not None and result.slots["time"] == "7 pm"
     assert result.response is not None and "12:15" not in result.response
 
 
 def test_defaults_fill_only_what_neither_the_context_nor_memory_gives() -> None:
     defaults = {"number_of_seats": "4", "date": "today"}
-    result = LocalReader().respond(CONTEXT, INTENT, RANKED, {"time": "7 pm"}, defaults=defaults)
+    result = LocalReader().respond(
+        ReaderRequest(CONTEXT, INTENT, RANKED, {"time": "7 pm"}, defaults=defaults)
+    )
     assert result.slots is not None
     assert result.slots["number_of_seats"] == "2"  # memory beats the default
     assert result.slots["date"] == "today" and result.slots["time"] == "7 pm"
@@ -87,7 +96,7 @@ def test_refined_core_answers_are_read_back_into_slots() -> None:
     slots, loose = memory_slots(core)
     assert slots == {"time": "12:15 pm"}
     assert loose == ["The user asked for a quiet table."]
-    response = LocalReader().respond(CONTEXT, INTENT, core).response
+    response = LocalReader().respond(ReaderRequest(CONTEXT, INTENT, core)).response
     assert response is not None
     assert "12:15 pm" in response and "quiet table" in response and "6 pm" not in response
 
@@ -102,14 +111,14 @@ def test_unrefined_question_answer_texts_are_read_by_their_answer() -> None:
 
 def test_flags_read_as_words_the_slot_metric_understands() -> None:
     flags = [unit("s01", "shared_ride", "False"), unit("s01", "furnished", "True")]
-    response = LocalReader().respond(CONTEXT, "GetRide", flags).response
+    response = LocalReader().respond(ReaderRequest(CONTEXT, "GetRide", flags)).response
     assert response is not None
     assert slot_value_mentioned("False", response, slot="shared_ride")
     assert slot_value_mentioned("True", response, slot="furnished")
 
 
 def test_without_memory_or_values_the_reader_asks_for_details() -> None:
-    result = LocalReader().respond(CONTEXT, INTENT, [])
+    result = LocalReader().respond(ReaderRequest(CONTEXT, INTENT, []))
     assert result.slots == {}
     assert result.response is not None
     assert result.response.endswith("Could you give me the details?")
@@ -131,7 +140,9 @@ def test_llm_reader_sees_memory_and_stated_values_and_answers_once_parsed() -> N
     reader = READER.llm_judge(SPEC, chat_model=model, cache=None, max_retries=1)
     reader.llm.backoff_s, reader.llm.accounting = 0, JudgeAccounting()
     hint, defaults = {"restaurant_name": "Sino"}, {"restaurant_name": "x", "date": "today"}
-    result = reader.respond(CONTEXT, INTENT, ["The time was 12:15 pm."], hint, defaults=defaults)
+    result = reader.respond(
+        ReaderRequest(CONTEXT, INTENT, ["The time was 12:15 pm."], hint, defaults=defaults)
+    )
     assert result.response == "Just to confirm, a table for 2 at Sino at 12:15 pm. Is that correct?"
     assert result.slots is None and result.judge == SPEC
     system, human = model.calls[0]
@@ -146,7 +157,7 @@ def test_llm_reader_failure_is_none_with_a_reason() -> None:
         SPEC, chat_model=ScriptedChatModel(fallback='{"reply": "x"}'), cache=None, max_retries=0
     )
     reader.llm.accounting = JudgeAccounting()
-    result = reader.respond(CONTEXT, INTENT, [])
+    result = reader.respond(ReaderRequest(CONTEXT, INTENT, []))
     assert result.response is None and result.reason
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from scripts import agent_run_validity as runs
 from todeval.evals.metrics.goal_success.reward_agreement import (
     auc,
     fractional_share,
@@ -42,3 +46,26 @@ def test_a_check_shows_its_correlations_only_when_measured() -> None:
     assert "spearman" not in ValidityCheck(**base).model_dump()
     measured = ValidityCheck(**base, spearman=0.07, auc=0.55).model_dump()
     assert (measured["spearman"], measured["auc"]) == (0.07, 0.55)
+
+
+def test_dgcr_is_read_per_conversation_and_undecided_ones_are_left_out(tmp_path: Path) -> None:
+    """dGCR against the reward (the goal tracker's card): a conversation without a decided goal
+    has no dGCR; the check says how many were left out and counts only the others."""
+    rows = [
+        {"record_id": "a", "goal_tracking": {"figures": {"dgcr": 1.0}}},
+        {"record_id": "b", "goal_tracking": {"figures": {"dgcr": None}}},
+        {"record_id": "c", "goal_tracking": {"figures": {"dgcr": 0.5}}},
+        {"record_id": "d", "goal_success": {"goals": [{"success": True}]}},
+    ]
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    dgcr = runs.FIGURES["dgcr"]
+    assert dgcr.suite == "goals"
+    assert runs.read_figures(tmp_path, dgcr.of_row) == {"a": 1.0, "c": 0.5}
+    assert runs.read_figures(tmp_path, runs.FIGURES["gsr"].of_row) == {"d": 1.0}
+    figures = reward_agreement([1.0, 0.5], [0.9, 0.0]) | {
+        "run": "run.json", "figure": "dgcr", "n_run": 3,
+    }  # fmt: skip
+    made = runs.check(figures)
+    assert (made.n, made.auc, made.human) == (2, 1.0, False)
+    assert made.data.endswith("run.json (under $TODEVAL_DATA_DIR): 3 conversations")
+    assert "(1 of 3 without one are left out)" in made.note and "dGCR" in made.note

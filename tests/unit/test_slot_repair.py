@@ -17,7 +17,7 @@ from todeval.graphs.memory import slot_repair_graph as graph
 from todeval.nodes.context import Context
 from todeval.nodes.judges.local import register_local_judge
 from todeval.nodes.memory.judges.repair_agent import ProactiveAgent, RepairRequest
-from todeval.nodes.memory.judges.supervisor import MentionSupervisor
+from todeval.nodes.memory.judges.supervisor import MentionSupervisor, RepairExchange
 from todeval.nodes.memory.roles import REPAIR_AGENT, SUPERVISOR
 from todeval.nodes.memory.settings import MemorySettings
 from todeval.nodes.simulation.roles import USER_SIMULATOR
@@ -125,19 +125,23 @@ def test_flag_values_are_repaired_whatever_the_users_disclosure(disclosure: str)
         assert out["success"] is True and out["remaining"] == []
 
 
+def resolved(goal: dict[str, str], pending: list[str], asked: str, said: str) -> list[str] | None:
+    """What the local supervisor makes of one exchange."""
+    return MentionSupervisor().resolved(RepairExchange(goal, pending, asked, said)).value
+
+
 def test_a_flag_is_settled_by_a_bare_yes_or_no_to_its_own_question_only() -> None:
-    judge = MentionSupervisor()
     pending = ["trip_protection", "shared_ride"]
     ask = "Would you like trip protection?"
-    assert judge.resolved(FLAGS_GOAL, pending, ask, "No.").value == ["trip_protection"]
-    assert judge.resolved(FLAGS_GOAL, pending, ask, "Yes please.").value == []  # wrong
+    assert resolved(FLAGS_GOAL, pending, ask, "No.") == ["trip_protection"]
+    assert resolved(FLAGS_GOAL, pending, ask, "Yes please.") == []  # wrong
     both = "Would you like trip protection and a shared ride?"
-    assert judge.resolved(FLAGS_GOAL, pending, both, "No.").value == []  # which one?
+    assert resolved(FLAGS_GOAL, pending, both, "No.") == []  # which one?
     # Asking about a flag does not choose it; saying it does.
     ride = "Would you like a shared ride?"
-    assert judge.resolved(FLAGS_GOAL, ["shared_ride"], ride, "Anything else?").value == []
+    assert resolved(FLAGS_GOAL, ["shared_ride"], ride, "Anything else?") == []
     said = "I don't want trip insurance but a shared ride is fine."
-    assert judge.resolved(FLAGS_GOAL, pending, both, said).value == pending
+    assert resolved(FLAGS_GOAL, pending, both, said) == pending
 
 
 class WrongValuesUser:
@@ -157,12 +161,11 @@ def _wrong_values_user() -> WrongValuesUser:
 
 
 def test_the_supervisor_keeps_a_slot_answered_with_a_wrong_value() -> None:
-    judge = MentionSupervisor()
     ask = "Could you tell me the time?"
-    assert judge.resolved(GOAL, ["time"], ask, "The time should be 6 pm.").value == []
-    assert judge.resolved(GOAL, ["time"], ask, "Half past 11 in the morning.").value == ["time"]
+    assert resolved(GOAL, ["time"], ask, "The time should be 6 pm.") == []
+    assert resolved(GOAL, ["time"], ask, "Half past 11 in the morning.") == ["time"]
     # A slot that is not pending is never reported, even if mentioned.
-    assert judge.resolved(GOAL, ["time"], ask, "In San Jose at 6 pm.").value == []
+    assert resolved(GOAL, ["time"], ask, "In San Jose at 6 pm.") == []
 
     out = run(user_simulator="local:test-wrong-values", max_repair_turns=2)
     assert out["success"] is False and out["remaining"] == L

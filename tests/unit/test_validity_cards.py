@@ -37,6 +37,8 @@ def _expected_files(role: str, spec: str) -> list[Path]:
         return cards.segmentation_files(spec)
     if role == cards.TURN_QUALITY.name:
         return cards.turn_quality_files(spec)
+    if role == cards.GOAL_EXTRACTION.name:
+        return cards.goal_tracking_files(spec)
     return list(
         {
             "guidance": proactive.GUIDANCE_FILES,

@@ -16,7 +16,6 @@ met / not met / null with a reason.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from pydantic import BaseModel, Field
 from todeval.evals.goal_shift_schema import Conversation, Message, NLAssertionJudgment
 from todeval.evals.metrics.goal_shift.grounding import TRANSFER_TOOL, serving_calls
 from todeval.nodes.goal_shift.judges.shift_detection import render_transcript
+from todeval.nodes.judges.echo import repeated
 from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.judges.text import to_the_user
 from todeval.stores.embeddings import cosine_matrix, get_embedder
@@ -215,11 +215,11 @@ class LocalNLAssertionJudge:
     def _own_replies(self, messages: Sequence[Message], called: set[str]) -> list[str]:
         """Replies with at least :attr:`own_words` words of the agent's own, said once."""
         texts = [m for m in messages if m.role == "assistant" and m.content.strip()]
-        counts = Counter(" ".join(m.content.split()).lower() for m in texts)
+        boilerplate = repeated([m.content for m in texts], earlier_only=False)
         tool_words = {w for name in called for w in _stems(name.replace("_", " "))}
         replies = []
-        for reply in texts:
-            if counts[" ".join(reply.content.split()).lower()] > 1:
+        for reply, said_again in zip(texts, boilerplate, strict=True):
+            if said_again:
                 continue  # a line said again and again is boilerplate, not an answer
             heard = {
                 w

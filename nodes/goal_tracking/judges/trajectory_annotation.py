@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -32,18 +33,26 @@ from todeval.nodes.prompts.goal_tracking import COMPLEXITY_CRITERIA
 Annotation = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class AnnotationRequest:
+    """A sampled goal set to annotate: its goals in walk order and its complexity stratum.
+
+    ``library`` holds the episodes and schema the goals come from; ``rng`` is the synthesis
+    attempt's seeded generator.
+    """
+
+    goals: Sequence[Goal]
+    complexity: str
+    library: EpisodeLibrary
+    rng: random.Random
+
+
 class TrajectoryAnnotator(Protocol):
     """Anything that annotates a sampled goal set."""
 
     name: str
 
-    def annotate(
-        self,
-        goals: Sequence[Goal],
-        complexity: str,
-        library: EpisodeLibrary,
-        rng: random.Random,
-    ) -> JudgeResult[Annotation]:
+    def annotate(self, request: AnnotationRequest) -> JudgeResult[Annotation]:
         """The annotation, or None with the reason it cannot be made for these goals."""
         ...
 
@@ -77,14 +86,9 @@ class LLMTrajectoryAnnotator(PromptJudge[AnnotationOutput]):
 
     llm_settings = {"max_output_tokens": 2048}
 
-    def annotate(
-        self,
-        goals: Sequence[Goal],
-        complexity: str,
-        library: EpisodeLibrary,
-        rng: random.Random,
-    ) -> JudgeResult[Annotation]:
+    def annotate(self, request: AnnotationRequest) -> JudgeResult[Annotation]:
         """Ask the LLM; keep the sampled goals it annotated (module doc)."""
+        goals, complexity, library = request.goals, request.complexity, request.library
         lines = []
         for service, intent in goals:
             known = library.schema.get(service) if library.schema else None

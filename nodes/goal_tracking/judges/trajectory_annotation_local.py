@@ -22,12 +22,14 @@ then samples again).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
 from todeval.evals.datasets.sgd_episodes import Episode
-from todeval.nodes.goal_tracking.judges.trajectory_annotation import Annotation
-from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary, Goal
+from todeval.nodes.goal_tracking.judges.trajectory_annotation import (
+    Annotation,
+    AnnotationRequest,
+)
+from todeval.nodes.goal_tracking.synthesis.library import EpisodeLibrary
 from todeval.nodes.goal_tracking.synthesis.value_flows import Flow, domain_of, flows_between
 from todeval.nodes.judges.result import JudgeResult
 
@@ -43,15 +45,10 @@ class LocalTrajectoryAnnotator:
 
     name = "local"
 
-    def annotate(
-        self,
-        goals: Sequence[Goal],
-        complexity: str,
-        library: EpisodeLibrary,
-        rng: random.Random,
-    ) -> JudgeResult[Annotation]:
+    def annotate(self, request: AnnotationRequest) -> JudgeResult[Annotation]:
         """The annotation and the local generator's plan, or None with the reason."""
-        complex_ = complexity == "complex"
+        goals, library, rng = request.goals, request.library, request.rng
+        complex_ = request.complexity == "complex"
         services: list[str] = list(dict.fromkeys(service for service, _ in goals))
         keys = []
         for service in services:

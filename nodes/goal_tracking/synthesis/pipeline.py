@@ -23,6 +23,7 @@ from langgraph.runtime import Runtime
 from todeval.evals.metrics.goal_tracking.proactive_actions import proactive_actions
 from todeval.evals.metrics.goal_tracking.synthesis_checks import quality_problems
 from todeval.nodes.context import Context, get_context
+from todeval.nodes.goal_tracking.judges.trajectory_annotation import AnnotationRequest
 from todeval.nodes.goal_tracking.roles import (
     DIALOGUE_GENERATION,
     STATUS_ANNOTATION,
@@ -72,7 +73,8 @@ def annotate_trajectory(state: AtodSynthesisState, runtime: Runtime[Context]) ->
         context.spec("trajectory_annotation"), context.llm.max_retries
     )
     goals = [(service, intent) for service, intent in state["trajectory"]]
-    result = annotator.annotate(goals, state["complexity_class"], library, _rng(state, "annotate"))
+    request = AnnotationRequest(goals, state["complexity_class"], library, _rng(state, "annotate"))
+    result = annotator.annotate(request)
     if result.value is None:
         return _fail("annotation", result.reason)
     return {"annotation": result.value}

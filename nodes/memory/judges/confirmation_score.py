@@ -9,7 +9,6 @@ the gold task goal and the reference response. LLM only: the local judge abstain
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -45,22 +44,6 @@ class ConfirmationScore(BaseModel):
         return cls(score=answer.Score, rationale=answer.Rationale.strip(), judge=result.judge)
 
 
-class ConfirmationScorer(Protocol):
-    """Scores a confirmation response 1-10 (Figure 11)."""
-
-    name: str
-
-    def score(
-        self,
-        context: Sequence[MsTodTurn],
-        task_goal: Mapping[str, str],
-        reference: str,
-        predicted: str,
-    ) -> JudgeResult[ScoreOutput]:
-        """Score ``predicted`` against the gold ``task_goal`` and the ``reference`` response."""
-        ...
-
-
 class LLMConfirmationScorer(PromptJudge[ScoreOutput]):
     """Figure 11 (the paper's "GPT-4 score"), one call per response."""
 
@@ -78,3 +61,7 @@ class LLMConfirmationScorer(PromptJudge[ScoreOutput]):
             reference_answer=reference,
             predict_answer=predicted,
         )
+
+
+ConfirmationScorer = LLMConfirmationScorer
+"""The role's judge: the one scorer there is (a local spec gets an abstaining stand-in)."""

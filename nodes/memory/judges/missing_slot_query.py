@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -40,20 +41,23 @@ class MissingSlotQuery(BaseModel):
     reason: str | None = Field(default=None, description="Why the query is None.")
 
 
+@dataclass(frozen=True)
+class SlotQueryRequest:
+    """The context, the session's intent, its task attributes and the values already stated."""
+
+    context: Turns
+    intent: str
+    attributes: Sequence[str]
+    stated: Mapping[str, str] | None = None
+
+
 class MissingSlotQuerier(Protocol):
     """Anything that asks which task attributes the context leaves unanswered."""
 
     name: str
 
-    def query(
-        self,
-        context: Turns,
-        intent: str,
-        attributes: Sequence[str],
-        *,
-        stated: Mapping[str, str] | None = None,
-    ) -> MissingSlotQuery:
-        """``q_miss`` for ``intent``'s ``attributes`` (``stated``: values already given)."""
+    def query(self, request: SlotQueryRequest) -> MissingSlotQuery:
+        """``q_miss`` for the intent's attributes (those ``stated`` are not missing)."""
         ...
 
 
@@ -67,15 +71,9 @@ class LocalMissingSlotQuery:
 
     name = "local"
 
-    def query(
-        self,
-        context: Turns,
-        intent: str,
-        attributes: Sequence[str],
-        *,
-        stated: Mapping[str, str] | None = None,
-    ) -> MissingSlotQuery:
+    def query(self, request: SlotQueryRequest) -> MissingSlotQuery:
         """Attributes not in ``stated`` are missing; no attributes -> not judged (None)."""
+        intent, attributes = request.intent, request.attributes
         if not attributes:
             return MissingSlotQuery(
                 intent=intent,
@@ -85,7 +83,7 @@ class LocalMissingSlotQuery:
                 judge=self.name,
                 reason=f"no task attributes known for intent {intent!r} (no schema, no sessions)",
             )
-        missing = [slot for slot in attributes if slot not in (stated or {})]
+        missing = [slot for slot in attributes if slot not in (request.stated or {})]
         questions = [missing_question(intent, slot) for slot in missing]
         return MissingSlotQuery(
             intent=intent,
@@ -107,18 +105,12 @@ class LLMMissingSlotOutput(BaseModel):
 class LLMMissingSlotQuery(PromptJudge[LLMMissingSlotOutput]):
     """Figure 8 with chain of thought, one call per item."""
 
-    def query(
-        self,
-        context: Turns,
-        intent: str,
-        attributes: Sequence[str],
-        *,
-        stated: Mapping[str, str] | None = None,
-    ) -> MissingSlotQuery:
+    def query(self, request: SlotQueryRequest) -> MissingSlotQuery:
         """One call; named attributes are mapped back to slot names where they match."""
+        intent, attributes = request.intent, request.attributes
         by_words = {slot_in_words(slot): slot for slot in attributes}
         result = self.ask(
-            conversation_history=render_context(context),
+            conversation_history=render_context(request.context),
             intent=intent_in_words(intent) if intent else "unknown",
             task_attributes=", ".join(by_words) or "unknown",
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -42,32 +43,35 @@ class ReaderResult(BaseModel):
     reason: str | None = Field(default=None, description="Why the response is None.")
 
 
+@dataclass(frozen=True)
+class ReaderRequest:
+    """What the reader confirms from.
+
+    Attributes:
+        context: The new session's utterances so far.
+        intent: The session's intent (given, as in MS-TOD).
+        refined_memory: ``A_core`` (core answers) or the selected units, best first.
+        task_goal_hint: Slot values the context states (intent capture), never gold.
+        defaults: Schema defaults of optional slots, confirmed only when neither the context
+            nor memory gives the slot.
+        text_memory: ``refined_memory`` holds whole dialogues or summaries, not QA memory.
+    """
+
+    context: Sequence[MsTodTurn]
+    intent: str
+    refined_memory: Memory
+    task_goal_hint: Mapping[str, str] | None = None
+    defaults: Mapping[str, str] | None = None
+    text_memory: bool = False
+
+
 class MemoryReader(Protocol):
     """Writes the confirmation response from the context and the refined memory."""
 
     name: str
 
-    def respond(
-        self,
-        context: Sequence[MsTodTurn],
-        intent: str,
-        refined_memory: Memory,
-        task_goal_hint: Mapping[str, str] | None = None,
-        *,
-        defaults: Mapping[str, str] | None = None,
-        text_memory: bool = False,
-    ) -> ReaderResult:
-        """The confirmation response.
-
-        Args:
-            context: The new session's utterances so far.
-            intent: The session's intent (given, as in MS-TOD).
-            refined_memory: ``A_core`` (core answers) or the selected units, best first.
-            task_goal_hint: Slot values the context states (intent capture), never gold.
-            defaults: Schema defaults of optional slots, confirmed only when neither the context
-                nor memory gives the slot.
-            text_memory: ``refined_memory`` holds whole dialogues or summaries, not QA memory.
-        """
+    def respond(self, request: ReaderRequest) -> ReaderResult:
+        """The confirmation response."""
         ...
 
 
@@ -140,27 +144,19 @@ class LocalReader:
 
     name = "local"
 
-    def respond(
-        self,
-        context: Sequence[MsTodTurn],
-        intent: str,
-        refined_memory: Memory,
-        task_goal_hint: Mapping[str, str] | None = None,
-        *,
-        defaults: Mapping[str, str] | None = None,
-        text_memory: bool = False,
-    ) -> ReaderResult:
+    def respond(self, request: ReaderRequest) -> ReaderResult:
         """Context values beat memory's (the user says them now); memory's beat defaults.
 
         Whole dialogues or summaries (``text_memory``) are not read: a template cannot tell
         which of a dialogue's words is which slot's value, so the response is None with the
         reason rather than a confirmation that ignores the memory it was given.
         """
-        if text_memory and refined_memory:
+        if request.text_memory and request.refined_memory:
             return ReaderResult(response=None, slots=None, judge=self.name, reason=NO_TEXT_MEMORY)
-        remembered, loose = memory_slots(refined_memory)
-        slots = dict(defaults or {}) | remembered | dict(task_goal_hint or {})
+        remembered, loose = memory_slots(request.refined_memory)
+        slots = dict(request.defaults or {}) | remembered | dict(request.task_goal_hint or {})
         ordered = sorted(slots.items(), key=lambda item: _KIND_ORDER[slot_kind(item[0])])
+        intent = request.intent
         task = f"you'd like to {intent_in_words(intent)}" if intent else "you'd like this"
         if ordered:
             stated = _listing([_slot_phrase(s, v) for s, v in ordered])
@@ -205,21 +201,13 @@ class LLMReaderOutput(BaseModel):
 class LLMReader(PromptJudge[LLMReaderOutput]):
     """Figure 9, one call per item; its task-goal block never holds gold values."""
 
-    def respond(
-        self,
-        context: Sequence[MsTodTurn],
-        intent: str,
-        refined_memory: Memory,
-        task_goal_hint: Mapping[str, str] | None = None,
-        *,
-        defaults: Mapping[str, str] | None = None,
-        text_memory: bool = False,
-    ) -> ReaderResult:
+    def respond(self, request: ReaderRequest) -> ReaderResult:
         """One call; which slots the free-text response states is read later (JGA's state)."""
+        hint, defaults = request.task_goal_hint, request.defaults
         result = self.ask(
-            conversation_history=render_context(context),
-            task_goal=render_task_goal(intent, task_goal_hint, defaults),
-            memory=render_memory(refined_memory),
+            conversation_history=render_context(request.context),
+            task_goal=render_task_goal(request.intent, hint, defaults),
+            memory=render_memory(request.refined_memory),
         )
         return ReaderResult(
             response=result.value.response.strip() if result.value else None,

@@ -13,6 +13,7 @@ resolved (:meth:`Supervisor.resolved`):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, BeforeValidator, Field
@@ -32,6 +33,23 @@ from todeval.nodes.simulation.users.words import (
 )
 
 
+@dataclass(frozen=True)
+class RepairExchange:
+    """One exchange of the repair loop, as the supervisor judges it.
+
+    Attributes:
+        task_goal: The gold slot values.
+        pending: The slots still in L before the exchange.
+        agent_utterance: The agent's repair turn.
+        user_utterance: The user's reply.
+    """
+
+    task_goal: Mapping[str, str]
+    pending: Sequence[str]
+    agent_utterance: str
+    user_utterance: str
+
+
 class Supervisor(Protocol):
     """The ``supervisor_judge`` role."""
 
@@ -43,13 +61,7 @@ class Supervisor(Protocol):
         """L: the task-goal slots the response omits or states wrongly, in goal order."""
         ...
 
-    def resolved(
-        self,
-        task_goal: Mapping[str, str],
-        pending: Sequence[str],
-        agent_utterance: str,
-        user_utterance: str,
-    ) -> JudgeResult[list[str]]:
+    def resolved(self, exchange: RepairExchange) -> JudgeResult[list[str]]:
         """The slots of ``pending`` that this exchange resolved."""
         ...
 
@@ -66,13 +78,7 @@ class MentionSupervisor:
         missing = [s for s, v in task_goal.items() if not slot_value_mentioned(v, response, slot=s)]
         return JudgeResult(missing, self.name)
 
-    def resolved(
-        self,
-        task_goal: Mapping[str, str],
-        pending: Sequence[str],
-        agent_utterance: str,
-        user_utterance: str,
-    ) -> JudgeResult[list[str]]:
+    def resolved(self, exchange: RepairExchange) -> JudgeResult[list[str]]:
         """Pending slots the exchange settled on their gold value.
 
         A slot is settled when the user's reply mentions its gold value; when the reply is a
@@ -81,6 +87,8 @@ class MentionSupervisor:
         that is not a flag (the agent proposed it). An agent's turn never settles a flag: asking
         "Would you like a shared ride?" names the flag without anyone choosing it.
         """
+        task_goal, pending = exchange.task_goal, exchange.pending
+        agent_utterance, user_utterance = exchange.agent_utterance, exchange.user_utterance
         asked = slots_asked_about(agent_utterance, [s for s in pending if s in task_goal])
         done = []
         for slot in pending:
@@ -163,25 +171,19 @@ class LLMSupervisor:
             return JudgeResult(None, self.name, result.reason)
         return JudgeResult(_named(task_goal, result.value.missing_or_wrong_slots), self.name)
 
-    def resolved(
-        self,
-        task_goal: Mapping[str, str],
-        pending: Sequence[str],
-        agent_utterance: str,
-        user_utterance: str,
-    ) -> JudgeResult[list[str]]:
+    def resolved(self, exchange: RepairExchange) -> JudgeResult[list[str]]:
         """Ask the model; keep the pending slots it names."""
         result = self.check.invoke(
             {
-                "task_goal": render_goal(task_goal),
-                "pending_slots": render_slot_names(pending),
-                "agent_utterance": agent_utterance,
-                "user_utterance": user_utterance,
+                "task_goal": render_goal(exchange.task_goal),
+                "pending_slots": render_slot_names(exchange.pending),
+                "agent_utterance": exchange.agent_utterance,
+                "user_utterance": exchange.user_utterance,
             }
         )
         if result.value is None:
             return JudgeResult(None, self.name, result.reason)
-        return JudgeResult(_named(pending, result.value.resolved_slots), self.name)
+        return JudgeResult(_named(exchange.pending, result.value.resolved_slots), self.name)
 
 
 def _named(slots: Iterable[str], named: Sequence[str]) -> list[str]:

@@ -8,15 +8,21 @@ Specs: ``<provider>:<model>[@<base_url>]`` (a chat model with tool calling,
 of a tau2 results file); ``floor:<name>`` (an agent that does nothing useful: the floor a
 figure must put below any real agent, issue 29).
 
-``respond`` never raises: an agent that raises or answers malformed tool calls gives a turn
-whose ``error`` starts with the tau2 termination reason (:func:`termination_reason`). A bad
-*spec* raises :class:`AgentSpecError` (or a judge spec error) when the agent is built.
+Every agent answers ``respond(AgentRequest(messages, tools, task_id, trial))`` with an
+:class:`AgentTurn` and never raises: an agent that raises or answers malformed tool calls gives
+a turn whose ``error`` starts with the tau2 termination reason (:func:`termination_reason`). A
+bad *spec* raises :class:`AgentSpecError` (or a judge spec error) when the agent is built.
 """
 
 from __future__ import annotations
 
 from todeval.nodes.judges.spec import PROVIDERS
-from todeval.nodes.simulation.agents.base import AgentTurn, AgentUnderTest, Message
+from todeval.nodes.simulation.agents.base import (
+    AgentRequest,
+    AgentTurn,
+    AgentUnderTest,
+    Message,
+)
 from todeval.nodes.simulation.agents.loader import AgentSpecError
 from todeval.nodes.simulation.agents.turns import (
     AGENT_ERROR,
@@ -28,6 +34,7 @@ from todeval.nodes.simulation.agents.turns import (
 __all__ = [
     "AGENT_ERROR",
     "AGENT_STOP",
+    "AgentRequest",
     "AgentSpecError",
     "AgentTurn",
     "AgentUnderTest",

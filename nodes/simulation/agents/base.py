@@ -7,6 +7,7 @@ A message is a dict as tau2 results files store them (``role``, ``content``, ``t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -28,18 +29,33 @@ class AgentTurn(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class AgentRequest:
+    """What an agent is asked for one turn: the conversation so far and the tools it may call.
+
+    ``task_id`` and ``trial`` name the conversation (a replay looks its turns up by them, a
+    chat model seeds its call with the trial, a graph finds them in its ``configurable``).
+    """
+
+    messages: Sequence[Message]
+    tools: Sequence[Mapping[str, Any]]
+    task_id: str
+    trial: int
+
+    def configurable(self) -> dict[str, Any]:
+        """What a LangGraph agent finds in ``config["configurable"]``: tools, task id, trial."""
+        return {
+            "tools": [dict(t) for t in self.tools],
+            "task_id": self.task_id,
+            "trial": self.trial,
+        }
+
+
 class AgentUnderTest(Protocol):
     """An agent adapter (see :mod:`nodes.simulation.agents`)."""
 
     name: str
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
-        """The next turn given the conversation so far (``task_id``/``trial``: for replay)."""
+    def respond(self, request: AgentRequest) -> AgentTurn:
+        """The next turn given the conversation so far."""
         ...

@@ -4,17 +4,18 @@ Called once per agent turn as ``function(messages, tools)`` plus whichever of ``
 ``task_id`` and ``trial`` its signature takes. ``messages`` is a deep copy, so the function
 cannot change the harness's record. It returns an
 :class:`~nodes.simulation.agents.base.AgentTurn`, a string, an ``AIMessage`` or a message dict;
-an object with a ``respond`` method is used as it is.
+an object with a ``respond`` method is called as ``respond(messages, tools, task_id=...,
+trial=...)``.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn
 from todeval.nodes.simulation.agents.loader import AgentSpecError, import_object
 from todeval.nodes.simulation.agents.turns import guarded, turn_from_reply
 
@@ -40,22 +41,16 @@ class CallableAgent:
         self._call = found
         self._keywords = _accepted_keywords(found)
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """Call the function on a copy of the conversation and read what it returns."""
-        offered = {"policy": self.policy, "task_id": task_id, "trial": trial}
+        offered = {"policy": self.policy, "task_id": request.task_id, "trial": request.trial}
         keywords = {name: offered[name] for name in self._keywords}
 
         def produce() -> AgentTurn:
-            conversation = copy.deepcopy([dict(m) for m in messages])
-            value = self._call(conversation, copy.deepcopy([dict(t) for t in tools]), **keywords)
-            return turn_from_reply(value, position=len(messages))
+            conversation = copy.deepcopy([dict(m) for m in request.messages])
+            tools = copy.deepcopy([dict(t) for t in request.tools])
+            value = self._call(conversation, tools, **keywords)
+            return turn_from_reply(value, position=len(request.messages))
 
         return guarded(self.name, produce)
 

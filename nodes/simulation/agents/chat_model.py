@@ -11,7 +11,7 @@ conversation with an ``agent_error`` turn. Each call carries the conversation's 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -24,7 +24,7 @@ from todeval.nodes.judges.llm import load_chat_model
 from todeval.nodes.judges.provider_options import client_kwargs, output_cap_kwargs, retry_after_s
 from todeval.nodes.judges.redact import error_text
 from todeval.nodes.judges.spec import parse_spec
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn
 from todeval.nodes.simulation.agents.loader import AgentSpecError
 from todeval.nodes.simulation.agents.messages import to_langchain
 from todeval.nodes.simulation.agents.turns import failed_turn, guarded, turn_from_ai_message
@@ -83,26 +83,14 @@ class ChatModelAgent:
             "metadata": {"agent_spec": self.spec.raw},
         }
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """One model call (with retries) on the conversation so far."""
-        seed = seed_kwargs(self.spec.provider, conversation_seed(trial))
-        return guarded(self.name, lambda: self._respond(messages, tools, seed))
+        return guarded(self.name, lambda: self._respond(request))
 
-    def _respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        seed: Mapping[str, int],
-    ) -> AgentTurn:
+    def _respond(self, request: AgentRequest) -> AgentTurn:
+        tools = request.tools
         conversation = to_langchain(
-            messages,
+            request.messages,
             system=self.policy,
             fold_tool_results=self.fold_tool_results,
             tool_call_text=self._tool_call_text,
@@ -112,10 +100,11 @@ class ChatModelAgent:
             if tools
             else self.model
         )
+        seed = seed_kwargs(self.spec.provider, conversation_seed(request.trial))
         reply = self._call(runnable, conversation, seed)
         if isinstance(reply, AgentTurn):
             return reply
-        return turn_from_ai_message(reply, position=len(messages))
+        return turn_from_ai_message(reply, position=len(request.messages))
 
     def _call(
         self,

@@ -25,7 +25,7 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn, Message
 from todeval.nodes.simulation.agents.loader import AgentSpecError
 from todeval.nodes.simulation.environments.base import ToolCall
 
@@ -39,7 +39,7 @@ NO_TRANSFER_REPLY = (
 TOOL_DONE_REPLY = "I called {name}."
 """What ``random_tool`` says after its call's result (``name``: the tool it called)."""
 
-Reply = Callable[[Sequence[Message], Sequence[Mapping[str, Any]], str, int], AgentTurn]
+Reply = Callable[[AgentRequest], AgentTurn]
 
 
 class FloorAgent:
@@ -61,67 +61,50 @@ class FloorAgent:
         self.name = f"floor:{kind}"
         self._reply = reply
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """The floor agent's next turn."""
-        return self._reply(messages, tools, task_id, trial)
+        return self._reply(request)
 
 
-def empty(
-    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], task_id: str, trial: int
-) -> AgentTurn:
+def empty(request: AgentRequest) -> AgentTurn:
     """An empty message: no text, no tool call."""
     return AgentTurn(content="")
 
 
-def done(
-    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], task_id: str, trial: int
-) -> AgentTurn:
+def done(request: AgentRequest) -> AgentTurn:
     """Claims success, whatever was asked."""
     return AgentTurn(content=DONE_REPLY)
 
 
-def parrot(
-    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], task_id: str, trial: int
-) -> AgentTurn:
+def parrot(request: AgentRequest) -> AgentTurn:
     """The user's last message, word for word (empty when the user has not spoken)."""
-    said = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    return AgentTurn(content=str((said or {}).get("content") or ""))
+    return AgentTurn(content=_last_said(request.messages) or "")
 
 
-def transfer(
-    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], task_id: str, trial: int
-) -> AgentTurn:
+def transfer(request: AgentRequest) -> AgentTurn:
     """The transfer tool with the user's last words as the summary, then a line saying so."""
-    if not any(tool_name(tool) == TRANSFER_TOOL for tool in tools):
+    messages = request.messages
+    if not any(tool_name(tool) == TRANSFER_TOOL for tool in request.tools):
         return AgentTurn(content=NO_TRANSFER_REPLY)
     if _after_tool_result(messages):
         return AgentTurn(content=TRANSFER_REPLY)
-    said = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    summary = str((said or {}).get("content") or "The customer needs help.")
+    summary = _last_said(messages) or "The customer needs help."
     call = ToolCall(
         id=f"floor_{len(messages)}_0", name=TRANSFER_TOOL, arguments={"summary": summary}
     )
     return AgentTurn(tool_calls=[call])
 
 
-def random_tool(
-    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], task_id: str, trial: int
-) -> AgentTurn:
+def random_tool(request: AgentRequest) -> AgentTurn:
     """A random offered tool with made-up arguments; after its result, a neutral line."""
+    messages = request.messages
     if _after_tool_result(messages):
         called = next((m for m in reversed(messages) if m.get("role") == "tool"), {})
         return AgentTurn(content=TOOL_DONE_REPLY.format(name=called.get("name") or "a tool"))
-    named = [tool for tool in tools if tool_name(tool)]
+    named = [tool for tool in request.tools if tool_name(tool)]
     if not named:
         return AgentTurn(content=NO_TRANSFER_REPLY)
-    rng = random.Random(_seed(task_id, trial, len(messages)))
+    rng = random.Random(_seed(request.task_id, request.trial, len(messages)))
     tool = rng.choice(named)
     function = tool.get("function", tool)
     parameters = function.get("parameters") or {}
@@ -162,6 +145,11 @@ def made_up_value(schema: Mapping[str, Any], rng: random.Random) -> Any:
     if kind == "object":
         return made_up_arguments(schema, rng) if schema.get("properties") else {}
     return "".join(rng.choices(string.ascii_lowercase + string.digits, k=8))
+
+
+def _last_said(messages: Sequence[Message]) -> str:
+    said = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    return str((said or {}).get("content") or "")
 
 
 def _after_tool_result(messages: Sequence[Message]) -> bool:

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn
 from todeval.nodes.simulation.agents.loader import AgentSpecError, import_object
 from todeval.nodes.simulation.agents.messages import to_langchain
 from todeval.nodes.simulation.agents.turns import (
@@ -41,31 +41,20 @@ class GraphAgent:
         self.graph = found
         self.policy = policy
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """Invoke the graph on the conversation; its last new AI message is the turn."""
 
         def produce() -> AgentTurn:
-            sent = to_langchain(messages, system=self.policy)
+            sent = to_langchain(request.messages, system=self.policy)
             config: RunnableConfig = {
-                "configurable": {
-                    "tools": [dict(t) for t in tools],
-                    "task_id": task_id,
-                    "trial": trial,
-                },
+                "configurable": request.configurable(),
                 "run_name": self.name,
             }
             result = self.graph.invoke({"messages": sent}, config=config)
             reply = last_ai_message(result, sent_count=len(sent))
             if isinstance(reply, AIMessage):
-                return turn_from_ai_message(reply, position=len(messages))
-            return turn_from_reply(reply, position=len(messages))
+                return turn_from_ai_message(reply, position=len(request.messages))
+            return turn_from_reply(reply, position=len(request.messages))
 
         return guarded(self.name, produce)
 

@@ -10,11 +10,11 @@ out after the run's ``llm_timeout_s``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from todeval.nodes.judges.limits import LIMITS, CallRefused
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn
 from todeval.nodes.simulation.agents.graph import last_ai_message
 from todeval.nodes.simulation.agents.loader import AgentSpecError
 from todeval.nodes.simulation.agents.messages import to_json_messages
@@ -42,18 +42,11 @@ class RemoteAgent:
             client = get_sync_client(url=self.url, timeout=LIMITS.policy.timeout_s)
         self.client = client
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """One stateless run on the server; its last new AI message is the turn."""
 
         def produce() -> AgentTurn:
-            sent = to_json_messages(messages, system=self.policy)
+            sent = to_json_messages(request.messages, system=self.policy)
             gate = LIMITS.agent_gate(f"langgraph@{self.url}")
             try:
                 with gate.slot():
@@ -61,13 +54,7 @@ class RemoteAgent:
                         None,
                         self.assistant_id,
                         input={"messages": sent},
-                        config={
-                            "configurable": {
-                                "tools": [dict(t) for t in tools],
-                                "task_id": task_id,
-                                "trial": trial,
-                            }
-                        },
+                        config={"configurable": request.configurable()},
                     )
             except CallRefused as refused:
                 return failed_turn(f"the call was not made: {refused}")
@@ -79,6 +66,6 @@ class RemoteAgent:
                 error = str(result["__error__"])[:200]
                 return failed_turn(f"{self.name}: the server run failed: {error}")
             reply = last_ai_message(result, sent_count=len(sent))
-            return turn_from_reply(reply, position=len(messages))
+            return turn_from_reply(reply, position=len(request.messages))
 
         return guarded(self.name, produce)

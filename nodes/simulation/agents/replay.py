@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from todeval.nodes.simulation.agents.base import AgentTurn, Message
+from todeval.nodes.simulation.agents.base import AgentRequest, AgentTurn, Message
 from todeval.nodes.simulation.agents.loader import AgentSpecError
 from todeval.nodes.simulation.agents.turns import (
     AGENT_STOP,
@@ -37,21 +37,14 @@ class ReplayAgent:
         """The (task id, trial) pairs the file holds, in file order."""
         return list(self._turns)
 
-    def turns_left(self, messages: Sequence[Message], *, task_id: str, trial: int) -> int:
+    def turns_left(self, request: AgentRequest) -> int:
         """Recorded agent turns not yet replayed in this conversation (0 for an unknown one)."""
-        recorded = self._turns.get((str(task_id), int(trial))) or []
-        done = sum(1 for message in messages if message.get("role") == "assistant")
-        return max(0, len(recorded) - done)
+        recorded = self._turns.get((str(request.task_id), int(request.trial))) or []
+        return max(0, len(recorded) - _agent_turns(request.messages))
 
-    def respond(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]],
-        *,
-        task_id: str,
-        trial: int,
-    ) -> AgentTurn:
+    def respond(self, request: AgentRequest) -> AgentTurn:
         """The recorded turn after as many agent turns as ``messages`` holds."""
+        task_id, trial = request.task_id, request.trial
         recorded = self._turns.get((str(task_id), int(trial)))
         if recorded is None:
             trials = sorted(t for task, t in self._turns if task == str(task_id))
@@ -59,7 +52,7 @@ class ReplayAgent:
             return failed_turn(
                 f"{self.name} has no conversation for task {task_id!r} trial {trial} ({held})"
             )
-        position = sum(1 for message in messages if message.get("role") == "assistant")
+        position = _agent_turns(request.messages)
         if position >= len(recorded):
             return failed_turn(
                 f"the recorded agent turns of task {task_id!r} trial {trial} ran out after "
@@ -89,6 +82,10 @@ def _recorded_turns(path: Path, spec: str) -> dict[tuple[str, int], list[AgentTu
             if isinstance(message, Mapping) and message.get("role") == "assistant"
         ]
     return turns
+
+
+def _agent_turns(messages: Sequence[Message]) -> int:
+    return sum(1 for message in messages if message.get("role") == "assistant")
 
 
 def _recorded(message: Mapping[str, Any], position: int) -> AgentTurn:

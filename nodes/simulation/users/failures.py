@@ -7,9 +7,10 @@ same function, so the user is matched to the recorded users on the same definiti
 fails, in this order, when it:
 
 - **ignored** the request: no text and no tool call, or a text that echoes the user's message
-  (its content words are the user's, nearly all of them);
+  (its content words are the user's, nearly all of them: :data:`_SAME` of each side's, the
+  shared echo check of :mod:`nodes.judges.echo`);
 - **repeated** itself: its text says what the agent's previous text said (nearly the same
-  words) and it made no successful tool call in the turn (a loop);
+  content words, as above) and it made no successful tool call in the turn (a loop);
 - **falsely claimed success**: a sentence says something is done ("done", "completed", "has
   been updated", "all set", ...) and neither that it could not nor what will or may happen,
   while no tool call of the conversation so far returned a successful result (a hand-over to
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from todeval.nodes.judges.echo import repeats
 from todeval.nodes.judges.text import WORD, cue, sentences
 from todeval.nodes.simulation.users.chat import ChatTurn
 
@@ -32,7 +34,7 @@ Failure = Literal["ignored", "repeated", "false_success"]
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 _SAME = 0.8
-"""Word overlap (Jaccard) from which two texts say the same thing."""
+"""The share of each text's content words the two share, from which they say the same thing."""
 
 _TRANSFER = cue(r"\btransferr|\bhuman agent\b")
 
@@ -110,9 +112,9 @@ def turn_failure(turn: AgentTurn) -> Failure | None:
         return "ignored"
     if not _words(turn.user_text):
         return None  # nothing was asked: an acknowledgement, a "yes"
-    if said and not turn.calls and _overlap(said, turn.user_text) >= _SAME:
+    if said and not turn.calls and _same(said, turn.user_text):
         return "ignored"
-    if said and not turn.succeeded and _overlap(said, turn.previous_text) >= _SAME:
+    if said and not turn.succeeded and _same(said, turn.previous_text):
         return "repeated"
     if turn.transferred or _TRANSFER.search(said):
         return None  # a hand-over: the user's transfer rule answers it
@@ -158,10 +160,14 @@ def _turn(window: Sequence[ChatTurn], user_text: str, previous_text: str) -> Age
     )
 
 
+def _content(word: str) -> bool:
+    return word not in _STOPWORDS and len(word) > 2
+
+
 def _words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2}
+    return {w for w in WORD.findall(text.lower()) if _content(w)}
 
 
-def _overlap(a: str, b: str) -> float:
-    first, second = _words(a), _words(b)
-    return len(first & second) / len(first | second) if first and second else 0.0
+def _same(text: str, earlier: str) -> bool:
+    """``text`` says what ``earlier`` said: nearly the same content words."""
+    return repeats(text, earlier, overlap=_SAME, counts=_content)

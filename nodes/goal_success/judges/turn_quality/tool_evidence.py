@@ -4,8 +4,9 @@ The certain evidence of :func:`~nodes.goal_success.judges.turn_quality.certain_f
 empty reply, an error or a failed tool action in the log) decides a turn by itself. Three more
 kinds decide it the same way, read from the transcript rather than judged from the text:
 
-* **Echo** (E1, Language Understanding): the reply only repeats the user's message, word for
-  word (at least :data:`ECHO_MIN_WORDS` words): it shows no understanding of the request.
+* **Echo** (E1, Language Understanding): the reply only repeats the user's message, the same
+  words (at least :data:`ECHO_MIN_WORDS`; the shared definition, :mod:`nodes.judges.echo`):
+  it shows no understanding of the request.
 * **Hand-over with nothing done** (E2, Refusal to Answer): the agent hands the user to a human
   (a hand-over tool call, or a reply saying so) before any tool call of its own came back with
   a result; it declined a request it was given the tools to act on.
@@ -40,7 +41,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from todeval.evals.schema import Dialogue, Turn
-from todeval.nodes.judges.text import HAND_OVER_TOOL, WORD, cue, sentences
+from todeval.nodes.judges.echo import repeats
+from todeval.nodes.judges.text import HAND_OVER_TOOL, cue, sentences
 
 ECHO_CODE = "E1"
 HAND_OVER_CODE = "E2"
@@ -104,9 +106,8 @@ def has_tool_channel(dialogue: Dialogue) -> bool:
 
 
 def echoes_user(turn: Turn) -> bool:
-    """True when the reply is the user's message again, word for word."""
-    said = WORD.findall(turn.user_msg.lower())
-    return len(said) >= ECHO_MIN_WORDS and WORD.findall(turn.response.lower()) == said
+    """True when the reply is the user's message again (the same words, at least three)."""
+    return repeats(turn.response, turn.user_msg, min_words=ECHO_MIN_WORDS)
 
 
 def hands_over(turn: Turn) -> bool:

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol
 
 from todeval.evals.schema import Dialogue
+
+CARDS = Path(__file__).parent / "validity.json"
+"""The local goal tracker's validity card (dGCR against recorded runs' rewards; ``make
+validity``, ``scripts/validity_cards.py``)."""
 
 CONTEXT_UTTERANCES = 4
 """Utterances before the current one that the extractor reads as context ``c_t``."""

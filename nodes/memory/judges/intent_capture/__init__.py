@@ -12,6 +12,7 @@ that retrieves stored sessions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -40,32 +41,35 @@ class CapturedIntent(BaseModel):
     reason: str | None = Field(default=None, description="Why the description is None.")
 
 
+@dataclass(frozen=True)
+class CaptureRequest:
+    """What intent capture reads.
+
+    Attributes:
+        context: The new session's turns so far.
+        intent: The session's intent (given, as in MS-TOD).
+        known_values: ``(slot, value)`` pairs memory holds for the intent (candidates).
+        service: The item's service, when known (picks the schema's slots).
+        attributes: The intent's task attributes (the slots a value may be read for).
+        schema: An SGD schema, when the run has one: its categorical values of the
+            intent count as candidates too, and its slot specs tell flags and counts apart.
+    """
+
+    context: Turns
+    intent: str
+    known_values: Iterable[tuple[str, str]] = ()
+    service: str | None = None
+    attributes: Sequence[str] = ()
+    schema: Mapping[str, ServiceSchema] | None = None
+
+
 class IntentCapturer(Protocol):
     """Anything that writes the intent description ``k_i`` of a session's context."""
 
     name: str
 
-    def capture(
-        self,
-        context: Turns,
-        intent: str,
-        *,
-        known_values: Iterable[tuple[str, str]] = (),
-        service: str | None = None,
-        attributes: Sequence[str] = (),
-        schema: Mapping[str, ServiceSchema] | None = None,
-    ) -> CapturedIntent:
-        """The context's intent description and the slot values it states.
-
-        Args:
-            context: The new session's turns so far.
-            intent: The session's intent (given, as in MS-TOD).
-            known_values: ``(slot, value)`` pairs memory holds for the intent (candidates).
-            service: The item's service, when known (picks the schema's slots).
-            attributes: The intent's task attributes (the slots a value may be read for).
-            schema: An SGD schema, when the run has one: its categorical values of the
-                intent count as candidates too, and its slot specs tell flags and counts apart.
-        """
+    def capture(self, request: CaptureRequest) -> CapturedIntent:
+        """The context's intent description and the slot values it states."""
         ...
 
 
@@ -78,20 +82,12 @@ class LLMIntentOutput(BaseModel):
 class LLMIntentCapture(PromptJudge[LLMIntentOutput]):
     """The intent capture prompt, one call per item."""
 
-    def capture(
-        self,
-        context: Turns,
-        intent: str,
-        *,
-        known_values: Iterable[tuple[str, str]] = (),
-        service: str | None = None,
-        attributes: Sequence[str] = (),
-        schema: Mapping[str, ServiceSchema] | None = None,
-    ) -> CapturedIntent:
+    def capture(self, request: CaptureRequest) -> CapturedIntent:
         """One call; the model reads the values from the dialogue itself."""
+        intent = request.intent
         result = self.ask(
             intent=intent_in_words(intent) if intent else "unknown",
-            conversation_history=render_context(context),
+            conversation_history=render_context(request.context),
         )
         value = result.value
         return CapturedIntent(

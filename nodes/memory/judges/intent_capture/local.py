@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
 from todeval.evals.memory_schema import MsTodSession
 from todeval.evals.metrics.memory.scores import slot_value_mentioned
 from todeval.evals.metrics.memory.slot_mention import normalise
-from todeval.nodes.memory.judges.intent_capture import CapturedIntent, Turns
+from todeval.nodes.memory.judges.intent_capture import CapturedIntent, CaptureRequest
 from todeval.nodes.memory.judges.intent_capture.features import (
     ValueKind,
     context_values,
@@ -94,17 +94,9 @@ class LocalIntentCapture:
 
     name = "local"
 
-    def capture(
-        self,
-        context: Turns,
-        intent: str,
-        *,
-        known_values: Iterable[tuple[str, str]] = (),
-        service: str | None = None,
-        attributes: Sequence[str] = (),
-        schema: Mapping[str, ServiceSchema] | None = None,
-    ) -> CapturedIntent:
+    def capture(self, request: CaptureRequest) -> CapturedIntent:
         """The stated values and ``"The user wants to {intent} for {name} in {place}"``."""
+        intent, schema, service = request.intent, request.schema, request.service
         if not intent:
             return CapturedIntent(
                 intent="",
@@ -112,10 +104,10 @@ class LocalIntentCapture:
                 judge=self.name,
                 reason="the local judge needs the session's intent (MS-TOD gives it)",
             )
-        text = "\n".join(t.utterance for t in context)
-        known = list(known_values)
+        text = "\n".join(t.utterance for t in request.context)
+        known = list(request.known_values)
         spec = schema.get(service) if schema is not None and service else None
-        kinds = slot_kinds([*attributes, *(slot for slot, _ in known)], known, spec)
+        kinds = slot_kinds([*request.attributes, *(slot for slot, _ in known)], known, spec)
         stated = settle_dates(context_values(text, kinds), kinds, known)
         if spec is not None:
             stated |= stated_values(spec, intent, text)

@@ -22,15 +22,11 @@ from pydantic import BaseModel, Field
 
 from todeval.evals.metrics.proactive.rubric import rubric_overall
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.judges.echo import repeated, says_nothing
 from todeval.nodes.judges.roles import PromptJudge
 from todeval.nodes.judges.text import to_the_user
 from todeval.nodes.proactive.judges.calibration import calibrated_score
-from todeval.nodes.proactive.judges.guidance_judge.features import (
-    normalised,
-    read_signals,
-    refuses,
-    repeats,
-)
+from todeval.nodes.proactive.judges.guidance_judge.features import read_signals, refuses
 from todeval.nodes.proactive.judges.guidance_judge.rubric import rubric_dimensions
 from todeval.nodes.proactive.judges.target_density import LocalTargetDensity
 from todeval.nodes.proactive.text import assistant_messages, reads_out, render_conversation
@@ -107,16 +103,15 @@ def floor_reason(
 ) -> str | None:
     """Why the dialogue guided nobody, or None: a text rule every floor agent meets.
 
-    Empty or one-word agent messages; one message repeated (every message the same, or most
-    of them repeats of an earlier one); half or more of the messages reading the plan's lines
-    (``steps``) out word for word; or every user reply a refusal (sub-targets recited to a user
-    who says no throughout have led nowhere).
+    Empty or one-word agent messages; one message repeated (every message the same words, or
+    most of them repeats of an earlier one; :mod:`nodes.judges.echo`); half or more of the
+    messages reading the plan's lines (``steps``) out word for word; or every user reply a
+    refusal (sub-targets recited to a user who says no throughout have led nowhere).
     """
-    words = [len(text.split()) for text in agent]
-    if words and max(words) <= 1:
+    if agent and all(says_nothing(text, at_most=1) for text in agent):
         return "every agent message is empty or one word"
-    lines = [normalised(text) for text in agent]
-    if len(lines) > 1 and (len(set(lines)) == 1 or 2 * repeats(agent) > len(agent)):
+    again = repeated(agent)
+    if len(agent) > 1 and (all(again[1:]) or 2 * sum(again) > len(agent)):
         return "the agent repeats one message"
     if steps and agent and 2 * sum(reads_out(steps, text) for text in agent) >= len(agent):
         return "the agent reads the plan's sub-targets out word for word"

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from todeval.evals.proactive_schema import ChatMessage, Environment, TargetPlan
+from todeval.nodes.judges.echo import repeated
 from todeval.nodes.judges.text import cue
 from todeval.nodes.proactive.text import content_stems, entities, reads_out
 
@@ -90,20 +91,9 @@ def user_accepts(messages: Sequence[ChatMessage], *, ended_early: bool) -> bool:
     return ended_early or commits(text)
 
 
-def normalised(text: str) -> str:
-    """A message compared as a line: lower case, single spaces."""
-    return " ".join(text.lower().split())
-
-
 def repeats(agent: Sequence[str]) -> int:
-    """Agent messages that repeat an earlier one word for word."""
-    seen: set[str] = set()
-    count = 0
-    for text in agent:
-        line = normalised(text)
-        count += line in seen
-        seen.add(line)
-    return count
+    """Agent messages that repeat an earlier one (the same words: :mod:`nodes.judges.echo`)."""
+    return sum(repeated(agent))
 
 
 @dataclass(frozen=True)
