@@ -14,7 +14,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export TODEVAL_DATA_DIR := $(DATA)
 
-.PHONY: demo review test test-unit test-integration lint format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger train-turn-quality train-status-acts validity floors clean
+.PHONY: demo review test test-unit test-integration lint parser-manifest format typecheck bench dev model train-segmenter train-goal-extractor train-memory-judger train-turn-quality train-status-acts validity floors clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -145,6 +145,9 @@ lint: $(VENV)/.installed  ## ruff, ruff format, mypy --strict and the layer cont
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+parser-manifest: $(VENV)/.installed  ## rewrite cli/parser_manifest.json after changing a command's options (--help and usage errors answer from it)
+	$(BIN)/python -m todeval.cli.manifest
 
 format: $(VENV)/.installed
 	$(BIN)/ruff format .

@@ -5,7 +5,7 @@ into a temporary ``git worktree`` (no network), then runs the same ``todeval eva
 first ``--size`` SGD dev dialogues (``$TODEVAL_DATA_DIR``, dev schema, every local suite) in
 each tree, with that tree on ``PYTHONPATH`` and this venv's interpreter, and prints one table:
 
-- start-up: ``todeval --help`` and a usage error (best of three);
+- start-up: ``todeval --help``, a usage error and ``todeval evaluate --help`` (best of three);
 - cold (an empty ``TODEVAL_HOME``: no embedding cache) and warm (the second run on the same
   home, fresh checkpoints) wall time at 1 and 2 workers, the speed-up, and records/s; the
   warm runs' CPU seconds (the run's process and its workers), which a busy machine blurs less;
@@ -315,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         full = [*corpus, "--limit", str(args.size)]
         each("start-up --help", lambda t: t.startup("help", ["--help"]), 1)
         each("start-up, usage error", lambda t: t.startup("usage", ["evaluate", "--no-such"]), 1)
+        each("start-up, evaluate --help", lambda t: t.startup("command", ["evaluate", "--help"]), 1)
         one, two = [*full, "--workers", "1"], [*full, "--workers", "2"]
         # The first cold 1-worker run fills the home the warm runs reuse (each tree its own).
         each("cold, 1 worker", lambda t: t.evaluate("cold-1", one, cold=True))
@@ -355,6 +356,7 @@ def report(trees: list[Tree], size: int, tenth: int) -> str:
 
     row("start-up: todeval --help", "help", lambda t, n: t.startup_s.get(n))
     row("start-up: a usage error", "usage", lambda t, n: t.startup_s.get(n))
+    row("start-up: todeval evaluate --help", "command", lambda t, n: t.startup_s.get(n))
     for kind in ("cold", "warm"):
         row(f"{kind}, 1 worker: wall", f"{kind}-1", wall)
         row(f"{kind}, 2 workers: wall", f"{kind}-2", wall)

@@ -11,6 +11,16 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
+from todeval.cli.arguments import (
+    UsageError,
+    count,
+    input_path,
+    positive,
+    thresholds,
+    unit_interval,
+    writable_file,
+    writable_folder,
+)
 from todeval.graphs.api import (
     EVALUATE_DEFAULTS,
     SUITES,
@@ -20,12 +30,10 @@ from todeval.graphs.api import (
     Context,
     DatasetFormatError,
     Format,
-    GateSpecError,
     JudgeConfigError,
     JudgeSpecError,
     RunReadError,
     Suite,
-    Threshold,
     build_context,
     check_roles,
     detect_format,
@@ -34,7 +42,6 @@ from todeval.graphs.api import (
     is_setting,
     llm_specs,
     old_role_names,
-    parse_thresholds,
     read_prices,
     role_defaults,
     suite_named,
@@ -46,6 +53,11 @@ T = TypeVar("T")
 
 __all__ = [
     "GATE_FAILED",
+    "count",
+    "positive",
+    "unit_interval",
+    "writable_file",
+    "writable_folder",
     "usage_errors",
     "UsageError",
     "add_gate_arguments",
@@ -60,10 +72,6 @@ __all__ = [
     "resolved_format",
     "with_llm_settings",
 ]
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for (bad spec, missing file): exit code 2."""
 
 
 def usage_errors() -> tuple[type[Exception], ...]:
@@ -124,14 +132,6 @@ def progress(
                 bar.close()
 
 
-def input_path(raw: str) -> Path:
-    """An existing input file or folder, else a UsageError naming it."""
-    path = Path(raw).expanduser()
-    if not path.exists():
-        raise UsageError(f"input not found: {path}")
-    return path
-
-
 def resolved_format(source: Path, fmt: str) -> Format:
     """``--format``, with ``auto`` decided from the file (a UsageError when it cannot be)."""
     if fmt != "auto":
@@ -176,59 +176,6 @@ def add_corpus_arguments(
     )
     parser.add_argument("--limit", type=count, default=None, help="only the first N records")
     add_llm_arguments(parser, dry_run=False)
-
-
-def count(raw: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
-    return value
-
-
-def positive(raw: str) -> float:
-    """An argparse type: a number above 0."""
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {raw}")
-    return value
-
-
-def unit_interval(raw: str) -> float:
-    """An argparse type: a threshold in [0, 1]."""
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {raw}")
-    return value
-
-
-def writable_folder(raw: str) -> Path:
-    """An argparse type: an output folder that is, or can be made, writable (made later)."""
-    path = Path(raw).expanduser()
-    existing = next(p for p in (path, *path.absolute().parents) if p.exists())
-    if not existing.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write to {path}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"cannot write to {path}: {existing} is not writable")
-    return path
-
-
-def writable_file(raw: str) -> Path:
-    """An argparse type: an output file in a folder that is, or can be made, writable."""
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write to {path}: it is a folder")
-    writable_folder(str(path.parent))
-    return path
 
 
 LLM_FLAGS = {
@@ -520,7 +467,7 @@ def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure
     """``--fail-under FIGURE=VALUE[,...]`` and ``--allow-na``, for gating a release."""
     parser.add_argument(
         "--fail-under",
-        type=_thresholds,
+        type=thresholds,
         default={},
         metavar="FIGURE=VALUE[,...]",
         help=f"exit {GATE_FAILED} when {what} is under its threshold (or n/a), e.g. "
@@ -532,13 +479,6 @@ def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure
         action="store_true",
         help="with --fail-under: a figure the run cannot compute (n/a) passes instead of failing",
     )
-
-
-def _thresholds(text: str) -> dict[str, Threshold]:
-    try:
-        return parse_thresholds(text)
-    except GateSpecError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def gate(args: argparse.Namespace, figures: Any, code: int) -> int:

@@ -72,79 +72,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("evaluate", "run every evaluation that applies to each record; one report (the main job)", ()),
-    (
-        "compare",
-        "compare two `todeval evaluate` runs: every metric with bootstrap 95%% intervals",
-        (),
-    ),
-    (
-        "experiment",
-        "the evaluation's figures as a LangSmith experiment (uploaded with an API key)",
-        (),
-    ),
-    (
-        "goal-success",
-        "Goal Success Rate and root causes (E1-E7) with multi-teacher voting",
-        ("gsr",),
-    ),
-    ("segment", "split dialogues into goals (= goal-success --segmentation-only)", ()),
-    (
-        "goal-tracking",
-        "track every user goal and its lifecycle turn by turn (ATOD agentic memory)",
-        ("track-goals",),
-    ),
-    (
-        "goal-shift",
-        "goal-shift robustness of tool-using agents: TSR, TUE, TCRR, GSRT (AgentChangeBench)",
-        (),
-    ),
-    ("memory", "multi-session memory: build the benchmark, evaluate MAP on it", ()),
-    (
-        "proactive",
-        "ProactiveEval target planning and dialogue guidance on an agent (paper 003)",
-        (),
-    ),
-    (
-        "review",
-        "answer the turns a goal-success run escalated to a human, then rewrite its outputs",
-        (),
-    ),
-    ("simulate", "run an agent live against a simulated user and a tool database (tau2 run)", ()),
-    ("synthesize", "write evaluation data with a paper's synthesis pipeline (proactive, atod)", ()),
-    ("config", "print every todeval.toml setting with its description and default", ()),
-)
-"""Every command with its one-line help, for ``todeval --help`` without importing any command
-(a test holds it equal to what :func:`build_parser` registers)."""
-
-
-def quick_parser() -> argparse.ArgumentParser:
-    """The top-level parser with each command's name and help only: nothing heavy imported."""
-    parser = Parser(prog="todeval", description=DESCRIPTION)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, summary, aliases in COMMANDS:
-        subparsers.add_parser(name, help=summary, aliases=list(aliases), add_help=False)
-    return parser
-
-
-def _needs_commands(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` names a command (else the quick parser answers: help or usage error)."""
-    first = next((arg for arg in argv if not arg.startswith("-")), None)
-    known = {name for name, _, aliases in COMMANDS for name in (name, *aliases)}
-    return first in known and argv.index(first) == 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``todeval`` script."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not _needs_commands(argv):  # `todeval`, `todeval --help`, an unknown command: fast
-        try:
-            quick_parser().parse_args(argv)
-        except SystemExit as done:
-            return done.code if isinstance(done.code, int) else 2
-    return _run(argv)
+    answered = _answered_from_manifest(argv)  # --help or a usage error: no command imported
+    return _run(argv) if answered is None else answered
+
+
+def _answered_from_manifest(argv: Sequence[str]) -> int | None:
+    """The exit code of ``--help`` or a usage error, answered from the parser manifest.
+
+    Arguments that name a command are parsed with that command's parser alone; others
+    (``todeval``, ``todeval --help``, an unknown command) with the command names. None when
+    the arguments parse (or need a command's own check): the real parser parses them again and
+    the command runs.
+    """
+    from todeval.cli.arguments import UsageError
+    from todeval.cli.manifest import NeedsCommand, manifest_parser
+
+    try:
+        command = next((arg for arg in argv if not arg.startswith("-")), None)
+        parser = manifest_parser(Parser, command=command)
+    except (OSError, ValueError, LookupError):  # none, or unreadable: the real parser answers
+        return None
+    try:
+        parser.parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error (2), already printed
+        return done.code if isinstance(done.code, int) else 2
+    except UsageError as error:  # raised by an argument's type (e.g. input_path)
+        print(f"todeval: error: {error}", file=sys.stderr)
+        return 2
+    except NeedsCommand:
+        return None
+    return None
 
 
 def _run(argv: Sequence[str]) -> int:

@@ -40,6 +40,7 @@ def test_the_wheel_holds_one_top_level_name_and_the_report_templates(wheel: Path
     assert top == {"todeval"}
     assert "todeval/evals/report/templates/page.html.j2" in names
     assert "todeval/nodes/goal_success/judges/turn_quality/turn_quality.npz" in names
+    assert "todeval/cli/parser_manifest.json" in names  # --help without importing the commands
     assert not LAYERS & top
 
 

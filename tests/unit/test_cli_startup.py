@@ -1,38 +1,215 @@
-"""``todeval --help`` answers without importing any command (start-up time: ``make bench``)."""
+"""``todeval --help`` and every command's ``--help`` and usage errors import no command.
+
+They answer from the parser manifest (:mod:`cli.manifest`). These tests hold the manifest file
+equal to the real parser of a fresh process, and check that the parsers rebuilt from a
+description answer every ``--help`` and usage error as the parser described (this process's
+own, which other tests may have given a toy judge role). Start-up times: ``make bench``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
-from todeval.cli.main import COMMANDS, build_parser, main
+import pytest
+
+from todeval.cli.main import Parser, _answered_from_manifest, build_parser, main
+from todeval.cli.manifest import MANIFEST, NeedsCommand, describe, manifest_parser
+
+HEAVY = (
+    "langgraph",
+    "langchain_core",
+    "langsmith",
+    "chromadb",
+    "networkx",
+    "numpy",
+    "onnxruntime",
+    "pandas",
+    "todeval.graphs",
+    "todeval.nodes",
+    "todeval.stores",
+)
+"""What no ``--help`` or usage error may import (``todeval.graphs`` and below import the rest)."""
+
+REAL = build_parser()
+DESCRIBED = describe(REAL)
 
 
-def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str, tuple[str, ...]]]:
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    rows = []
-    for choice in action._choices_actions:
-        sub = action.choices[choice.dest]
-        aliases = tuple(a for a, p in action.choices.items() if p is sub and a != choice.dest)
-        rows.append((choice.dest, str(choice.help), aliases))
-    return rows
+def _paths(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every command and subcommand (aliases included) with its parser."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _paths(sub, (*path, name))
 
 
-def test_the_quick_command_table_is_the_full_parsers() -> None:
-    assert list(COMMANDS) == _commands(build_parser())
+COMMAND_PATHS = [path for path, _ in _paths(REAL) if path]
 
 
-def test_help_imports_no_command_and_no_graph() -> None:
-    code = (
-        "import sys; from todeval.cli.main import main; main(['--help'])\n"
-        "heavy = [m for m in sys.modules if m.startswith(('todeval.graphs', 'todeval.nodes', "
-        "'langgraph', 'langchain'))]\n"
-        "print(heavy)"
+@pytest.fixture
+def described(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main`` reads the description of this process's real parser as its manifest."""
+    manifest = tmp_path / "parser_manifest.json"
+    manifest.write_text(json.dumps(DESCRIBED), encoding="utf-8")
+    monkeypatch.setattr("todeval.cli.manifest.MANIFEST", manifest)
+
+
+_STRUCTURE = {"actions", "attributes", "subparsers", "commands", "parser"}
+"""Keys of the manifest that hold parsers and actions, not what they are."""
+
+
+def _difference(written: Any, real: Any, where: str = "") -> str | None:
+    """Where two descriptions first differ (parser, option, attribute), else None."""
+    if isinstance(written, dict) and isinstance(real, dict):
+        if isinstance(real.get("prog"), str):
+            where = real["prog"]  # a parser
+        elif isinstance(real.get("attributes"), dict):  # an action
+            where += f" {real['attributes']['option_strings'] or real['attributes']['dest']}"
+        for key in dict.fromkeys([*written, *real]):
+            inner = where if key in _STRUCTURE else f"{where} {key}"
+            found = _difference(written.get(key), real.get(key), inner)
+            if found:
+                return found
+        return None
+    if isinstance(written, list) and isinstance(real, list) and len(written) == len(real):
+        for a, b in zip(written, real, strict=True):
+            found = _difference(a, b, where)
+            if found:
+                return found
+        return None
+    return None if written == real else f"{where}: {written!r} in the file, {real!r} now"
+
+
+def test_the_parser_manifest_is_the_real_parser() -> None:
+    fresh = (  # a fresh process: no test has declared a toy judge role there
+        "import json; from todeval.cli.main import build_parser; "
+        "from todeval.cli.manifest import describe; print(json.dumps(describe(build_parser())))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
-    assert "evaluate" in out.stdout
+    done = subprocess.run([sys.executable, "-c", fresh], capture_output=True, text=True, check=True)
+    written = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    difference = _difference(written, json.loads(done.stdout))
+    assert difference is None, (
+        f"cli/parser_manifest.json is out of date ({difference}): run make parser-manifest"
+    )
+
+
+def test_the_manifest_parser_prints_every_help_as_the_real_one() -> None:
+    real = dict(_paths(REAL))
+    top = manifest_parser(Parser, DESCRIBED)  # the command names only: todeval --help
+    assert top.format_help() == REAL.format_help()
+    assert top.format_usage() == REAL.format_usage()
+    for command in {path[0] for path in COMMAND_PATHS}:
+        rebuilt = dict(_paths(manifest_parser(Parser, DESCRIBED, command=command)))
+        assert (command,) in rebuilt and set(rebuilt) <= set(real)
+        for path, parser in rebuilt.items():
+            if path:
+                assert parser.format_help() == real[path].format_help(), " ".join(path)
+                assert parser.format_usage() == real[path].format_usage(), " ".join(path)
+                assert parser.prog == real[path].prog
+
+
+def _real_answer(argv: Sequence[str]) -> tuple[Any, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            REAL.parse_args(argv)
+            code: Any = None
+        except SystemExit as done:
+            code = done.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def _manifest_answer(argv: Sequence[str]) -> tuple[Any, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _answered_from_manifest(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+USAGE_ERRORS = [
+    [],
+    ["bogus"],
+    ["--nope", "evaluate"],
+    *[[*path, "--nope"] for path in COMMAND_PATHS],
+    *[list(path) for path in COMMAND_PATHS if path[0] not in ("config", "experiment")],  # parse
+    ["evaluate", "in.json", "--out", ".", "--limit", "0"],
+    ["evaluate", "in.json", "--out", ".", "--workers", "x"],
+    ["evaluate", "in.json", "--out", ".", "--fail-under", "bogus"],
+    ["evaluate", "in.json", "--out", ".", "--fail-under", "gsr=0.4", "--nope"],
+    ["compare", "a", "b", "--top", "0"],
+    ["goal-success", "in", "--out", ".", "--threshold", "2"],
+    ["goal-success", "in", "--out", ".", "--format", "xml"],
+    ["goal-tracking", "in", "--out", ".", "--tracker", "bogus"],
+    ["goal-shift", "in", "--out", ".", "--compat", "bogus", "--no-reuse-judgments"],
+    ["memory", "eval", "b", "--out", ".", "--retrieval", "bogus"],
+    ["proactive", "guide", ".", "--out", ".", "--runs", "0"],
+    ["simulate", "--domain", "bogus"],
+    ["simulate", "--domain", "airline", "--nope"],
+    ["synthesize", "atod", "--n", "x"],
+]
+
+
+@pytest.mark.usefixtures("described")
+@pytest.mark.parametrize("argv", USAGE_ERRORS, ids=" ".join)
+def test_the_manifest_parser_answers_usage_errors_as_the_real_one(argv: list[str]) -> None:
+    real = _real_answer(argv)
+    assert real[0] == 2  # a usage error, else the case tests nothing
+    assert _manifest_answer(argv) == real
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["memory", "eval", "b", "--out", ".", "--agreeableness", "high"],  # warns: deprecated
+        ["simulate", "--domain", "airline", "--tool-faults", "bad"],  # its own type
+    ],
+    ids=" ".join,
+)
+@pytest.mark.usefixtures("described")
+def test_what_only_a_command_can_check_goes_to_its_parser(argv: list[str]) -> None:
+    with pytest.raises(NeedsCommand):
+        manifest_parser(Parser, DESCRIBED, command=argv[0]).parse_args(argv)
+    assert _manifest_answer(argv) == (None, "", "")  # the real parser will parse them
+
+
+def test_arguments_that_parse_reach_the_real_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    # `config` parses with no arguments: the real parser runs the command (prints the template).
+    assert main(["config"]) == 0
+    assert "[judges]" in capsys.readouterr().out
+
+
+def test_help_and_usage_errors_import_nothing_heavy() -> None:
+    cases = [["--help"], ["bogus"]]
+    cases += [[*path, flag] for path in COMMAND_PATHS for flag in ("--help", "--nope")]
+    code = (
+        "import json, sys\n"
+        "from todeval.cli.main import main\n"
+        f"HEAVY = {HEAVY!r}\n"
+        "report = []\n"
+        f"for argv in {cases!r}:\n"
+        "    code = main(argv)\n"
+        "    heavy = sorted(m for m in sys.modules if m.startswith(HEAVY))\n"
+        "    report.append([argv, code, heavy])\n"
+        "print('REPORT', json.dumps(report))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
+    report = json.loads(line.removeprefix("REPORT "))
+    assert len(report) == len(cases)
+    for argv, exit_code, heavy in report:
+        assert exit_code == (0 if argv[-1] == "--help" else 2), argv
+        assert heavy == [], argv
+    assert "usage: todeval evaluate" in done.stdout
 
 
 def test_no_command_and_an_unknown_one_are_usage_errors() -> None:
