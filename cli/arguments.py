@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from todeval.evals.metrics.gate import GateSpecError, Threshold, parse_thresholds
 
@@ -25,6 +27,9 @@ __all__ = [
 ]
 
 
+N = TypeVar("N", int, float)
+
+
 class UsageError(Exception):
     """A problem with what the user asked for (bad spec, missing file): exit code 2."""
 
@@ -37,37 +42,30 @@ def input_path(raw: str) -> Path:
     return path
 
 
+def _number(raw: str, cast: Callable[[str], N], kind: str, ok: Callable[[N], bool], want: str) -> N:
+    """``raw`` read by ``cast``; an ArgumentTypeError naming ``kind`` or ``want`` otherwise."""
+    try:
+        value = cast(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {kind}, got {raw!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {want}, got {value if cast is int else raw}")
+    return value
+
+
 def count(raw: str) -> int:
     """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
-    return value
+    return _number(raw, int, "a whole number", lambda v: v >= 1, "1 or more")
 
 
 def positive(raw: str) -> float:
     """An argparse type: a number above 0."""
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {raw}")
-    return value
+    return _number(raw, float, "a number", lambda v: v > 0, "a number above 0")
 
 
 def unit_interval(raw: str) -> float:
     """An argparse type: a threshold in [0, 1]."""
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {raw!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {raw}")
-    return value
+    return _number(raw, float, "a number", lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
 
 
 def writable_folder(raw: str) -> Path:
