@@ -25,6 +25,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -100,6 +101,55 @@ def _file_digest(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+@dataclass(frozen=True)
+class _Model:
+    """The MiniLM tokenizer and onnxruntime session, and what the session's signature says."""
+
+    tokenizer: Any
+    session: Any
+    with_token_types: bool
+    id_dtype: type[np.signedinteger[Any]]
+    output_name: str
+    pooled_output: bool
+    """Token embeddings (batch, seq, dim) get mean-pooled; a (batch, dim) output is pooled."""
+
+    @classmethod
+    def load(cls, tokenizer_path: Path, onnx_path: Path) -> _Model:
+        """Load both files.
+
+        Raises:
+            ValueError: The model lacks the ``input_ids`` / ``attention_mask`` inputs.
+        """
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        # tokenizer.json files ship with fixed padding (128 or 256); pad per batch instead.
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        ort = _onnxruntime()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # No busy-waiting between calls: the cores are shared with the rest of the pipeline.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        inputs = {item.name: item for item in session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= inputs.keys():
+            raise ValueError(f"{onnx_path} lacks input_ids/attention_mask inputs")
+        output = session.get_outputs()[0]
+        return cls(
+            tokenizer=tokenizer,
+            session=session,
+            with_token_types="token_type_ids" in inputs,
+            id_dtype=np.int32 if inputs["input_ids"].type == "tensor(int32)" else np.int64,
+            output_name=output.name,
+            pooled_output=len(output.shape) == 2,
+        )
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings: L2-normalised float32 vectors of size 384.
 
@@ -131,41 +181,22 @@ class MiniLMEmbedder:
         self.model_calls = 0
         self.texts_encoded = 0
         self._counter_lock = threading.Lock()  # guards the counters and the pool
-        self._tokenizer = self._load_tokenizer(self.files.tokenizer_path)
-        self._session = self._load_session(self.files.onnx_path)
-        inputs = {item.name: item for item in self._session.get_inputs()}
-        if not {"input_ids", "attention_mask"} <= inputs.keys():
-            raise ValueError(f"{self.files.onnx_path} lacks input_ids/attention_mask inputs")
-        self._with_token_types = "token_type_ids" in inputs
-        self._id_dtype = np.int32 if inputs["input_ids"].type == "tensor(int32)" else np.int64
-        output = self._session.get_outputs()[0]
-        # Token embeddings (batch, seq, dim) get mean-pooled; a (batch, dim) output is pooled.
-        self._output_name: str = output.name
-        self._pooled_output = len(output.shape) == 2
+        self._model: _Model | None = None
+        self._model_lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self._executor_pid = 0
 
-    @staticmethod
-    def _load_tokenizer(path: Path) -> Any:
-        from tokenizers import Tokenizer
+    def _loaded(self) -> _Model:
+        """The tokenizer and onnxruntime session, loaded on the first text not in the cache.
 
-        tokenizer = Tokenizer.from_file(str(path))
-        # tokenizer.json files ship with fixed padding (128 or 256); pad per batch instead.
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        return tokenizer
-
-    def _load_session(self, path: Path) -> Any:
-        ort = _onnxruntime()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # No busy-waiting between calls: the cores are shared with the rest of the pipeline.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        A warm run finds every vector in the cache and never needs them (loading the session
+        took about 0.6 s in each process of a run).
+        """
+        if self._model is None:
+            with self._model_lock:
+                if self._model is None:
+                    self._model = _Model.load(self.files.tokenizer_path, self.files.onnx_path)
+        return self._model
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed a list of texts: shape (len(texts), 384), rows L2-normalised."""
@@ -193,7 +224,7 @@ class MiniLMEmbedder:
 
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         """Run the model on ``texts`` in length-sorted batches, concurrently."""
-        encodings = self._tokenizer.encode_batch(texts)
+        encodings = self._loaded().tokenizer.encode_batch(texts)
         lengths = np.array([len(encoding.ids) for encoding in encodings])
         # Longest first: the heaviest batches start early, so the threads finish together.
         order = np.argsort(-lengths, kind="stable")
@@ -238,17 +269,18 @@ class MiniLMEmbedder:
 
     def _forward(self, encodings: list[Any]) -> NDArray[np.float32]:
         """One onnxruntime call: pad to the longest text, mean-pool, L2-normalise."""
+        model = self._loaded()
         width = max(len(encoding.ids) for encoding in encodings)
-        ids = np.zeros((len(encodings), width), dtype=self._id_dtype)
+        ids = np.zeros((len(encodings), width), dtype=model.id_dtype)
         mask = np.zeros_like(ids)
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if self._with_token_types:
+        if model.with_token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        (hidden,) = self._session.run([self._output_name], feeds)
-        if self._pooled_output:
+        (hidden,) = model.session.run([model.output_name], feeds)
+        if model.pooled_output:
             pooled = np.asarray(hidden, dtype=np.float32)
         else:
             weights = mask.astype(np.float32)

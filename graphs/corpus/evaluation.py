@@ -120,7 +120,9 @@ def run_context(
     if not GoalSuccessSettings.of(context).routes:
         routes: dict[str, str] = {}
         for source, kind in inputs:
-            if kind in ("mtg", "sgd"):
+            # SGD turns carry their frames only (evals.datasets.sgd.sgd_dialogue), never a
+            # route: a pass over SGD dev before the run found none in 0.3 CPU s.
+            if kind == "mtg":
                 routes |= corpus_routes(source, kind, limit)
         updates["routes"] = routes
     if context.schema_path is None:

@@ -167,6 +167,11 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
     every = GoalTrackingSettings.of(context).audit_every
+    if not uses_llm(context) and tracking.cursor < len(tracking.history):
+        # Stage 0's scores of every new utterance in one step (the same numbers).
+        extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
+        pending = range(tracking.cursor, len(tracking.history))
+        extractor.prepare_dialogue([_utterance_at(tracking.history, i) for i in pending])
     while tracking.cursor < len(tracking.history):
         track_utterance(tracking, context)
         if every > 0 and tracking.cursor % every == 0:
@@ -192,11 +197,7 @@ def track_utterance(tracking: Tracking, context: Context) -> None:
 def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate], dict[str, int]]:
     """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
     history, cursor = tracking.history, tracking.cursor
-    current = history[cursor]
-    utterance = Utterance(current["turn"], current["speaker"], current["text"])
-    recent = [
-        Utterance(u["turn"], u["speaker"], u["text"]) for u in history[max(0, cursor - 4) : cursor]
-    ]
+    utterance, recent = _utterance_at(history, cursor)
     if uses_llm(context):
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
@@ -219,6 +220,18 @@ def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate]
             better = evidence.preferred(str(candidate["service"]), str(candidate["intent"]), said)
             candidate["service"] = better or candidate["service"]
     return candidates, {}
+
+
+def _utterance_at(
+    history: Sequence[Mapping[str, Any]], cursor: int
+) -> tuple[Utterance, list[Utterance]]:
+    """The utterance at ``cursor`` and the (up to) four before it, its context in Stage 0."""
+    current = history[cursor]
+    utterance = Utterance(current["turn"], current["speaker"], current["text"])
+    recent = [
+        Utterance(u["turn"], u["speaker"], u["text"]) for u in history[max(0, cursor - 4) : cursor]
+    ]
+    return utterance, recent
 
 
 def check_existence_of(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -94,6 +95,12 @@ class GoalMemory:
                 ephemeral=str(path) == MEMORY,
             )
         self._sym = SymbolicStore(path if path is not None else default_goal_memory_path())
+        # A private store (":memory:") changes only through this object, so its goals can be
+        # kept between writes: the tracker reads a dialogue's goals several times per utterance
+        # (about 4 % of a warm SGD-dev run parsed the same rows again). A file may have other
+        # writers, so it is always read.
+        self._private = str(self._sym.path) == MEMORY
+        self._read: dict[str, list[Goal]] = {}
 
     # -- goals ------------------------------------------------------------------------------
 
@@ -122,7 +129,7 @@ class GoalMemory:
             raise ValueError("a goal needs a description")
         initial = tracked_status(str(normalise_status(status)))
         vectors = self._embed([description])
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             if parent_id is not None and self._sym.get(dialogue_id, parent_id) is None:
                 raise ValueError(f"unknown parent goal {parent_id!r} in dialogue {dialogue_id!r}")
             seq = self._sym.next_seq(dialogue_id)
@@ -144,6 +151,14 @@ class GoalMemory:
                 self._index.upsert([goal], vectors)
         return goal
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write transaction of D_sym; the goals kept from earlier reads are dropped."""
+        self._read.clear()
+        with self._sym.transaction():
+            yield
+        self._read.clear()
+
     def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
         """One goal, or None if the dialogue has no goal with that id."""
         with self._lock:
@@ -153,13 +168,20 @@ class GoalMemory:
         """A dialogue's goals in insertion order (only those with ``statuses`` if given)."""
         wanted = None if statuses is None else [tracked_status(status) for status in statuses]
         with self._lock:
-            return self._sym.goals(dialogue_id, wanted)
+            if not self._private:
+                return self._sym.goals(dialogue_id, wanted)
+            every = self._read.get(dialogue_id)
+            if every is None:
+                every = self._read[dialogue_id] = self._sym.goals(dialogue_id)
+            if wanted is None:
+                return list(every)
+            return [goal for goal in every if goal.status in wanted]
 
     def update_slots(
         self, dialogue_id: str, goal_id: str, slots: Mapping[str, Any], *, turn: int
     ) -> Goal:
         """Merge slot values into a goal (new values win) and stamp ``updated_turn``."""
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             goal = self._sym.get(dialogue_id, goal_id)
             if goal is None:
                 raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
@@ -169,7 +191,7 @@ class GoalMemory:
 
     def rename_service(self, dialogue_id: str, goal_id: str, domain: str, *, turn: int) -> Goal:
         """Give a goal another domain or service (e.g. the sibling the dialogue was about)."""
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             goal = self._sym.get(dialogue_id, goal_id)
             if goal is None:
                 raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
@@ -188,7 +210,7 @@ class GoalMemory:
             completion with unmet prerequisites).
         """
         wanted = str(normalise_status(new_status))
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             goal = self._sym.get(dialogue_id, goal_id)
             if goal is not None and goal.status == wanted:
                 return TransitionResult("unchanged", goal, goal.status, wanted)
@@ -241,7 +263,7 @@ class GoalMemory:
         """
         if not math.isfinite(relation):
             raise ValueError(f"relation must be a finite number, not {relation!r}")
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             goal = self._sym.get(dialogue_id, goal_id)
             prerequisite = self._sym.get(dialogue_id, depends_on)
             if goal is None or prerequisite is None:
@@ -320,7 +342,7 @@ class GoalMemory:
         """
         goals = [replace(Goal.from_dict(dict(item)), dialogue_id=dialogue_id) for item in snapshot]
         vectors = self._embed([goal.description for goal in goals]) if goals else None
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             self._sym.clear(dialogue_id)
             if self._index is not None:
                 self._index.delete_dialogue(dialogue_id)
@@ -335,7 +357,7 @@ class GoalMemory:
 
     def clear(self, dialogue_id: str) -> None:
         """Forget a dialogue: its goals, edges, rejection log and vectors."""
-        with self._lock, self._sym.transaction():
+        with self._lock, self._writing():
             self._sym.clear(dialogue_id)
             if self._index is not None:
                 self._index.delete_dialogue(dialogue_id)

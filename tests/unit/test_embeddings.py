@@ -74,7 +74,7 @@ def test_padding_does_not_change_a_vector(embedder: MiniLMEmbedder) -> None:
 def test_texts_are_truncated_at_256_tokens(embedder: MiniLMEmbedder) -> None:
     very_long = " ".join([LONG] * 3)  # ~290 tokens
     longer = very_long + " and a garden" * 40
-    assert len(embedder._tokenizer.encode(longer).ids) == emb.MAX_TOKENS
+    assert len(embedder._loaded().tokenizer.encode(longer).ids) == emb.MAX_TOKENS
     first, second = embedder.embed([very_long, longer])
     np.testing.assert_allclose(first, second, atol=1e-6)
 
@@ -114,6 +114,7 @@ def test_cache_hits_skip_the_model_and_return_identical_vectors(
     second = MiniLMEmbedder(model_dir, cache=EmbeddingCache(path, memory_bytes=0), threads=1)
     warm = second.embed([RESTAURANT, PASSWORD])
     assert second.texts_encoded == 0 and second.model_calls == 0
+    assert second._model is None  # a warm cache never loads the onnxruntime session
     assert np.array_equal(warm, cold[::-1])
     mixed = second.embed([PASSWORD, PASSWORD_PARAPHRASE])
     assert second.texts_encoded == 1  # only the new text went through the model

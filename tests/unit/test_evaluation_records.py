@@ -70,3 +70,15 @@ def test_sgd_dialogues_carry_goal_gold_from_the_acts() -> None:
     first = next(r for r in load_evaluation_records(SGD_DEV) if isinstance(r, EvaluationRecord))
     assert first.atod is not None and first.atod.goal_list  # gold goals derived from the acts
     assert first.dialogue.turns[0].is_new_goal is not None  # segmentation gold kept
+
+
+@pytest.mark.skipif(not SGD_DEV.exists(), reason="shared SGD data not present")
+def test_sgd_turns_name_no_route_so_the_evaluation_reads_them_once() -> None:
+    """Issue 32: ``todeval evaluate`` skips the route pass over SGD (its turns carry frames)."""
+    from todeval.graphs.corpus.evaluation import evaluation_context, run_context
+    from todeval.graphs.corpus.goal_success import corpus_routes
+    from todeval.nodes.goal_success.settings import GoalSuccessSettings
+
+    assert corpus_routes(SGD_DEV, "sgd", 300) == {}
+    context = run_context(evaluation_context(), [(SGD_DEV, "sgd")], 300)
+    assert GoalSuccessSettings.of(context).routes == {}

@@ -291,3 +291,29 @@ def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
             assert batched.dtype == np.float32 and overall.dtype == np.float32
             assert batched[k].tobytes() == _margin(row, exclude).tobytes()
             assert overall[k].tobytes() == _masked_margin(row).tobytes()
+
+
+def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
+    extractor: LocalGoalExtractor,
+) -> None:
+    """Issue 32: ``prepare_dialogue`` batches the features; the bits do not change."""
+    texts = [
+        ("USER", "I'd like to find a dentist in Oakland."),
+        ("SYSTEM", "Dr. Ruiz has an opening. Would you like to book an appointment?"),
+        ("USER", "Yes, book it for 3 pm please."),
+        ("SYSTEM", "Done. Anything else?"),
+        ("USER", "What's the weather like there tomorrow?"),
+        ("SYSTEM", ""),
+        ("USER", "Also reserve a table for four at a cheap place."),
+        ("USER", "   "),
+    ]
+    history = [Utterance(turn, speaker, text) for turn, (speaker, text) in enumerate(texts)]
+    pending = [(u, history[max(0, i - 4) : i]) for i, u in enumerate(history)]
+    alone = [extractor.probabilities(u, c) for u, c in pending if u.speaker == "USER"]
+    extractor.prepare_dialogue(pending)
+    assert extractor._prepared  # the scores come from the batch, not recomputed
+    batched = [extractor.probabilities(u, c) for u, c in pending if u.speaker == "USER"]
+    for one, other in zip(alone, batched, strict=True):
+        assert one.tobytes() == other.tobytes()
+    first, context = pending[0]
+    assert [g.intent for g in extractor.extract(first, context)] == ["FindDentist"]

@@ -386,3 +386,23 @@ def test_restore_undoes_writes_after_a_snapshot(memory: GoalMemory) -> None:
     assert list(memory.graph("d1").edges) == [(hotel.id, payment.id)]
     assert {goal.id for goal, _ in memory.neighbours("d1", "rent a car", 5)} == {"g1", "g2"}
     assert memory.insert("d1", "Rent a car", turn=4).id == "g3"  # numbering continues
+
+
+def test_a_private_store_reads_every_write_back(tmp_path: Path) -> None:
+    """In memory the goals are kept between writes (issue 32): each write is still seen."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+        for store in (private, file):
+            first = store.insert("d1", "book a table", turn=0, domain="Restaurants_1")
+            assert [goal.id for goal in store.goals("d1")] == [first.id]
+            listed = store.goals("d1")
+            listed.clear()  # the caller's list, not the store's
+            store.update_slots("d1", first.id, {"city": "Paris"}, turn=1)
+            assert store.goals("d1")[0].slots == {"city": "Paris"}
+            second = store.insert("d1", "find a hotel", turn=2, domain="Hotels_1")
+            store.transition("d1", first.id, "completed", turn=3, proposed_by="test")
+            assert [goal.id for goal in store.goals("d1", ["completed"])] == [first.id]
+            assert [goal.id for goal in store.goals("d1", ["open"])] == [second.id]
+            assert store.snapshot("d1") == [goal.to_dict() for goal in store.goals("d1")]
+            store.clear("d1")
+            assert store.goals("d1") == []
+        assert private.snapshot("d2") == file.snapshot("d2") == []

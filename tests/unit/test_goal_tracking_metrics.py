@@ -674,3 +674,16 @@ def test_metric_validity_correlates_each_metric_with_dgcr() -> None:
     assert flat["ntc"]["pearson"] is None and "same in every dialogue" in flat["ntc"]["reason"]
     assert ranks([3.0, 1.0, 3.0, 2.0]) == [3.5, 1.0, 3.5, 2.0]
     assert spearman([1, 2, 3, 4], [1, 3, 2, 4]) == 0.8
+
+
+def test_gold_statuses_kept_for_one_dialogue_never_leak_into_another() -> None:
+    """Issue 32: the last dialogue's gold timeline is kept; asking about another recomputes."""
+    for _ in range(2):
+        assert gold_statuses_at(D1.turns, 3) == {"g1": "pending", "g2": "open", "g3": NM}
+        assert gold_statuses_at(D2.turns, 2) == {"h1": "completed", "h2": NM}
+    shorter = list(D1.turns[:2])
+    assert gold_statuses_at(shorter) == gold_statuses_at(D1.turns, 2)
+    shorter.append(D1.turns[2])  # the same list, longer: not the kept timeline
+    assert gold_statuses_at(shorter) == gold_statuses_at(D1.turns, 3)
+    gold_statuses_at(D1.turns).clear()  # a caller's copy
+    assert gold_statuses_at(D1.turns, 3) == {"g1": "pending", "g2": "open", "g3": NM}

@@ -38,7 +38,7 @@ def gold_statuses_at(turns: Sequence[AtodTurn], turn: int | None = None) -> dict
     last = len(turns) if turn is None else turn
     if not 1 <= last <= len(turns):
         raise ValueError(f"turn must be in 1..{len(turns)}, got {turn}")
-    return gold_timeline(turns[:last])[-1]
+    return dict(_timeline_of(turns)[last - 1])
 
 
 def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
@@ -94,10 +94,29 @@ def gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
     return timeline
 
 
+_LAST_TIMELINE: tuple[Sequence[AtodTurn], int, list[dict[str, str]]] | None = None
+
+
+def _timeline_of(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
+    """:func:`gold_timeline` of ``turns``, kept for the last dialogue asked (do not change it).
+
+    Scoring one dialogue asks for its gold statuses at a dozen points (the final match, each
+    point of the progress curve, first mentions), each a walk over every utterance: a tenth
+    of the goal-tracking tally in a corpus run's main process.
+    """
+    global _LAST_TIMELINE
+    last = _LAST_TIMELINE  # one read: another thread may replace it, never change it
+    if last is not None and last[0] is turns and last[1] == len(turns):
+        return last[2]
+    timeline = gold_timeline(turns)
+    _LAST_TIMELINE = (turns, len(turns), timeline)
+    return timeline
+
+
 def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
     """Gold goal id -> the first utterance after which it is mentioned."""
     first: dict[str, int] = {}
-    for utterance, state in zip(turns, gold_timeline(turns), strict=True):
+    for utterance, state in zip(turns, _timeline_of(turns), strict=True):
         for goal_id, status in state.items():
             if is_mentioned(status):
                 first.setdefault(goal_id, utterance.turn_id)

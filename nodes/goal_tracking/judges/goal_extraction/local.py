@@ -20,7 +20,11 @@ import numpy as np
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, stated_values
 from todeval.nodes.goal_tracking.judges.goal_extraction import CandidateGoal, Utterance
-from todeval.nodes.goal_tracking.judges.goal_extraction.features import goal_features
+from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
+    UtteranceInput,
+    goal_features,
+    goal_features_many,
+)
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from todeval.nodes.judges.classifier import MLPClassifier
 from todeval.nodes.judges.text import cue, sentences
@@ -102,6 +106,7 @@ class LocalGoalExtractor:
         self.vectors = VectorTable(embed)
         self.max_goals = max_goals
         self._index: SchemaIndex | None = None
+        self._prepared: dict[tuple[str, tuple[tuple[str, str], ...]], FloatArray] = {}
 
     @property
     def model(self) -> MLPClassifier:
@@ -140,15 +145,14 @@ class LocalGoalExtractor:
             return [CandidateGoal(clause, "", "", {}, 0.6, utterance.text)]
         return self._schema_goals(utterance, context, system, clause)
 
-    def features(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
-        """Feature rows for every intent of the schema (row order of ``index``)."""
+    def _input(self, utterance: Utterance, context: Sequence[Utterance]) -> UtteranceInput:
+        """What the features read of ``utterance`` and its context."""
         system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
         users = [u.text for u in context if u.speaker == "USER" and u.text.strip()]
         everything = [u.text for u in context if u.text.strip()]
         vectors = self.vectors.get([utterance.text, *everything])
         by_text = dict(zip(everything, vectors[1:], strict=True))
-        return goal_features(
-            self.index,
+        return UtteranceInput(
             vectors[0],
             utterance.text,
             by_text[system] if system else None,
@@ -158,8 +162,47 @@ class LocalGoalExtractor:
             " ".join(everything),
         )
 
+    def features(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
+        """Feature rows for every intent of the schema (row order of ``index``)."""
+        item = self._input(utterance, context)
+        return goal_features(
+            self.index,
+            item.utterance,
+            item.utterance_text,
+            item.system,
+            item.system_text,
+            item.context_users,
+            item.context_all,
+            item.context_text,
+        )
+
+    def prepare_dialogue(self, pending: Sequence[tuple[Utterance, Sequence[Utterance]]]) -> None:
+        """Score a dialogue's user utterances (each with its context) in one step.
+
+        :meth:`probabilities` then reads them: the same numbers as one utterance at a time
+        (:func:`~.features.goal_features_many`), at about half the cost. Each call replaces
+        the last dialogue's scores, so memory stays flat; an utterance not prepared (another
+        dialogue's, in a concurrent run) is scored on its own.
+        """
+        if self.schema is None:
+            return
+        wanted = [(u, c) for u, c in pending if u.speaker == "USER" and u.text.strip()]
+        if not wanted or not len(self.index):
+            self._prepared = {}
+            return
+        n = len(self.index)
+        features = goal_features_many(self.index, [self._input(u, c) for u, c in wanted])
+        # The model runs per utterance: a product over more rows may round differently.
+        self._prepared = {
+            _key(u, c): self.model.predict_proba(features[k * n : (k + 1) * n])
+            for k, (u, c) in enumerate(wanted)
+        }
+
     def probabilities(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
         """The model's probability for every intent of the schema (row order of ``index``)."""
+        prepared = self._prepared.get(_key(utterance, context))
+        if prepared is not None:
+            return prepared
         return self.model.predict_proba(self.features(utterance, context))
 
     def ranked(self, utterance: Utterance, context: Sequence[Utterance]) -> list[tuple[int, float]]:
@@ -210,6 +253,13 @@ class LocalGoalExtractor:
                 CandidateGoal(description, service, intent, slots, round(p, 4), utterance.text)
             )
         return goals
+
+
+def _key(
+    utterance: Utterance, context: Sequence[Utterance]
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What an utterance's scores depend on: its text and its context's speakers and texts."""
+    return utterance.text, tuple((u.speaker, u.text) for u in context)
 
 
 class LocalGoalExtraction:
