@@ -7,7 +7,8 @@ One definition for every judge that asks (issue 28: no second implementation):
   ``overlap=0.9``);
 * the turn-quality teachers take a reply that is the user's message again as certain evidence
   of a failure, E1 (:func:`~nodes.goal_success.judges.turn_quality.tool_evidence.echoes_user`:
-  the same words, at least three of them);
+  the same words in the same order, at least three of them: a reply that turns a yes/no
+  question round, "It is a non smoking hotel.", answers it);
 * the local guidance judge (ProactiveEval) caps a dialogue whose agent messages are all empty or
   one word, or repeat an earlier message (:func:`~nodes.proactive.judges.guidance_judge.
   floor_reason`: the same words);
@@ -50,6 +51,7 @@ def repeats(
     overlap: float = 1.0,
     min_words: int = 1,
     counts: Callable[[str], bool] | None = None,
+    in_order: bool = False,
 ) -> bool:
     """Whether ``reply`` only says ``said`` again.
 
@@ -58,10 +60,17 @@ def repeats(
     lets one word in ten be added or dropped (a parrot that says "ok, " first). ``min_words``:
     ``said`` must have at least that many words (with repeats), so that a repeated "thank you"
     is a courtesy, not an echo. ``counts``: which words are compared (None: every word; the
-    local user compares content words only). A reply without words repeats nothing
+    local user compares content words only). ``in_order``: the same words in the same order
+    (the turn-quality teachers' E1: "Is it a non smoking hotel?" answered "It is a non smoking
+    hotel." is an answer, not an echo). A reply without words repeats nothing
     (:func:`says_nothing` asks about that).
     """
     theirs = [w for w in words(said) if counts is None or counts(w)]
+    if in_order:
+        return (
+            len(theirs) >= min_words
+            and [w for w in words(reply) if counts is None or counts(w)] == theirs
+        )
     mine = {w for w in words(reply) if counts is None or counts(w)}
     if len(theirs) < min_words or not mine or not theirs:
         return False

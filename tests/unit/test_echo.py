@@ -57,3 +57,14 @@ def test_the_judges_read_the_shared_definition() -> None:
     assert floor_reason([same, same.upper(), same + "!"], ["hm", "no", "maybe"]) == (
         "the agent repeats one message"
     )
+
+
+def test_e1_needs_the_same_order_so_an_answer_that_turns_the_question_round_is_no_echo() -> None:
+    """SGD dev 12_00058: "Is it a non smoking hotel?" -> "It is a non smoking hotel." answers
+    the question; in any order the words are the same, so only ``in_order`` tells them apart."""
+    question, answer = "Is it a non smoking hotel?", "It is a non smoking hotel."
+    assert repeats(answer, question)  # the same words
+    assert not repeats(answer, question, in_order=True)
+    assert repeats("is it a non-smoking hotel", question, in_order=True)
+    assert not echoes_user(Turn(turn_number=1, user_msg=question, response=answer))
+    assert echoes_user(Turn(turn_number=1, user_msg=question, response=question.upper()))

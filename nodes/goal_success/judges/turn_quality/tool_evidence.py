@@ -5,7 +5,7 @@ empty reply, an error or a failed tool action in the log) decides a turn by itse
 kinds decide it the same way, read from the transcript rather than judged from the text:
 
 * **Echo** (E1, Language Understanding): the reply only repeats the user's message, the same
-  words (at least :data:`ECHO_MIN_WORDS`; the shared definition, :mod:`nodes.judges.echo`):
+  words in the same order (at least :data:`ECHO_MIN_WORDS`; :mod:`nodes.judges.echo`):
   it shows no understanding of the request.
 * **Hand-over with nothing done** (E2, Refusal to Answer): the agent hands the user to a human
   (a hand-over tool call, or a reply saying so) before any tool call of its own came back with
@@ -106,8 +106,8 @@ def has_tool_channel(dialogue: Dialogue) -> bool:
 
 
 def echoes_user(turn: Turn) -> bool:
-    """True when the reply is the user's message again (the same words, at least three)."""
-    return repeats(turn.response, turn.user_msg, min_words=ECHO_MIN_WORDS)
+    """True when the reply is the user's message again, word for word (at least three)."""
+    return repeats(turn.response, turn.user_msg, min_words=ECHO_MIN_WORDS, in_order=True)
 
 
 def hands_over(turn: Turn) -> bool:
