@@ -256,14 +256,14 @@ def _masked_margin(scores: Any) -> Any:
 def test_margin_over_every_other_intent_is_the_masked_maximum_bit_for_bit(n: int) -> None:
     import numpy as np
 
-    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _margin
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _margins
 
     rng = np.random.default_rng(n)
     for trial in range(50):
         scores = rng.normal(size=n).astype(np.float32)
         if n > 2 and trial % 2:  # ties at the top: the best row's margin is 0
             scores[n - 1] = scores.max()
-        assert np.array_equal(_margin(scores), _masked_margin(scores))
+        assert np.array_equal(_margins(scores[None, :])[0], _masked_margin(scores))
 
 
 def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
@@ -272,7 +272,6 @@ def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
     import numpy as np
 
     from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
-        _margin,
         _margins,
         _masked_margins,
     )
@@ -289,7 +288,7 @@ def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
         overall = _margins(scores)
         for k, row in enumerate(scores):
             assert batched.dtype == np.float32 and overall.dtype == np.float32
-            assert batched[k].tobytes() == _margin(row, exclude).tobytes()
+            assert batched[k].tobytes() == _masked_margins(row[None, :], ~exclude)[0].tobytes()
             assert overall[k].tobytes() == _masked_margin(row).tobytes()
 
 

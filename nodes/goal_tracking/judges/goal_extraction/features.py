@@ -103,22 +103,12 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 
-def _margin(scores: FloatArray, exclude: np.ndarray | None = None) -> FloatArray:
-    """``scores[i] - max(scores[j])`` over the rows ``j`` that ``exclude[i]`` does not mask.
-
-    Without ``exclude`` (every other row), the best other row is the best row, or the second
-    best for the best row itself: the same values as the masked maximum, in O(n).
-    """
-    if exclude is None:
-        margins = _margins(scores[None, :])
-    else:
-        margins = _masked_margins(scores[None, :], ~exclude)
-    margin: FloatArray = margins[0]
-    return margin
-
-
 def _margins(scores: FloatArray) -> FloatArray:
-    """:func:`_margin` over every other row, for each row of ``scores`` ``(m, n)`` at once."""
+    """Per row of ``scores`` ``(m, n)``: each value minus the best *other* value of its row.
+
+    The best other value is the row's best, or its second best for the best itself: the same
+    values as the masked maximum of :func:`_masked_margins`, in O(n).
+    """
     m, n = scores.shape
     if n < 2:
         return np.zeros((m, n), np.float32)
@@ -131,18 +121,26 @@ def _margins(scores: FloatArray) -> FloatArray:
 
 
 def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
-    """:func:`_margin` for each row of ``scores`` ``(m, n)``; ``allowed`` is ``~exclude``.
+    """Per row of ``scores`` ``(m, n)``: each value minus the best value ``allowed`` lets in.
 
+    Value ``i`` is compared with the values ``j`` where ``allowed[i, j]`` (0 when none is).
     The maximum is exact, so each row's values are those of its own call, bit for bit.
     """
     others = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
 
-def _inverse_rank(scores: FloatArray) -> FloatArray:
-    ranks = np.empty(len(scores), np.float32)
-    ranks[np.argsort(-scores)] = np.arange(len(scores), dtype=np.float32)
-    return (1.0 / (1.0 + ranks)).astype(np.float32)
+@dataclass(frozen=True)
+class UtteranceInput:
+    """What the features read of one user utterance (the arguments of :func:`goal_features`)."""
+
+    utterance: FloatArray
+    utterance_text: str
+    system: FloatArray | None
+    system_text: str
+    context_users: FloatArray
+    context_all: FloatArray | None = None
+    context_text: str = ""
 
 
 def goal_features(
@@ -157,146 +155,25 @@ def goal_features(
 ) -> FloatArray:
     """Feature rows ``(len(index), len(FEATURE_NAMES))``, one per intent, for one user utterance.
 
-    Vectors are MiniLM; ``system`` is None at the dialogue's start. The margins that share a
-    mask are taken in one step (:func:`_masked_margins`), and the masks that depend on the
-    schema only come from the index (:class:`~.schema_index.FeatureMasks`, built once).
+    Vectors are MiniLM; ``system`` is None at the dialogue's start. :func:`goal_features_many`
+    of this one utterance.
     """
-    n = len(index)
-    masks = index.masks
-    zeros = np.zeros(n, np.float32)
-    u_intent = index.intent_vecs @ utterance
-    u_service = index.service_vecs @ utterance
-    u_slots = index.slot_vecs @ utterance
-    u_score = u_intent + 0.5 * u_service
-    u_in_service = _masked_margins(u_intent[None, :], masks.same_service_others)[0]
-    u_in_service = np.where(masks.shares_service, u_in_service, 0.0)
-    if system is not None:
-        s_intent, s_service = index.intent_vecs @ system, index.service_vecs @ system
-        s_slots = index.slot_vecs @ system
-    else:
-        s_intent = s_service = s_slots = zeros
-    if len(context_users):
-        c_intent = (index.intent_vecs @ context_users.T).max(axis=1)
-        c_service = (index.service_vecs @ context_users.T).max(axis=1)
-    else:
-        c_intent = c_service = zeros
-    # A transaction after a lookup in the same service: how strongly the utterance and its
-    # context raised the service's lookup intents.
-    raised = np.maximum(u_intent, c_intent)
-    lookup_in_service = np.where(masks.lookup_rows, raised[None, :], -1.0).max(axis=1)
-    lookup_in_service = np.where(masks.transactional, np.maximum(lookup_in_service, 0), 0)
-
-    flags = {
-        "transact": bool(TRANSACT_CUE.search(utterance_text)),
-        "lookup": bool(LOOKUP_CUE.search(utterance_text)),
-        "affirm": bool(AFFIRM_CUE.search(utterance_text)),
-        "closing": bool(CLOSING_CUE.search(utterance_text)),
-        "negation": bool(NEGATION_CUE.search(utterance_text)),
-        "question": "?" in utterance_text,
-        "offer": bool(OFFER_CUE.search(system_text)),
-        "more_help": bool(MORE_HELP_CUE.search(system_text)),
-        "system_question": "?" in system_text,
-    }
-    # Telling sibling intents apart: which service's texts and slots the dialogue is about.
-    in_play = np.vstack([utterance[None, :], *([system[None, :]] if system is not None else [])])
-    in_play = np.vstack([in_play, context_users]) if len(context_users) else in_play
-    slot_affinity = (index.service_slot_vecs @ in_play.T).max(axis=1)
-    s_score = s_intent + 0.5 * s_service
-    siblings = np.stack([u_score, s_score, c_intent + 0.5 * c_service, slot_affinity])
-    sibling_margins = np.where(
-        masks.has_sibling, _masked_margins(siblings, masks.siblings), 0.0
-    ).astype(np.float32)
-
-    # The topic in play over the whole context, and plain word overlap (MiniLM blurs
-    # "one way" and "round trip").
-    if context_all is not None and len(context_all):
-        topic = (index.service_vecs @ context_all.T).mean(axis=1)
-        topic_slots = (index.service_slot_vecs @ context_all.T).mean(axis=1)
-    else:
-        topic = topic_slots = zeros
-    in_service = _masked_margins(
-        np.stack([u_service, c_service, topic, topic_slots]), masks.other_services
+    item = UtteranceInput(
+        utterance, utterance_text, system, system_text, context_users, context_all, context_text
     )
-    if not len(context_users):
-        in_service[1] = zeros
-    said, before = words(utterance_text), words(context_text)
-    lexical = np.stack(
-        [
-            index.name_rows.overlap(said),
-            index.domain_rows.overlap(said),
-            index.description_rows.overlap(said),
-            index.domain_rows.overlap(before),
-        ],
-        axis=1,
-    ).astype(np.float32)
-    overall = _margins(np.stack([u_score, s_score, lexical[:, 0] + lexical[:, 1] + lexical[:, 2]]))
-    if system is None:
-        overall[1] = zeros
-
-    tx = index.transactional
-    rows = [
-        u_intent,
-        u_service,
-        u_slots,
-        u_score,
-        overall[0],
-        _inverse_rank(u_score),
-        u_in_service,
-        in_service[0],
-        s_intent,
-        s_service,
-        s_slots,
-        overall[1],
-        c_intent,
-        c_service,
-        in_service[1],
-        lookup_in_service,
-        masks.has_sibling,
-        *sibling_margins,
-        topic,
-        in_service[2],
-        in_service[3],
-        *lexical.T,
-        overall[2],
-        tx,
-        tx * flags["transact"],
-        (1 - tx) * flags["lookup"],
-        tx * flags["offer"],
-    ]
-    # The same value on every row: the cues and the utterance's length.
-    constant: list[float] = [
-        flags[name] for name in ("transact", "lookup", "affirm", "closing", "negation")
-    ]
-    constant += [flags["question"], min(len(utterance_text.split()), 40) / 20.0]
-    constant += [flags["offer"], flags["more_help"], flags["system_question"]]
-    features = np.empty((n, len(rows) + len(constant)), np.float32)
-    for column, values in enumerate(rows):
-        features[:, column] = values
-    features[:, len(rows) :] = np.asarray(constant, np.float32)
-    return features
-
-
-@dataclass(frozen=True)
-class UtteranceInput:
-    """What :func:`goal_features` reads of one user utterance (its arguments after ``index``)."""
-
-    utterance: FloatArray
-    utterance_text: str
-    system: FloatArray | None
-    system_text: str
-    context_users: FloatArray
-    context_all: FloatArray | None = None
-    context_text: str = ""
+    return goal_features_many(index, [item])
 
 
 def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> FloatArray:
-    """:func:`goal_features` of several utterances at once, stacked: ``(len(items) * n, F)``.
+    """Feature rows of several user utterances, stacked: ``(len(items) * n, F)``.
 
-    Rows ``k * n`` to ``(k + 1) * n`` are ``goal_features(index, *items[k])``, bit for bit: the
-    products with the schema's vectors (and the context means) are taken per utterance, as
-    there, and only the element-wise steps, maxima and sorts, which give the same bits however
-    many rows they run over, go over every utterance of a dialogue in one step (about a third
-    of the cost of one call per utterance).
+    Rows ``k * n`` to ``(k + 1) * n`` are the ``n`` intents' rows of ``items[k]``, the same bits
+    whatever else is in ``items``: the products with the schema's vectors (and the context
+    means) are taken per utterance, and only the element-wise steps, maxima and sorts, which
+    give the same bits however many rows they run over, go over every utterance of a dialogue
+    in one step (about a third of the cost of one call per utterance). The margins that share a
+    mask are taken in one step (:func:`_masked_margins`); the masks that depend on the schema
+    only come from the index (:class:`~.schema_index.FeatureMasks`, built once).
     """
     n, m = len(index), len(items)
     if not m:
@@ -328,11 +205,14 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         else:
             c_intent.append(zeros)
             c_service.append(zeros)
+        # Telling sibling intents apart: which service's texts and slots the dialogue is about.
         in_play = np.vstack(
             [item.utterance[None, :], *([system[None, :]] if system is not None else [])]
         )
         in_play = np.vstack([in_play, users]) if len(users) else in_play
         slot_affinity.append((index.service_slot_vecs @ in_play.T).max(axis=1))
+        # The topic in play over the whole context (and, below, plain word overlap: MiniLM
+        # blurs "one way" and "round trip").
         if item.context_all is not None and len(item.context_all):
             topic.append((index.service_vecs @ item.context_all.T).mean(axis=1))
             topic_slots.append((index.service_slot_vecs @ item.context_all.T).mean(axis=1))
@@ -341,6 +221,8 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
             topic_slots.append(zeros)
     s_i, s_s, s_sl = np.stack(s_intent), np.stack(s_service), np.stack(s_slots)
     c_i, c_s = np.stack(c_intent), np.stack(c_service)
+    # A transaction after a lookup in the same service: how strongly the utterance and its
+    # context raised the service's lookup intents.
     raised = np.maximum(u_intent, c_i)
     lookup_in_service = np.where(masks.lookup_rows[None, :, :], raised[:, None, :], -1.0).max(
         axis=2
@@ -426,6 +308,7 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         (1 - tx) * flags["lookup"],
         tx * flags["offer"],
     ]
+    # The same value on every intent's row: the cues and the utterance's length.
     constant = [flags[name] for name in ("transact", "lookup", "affirm", "closing", "negation")]
     lengths = [min(len(t.split()), 40) / 20.0 for t in texts]
     constant += [flags["question"], _column(lengths)]
