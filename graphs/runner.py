@@ -1,9 +1,10 @@
 """Batch runner: one checkpointed thread per dialogue, resumable, one bad record never stops a run.
 
-A thread's id is derived from the subsystem, the dialogue id and a hash of the dialogue and the
-run's context (its judging fields: timeouts, limits and budgets do not count), so re-running the
-same command skips finished threads and resumes interrupted ones from their last checkpoint,
-while a changed judge or a changed dialogue gets a new thread. A thread with LLM labels left
+A thread's id is derived from the subsystem, the dialogue id and a hash of the dialogue, the
+run's context (its judging fields: timeouts, limits and budgets do not count) and the judges'
+build (the release and its shipped models), so re-running the same command skips finished
+threads and resumes interrupted ones from their last checkpoint, while a changed judge, an
+upgrade or a changed dialogue gets a new thread. A thread with LLM labels left
 unanswered (failed calls, a budget, a dry run) is not kept: the next run asks those again. Its
 checkpoints carry those calls in their metadata (:data:`UNANSWERED_KEY`), so a process killed
 after the last checkpoint but before the thread was dropped leaves nothing the next run keeps.
@@ -33,6 +34,7 @@ from pydantic import BaseModel
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
 from todeval.nodes.context import Context, judging_fields
+from todeval.nodes.judges.build import judges_build
 from todeval.nodes.judges.limits import watch_unanswered
 from todeval.nodes.judges.redact import error_text
 from todeval.stores.checkpoint import StampedSaver
@@ -91,10 +93,12 @@ def context_summary(context: Context) -> dict[str, Any]:
 
 
 def thread_id_for(subsystem: str, record: BaseModel, context: Context) -> str:
-    """Stable id: same record, same context -> same thread."""
+    """Stable id: same record, same context, same judges' build -> same thread."""
     _declare_every_setting()
     payload = json.dumps(
-        [record.model_dump(mode="json"), judging_fields(context)], sort_keys=True, default=str
+        [record.model_dump(mode="json"), judging_fields(context), judges_build()],
+        sort_keys=True,
+        default=str,
     )
     digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
     return f"{subsystem}:{record_id(record)}:{digest}"

@@ -96,3 +96,45 @@ def test_usage_errors_exit_2_with_a_message(
     assert main(["segment", str(corpus), "--out", str(tmp_path), "--judge", "local:nope"]) == 2
     assert "rules" in capsys.readouterr().err  # names the variants that exist
     assert main(["segment", str(corpus), "--out", str(tmp_path), "--judge", "nope:model"]) == 2
+
+
+def test_another_build_of_the_judges_gets_new_threads(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade or another embedding build re-judges instead of reading the old labels back."""
+    from todeval.nodes.judges import build
+
+    _run(corpus, tmp_path / "out")
+    monkeypatch.setattr(build, "_release", lambda: "99.0")
+    build._shipped.cache_clear()
+    upgraded = _run(corpus, tmp_path / "out")
+    assert upgraded["counts"]["resumed_from_checkpoint"] == 0
+    monkeypatch.setenv("TODEVAL_EMBEDDING_PRECISION", "fp32")
+    other_embeddings = _run(corpus, tmp_path / "out")
+    assert other_embeddings["counts"]["resumed_from_checkpoint"] == 0
+    build._shipped.cache_clear()  # the monkeypatched release goes with the test
+
+
+def test_the_build_stamp_reads_every_shipped_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from todeval.nodes.judges import build
+
+    shipped = {path.relative_to(build.NODES).as_posix() for path in build.shipped_models()}
+    assert "goal_success/judges/turn_quality/turn_quality.npz" in shipped
+    assert not any(name.endswith(("validity.json", "floors.json")) for name in shipped)
+    copy = tmp_path / "nodes" / "judges"
+    copy.mkdir(parents=True)
+    model = copy / "weights.npz"
+    model.write_bytes(b"one")
+    monkeypatch.setattr(build, "NODES", tmp_path / "nodes")
+    build._shipped.cache_clear()
+    before = build.judges_build()
+    model.write_bytes(b"two")
+    build._shipped.cache_clear()
+    retrained = build.judges_build()
+    (copy / "validity.json").write_text("{}")
+    build._shipped.cache_clear()
+    assert retrained != before and build.judges_build() == retrained
+    monkeypatch.undo()
+    build._shipped.cache_clear()
