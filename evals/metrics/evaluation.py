@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from todeval.evals.metrics.record_metrics import CorpusParts, record_parts
-from todeval.evals.metrics.running import LISTED, Capped, Packed
+from todeval.evals.metrics.running import LISTED, Capped, Packed, pack
 from todeval.evals.metrics.suite_tally import SuiteTally
 from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.results import EvaluationLine, ThreadResult, skipped_row
@@ -20,9 +20,6 @@ from todeval.evals.schema import RecordError
 
 REPORT_RECORDS = 300
 """Records the report lists with their drill-down (all of them are in results.jsonl)."""
-
-Drilldown = tuple[dict[str, Any], dict[str, Any]]
-"""A record's results.jsonl line and its dialogue view, as the report shows them."""
 
 
 @dataclass
@@ -46,7 +43,9 @@ class EvaluationTally:
     paused: Capped[str] = field(default_factory=lambda: Capped(LISTED))
     """Ids of records whose thread is paused for a human."""
     shown: Packed = field(default_factory=Packed)
-    """The first records in full (:data:`Drilldown` pairs, packed), for the report's drill-down."""
+    """The first records' ``results.jsonl`` lines (packed), for the report's drill-down."""
+    shown_dialogues: dict[str, bytes] = field(default_factory=dict)
+    """Their dialogue views by record id (packed: the report unpacks one at a time)."""
     skipped: list[dict[str, Any]] = field(default_factory=list)
 
     def add(
@@ -62,7 +61,8 @@ class EvaluationTally:
         line = self.line_for(record, result)
         self._count(line)
         if len(self.shown) < REPORT_RECORDS:
-            self.shown.append((line, record.dialogue.model_dump(mode="json")))
+            self.shown.append(line)
+            self.shown_dialogues[record.record_id] = pack(record.dialogue.model_dump(mode="json"))
         return [line]
 
     def _count(self, line: Mapping[str, Any]) -> None:

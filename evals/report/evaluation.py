@@ -9,7 +9,7 @@ goals and turns; :func:`proactive_section` the ProactiveEval figures. Drawn by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -18,7 +18,7 @@ from todeval.evals.metrics.proactive.suite import ProactiveSuite
 from todeval.evals.metrics.record_metrics import METRICS
 from todeval.evals.report.formatting import MISSING
 from todeval.evals.report.page import Section, anchor_id, fmt_num, fmt_pct, shorten, table
-from todeval.evals.report.templating import render
+from todeval.evals.report.templating import Rendered, render
 from todeval.evals.report.validity import (
     floor_basis,
     floor_text,
@@ -167,8 +167,13 @@ def _drilldown(line: Row, dialogue: Row | None) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total: int) -> Section:
-    """Each record's figures; a record opens onto its goals and turns."""
+def records_section(lines: Iterable[Row], dialogues: Mapping[str, Row], *, total: int) -> Section:
+    """Each record's figures; a record opens onto its goals and turns.
+
+    ``lines`` is read twice (the table, then the drill-downs) and ``dialogues`` once per record,
+    so lines and dialogues that unpack on read (:class:`~evals.metrics.running.Packed`,
+    :class:`~evals.metrics.running.PackedMap`) are held one record at a time (issue 32).
+    """
     records: list[dict[str, Any]] = []
     for line in lines:
         rid = str(line.get("record_id"))
@@ -176,8 +181,7 @@ def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total
         records.append(
             {"id": rid, "anchor": anchor_id(RECORDS_ID, rid), "kind": str(line.get("kind")),
              "status": str(line.get("status")), "suites": ", ".join(line.get("suites") or []),
-             "figures": [_text(name, _value(metrics.get(name))) for name in RECORD_COLUMNS],
-             "drill": _drilldown(line, dialogues.get(rid))}
+             "figures": [_text(name, _value(metrics.get(name))) for name in RECORD_COLUMNS]}
         )  # fmt: skip
     # A figure no shown record has (gold-only ones on logs without gold) gets no column.
     kept = [
@@ -185,13 +189,27 @@ def records_section(lines: Sequence[Row], dialogues: Mapping[str, Row], *, total
     ]
     for record in records:
         record["figures"] = [record["figures"][k] for k in kept]
-    body = render(
+    body = Rendered(
         "evaluation_records.html.j2",
         headers=["record", "kind", "status", *(METRICS[RECORD_COLUMNS[k]].label for k in kept)],
         records=records,
+        drilled=_Drilled(records, lines, dialogues),
         total=total,
     )
-    return Section(RECORDS_ID, "Records", [("shown", str(len(lines)))], body)
+    return Section(RECORDS_ID, "Records", [("shown", str(len(records)))], body)
+
+
+class _Drilled:
+    """Each record with its drill-down, built when the template reaches it."""
+
+    def __init__(
+        self, records: Sequence[Row], lines: Iterable[Row], dialogues: Mapping[str, Row]
+    ) -> None:
+        self.records, self.lines, self.dialogues = records, lines, dialogues
+
+    def __iter__(self) -> Iterator[tuple[Row, dict[str, Any]]]:
+        for record, line in zip(self.records, self.lines, strict=True):
+            yield record, _drilldown(line, self.dialogues.get(record["id"]))
 
 
 def proactive_section(summary: Row, lines: Sequence[Row]) -> Section:

@@ -15,7 +15,7 @@ from todeval.evals.metrics.goal_success.suite import GoalSuccessSuite
 from todeval.evals.report.goal_success_drilldown import SECTION_ID, Record, failed_goals
 from todeval.evals.report.page import MISSING, Section, as_number, fmt_num, fmt_pct
 from todeval.evals.report.svg import Series, bar_chart
-from todeval.evals.report.templating import render
+from todeval.evals.report.templating import Rendered
 from todeval.evals.report.validity import validity_view, validity_warnings
 from todeval.evals.schema import RCOF_CODES
 
@@ -268,7 +268,7 @@ def goal_success_section(
         max_failed_goals: At most this many failed goals are listed and drilled into.
     """
     validity = summary.get("validity") or {}
-    body = render(
+    body = Rendered(  # drawn piece by piece as the page is written: up to 500 failed dialogues
         "goal_success.html.j2",
         warnings=validity_warnings(validity, {"gsr": summary.get("gsr")}),
         decided_by=validity_view(validity["gsr"]) if "gsr" in validity else None,

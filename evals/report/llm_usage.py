@@ -41,5 +41,5 @@ def llm_usage_section(summary: Mapping[str, Any]) -> Section | None:
         id=SECTION_ID,
         title="LLM judges: calls and cost",
         overview=[("LLM calls", str(spent.get("calls", 0))), ("null LLM labels", str(failed))],
-        body=body,
+        content=body,
     )

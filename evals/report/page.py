@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from todeval.evals.outputs import write_text_atomically
 from todeval.evals.report.formatting import MISSING, anchor_id, as_number, fmt_num, fmt_pct, shorten
-from todeval.evals.report.templating import macro, render_pieces
+from todeval.evals.report.templating import Rendered, macro, render_pieces
 
 __all__ = [
     "MISSING",
@@ -52,8 +52,10 @@ class Section:
         title: Heading of the section and its entry in the table of contents.
         overview: Headline figures ``(label, formatted value)`` shown in the overview at the top;
             a value equal to :data:`MISSING` is shown as not computed.
-        body: The section's HTML as its template rendered it from data
-            (:func:`evals.report.templating.render`); a plain ``str`` is shown as text.
+        content: The section's HTML as its template rendered it from data
+            (:func:`evals.report.templating.render`), or its template and data to render
+            when the page is written (:class:`~evals.report.templating.Rendered`); a plain
+            ``str`` is shown as text.
         lead: HTML shown in the overview above its cards, on the first screen (the figures
             with how far each can be trusted); None: none.
     """
@@ -61,8 +63,17 @@ class Section:
     id: str
     title: str
     overview: list[tuple[str, str]]
-    body: Markup
+    content: str | Rendered
     lead: Markup | None = None
+
+    @property
+    def body(self) -> str:
+        """The section's HTML as one string (a plain ``str`` content stays text)."""
+        return self.content if isinstance(self.content, str) else self.content.html
+
+    def pieces(self) -> Iterator[str]:
+        """The body as the page writes it: a rendered one in its template's pieces."""
+        return iter([self.content]) if isinstance(self.content, str) else self.content.pieces()
 
 
 def render_report(

@@ -59,6 +59,26 @@ def render_pieces(template: str, /, **data: Any) -> Iterator[str]:
     return environment().get_template(template).generate(**data)
 
 
+class Rendered:
+    """A template's HTML, rendered each time it is read: whole, or in pieces.
+
+    A page written piece by piece reads :meth:`pieces`, so it never holds a long body (500
+    failed dialogues turn by turn) as one string (issue 32).
+    """
+
+    def __init__(self, template: str, /, **data: Any) -> None:
+        self.template, self.data = template, data
+
+    def pieces(self) -> Iterator[Markup]:
+        """The HTML in the pieces the template renders (``data`` is read as they are made)."""
+        return (Markup(piece) for piece in render_pieces(self.template, **self.data))
+
+    @property
+    def html(self) -> Markup:
+        """The HTML as one string (as :func:`render` gives it)."""
+        return Markup("".join(self.pieces()))
+
+
 def macro(name: str) -> Callable[..., Markup]:
     """A macro of ``_macros.html.j2``, callable from Python; it escapes what it is given."""
     found: Callable[..., Markup] = getattr(environment().get_template(_MACROS).module, name)

@@ -38,6 +38,7 @@ from todeval.evals.metrics.goal_success.sampling import (
     sample_description,
     sample_indices,
 )
+from todeval.evals.metrics.running import PackedMap
 from todeval.evals.metrics.suite_tally import TallySettings
 from todeval.evals.record_views import EvaluationRecord
 from todeval.evals.report.evaluation import figures_section, records_section
@@ -584,9 +585,6 @@ def _finish_report(
     out: Path, summary: dict[str, Any], tally: EvaluationTally, stats: RunStats
 ) -> None:
     """summary.json and one offline page: every figure, each subsystem's section, the records."""
-    shown = list(tally.shown)  # unpacked once
-    lines = [line for line, _ in shown]
-    dialogues = {line["record_id"]: dialogue for line, dialogue in shown}
     context = summary["run"]["context"]
     finish(
         out,
@@ -596,7 +594,9 @@ def _finish_report(
         sections=[
             figures_section(summary),
             *report_sections(summary["sections"], tally.suites),
-            records_section(lines, dialogues, total=summary["counts"]["records"]),
+            records_section(  # each record unpacked when the page reaches it
+                tally.shown, PackedMap(tally.shown_dialogues), total=summary["counts"]["records"]
+            ),
         ],
         meta={
             "inputs": ", ".join(Path(i["path"]).name for i in summary["run"]["inputs"]),

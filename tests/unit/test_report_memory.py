@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import pytest
 from tests.unit.test_report import corpus, summary
 from todeval.evals.metrics.running import PackedMap, pack
 from todeval.evals.report import Section, goal_success_section, render_report, write_report
+from todeval.evals.report.evaluation import RECORDS_ID, records_section
 from todeval.evals.report.goal_success_drilldown import Drilldowns, failed_goals
+from todeval.evals.report.page import anchor_id
 
 
 class CountingMap(PackedMap):
@@ -62,3 +65,39 @@ def test_a_bad_section_id_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="reserved"):
         write_report(tmp_path / "out" / "report.html", "t", [bad])
     assert not (tmp_path / "out").exists()
+
+
+def test_long_sections_are_drawn_while_the_page_is_written(tmp_path: Path) -> None:
+    """Building a section reads no dialogue; writing the page reads each once, in pieces."""
+    goals, dialogues = corpus()
+    packed = CountingMap({did: pack(view) for did, view in dialogues.items()})
+    lines = [
+        {"record_id": did, "kind": "dialogue", "status": "done", "suites": ["goal_success"],
+         "error": None, "metrics": {}}
+        for did in dialogues
+    ]  # fmt: skip
+    records = CountingMap({"shown": pack(lines)})
+    sections = [
+        goal_success_section(summary(), goals, packed),
+        records_section(LazyLines(records), packed, total=len(lines)),
+    ]
+    built = packed.reads  # the failed-goal table's first failed turns
+    assert records.reads == 1  # the records table's figures
+    pieces = list(sections[0].pieces())
+    assert len(pieces) > 10 and packed.reads > built  # drawn now, not when built
+    drawn = packed.reads
+    write_report(tmp_path / "report.html", "todeval", sections)
+    text = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert records.reads == 2  # once more, for the drill-downs, as the page reaches them
+    assert packed.reads - drawn == (drawn - built) + len(dialogues)  # each read when drawn
+    assert all(f'id="{anchor_id(RECORDS_ID, did)}"' in text for did in dialogues)
+
+
+class LazyLines:
+    """Lines read from a packed store each time they are iterated (as a run's tally keeps them)."""
+
+    def __init__(self, store: CountingMap) -> None:
+        self.store = store
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.store["shown"])
