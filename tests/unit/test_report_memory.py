@@ -71,7 +71,7 @@ def test_long_sections_are_drawn_while_the_page_is_written(tmp_path: Path) -> No
     """Building a section reads no dialogue; writing the page reads each once, in pieces."""
     goals, dialogues = corpus()
     packed = CountingMap({did: pack(view) for did, view in dialogues.items()})
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"record_id": did, "kind": "dialogue", "status": "done", "suites": ["goal_success"],
          "error": None, "metrics": {}}
         for did in dialogues
