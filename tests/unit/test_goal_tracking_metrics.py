@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, first_mentions
 from todeval.evals.metrics.goal_tracking.report import (
     cost_report,
     dependency_aware_goal_completion_rate,
@@ -676,8 +677,8 @@ def test_metric_validity_correlates_each_metric_with_dgcr() -> None:
     assert spearman([1, 2, 3, 4], [1, 3, 2, 4]) == 0.8
 
 
-def test_gold_statuses_kept_for_one_dialogue_never_leak_into_another() -> None:
-    """Issue 32: the last dialogue's gold timeline is kept; asking about another recomputes."""
+def test_gold_statuses_of_one_dialogue_never_leak_into_another() -> None:
+    """No timeline is kept between calls: a scorer walks one (GoldTimeline) and passes it on."""
     for _ in range(2):
         assert gold_statuses_at(D1.turns, 3) == {"g1": "pending", "g2": "open", "g3": NM}
         assert gold_statuses_at(D2.turns, 2) == {"h1": "completed", "h2": NM}
@@ -687,3 +688,20 @@ def test_gold_statuses_kept_for_one_dialogue_never_leak_into_another() -> None:
     assert gold_statuses_at(shorter) == gold_statuses_at(D1.turns, 3)
     gold_statuses_at(D1.turns).clear()  # a caller's copy
     assert gold_statuses_at(D1.turns, 3) == {"g1": "pending", "g2": "open", "g3": NM}
+
+
+def test_a_gold_timeline_passed_along_gives_what_each_call_computes() -> None:
+    timeline = GoldTimeline.of(D1.turns)
+    assert [timeline.at(t) for t in range(1, len(D1.turns) + 1)] == [
+        gold_statuses_at(D1.turns, t) for t in range(1, len(D1.turns) + 1)
+    ]
+    assert timeline.first == first_mentions(D1.turns) and timeline.at() == timeline.at(None)
+    timeline.at(1).clear()  # a caller's copy
+    assert timeline.at(1) == gold_statuses_at(D1.turns, 1)
+    predicted = [{"goal_id": "p1", "service": "Hotels_1", "intent": "ReserveHotel", "turn": 1}]
+    for turn in (None, 2):
+        assert match_goals(predicted, D1, turn=turn, timeline=timeline) == match_goals(
+            predicted, D1, turn=turn
+        )
+    with pytest.raises(ValueError, match="turn must be in"):
+        timeline.at(len(D1.turns) + 1)

@@ -8,7 +8,7 @@ same over a list, with the per-dialogue rows).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
@@ -30,9 +30,9 @@ from todeval.evals.metrics.goal_tracking.goal_detection import (
 )
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
+    GoldTimeline,
     Pair,
     gold_goal_records,
-    gold_statuses_at,
     is_mentioned,
     mean_or_none,
     predicted_states_at,
@@ -101,12 +101,16 @@ class GoalTrackingTally:
         self.quality.merge(other.quality)
         self.confirmed.update(other.confirmed)
 
-    def _matcher(
-        self, predicted: Sequence[GoalRecord], gold: AtodDialogue, turn: int | None
-    ) -> list[Pair]:
-        return match_goals(
-            predicted, gold, turn=turn, key=self.key, similar=self.similar, threshold=self.threshold
-        )
+    def _matcher(self, gold: AtodDialogue, timeline: GoldTimeline) -> Matcher:
+        """Matching against ``gold`` at a turn, its timeline walked once for every turn."""
+
+        def match(predicted: Sequence[GoalRecord], turn: int | None) -> list[Pair]:
+            return match_goals(
+                predicted, gold, turn=turn, key=self.key, similar=self.similar,
+                threshold=self.threshold, timeline=timeline,
+            )  # fmt: skip
+
+        return match
 
     def add(self, result: GoalRecord) -> dict[str, Any]:
         """Score one dialogue's result; returns its row (figures and the ``counts`` behind them)."""
@@ -137,7 +141,10 @@ class GoalTrackingTally:
             gold_completed, gold_decided, _ = goal_counts(gold_goals)
             for span in turns_to_completion_per_goal(gold_goals):
                 self.gold_spans.add(span)
-            found, confirmed = _gold_counts(goals, result.get("queries") or [], gold, self._matcher)
+            timeline = GoldTimeline.of(gold.turns)
+            matcher = self._matcher(gold, timeline)
+            queries = result.get("queries") or []
+            found, confirmed = _gold_counts(goals, queries, gold, timeline.at(), matcher)
             self.confirmed += confirmed
             counts |= found
             _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)
@@ -148,8 +155,9 @@ class GoalTrackingTally:
             row["memory_recall_accuracy"] = ratio(found["recall_correct"], found["recall_judged"])
             turns = list(result.get("turns") or [])
             if turns:
-                pairs_at = _rematch(goals, turns, gold, self._matcher)
-                self.curves.add(progress_curve(turns, gold.turns, pairs_at, self.bins))
+                pairs_at = _rematch(goals, turns, matcher)
+                curve = progress_curve(turns, gold.turns, pairs_at, self.bins, timeline)
+                self.curves.add(curve)
         reason = (result.get("response_quality") or {}).get("reason")
         row["counts"] = counts
         self._add_row(row, str(reason) if reason else None)
@@ -214,18 +222,19 @@ def _rounded(row: dict[str, Any]) -> dict[str, Any]:
     return {name: value if name in keep else round4(value) for name, value in row.items()}
 
 
-Matcher = Callable[[Sequence[GoalRecord], AtodDialogue, int | None], list[Pair]]
+Matcher = Callable[[Sequence[GoalRecord], int | None], list[Pair]]
+"""One dialogue's matching of predicted goals with its gold ones at a turn (None: the end)."""
 
 
 def _gold_counts(
     goals: Sequence[GoalRecord],
     queries: Iterable[GoalRecord],
     gold: AtodDialogue,
+    final: Mapping[str, str],
     matcher: Matcher,
 ) -> tuple[dict[str, int], Counter[str]]:
     """One dialogue's final-state detection, status and memory-recall counts; confirmed goals."""
-    pairs = matcher(goals, gold, None)
-    final = gold_statuses_at(gold.turns)
+    pairs = matcher(goals, None)
     pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
     queries = list(queries)
     correct, judged = recall_counts(queries)
@@ -242,13 +251,13 @@ def _gold_counts(
 
 
 def _rematch(
-    goals: Sequence[GoalRecord], turns: Sequence[GoalRecord], gold: AtodDialogue, matcher: Matcher
+    goals: Sequence[GoalRecord], turns: Sequence[GoalRecord], matcher: Matcher
 ) -> Callable[[int], list[Pair]]:
     """Pairs at utterance t between the goals the tracker held then and the gold ones."""
 
     def pairs_at(turn: int) -> list[Pair]:
         held = predicted_states_at(turns, turn)
-        return matcher([goal for goal in goals if str(goal["goal_id"]) in held], gold, turn)
+        return matcher([goal for goal in goals if str(goal["goal_id"]) in held], turn)
 
     return pairs_at
 

@@ -18,8 +18,8 @@ from todeval.evals.metrics.goal_tracking.goal_detection import (
 )
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
+    GoldTimeline,
     Pair,
-    gold_statuses_at,
     is_mentioned,
     predicted_states_at,
     ratio,
@@ -34,6 +34,7 @@ def progress_curve(
     gold_turns: Sequence[AtodTurn],
     pairs_at: PairsAt,
     bins: int = 10,
+    timeline: GoldTimeline | None = None,
 ) -> list[dict[str, Any]]:
     """Detection F1 and status accuracy against normalised dialogue progress (Fig. 3).
 
@@ -50,11 +51,12 @@ def progress_curve(
     """
     if bins < 1 or not gold_turns:
         raise ValueError(f"need bins >= 1 and gold utterances, got {bins} and {len(gold_turns)}")
+    timeline = timeline or GoldTimeline.of(gold_turns)  # the gold's, if the caller has it
     points = []
     for k in range(1, bins + 1):
         turn = -(-k * len(gold_turns) // bins)
         pred = predicted_states_at(pred_turn_states, turn)
-        gold = {g: s for g, s in gold_statuses_at(gold_turns, turn).items() if is_mentioned(s)}
+        gold = {g: s for g, s in timeline.at(turn).items() if is_mentioned(s)}
         raw = pairs_at[turn] if isinstance(pairs_at, Mapping) else pairs_at(turn)
         pairs = [(p, g) for p, g in raw if p in pred and g in gold]
         check_one_to_one(pairs)

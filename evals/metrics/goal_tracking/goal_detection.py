@@ -21,10 +21,9 @@ from typing_extensions import TypedDict
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
+    GoldTimeline,
     Pair,
     canonical_status,
-    first_mentions,
-    gold_statuses_at,
     is_mentioned,
     ratio,
 )
@@ -65,6 +64,7 @@ def match_goals(
     key: GoalKey | None = goal_key,
     similar: Similarity | None = None,
     threshold: float = 0.5,
+    timeline: GoldTimeline | None = None,
 ) -> list[Pair]:
     """Pair predicted goals with the gold goals mentioned by ``turn`` (None: the end), one-to-one.
 
@@ -73,6 +73,7 @@ def match_goals(
     with an equal key (differing keys never pair). Then, if ``similar`` is given, among free
     goals where either side has no key, pairs scoring at least ``threshold`` are taken
     greedily, highest first (ties in gold then prediction order); greedy, not optimal.
+    ``timeline`` is the gold's (:class:`GoldTimeline`), when the caller has it already.
 
     Raises:
         ValueError: Two predicted goals share an id, or ``turn`` is outside the dialogue.
@@ -80,8 +81,8 @@ def match_goals(
     ids = [str(goal["goal_id"]) for goal in predicted]
     if len(set(ids)) != len(ids):
         raise ValueError(f"predicted goal ids must be unique, got {ids}")
-    state = gold_statuses_at(gold.turns, turn)
-    first = first_mentions(gold.turns)
+    timeline = timeline or GoldTimeline.of(gold.turns)
+    state, first = timeline.at(turn), timeline.first
     listed = {goal.id for goal in gold.goal_list}
     unlisted = [AtodGoal(id=goal_id) for goal_id in state if goal_id not in listed]
     golds = sorted(

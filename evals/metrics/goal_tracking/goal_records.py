@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
@@ -35,10 +36,7 @@ def gold_statuses_at(turns: Sequence[AtodTurn], turn: int | None = None) -> dict
     Raises:
         ValueError: ``turn`` is not in 1..len(turns).
     """
-    last = len(turns) if turn is None else turn
-    if not 1 <= last <= len(turns):
-        raise ValueError(f"turn must be in 1..{len(turns)}, got {turn}")
-    return dict(_timeline_of(turns)[last - 1])
+    return GoldTimeline.of(turns).at(turn)
 
 
 def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
@@ -94,33 +92,45 @@ def gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
     return timeline
 
 
-_LAST_TIMELINE: tuple[Sequence[AtodTurn], int, list[dict[str, str]]] | None = None
+@dataclass(frozen=True)
+class GoldTimeline:
+    """A gold dialogue's statuses after each utterance and each goal's first mention.
 
-
-def _timeline_of(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
-    """:func:`gold_timeline` of ``turns``, kept for the last dialogue asked (do not change it).
-
-    Scoring one dialogue asks for its gold statuses at a dozen points (the final match, each
-    point of the progress curve, first mentions), each a walk over every utterance: a tenth
-    of the goal-tracking tally in a corpus run's main process.
+    Scoring one dialogue reads them at a dozen points (the final match, each point of the
+    progress curve, the memory queries): walk the utterances once (:meth:`of`) and pass the
+    timeline along.
     """
-    global _LAST_TIMELINE
-    last = _LAST_TIMELINE  # one read: another thread may replace it, never change it
-    if last is not None and last[0] is turns and last[1] == len(turns):
-        return last[2]
-    timeline = gold_timeline(turns)
-    _LAST_TIMELINE = (turns, len(turns), timeline)
-    return timeline
+
+    states: list[dict[str, str]]
+    first: dict[str, int]
+    """Gold goal id -> the first utterance after which it is mentioned."""
+
+    @classmethod
+    def of(cls, turns: Sequence[AtodTurn]) -> GoldTimeline:
+        """The timeline of ``turns``."""
+        states = gold_timeline(turns)
+        first: dict[str, int] = {}
+        for utterance, state in zip(turns, states, strict=True):
+            for goal_id, status in state.items():
+                if is_mentioned(status):
+                    first.setdefault(goal_id, utterance.turn_id)
+        return cls(states, first)
+
+    def at(self, turn: int | None = None) -> dict[str, str]:
+        """The statuses after utterance ``turn`` (``None``: the last), a copy.
+
+        Raises:
+            ValueError: ``turn`` is not in 1..len(turns).
+        """
+        last = len(self.states) if turn is None else turn
+        if not 1 <= last <= len(self.states):
+            raise ValueError(f"turn must be in 1..{len(self.states)}, got {turn}")
+        return dict(self.states[last - 1])
 
 
 def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
     """Gold goal id -> the first utterance after which it is mentioned."""
-    first: dict[str, int] = {}
-    for utterance, state in zip(turns, _timeline_of(turns), strict=True):
-        for goal_id, status in state.items():
-            if is_mentioned(status):
-                first.setdefault(goal_id, utterance.turn_id)
-    return first
+    return GoldTimeline.of(turns).first
 
 
 def canonical_status(value: object) -> str | None:

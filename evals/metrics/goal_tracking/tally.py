@@ -12,7 +12,7 @@ from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.goal_detection import match_goals
-from todeval.evals.metrics.goal_tracking.goal_records import gold_timeline, is_mentioned
+from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, is_mentioned
 from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
 from todeval.evals.metrics.running import LISTED, Capped
@@ -70,8 +70,9 @@ def _gold_queries(
     """
     if gold is None:
         return []
-    pairs = dict(match_goals(goals, gold))
-    states = gold_timeline(gold.turns)
+    timeline = GoldTimeline.of(gold.turns)
+    pairs = dict(match_goals(goals, gold, timeline=timeline))
+    states = timeline.states
     expected_at: dict[int, set[str]] = {}
     for turn, before in zip(gold.turns, [{}, *states[:-1]], strict=True):
         concerned = {change.goal_id for change in turn.goal_status_changes}
