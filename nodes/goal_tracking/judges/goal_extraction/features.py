@@ -132,7 +132,10 @@ def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
 
 @dataclass(frozen=True)
 class UtteranceInput:
-    """What the features read of one user utterance (the arguments of :func:`goal_features`)."""
+    """What the features read of one user utterance.
+
+    Vectors are MiniLM; ``system`` is None at the dialogue's start.
+    """
 
     utterance: FloatArray
     utterance_text: str
@@ -141,27 +144,6 @@ class UtteranceInput:
     context_users: FloatArray
     context_all: FloatArray | None = None
     context_text: str = ""
-
-
-def goal_features(
-    index: SchemaIndex,
-    utterance: FloatArray,
-    utterance_text: str,
-    system: FloatArray | None,
-    system_text: str,
-    context_users: FloatArray,
-    context_all: FloatArray | None = None,
-    context_text: str = "",
-) -> FloatArray:
-    """Feature rows ``(len(index), len(FEATURE_NAMES))``, one per intent, for one user utterance.
-
-    Vectors are MiniLM; ``system`` is None at the dialogue's start. :func:`goal_features_many`
-    of this one utterance.
-    """
-    item = UtteranceInput(
-        utterance, utterance_text, system, system_text, context_users, context_all, context_text
-    )
-    return goal_features_many(index, [item])
 
 
 def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> FloatArray:

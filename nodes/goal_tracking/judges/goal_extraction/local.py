@@ -22,7 +22,6 @@ from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, st
 from todeval.nodes.goal_tracking.judges.goal_extraction import CandidateGoal, Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
     UtteranceInput,
-    goal_features,
     goal_features_many,
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
@@ -164,17 +163,7 @@ class LocalGoalExtractor:
 
     def features(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
         """Feature rows for every intent of the schema (row order of ``index``)."""
-        item = self._input(utterance, context)
-        return goal_features(
-            self.index,
-            item.utterance,
-            item.utterance_text,
-            item.system,
-            item.system_text,
-            item.context_users,
-            item.context_all,
-            item.context_text,
-        )
+        return goal_features_many(self.index, [self._input(utterance, context)])
 
     def prepare_dialogue(self, pending: Sequence[tuple[Utterance, Sequence[Utterance]]]) -> None:
         """Score a dialogue's user utterances (each with its context) in one step.
