@@ -2,7 +2,8 @@
 
 Keys are sha256 digests of (model id, text), values float32 vectors. The database runs in
 WAL mode so several processes can share one file; one connection per process, guarded by a
-lock, serves all its threads, and every call does one read query and one write transaction.
+lock, serves all its threads, and every call does a read query per 256 keys and one write
+transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from numpy.typing import NDArray
 
 from todeval.stores.byte_cache import ByteBoundedCache
 
-_SQLITE_MAX_VARIABLES = 32766  # SQLite's default limit since 3.32
+QUERY_KEYS = 256
+"""Keys per look-up query. Every query has this many parameters, so the connection's
+statement cache holds one prepared statement, not one per batch size (each with its
+parameters' memory, which grew with the run)."""
+_SELECT_KEYS = f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * QUERY_KEYS)})"
 
 MEMORY_BYTES = 4 * 2**20
 """Bytes the in-process LRU keeps by default: about 2,300 vectors (1.8 kB each with key and
@@ -67,7 +72,7 @@ class EmbeddingCache:
         return self._conn
 
     def get_many(self, model_id: str, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
-        """Return the cached vectors of ``texts`` (misses are absent), one SQL query per call."""
+        """Cached vectors of ``texts`` (misses absent); a query per ``QUERY_KEYS`` misses."""
         keys = {self.make_key(model_id, text): text for text in texts}
         found: dict[str, NDArray[np.float32]] = {}
         with self._lock:
@@ -75,12 +80,12 @@ class EmbeddingCache:
                 if (vector := self._memory.get(key)) is not None:
                     found[text] = vector
             missing = [key for key, text in keys.items() if text not in found]
-            for start in range(0, len(missing), _SQLITE_MAX_VARIABLES):
-                chunk = missing[start : start + _SQLITE_MAX_VARIABLES]
-                marks = ",".join("?" * len(chunk))
-                rows = self._connection().execute(
-                    f"SELECT key, vector FROM embeddings WHERE key IN ({marks})", chunk
-                )
+            for start in range(0, len(missing), QUERY_KEYS):
+                chunk = missing[start : start + QUERY_KEYS]
+                # Always QUERY_KEYS parameters (the last key repeated): one statement shape,
+                # where one per count kept up to 128 prepared statements alive (7 MB at most).
+                chunk += chunk[-1:] * (QUERY_KEYS - len(chunk))
+                rows = self._connection().execute(_SELECT_KEYS, chunk)
                 for key, blob in rows:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
                     found[keys[key]] = vector

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import threading
 import warnings
@@ -13,6 +15,7 @@ import pytest
 import todeval.stores.embeddings as emb
 import todeval.stores.minilm_files as files_module
 from todeval.stores.chroma import MiniLMEmbeddingFunction
+from todeval.stores.embedding_cache import QUERY_KEYS
 from todeval.stores.embeddings import (
     EMBEDDING_DIM,
     EmbeddingCache,
@@ -26,6 +29,19 @@ from todeval.stores.embeddings import (
 PASSWORD = "How do I reset my password?"
 PASSWORD_PARAPHRASE = "I forgot my password, how can I change it?"
 RESTAURANT = "Book a table for two at an Italian restaurant tonight."
+
+
+def _sqlite_library() -> ctypes.CDLL | None:
+    """The SQLite library Python's sqlite3 module runs on, to read its memory counter."""
+    name = ctypes.util.find_library("sqlite3")
+    if name is None:
+        return None
+    library = ctypes.CDLL(name)
+    library.sqlite3_memory_used.restype = ctypes.c_int64
+    return library
+
+
+_SQLITE = _sqlite_library()
 LONG = " ".join(
     ["I would like to find a quiet restaurant in San Jose with vegetarian dishes and parking"] * 6
 )
@@ -128,6 +144,31 @@ def test_cache_keys_include_the_model_id(tmp_path: Path) -> None:
     cache.put_many("model-a", ["text"], vector)
     assert cache.get_many("model-b", ["text"]) == {}
     np.testing.assert_array_equal(cache.get_many("model-a", ["text"])["text"], vector[0])
+
+
+def test_look_ups_of_any_size_find_every_stored_vector_and_no_other(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "emb.sqlite", memory_bytes=0)  # every look-up is a query
+    stored = [f"text {i}" for i in range(QUERY_KEYS + 7)]
+    vectors = np.random.default_rng(0).random((len(stored), EMBEDDING_DIM), dtype=np.float32)
+    cache.put_many("m", stored, vectors)
+    for size in (1, 5, QUERY_KEYS - 1, QUERY_KEYS, QUERY_KEYS + 1, len(stored)):
+        asked = stored[:size] + [f"absent {i}" for i in range(size)]
+        found = cache.get_many("m", asked)
+        assert sorted(found) == sorted(stored[:size])
+        for row, text in enumerate(stored[:size]):
+            np.testing.assert_array_equal(found[text], vectors[row])
+
+
+@pytest.mark.skipif(_SQLITE is None, reason="no libsqlite3 to ask for its memory")
+def test_look_ups_of_many_sizes_keep_sqlite_memory_flat(tmp_path: Path) -> None:
+    # One prepared statement per look-up size once held up to 128 statements: 7 MB.
+    assert _SQLITE is not None
+    cache = EmbeddingCache(tmp_path / "emb.sqlite", memory_bytes=0)
+    cache.get_many("m", ["warm-up"])
+    before = _SQLITE.sqlite3_memory_used()
+    for size in range(1, 400, 3):
+        cache.get_many("m", [f"t{i}" for i in range(size)])
+    assert _SQLITE.sqlite3_memory_used() - before < 2**20
 
 
 def test_cache_is_safe_across_threads(tmp_path: Path, model_dir: Path) -> None:
