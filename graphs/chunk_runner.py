@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import R, record_id, run_dialogue, run_in_order
+from todeval.graphs.runner import R, ThreadNames, record_id, run_dialogue, run_in_order
 from todeval.nodes.context import Context
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.limits import configure_llm, policy_for
@@ -161,6 +161,7 @@ def run_chunk(
     state = _worker_state(work, checkpoints)
     ACCOUNTING.reset()  # this chunk's usage only: the caller adds it to the run's
     work.prepare(records)
+    names = ThreadNames.of(work.subsystem, work.context)
 
     def run_one(record: R) -> ThreadResult:
         return run_dialogue(
@@ -170,6 +171,7 @@ def run_chunk(
             context=work.context,
             make_input=work.graph_input,
             output_keys=work.output_keys,
+            names=names,
         )
 
     ran = run_in_order(records, run_one, max_concurrency=max_concurrency)

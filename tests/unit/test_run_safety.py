@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, TypedDict
@@ -13,8 +14,9 @@ from pydantic import BaseModel
 
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_cli_evaluate import _evaluate, _lines
-from todeval.graphs.runner import run_dialogue, thread_id_for
-from todeval.nodes.context import Context
+from todeval.graphs.runner import ThreadNames, run_dialogue, thread_id_for
+from todeval.nodes.context import Context, judging_fields
+from todeval.nodes.judges.build import judges_build
 from todeval.nodes.judges.limits import LLMPolicy, configure_llm
 from todeval.nodes.judges.llm import LLMJudge
 
@@ -137,6 +139,30 @@ def test_call_settings_do_not_change_a_records_thread() -> None:
     assert thread_id_for(
         "x", record, context.updated(settings={"goal_tracking": {"tau": 0.5}})
     ) != thread_id_for("x", record, context)
+
+
+def test_a_thread_id_hashes_the_record_the_settings_and_the_build_as_before() -> None:
+    """Naming a run's threads once gives the ids earlier releases wrote (their checkpoints)."""
+
+    class Record(BaseModel):
+        dialogue_id: str
+        text: str
+        scores: dict[str, float]
+
+    context = Context().updated(settings={"goal_tracking": {"tau": 0.5}})
+    names = ThreadNames.of("x", context)
+    for record in (
+        Record(dialogue_id="d1", text='caf\u00e9 "quoted"', scores={"b": 1.0, "a": 0.5}),
+        Record(dialogue_id="d2", text="", scores={}),
+    ):
+        payload = json.dumps(
+            [record.model_dump(mode="json"), judging_fields(context), judges_build()],
+            sort_keys=True,
+            default=str,
+        )
+        digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
+        assert names.thread_id(record) == f"x:{record.dialogue_id}:{digest}"
+        assert thread_id_for("x", record, context) == names.thread_id(record)
 
 
 class _Verdict(BaseModel):
