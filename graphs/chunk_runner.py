@@ -35,7 +35,14 @@ from pydantic import BaseModel
 
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import R, ThreadNames, record_id, run_dialogue, run_in_order
+from todeval.graphs.runner import (
+    R,
+    ThreadNames,
+    batch_collection,
+    record_id,
+    run_dialogue,
+    run_in_order,
+)
 from todeval.nodes.context import Context
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.limits import configure_llm, policy_for
@@ -160,7 +167,6 @@ def run_chunk(
     started = time.perf_counter()
     state = _worker_state(work, checkpoints)
     ACCOUNTING.reset()  # this chunk's usage only: the caller adds it to the run's
-    work.prepare(records)
     names = ThreadNames.of(work.subsystem, work.context)
 
     def run_one(record: R) -> ThreadResult:
@@ -174,8 +180,10 @@ def run_chunk(
             names=names,
         )
 
-    ran = run_in_order(records, run_one, max_concurrency=max_concurrency)
-    results = [result for _, result in ran if result is not None]
+    with batch_collection():
+        work.prepare(records)
+        ran = run_in_order(records, run_one, max_concurrency=max_concurrency)
+        results = [result for _, result in ran if result is not None]
     worker = worker_name()
     used = resource.getrusage(resource.RUSAGE_SELF)
     return ChunkResult(

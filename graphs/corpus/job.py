@@ -31,7 +31,13 @@ from todeval.evals.report.llm_usage import llm_usage_section
 from todeval.evals.report.page import Section, write_report
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import Durability, prepared_in_chunks, record_id, run_corpus
+from todeval.graphs.runner import (
+    Durability,
+    batch_collection,
+    prepared_in_chunks,
+    record_id,
+    run_corpus,
+)
 from todeval.nodes.context import Context
 from todeval.nodes.judges.accounting import ACCOUNTING
 from todeval.nodes.judges.limits import LIMITS, configure_llm, policy_for
@@ -200,7 +206,7 @@ def run_job(
         out.mkdir(parents=True, exist_ok=True)
         stats.staged = out / f"{job.lines_file}.partial"
         lines = stats.staged.open("w", encoding="utf-8")
-    with open_checkpointer(checkpoints) as saver, lines as lines_out:
+    with open_checkpointer(checkpoints) as saver, lines as lines_out, batch_collection():
         if stream is not None:
             results = stream(saver, job.records)
         else:

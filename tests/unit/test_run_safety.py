@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_cli_evaluate import _evaluate, _lines
+from todeval.graphs import runner
 from todeval.graphs.runner import ThreadNames, run_dialogue, thread_id_for
 from todeval.nodes.context import Context, judging_fields
 from todeval.nodes.judges.build import judges_build
@@ -163,6 +165,31 @@ def test_a_thread_id_hashes_the_record_the_settings_and_the_build_as_before() ->
         digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
         assert names.thread_id(record) == f"x:{record.dialogue_id}:{digest}"
         assert thread_id_for("x", record, context) == names.thread_id(record)
+
+
+def test_records_run_with_fewer_collections_and_the_old_thresholds_come_back(
+    inputs: list[Path], config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[int, int, int]] = []
+    real = runner.run_dialogue
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_dialogue", spy)
+    before = gc.get_threshold()
+    assert _evaluate(inputs, tmp_path / "run", config) == 0
+    assert seen and set(seen) == {runner.BATCH_GC_THRESHOLD}
+    assert gc.get_threshold() == before != runner.BATCH_GC_THRESHOLD
+
+
+def test_the_thresholds_come_back_after_an_error() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), runner.batch_collection():
+        assert gc.get_threshold() == runner.BATCH_GC_THRESHOLD
+        raise RuntimeError("a record failed")
+    assert gc.get_threshold() == before
 
 
 class _Verdict(BaseModel):
