@@ -43,7 +43,10 @@ from todeval.evals.schema import RCOF_CODES, Dialogue, Quality, Rcof, normalise_
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.judges.turn_quality import certain_failures
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints
-from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import served_turns
+from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import (
+    has_tool_channel,
+    served_turns,
+)
 from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
 from todeval.nodes.goal_success.state import TeacherTask, VotingState
@@ -284,7 +287,13 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
     dialogue = Dialogue.model_validate(state["dialogue"])
     certain = certain_failures(dialogue)
-    tool_served = served_turns(dialogue, complaints(dialogue))
+    # served_turns reads the user's complaints on a tool transcript only: elsewhere (SGD, chat
+    # logs) they are not worked out at all.
+    if has_tool_channel(dialogue):
+        complained = complaints(dialogue)
+    else:
+        complained = [False] * len(dialogue.turns)
+    tool_served = served_turns(dialogue, complained)
     return {
         "dialogue_id": dialogue.dialogue_id,
         "teachers": list(get_context(runtime).specs("turn_quality")),

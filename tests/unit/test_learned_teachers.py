@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -9,6 +10,11 @@ import pytest
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
 from todeval.evals.schema import Dialogue, Turn
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
+from todeval.nodes.goal_success.judges.turn_quality.evidence import (
+    VALUE_PATTERNS,
+    canonical_value,
+    typed_values,
+)
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
     FitReactionTeacher,
     LearnedTeacher,
@@ -201,3 +207,56 @@ def test_certain_evidence_decides_the_vote_alone() -> None:
     voted = vote_turn(1, teachers, certain_failure(d.turns[0]))
     assert voted["quality"] == "failure" and voted["rcof"] == "E5"
     assert voted["decided_by"] == "certain_evidence"
+
+
+def full_scan(text: str) -> dict[str, frozenset[str]]:
+    """:func:`typed_values` by its definition: every pattern over the whole text."""
+    found = {
+        kind: frozenset(canonical_value(m.group(1)) for m in pattern.finditer(text))
+        for kind, pattern in VALUE_PATTERNS.items()
+    }
+    return {kind: spans for kind, spans in found.items() if spans}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Book it for Noon please",
+        "See you at TWELVE O'Clock, Mr Smith",
+        "tomorrow works, for two people",
+        "Table for Three Guests on Sunday",
+        "I'll be there at midnight",
+        "Any time is fine with me.",
+        "The party is at 7:00 p.m. for 4 adults, $25 each",
+        "Twenty-one of them, on the 3rd of next month",
+        "monday_x or x_monday or mondays",
+        "\u017fix pm on \u017funday",  # long s: the case-insensitive patterns read it as "s"
+        "two\u00a0people at one\u00a0pm",
+        "\u0663 people at \u0663:00 pm",  # an Arabic-Indic digit is a digit too
+        "",
+    ],
+)
+def test_typed_values_take_shortcuts_only_where_they_find_the_same(text: str) -> None:
+    assert typed_values(text) == full_scan(text)
+    assert typed_values(text.upper()) == full_scan(text.upper())
+
+
+def test_case_insensitive_value_patterns_are_written_in_lower_case() -> None:
+    for pattern in VALUE_PATTERNS.values():
+        if pattern.flags & re.IGNORECASE:
+            assert pattern.pattern == pattern.pattern.lower()
+
+
+def test_values_have_one_spelling() -> None:
+    assert canonical_value("7:00 p.m.") == "7pm"
+    assert canonical_value("Three  Guests") == "3 people"
+    assert canonical_value("the 21st") == "21"
+    assert canonical_value("twenty-one o'clock") == "twenty-1 o'clock"
+    assert canonical_value("ten eleven twelve tens") == "10 11 12 tens"
+    values = typed_values("A table for three guests at seven pm tomorrow, March 3rd")
+    assert values == {
+        "time": frozenset({"7pm"}),
+        "date": frozenset({"tomorrow", "march 3"}),
+        "count": frozenset({"3"}),  # group 1 of a count is its number
+        "name": frozenset({"march"}),
+    }

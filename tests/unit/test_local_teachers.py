@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from todeval.evals.schema import Dialogue
@@ -11,7 +12,10 @@ from todeval.nodes.goal_success.judges.response_cues import looks_cut_off
 from todeval.nodes.goal_success.judges.turn_quality import TeacherVerdict, TurnLabel
 from todeval.nodes.goal_success.judges.turn_quality.local_response import ResponseTeacher
 from todeval.nodes.goal_success.judges.turn_quality.local_semantic import SemanticTeacher
-from todeval.nodes.goal_success.judges.turn_quality.local_signals import SignalTeacher
+from todeval.nodes.goal_success.judges.turn_quality.local_signals import (
+    SignalTeacher,
+    complaints,
+)
 from todeval.nodes.goal_success.judges.user_cues import feedback_polarity
 from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.judges import get_local_judge
@@ -373,3 +377,26 @@ def test_an_elliptic_follow_up_is_read_with_the_previous_question(
         at=2,
     )
     assert label.quality == "success"
+
+
+def test_complaints_are_the_signal_teachers_failures_without_the_rephrase_rule() -> None:
+    replies = [
+        "that's not what I asked",
+        "no, I meant remote work, not office hours",
+        "never mind, I'll just google it",
+        "ok, I'll ask my manager",
+        "are you sure? that sounds off",
+        "perfect, thanks!",
+        "No, anywhere is fine",
+        "Another question: how do I book a meeting room?",
+        "Another question: how do I book a meeting room?",  # said again: a complaint
+    ]
+    turns = [QUESTION, *({"u": reply, "r": "Sure."} for reply in replies)]
+    turns.insert(3, {"u": "Thanks.", "r": "You're right, I misread your question."})
+    d = dialogue(*turns)
+    # orthogonal vectors: no two messages are close, so the teacher's rephrase rule is silent
+    teacher = SignalTeacher(embed=lambda texts: np.eye(len(texts), dtype=np.float32))
+    failed = [label.quality == "failure" for label in teacher.label(d).turns]
+    assert failed[-2:] == [False, False]  # the teacher's rephrase rule needs a close vector
+    assert complaints(d) == failed[:-2] + [True, False]
+    assert failed.count(True) == 7  # all but the thanks, the answer and the new request

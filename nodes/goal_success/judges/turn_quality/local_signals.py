@@ -112,20 +112,46 @@ class SignalTeacher:
 
 def _reaction(turn: Turn, nxt: Turn, similarity: float | None) -> TurnLabel:
     """What the user's next message (turn k+1) says about turn k."""
+    failed = _failed_reaction(turn, nxt, similarity)
+    if failed is not None:
+        return failed
     k, message = turn.turn_number, nxt.user_msg
-    quoted = _quote(message)
+    if POSITIVE_FEEDBACK.search(message):
+        return TurnLabel(
+            k, "success", None, f"positive feedback in turn {k + 1}: {_quote(message)}"
+        )
+    if "?" in turn.response:
+        why = "user answered the assistant's question"
+    elif EXPLICIT_SWITCH.search(message) or USER_CUES["request"].search(message):
+        why = "user moved on to a new request"
+    else:
+        why = "user continued the conversation"
+    return TurnLabel(k, "success", None, f"{why} in turn {k + 1} without complaint (weak evidence)")
+
+
+def _failed_reaction(turn: Turn, nxt: Turn, similarity: float | None) -> TurnLabel | None:
+    """Rules 3-7: the failure turn k+1 shows (the user's message or the next reply), if any.
+
+    Apart from :func:`_reaction`, so that :func:`complaints` does not read the success cues.
+    """
+    k, message = turn.turn_number, nxt.user_msg
     cause = _complaint_cause(message)
     asked = "?" in turn.response  # the response asked something: "no" may answer it
 
     gave_up = ABANDONMENT.search(message)
     if gave_up and not _follows_advice(message, gave_up, turn.response):
-        return TurnLabel(k, "failure", cause, f"user gave up in turn {k + 1}: {quoted}")
+        return TurnLabel(k, "failure", cause, f"user gave up in turn {k + 1}: {_quote(message)}")
     if NEGATIVE_FEEDBACK.search(message) or cause is not None:
-        return TurnLabel(k, "failure", cause, f"negative feedback in turn {k + 1}: {quoted}")
+        return TurnLabel(
+            k, "failure", cause, f"negative feedback in turn {k + 1}: {_quote(message)}"
+        )
     bare_no = _BARE_NO.search(message) and not EXPLICIT_CORRECTION.search(message)
     if CORRECTION.search(message) and not (asked and bare_no):
         return TurnLabel(
-            k, "failure", cause, f"user corrected the assistant in turn {k + 1}: {quoted}"
+            k,
+            "failure",
+            cause,
+            f"user corrected the assistant in turn {k + 1}: {_quote(message)}",
         )
     if similarity is not None and similarity >= REPHRASE_MIN and can_rephrase(message):
         return TurnLabel(
@@ -142,15 +168,7 @@ def _reaction(turn: Turn, nxt: Turn, similarity: float | None) -> TurnLabel:
             cause,
             f"the assistant conceded an error in turn {k + 1} ('{conceded.group(0)}')",
         )
-    if POSITIVE_FEEDBACK.search(message):
-        return TurnLabel(k, "success", None, f"positive feedback in turn {k + 1}: {quoted}")
-    if asked:
-        why = "user answered the assistant's question"
-    elif EXPLICIT_SWITCH.search(message) or USER_CUES["request"].search(message):
-        why = "user moved on to a new request"
-    else:
-        why = "user continued the conversation"
-    return TurnLabel(k, "success", None, f"{why} in turn {k + 1} without complaint (weak evidence)")
+    return None
 
 
 REPEAT_MIN_WORDS = 4
@@ -168,15 +186,18 @@ def complaints(dialogue: Dialogue) -> list[bool]:
     user's reaction (:mod:`~nodes.goal_success.judges.turn_quality.tool_evidence`).
     """
     turns = dialogue.turns
+    # Each user message split into sentences once: it is read as the request of its turn and
+    # as the reaction to the turn before.
+    spoken = [_sentence_words(turn.user_msg) for turn in turns]
     out = []
     for i, turn in enumerate(turns):
         polarity = feedback_polarity(turn.metadata)
         if polarity is not None or i + 1 == len(turns):
             out.append(polarity == "negative")
             continue
-        nxt = turns[i + 1]
         out.append(
-            repeats(nxt.user_msg, turn.user_msg) or _reaction(turn, nxt, None).quality == "failure"
+            _says_again(spoken[i + 1], spoken[i])
+            or _failed_reaction(turn, turns[i + 1], None) is not None
         )
     return out
 
@@ -187,13 +208,24 @@ def repeats(message: str, request: str) -> bool:
     Only sentences of at least :data:`REPEAT_MIN_WORDS` words that are not acknowledgements
     count.
     """
+    return _says_again(_sentence_words(message), _sentence_words(request))
+
+
+def _sentence_words(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The sentences of ``text``, each with its lower-cased words."""
+    return [(sentence, tuple(WORD.findall(sentence.lower()))) for sentence in sentences(text)]
+
+
+def _says_again(
+    message: Sequence[tuple[str, tuple[str, ...]]], request: Sequence[tuple[str, tuple[str, ...]]]
+) -> bool:
+    """:func:`repeats` over the :func:`_sentence_words` of the message and the request."""
     said = {
-        tuple(words)
-        for sentence in sentences(request)
-        if len(words := WORD.findall(sentence.lower())) >= REPEAT_MIN_WORDS
-        and not is_acknowledgement(sentence)
+        words
+        for sentence, words in request
+        if len(words) >= REPEAT_MIN_WORDS and not is_acknowledgement(sentence)
     }
-    return any(tuple(WORD.findall(sentence.lower())) in said for sentence in sentences(message))
+    return any(words in said for _, words in message)
 
 
 def _complaint_cause(message: str) -> str | None:
