@@ -20,11 +20,15 @@ from numpy.typing import NDArray
 
 from todeval.stores.byte_cache import ByteBoundedCache
 
-QUERY_KEYS = 256
-"""Keys per look-up query. Every query has this many parameters, so the connection's
-statement cache holds one prepared statement, not one per batch size (each with its
-parameters' memory, which grew with the run)."""
-_SELECT_KEYS = f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * QUERY_KEYS)})"
+QUERY_KEYS = 1024
+"""Keys per look-up query at most. A query's keys are padded (the last repeated) to a power of
+two, so the connection's statement cache holds at most 11 shapes: with one statement per batch
+size it kept up to 128, each with its parameters' memory, and SQLite's memory grew with the run."""
+
+
+def _select_keys(count: int) -> str:
+    return f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * count)})"
+
 
 MEMORY_BYTES = 4 * 2**20
 """Bytes the in-process LRU keeps by default: about 2,300 vectors (1.8 kB each with key and
@@ -82,10 +86,9 @@ class EmbeddingCache:
             missing = [key for key, text in keys.items() if text not in found]
             for start in range(0, len(missing), QUERY_KEYS):
                 chunk = missing[start : start + QUERY_KEYS]
-                # Always QUERY_KEYS parameters (the last key repeated): one statement shape,
-                # where one per count kept up to 128 prepared statements alive (7 MB at most).
-                chunk += chunk[-1:] * (QUERY_KEYS - len(chunk))
-                rows = self._connection().execute(_SELECT_KEYS, chunk)
+                shape = 1 << (len(chunk) - 1).bit_length()  # the next power of two
+                chunk += chunk[-1:] * (shape - len(chunk))
+                rows = self._connection().execute(_select_keys(shape), chunk)
                 for key, blob in rows:
                     vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
                     found[keys[key]] = vector
