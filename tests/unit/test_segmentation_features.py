@@ -7,6 +7,7 @@ a train" is.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,11 @@ from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH, LearnedSegmenter
 from todeval.nodes.goal_success.judges.segmentation.discourse import skeleton
 from todeval.nodes.goal_success.judges.segmentation.features import find_spans, mentions
-from todeval.nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
+from todeval.nodes.goal_success.judges.segmentation.goal_features import (
+    FEATURE_NAMES,
+    DialogueView,
+    turn_row,
+)
 from todeval.nodes.goal_success.roles import SEGMENTATION
 from todeval.nodes.judges.trees import BoostedTrees, complete_tree
 
@@ -122,6 +127,28 @@ def test_spans_are_found_by_shape_not_by_slot_name() -> None:
     assert spans.names() == {"mezze yard"}
     said = "can we get a cab from the lido"
     assert mentions(find_spans("Westfield Lido is open").names(), find_spans(said), said)
+
+
+def test_dates_are_found_with_or_without_digits_and_amounts_only_with() -> None:
+    spans = find_spans("See you tomorrow evening: $45 for 2 people on the 3rd of May.")
+    assert spans.by_type["day"] == {"tomorrow", "3rd of may"}
+    assert spans.by_type["time"] == {"evening"}
+    assert spans.by_type["money"] == {"$45"}
+    words_only = find_spans("Next week works, thanks.")
+    assert words_only.by_type["day"] == {"next week"}
+    assert not words_only.by_type["money"] and not words_only.by_type["code"]
+
+
+def test_a_view_with_other_cue_logits_changes_only_that_feature(
+    learned: LearnedSegmenter,
+) -> None:
+    # Training swaps in out-of-fold cue logits with dataclasses.replace; the per-dialogue
+    # values a view works out on first use must follow the copy, not leak from the original.
+    view = DialogueView.build(THANKS_ALSO_TRAIN, learned.embed, learned.prototypes, learned.cues)
+    row = turn_row(view, 2, 0)
+    other = dataclasses.replace(view, cue_logits=np.full(4, 9.0, np.float32))
+    changed = np.flatnonzero(turn_row(other, 2, 0) != row)
+    assert [FEATURE_NAMES[i] for i in changed] == ["discourse_logit"]
 
 
 def test_the_discourse_skeleton_hides_content_words() -> None:
