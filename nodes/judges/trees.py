@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -38,22 +39,50 @@ class BoostedTrees:
     @property
     def depth(self) -> int:
         """Levels of internal nodes in every tree."""
-        return int(np.log2(self.leaf.shape[1]))
+        return int(self.leaf.shape[1]).bit_length() - 1  # 2**depth leaves
 
     def logits(self, rows: FloatArray) -> FloatArray:
         """Log-odds of a new goal for each row of ``rows`` (shape ``(n, features)``)."""
         rows = np.atleast_2d(rows)
         n_trees = self.feature.shape[0]
         tree_index = np.arange(n_trees)[None, :]
-        node = np.zeros((rows.shape[0], n_trees), dtype=np.int64)
-        row_index = np.arange(rows.shape[0])[:, None]
-        for _ in range(self.depth):
-            split = self.feature[tree_index, node]
-            right = rows[row_index, split] > self.threshold[tree_index, node]
-            node = 2 * node + 1 + right
-        leaves = node - (self.leaf.shape[1] - 1)
+        if rows.shape[0] == 1:
+            leaves = self._leaves_of_one(rows[0])[None, :]
+        else:
+            node = np.zeros((rows.shape[0], n_trees), dtype=np.int64)
+            row_index = np.arange(rows.shape[0])[:, None]
+            for _ in range(self.depth):
+                split = self.feature[tree_index, node]
+                right = rows[row_index, split] > self.threshold[tree_index, node]
+                node = 2 * node + 1 + right
+            leaves = node - (self.leaf.shape[1] - 1)
+        # One float32 sum per row over a (rows, trees) array, whichever path found the leaves.
         total = self.leaf[tree_index, leaves].sum(axis=1)
         return np.asarray(total + self.base, dtype=np.float32)
+
+    def _leaves_of_one(self, row: FloatArray) -> NDArray[np.int64]:
+        """Each tree's leaf for one row: every split tested at once, then the paths read.
+
+        The greedy decoder asks for one row at a time; the batch path's per-level 2-D
+        gathers cost more than comparing all ``trees x nodes`` splits in one go.
+        """
+        feature, threshold, first_node = self._flat_splits
+        goes_right = row.take(feature) > threshold
+        node = np.zeros(len(first_node), dtype=np.int64)
+        for _ in range(self.depth):
+            node = 2 * node + 1 + goes_right.take(first_node + node)
+        leaves: NDArray[np.int64] = node - (self.leaf.shape[1] - 1)
+        return leaves
+
+    @cached_property
+    def _flat_splits(self) -> tuple[NDArray[np.intp], FloatArray, NDArray[np.int64]]:
+        """Every tree's split features and thresholds end to end, and where each tree starts.
+
+        Read from the arrays on first use: a model's arrays are not changed after loading.
+        """
+        internal = self.feature.shape[1]
+        first_node = np.arange(self.feature.shape[0], dtype=np.int64) * internal
+        return self.feature.astype(np.intp).ravel(), self.threshold.ravel(), first_node
 
     def save(self, path: Path) -> None:
         """Write the arrays to ``path`` (.npz) and the rest to the ``.json`` beside it."""

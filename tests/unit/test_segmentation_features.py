@@ -7,6 +7,7 @@ a train" is.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,11 @@ from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH, LearnedSegmenter
 from todeval.nodes.goal_success.judges.segmentation.discourse import skeleton
 from todeval.nodes.goal_success.judges.segmentation.features import find_spans, mentions
-from todeval.nodes.goal_success.judges.segmentation.goal_features import FEATURE_NAMES
+from todeval.nodes.goal_success.judges.segmentation.goal_features import (
+    FEATURE_NAMES,
+    DialogueView,
+    turn_row,
+)
 from todeval.nodes.goal_success.roles import SEGMENTATION
 from todeval.nodes.judges.trees import BoostedTrees, complete_tree
 
@@ -124,6 +129,28 @@ def test_spans_are_found_by_shape_not_by_slot_name() -> None:
     assert mentions(find_spans("Westfield Lido is open").names(), find_spans(said), said)
 
 
+def test_dates_are_found_with_or_without_digits_and_amounts_only_with() -> None:
+    spans = find_spans("See you tomorrow evening: $45 for 2 people on the 3rd of May.")
+    assert spans.by_type["day"] == {"tomorrow", "3rd of may"}
+    assert spans.by_type["time"] == {"evening"}
+    assert spans.by_type["money"] == {"$45"}
+    words_only = find_spans("Next week works, thanks.")
+    assert words_only.by_type["day"] == {"next week"}
+    assert not words_only.by_type["money"] and not words_only.by_type["code"]
+
+
+def test_a_view_with_other_cue_logits_changes_only_that_feature(
+    learned: LearnedSegmenter,
+) -> None:
+    # Training swaps in out-of-fold cue logits with dataclasses.replace; the per-dialogue
+    # values a view works out on first use must follow the copy, not leak from the original.
+    view = DialogueView.build(THANKS_ALSO_TRAIN, learned.embed, learned.prototypes, learned.cues)
+    row = turn_row(view, 2, 0)
+    other = dataclasses.replace(view, cue_logits=np.full(4, 9.0, np.float32))
+    changed = np.flatnonzero(turn_row(other, 2, 0) != row)
+    assert [FEATURE_NAMES[i] for i in changed] == ["discourse_logit"]
+
+
 def test_the_discourse_skeleton_hides_content_words() -> None:
     words = skeleton("Thanks. I also need a taxi to Mezze Yard at 7")
     assert words == [
@@ -155,3 +182,14 @@ def test_a_padded_tree_predicts_like_the_original() -> None:
     )
     rows = np.array([[0.0, 9.0], [1.0, 1.0], [1.0, 5.0]], np.float32)
     assert model.logits(rows).tolist() == [1.5, -0.5, 3.5]
+
+
+def test_one_row_at_a_time_gives_the_batch_log_odds_bit_for_bit() -> None:
+    # The greedy decoder scores one row at a time, on a lighter path than a batch's.
+    model = BoostedTrees.load(MODEL_PATH)
+    splits = model.threshold[np.isfinite(model.threshold)]
+    rng = np.random.default_rng(7)
+    rows = rng.choice(splits, size=(400, len(FEATURE_NAMES))).astype(np.float32)
+    rows[::2] += np.float32(1e-3)  # half on a split value, half just above one
+    one_by_one = np.concatenate([model.logits(row) for row in rows])
+    assert one_by_one.tobytes() == model.logits(rows).tobytes()

@@ -11,9 +11,14 @@ question marks, the goal's run, the conversation's style so far).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.segmentation.discourse import DiscourseCueModel
@@ -139,38 +144,114 @@ class DialogueView:
             cue_logits=np.asarray(logits, dtype=np.float32),
         )
 
+    # What the rows of several turns read, worked out once per dialogue (on first use) with
+    # the arithmetic a single row used, so every row keeps its bits.
 
-def _cos(a: FloatArray, b: FloatArray) -> float:
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    @cached_property
+    def user_norms(self) -> list[np.floating[Any]]:
+        """``np.linalg.norm`` of each user message's vector."""
+        return [np.linalg.norm(vector) for vector in self.user_vecs]
+
+    @cached_property
+    def reply_norms(self) -> list[np.floating[Any]]:
+        """``np.linalg.norm`` of each reply's vector."""
+        return [np.linalg.norm(vector) for vector in self.reply_vecs]
+
+    @cached_property
+    def user_log_words(self) -> NDArray[np.float64]:
+        """``log1p`` of each user message's word count."""
+        return _log_words(self.users)
+
+    @cached_property
+    def reply_log_words(self) -> NDArray[np.float64]:
+        """``log1p`` of each reply's word count."""
+        return _log_words(self.replies)
+
+    @cached_property
+    def reply_asks(self) -> NDArray[np.float64]:
+        """1.0 where a reply ends with a question, else 0.0."""
+        asks = [reply.rstrip().endswith("?") for reply in self.replies]
+        return np.asarray(asks, dtype=np.float64)
+
+    @cached_property
+    def turn_words(self) -> list[set[str]]:
+        """Each turn's content words, the user's and the reply's together."""
+        return [user | reply for user, reply in zip(self.user_words, self.reply_words, strict=True)]
+
+    @cached_property
+    def words_before(self) -> list[frozenset[str]]:
+        """Item ``j``: the content words of turns ``0..j-1`` (the dialogue seen so far)."""
+        return _unions_before(self.turn_words)
+
+    @cached_property
+    def values_before(self) -> list[frozenset[str]]:
+        """Item ``j``: every span value of turns ``0..j-1`` (the dialogue seen so far)."""
+        pairs = zip(self.user_spans, self.reply_spans, strict=True)
+        return _unions_before(user.values | reply.values for user, reply in pairs)
+
+    @cached_property
+    def names_before(self) -> list[frozenset[str]]:
+        """Item ``i``: the names of turns ``0..i-1`` (the goals before one starting at ``i``)."""
+        pairs = zip(self.user_spans, self.reply_spans, strict=True)
+        return _unions_before(user.names() | reply.names() for user, reply in pairs)
+
+
+def _unions_before(per_turn: Iterable[AbstractSet[str]]) -> list[frozenset[str]]:
+    """Item ``i``: the union of ``per_turn``'s first ``i`` sets."""
+    before: list[frozenset[str]] = [frozenset()]
+    for values in per_turn:
+        before.append(before[-1] | values)
+    return before
+
+
+def _mean_of_first(values: NDArray[np.float64], j: int) -> float:
+    """``np.mean(values[:j])`` to the bit, without np.mean's overhead (three calls a turn).
+
+    np.mean of float64 (or bool, summed as float64) is numpy's sum divided by the count.
+    """
+    return float(values[:j].sum()) / j
+
+
+def _log_words(texts: list[str]) -> NDArray[np.float64]:
+    return np.asarray([np.log1p(len(text.split())) for text in texts], dtype=np.float64)
+
+
+def _cos(a: FloatArray, b: FloatArray, norm_a: np.floating[Any], norm_b: np.floating[Any]) -> float:
+    """Cosine of ``a`` and ``b`` given their ``np.linalg.norm`` (float32, multiplied as such)."""
+    norm = float(norm_a * norm_b)
     return float(a @ b) / norm if norm > 0 else 0.0
 
 
-def _share(part: set[str], whole: set[str]) -> float:
+def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
     return len(part & whole) / len(part) if part else 0.0
 
 
 def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
     """The feature row of turn ``j`` if the current goal began at turn ``start`` (0-based)."""
-    u, r = view.user_vecs[j], view.reply_vecs[j]
-    goal = range(start, j)
-    goal_users, goal_replies = view.user_vecs[start:j], view.reply_vecs[start:j]
-    earlier = view.user_vecs[:start]
+    users, replies = view.user_vecs, view.reply_vecs
+    user_norms, reply_norms = view.user_norms, view.reply_norms
+    u, r = users[j], replies[j]
+    u_norm, r_norm = user_norms[j], reply_norms[j]
+    goal_users, goal_replies = users[start:j], replies[start:j]
+    goal_users_sum, goal_replies_sum = goal_users.sum(axis=0), goal_replies.sum(axis=0)
+    goal_replies_norm = np.linalg.norm(goal_replies_sum)
+    earlier = users[:start]
     topic = [
-        _cos(u, view.user_vecs[j - 1]),
-        _cos(u, view.reply_vecs[j - 1]),
-        _cos(u, goal_users.sum(axis=0)),
-        _cos(u, view.user_vecs[start]),
-        _cos(u, goal_replies.sum(axis=0)),
-        float(np.max(goal_users @ u)),
-        float(np.max(earlier @ u)) if start > 0 else 0.0,
-        _cos(r, view.reply_vecs[j - 1]),
-        _cos(r, goal_replies.sum(axis=0)),
-        _cos(u, r),
-        _cos(r, view.user_vecs[start]),
+        _cos(u, users[j - 1], u_norm, user_norms[j - 1]),
+        _cos(u, replies[j - 1], u_norm, reply_norms[j - 1]),
+        _cos(u, goal_users_sum, u_norm, np.linalg.norm(goal_users_sum)),
+        _cos(u, users[start], u_norm, user_norms[start]),
+        _cos(u, goal_replies_sum, u_norm, goal_replies_norm),
+        float((goal_users @ u).max()),
+        float((earlier @ u).max()) if start > 0 else 0.0,
+        _cos(r, replies[j - 1], r_norm, reply_norms[j - 1]),
+        _cos(r, goal_replies_sum, r_norm, goal_replies_norm),
+        _cos(u, r, u_norm, r_norm),
+        _cos(r, users[start], r_norm, user_norms[start]),
     ]
     words, reply_words = view.user_words[j], view.reply_words[j]
-    seen = set().union(*view.user_words[:j], *view.reply_words[:j])
-    in_goal = set().union(*(view.user_words[i] | view.reply_words[i] for i in goal))
+    seen = view.words_before[j]
+    in_goal = set().union(*view.turn_words[start:j])
     lexical = [
         len(words - seen) / len(words) if words else 0.0,
         len(words - in_goal) / len(words) if words else 0.0,
@@ -188,8 +269,7 @@ def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
 def _span_features(view: DialogueView, j: int, start: int) -> list[float]:
     text, spans = view.users[j], view.user_spans[j]
     goal_spans = merge([*view.user_spans[start:j], *view.reply_spans[start:j]])
-    earlier_spans = merge([*view.user_spans[:start], *view.reply_spans[:start]])
-    all_seen = goal_spans.values | earlier_spans.values
+    all_seen = view.values_before[j]  # the goal's values and the earlier goals'
     in_goal = mentions(goal_spans.names(), spans, text)
     restated = sum(
         bool(spans.by_type[kind])
@@ -201,10 +281,10 @@ def _span_features(view: DialogueView, j: int, start: int) -> list[float]:
     return [
         float(mentions(view.reply_spans[j - 1].names(), spans, text)),
         float(in_goal),
-        float(not in_goal and mentions(earlier_spans.names(), spans, text)),
+        float(not in_goal and mentions(view.names_before[start], spans, text)),
         float(bool(spans.names() - all_seen)),
         float(np.log1p(len(spans.values))),
-        _share(set(spans.values), set(goal_spans.values)),
+        _share(spans.values, goal_spans.values),
         float(restated),
         float(bool(view.reply_spans[j - 1].by_type["code"])),
         float(bool(view.reply_spans[j].by_type["code"])),
@@ -214,22 +294,21 @@ def _span_features(view: DialogueView, j: int, start: int) -> list[float]:
 
 
 def _shape(view: DialogueView, j: int, start: int) -> list[float]:
-    previous_reply = view.replies[j - 1]
     return [
-        float(np.log1p(len(view.users[j].split()))),
-        float(np.log1p(len(previous_reply.split()))),
-        float(np.log1p(len(view.replies[j].split()))),
+        float(view.user_log_words[j]),
+        float(view.reply_log_words[j - 1]),
+        float(view.reply_log_words[j]),
         float("?" in view.users[j]),
-        float(previous_reply.rstrip().endswith("?")),
-        float(not previous_reply.strip()),
+        float(view.reply_asks[j - 1]),
+        float(not view.replies[j - 1].strip()),
         float(np.log1p(j - start)),
         float(np.log1p(j)),
         float(j == len(view.users) - 1),
         float(view.cue_logits[j]),
         # The conversation's style so far: an assistant that asks (bookings) or answers (Q&A).
-        float(np.mean([reply.rstrip().endswith("?") for reply in view.replies[:j]])),
-        float(np.mean([np.log1p(len(reply.split())) for reply in view.replies[:j]])),
-        float(np.mean([np.log1p(len(user.split())) for user in view.users[:j]])),
+        _mean_of_first(view.reply_asks, j),
+        _mean_of_first(view.reply_log_words, j),
+        _mean_of_first(view.user_log_words, j),
     ]
 
 
