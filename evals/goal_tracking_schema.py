@@ -142,8 +142,10 @@ class AtodDialogue(BaseModel):
             raise ValueError(f"turn_id must run 1..{len(numbers)} in order, got {numbers}")
         known = {goal.id for goal in self.goal_list}
         for turn in self.turns if known else ():
-            changed = (c.goal_id for c in turn.goal_status_changes)
-            if not (known.issuperset(turn.all_goals) and known.issuperset(changed)):
+            changes = turn.goal_status_changes
+            if not known.issuperset(turn.all_goals) or (
+                changes and not known.issuperset(c.goal_id for c in changes)
+            ):
                 unknown = {c.goal_id for c in turn.goal_status_changes} | set(turn.all_goals)
                 raise ValueError(
                     f"turn {turn.turn_id} names goals not in goal_list: {sorted(unknown - known)}"

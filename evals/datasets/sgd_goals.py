@@ -62,7 +62,7 @@ from typing import Any
 from todeval.evals.datasets.errors import error_from_exception
 from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional
 from todeval.evals.datasets.sgd_timeline import Pair, Timeline
-from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal, GoalStatus
+from todeval.evals.goal_tracking_schema import AtodDialogue, GoalStatus
 from todeval.evals.schema import Dialogue, RecordError
 
 _SOURCE_ACTS = frozenset({"OFFER", "INFORM"})
@@ -92,11 +92,13 @@ def sgd_to_atod(
     ids = {pair: f"g{number}" for number, pair in enumerate(pairs, start=1)}
     sources = _value_sources(timeline)
     goals = [_goal(timeline, pair, ids, sources, schema, lookup[pair]) for pair in pairs]
-    # The turns as plain fields, validated once with the dialogue: a model per turn costs more.
+    # The turns (and goals) as plain fields, validated once with the dialogue: a model per turn
+    # costs more.
     turns: list[dict[str, Any]] = []
-    before: dict[str, GoalStatus] = {goal_id: "not_mentioned" for goal_id in ids.values()}
+    goal_ids = list(ids.values())  # in the order of ``pairs``, as every history entry
+    before: dict[str, GoalStatus] = dict.fromkeys(goal_ids, "not_mentioned")
     for index, (utterance, statuses) in enumerate(zip(timeline.utterances, history, strict=True)):
-        after = {ids[pair]: status for pair, status in statuses.items()}
+        after = dict(zip(goal_ids, statuses.values(), strict=True))
         turn: dict[str, Any] = {
             "turn_id": index + 1,
             "speaker": utterance.speaker,
@@ -264,7 +266,8 @@ def _goal(
     sources: Mapping[str, Pair | None],
     schema: Mapping[str, ServiceSchema] | None,
     lookup: bool,
-) -> AtodGoal:
+) -> dict[str, Any]:
+    """The goal's :class:`AtodGoal` fields (validated with the dialogue)."""
     service, intent = pair
     state = timeline.state[timeline.last_active(pair)].get(service, {})
     slot_values = {slot: values[0] for slot, values in state.items() if values}
@@ -283,14 +286,14 @@ def _goal(
         and not _TRIVIAL_VALUE.match(value)
     )
     described = ", ".join(f"{slot}={value}" for slot, value in slot_values.items())
-    return AtodGoal(
-        id=ids[pair],
-        domain=service,
-        intent=intent,
-        slots=list(spec.required_slots) if spec is not None else list(slot_values),
-        slot_values=slot_values,
-        dependencies=list(dependencies),
-        content=f"{intent} in {service}" + (f": {described}" if described else ""),
-        core_content=spec.description if spec is not None and spec.description else intent,
-        confirmed=timeline.confirmed(pair, lookup=lookup),
-    )
+    return {
+        "id": ids[pair],
+        "domain": service,
+        "intent": intent,
+        "slots": list(spec.required_slots) if spec is not None else list(slot_values),
+        "slot_values": slot_values,
+        "dependencies": list(dependencies),
+        "content": f"{intent} in {service}" + (f": {described}" if described else ""),
+        "core_content": spec.description if spec is not None and spec.description else intent,
+        "confirmed": timeline.confirmed(pair, lookup=lookup),
+    }
