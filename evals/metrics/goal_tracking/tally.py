@@ -73,8 +73,9 @@ def _gold_queries(
     Memory should return the gold goals changed at the utterance that were mentioned before
     (none: the empty set); utterances whose gold changes nothing are not judged.
     """
-    if gold is None or timeline is None:
+    if gold is None:
         return []
+    timeline = timeline or GoldTimeline.of(gold.turns)
     matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
     queries = list(queries)
     retrieving = any(query["retrieved"] is not None for query in queries)
