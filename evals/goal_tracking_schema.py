@@ -8,7 +8,8 @@ status of every goal after it (``all_goals``). Statuses are lower case, as in Li
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -34,11 +35,22 @@ else is rejected by the goal memory and logged. ``not_mentioned`` may jump strai
 outcome because a goal can be raised and settled within one utterance."""
 
 
+_CANONICAL_STATUSES = frozenset(get_args(GoalStatus))
+
+
 def normalise_status(value: object) -> object:
     """``"Open"``, ``"NOT_MENTIONED"``, ``"not mentioned"`` -> the canonical lower-case name."""
-    if isinstance(value, str):
+    if isinstance(value, str) and value not in _CANONICAL_STATUSES:  # most already are
         return value.strip().lower().replace(" ", "_").replace("-", "_")
     return value
+
+
+def _all_canonical(statuses: Iterable[object]) -> bool:
+    """Whether every status already has its canonical name (nothing to normalise)."""
+    try:
+        return _CANONICAL_STATUSES.issuperset(statuses)
+    except TypeError:  # an unhashable value: normalised (or refused) one by one
+        return False
 
 
 class AtodGoal(BaseModel):
@@ -77,6 +89,10 @@ class StatusChange(BaseModel):
         return normalise_status(value)
 
 
+_SYSTEM_NAMES = {"ASSISTANT": "SYSTEM", "AGENT": "SYSTEM", "BOT": "SYSTEM"}
+"""Other names of the system speaker an annotation may use."""
+
+
 class AtodTurn(BaseModel):
     """One utterance with its gold goal annotations (Listing 2)."""
 
@@ -95,15 +111,15 @@ class AtodTurn(BaseModel):
     @field_validator("speaker", mode="before")
     @classmethod
     def _speaker(cls, value: object) -> object:
-        if isinstance(value, str):
+        if isinstance(value, str) and value not in ("USER", "SYSTEM"):  # most already are
             upper = value.strip().upper()
-            return {"ASSISTANT": "SYSTEM", "AGENT": "SYSTEM", "BOT": "SYSTEM"}.get(upper, upper)
+            return _SYSTEM_NAMES.get(upper, upper)
         return value
 
     @field_validator("all_goals", mode="before")
     @classmethod
     def _statuses(cls, value: object) -> object:
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not _all_canonical(value.values()):
             return {key: normalise_status(status) for key, status in value.items()}
         return value
 
@@ -125,9 +141,12 @@ class AtodDialogue(BaseModel):
         if numbers != list(range(1, len(numbers) + 1)):
             raise ValueError(f"turn_id must run 1..{len(numbers)} in order, got {numbers}")
         known = {goal.id for goal in self.goal_list}
-        for turn in self.turns:
-            unknown = {c.goal_id for c in turn.goal_status_changes} | set(turn.all_goals)
-            if known and not unknown <= known:
+        for turn in self.turns if known else ():
+            changes = turn.goal_status_changes
+            if not known.issuperset(turn.all_goals) or (
+                changes and not known.issuperset(c.goal_id for c in changes)
+            ):
+                unknown = {c.goal_id for c in turn.goal_status_changes} | set(turn.all_goals)
                 raise ValueError(
                     f"turn {turn.turn_id} names goals not in goal_list: {sorted(unknown - known)}"
                 )

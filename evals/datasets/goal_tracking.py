@@ -16,7 +16,7 @@ from todeval.evals.datasets.errors import DatasetFormatError
 from todeval.evals.datasets.jsonio import container_of
 from todeval.evals.datasets.loader import Format, load_dialogues
 from todeval.evals.datasets.sgd import sgd_source_field
-from todeval.evals.datasets.sgd_goals import sgd_gold_or_error
+from todeval.evals.datasets.sgd_goals import service_calls, sgd_gold_or_error
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.record_views import atod_view
@@ -65,24 +65,21 @@ def sgd_gold(
 ) -> AtodDialogue | RecordError:
     """ATOD gold from the SGD acts, or an error naming the field in the user's own record.
 
-    Each system turn also carries the service calls its frames made (:func:`with_service_calls`).
+    Each system turn also carries the service calls its frames made, as
+    :func:`with_service_calls` would add them, but read while the turns are built (a copy of
+    every turn afterwards was a tenth of the loading time).
     """
-    gold = sgd_gold_or_error(dialogue, schema, file=file)
-    if isinstance(gold, RecordError):
-        if gold.field is not None:
-            return gold.model_copy(update={"field": sgd_source_field(gold.field, release=release)})
-        return gold
-    return with_service_calls(gold, dialogue)
+    gold = sgd_gold_or_error(dialogue, schema, file=file, with_calls=True)
+    if isinstance(gold, RecordError) and gold.field is not None:
+        return gold.model_copy(update={"field": sgd_source_field(gold.field, release=release)})
+    return gold
 
 
 def with_service_calls(gold: AtodDialogue, dialogue: Dialogue) -> AtodDialogue:
     """``gold`` with each system turn's SGD service calls as the goal tracker's ``actions``.
 
-    A system frame's ``call`` (``[method, parameters]``) is the system querying or acting on
-    the service: database evidence for the goal of that intent (issue 29 item 2). Each becomes
-    ``{"tool", "service", "intent", "arguments", "error": False, "result": None,
-    "database": True}`` (the compact form keeps no results). A dialogue whose system turns do
-    not line up with its utterances is returned as it is.
+    The calls are read by :func:`~evals.datasets.sgd_goals.service_calls`. A dialogue whose
+    system turns do not line up with its utterances is returned as it is.
     """
     system = [turn for turn in gold.turns if turn.speaker == "SYSTEM"]
     replies = dialogue.turns[: len(system)]
@@ -99,22 +96,6 @@ def with_service_calls(gold: AtodDialogue, dialogue: Dialogue) -> AtodDialogue:
         for turn in gold.turns
     ]
     return gold.model_copy(update={"turns": turns})
-
-
-def service_calls(frames: object) -> list[dict[str, object]]:
-    """The service calls of one system utterance's compact SGD frames."""
-    found: list[dict[str, object]] = []
-    for frame in frames if isinstance(frames, list) else ():
-        call = frame.get("call") if isinstance(frame, Mapping) else None
-        if isinstance(call, list | tuple) and len(call) == 2 and isinstance(call[0], str):
-            found.append(
-                {
-                    "tool": call[0], "service": str(frame.get("svc") or ""), "intent": call[0],
-                    "arguments": dict(call[1]) if isinstance(call[1], Mapping) else {},
-                    "error": False, "result": None, "database": True,
-                }
-            )  # fmt: skip
-    return found
 
 
 def tracked_view(dialogue: Dialogue, *, file: str) -> AtodDialogue | RecordError:

@@ -57,7 +57,7 @@ def sgd_compact_dialogue(raw: Any) -> Dialogue:
     """
     record = _CompactRecord.model_validate(raw)
     for index, utterance in enumerate(record.turns):
-        check_alternation(index, utterance.s == "U", f"turns.{index}.s")
+        check_alternation(index, utterance.s == "U", "s")
     for position, (index, _service, _intent) in enumerate(record.segments):
         if index % 2 or not 0 <= index < len(record.turns):
             raise FieldError(
@@ -114,16 +114,17 @@ def sgd_source_field(field: str, *, release: bool) -> str:
     return path + field[match.end() :]
 
 
-def check_alternation(index: int, is_user: bool, field: str) -> None:
+def check_alternation(index: int, is_user: bool, key: str) -> None:
     """Raise unless utterance ``index`` has the speaker the user/system alternation requires.
 
     Raises:
-        FieldError: The speaker is wrong; ``field`` names the speaker field.
+        FieldError: The speaker is wrong; the error names its field, ``turns.{index}.{key}``.
     """
     if is_user != (index % 2 == 0):
         expected = "the user" if index % 2 == 0 else "the system"
         raise FieldError(
-            field, f"utterance {index} should be by {expected}: SGD alternates from the user"
+            f"turns.{index}.{key}",
+            f"utterance {index} should be by {expected}: SGD alternates from the user",
         )
 
 

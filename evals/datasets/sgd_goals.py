@@ -57,17 +57,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from todeval.evals.datasets.errors import error_from_exception
 from todeval.evals.datasets.sgd_schema import ServiceSchema, is_transactional
 from todeval.evals.datasets.sgd_timeline import Pair, Timeline
-from todeval.evals.goal_tracking_schema import (
-    AtodDialogue,
-    AtodGoal,
-    AtodTurn,
-    GoalStatus,
-    StatusChange,
-)
+from todeval.evals.goal_tracking_schema import AtodDialogue, GoalStatus
 from todeval.evals.schema import Dialogue, RecordError
 
 _SOURCE_ACTS = frozenset({"OFFER", "INFORM"})
@@ -75,11 +70,16 @@ _TRIVIAL_VALUE = re.compile(r"^(?:[-+$]?[\d.,]+%?|true|false|dontcare|none)$", r
 
 
 def sgd_to_atod(
-    dialogue: Dialogue, schema: Mapping[str, ServiceSchema] | None = None
+    dialogue: Dialogue,
+    schema: Mapping[str, ServiceSchema] | None = None,
+    *,
+    with_calls: bool = False,
 ) -> AtodDialogue:
     """Derive ATOD goals and turn-level statuses from an SGD dialogue (mapping: module doc).
 
-    Without ``schema`` the intent names decide required slots and transactions.
+    Without ``schema`` the intent names decide required slots and transactions. ``with_calls``:
+    each system turn also carries its frames' service calls as ``actions``
+    (:func:`service_calls`), as the goal tracker reads them.
 
     Raises:
         FieldError: A turn has no SGD frames or a frame lacks a field; the error names it
@@ -92,23 +92,27 @@ def sgd_to_atod(
     ids = {pair: f"g{number}" for number, pair in enumerate(pairs, start=1)}
     sources = _value_sources(timeline)
     goals = [_goal(timeline, pair, ids, sources, schema, lookup[pair]) for pair in pairs]
-    turns: list[AtodTurn] = []
-    before: dict[Pair, GoalStatus] = dict.fromkeys(pairs, "not_mentioned")
-    for index, (utterance, after) in enumerate(zip(timeline.utterances, history, strict=True)):
-        changes = [
-            StatusChange(goal_id=ids[pair], new_status=after[pair])
-            for pair in pairs
-            if after[pair] != before[pair]
-        ]
-        turns.append(
-            AtodTurn(
-                turn_id=index + 1,
-                speaker=utterance.speaker,
-                utterance=utterance.text,
-                goal_status_changes=changes,
-                all_goals={ids[pair]: after[pair] for pair in pairs},
-            )
-        )
+    # The turns (and goals) as plain fields, validated once with the dialogue: a model per turn
+    # costs more.
+    turns: list[dict[str, Any]] = []
+    goal_ids = list(ids.values())  # in the order of ``pairs``, as every history entry
+    before: dict[str, GoalStatus] = dict.fromkeys(goal_ids, "not_mentioned")
+    for index, (utterance, statuses) in enumerate(zip(timeline.utterances, history, strict=True)):
+        after = dict(zip(goal_ids, statuses.values(), strict=True))
+        turn: dict[str, Any] = {
+            "turn_id": index + 1,
+            "speaker": utterance.speaker,
+            "utterance": utterance.text,
+            "goal_status_changes": [
+                {"goal_id": goal_id, "new_status": status}
+                for goal_id, status in after.items()
+                if status != before[goal_id]
+            ],
+            "all_goals": after,
+        }
+        if with_calls and utterance.speaker == "SYSTEM":
+            turn["actions"] = service_calls(utterance.frames)
+        turns.append(turn)
         before = after
     metadata = {
         "source": "sgd",
@@ -118,9 +122,10 @@ def sgd_to_atod(
         "num_goals": len(goals),
         "num_turns": len(turns),
     }
-    return AtodDialogue(
-        dialogue_id=dialogue.dialogue_id, metadata=metadata, goal_list=goals, turns=turns
-    )
+    return AtodDialogue.model_validate(
+        {"dialogue_id": dialogue.dialogue_id, "metadata": metadata, "goal_list": goals,
+         "turns": turns}
+    )  # fmt: skip
 
 
 class _Tracker:
@@ -183,28 +188,58 @@ class _Tracker:
 
     def _asks_for_other_results(self, pair: Pair, index: int) -> bool:
         """Whether the goal's next search outcome comes before the user leaves the goal."""
-        acts = self.timeline.acts
-        later = [j for j in acts if j > index and pair in acts[j]]
-        outcomes = [j for j in later if acts[j][pair].kind in ("results", "failure")]
-        if not outcomes:
-            return False
-        return all(
-            pair in active for u, active in self.timeline.active.items() if index < u < outcomes[0]
+        outcome = next(
+            (
+                j
+                for j, act in self.timeline.acts_on[pair]
+                if j > index and act.kind in ("results", "failure")
+            ),
+            None,
         )
+        if outcome is None:
+            return False
+        active = self.timeline.active
+        return all(pair in active[u] for u in range(index + 1, outcome) if u in active)
 
 
 def sgd_gold_or_error(
-    dialogue: Dialogue, schema: Mapping[str, ServiceSchema] | None, *, file: str
+    dialogue: Dialogue,
+    schema: Mapping[str, ServiceSchema] | None,
+    *,
+    file: str,
+    with_calls: bool = False,
 ) -> AtodDialogue | RecordError:
     """:func:`sgd_to_atod`, or a :class:`RecordError` naming the frame field it cannot read.
 
     One malformed record must not stop a corpus run: the caller reports it and goes on.
     """
     try:
-        return sgd_to_atod(dialogue, schema)
+        return sgd_to_atod(dialogue, schema, with_calls=with_calls)
     except ValueError as exc:  # FieldError included: names the malformed frame field
         raw = {"dialogue_id": dialogue.dialogue_id}
         return error_from_exception(exc, file=file, line=None, raw=raw)
+
+
+def service_calls(frames: object) -> list[dict[str, object]]:
+    """The service calls of one system utterance's compact SGD frames.
+
+    A system frame's ``call`` (``[method, parameters]``) is the system querying or acting on
+    the service: database evidence for the goal of that intent (issue 29 item 2). Each becomes
+    ``{"tool", "service", "intent", "arguments", "error": False, "result": None,
+    "database": True}`` (the compact form keeps no results).
+    """
+    found: list[dict[str, object]] = []
+    for frame in frames if isinstance(frames, list) else ():
+        call = frame.get("call") if isinstance(frame, Mapping) else None
+        if isinstance(call, list | tuple) and len(call) == 2 and isinstance(call[0], str):
+            found.append(
+                {
+                    "tool": call[0], "service": str(frame.get("svc") or ""), "intent": call[0],
+                    "arguments": dict(call[1]) if isinstance(call[1], Mapping) else {},
+                    "error": False, "result": None, "database": True,
+                }
+            )  # fmt: skip
+    return found
 
 
 def _value_sources(timeline: Timeline) -> dict[str, Pair | None]:
@@ -214,7 +249,8 @@ def _value_sources(timeline: Timeline) -> dict[str, Pair | None]:
         if utterance.speaker == "USER":
             for slots in timeline.state[index].values():
                 for values in slots.values():
-                    first.update((v.lower(), None) for v in values if v.lower() not in first)
+                    for value in values:
+                        first.setdefault(value.lower(), None)
         else:
             for pair, act in timeline.acts[index].items():
                 for name, value in act.values:
@@ -230,7 +266,8 @@ def _goal(
     sources: Mapping[str, Pair | None],
     schema: Mapping[str, ServiceSchema] | None,
     lookup: bool,
-) -> AtodGoal:
+) -> dict[str, Any]:
+    """The goal's :class:`AtodGoal` fields (validated with the dialogue)."""
     service, intent = pair
     state = timeline.state[timeline.last_active(pair)].get(service, {})
     slot_values = {slot: values[0] for slot, values in state.items() if values}
@@ -241,21 +278,22 @@ def _goal(
         ids[source]
         for values in state.values()
         for value in values
-        if len(value) >= 3 and not _TRIVIAL_VALUE.match(value)
         # A value the system gave for an intent the user never pursued comes from no goal.
         if (source := sources.get(value.lower())) is not None
         and source in ids
         and order.index(source) < order.index(pair)
+        and len(value) >= 3
+        and not _TRIVIAL_VALUE.match(value)
     )
     described = ", ".join(f"{slot}={value}" for slot, value in slot_values.items())
-    return AtodGoal(
-        id=ids[pair],
-        domain=service,
-        intent=intent,
-        slots=list(spec.required_slots) if spec is not None else list(slot_values),
-        slot_values=slot_values,
-        dependencies=list(dependencies),
-        content=f"{intent} in {service}" + (f": {described}" if described else ""),
-        core_content=spec.description if spec is not None and spec.description else intent,
-        confirmed=timeline.confirmed(pair, lookup=lookup),
-    )
+    return {
+        "id": ids[pair],
+        "domain": service,
+        "intent": intent,
+        "slots": list(spec.required_slots) if spec is not None else list(slot_values),
+        "slot_values": slot_values,
+        "dependencies": list(dependencies),
+        "content": f"{intent} in {service}" + (f": {described}" if described else ""),
+        "core_content": spec.description if spec is not None and spec.description else intent,
+        "confirmed": timeline.confirmed(pair, lookup=lookup),
+    }

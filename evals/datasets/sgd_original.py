@@ -71,7 +71,7 @@ def sgd_original_dialogue(raw: Any, split: str | None = None) -> Dialogue:
     utterances: list[Utterance] = []
     for index, turn in enumerate(record.turns):
         is_user = turn.speaker == "USER"
-        check_alternation(index, is_user, f"turns.{index}.speaker")
+        check_alternation(index, is_user, "speaker")
         frames = [
             _user_frame(frame, f"turns.{index}.frames.{j}") if is_user else _system_frame(frame)
             for j, frame in enumerate(turn.frames)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from todeval.evals.datasets.errors import FieldError
 from todeval.evals.datasets.sgd import NO_INTENT
@@ -31,8 +31,7 @@ Kind = Literal["confirm", "success", "failure", "results"]
 """What a system frame does to its goal (:attr:`FrameAct.kind`)."""
 
 
-@dataclass(frozen=True)
-class SgdUtterance:
+class SgdUtterance(NamedTuple):  # a tuple: made per utterance, cheaper than a frozen dataclass
     """One utterance with its SGD frames."""
 
     speaker: Literal["USER", "SYSTEM"]
@@ -40,8 +39,7 @@ class SgdUtterance:
     frames: list[Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
-class FrameAct:
+class FrameAct(NamedTuple):
     """What one system frame does to one goal."""
 
     acts: frozenset[str]
@@ -79,6 +77,9 @@ class Timeline:
     dropped: dict[int, set[str]] = field(default_factory=dict)  # services set to NONE
     state: dict[int, dict[str, dict[str, list[str]]]] = field(default_factory=dict)
     acts: dict[int, dict[Pair, FrameAct]] = field(default_factory=dict)  # system utterance -> goal
+    # The same, goal by goal, so that reading one goal does not scan the whole dialogue:
+    active_at: dict[Pair, list[int]] = field(default_factory=dict)  # its user utterances
+    acts_on: dict[Pair, list[tuple[int, FrameAct]]] = field(default_factory=dict)  # its frames
 
     @classmethod
     def of(cls, dialogue: Dialogue) -> Timeline:
@@ -99,8 +100,12 @@ class Timeline:
         return timeline
 
     def last_active(self, pair: Pair) -> int:
-        """The index of the last user utterance where ``pair`` is active."""
-        return max(index for index, active in self.active.items() if pair in active)
+        """The index of the last user utterance where ``pair`` is active.
+
+        Raises:
+            ValueError: ``pair`` is never active.
+        """
+        return max(self.active_at.get(pair, ()))
 
     def confirmed(self, pair: Pair, *, lookup: bool) -> Literal["completed", "failed"] | None:
         """The outcome the system itself reports for ``pair`` once it was active, if any.
@@ -108,13 +113,11 @@ class Timeline:
         ``failed`` only without a NOTIFY_SUCCESS, and not for a lookup that had already shown
         results (its failure means "no other results").
         """
-        first = min((i for i, active in self.active.items() if pair in active), default=None)
-        if first is None:
+        active_at = self.active_at.get(pair)
+        if not active_at:
             return None
-        outcomes = [
-            (index, acts[pair]) for index, acts in sorted(self.acts.items())
-            if index > first and pair in acts
-        ]  # fmt: skip
+        first = active_at[0]
+        outcomes = [(index, act) for index, act in self.acts_on.get(pair, ()) if index > first]
         if any("NOTIFY_SUCCESS" in act.acts for _, act in outcomes):
             return "completed"
         failures = [index for index, act in outcomes if "NOTIFY_FAILURE" in act.acts]
@@ -129,15 +132,15 @@ class Timeline:
         self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
     ) -> None:
         active: list[Pair] = []
-        self.dropped[index], self.state[index] = set(), {}
+        self.active[index], self.dropped[index], self.state[index] = active, set(), {}
         for j, frame in enumerate(frames):
-            service = _text(frame, "svc", f"{where}.{j}")
-            intent = _text(frame, "intent", f"{where}.{j}")
+            service = _text(frame, "svc", where, j)
+            intent = _text(frame, "intent", where, j)
             values = frame.get("sv", {})
             if not isinstance(values, Mapping):
                 raise FieldError(f"{where}.{j}.sv", "expected slot -> list of values")
             self.state[index][service] = {
-                slot: [str(v) for v in (vs if isinstance(vs, list) else [vs])]
+                slot: [str(v) for v in vs] if isinstance(vs, list) else [str(vs)]
                 for slot, vs in values.items()
             }
             if intent == NO_INTENT:
@@ -145,30 +148,23 @@ class Timeline:
             elif (service, intent) not in active:
                 active.append((service, intent))
                 last[service] = intent
-        self.active[index] = active
+                self.active_at.setdefault((service, intent), []).append(index)
 
     def _read_system(
         self, index: int, where: str, frames: list[Mapping[str, Any]], last: dict[str, str]
     ) -> None:
-        self.acts[index] = {}
+        acts: dict[Pair, FrameAct] = {}
         for j, frame in enumerate(frames):
-            service = _text(frame, "svc", f"{where}.{j}")
-            raw_acts = frame.get("act", [])
-            if not isinstance(raw_acts, list) or not all(
-                isinstance(a, list)
-                and a
-                and isinstance(a[0], str)
-                and (len(a) < 3 or isinstance(a[2], list))  # the values are read as a list
-                for a in raw_acts
-            ):
-                raise FieldError(f"{where}.{j}.act", "expected [[act, slot, values], ...]")
-            call = _call_method(frame.get("call"), f"{where}.{j}.call")
+            service = _text(frame, "svc", where, j)
+            names, values = _acts(frame.get("act", []), where, j)
+            call = _call_method(frame.get("call"), where, j)
             intent = call or last.get(service)
             if intent is None:
                 continue  # the system speaks of a service the user never asked for
-            values = [(str(a[0]), str(v)) for a in raw_acts if len(a) > 2 for v in a[2]]
-            act = FrameAct(frozenset(str(a[0]) for a in raw_acts), values, call)
-            self.acts[index][(service, intent)] = act
+            acts[(service, intent)] = FrameAct(names, values, call)
+        self.acts[index] = acts
+        for pair, act in acts.items():  # a later frame on the same goal overrides an earlier one
+            self.acts_on.setdefault(pair, []).append((index, act))
 
 
 def _utterances(dialogue: Dialogue) -> Iterator[tuple[str, SgdUtterance]]:
@@ -185,19 +181,49 @@ def _utterances(dialogue: Dialogue) -> Iterator[tuple[str, SgdUtterance]]:
 
 def _frames(metadata: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
     frames = metadata.get(key)
-    if not isinstance(frames, list) or not all(isinstance(f, Mapping) for f in frames):
+    if not isinstance(frames, list) or not all(map(_is_mapping, frames)):
         raise FieldError(f"{where}.{key}", "expected a list of SGD frames; is this SGD data?")
     return frames
 
 
-def _text(frame: Mapping[str, Any], key: str, where: str) -> str:
+# A frame's path (``where``, its index ``j``) is only spelt out for an error: most are fine.
+
+
+def _is_mapping(value: object) -> bool:
+    return isinstance(value, dict) or isinstance(value, Mapping)  # a dict is told faster
+
+
+def _text(frame: Mapping[str, Any], key: str, where: str, j: int) -> str:
     value = frame.get(key)
     if not isinstance(value, str) or not value:
-        raise FieldError(f"{where}.{key}", "missing or not a string")
+        raise FieldError(f"{where}.{j}.{key}", "missing or not a string")
     return value
 
 
-def _call_method(call: Any, where: str) -> str | None:
+def _acts(raw: Any, where: str, j: int) -> tuple[frozenset[str], list[tuple[str, str]]]:
+    """A system frame's act names and its (act, value) pairs, read in one pass."""
+    names: list[str] = []
+    values: list[tuple[str, str]] = []
+    well_formed = isinstance(raw, list)
+    for act in raw if well_formed else ():
+        well_formed = (
+            isinstance(act, list)
+            and bool(act)
+            and isinstance(act[0], str)
+            and (len(act) < 3 or isinstance(act[2], list))  # the values are read as a list
+        )
+        if not well_formed:
+            break
+        name = act[0]
+        names.append(name)
+        for value in act[2] if len(act) > 2 else ():
+            values.append((name, str(value)))
+    if not well_formed:
+        raise FieldError(f"{where}.{j}.act", "expected [[act, slot, values], ...]")
+    return frozenset(names), values
+
+
+def _call_method(call: Any, where: str, j: int) -> str | None:
     """The method of a service call: compact ``[method, parameters]`` or ``{method, ...}``."""
     if call is None:
         return None
@@ -205,5 +231,6 @@ def _call_method(call: Any, where: str) -> str | None:
     if isinstance(call, list) and call:
         method = call[0]
     if not isinstance(method, str) or not method:
-        raise FieldError(where, "expected [method, parameters] or {method, parameters}")
+        expected = "expected [method, parameters] or {method, parameters}"
+        raise FieldError(f"{where}.{j}.call", expected)
     return method

@@ -52,7 +52,10 @@ class LogHistogram:
         if not math.isfinite(value):
             raise ValueError(f"a sketch counts finite numbers, got {value!r}")
         self.n += 1
-        self.low, self.high = min(self.low, value), max(self.high, value)
+        if value < self.low:  # as min() and max(): an equal value leaves them
+            self.low = value
+        if value > self.high:
+            self.high = value
         if value > 0:
             self.positive[self._bucket(value)] += 1
         elif value < 0:

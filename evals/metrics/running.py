@@ -191,8 +191,8 @@ class FleissCounts:
             self.raters = raters
         self.items += 1
         self.totals.update(labels)
-        if raters >= 2:
-            pairs = sum(count * count for count in Counter(labels).values()) - raters
+        if raters >= 2:  # agreeing ordered pairs: each rating's count, summed, is sum(count^2)
+            pairs = sum(map(labels.count, labels)) - raters
             self.agreement += pairs / (raters * (raters - 1))
 
     def merge(self, other: FleissCounts) -> None:

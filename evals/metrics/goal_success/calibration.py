@@ -135,8 +135,9 @@ class CalibrationCounts:
         if self.panel is None:
             self.panel = [str(label["judge"]) for label in turn["teachers"]]
         if turn.get("decided_by") == "vote":
-            agreeing = [t for t in turn["teachers"] if t.get("quality") == turn["quality"]]
-            self.agreeing[tuple(str(t["judge"]) for t in agreeing)] += 1
+            vote = turn["quality"]
+            teachers = turn["teachers"]
+            self.agreeing[tuple(str(t["judge"]) for t in teachers if t.get("quality") == vote)] += 1
         if verdict is None:
             return
         if self.judges is None:

@@ -163,16 +163,19 @@ class PanelCounts:
         """Count one voted turn."""
         self.panel.add(turn)
         panel = turn["teachers"]
-        if all(teacher["quality"] is not None for teacher in panel):
-            self.quality.add([teacher["quality"] for teacher in panel])
+        qualities = [teacher["quality"] for teacher in panel]
+        if all(quality is not None for quality in qualities):
+            self.quality.add(qualities)
             self.outcome.add([turn_outcome(t["quality"], t.get("rcof")) for t in panel])
         size = len(self.panel.judges or [])
         if len(panel) != size:
             return  # a panel of another size: the report raises
         for a in range(size):
             for b in range(a + 1, size):
-                pairs = self.pairwise.setdefault((a, b), LabelPairs())
-                pairs.add(panel[a]["quality"], panel[b]["quality"])
+                pairs = self.pairwise.get((a, b))
+                if pairs is None:  # not made for every turn: a dataclass with a Counter
+                    pairs = self.pairwise[(a, b)] = LabelPairs()
+                pairs.add(qualities[a], qualities[b])
 
     def merge(self, other: PanelCounts) -> None:
         """Add the turns ``other`` counted."""
@@ -229,6 +232,8 @@ class ReferenceCounts:
         if len(turn["teachers"]) != size:
             return  # a panel of another size: the report raises
         self.teachers += [LabellerCounts() for _ in range(size - len(self.teachers))]
+        if reference is None:
+            return  # nothing to count a teacher's label against
         for index in range(size):
             self.teachers[index].add(turn["teachers"][index], reference)
 

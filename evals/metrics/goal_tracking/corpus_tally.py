@@ -19,13 +19,17 @@ from todeval.evals.metrics.goal_tracking.confirmed_status import (
     confirmed_status_report,
 )
 from todeval.evals.metrics.goal_tracking.costs import CostCounts
-from todeval.evals.metrics.goal_tracking.dialogue_progress import CurveCounts, progress_curve
+from todeval.evals.metrics.goal_tracking.dialogue_progress import (
+    CurveCounts,
+    progress_counts,
+    progress_turns,
+)
 from todeval.evals.metrics.goal_tracking.goal_detection import (
     GoalKey,
+    GoalMatcher,
     Similarity,
     detection_scores,
     goal_key,
-    match_goals,
     status_hits,
 )
 from todeval.evals.metrics.goal_tracking.goal_records import (
@@ -35,7 +39,7 @@ from todeval.evals.metrics.goal_tracking.goal_records import (
     gold_goal_records,
     is_mentioned,
     mean_or_none,
-    predicted_states_at,
+    predicted_states_at_turns,
     ratio,
     round4,
 )
@@ -101,19 +105,20 @@ class GoalTrackingTally:
         self.quality.merge(other.quality)
         self.confirmed.update(other.confirmed)
 
-    def _matcher(self, gold: AtodDialogue, timeline: GoldTimeline) -> Matcher:
-        """Matching against ``gold`` at a turn, its timeline walked once for every turn."""
-
-        def match(predicted: Sequence[GoalRecord], turn: int | None) -> list[Pair]:
-            return match_goals(
-                predicted, gold, turn=turn, key=self.key, similar=self.similar,
-                threshold=self.threshold, timeline=timeline,
-            )  # fmt: skip
-
-        return match
+    def _matcher(
+        self, goals: Sequence[GoalRecord], gold: AtodDialogue, timeline: GoldTimeline
+    ) -> GoalMatcher:
+        """Matching ``goals`` against ``gold`` at any turn, its timeline walked once for all."""
+        return GoalMatcher(
+            goals, gold, key=self.key, similar=self.similar, threshold=self.threshold,
+            timeline=timeline,
+        )  # fmt: skip
 
     def add(self, result: GoalRecord) -> dict[str, Any]:
-        """Score one dialogue's result; returns its row (figures and the ``counts`` behind them)."""
+        """Score one dialogue's result; returns its row (figures and the ``counts`` behind them).
+
+        ``result["gold_timeline"]``, if given, is the :class:`GoldTimeline` of its ``gold``.
+        """
         goals = list(result.get("goals") or [])
         completed, decided, blocked = goal_counts(goals)
         dialogue_spans = turns_to_completion_per_goal(goals)
@@ -136,13 +141,16 @@ class GoalTrackingTally:
         }
         if result.get("gold") is not None:
             gold = result["gold"]
-            gold = gold if isinstance(gold, AtodDialogue) else AtodDialogue.model_validate(gold)
-            gold_goals = gold_goal_records(gold)
+            if isinstance(gold, AtodDialogue):  # walked once by whoever scored the result
+                timeline = result.get("gold_timeline") or GoldTimeline.of(gold.turns)
+            else:
+                gold = AtodDialogue.model_validate(gold)
+                timeline = GoldTimeline.of(gold.turns)
+            gold_goals = gold_goal_records(gold, timeline)
             gold_completed, gold_decided, _ = goal_counts(gold_goals)
             for span in turns_to_completion_per_goal(gold_goals):
                 self.gold_spans.add(span)
-            timeline = GoldTimeline.of(gold.turns)
-            matcher = self._matcher(gold, timeline)
+            matcher = self._matcher(goals, gold, timeline)
             queries = result.get("queries") or []
             found, confirmed = _gold_counts(goals, queries, gold, timeline.at(), matcher)
             self.confirmed += confirmed
@@ -154,10 +162,11 @@ class GoalTrackingTally:
             row["status_accuracy"] = ratio(found["status_correct"], found["tp"])
             row["memory_recall_accuracy"] = ratio(found["recall_correct"], found["recall_judged"])
             turns = list(result.get("turns") or [])
-            if turns:
-                pairs_at = _rematch(goals, turns, matcher)
-                curve = progress_curve(turns, gold.turns, pairs_at, self.bins, timeline)
-                self.curves.add(curve)
+            if turns:  # matched again at each point, among the goals the tracker held then
+                held = predicted_states_at_turns(turns, progress_turns(len(gold.turns), self.bins))
+                pairs_at = {turn: matcher.at(turn, states) for turn, states in held.items()}
+                curve = progress_counts(turns, gold.turns, pairs_at, self.bins, timeline, held)
+                self.curves.add_counts(tuple(p for p, _, _ in curve), [c for _, _, c in curve])
         reason = (result.get("response_quality") or {}).get("reason")
         row["counts"] = counts
         self._add_row(row, str(reason) if reason else None)
@@ -231,10 +240,10 @@ def _gold_counts(
     queries: Iterable[GoalRecord],
     gold: AtodDialogue,
     final: Mapping[str, str],
-    matcher: Matcher,
+    matcher: GoalMatcher,
 ) -> tuple[dict[str, int], Counter[str]]:
     """One dialogue's final-state detection, status and memory-recall counts; confirmed goals."""
-    pairs = matcher(goals, None)
+    pairs = matcher.at(None)
     pred = {str(goal["goal_id"]): goal.get("status") for goal in goals}
     queries = list(queries)
     correct, judged = recall_counts(queries)
@@ -248,18 +257,6 @@ def _gold_counts(
         "recall_judged": judged,
         **{f"memory_{name}": count for name, count in memory_state_counts(queries).items()},
     }, confirmed
-
-
-def _rematch(
-    goals: Sequence[GoalRecord], turns: Sequence[GoalRecord], matcher: Matcher
-) -> Callable[[int], list[Pair]]:
-    """Pairs at utterance t between the goals the tracker held then and the gold ones."""
-
-    def pairs_at(turn: int) -> list[Pair]:
-        held = predicted_states_at(turns, turn)
-        return matcher([goal for goal in goals if str(goal["goal_id"]) in held], turn)
-
-    return pairs_at
 
 
 def _add(totals: dict[str, int], **counts: int) -> None:

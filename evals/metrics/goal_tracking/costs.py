@@ -61,16 +61,18 @@ class CostCounts:
     def add(self, record: GoalRecord) -> None:
         """Count one utterance's cost record."""
         self.n_turns += 1
-        if record.get("latency_ms") is not None:
-            latency = float(record["latency_ms"])
+        if (value := record.get("latency_ms")) is not None:
+            latency = float(value)
             self.latency.add(latency)
             self.latency_mean.add(latency)
         for name, mean in self.means.items():
-            if record.get(name) is not None:
-                mean.add(float(record[name]))
-        if record.get("prompt_tokens") is not None:
-            turn = self.prompt_tokens_by_turn.setdefault(int(record["turn"]), RunningMean())
-            turn.add(float(record["prompt_tokens"]))
+            if (value := record.get(name)) is not None:
+                mean.add(float(value))
+        if (tokens := record.get("prompt_tokens")) is not None:
+            turn = int(record["turn"])
+            if turn not in self.prompt_tokens_by_turn:  # not a new RunningMean every time
+                self.prompt_tokens_by_turn[turn] = RunningMean()
+            self.prompt_tokens_by_turn[turn].add(float(tokens))
 
     def extend(self, records: Iterable[GoalRecord]) -> None:
         """:meth:`add` each record."""

@@ -21,7 +21,7 @@ from todeval.evals.metrics.goal_tracking.goal_records import (
     GoldTimeline,
     Pair,
     is_mentioned,
-    predicted_states_at,
+    predicted_states_at_turns,
     ratio,
     round4,
 )
@@ -35,12 +35,14 @@ def progress_curve(
     pairs_at: PairsAt,
     bins: int = 10,
     timeline: GoldTimeline | None = None,
+    held: Mapping[int, Mapping[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Detection F1 and status accuracy against normalised dialogue progress (Fig. 3).
 
     For p = k / bins the state after utterance t = ceil(p * T) is scored (T gold utterances),
-    in integer arithmetic: 9/11 of 77 is 63, where the float ``ceil(9 / 11 * 77)`` gives 64.
-    The tracker's state at t is its last record at or before t; gold goals count once
+    in integer arithmetic: 9/11 of 77 is 63, where the float ``ceil(9 / 11 * 77)`` gives 64
+    (:func:`progress_turns`). The tracker's state at t is its last record at or before t
+    (``held``: those states at every t, when the caller has them); gold goals count once
     mentioned. Pairs naming a goal absent at t are ignored, so one whole-dialogue matching may
     serve every t (:func:`goal_tracking_report` re-matches at each t). Each point carries the
     counts :func:`pool_progress_curves` adds up.
@@ -49,16 +51,42 @@ def progress_curve(
         ValueError: ``bins`` is below 1, there are no gold utterances, or pairs at a point are
             not one-to-one.
     """
+    points = progress_counts(pred_turn_states, gold_turns, pairs_at, bins, timeline, held)
+    return [
+        {"progress": progress, "turn": turn} | _curve_point(counts)
+        for progress, turn, counts in points
+    ]
+
+
+ProgressCounts = tuple[float, int, dict[str, int]]
+"""A point of a progress curve before its rates: ``(progress, turn, counts)`` (:data:`COUNTS`)."""
+
+
+def progress_counts(
+    pred_turn_states: Sequence[GoalRecord],
+    gold_turns: Sequence[AtodTurn],
+    pairs_at: PairsAt,
+    bins: int = 10,
+    timeline: GoldTimeline | None = None,
+    held: Mapping[int, Mapping[str, str]] | None = None,
+) -> list[ProgressCounts]:
+    """The counts of :func:`progress_curve`'s points (what :class:`CurveCounts` pools).
+
+    Raises:
+        ValueError: As :func:`progress_curve`.
+    """
     if bins < 1 or not gold_turns:
         raise ValueError(f"need bins >= 1 and gold utterances, got {bins} and {len(gold_turns)}")
     timeline = timeline or GoldTimeline.of(gold_turns)  # the gold's, if the caller has it
+    turns = progress_turns(len(gold_turns), bins)
+    if held is None:
+        held = predicted_states_at_turns(pred_turn_states, turns)
+    pairs_of = pairs_at.__getitem__ if isinstance(pairs_at, Mapping) else pairs_at
     points = []
-    for k in range(1, bins + 1):
-        turn = -(-k * len(gold_turns) // bins)
-        pred = predicted_states_at(pred_turn_states, turn)
+    for k, turn in enumerate(turns, start=1):
+        pred = held[turn]
         gold = {g: s for g, s in timeline.at(turn).items() if is_mentioned(s)}
-        raw = pairs_at[turn] if isinstance(pairs_at, Mapping) else pairs_at(turn)
-        pairs = [(p, g) for p, g in raw if p in pred and g in gold]
+        pairs = [(p, g) for p, g in pairs_of(turn) if p in pred and g in gold]
         check_one_to_one(pairs)
         counts = {
             "n_gold": len(gold),
@@ -66,8 +94,13 @@ def progress_curve(
             "n_matched": len(pairs),
             "n_status_correct": status_hits(pairs, pred, gold),
         }
-        points.append({"progress": round(k / bins, 4), "turn": turn} | _curve_point(counts))
+        points.append((round(k / bins, 4), turn, counts))
     return points
+
+
+def progress_turns(utterances: int, bins: int = 10) -> list[int]:
+    """The utterances :func:`progress_curve` scores: ceil(k / bins * utterances), k = 1..bins."""
+    return [-(-k * utterances // bins) for k in range(1, bins + 1)]
 
 
 def pool_progress_curves(curves: Iterable[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
@@ -102,12 +135,20 @@ class CurveCounts:
 
     def add(self, curve: Sequence[Mapping[str, Any]]) -> None:
         """Add one dialogue's curve (:func:`progress_curve`)."""
-        other = CurveCounts(
-            tuple(point["progress"] for point in curve),
-            sums=[{name: int(point[name]) for name in COUNTS} for point in curve],
-            n_dialogues=1,
-        )
-        self.merge(other)
+        grid = tuple(point["progress"] for point in curve)
+        self.add_counts(grid, [{name: int(point[name]) for name in COUNTS} for point in curve])
+
+    def add_counts(self, grid: tuple[Any, ...], counts: Sequence[Mapping[str, int]]) -> None:
+        """Add one dialogue's curve as its progress points and their counts."""
+        if self.grid is None:
+            self.grid, self.sums = grid, [dict.fromkeys(COUNTS, 0) for _ in grid]
+        if grid != self.grid:
+            self.mismatched = True
+            return
+        for sums, theirs in zip(self.sums, counts, strict=True):
+            for name in COUNTS:
+                sums[name] += theirs[name]
+        self.n_dialogues += 1
 
     def merge(self, other: CurveCounts) -> None:
         """Add the curves ``other`` pooled."""

@@ -13,7 +13,8 @@ Accuracy ("state classification accuracy among detected goals"), where the paper
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Container, Hashable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from typing_extensions import TypedDict
@@ -74,52 +75,130 @@ def match_goals(
     goals where either side has no key, pairs scoring at least ``threshold`` are taken
     greedily, highest first (ties in gold then prediction order); greedy, not optimal.
     ``timeline`` is the gold's (:class:`GoldTimeline`), when the caller has it already.
+    :class:`GoalMatcher` matches one dialogue at many turns.
 
     Raises:
         ValueError: Two predicted goals share an id, or ``turn`` is outside the dialogue.
     """
-    ids = [str(goal["goal_id"]) for goal in predicted]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"predicted goal ids must be unique, got {ids}")
-    timeline = timeline or GoldTimeline.of(gold.turns)
-    state, first = timeline.at(turn), timeline.first
-    listed = {goal.id for goal in gold.goal_list}
-    unlisted = [AtodGoal(id=goal_id) for goal_id in state if goal_id not in listed]
-    golds = sorted(
-        (goal for goal in [*gold.goal_list, *unlisted] if is_mentioned(state.get(goal.id))),
-        key=lambda goal: first[goal.id],
+    matcher = GoalMatcher(
+        predicted, gold, key=key, similar=similar, threshold=threshold, timeline=timeline
     )
-    preds = sorted(range(len(predicted)), key=lambda i: (_first_turn(predicted[i]), i))
-    pairs: list[Pair] = []
-    free = {goal.id for goal in golds}
-    if key is not None:
-        queues: dict[Hashable, list[str]] = defaultdict(list)
-        for goal in golds:
-            gold_key = key(goal)
-            if gold_key is not None:
-                queues[gold_key].append(goal.id)
-        for i in preds:
-            pred_key = key(predicted[i])
-            if pred_key is not None and queues.get(pred_key):
-                gold_id = queues[pred_key].pop(0)
-                pairs.append((ids[i], gold_id))
-                free.discard(gold_id)
-    if similar is not None:
-        taken = {pred_id for pred_id, _ in pairs}
-        scored = [
-            (similar(predicted[i], goal), g, i)
-            for g, goal in enumerate(golds)
-            for i in preds
-            if goal.id in free
-            and ids[i] not in taken
-            and (key is None or key(goal) is None or key(predicted[i]) is None)
-        ]
-        for score, g, i in sorted(scored, key=lambda item: (-item[0], item[1], item[2])):
-            if score >= threshold and golds[g].id in free and ids[i] not in taken:
-                pairs.append((ids[i], golds[g].id))
-                free.discard(golds[g].id)
-                taken.add(ids[i])
-    return pairs
+    return matcher.at(turn)
+
+
+class GoalMatcher:
+    """:func:`match_goals` of one dialogue's predicted goals, at as many turns as asked.
+
+    What no turn changes (each goal's key, both sides' order of first mention) is worked out
+    once, on the first match; :meth:`at` takes the goals held at its turn. The pairs depend on
+    nothing else than which goals each side has, so a turn with the same goals as an earlier
+    one (most points of a progress curve) gets the same pairs again.
+
+    Raises:
+        ValueError: Two predicted goals share an id.
+    """
+
+    def __init__(
+        self,
+        predicted: Sequence[GoalRecord],
+        gold: AtodDialogue,
+        *,
+        key: GoalKey | None = goal_key,
+        similar: Similarity | None = None,
+        threshold: float = 0.5,
+        timeline: GoldTimeline | None = None,
+    ) -> None:
+        self.predicted, self.gold = predicted, gold
+        self.ids = [str(goal["goal_id"]) for goal in predicted]
+        if len(set(self.ids)) != len(self.ids):
+            raise ValueError(f"predicted goal ids must be unique, got {self.ids}")
+        self.key, self.similar, self.threshold = key, similar, threshold
+        self.timeline = timeline or GoldTimeline.of(gold.turns)
+        self._matched: dict[tuple[tuple[int, ...], tuple[str, ...]], list[Pair]] = {}
+
+    @cached_property
+    def _preds(self) -> list[tuple[int, Hashable | None]]:
+        """The predicted goals (indices) by first mention, ties as given, with their keys."""
+        order = sorted(
+            range(len(self.predicted)), key=lambda i: (_first_turn(self.predicted[i]), i)
+        )
+        return [(i, self._key(self.predicted[i])) for i in order]
+
+    @cached_property
+    def _golds(self) -> list[tuple[AtodGoal, Hashable | None]]:
+        """The gold goals ever mentioned, by first mention, with their keys.
+
+        ``goal_list``, then the goals only the statuses name, in the order they come up (the
+        statuses at a turn name them in that order too).
+        """
+        listed = {goal.id for goal in self.gold.goal_list}
+        named = self.timeline.states[-1]
+        unlisted = [AtodGoal(id=goal_id) for goal_id in named if goal_id not in listed]
+        first = self.timeline.first
+        return sorted(
+            (
+                (goal, self._key(goal))
+                for goal in [*self.gold.goal_list, *unlisted]
+                if goal.id in first
+            ),
+            key=lambda item: first[item[0].id],
+        )
+
+    def _key(self, goal: GoalRecord | AtodGoal) -> Hashable | None:
+        return None if self.key is None else self.key(goal)
+
+    def at(self, turn: int | None = None, held: Container[str] | None = None) -> list[Pair]:
+        """The pairs at ``turn`` (None: the end) of the predicted goals ``held`` (None: all).
+
+        The same as :func:`match_goals` of the predicted goals whose ids are in ``held``.
+
+        Raises:
+            ValueError: ``turn`` is outside the dialogue.
+        """
+        state = self.timeline.at(turn)
+        golds = [item for item in self._golds if is_mentioned(state.get(item[0].id))]
+        preds = [item for item in self._preds if held is None or self.ids[item[0]] in held]
+        sides = (tuple(i for i, _ in preds), tuple(goal.id for goal, _ in golds))
+        if sides not in self._matched:
+            self._matched[sides] = self._pairs(golds, preds)
+        return list(self._matched[sides])
+
+    def _pairs(
+        self,
+        golds: list[tuple[AtodGoal, Hashable | None]],
+        preds: list[tuple[int, Hashable | None]],
+    ) -> list[Pair]:
+        """Pairs of these gold and predicted goals (with their keys), each by first mention."""
+        ids, pairs = self.ids, []
+        free = {goal.id for goal, _ in golds}
+        if self.key is not None:
+            queues: dict[Hashable, list[str]] = defaultdict(list)
+            for goal, gold_key in golds:
+                if gold_key is not None:
+                    queues[gold_key].append(goal.id)
+            for i, pred_key in preds:
+                if pred_key is not None and queues.get(pred_key):
+                    gold_id = queues[pred_key].pop(0)
+                    pairs.append((ids[i], gold_id))
+                    free.discard(gold_id)
+        if self.similar is not None:
+            similar = self.similar
+            taken = {pred_id for pred_id, _ in pairs}
+            scored = [
+                (similar(self.predicted[i], goal), g, i)
+                for g, (goal, gold_key) in enumerate(golds)
+                for i, pred_key in preds
+                if goal.id in free
+                and ids[i] not in taken
+                and (self.key is None or gold_key is None or pred_key is None)
+            ]
+            for score, g, i in sorted(scored, key=lambda item: (-item[0], item[1], item[2])):
+                gold_id = golds[g][0].id
+                if score >= self.threshold and gold_id in free and ids[i] not in taken:
+                    pairs.append((ids[i], gold_id))
+                    free.discard(gold_id)
+                    taken.add(ids[i])
+        return pairs
 
 
 def goal_detection_prf(pairs: Sequence[Pair], n_pred: int, n_gold: int) -> DetectionScores:

@@ -10,7 +10,7 @@ rounded to 4 decimals, the scalar metric functions return them unrounded.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,19 +39,23 @@ def gold_statuses_at(turns: Sequence[AtodTurn], turn: int | None = None) -> dict
     return GoldTimeline.of(turns).at(turn)
 
 
-def gold_goal_records(dialogue: AtodDialogue) -> list[dict[str, Any]]:
+def gold_goal_records(
+    dialogue: AtodDialogue, timeline: GoldTimeline | None = None
+) -> list[dict[str, Any]]:
     """The gold goals of ``goal_list`` in the tracker's record shape, for dGCR and NTC on gold.
 
     ``status_history`` gets an entry at each utterance where the goal's gold status changes.
+    ``timeline`` is the dialogue's (:class:`GoldTimeline`), when the caller has it already.
     """
+    states = timeline.states if timeline is not None else gold_timeline(dialogue.turns)
     history: dict[str, list[dict[str, Any]]] = defaultdict(list)
     previous: dict[str, str] = {}
-    for utterance, state in zip(dialogue.turns, gold_timeline(dialogue.turns), strict=True):
+    for utterance, state in zip(dialogue.turns, states, strict=True):
         for goal_id, status in state.items():
             if status != previous.get(goal_id, NOT_MENTIONED):
                 history[goal_id].append({"turn": utterance.turn_id, "status": status})
         previous = state
-    final = dialogue.final_statuses()
+    final = dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | previous
     return [
         {
             "goal_id": goal.id,
@@ -73,11 +77,27 @@ def predicted_states_at(records: Sequence[GoalRecord], turn: int) -> dict[str, s
     Statuses are lower-cased; ``not_mentioned`` entries are dropped (the memory holds mentioned
     goals only). No record yet gives an empty state.
     """
-    earlier = [record for record in records if int(record["turn"]) <= turn]
-    if not earlier:
-        return {}
-    latest = max(earlier, key=lambda record: int(record["turn"]))
-    states = {str(g): canonical_status(s) for g, s in (latest.get("goal_states") or {}).items()}
+    return predicted_states_at_turns(records, [turn])[turn]
+
+
+def predicted_states_at_turns(
+    records: Sequence[GoalRecord], turns: Iterable[int]
+) -> dict[int, dict[str, str]]:
+    """:func:`predicted_states_at` each of ``turns``, the records' turns read once."""
+    numbered = [(int(record["turn"]), record) for record in records]
+    held: dict[int, dict[str, str]] = {}
+    for turn in turns:
+        latest: GoalRecord | None = None
+        latest_turn = 0
+        for number, record in numbered:  # the first record of the latest turn at or before
+            if number <= turn and (latest is None or number > latest_turn):
+                latest, latest_turn = record, number
+        held[turn] = {} if latest is None else _mentioned_states(latest)
+    return held
+
+
+def _mentioned_states(record: GoalRecord) -> dict[str, str]:
+    states = {str(g): canonical_status(s) for g, s in (record.get("goal_states") or {}).items()}
     return {goal_id: str(status) for goal_id, status in states.items() if is_mentioned(status)}
 
 
@@ -87,7 +107,8 @@ def gold_timeline(turns: Sequence[AtodTurn]) -> list[dict[str, str]]:
     timeline = []
     for utterance in turns:
         state = state | utterance.all_goals
-        state |= {change.goal_id: change.new_status for change in utterance.goal_status_changes}
+        if utterance.goal_status_changes:
+            state |= {change.goal_id: change.new_status for change in utterance.goal_status_changes}
         timeline.append(state)
     return timeline
 
@@ -112,8 +133,8 @@ class GoldTimeline:
         first: dict[str, int] = {}
         for utterance, state in zip(turns, states, strict=True):
             for goal_id, status in state.items():
-                if is_mentioned(status):
-                    first.setdefault(goal_id, utterance.turn_id)
+                if goal_id not in first and is_mentioned(status):
+                    first[goal_id] = utterance.turn_id
         return cls(states, first)
 
     def at(self, turn: int | None = None) -> dict[str, str]:

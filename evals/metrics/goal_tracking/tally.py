@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
-from todeval.evals.metrics.goal_tracking.goal_detection import match_goals
+from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
 from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, is_mentioned
 from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
@@ -50,18 +50,23 @@ def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any
         for g in result.output["goals"]
     ]
     gold = dialogue if dialogue.goal_list else None
+    timeline = GoldTimeline.of(gold.turns) if gold is not None else None
     return {
         "dialogue_id": dialogue.dialogue_id,
         "gold": gold,
+        "gold_timeline": timeline,  # walked once, for the figures too
         "goals": goals,
         "turns": result.output["turns"],
         "costs": result.output["costs"],
-        "queries": _gold_queries(result.output["queries"], goals, gold),
+        "queries": _gold_queries(result.output["queries"], goals, gold, timeline),
     } | {key: result.output[key] for key in JUDGED_KEYS if key in result.output}
 
 
 def _gold_queries(
-    queries: Iterable[dict[str, Any]], goals: list[dict[str, Any]], gold: AtodDialogue | None
+    queries: Iterable[dict[str, Any]],
+    goals: list[dict[str, Any]],
+    gold: AtodDialogue | None,
+    timeline: GoldTimeline | None,
 ) -> list[dict[str, Any]]:
     """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
 
@@ -70,8 +75,11 @@ def _gold_queries(
     """
     if gold is None:
         return []
-    timeline = GoldTimeline.of(gold.turns)
-    pairs = dict(match_goals(goals, gold, timeline=timeline))
+    timeline = timeline or GoldTimeline.of(gold.turns)
+    matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
+    queries = list(queries)
+    retrieving = any(query["retrieved"] is not None for query in queries)
+    pairs = dict(matcher.at()) if retrieving else {}  # matched only when a query needs it
     states = timeline.states
     expected_at: dict[int, set[str]] = {}
     for turn, before in zip(gold.turns, [{}, *states[:-1]], strict=True):
