@@ -8,7 +8,7 @@ same over a list, with the per-dialogue rows).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
@@ -35,7 +35,6 @@ from todeval.evals.metrics.goal_tracking.goal_detection import (
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoalRecord,
     GoldTimeline,
-    Pair,
     gold_goal_records,
     is_mentioned,
     mean_or_none,
@@ -229,10 +228,6 @@ def _judged_share(verdicts: Sequence[bool | None] | None) -> float | None:
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
     keep = ("dialogue_id", "counts")
     return {name: value if name in keep else round4(value) for name, value in row.items()}
-
-
-Matcher = Callable[[Sequence[GoalRecord], int | None], list[Pair]]
-"""One dialogue's matching of predicted goals with its gold ones at a turn (None: the end)."""
 
 
 def _gold_counts(

@@ -16,7 +16,7 @@ from todeval.evals.metrics.goal_tracking.agentic_capability import (
     memory_recall_accuracy,
     proactivity_effectiveness,
 )
-from todeval.evals.metrics.goal_tracking.corpus_tally import GoalTrackingTally, Matcher
+from todeval.evals.metrics.goal_tracking.corpus_tally import GoalTrackingTally
 from todeval.evals.metrics.goal_tracking.costs import cost_report, with_exact_latencies
 from todeval.evals.metrics.goal_tracking.dialogue_progress import (
     PairsAt,
@@ -53,7 +53,6 @@ __all__ = [
     "GoalKey",
     "GoalRecord",
     "GoalTrackingTally",
-    "Matcher",
     "Pair",
     "PairsAt",
     "Similarity",
