@@ -292,6 +292,41 @@ def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
             assert overall[k].tobytes() == _masked_margin(row).tobytes()
 
 
+def test_masked_margins_are_the_dense_masked_maximum_bit_for_bit() -> None:
+    """Only the allowed values are gathered and reduced: the numbers of the definition (every
+    value of the row masked by ``allowed``, then the maximum), for dense and sparse masks."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _masked_margins
+
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 30):
+        for density in (0.0, 0.1, 0.5, 1.0):
+            scores = rng.normal(size=(6, n)).astype(np.float32)
+            scores[1] = 0.0
+            allowed = rng.random((n, n)) < density
+            dense = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
+            expected = np.where(np.isfinite(dense), scores - dense, 0.0).astype(np.float32)
+            assert _masked_margins(scores, allowed).tobytes() == expected.tobytes()
+
+
+def test_word_overlaps_of_many_texts_are_the_set_arithmetic() -> None:
+    """``WordRows.overlaps``: each row's share of its words among each text's, as sets give it."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import WordRows, words
+
+    rows = [words("Reserve Restaurant"), frozenset(), words("Search One Way Flight"), words("car")]
+    texts = ["", "a restaurant please", "one-way flights and a rental car", "cars cars cars"]
+    said = [words(text) for text in texts]
+    got = WordRows(rows).overlaps(said)
+    assert got.shape == (len(texts), len(rows)) and got.dtype == np.float64
+    for k, present in enumerate(said):
+        expected = [len(row & present) / len(row) if row else 0.0 for row in rows]
+        assert got[k].tolist() == expected
+    assert WordRows([]).overlaps(said).shape == (len(texts), 0)
+
+
 def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
     extractor: LocalGoalExtractor,
 ) -> None:

@@ -124,9 +124,16 @@ def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
     """Per row of ``scores`` ``(m, n)``: each value minus the best value ``allowed`` lets in.
 
     Value ``i`` is compared with the values ``j`` where ``allowed[i, j]`` (0 when none is).
-    The maximum is exact, so each row's values are those of its own call, bit for bit.
+    The maximum is exact, so each row's values are those of its own call, bit for bit. Only
+    the allowed values are gathered (the masks are sparse: siblings, a service's intents), and
+    each ``i``'s run of them is reduced in one ``maximum.reduceat``.
     """
-    others = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
+    rows, columns = np.nonzero(allowed)  # row-major: each i's allowed j form one run
+    compared = np.asarray(allowed.any(axis=1))
+    others = np.full(scores.shape, -np.inf, scores.dtype)
+    if len(columns):
+        starts = np.searchsorted(rows, np.flatnonzero(compared))
+        others[:, compared] = np.maximum.reduceat(scores[:, columns], starts, axis=1)
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
 
@@ -236,19 +243,15 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
+    said = [words(item.utterance_text) for item in items]
     lexical = np.stack(
         [
-            np.stack(
-                [
-                    index.name_rows.overlap(said),
-                    index.domain_rows.overlap(said),
-                    index.description_rows.overlap(said),
-                    index.domain_rows.overlap(words(item.context_text)),
-                ],
-                axis=1,
-            )
-            for item, said in ((item, words(item.utterance_text)) for item in items)
-        ]
+            index.name_rows.overlaps(said),
+            index.domain_rows.overlaps(said),
+            index.description_rows.overlaps(said),
+            index.domain_rows.overlaps([words(item.context_text) for item in items]),
+        ],
+        axis=2,
     ).astype(np.float32)
     lexical_sum = lexical[:, :, 0] + lexical[:, :, 1] + lexical[:, :, 2]
     overall = _margins(np.stack([u_score, s_score, lexical_sum], axis=1).reshape(3 * m, n))

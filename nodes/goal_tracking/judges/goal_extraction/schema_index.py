@@ -44,8 +44,8 @@ def humanise(name: str) -> str:
 class WordRows:
     """One word set per row, as a matrix: how much of each row's set a text's words cover.
 
-    ``overlap(present)[i]`` is ``len(rows[i] & present) / len(rows[i])`` (0 for an empty set),
-    the same numbers as the set arithmetic, for every row in one step.
+    ``overlaps([present])[0, i]`` is ``len(rows[i] & present) / len(rows[i])`` (0 for an empty
+    set), the same numbers as the set arithmetic, for every row and text in one step.
     """
 
     def __init__(self, rows: Sequence[frozenset[str]]) -> None:
@@ -57,11 +57,19 @@ class WordRows:
             self.matrix[row, [self.columns[word] for word in wanted]] = 1
         self.sizes = np.asarray([len(wanted) for wanted in rows], dtype=np.int64)
         self.safe_sizes = np.maximum(self.sizes, 1)
+        self._words_by_row = self.matrix.T.astype(np.float64)
 
-    def overlap(self, present: frozenset[str]) -> NDArray[np.float64]:
-        """Each row's share of its words among ``present``."""
-        columns = [self.columns[word] for word in present & self.vocabulary]
-        shared = self.matrix[:, columns].sum(axis=1, dtype=np.int64)
+    def overlaps(self, present: Sequence[frozenset[str]]) -> NDArray[np.float64]:
+        """Each row's share of its words among each of ``present``: ``(len(present), rows)``.
+
+        The shared words are counted by one product over every text (a dialogue's utterances):
+        the counts are small integers, exact in float64 whatever the order of the sum, so each
+        text's numbers are those of the set arithmetic, bit for bit.
+        """
+        said = np.zeros((len(present), len(self.columns)))
+        for row, words_said in enumerate(present):
+            said[row, [self.columns[word] for word in words_said & self.vocabulary]] = 1.0
+        shared = said @ self._words_by_row
         return np.where(self.sizes > 0, shared / self.safe_sizes, 0.0)
 
 
