@@ -406,3 +406,45 @@ def test_a_private_store_reads_every_write_back(tmp_path: Path) -> None:
             store.clear("d1")
             assert store.goals("d1") == []
         assert private.snapshot("d2") == file.snapshot("d2") == []
+
+
+def test_a_private_store_keeps_each_goal_as_a_file_reads_it_back(tmp_path: Path) -> None:
+    """Each write updates the goals a private store keeps with the goal as stored: after every
+    kind of write (slot values JSON changes, refused moves, links, renames, a restore, a failed
+    write), its reads equal those of a store that parses every row again."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+
+        def same_reads() -> None:
+            assert private.goals("d1") == file.goals("d1")
+            assert private.goals("d1", ["open", "pending"]) == file.goals("d1", ["open", "pending"])
+            for goal_id in ("g1", "g2", "g3", "g9"):
+                assert private.get("d1", goal_id) == file.get("d1", goal_id)
+            assert private.neighbours("d1", "book a hotel", 3) == file.neighbours(
+                "d1", "book a hotel", 3
+            )
+            assert list(private.graph("d1").edges) == list(file.graph("d1").edges)
+
+        for store in (private, file):
+            store.goals("d1")  # read before the first write: the kept list is then updated
+            store.insert("d1", "find a hotel", turn=1, domain="Hotels_1", slots={"n": (1, 2)})
+            store.insert("d1", "book a hotel", turn=2.0, domain="Hotels_1")  # type: ignore[arg-type]
+        same_reads()
+        for store in (private, file):
+            store.update_slots("d1", "g1", {"city": "Paris", "when": {"day": (3,)}}, turn=3)
+            store.transition("d1", "g2", "completed", turn=3, proposed_by="test")  # refused
+            store.add_dependency("d1", "g2", "g1", relation=0.9)
+            store.transition("d1", "g2", "completed", turn=4, proposed_by="test")  # unmet
+            store.rename_service("d1", "g2", "Hotels_2", turn=4)
+            store.transition("d1", "g1", "completed", turn=5, proposed_by="test")
+        same_reads()
+        saved = file.snapshot("d1")
+        for store in (private, file):
+            store.insert("d1", "rent a car", turn=6)
+            store.restore("d1", saved)
+        same_reads()
+        for store in (private, file):
+            with pytest.raises(KeyError):
+                store.update_slots("d1", "g9", {"x": 1}, turn=7)
+            with pytest.raises(TypeError):  # not JSON: the transaction rolls back
+                store.update_slots("d1", "g1", {"x": object()}, turn=7)
+        same_reads()
