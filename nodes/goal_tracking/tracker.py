@@ -33,6 +33,7 @@ from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.evidence import completion_evidence, database_call, has_actions
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
+    ServiceEvidence,
     check_existence,
     final_audit,
     same_key,
@@ -48,7 +49,6 @@ from todeval.nodes.goal_tracking.local_steps import (
     evolve_links,
     parent_for,
     rename_by_evidence,
-    said_so_far,
     schema_for,
     service_evidence,
 )
@@ -126,6 +126,8 @@ class Tracking:
     audited_final: bool = False
     claims: dict[str, int] = field(default_factory=dict)
     """Goal id -> the turn the agent first claimed its success without evidence."""
+    services_said: list[frozenset[str]] = field(default_factory=list)
+    """Per utterance read so far, the services evidenced up to it (:meth:`said_services`)."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -142,6 +144,19 @@ class Tracking:
             audited_final=bool(state.get("audited_final")),
             claims=dict(state.get("claims") or {}),
         )
+
+    def said_services(self, evidence: ServiceEvidence) -> frozenset[str]:
+        """The services the utterances up to the cursor give evidence of.
+
+        Each utterance is read once per call (the union over utterances is the evidence of
+        their joined text: :meth:`ServiceEvidence.evidenced`), not the whole text so far again
+        at every utterance.
+        """
+        said = self.services_said
+        for utterance in self.history[len(said) : self.cursor + 1]:
+            before = said[-1] if said else frozenset()
+            said.append(before | evidence.evidenced(str(utterance["text"])))
+        return said[self.cursor]
 
     def update(self) -> dict[str, Any]:
         """The node's partial state update."""
@@ -188,17 +203,23 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
 def track_utterance(tracking: Tracking, context: Context) -> None:
     """The utterance at the cursor through Stages 0-3; its records join ``tracking``."""
     started = _now_ms()
-    candidates, cost = extract_goals(tracking, context)
-    if not uses_llm(context):  # the LLM's turn-update call answered the existence check
+    llm = uses_llm(context)  # the spec is parsed once per utterance, not once per stage
+    candidates, cost = extract_goals(tracking, context, llm=llm)
+    if not llm:  # the LLM's turn-update call answered the existence check
         candidates = check_existence_of(candidates, tracking.dialogue_id, context)
-    update_memory(tracking, candidates, cost, context, started)
+    update_memory(tracking, candidates, cost, context, started, llm=llm)
 
 
-def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate], dict[str, int]]:
-    """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
+def extract_goals(
+    tracking: Tracking, context: Context, *, llm: bool
+) -> tuple[list[Candidate], dict[str, int]]:
+    """Stage 0: candidate goals of the current utterance (user requests; none for the system).
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
+    """
     history, cursor = tracking.history, tracking.cursor
     utterance, recent = _utterance_at(history, cursor)
-    if uses_llm(context):
+    if llm:
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
     extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
@@ -215,9 +236,10 @@ def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate]
     ]
     evidence = service_evidence(context.schema_path)
     if evidence is not None and candidates:
-        said = said_so_far(history, cursor)
+        said = tracking.said_services(evidence)
         for candidate in candidates:
-            better = evidence.preferred(str(candidate["service"]), str(candidate["intent"]), said)
+            service, intent = str(candidate["service"]), str(candidate["intent"])
+            better = evidence.preferred_among(service, intent, said)
             candidate["service"] = better or candidate["service"]
     return candidates, {}
 
@@ -276,14 +298,18 @@ def update_memory(
     cost: dict[str, int],
     context: Context,
     started_ms: float,
+    *,
+    llm: bool,
 ) -> None:
-    """Stages 2-3: update matched goals, insert and link new ones, apply the status cue."""
+    """Stages 2-3: update matched goals, insert and link new ones, apply the status cue.
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
+    """
     memory, dialogue_id = _memory(context), tracking.dialogue_id
     current = tracking.history[tracking.cursor]
     turn, judge = current["turn"], context.spec("goal_extraction")
     schema = schema_for(context.schema_path)
     named: list[str] = []
-    llm = uses_llm(context)
     # What memory held for each retrieved goal before this utterance (memory recall, §6.2).
     held = {
         c["memory_id"]: found.to_dict()
@@ -323,8 +349,11 @@ def update_memory(
                 evolve_links(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        history, cursor = tracking.history, tracking.cursor
-        rename_by_evidence(memory, dialogue_id, context, history, cursor, turn)
+        evidence = service_evidence(context.schema_path)
+        if evidence is not None:
+            said = tracking.said_services(evidence)
+            rename_by_evidence(memory, dialogue_id, evidence, said, turn)
+        history = tracking.history
         claims = apply_status_cue(memory, dialogue_id, current, named, context, schema, history)
         for goal_id in claims:
             tracking.claims.setdefault(goal_id, turn)
