@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from todeval.evals.goal_tracking_schema import normalise_status
+from todeval.stores.byte_cache import ByteBoundedCache
 from todeval.stores.embeddings import get_embedder
 from todeval.stores.goal_memory.records import (
     Goal,
@@ -32,6 +33,9 @@ from todeval.stores.paths import todeval_home
 
 if TYPE_CHECKING:  # chromadb is imported only when a Chroma-backed D_vec opens
     from chromadb.api import ClientAPI
+
+RECENT_EMBEDDINGS_BYTES = 512 << 10
+"""The single texts' unit vectors a memory keeps (about 300 MiniLM vectors)."""
 
 EmbedFunction = Callable[[Sequence[str]], ArrayLike]
 """Texts -> one embedding row per text (any scale: the memory normalises to unit length)."""
@@ -102,6 +106,12 @@ class GoalMemory:
         # clear() drops a dialogue's. A file may have other writers, so it is always read.
         self._private = str(self._sym.path) == MEMORY
         self._kept: dict[str, list[Goal]] = {}
+        # A new goal's description is embedded for its insert and again for its neighbours,
+        # and intent descriptions recur across dialogues: the last few hundred single texts'
+        # unit vectors are kept (about half of SGD dev's embeddings were a repeat).
+        self._recent: ByteBoundedCache[str, NDArray[np.float32]] = ByteBoundedCache(
+            RECENT_EMBEDDINGS_BYTES
+        )
 
     # -- goals ------------------------------------------------------------------------------
 
@@ -129,7 +139,7 @@ class GoalMemory:
         if not description.strip():
             raise ValueError("a goal needs a description")
         initial = tracked_status(str(normalise_status(status)))
-        vectors = self._embed([description])
+        vector = self._embed_one(description)
         with self._lock, self._writing():
             if parent_id is not None and self._goal(dialogue_id, parent_id) is None:
                 raise ValueError(f"unknown parent goal {parent_id!r} in dialogue {dialogue_id!r}")
@@ -147,9 +157,9 @@ class GoalMemory:
                 created_turn=turn,
                 updated_turn=turn,
             )
-            self._keep(self._sym.insert(goal, seq, vectors[0]))
+            self._keep(self._sym.insert(goal, seq, vector))
             if self._index is not None:
-                self._index.upsert([goal], vectors)
+                self._index.upsert([goal], vector[None, :])
         return goal
 
     @contextmanager
@@ -337,7 +347,7 @@ class GoalMemory:
         ATOD's existence checking, Stage 1.
         """
         wanted = None if statuses is None else [tracked_status(status) for status in statuses]
-        vector = self._embed([text])[0]
+        vector = self._embed_one(text)
         with self._lock:
             if self._index is None:
                 goal_ids, matrix = self._sym.vectors(dialogue_id, wanted)
@@ -379,6 +389,14 @@ class GoalMemory:
         """Unit-length embeddings of ``texts``, shape (len(texts), dim)."""
         function = self._embed_function or get_embedder().embed
         return unit_rows(function(list(texts)), len(texts))
+
+    def _embed_one(self, text: str) -> NDArray[np.float32]:
+        """``_embed([text])[0]``, kept for the next time ``text`` comes (read-only)."""
+        vector = self._recent.get(text)
+        if vector is None:
+            vector = self._embed([text])[0]
+            self._recent.put(text, vector)
+        return vector
 
     # -- whole dialogues, lifecycle ----------------------------------------------------------
 

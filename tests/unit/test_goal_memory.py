@@ -448,3 +448,18 @@ def test_a_private_store_keeps_each_goal_as_a_file_reads_it_back(tmp_path: Path)
             with pytest.raises(TypeError):  # not JSON: the transaction rolls back
                 store.update_slots("d1", "g1", {"x": object()}, turn=7)
         same_reads()
+
+
+def test_a_text_just_embedded_is_not_embedded_again() -> None:
+    """A new goal's neighbours are looked up with its own description: embedded once."""
+    calls: list[list[str]] = []
+
+    def counted(texts: Sequence[str]) -> NDArray[np.float32]:
+        calls.append(list(texts))
+        return keyword_embed(texts)
+
+    with GoalMemory(":memory:", vector_backend="memory", embed=counted) as memory:
+        hotel = memory.insert("d1", "book a hotel", turn=1)
+        hits = memory.neighbours("d1", "book a hotel", 2)
+        assert [goal.id for goal, _ in hits] == [hotel.id] and calls == [["book a hotel"]]
+        assert hits[0][1] == pytest.approx(1.0)
