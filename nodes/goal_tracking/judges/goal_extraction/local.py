@@ -136,13 +136,13 @@ class LocalGoalExtractor:
         """Candidate goals of a user utterance; ``[]`` for a system utterance."""
         if utterance.speaker != "USER" or not utterance.text.strip():
             return []
-        system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
-        clause = request_clause(utterance.text)
         if self.schema is None:
+            system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
+            clause = request_clause(utterance.text)
             if clause is None or not is_request(utterance.text, system):
                 return []
             return [CandidateGoal(clause, "", "", {}, 0.6, utterance.text)]
-        return self._schema_goals(utterance, context, system, clause)
+        return self._schema_goals(utterance, context)
 
     def _input(self, utterance: Utterance, context: Sequence[Utterance]) -> UtteranceInput:
         """What the features read of ``utterance`` and its context."""
@@ -203,7 +203,10 @@ class LocalGoalExtractor:
         one-way and round-trip flight searches are alternatives, whereas a search and a
         booking of one service can come in one breath.
         """
-        probabilities = self.probabilities(utterance, context)
+        return self._best(self.probabilities(utterance, context))
+
+    def _best(self, probabilities: FloatArray) -> list[tuple[int, float]]:
+        """:meth:`ranked`, given the utterance's probabilities."""
         chosen: list[tuple[int, float]] = []
         for row in np.argsort(-probabilities):
             if any(self._alternatives(int(row), other) for other, _ in chosen):
@@ -222,17 +225,19 @@ class LocalGoalExtractor:
         return service == other_service and kind == self.index.intents[other].is_transactional
 
     def _schema_goals(
-        self,
-        utterance: Utterance,
-        context: Sequence[Utterance],
-        system: str,
-        clause: str | None,
+        self, utterance: Utterance, context: Sequence[Utterance]
     ) -> list[CandidateGoal]:
         assert self.schema is not None
         if not len(self.index):
             return []
+        probabilities = self.probabilities(utterance, context)
+        # The best intent ranks first: below the threshold, no goal (most user utterances),
+        # and neither the ranking nor the request clause is needed.
+        if float(probabilities.max()) < self.model.threshold:
+            return []
+        clause = request_clause(utterance.text)
         goals = []
-        for row, p in self.ranked(utterance, context):
+        for row, p in self._best(probabilities):
             if p < self.model.threshold:
                 break
             service, intent = self.index.pairs[row]
