@@ -128,6 +128,8 @@ class Tracking:
     """Goal id -> the turn the agent first claimed its success without evidence."""
     services_said: list[frozenset[str]] = field(default_factory=list)
     """Per utterance read so far, the services evidenced up to it (:meth:`said_services`)."""
+    utterances: list[Utterance] = field(default_factory=list)
+    """The history as Stage 0 reads it (:meth:`utterance_at`), built on first use."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -144,6 +146,16 @@ class Tracking:
             audited_final=bool(state.get("audited_final")),
             claims=dict(state.get("claims") or {}),
         )
+
+    def utterance_at(self, cursor: int) -> tuple[Utterance, list[Utterance]]:
+        """The utterance at ``cursor`` and the (up to) four before it, its context in Stage 0.
+
+        Each utterance of the history is made once per call (Stage 0 reads it as the current
+        utterance and in the context of the four after it).
+        """
+        if len(self.utterances) != len(self.history):
+            self.utterances = [Utterance(u["turn"], u["speaker"], u["text"]) for u in self.history]
+        return self.utterances[cursor], self.utterances[max(0, cursor - 4) : cursor]
 
     def said_services(self, evidence: ServiceEvidence) -> frozenset[str]:
         """The services the utterances up to the cursor give evidence of.
@@ -186,7 +198,7 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
         # Stage 0's scores of every new utterance in one step (the same numbers).
         extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
         pending = range(tracking.cursor, len(tracking.history))
-        extractor.prepare_dialogue([_utterance_at(tracking.history, i) for i in pending])
+        extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
     while tracking.cursor < len(tracking.history):
         track_utterance(tracking, context)
         if every > 0 and tracking.cursor % every == 0:
@@ -217,8 +229,7 @@ def extract_goals(
 
     ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
     """
-    history, cursor = tracking.history, tracking.cursor
-    utterance, recent = _utterance_at(history, cursor)
+    utterance, recent = tracking.utterance_at(tracking.cursor)
     if llm:
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
@@ -242,18 +253,6 @@ def extract_goals(
             better = evidence.preferred_among(service, intent, said)
             candidate["service"] = better or candidate["service"]
     return candidates, {}
-
-
-def _utterance_at(
-    history: Sequence[Mapping[str, Any]], cursor: int
-) -> tuple[Utterance, list[Utterance]]:
-    """The utterance at ``cursor`` and the (up to) four before it, its context in Stage 0."""
-    current = history[cursor]
-    utterance = Utterance(current["turn"], current["speaker"], current["text"])
-    recent = [
-        Utterance(u["turn"], u["speaker"], u["text"]) for u in history[max(0, cursor - 4) : cursor]
-    ]
-    return utterance, recent
 
 
 def check_existence_of(
