@@ -311,7 +311,8 @@ class GoalMemory:
             if goal is None or prerequisite is None:
                 missing = goal_id if goal is None else depends_on
                 return LinkResult(False, f"unknown goal {missing!r}")
-            reason = link_refusal(self._graph(dialogue_id), goal, prerequisite)
+            edges = self._sym.edges(dialogue_id)
+            reason = link_refusal(edges, goal, prerequisite, lambda: self._graph(dialogue_id))
             if reason is not None:
                 return LinkResult(False, reason)
             self._sym.upsert_edge(dialogue_id, goal_id, depends_on, float(relation))

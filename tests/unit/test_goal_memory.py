@@ -463,3 +463,20 @@ def test_a_text_just_embedded_is_not_embedded_again() -> None:
         hits = memory.neighbours("d1", "book a hotel", 2)
         assert [goal.id for goal, _ in hits] == [hotel.id] and calls == [["book a hotel"]]
         assert hits[0][1] == pytest.approx(1.0)
+
+
+def test_the_cycle_check_walks_the_edges_as_networkx_does() -> None:
+    """``reaches`` answers ``nx.has_path`` on the dependency graph, without building it."""
+    import random
+
+    from todeval.stores.goal_memory.rules import dependency_graph, reaches
+
+    rng = random.Random(3)
+    for _ in range(200):
+        ids = [f"g{i}" for i in range(1, rng.randint(1, 7))]
+        goals = [Goal(i, "d1", "open", (), i) for i in ids]
+        edges = [(a, b, 1.0) for a in ids for b in ids if a != b and rng.random() < 0.2]
+        graph = dependency_graph("d1", goals, edges)
+        for source in ids:
+            for target in ids:
+                assert reaches(edges, source, target) == nx.has_path(graph, source, target)
