@@ -327,6 +327,29 @@ def test_word_overlaps_of_many_texts_are_the_set_arithmetic() -> None:
     assert WordRows([]).overlaps(said).shape == (len(texts), 0)
 
 
+def test_words_of_joined_texts_come_from_each_text_s_words() -> None:
+    """``TextWords.joined``: the words of the texts joined with spaces, pairs across the joins
+    included, from each text read once."""
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import TextWords, words
+
+    texts = [
+        "I want a one-way flight.",
+        "?!",
+        "Flights ARE",
+        "s",
+        "cheap, 2 tickets",
+        "",
+        "Bus  services",
+        "İstanbul's hotels",
+    ]
+    read = TextWords()
+    for start in range(len(texts)):
+        for end in range(start, len(texts) + 1):
+            run = texts[start:end]
+            assert read.joined(run) == words(" ".join(run)), run
+    assert [read.of(text) for text in texts] == [words(text) for text in texts]
+
+
 def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
     extractor: LocalGoalExtractor,
 ) -> None:

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import (
+    SchemaIndex,
+    TextWords,
+)
 from todeval.nodes.judges.text import cue
 from todeval.nodes.judges.vectors import FloatArray
 
@@ -150,7 +153,7 @@ class UtteranceInput:
     system_text: str
     context_users: FloatArray
     context_all: FloatArray | None = None
-    context_text: str = ""
+    context_texts: tuple[str, ...] = ()
 
 
 def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> FloatArray:
@@ -243,13 +246,14 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
-    said = [words(item.utterance_text) for item in items]
+    read = TextWords()  # each text of the dialogue tokenised once (contexts overlap)
+    said = [read.of(item.utterance_text) for item in items]
     lexical = np.stack(
         [
             index.name_rows.overlaps(said),
             index.domain_rows.overlaps(said),
             index.description_rows.overlaps(said),
-            index.domain_rows.overlaps([words(item.context_text) for item in items]),
+            index.domain_rows.overlaps([read.joined(item.context_texts) for item in items]),
         ],
         axis=2,
     ).astype(np.float32)

@@ -158,7 +158,7 @@ class LocalGoalExtractor:
             system,
             np.stack([by_text[u] for u in users]) if users else vectors[:0],
             vectors[1:],
-            " ".join(everything),
+            tuple(everything),
         )
 
     def features(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:

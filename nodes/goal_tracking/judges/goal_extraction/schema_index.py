@@ -31,9 +31,54 @@ STOP_WORDS = frozenset(
 
 def words(text: str) -> frozenset[str]:
     """Lower-cased words, a plural ``s`` cut ("flights" -> "flight"); "one-way" adds "oneway"."""
-    tokens = _WORD.findall(text.lower())
+    return _words(_WORD.findall(text.lower()))
+
+
+def _words(tokens: list[str]) -> frozenset[str]:
     found = tokens + [a + b for a, b in zip(tokens, tokens[1:], strict=False)]
-    return frozenset([t[:-1] if len(t) > 3 and t[-1] == "s" else t for t in found])
+    return frozenset([_singular(t) for t in found])
+
+
+def _singular(token: str) -> str:
+    return token[:-1] if len(token) > 3 and token[-1] == "s" else token
+
+
+class TextWords:
+    """:func:`words` of a dialogue's texts, and of runs of them joined, each text read once.
+
+    A token never spans two texts joined with a space, so the words of the joined text are
+    each text's words and the pairs that meet across the joins: the context of every utterance
+    (its previous four, joined) is read from its texts' words, not tokenised again.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+    def _tokens(self, text: str) -> tuple[list[str], frozenset[str]]:
+        found = self._read.get(text)
+        if found is None:
+            tokens = _WORD.findall(text.lower())
+            found = self._read[text] = (tokens, _words(tokens))
+        return found
+
+    def of(self, text: str) -> frozenset[str]:
+        """``words(text)``."""
+        return self._tokens(text)[1]
+
+    def joined(self, texts: Sequence[str]) -> frozenset[str]:
+        """``words(" ".join(texts))``."""
+        parts: list[frozenset[str]] = []
+        across: list[str] = []
+        last = None  # the last token before the join
+        for text in texts:
+            tokens, found = self._tokens(text)
+            if not tokens:
+                continue
+            parts.append(found)
+            if last is not None:
+                across.append(_singular(last + tokens[0]))
+            last = tokens[-1]
+        return frozenset().union(*parts, across)
 
 
 def humanise(name: str) -> str:
