@@ -310,6 +310,26 @@ def test_masked_margins_are_the_dense_masked_maximum_bit_for_bit() -> None:
             assert _masked_margins(scores, allowed).tobytes() == expected.tobytes()
 
 
+def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:
+    """A service's intents against every other service's: by each service's best value, the
+    numbers of the masked maximum (one group: no other value, margin 0; ties at the top)."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
+        _margins_to_other_groups,
+        _masked_margins,
+    )
+
+    rng = np.random.default_rng(5)
+    for n, n_groups in ((1, 1), (3, 1), (5, 2), (30, 17), (12, 12)):
+        groups = rng.permutation(np.arange(n) % n_groups)
+        scores = rng.normal(size=(8, n)).astype(np.float32)
+        scores[1] = 0.0
+        scores[2] = scores[2].max()  # every value ties
+        expected = _masked_margins(scores, groups[:, None] != groups[None, :])
+        assert _margins_to_other_groups(scores, groups).tobytes() == expected.tobytes()
+
+
 def test_word_overlaps_of_many_texts_are_the_set_arithmetic() -> None:
     """``WordRows.overlaps``: each row's share of its words among each text's, as sets give it."""
     import numpy as np

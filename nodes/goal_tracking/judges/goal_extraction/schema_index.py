@@ -125,7 +125,6 @@ class FeatureMasks:
 
     Attributes:
         same_service_others: ``[i, j]`` for another intent ``j`` of row ``i``'s service.
-        other_services: ``[i, j]`` for an intent ``j`` of another service.
         siblings: ``[i, j]`` for a sibling ``j`` of row ``i`` (:attr:`SchemaIndex.siblings`).
         shares_service: Rows whose service has other intents.
         has_sibling: Rows with a sibling.
@@ -135,7 +134,6 @@ class FeatureMasks:
     """
 
     same_service_others: np.ndarray
-    other_services: np.ndarray
     siblings: np.ndarray
     shares_service: np.ndarray
     has_sibling: np.ndarray
@@ -205,7 +203,6 @@ class SchemaIndex:
         others_here = same & ~np.eye(len(self), dtype=bool)
         return FeatureMasks(
             same_service_others=others_here,
-            other_services=~same,
             siblings=self.siblings,
             shares_service=np.asarray(others_here.any(axis=1)),
             has_sibling=np.asarray(self.siblings.any(axis=1)),
