@@ -194,13 +194,14 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
     every = GoalTrackingSettings.of(context).audit_every
-    if not uses_llm(context) and tracking.cursor < len(tracking.history):
+    llm = uses_llm(context)
+    if not llm and tracking.cursor < len(tracking.history):
         # Stage 0's scores of every new utterance in one step (the same numbers).
         extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
         pending = range(tracking.cursor, len(tracking.history))
         extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
     while tracking.cursor < len(tracking.history):
-        track_utterance(tracking, context)
+        track_utterance(tracking, context, llm=llm)
         if every > 0 and tracking.cursor % every == 0:
             proactive_audit(tracking, context)
     if tracking.final and not tracking.audited_final:
@@ -212,10 +213,14 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     return tracking.update()
 
 
-def track_utterance(tracking: Tracking, context: Context) -> None:
-    """The utterance at the cursor through Stages 0-3; its records join ``tracking``."""
+def track_utterance(tracking: Tracking, context: Context, *, llm: bool | None = None) -> None:
+    """The utterance at the cursor through Stages 0-3; its records join ``tracking``.
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`), if the caller knows.
+    """
     started = _now_ms()
-    llm = uses_llm(context)  # the spec is parsed once per utterance, not once per stage
+    if llm is None:  # the spec is parsed once, not once per stage
+        llm = uses_llm(context)
     candidates, cost = extract_goals(tracking, context, llm=llm)
     if not llm:  # the LLM's turn-update call answered the existence check
         candidates = check_existence_of(candidates, tracking.dialogue_id, context)
@@ -259,6 +264,8 @@ def check_existence_of(
     candidates: list[Candidate], dialogue_id: str, context: Context
 ) -> list[Candidate]:
     """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
+    if not candidates:  # most utterances raise none
+        return []
     memory = _memory(context)
     checked = []
     for candidate in candidates:
