@@ -330,6 +330,19 @@ def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:
         assert _margins_to_other_groups(scores, groups).tobytes() == expected.tobytes()
 
 
+def test_row_means_are_numpy_s_mean_bit_for_bit() -> None:
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _row_means
+
+    rng = np.random.default_rng(9)
+    for k in range(1, 9):
+        products = rng.normal(size=(30, k)).astype(np.float32)
+        means = _row_means(products)
+        assert means.dtype == np.float32
+        assert means.tobytes() == products.mean(axis=1).tobytes()
+
+
 def test_word_overlaps_of_many_texts_are_the_set_arithmetic() -> None:
     """``WordRows.overlaps``: each row's share of its words among each text's, as sets give it."""
     import numpy as np

@@ -127,17 +127,39 @@ def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
     """Per row of ``scores`` ``(m, n)``: each value minus the best value ``allowed`` lets in.
 
     Value ``i`` is compared with the values ``j`` where ``allowed[i, j]`` (0 when none is).
-    The maximum is exact, so each row's values are those of its own call, bit for bit. Only
-    the allowed values are gathered (the masks are sparse: siblings, a service's intents), and
-    each ``i``'s run of them is reduced in one ``maximum.reduceat``.
+    The maximum is exact, so each row's values are those of its own call, bit for bit.
+    """
+    others = _masked_max(scores, allowed)
+    return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
+
+
+def _masked_max(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
+    """Per row of ``scores`` ``(m, n)``: each ``i``'s best value where ``allowed[i, j]``.
+
+    -inf when ``allowed`` lets no value in. Only the allowed values are gathered (the masks
+    are sparse: siblings, a service's intents), and each ``i``'s run of them is reduced in one
+    ``maximum.reduceat``: the same maxima as masking every value, without an ``(m, n, n)``
+    array.
     """
     rows, columns = np.nonzero(allowed)  # row-major: each i's allowed j form one run
     compared = np.asarray(allowed.any(axis=1))
-    others = np.full(scores.shape, -np.inf, scores.dtype)
+    best = np.full(scores.shape, -np.inf, scores.dtype)
     if len(columns):
         starts = np.searchsorted(rows, np.flatnonzero(compared))
-        others[:, compared] = np.maximum.reduceat(scores[:, columns], starts, axis=1)
-    return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
+        best[:, compared] = np.maximum.reduceat(scores[:, columns], starts, axis=1)
+    return best
+
+
+def _row_means(products: FloatArray) -> FloatArray:
+    """``products.mean(axis=1)``, by np.mean's own steps without its Python wrapper.
+
+    The float32 sums, divided by the count as numpy's mean does (an ``intp`` count: the
+    division runs in float64 and is rounded back into the float32 sums), bit for bit.
+    """
+    sums = np.add.reduce(products, axis=1)
+    count = np.intp(products.shape[1])
+    means: FloatArray = np.true_divide(sums, count, out=sums, casting="unsafe")
+    return means
 
 
 def _margins_to_other_groups(scores: FloatArray, groups: np.ndarray) -> FloatArray:
@@ -221,15 +243,18 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
             c_service.append(zeros)
         # Telling sibling intents apart: which service's texts and slots the dialogue is about.
         in_play = np.vstack(
-            [item.utterance[None, :], *([system[None, :]] if system is not None else [])]
+            [
+                item.utterance[None, :],
+                *([system[None, :]] if system is not None else []),
+                *([users] if len(users) else []),
+            ]
         )
-        in_play = np.vstack([in_play, users]) if len(users) else in_play
         slot_affinity.append((index.service_slot_vecs @ in_play.T).max(axis=1))
         # The topic in play over the whole context (and, below, plain word overlap: MiniLM
         # blurs "one way" and "round trip").
         if item.context_all is not None and len(item.context_all):
-            topic.append((index.service_vecs @ item.context_all.T).mean(axis=1))
-            topic_slots.append((index.service_slot_vecs @ item.context_all.T).mean(axis=1))
+            topic.append(_row_means(index.service_vecs @ item.context_all.T))
+            topic_slots.append(_row_means(index.service_slot_vecs @ item.context_all.T))
         else:
             topic.append(zeros)
             topic_slots.append(zeros)
@@ -237,10 +262,9 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     c_i, c_s = np.stack(c_intent), np.stack(c_service)
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
+    # (A transaction is no lookup, so -1 is always among the values its maximum is taken over.)
     raised = np.maximum(u_intent, c_i)
-    lookup_in_service = np.where(masks.lookup_rows[None, :, :], raised[:, None, :], -1.0).max(
-        axis=2
-    )
+    lookup_in_service = np.maximum(_masked_max(raised, masks.lookup_rows), -1.0)
     lookup_in_service = np.where(masks.transactional[None, :], np.maximum(lookup_in_service, 0), 0)
     texts = [item.utterance_text for item in items]
     systems = [item.system_text for item in items]
