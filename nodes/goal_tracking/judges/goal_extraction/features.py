@@ -222,25 +222,20 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     u_score = u_intent + 0.5 * u_service
     u_in_service = _masked_margins(u_intent, masks.same_service_others)
     u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
-    s_intent, s_service, s_slots, c_intent, c_service, slot_affinity, topic, topic_slots = (
-        [] for _ in range(8)
+    # Per utterance, its system turn's and context's products (zeros where there is none),
+    # written into one block: the same products as one call per utterance.
+    s_i, s_s, s_sl, c_i, c_s, slot_affinity, topic_all, topic_slots_all = np.zeros(
+        (8, m, n), np.float32
     )
-    for item in items:
+    for k, item in enumerate(items):
         system, users = item.system, item.context_users
         if system is not None:
-            s_intent.append(index.intent_vecs @ system)
-            s_service.append(index.service_vecs @ system)
-            s_slots.append(index.slot_vecs @ system)
-        else:
-            s_intent.append(zeros)
-            s_service.append(zeros)
-            s_slots.append(zeros)
+            s_i[k] = index.intent_vecs @ system
+            s_s[k] = index.service_vecs @ system
+            s_sl[k] = index.slot_vecs @ system
         if len(users):
-            c_intent.append((index.intent_vecs @ users.T).max(axis=1))
-            c_service.append((index.service_vecs @ users.T).max(axis=1))
-        else:
-            c_intent.append(zeros)
-            c_service.append(zeros)
+            c_i[k] = np.maximum.reduce(index.intent_vecs @ users.T, axis=1)
+            c_s[k] = np.maximum.reduce(index.service_vecs @ users.T, axis=1)
         # Telling sibling intents apart: which service's texts and slots the dialogue is about.
         in_play = np.vstack(
             [
@@ -249,17 +244,12 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
                 *([users] if len(users) else []),
             ]
         )
-        slot_affinity.append((index.service_slot_vecs @ in_play.T).max(axis=1))
+        slot_affinity[k] = np.maximum.reduce(index.service_slot_vecs @ in_play.T, axis=1)
         # The topic in play over the whole context (and, below, plain word overlap: MiniLM
         # blurs "one way" and "round trip").
         if item.context_all is not None and len(item.context_all):
-            topic.append(_row_means(index.service_vecs @ item.context_all.T))
-            topic_slots.append(_row_means(index.service_slot_vecs @ item.context_all.T))
-        else:
-            topic.append(zeros)
-            topic_slots.append(zeros)
-    s_i, s_s, s_sl = np.stack(s_intent), np.stack(s_service), np.stack(s_slots)
-    c_i, c_s = np.stack(c_intent), np.stack(c_service)
+            topic_all[k] = _row_means(index.service_vecs @ item.context_all.T)
+            topic_slots_all[k] = _row_means(index.service_slot_vecs @ item.context_all.T)
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
     # (A transaction is no lookup, so -1 is always among the values its maximum is taken over.)
@@ -280,12 +270,11 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         "system_question": _column(["?" in t for t in systems]),
     }
     s_score = s_i + 0.5 * s_s
-    siblings = np.stack([u_score, s_score, c_i + 0.5 * c_s, np.stack(slot_affinity)], axis=1)
+    siblings = np.stack([u_score, s_score, c_i + 0.5 * c_s, slot_affinity], axis=1)
     sibling_margins = np.where(
         masks.has_sibling, _masked_margins(siblings.reshape(4 * m, n), masks.siblings), 0.0
     ).astype(np.float32)
     sibling_margins = sibling_margins.reshape(m, 4, n)
-    topic_all, topic_slots_all = np.stack(topic), np.stack(topic_slots)
     in_service = _margins_to_other_groups(
         np.stack([u_service, c_s, topic_all, topic_slots_all], axis=1).reshape(4 * m, n),
         index.service_ids,
