@@ -32,6 +32,7 @@ from todeval.evals.datasets.sgd_schema import is_transactional
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.evidence import completion_evidence, database_call, has_actions
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     ServiceEvidence,
     check_existence,
@@ -102,6 +103,25 @@ def with_utterances(
             entry["actions"] = [dict(action) for action in item["actions"] or ()]
         numbered.append(entry)
     return numbered
+
+
+@dataclass(frozen=True)
+class StageJudges:
+    """Who judges a call's utterances, looked up once per call rather than once per stage.
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`); ``extractor``: the
+    local goal extractor (None for an LLM spec, whose turn-update call extracts goals).
+    """
+
+    llm: bool
+    extractor: LocalGoalExtractor | None
+
+    @classmethod
+    def of(cls, context: Context) -> StageJudges:
+        """The judges ``context`` names."""
+        if uses_llm(context):
+            return cls(True, None)
+        return cls(False, goal_extractor(context.spec("goal_extraction"), context.schema_path))
 
 
 def sync_memory(dialogue_id: str, snapshot: list[dict[str, Any]], context: Context) -> None:
@@ -194,14 +214,13 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
     every = GoalTrackingSettings.of(context).audit_every
-    llm = uses_llm(context)
-    if not llm and tracking.cursor < len(tracking.history):
+    pending = range(tracking.cursor, len(tracking.history))
+    judges = StageJudges.of(context) if pending else None
+    if judges is not None and judges.extractor is not None:
         # Stage 0's scores of every new utterance in one step (the same numbers).
-        extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
-        pending = range(tracking.cursor, len(tracking.history))
-        extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
+        judges.extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
     while tracking.cursor < len(tracking.history):
-        track_utterance(tracking, context, llm=llm)
+        track_utterance(tracking, context, judges)
         if every > 0 and tracking.cursor % every == 0:
             proactive_audit(tracking, context)
     if tracking.final and not tracking.audited_final:
@@ -213,32 +232,30 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     return tracking.update()
 
 
-def track_utterance(tracking: Tracking, context: Context, *, llm: bool | None = None) -> None:
+def track_utterance(
+    tracking: Tracking, context: Context, judges: StageJudges | None = None
+) -> None:
     """The utterance at the cursor through Stages 0-3; its records join ``tracking``.
 
-    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`), if the caller knows.
+    ``judges``: the call's (:class:`StageJudges`), when the caller has looked them up.
     """
     started = _now_ms()
-    if llm is None:  # the spec is parsed once, not once per stage
-        llm = uses_llm(context)
-    candidates, cost = extract_goals(tracking, context, llm=llm)
-    if not llm:  # the LLM's turn-update call answered the existence check
+    judges = judges or StageJudges.of(context)
+    candidates, cost = extract_goals(tracking, context, judges)
+    if not judges.llm:  # the LLM's turn-update call answered the existence check
         candidates = check_existence_of(candidates, tracking.dialogue_id, context)
-    update_memory(tracking, candidates, cost, context, started, llm=llm)
+    update_memory(tracking, candidates, cost, context, started, llm=judges.llm)
 
 
 def extract_goals(
-    tracking: Tracking, context: Context, *, llm: bool
+    tracking: Tracking, context: Context, judges: StageJudges
 ) -> tuple[list[Candidate], dict[str, int]]:
-    """Stage 0: candidate goals of the current utterance (user requests; none for the system).
-
-    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
-    """
+    """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
     utterance, recent = tracking.utterance_at(tracking.cursor)
-    if llm:
+    if judges.extractor is None:
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
-    extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
+    extractor = judges.extractor
     candidates = [
         {
             "description": c.description,
