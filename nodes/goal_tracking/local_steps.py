@@ -9,7 +9,7 @@ LLM counterparts are in :mod:`nodes.goal_tracking.llm_steps`; the status update 
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from todeval.evals.datasets.sgd_schema import is_transactional, load_sgd_schema
@@ -53,16 +53,21 @@ def rename_by_evidence(
     memory: GoalMemory,
     dialogue_id: str,
     evidence: ServiceEvidence,
-    said: Collection[str],
+    said: Callable[[], Collection[str]],
     turn: int,
 ) -> None:
     """Move goals to the sibling service the dialogue has now shown to be the one.
 
-    ``said``: the services the dialogue so far evidences (:meth:`ServiceEvidence.evidenced`).
+    ``said``: the services the dialogue so far evidences (:meth:`ServiceEvidence.evidenced`),
+    asked only when a goal's service has a sibling offering its intent.
     """
     goals = memory.goals(dialogue_id)
+    services_said: Collection[str] | None = None
     for goal in goals:
-        better = evidence.preferred_among(goal.domain, goal.intent, said)
+        if not evidence.rivals(goal.domain, goal.intent):
+            continue  # no other service to prefer
+        services_said = said() if services_said is None else services_said
+        better = evidence.preferred_among(goal.domain, goal.intent, services_said)
         taken = any(g.domain == better and g.intent == goal.intent for g in goals)
         if better and better != goal.domain and not taken:
             memory.rename_service(dialogue_id, goal.id, better, turn=turn)

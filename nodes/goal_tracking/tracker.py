@@ -268,12 +268,14 @@ def extract_goals(
         for c in extractor.extract(utterance, recent)
     ]
     evidence = service_evidence(context.schema_path)
-    if evidence is not None and candidates:
-        said = tracking.said_services(evidence)
-        for candidate in candidates:
-            service, intent = str(candidate["service"]), str(candidate["intent"])
-            better = evidence.preferred_among(service, intent, said)
-            candidate["service"] = better or candidate["service"]
+    if evidence is None:
+        return candidates, {}
+    for candidate in candidates:
+        service, intent = str(candidate["service"]), str(candidate["intent"])
+        if not evidence.rivals(service, intent):
+            continue  # no other service to prefer
+        better = evidence.preferred_among(service, intent, tracking.said_services(evidence))
+        candidate["service"] = better or candidate["service"]
     return candidates, {}
 
 
@@ -374,7 +376,7 @@ def update_memory(
     if not llm:
         evidence = service_evidence(context.schema_path)
         if evidence is not None:
-            said = tracking.said_services(evidence)
+            said = functools.partial(tracking.said_services, evidence)
             rename_by_evidence(memory, dialogue_id, evidence, said, turn)
         history = tracking.history
         claims = apply_status_cue(memory, dialogue_id, current, named, context, schema, history)

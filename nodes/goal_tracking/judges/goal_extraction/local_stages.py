@@ -199,10 +199,14 @@ class ServiceEvidence:
 
     def preferred_among(self, service: str, intent: str, evidenced: Collection[str]) -> str | None:
         """:meth:`preferred`, given the services the text evidences (:meth:`evidenced`)."""
-        group = [
-            name for name in sorted(self.siblings.get(service, ())) if intent in self.intents[name]
-        ]
+        group = self.rivals(service, intent)
         if not group:
             return None
         found = [name for name in (service, *group) if name in evidenced]
         return found[0] if len(found) == 1 else None
+
+    def rivals(self, service: str, intent: str) -> list[str]:
+        """The siblings of ``service`` that offer ``intent``: with none, no evidence matters."""
+        return [
+            name for name in sorted(self.siblings.get(service, ())) if intent in self.intents[name]
+        ]
