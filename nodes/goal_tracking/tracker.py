@@ -150,6 +150,8 @@ class Tracking:
     """Per utterance read so far, the services evidenced up to it (:meth:`said_services`)."""
     utterances: list[Utterance] = field(default_factory=list)
     """The history as Stage 0 reads it (:meth:`utterance_at`), built on first use."""
+    goals_version: int | None = None
+    """The memory's :meth:`~GoalMemory.version` when ``goals`` was last read from it."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -383,7 +385,9 @@ def update_memory(
         for goal_id in claims:
             tracking.claims.setdefault(goal_id, turn)
     tracking.cursor += 1
-    tracking.goals = memory.snapshot(dialogue_id)
+    version = memory.version()
+    if version is None or version != tracking.goals_version:  # else the goals are as they were
+        tracking.goals, tracking.goals_version = memory.snapshot(dialogue_id), version
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
     elapsed = _now_ms() - started_ms
     tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})})

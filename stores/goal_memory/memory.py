@@ -106,6 +106,7 @@ class GoalMemory:
         # clear() drops a dialogue's. A file may have other writers, so it is always read.
         self._private = str(self._sym.path) == MEMORY
         self._kept: dict[str, list[Goal]] = {}
+        self._committed = 0  # write transactions committed (see version())
         # A new goal's description is embedded for its insert and again for its neighbours,
         # and intent descriptions recur across dialogues: the last few hundred single texts'
         # unit vectors are kept (about half of SGD dev's embeddings were a repeat).
@@ -171,6 +172,15 @@ class GoalMemory:
         except BaseException:
             self._kept.clear()
             raise
+        self._committed += 1
+
+    def version(self) -> int | None:
+        """A number that moves whenever this memory's goals may have changed, or None.
+
+        A private store changes only through this object: while the number stays, so does every
+        dialogue's :meth:`snapshot`. A file may have other writers: None.
+        """
+        return self._committed if self._private else None
 
     def _stored(self, dialogue_id: str) -> list[Goal] | None:
         """A private store's goals of the dialogue as stored (read once); None for a file."""

@@ -480,3 +480,25 @@ def test_the_cycle_check_walks_the_edges_as_networkx_does() -> None:
         for source in ids:
             for target in ids:
                 assert reaches(edges, source, target) == nx.has_path(graph, source, target)
+
+
+def test_a_private_store_s_version_moves_with_every_write(tmp_path: Path) -> None:
+    """Callers keep a snapshot while the version stays; a file (other writers) has none."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+        assert file.version() is None
+        file.insert("d1", "book a table", turn=1)
+        assert file.version() is None
+        start = private.version()
+        assert start is not None
+        private.goals("d1")
+        private.snapshot("d1")
+        assert private.version() == start  # reads leave it
+        goal = private.insert("d1", "book a table", turn=1)
+        after_insert = private.version()
+        assert after_insert is not None and after_insert > start
+        private.transition("d1", goal.id, "pending", turn=2, proposed_by="test")
+        assert private.version() != after_insert
+        moved = private.version()
+        with pytest.raises(TypeError):  # not JSON: rolled back, nothing changed
+            private.update_slots("d1", goal.id, {"x": object()}, turn=3)
+        assert private.version() == moved
