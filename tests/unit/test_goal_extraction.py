@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
@@ -16,7 +16,6 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
     request_clause,
-    stated_values,
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from todeval.nodes.goal_tracking.roles import goal_extractor
@@ -387,7 +386,7 @@ def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
     extractor: LocalGoalExtractor,
 ) -> None:
     """Issue 32: ``prepare_dialogue`` batches the features; the bits do not change."""
-    texts = [
+    texts: list[tuple[Literal["USER", "SYSTEM"], str]] = [
         ("USER", "I'd like to find a dentist in Oakland."),
         ("SYSTEM", "Dr. Ruiz has an opening. Would you like to book an appointment?"),
         ("USER", "Yes, book it for 3 pm please."),
