@@ -126,11 +126,22 @@ class ByteBoundedCache(Generic[K, V]):
 
 
 class BoundedFunction(Generic[A, R]):
-    """``function`` of one hashable argument, memoized in a :class:`ByteBoundedCache`."""
+    """``function`` of one hashable argument, memoized in a :class:`ByteBoundedCache`.
 
-    def __init__(self, function: Callable[[A], R], max_bytes: int) -> None:
+    ``size_of`` counts an entry (the argument and the result in a 1-tuple); default
+    :func:`entry_size`.
+    """
+
+    def __init__(
+        self,
+        function: Callable[[A], R],
+        max_bytes: int,
+        size_of: Callable[[A, tuple[R]], int] | None = None,
+    ) -> None:
         self.function = function
-        self.cache: ByteBoundedCache[A, tuple[R]] = ByteBoundedCache(max_bytes)
+        self.cache: ByteBoundedCache[A, tuple[R]] = ByteBoundedCache(
+            max_bytes, size_of or entry_size
+        )
         functools.update_wrapper(self, function)
 
     def __call__(self, argument: A) -> R:
@@ -157,13 +168,17 @@ class BoundedFunction(Generic[A, R]):
                 "bytes": cache.nbytes, "max_bytes": cache.max_bytes}  # fmt: skip
 
 
-def byte_bounded(max_bytes: int) -> Callable[[Callable[[A], R]], BoundedFunction[A, R]]:
+def byte_bounded(
+    max_bytes: int, size_of: Callable[[Any, Any], int] | None = None
+) -> Callable[[Callable[[A], R]], BoundedFunction[A, R]]:
     """Memoize a function of one hashable argument in at most ``max_bytes`` (LRU).
 
-    The byte-bounded counterpart of ``functools.lru_cache(maxsize=N)``.
+    The byte-bounded counterpart of ``functools.lru_cache(maxsize=N)``. ``size_of`` counts an
+    entry, the argument and the result in a 1-tuple (default :func:`entry_size`): a function
+    whose results have a known shape can count them without walking them.
     """
 
     def decorate(function: Callable[[A], R]) -> BoundedFunction[A, R]:
-        return BoundedFunction(function, max_bytes)
+        return BoundedFunction(function, max_bytes, size_of)
 
     return decorate

@@ -131,8 +131,9 @@ def is_echo(utterance: Utterance, history: Sequence[Utterance]) -> bool:
     if says_nothing(said):
         return True
     turn = int(utterance.get("turn", 0))
-    before = [u for u in history if u["speaker"] == "USER" and int(u["turn"]) < turn]
-    return bool(before) and repeats(said, str(before[-1]["text"]), overlap=ECHO_OVERLAP)
+    before = (u for u in reversed(history) if u["speaker"] == "USER" and int(u["turn"]) < turn)
+    last = next(before, None)  # the user's last utterance before this one
+    return last is not None and repeats(said, str(last["text"]), overlap=ECHO_OVERLAP)
 
 
 def completion_evidence(

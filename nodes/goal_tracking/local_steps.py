@@ -9,7 +9,7 @@ LLM counterparts are in :mod:`nodes.goal_tracking.llm_steps`; the status update 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from todeval.evals.datasets.sgd_schema import is_transactional, load_sgd_schema
@@ -52,19 +52,22 @@ def evolve_links(memory: GoalMemory, goal: Goal, context: Context, schema: Any) 
 def rename_by_evidence(
     memory: GoalMemory,
     dialogue_id: str,
-    context: Context,
-    history: Sequence[Mapping[str, Any]],
-    cursor: int,
+    evidence: ServiceEvidence,
+    said: Callable[[], Collection[str]],
     turn: int,
 ) -> None:
-    """Move goals to the sibling service the dialogue has now shown to be the one."""
-    evidence = service_evidence(context.schema_path)
-    if evidence is None:
-        return
+    """Move goals to the sibling service the dialogue has now shown to be the one.
+
+    ``said``: the services the dialogue so far evidences (:meth:`ServiceEvidence.evidenced`),
+    asked only when a goal's service has a sibling offering its intent.
+    """
     goals = memory.goals(dialogue_id)
-    said = said_so_far(history, cursor)
+    services_said: Collection[str] | None = None
     for goal in goals:
-        better = evidence.preferred(goal.domain, goal.intent, said)
+        if not evidence.rivals(goal.domain, goal.intent):
+            continue  # no other service to prefer
+        services_said = said() if services_said is None else services_said
+        better = evidence.preferred_among(goal.domain, goal.intent, services_said)
         taken = any(g.domain == better and g.intent == goal.intent for g in goals)
         if better and better != goal.domain and not taken:
             memory.rename_service(dialogue_id, goal.id, better, turn=turn)
@@ -82,8 +85,3 @@ def parent_for(memory: GoalMemory, dialogue_id: str, service: str) -> str | None
         return None
     same = [goal for goal in memory.goals(dialogue_id) if goal.domain == service]
     return min(same, key=lambda goal: goal.created_turn).id if same else None
-
-
-def said_so_far(history: Sequence[Mapping[str, Any]], cursor: int) -> str:
-    """Every utterance up to and including the current one."""
-    return " ".join(u["text"] for u in history[: cursor + 1])

@@ -32,7 +32,9 @@ from todeval.evals.datasets.sgd_schema import is_transactional
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_tracking.evidence import completion_evidence, database_call, has_actions
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
 from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
+    ServiceEvidence,
     check_existence,
     final_audit,
     same_key,
@@ -48,7 +50,6 @@ from todeval.nodes.goal_tracking.local_steps import (
     evolve_links,
     parent_for,
     rename_by_evidence,
-    said_so_far,
     schema_for,
     service_evidence,
 )
@@ -104,6 +105,25 @@ def with_utterances(
     return numbered
 
 
+@dataclass(frozen=True)
+class StageJudges:
+    """Who judges a call's utterances, looked up once per call rather than once per stage.
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`); ``extractor``: the
+    local goal extractor (None for an LLM spec, whose turn-update call extracts goals).
+    """
+
+    llm: bool
+    extractor: LocalGoalExtractor | None
+
+    @classmethod
+    def of(cls, context: Context) -> StageJudges:
+        """The judges ``context`` names."""
+        if uses_llm(context):
+            return cls(True, None)
+        return cls(False, goal_extractor(context.spec("goal_extraction"), context.schema_path))
+
+
 def sync_memory(dialogue_id: str, snapshot: list[dict[str, Any]], context: Context) -> None:
     """Make the store hold exactly the checkpointed snapshot (undoes an unfinished call)."""
     memory = _memory(context)
@@ -126,6 +146,12 @@ class Tracking:
     audited_final: bool = False
     claims: dict[str, int] = field(default_factory=dict)
     """Goal id -> the turn the agent first claimed its success without evidence."""
+    services_said: list[frozenset[str]] = field(default_factory=list)
+    """Per utterance read so far, the services evidenced up to it (:meth:`said_services`)."""
+    utterances: list[Utterance] = field(default_factory=list)
+    """The history as Stage 0 reads it (:meth:`utterance_at`), built on first use."""
+    goals_version: int | None = None
+    """The memory's :meth:`~GoalMemory.version` when ``goals`` was last read from it."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -142,6 +168,29 @@ class Tracking:
             audited_final=bool(state.get("audited_final")),
             claims=dict(state.get("claims") or {}),
         )
+
+    def utterance_at(self, cursor: int) -> tuple[Utterance, list[Utterance]]:
+        """The utterance at ``cursor`` and the (up to) four before it, its context in Stage 0.
+
+        Each utterance of the history is made once per call (Stage 0 reads it as the current
+        utterance and in the context of the four after it).
+        """
+        if len(self.utterances) != len(self.history):
+            self.utterances = [Utterance(u["turn"], u["speaker"], u["text"]) for u in self.history]
+        return self.utterances[cursor], self.utterances[max(0, cursor - 4) : cursor]
+
+    def said_services(self, evidence: ServiceEvidence) -> frozenset[str]:
+        """The services the utterances up to the cursor give evidence of.
+
+        Each utterance is read once per call (the union over utterances is the evidence of
+        their joined text: :meth:`ServiceEvidence.evidenced`), not the whole text so far again
+        at every utterance.
+        """
+        said = self.services_said
+        for utterance in self.history[len(said) : self.cursor + 1]:
+            before = said[-1] if said else frozenset()
+            said.append(before | evidence.evidenced(str(utterance["text"])))
+        return said[self.cursor]
 
     def update(self) -> dict[str, Any]:
         """The node's partial state update."""
@@ -167,13 +216,13 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
     every = GoalTrackingSettings.of(context).audit_every
-    if not uses_llm(context) and tracking.cursor < len(tracking.history):
+    pending = range(tracking.cursor, len(tracking.history))
+    judges = StageJudges.of(context) if pending else None
+    if judges is not None and judges.extractor is not None:
         # Stage 0's scores of every new utterance in one step (the same numbers).
-        extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
-        pending = range(tracking.cursor, len(tracking.history))
-        extractor.prepare_dialogue([_utterance_at(tracking.history, i) for i in pending])
+        judges.extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
     while tracking.cursor < len(tracking.history):
-        track_utterance(tracking, context)
+        track_utterance(tracking, context, judges)
         if every > 0 and tracking.cursor % every == 0:
             proactive_audit(tracking, context)
     if tracking.final and not tracking.audited_final:
@@ -185,23 +234,30 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     return tracking.update()
 
 
-def track_utterance(tracking: Tracking, context: Context) -> None:
-    """The utterance at the cursor through Stages 0-3; its records join ``tracking``."""
+def track_utterance(
+    tracking: Tracking, context: Context, judges: StageJudges | None = None
+) -> None:
+    """The utterance at the cursor through Stages 0-3; its records join ``tracking``.
+
+    ``judges``: the call's (:class:`StageJudges`), when the caller has looked them up.
+    """
     started = _now_ms()
-    candidates, cost = extract_goals(tracking, context)
-    if not uses_llm(context):  # the LLM's turn-update call answered the existence check
+    judges = judges or StageJudges.of(context)
+    candidates, cost = extract_goals(tracking, context, judges)
+    if not judges.llm:  # the LLM's turn-update call answered the existence check
         candidates = check_existence_of(candidates, tracking.dialogue_id, context)
-    update_memory(tracking, candidates, cost, context, started)
+    update_memory(tracking, candidates, cost, context, started, llm=judges.llm)
 
 
-def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate], dict[str, int]]:
+def extract_goals(
+    tracking: Tracking, context: Context, judges: StageJudges
+) -> tuple[list[Candidate], dict[str, int]]:
     """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
-    history, cursor = tracking.history, tracking.cursor
-    utterance, recent = _utterance_at(history, cursor)
-    if uses_llm(context):
+    utterance, recent = tracking.utterance_at(tracking.cursor)
+    if judges.extractor is None:
         memory, schema = _memory(context), schema_for(context.schema_path)
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
-    extractor = goal_extractor(context.spec("goal_extraction"), context.schema_path)
+    extractor = judges.extractor
     candidates = [
         {
             "description": c.description,
@@ -214,30 +270,23 @@ def extract_goals(tracking: Tracking, context: Context) -> tuple[list[Candidate]
         for c in extractor.extract(utterance, recent)
     ]
     evidence = service_evidence(context.schema_path)
-    if evidence is not None and candidates:
-        said = said_so_far(history, cursor)
-        for candidate in candidates:
-            better = evidence.preferred(str(candidate["service"]), str(candidate["intent"]), said)
-            candidate["service"] = better or candidate["service"]
+    if evidence is None:
+        return candidates, {}
+    for candidate in candidates:
+        service, intent = str(candidate["service"]), str(candidate["intent"])
+        if not evidence.rivals(service, intent):
+            continue  # no other service to prefer
+        better = evidence.preferred_among(service, intent, tracking.said_services(evidence))
+        candidate["service"] = better or candidate["service"]
     return candidates, {}
-
-
-def _utterance_at(
-    history: Sequence[Mapping[str, Any]], cursor: int
-) -> tuple[Utterance, list[Utterance]]:
-    """The utterance at ``cursor`` and the (up to) four before it, its context in Stage 0."""
-    current = history[cursor]
-    utterance = Utterance(current["turn"], current["speaker"], current["text"])
-    recent = [
-        Utterance(u["turn"], u["speaker"], u["text"]) for u in history[max(0, cursor - 4) : cursor]
-    ]
-    return utterance, recent
 
 
 def check_existence_of(
     candidates: list[Candidate], dialogue_id: str, context: Context
 ) -> list[Candidate]:
     """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
+    if not candidates:  # most utterances raise none
+        return []
     memory = _memory(context)
     checked = []
     for candidate in candidates:
@@ -276,14 +325,18 @@ def update_memory(
     cost: dict[str, int],
     context: Context,
     started_ms: float,
+    *,
+    llm: bool,
 ) -> None:
-    """Stages 2-3: update matched goals, insert and link new ones, apply the status cue."""
+    """Stages 2-3: update matched goals, insert and link new ones, apply the status cue.
+
+    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
+    """
     memory, dialogue_id = _memory(context), tracking.dialogue_id
     current = tracking.history[tracking.cursor]
     turn, judge = current["turn"], context.spec("goal_extraction")
     schema = schema_for(context.schema_path)
     named: list[str] = []
-    llm = uses_llm(context)
     # What memory held for each retrieved goal before this utterance (memory recall, §6.2).
     held = {
         c["memory_id"]: found.to_dict()
@@ -323,13 +376,18 @@ def update_memory(
                 evolve_links(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        history, cursor = tracking.history, tracking.cursor
-        rename_by_evidence(memory, dialogue_id, context, history, cursor, turn)
+        evidence = service_evidence(context.schema_path)
+        if evidence is not None:
+            said = functools.partial(tracking.said_services, evidence)
+            rename_by_evidence(memory, dialogue_id, evidence, said, turn)
+        history = tracking.history
         claims = apply_status_cue(memory, dialogue_id, current, named, context, schema, history)
         for goal_id in claims:
             tracking.claims.setdefault(goal_id, turn)
     tracking.cursor += 1
-    tracking.goals = memory.snapshot(dialogue_id)
+    version = memory.version()
+    if version is None or version != tracking.goals_version:  # else the goals are as they were
+        tracking.goals, tracking.goals_version = memory.snapshot(dialogue_id), version
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
     elapsed = _now_ms() - started_ms
     tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})})

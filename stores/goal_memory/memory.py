@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from todeval.evals.goal_tracking_schema import normalise_status
+from todeval.stores.byte_cache import ByteBoundedCache
 from todeval.stores.embeddings import get_embedder
 from todeval.stores.goal_memory.records import (
     Goal,
@@ -32,6 +33,9 @@ from todeval.stores.paths import todeval_home
 
 if TYPE_CHECKING:  # chromadb is imported only when a Chroma-backed D_vec opens
     from chromadb.api import ClientAPI
+
+RECENT_EMBEDDINGS_BYTES = 512 << 10
+"""The single texts' unit vectors a memory keeps (about 300 MiniLM vectors)."""
 
 EmbedFunction = Callable[[Sequence[str]], ArrayLike]
 """Texts -> one embedding row per text (any scale: the memory normalises to unit length)."""
@@ -95,12 +99,20 @@ class GoalMemory:
                 ephemeral=str(path) == MEMORY,
             )
         self._sym = SymbolicStore(path if path is not None else default_goal_memory_path())
-        # A private store (":memory:") changes only through this object, so its goals can be
-        # kept between writes: the tracker reads a dialogue's goals several times per utterance
-        # (about 4 % of a warm SGD-dev run parsed the same rows again). A file may have other
-        # writers, so it is always read.
+        # A private store (":memory:") changes only through this object, so its goals are kept
+        # as stored, and each write updates them: the tracker reads a dialogue's goals and
+        # single goals many times per utterance (a SELECT and a JSON parse each, about a tenth
+        # of a warm SGD-dev run's goal tracking); they take about as much room as the rows, and
+        # clear() drops a dialogue's. A file may have other writers, so it is always read.
         self._private = str(self._sym.path) == MEMORY
-        self._read: dict[str, list[Goal]] = {}
+        self._kept: dict[str, list[Goal]] = {}
+        self._committed = 0  # write transactions committed (see version())
+        # A new goal's description is embedded for its insert and again for its neighbours,
+        # and intent descriptions recur across dialogues: the last few hundred single texts'
+        # unit vectors are kept (about half of SGD dev's embeddings were a repeat).
+        self._recent: ByteBoundedCache[str, NDArray[np.float32]] = ByteBoundedCache(
+            RECENT_EMBEDDINGS_BYTES
+        )
 
     # -- goals ------------------------------------------------------------------------------
 
@@ -128,9 +140,9 @@ class GoalMemory:
         if not description.strip():
             raise ValueError("a goal needs a description")
         initial = tracked_status(str(normalise_status(status)))
-        vectors = self._embed([description])
+        vector = self._embed_one(description)
         with self._lock, self._writing():
-            if parent_id is not None and self._sym.get(dialogue_id, parent_id) is None:
+            if parent_id is not None and self._goal(dialogue_id, parent_id) is None:
                 raise ValueError(f"unknown parent goal {parent_id!r} in dialogue {dialogue_id!r}")
             seq = self._sym.next_seq(dialogue_id)
             goal = Goal(
@@ -146,33 +158,73 @@ class GoalMemory:
                 created_turn=turn,
                 updated_turn=turn,
             )
-            self._sym.insert(goal, seq, vectors[0])
+            self._keep(self._sym.insert(goal, seq, vector))
             if self._index is not None:
-                self._index.upsert([goal], vectors)
+                self._index.upsert([goal], vector[None, :])
         return goal
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """A write transaction of D_sym; the goals kept from earlier reads are dropped."""
-        self._read.clear()
-        with self._sym.transaction():
-            yield
-        self._read.clear()
+        """A write transaction of D_sym; if it fails, the goals kept may be ahead: dropped."""
+        try:
+            with self._sym.transaction():
+                yield
+        except BaseException:
+            self._kept.clear()
+            raise
+        self._committed += 1
+
+    def version(self) -> int | None:
+        """A number that moves whenever this memory's goals may have changed, or None.
+
+        A private store changes only through this object: while the number stays, so does every
+        dialogue's :meth:`snapshot`. A file may have other writers: None.
+        """
+        return self._committed if self._private else None
+
+    def _stored(self, dialogue_id: str) -> list[Goal] | None:
+        """A private store's goals of the dialogue as stored (read once); None for a file."""
+        if not self._private:
+            return None
+        kept = self._kept.get(dialogue_id)
+        if kept is None:
+            kept = self._kept[dialogue_id] = self._sym.goals(dialogue_id)
+        return kept
+
+    def _keep(self, goal: Goal) -> None:
+        """A private store's goal as just written (new, or in place of its older self)."""
+        kept = self._kept.get(goal.dialogue_id)
+        if kept is None:
+            return  # not read yet: the first read gets it from D_sym
+        for position, old in enumerate(kept):
+            if old.id == goal.id:
+                kept[position] = goal
+                return
+        kept.append(goal)  # a new goal has the highest seq: it goes last
+
+    def _goal(self, dialogue_id: str, goal_id: str) -> Goal | None:
+        """One goal as stored (kept, for a private store), or None."""
+        stored = self._stored(dialogue_id)
+        if stored is None:
+            return self._sym.get(dialogue_id, goal_id)
+        return next((goal for goal in stored if goal.id == goal_id), None)
+
+    def _update(self, goal: Goal) -> None:
+        """Write a goal read from this memory, with changed fields, to D_sym (and keep it)."""
+        self._keep(self._sym.update(goal))
 
     def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
         """One goal, or None if the dialogue has no goal with that id."""
         with self._lock:
-            return self._sym.get(dialogue_id, goal_id)
+            return self._goal(dialogue_id, goal_id)
 
     def goals(self, dialogue_id: str, statuses: Sequence[str] | None = None) -> list[Goal]:
         """A dialogue's goals in insertion order (only those with ``statuses`` if given)."""
         wanted = None if statuses is None else [tracked_status(status) for status in statuses]
         with self._lock:
-            if not self._private:
-                return self._sym.goals(dialogue_id, wanted)
-            every = self._read.get(dialogue_id)
+            every = self._stored(dialogue_id)
             if every is None:
-                every = self._read[dialogue_id] = self._sym.goals(dialogue_id)
+                return self._sym.goals(dialogue_id, wanted)
             if wanted is None:
                 return list(every)
             return [goal for goal in every if goal.status in wanted]
@@ -182,21 +234,21 @@ class GoalMemory:
     ) -> Goal:
         """Merge slot values into a goal (new values win) and stamp ``updated_turn``."""
         with self._lock, self._writing():
-            goal = self._sym.get(dialogue_id, goal_id)
+            goal = self._goal(dialogue_id, goal_id)
             if goal is None:
                 raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
             updated = replace(goal, slots={**goal.slots, **slots}, updated_turn=turn)
-            self._sym.update(updated)
+            self._update(updated)
         return updated
 
     def rename_service(self, dialogue_id: str, goal_id: str, domain: str, *, turn: int) -> Goal:
         """Give a goal another domain or service (e.g. the sibling the dialogue was about)."""
         with self._lock, self._writing():
-            goal = self._sym.get(dialogue_id, goal_id)
+            goal = self._goal(dialogue_id, goal_id)
             if goal is None:
                 raise KeyError(f"unknown goal {goal_id!r} in dialogue {dialogue_id!r}")
             updated = replace(goal, domain=domain, updated_turn=turn)
-            self._sym.update(updated)
+            self._update(updated)
         return updated
 
     def transition(
@@ -211,13 +263,13 @@ class GoalMemory:
         """
         wanted = str(normalise_status(new_status))
         with self._lock, self._writing():
-            goal = self._sym.get(dialogue_id, goal_id)
+            goal = self._goal(dialogue_id, goal_id)
             if goal is not None and goal.status == wanted:
                 return TransitionResult("unchanged", goal, goal.status, wanted)
             refusal = (
                 f"unknown goal {goal_id!r}"
                 if goal is None
-                else transition_refusal(goal, wanted, self._sym.prerequisites(goal))
+                else transition_refusal(goal, wanted, self._prerequisites(goal))
             )
             if goal is None or refusal is not None:
                 before = None if goal is None else goal.status
@@ -235,7 +287,7 @@ class GoalMemory:
                 status_history=(*goal.status_history, StatusEntry(turn, status)),
                 updated_turn=turn,
             )
-            self._sym.update(updated)
+            self._update(updated)
             if self._index is not None:
                 self._index.set_status(updated)
         return TransitionResult("applied", updated, goal.status, wanted)
@@ -264,17 +316,18 @@ class GoalMemory:
         if not math.isfinite(relation):
             raise ValueError(f"relation must be a finite number, not {relation!r}")
         with self._lock, self._writing():
-            goal = self._sym.get(dialogue_id, goal_id)
-            prerequisite = self._sym.get(dialogue_id, depends_on)
+            goal = self._goal(dialogue_id, goal_id)
+            prerequisite = self._goal(dialogue_id, depends_on)
             if goal is None or prerequisite is None:
                 missing = goal_id if goal is None else depends_on
                 return LinkResult(False, f"unknown goal {missing!r}")
-            reason = link_refusal(self._graph(dialogue_id), goal, prerequisite)
+            edges = self._sym.edges(dialogue_id)
+            reason = link_refusal(edges, goal, prerequisite, lambda: self._graph(dialogue_id))
             if reason is not None:
                 return LinkResult(False, reason)
             self._sym.upsert_edge(dialogue_id, goal_id, depends_on, float(relation))
             if depends_on not in goal.dependencies:
-                self._sym.update(replace(goal, dependencies=(*goal.dependencies, depends_on)))
+                self._update(replace(goal, dependencies=(*goal.dependencies, depends_on)))
         return LinkResult(True)
 
     def graph(self, dialogue_id: str) -> nx.DiGraph:
@@ -283,9 +336,17 @@ class GoalMemory:
             return self._graph(dialogue_id)
 
     def _graph(self, dialogue_id: str) -> nx.DiGraph:
+        goals = self._stored(dialogue_id)
         return dependency_graph(
-            dialogue_id, self._sym.goals(dialogue_id), self._sym.edges(dialogue_id)
+            dialogue_id,
+            self._sym.goals(dialogue_id) if goals is None else goals,
+            self._sym.edges(dialogue_id),
         )
+
+    def _prerequisites(self, goal: Goal) -> list[Goal]:
+        """The goals ``goal`` depends on, in its ``dependencies`` order."""
+        found = (self._goal(goal.dialogue_id, goal_id) for goal_id in goal.dependencies)
+        return [prerequisite for prerequisite in found if prerequisite is not None]
 
     # -- semantic retrieval ------------------------------------------------------------------
 
@@ -297,7 +358,7 @@ class GoalMemory:
         ATOD's existence checking, Stage 1.
         """
         wanted = None if statuses is None else [tracked_status(status) for status in statuses]
-        vector = self._embed([text])[0]
+        vector = self._embed_one(text)
         with self._lock:
             if self._index is None:
                 goal_ids, matrix = self._sym.vectors(dialogue_id, wanted)
@@ -306,8 +367,20 @@ class GoalMemory:
                 available = 0 if k <= 0 else self._sym.count(dialogue_id, wanted)
                 hits = self._index.query(dialogue_id, vector, min(k, available), wanted)
             # D_sym is the record: a vector whose row is gone (or changed status) is skipped.
-            by_id = self._sym.goals_by_id(dialogue_id, [goal_id for goal_id, _ in hits], wanted)
+            by_id = self._goals_by_id(dialogue_id, [goal_id for goal_id, _ in hits], wanted)
         return [(by_id[goal_id], score) for goal_id, score in hits if goal_id in by_id]
+
+    def _goals_by_id(
+        self, dialogue_id: str, goal_ids: Sequence[str], statuses: Sequence[str] | None
+    ) -> dict[str, Goal]:
+        stored = self._stored(dialogue_id)
+        if stored is None:
+            return self._sym.goals_by_id(dialogue_id, goal_ids, statuses)
+        return {
+            goal.id: goal
+            for goal in stored
+            if goal.id in goal_ids and (statuses is None or goal.status in statuses)
+        }
 
     def reindex(self, dialogue_id: str | None = None) -> int:
         """Rebuild D_vec from the embeddings D_sym keeps (e.g. after losing the Chroma folder).
@@ -328,6 +401,14 @@ class GoalMemory:
         function = self._embed_function or get_embedder().embed
         return unit_rows(function(list(texts)), len(texts))
 
+    def _embed_one(self, text: str) -> NDArray[np.float32]:
+        """``_embed([text])[0]``, kept for the next time ``text`` comes (read-only)."""
+        vector = self._recent.get(text)
+        if vector is None:
+            vector = self._embed([text])[0]
+            self._recent.put(text, vector)
+        return vector
+
     # -- whole dialogues, lifecycle ----------------------------------------------------------
 
     def snapshot(self, dialogue_id: str) -> list[dict[str, Any]]:
@@ -343,6 +424,7 @@ class GoalMemory:
         goals = [replace(Goal.from_dict(dict(item)), dialogue_id=dialogue_id) for item in snapshot]
         vectors = self._embed([goal.description for goal in goals]) if goals else None
         with self._lock, self._writing():
+            self._kept.pop(dialogue_id, None)  # read back from D_sym when next asked
             self._sym.clear(dialogue_id)
             if self._index is not None:
                 self._index.delete_dialogue(dialogue_id)
@@ -358,6 +440,7 @@ class GoalMemory:
     def clear(self, dialogue_id: str) -> None:
         """Forget a dialogue: its goals, edges, rejection log and vectors."""
         with self._lock, self._writing():
+            self._kept.pop(dialogue_id, None)
             self._sym.clear(dialogue_id)
             if self._index is not None:
                 self._index.delete_dialogue(dialogue_id)

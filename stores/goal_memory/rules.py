@@ -6,7 +6,7 @@ them inside its write transactions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import networkx as nx
 
@@ -73,13 +73,20 @@ def dependency_graph(
     return graph
 
 
-def link_refusal(graph: nx.DiGraph, goal: Goal, prerequisite: Goal) -> str | None:
+def link_refusal(
+    edges: Sequence[tuple[str, str, float]],
+    goal: Goal,
+    prerequisite: Goal,
+    graph: Callable[[], nx.DiGraph],
+) -> str | None:
     """Why ``goal`` may not gain ``prerequisite``, or None if it may.
 
     Args:
-        graph: The dialogue's current dependency graph (see :func:`dependency_graph`).
+        edges: The dialogue's dependencies, ``(goal_id, depends_on, relation)``.
         goal: The dependent goal.
         prerequisite: The goal it would depend on.
+        graph: The dialogue's current dependency graph (:func:`dependency_graph`), built only
+            to name the path of a cycle (most links close none: a walk of ``edges`` tells).
 
     Returns:
         The reason: a self-link, a link that would close a cycle (the graph stays a DAG), or a
@@ -87,9 +94,30 @@ def link_refusal(graph: nx.DiGraph, goal: Goal, prerequisite: Goal) -> str | Non
     """
     if goal.id == prerequisite.id:
         return SELF_LINK
-    if nx.has_path(graph, goal.id, prerequisite.id):
-        path = " -> ".join(nx.shortest_path(graph, goal.id, prerequisite.id))
+    if reaches(edges, goal.id, prerequisite.id):
+        path = " -> ".join(nx.shortest_path(graph(), goal.id, prerequisite.id))
         return f"would close a cycle: {path} -> {goal.id}"
     if goal.status == "completed" and prerequisite.status != "completed":
         return f"{goal.id} is completed but its new prerequisite {prerequisite.id} is not"
     return None
+
+
+def reaches(edges: Iterable[tuple[str, str, float]], source: str, target: str) -> bool:
+    """Whether the dependency graph of ``edges`` has a path from ``source`` to ``target``.
+
+    Its edges run from a prerequisite to the goal that depends on it (:func:`dependency_graph`),
+    so the walk goes from a goal to its dependents: ``nx.has_path``'s answer for goals the graph
+    has.
+    """
+    dependents: dict[str, list[str]] = {}
+    for goal_id, depends_on, _ in edges:
+        dependents.setdefault(depends_on, []).append(goal_id)
+    seen, frontier = {source}, [source]
+    while frontier:
+        if target in seen:
+            return True
+        frontier = [
+            after for node in frontier for after in dependents.get(node, ()) if after not in seen
+        ]
+        seen.update(frontier)
+    return target in seen

@@ -71,6 +71,7 @@ _GOAL_COLUMNS = (
     "id, dialogue_id, status, status_history, description, domain, intent, slots, "
     "dependencies, parent_id, created_turn, updated_turn"
 )
+_GOAL_COLUMN_NAMES = tuple(name.strip() for name in _GOAL_COLUMNS.split(","))
 
 
 def _goal_from_row(row: Sequence[Any]) -> Goal:
@@ -91,6 +92,24 @@ def _goal_from_row(row: Sequence[Any]) -> Goal:
         parent_id=row[9],
         created_turn=int(row[10]),
         updated_turn=int(row[11]),
+    )
+
+
+def _goal_row(goal: Goal) -> tuple[Any, ...]:
+    """The values of ``_GOAL_COLUMNS`` that store ``goal`` (what :func:`_goal_from_row` reads)."""
+    return (
+        goal.id,
+        goal.dialogue_id,
+        goal.status,
+        json.dumps([entry.to_dict() for entry in goal.status_history]),
+        goal.description,
+        goal.domain,
+        goal.intent,
+        json.dumps(goal.slots),
+        json.dumps(list(goal.dependencies)),
+        goal.parent_id,
+        goal.created_turn,
+        goal.updated_turn,
     )
 
 
@@ -142,46 +161,31 @@ class SymbolicStore:
         ).fetchone()
         return int(row[0]) + 1
 
-    def insert(self, goal: Goal, seq: int, embedding: NDArray[np.float32]) -> None:
-        """Add a goal row with its embedding."""
+    def insert(self, goal: Goal, seq: int, embedding: NDArray[np.float32]) -> Goal:
+        """Add a goal row with its embedding; returns the goal as :meth:`get` reads it back."""
+        row = _goal_row(goal)
         self._conn.execute(
             f"INSERT INTO goals ({_GOAL_COLUMNS}, seq, embedding) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                goal.id,
-                goal.dialogue_id,
-                goal.status,
-                json.dumps([entry.to_dict() for entry in goal.status_history]),
-                goal.description,
-                goal.domain,
-                goal.intent,
-                json.dumps(goal.slots),
-                json.dumps(list(goal.dependencies)),
-                goal.parent_id,
-                goal.created_turn,
-                goal.updated_turn,
-                seq,
-                np.asarray(embedding, dtype="<f4").tobytes(),
-            ),
+            (*row, seq, np.asarray(embedding, dtype="<f4").tobytes()),
         )
+        return _goal_from_row(row)
 
-    def update(self, goal: Goal) -> None:
-        """Write a goal's mutable fields (all but its id, dialogue, description and parent)."""
+    def update(self, goal: Goal) -> Goal:
+        """Write a goal's mutable fields (all but its id, dialogue, description and parent).
+
+        Returns:
+            The goal as :meth:`get` reads it back, given that ``goal`` was read from this store
+            (its other fields are the stored ones).
+        """
+        row = _goal_row(goal)
         self._conn.execute(
-            "UPDATE goals SET status = ?, status_history = ?, domain = ?, intent = ?, slots = ?, "
-            "dependencies = ?, updated_turn = ? WHERE dialogue_id = ? AND id = ?",
-            (
-                goal.status,
-                json.dumps([entry.to_dict() for entry in goal.status_history]),
-                goal.domain,
-                goal.intent,
-                json.dumps(goal.slots),
-                json.dumps(list(goal.dependencies)),
-                goal.updated_turn,
-                goal.dialogue_id,
-                goal.id,
-            ),
+            "UPDATE goals SET status = :status, status_history = :status_history, "
+            "domain = :domain, intent = :intent, slots = :slots, dependencies = :dependencies, "
+            "updated_turn = :updated_turn WHERE dialogue_id = :dialogue_id AND id = :id",
+            dict(zip(_GOAL_COLUMN_NAMES, row, strict=True)),
         )
+        return _goal_from_row(row)
 
     def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
         """One goal, or None."""
@@ -190,11 +194,6 @@ class SymbolicStore:
             (dialogue_id, goal_id),
         ).fetchone()
         return None if row is None else _goal_from_row(row)
-
-    def prerequisites(self, goal: Goal) -> list[Goal]:
-        """The goals ``goal`` depends on, in its ``dependencies`` order."""
-        found = (self.get(goal.dialogue_id, goal_id) for goal_id in goal.dependencies)
-        return [prerequisite for prerequisite in found if prerequisite is not None]
 
     def goals(self, dialogue_id: str, statuses: Sequence[str] | None = None) -> list[Goal]:
         """A dialogue's goals in insertion order, optionally only those with given statuses."""

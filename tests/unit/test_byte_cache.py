@@ -75,6 +75,22 @@ def test_a_memoized_function_is_called_once_per_argument_even_for_none() -> None
     assert calls == ["ab", "", "ab"]
 
 
+def test_a_memoized_function_counts_its_entries_with_the_size_given() -> None:
+    sizes: list[tuple[str, tuple[int]]] = []
+
+    def size_of(text: str, entry: tuple[int]) -> int:
+        sizes.append((text, entry))
+        return 400
+
+    @byte_bounded(1_000, size_of)
+    def length(text: str) -> int:
+        return len(text)
+
+    assert [length(text) for text in ("a", "bb", "ccc")] == [1, 2, 3]
+    assert sizes == [("a", (1,)), ("bb", (2,)), ("ccc", (3,))]
+    assert length.cache_info()["bytes"] == 800 and "a" not in length.cache  # two fit
+
+
 @byte_bounded(10_000)
 def _doubled(text: str) -> str:
     return text * 2

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from todeval.evals.datasets.sgd_schema import ServiceSchema
+from todeval.evals.datasets.sgd_schema import ServiceSchema, stated_values
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_tracking.judges.goal_extraction import Utterance, dialogue_utterances
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import FEATURE_NAMES
@@ -16,7 +16,6 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.local import (
     MODEL_PATH,
     LocalGoalExtractor,
     request_clause,
-    stated_values,
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from todeval.nodes.goal_tracking.roles import goal_extractor
@@ -292,11 +291,102 @@ def test_margins_of_stacked_scores_are_each_row_s_own_bit_for_bit() -> None:
             assert overall[k].tobytes() == _masked_margin(row).tobytes()
 
 
+def test_masked_margins_are_the_dense_masked_maximum_bit_for_bit() -> None:
+    """Only the allowed values are gathered and reduced: the numbers of the definition (every
+    value of the row masked by ``allowed``, then the maximum), for dense and sparse masks."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _masked_margins
+
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 30):
+        for density in (0.0, 0.1, 0.5, 1.0):
+            scores = rng.normal(size=(6, n)).astype(np.float32)
+            scores[1] = 0.0
+            allowed = rng.random((n, n)) < density
+            dense = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
+            expected = np.where(np.isfinite(dense), scores - dense, 0.0).astype(np.float32)
+            assert _masked_margins(scores, allowed).tobytes() == expected.tobytes()
+
+
+def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:
+    """A service's intents against every other service's: by each service's best value, the
+    numbers of the masked maximum (one group: no other value, margin 0; ties at the top)."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
+        _margins_to_other_groups,
+        _masked_margins,
+    )
+
+    rng = np.random.default_rng(5)
+    for n, n_groups in ((1, 1), (3, 1), (5, 2), (30, 17), (12, 12)):
+        groups = rng.permutation(np.arange(n) % n_groups)
+        scores = rng.normal(size=(8, n)).astype(np.float32)
+        scores[1] = 0.0
+        scores[2] = scores[2].max()  # every value ties
+        expected = _masked_margins(scores, groups[:, None] != groups[None, :])
+        assert _margins_to_other_groups(scores, groups).tobytes() == expected.tobytes()
+
+
+def test_row_means_are_numpy_s_mean_bit_for_bit() -> None:
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.features import _row_means
+
+    rng = np.random.default_rng(9)
+    for k in range(1, 9):
+        products = rng.normal(size=(30, k)).astype(np.float32)
+        means = _row_means(products)
+        assert means.dtype == np.float32
+        assert means.tobytes() == products.mean(axis=1).tobytes()
+
+
+def test_word_overlaps_of_many_texts_are_the_set_arithmetic() -> None:
+    """``WordRows.overlaps``: each row's share of its words among each text's, as sets give it."""
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import WordRows, words
+
+    rows = [words("Reserve Restaurant"), frozenset(), words("Search One Way Flight"), words("car")]
+    texts = ["", "a restaurant please", "one-way flights and a rental car", "cars cars cars"]
+    said = [words(text) for text in texts]
+    got = WordRows(rows).overlaps(said)
+    assert got.shape == (len(texts), len(rows)) and got.dtype == np.float64
+    for k, present in enumerate(said):
+        expected = [len(row & present) / len(row) if row else 0.0 for row in rows]
+        assert got[k].tolist() == expected
+    assert WordRows([]).overlaps(said).shape == (len(texts), 0)
+
+
+def test_words_of_joined_texts_come_from_each_text_s_words() -> None:
+    """``TextWords.joined``: the words of the texts joined with spaces, pairs across the joins
+    included, from each text read once."""
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import TextWords, words
+
+    texts = [
+        "I want a one-way flight.",
+        "?!",
+        "Flights ARE",
+        "s",
+        "cheap, 2 tickets",
+        "",
+        "Bus  services",
+        "İstanbul's hotels",
+    ]
+    read = TextWords()
+    for start in range(len(texts)):
+        for end in range(start, len(texts) + 1):
+            run = texts[start:end]
+            assert read.joined(run) == words(" ".join(run)), run
+    assert [read.of(text) for text in texts] == [words(text) for text in texts]
+
+
 def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
     extractor: LocalGoalExtractor,
 ) -> None:
     """Issue 32: ``prepare_dialogue`` batches the features; the bits do not change."""
-    texts = [
+    texts: list[tuple[Literal["USER", "SYSTEM"], str]] = [
         ("USER", "I'd like to find a dentist in Oakland."),
         ("SYSTEM", "Dr. Ruiz has an opening. Would you like to book an appointment?"),
         ("USER", "Yes, book it for 3 pm please."),

@@ -406,3 +406,99 @@ def test_a_private_store_reads_every_write_back(tmp_path: Path) -> None:
             store.clear("d1")
             assert store.goals("d1") == []
         assert private.snapshot("d2") == file.snapshot("d2") == []
+
+
+def test_a_private_store_keeps_each_goal_as_a_file_reads_it_back(tmp_path: Path) -> None:
+    """Each write updates the goals a private store keeps with the goal as stored: after every
+    kind of write (slot values JSON changes, refused moves, links, renames, a restore, a failed
+    write), its reads equal those of a store that parses every row again."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+
+        def same_reads() -> None:
+            assert private.goals("d1") == file.goals("d1")
+            assert private.goals("d1", ["open", "pending"]) == file.goals("d1", ["open", "pending"])
+            for goal_id in ("g1", "g2", "g3", "g9"):
+                assert private.get("d1", goal_id) == file.get("d1", goal_id)
+            assert private.neighbours("d1", "book a hotel", 3) == file.neighbours(
+                "d1", "book a hotel", 3
+            )
+            assert list(private.graph("d1").edges) == list(file.graph("d1").edges)
+
+        for store in (private, file):
+            store.goals("d1")  # read before the first write: the kept list is then updated
+            store.insert("d1", "find a hotel", turn=1, domain="Hotels_1", slots={"n": (1, 2)})
+            store.insert("d1", "book a hotel", turn=2.0, domain="Hotels_1")  # type: ignore[arg-type]
+        same_reads()
+        for store in (private, file):
+            store.update_slots("d1", "g1", {"city": "Paris", "when": {"day": (3,)}}, turn=3)
+            store.transition("d1", "g2", "completed", turn=3, proposed_by="test")  # refused
+            store.add_dependency("d1", "g2", "g1", relation=0.9)
+            store.transition("d1", "g2", "completed", turn=4, proposed_by="test")  # unmet
+            store.rename_service("d1", "g2", "Hotels_2", turn=4)
+            store.transition("d1", "g1", "completed", turn=5, proposed_by="test")
+        same_reads()
+        saved = file.snapshot("d1")
+        for store in (private, file):
+            store.insert("d1", "rent a car", turn=6)
+            store.restore("d1", saved)
+        same_reads()
+        for store in (private, file):
+            with pytest.raises(KeyError):
+                store.update_slots("d1", "g9", {"x": 1}, turn=7)
+            with pytest.raises(TypeError):  # not JSON: the transaction rolls back
+                store.update_slots("d1", "g1", {"x": object()}, turn=7)
+        same_reads()
+
+
+def test_a_text_just_embedded_is_not_embedded_again() -> None:
+    """A new goal's neighbours are looked up with its own description: embedded once."""
+    calls: list[list[str]] = []
+
+    def counted(texts: Sequence[str]) -> NDArray[np.float32]:
+        calls.append(list(texts))
+        return keyword_embed(texts)
+
+    with GoalMemory(":memory:", vector_backend="memory", embed=counted) as memory:
+        hotel = memory.insert("d1", "book a hotel", turn=1)
+        hits = memory.neighbours("d1", "book a hotel", 2)
+        assert [goal.id for goal, _ in hits] == [hotel.id] and calls == [["book a hotel"]]
+        assert hits[0][1] == pytest.approx(1.0)
+
+
+def test_the_cycle_check_walks_the_edges_as_networkx_does() -> None:
+    """``reaches`` answers ``nx.has_path`` on the dependency graph, without building it."""
+    import random
+
+    from todeval.stores.goal_memory.rules import dependency_graph, reaches
+
+    rng = random.Random(3)
+    for _ in range(200):
+        ids = [f"g{i}" for i in range(1, rng.randint(1, 7))]
+        goals = [Goal(i, "d1", "open", (), i) for i in ids]
+        edges = [(a, b, 1.0) for a in ids for b in ids if a != b and rng.random() < 0.2]
+        graph = dependency_graph("d1", goals, edges)
+        for source in ids:
+            for target in ids:
+                assert reaches(edges, source, target) == nx.has_path(graph, source, target)
+
+
+def test_a_private_store_s_version_moves_with_every_write(tmp_path: Path) -> None:
+    """Callers keep a snapshot while the version stays; a file (other writers) has none."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+        assert file.version() is None
+        file.insert("d1", "book a table", turn=1)
+        assert file.version() is None
+        start = private.version()
+        assert start is not None
+        private.goals("d1")
+        private.snapshot("d1")
+        assert private.version() == start  # reads leave it
+        goal = private.insert("d1", "book a table", turn=1)
+        after_insert = private.version()
+        assert after_insert is not None and after_insert > start
+        private.transition("d1", goal.id, "pending", turn=2, proposed_by="test")
+        assert private.version() != after_insert
+        moved = private.version()
+        with pytest.raises(TypeError):  # not JSON: rolled back, nothing changed
+            private.update_slots("d1", goal.id, {"x": object()}, turn=3)
+        assert private.version() == moved

@@ -93,3 +93,17 @@ def test_cues_agree_with_sgd_dialogue_acts() -> None:
     assert completed_p >= 0.95 and completed_r >= 0.92
     assert failed_p >= 0.95 and failed_r >= 0.93
     assert pending_p >= 0.97 and pending_r >= 0.96
+
+
+def test_a_cue_entry_counts_what_the_generic_walk_counts() -> None:
+    from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
+        StatusCue,
+        _cue_entry_size,
+    )
+    from todeval.stores.byte_cache import entry_size
+
+    text = "Your table has been booked."
+    for cue in (None, StatusCue("completed", "has been booked", "success", 0.9876)):
+        assert _cue_entry_size(text, (cue,)) == entry_size(text, (cue,))
+    found = system_cue(text)
+    assert found is not None and _cue_entry_size(text, (found,)) == entry_size(text, (found,))

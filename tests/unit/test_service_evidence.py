@@ -64,3 +64,18 @@ def test_only_siblings_offering_the_intent_compete() -> None:
     assert evidence.preferred("Media_2", "RentMovie", said) is None
     # Free-text slot names are no evidence ("days" is said of every hotel).
     assert "Hotels_1" not in evidence.patterns or not evidence.patterns["Hotels_1"].search("days")
+
+
+def test_a_dialogue_s_evidence_is_the_union_of_its_utterances() -> None:
+    """The tracker reads each utterance once: the union of their evidence is the joined text's."""
+    evidence = ServiceEvidence.build(SCHEMA)
+    utterances = ["I need a hotel with WiFi.", "Smoking", "allowed? I'd like subtitles.", ""]
+    for upto in range(1, len(utterances) + 1):
+        said = utterances[:upto]
+        union = frozenset().union(*(evidence.evidenced(text) for text in said))
+        assert union == evidence.evidenced(" ".join(said))
+        for service, intent in [("Hotels_1", "SearchHotel"), ("Media_2", "FindMovies")]:
+            assert evidence.preferred_among(service, intent, union) == evidence.preferred(
+                service, intent, " ".join(said)
+            )
+    assert evidence.evidenced("free wifi and smoking") == {"Hotels_1", "Hotels_4"}

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex, words
+from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import (
+    SchemaIndex,
+    TextWords,
+)
 from todeval.nodes.judges.text import cue
 from todeval.nodes.judges.vectors import FloatArray
 
@@ -126,7 +129,58 @@ def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
     Value ``i`` is compared with the values ``j`` where ``allowed[i, j]`` (0 when none is).
     The maximum is exact, so each row's values are those of its own call, bit for bit.
     """
-    others = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
+    others = _masked_max(scores, allowed)
+    return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
+
+
+def _masked_max(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
+    """Per row of ``scores`` ``(m, n)``: each ``i``'s best value where ``allowed[i, j]``.
+
+    -inf when ``allowed`` lets no value in. Only the allowed values are gathered (the masks
+    are sparse: siblings, a service's intents), and each ``i``'s run of them is reduced in one
+    ``maximum.reduceat``: the same maxima as masking every value, without an ``(m, n, n)``
+    array.
+    """
+    rows, columns = np.nonzero(allowed)  # row-major: each i's allowed j form one run
+    compared = np.asarray(allowed.any(axis=1))
+    best = np.full(scores.shape, -np.inf, scores.dtype)
+    if len(columns):
+        starts = np.searchsorted(rows, np.flatnonzero(compared))
+        best[:, compared] = np.maximum.reduceat(scores[:, columns], starts, axis=1)
+    return best
+
+
+def _row_means(products: FloatArray) -> FloatArray:
+    """``products.mean(axis=1)``, by np.mean's own steps without its Python wrapper.
+
+    The float32 sums, divided by the count as numpy's mean does (an ``intp`` count: the
+    division runs in float64 and is rounded back into the float32 sums), bit for bit.
+    """
+    sums = np.add.reduce(products, axis=1)
+    count = np.intp(products.shape[1])
+    means: FloatArray = np.true_divide(sums, count, out=sums, casting="unsafe")
+    return means
+
+
+def _margins_to_other_groups(scores: FloatArray, groups: np.ndarray) -> FloatArray:
+    """Per row of ``scores`` ``(m, n)``: each value minus the best value of another group.
+
+    :func:`_masked_margins` with ``allowed[i, j]`` when ``groups[i] != groups[j]`` (a service's
+    intents against every other service's), the same exact maxima: each group's best, then per
+    row the best group's and the runner-up's (which ties the best when two groups do). The
+    best value of another group is the runner-up for the best group's values, else the best.
+    """
+    m = scores.shape[0]
+    order = np.argsort(groups, kind="stable")
+    ordered = groups[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    group_best = np.maximum.reduceat(scores.T[order], starts, axis=0)  # (groups, m)
+    top = group_best.argmax(axis=0)
+    best = group_best[top, np.arange(m)]
+    group_best[top, np.arange(m)] = -np.inf
+    runner_up = group_best.max(axis=0)
+    group_of = np.searchsorted(ordered[starts], groups)  # each column's group, as in group_best
+    others = np.where(group_of[None, :] == top[:, None], runner_up[:, None], best[:, None])
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
 
@@ -143,7 +197,7 @@ class UtteranceInput:
     system_text: str
     context_users: FloatArray
     context_all: FloatArray | None = None
-    context_text: str = ""
+    context_texts: tuple[str, ...] = ()
 
 
 def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> FloatArray:
@@ -168,47 +222,39 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     u_score = u_intent + 0.5 * u_service
     u_in_service = _masked_margins(u_intent, masks.same_service_others)
     u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
-    s_intent, s_service, s_slots, c_intent, c_service, slot_affinity, topic, topic_slots = (
-        [] for _ in range(8)
+    # Per utterance, its system turn's and context's products (zeros where there is none),
+    # written into one block: the same products as one call per utterance.
+    s_i, s_s, s_sl, c_i, c_s, slot_affinity, topic_all, topic_slots_all = np.zeros(
+        (8, m, n), np.float32
     )
-    for item in items:
+    for k, item in enumerate(items):
         system, users = item.system, item.context_users
         if system is not None:
-            s_intent.append(index.intent_vecs @ system)
-            s_service.append(index.service_vecs @ system)
-            s_slots.append(index.slot_vecs @ system)
-        else:
-            s_intent.append(zeros)
-            s_service.append(zeros)
-            s_slots.append(zeros)
+            s_i[k] = index.intent_vecs @ system
+            s_s[k] = index.service_vecs @ system
+            s_sl[k] = index.slot_vecs @ system
         if len(users):
-            c_intent.append((index.intent_vecs @ users.T).max(axis=1))
-            c_service.append((index.service_vecs @ users.T).max(axis=1))
-        else:
-            c_intent.append(zeros)
-            c_service.append(zeros)
+            c_i[k] = np.maximum.reduce(index.intent_vecs @ users.T, axis=1)
+            c_s[k] = np.maximum.reduce(index.service_vecs @ users.T, axis=1)
         # Telling sibling intents apart: which service's texts and slots the dialogue is about.
         in_play = np.vstack(
-            [item.utterance[None, :], *([system[None, :]] if system is not None else [])]
+            [
+                item.utterance[None, :],
+                *([system[None, :]] if system is not None else []),
+                *([users] if len(users) else []),
+            ]
         )
-        in_play = np.vstack([in_play, users]) if len(users) else in_play
-        slot_affinity.append((index.service_slot_vecs @ in_play.T).max(axis=1))
+        slot_affinity[k] = np.maximum.reduce(index.service_slot_vecs @ in_play.T, axis=1)
         # The topic in play over the whole context (and, below, plain word overlap: MiniLM
         # blurs "one way" and "round trip").
         if item.context_all is not None and len(item.context_all):
-            topic.append((index.service_vecs @ item.context_all.T).mean(axis=1))
-            topic_slots.append((index.service_slot_vecs @ item.context_all.T).mean(axis=1))
-        else:
-            topic.append(zeros)
-            topic_slots.append(zeros)
-    s_i, s_s, s_sl = np.stack(s_intent), np.stack(s_service), np.stack(s_slots)
-    c_i, c_s = np.stack(c_intent), np.stack(c_service)
+            topic_all[k] = _row_means(index.service_vecs @ item.context_all.T)
+            topic_slots_all[k] = _row_means(index.service_slot_vecs @ item.context_all.T)
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
+    # (A transaction is no lookup, so -1 is always among the values its maximum is taken over.)
     raised = np.maximum(u_intent, c_i)
-    lookup_in_service = np.where(masks.lookup_rows[None, :, :], raised[:, None, :], -1.0).max(
-        axis=2
-    )
+    lookup_in_service = np.maximum(_masked_max(raised, masks.lookup_rows), -1.0)
     lookup_in_service = np.where(masks.transactional[None, :], np.maximum(lookup_in_service, 0), 0)
     texts = [item.utterance_text for item in items]
     systems = [item.system_text for item in items]
@@ -224,31 +270,27 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         "system_question": _column(["?" in t for t in systems]),
     }
     s_score = s_i + 0.5 * s_s
-    siblings = np.stack([u_score, s_score, c_i + 0.5 * c_s, np.stack(slot_affinity)], axis=1)
+    siblings = np.stack([u_score, s_score, c_i + 0.5 * c_s, slot_affinity], axis=1)
     sibling_margins = np.where(
         masks.has_sibling, _masked_margins(siblings.reshape(4 * m, n), masks.siblings), 0.0
     ).astype(np.float32)
     sibling_margins = sibling_margins.reshape(m, 4, n)
-    topic_all, topic_slots_all = np.stack(topic), np.stack(topic_slots)
-    in_service = _masked_margins(
+    in_service = _margins_to_other_groups(
         np.stack([u_service, c_s, topic_all, topic_slots_all], axis=1).reshape(4 * m, n),
-        masks.other_services,
+        index.service_ids,
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
+    read = TextWords()  # each text of the dialogue tokenised once (contexts overlap)
+    said = [read.of(item.utterance_text) for item in items]
     lexical = np.stack(
         [
-            np.stack(
-                [
-                    index.name_rows.overlap(said),
-                    index.domain_rows.overlap(said),
-                    index.description_rows.overlap(said),
-                    index.domain_rows.overlap(words(item.context_text)),
-                ],
-                axis=1,
-            )
-            for item, said in ((item, words(item.utterance_text)) for item in items)
-        ]
+            index.name_rows.overlaps(said),
+            index.domain_rows.overlaps(said),
+            index.description_rows.overlaps(said),
+            index.domain_rows.overlaps([read.joined(item.context_texts) for item in items]),
+        ],
+        axis=2,
     ).astype(np.float32)
     lexical_sum = lexical[:, :, 0] + lexical[:, :, 1] + lexical[:, :, 2]
     overall = _margins(np.stack([u_score, s_score, lexical_sum], axis=1).reshape(3 * m, n))

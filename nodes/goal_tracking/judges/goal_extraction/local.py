@@ -136,34 +136,49 @@ class LocalGoalExtractor:
         """Candidate goals of a user utterance; ``[]`` for a system utterance."""
         if utterance.speaker != "USER" or not utterance.text.strip():
             return []
-        system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
-        clause = request_clause(utterance.text)
         if self.schema is None:
+            system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
+            clause = request_clause(utterance.text)
             if clause is None or not is_request(utterance.text, system):
                 return []
             return [CandidateGoal(clause, "", "", {}, 0.6, utterance.text)]
-        return self._schema_goals(utterance, context, system, clause)
+        return self._schema_goals(utterance, context)
 
-    def _input(self, utterance: Utterance, context: Sequence[Utterance]) -> UtteranceInput:
-        """What the features read of ``utterance`` and its context."""
-        system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
-        users = [u.text for u in context if u.speaker == "USER" and u.text.strip()]
-        everything = [u.text for u in context if u.text.strip()]
-        vectors = self.vectors.get([utterance.text, *everything])
-        by_text = dict(zip(everything, vectors[1:], strict=True))
-        return UtteranceInput(
-            vectors[0],
-            utterance.text,
-            by_text[system] if system else None,
-            system,
-            np.stack([by_text[u] for u in users]) if users else vectors[:0],
-            vectors[1:],
-            " ".join(everything),
-        )
+    def _inputs(
+        self, pending: Sequence[tuple[Utterance, Sequence[Utterance]]]
+    ) -> list[UtteranceInput]:
+        """What the features read of each utterance and its context.
+
+        The texts' vectors are looked up once for all (a dialogue's utterances are each other's
+        context); each utterance's own rows are then gathered as one new array, the utterance
+        first, as its own lookup would stack them.
+        """
+        texts = [u.text for utterance, context in pending for u in (utterance, *context)]
+        row_of = {text: row for row, text in enumerate(dict.fromkeys(texts))}
+        table = self.vectors.get(list(row_of))
+        inputs = []
+        for utterance, context in pending:
+            system = next((u.text for u in reversed(context) if u.speaker == "SYSTEM"), "")
+            users = [u.text for u in context if u.speaker == "USER" and u.text.strip()]
+            everything = [u.text for u in context if u.text.strip()]
+            vectors = table[[row_of[text] for text in (utterance.text, *everything)]]
+            by_text = dict(zip(everything, vectors[1:], strict=True))
+            inputs.append(
+                UtteranceInput(
+                    vectors[0],
+                    utterance.text,
+                    by_text[system] if system else None,
+                    system,
+                    table[[row_of[text] for text in users]] if users else vectors[:0],
+                    vectors[1:],
+                    tuple(everything),
+                )
+            )
+        return inputs
 
     def features(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
         """Feature rows for every intent of the schema (row order of ``index``)."""
-        return goal_features_many(self.index, [self._input(utterance, context)])
+        return goal_features_many(self.index, self._inputs([(utterance, context)]))
 
     def prepare_dialogue(self, pending: Sequence[tuple[Utterance, Sequence[Utterance]]]) -> None:
         """Score a dialogue's user utterances (each with its context) in one step.
@@ -180,7 +195,7 @@ class LocalGoalExtractor:
             self._prepared = {}
             return
         n = len(self.index)
-        features = goal_features_many(self.index, [self._input(u, c) for u, c in wanted])
+        features = goal_features_many(self.index, self._inputs(wanted))
         # The model runs per utterance: a product over more rows may round differently.
         self._prepared = {
             _key(u, c): self.model.predict_proba(features[k * n : (k + 1) * n])
@@ -203,7 +218,10 @@ class LocalGoalExtractor:
         one-way and round-trip flight searches are alternatives, whereas a search and a
         booking of one service can come in one breath.
         """
-        probabilities = self.probabilities(utterance, context)
+        return self._best(self.probabilities(utterance, context))
+
+    def _best(self, probabilities: FloatArray) -> list[tuple[int, float]]:
+        """:meth:`ranked`, given the utterance's probabilities."""
         chosen: list[tuple[int, float]] = []
         for row in np.argsort(-probabilities):
             if any(self._alternatives(int(row), other) for other, _ in chosen):
@@ -222,17 +240,19 @@ class LocalGoalExtractor:
         return service == other_service and kind == self.index.intents[other].is_transactional
 
     def _schema_goals(
-        self,
-        utterance: Utterance,
-        context: Sequence[Utterance],
-        system: str,
-        clause: str | None,
+        self, utterance: Utterance, context: Sequence[Utterance]
     ) -> list[CandidateGoal]:
         assert self.schema is not None
         if not len(self.index):
             return []
+        probabilities = self.probabilities(utterance, context)
+        # The best intent ranks first: below the threshold, no goal (most user utterances),
+        # and neither the ranking nor the request clause is needed.
+        if float(probabilities.max()) < self.model.threshold:
+            return []
+        clause = request_clause(utterance.text)
         goals = []
-        for row, p in self.ranked(utterance, context):
+        for row, p in self._best(probabilities):
             if p < self.model.threshold:
                 break
             service, intent = self.index.pairs[row]

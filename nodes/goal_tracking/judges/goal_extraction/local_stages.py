@@ -25,7 +25,7 @@ versions.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
@@ -187,14 +187,26 @@ class ServiceEvidence:
         Only siblings that offer ``intent`` compete. None when no sibling offers it, or when
         none or several are evidenced.
         """
-        group = [
-            name for name in sorted(self.siblings.get(service, ())) if intent in self.intents[name]
-        ]
+        return self.preferred_among(service, intent, self.evidenced(text))
+
+    def evidenced(self, text: str) -> frozenset[str]:
+        """The services whose distinctive words ``text`` says.
+
+        A word never spans two texts, so the services a dialogue evidences are the union of
+        its utterances' (each read once), the same as of the texts joined with spaces.
+        """
+        return frozenset(name for name, pattern in self.patterns.items() if pattern.search(text))
+
+    def preferred_among(self, service: str, intent: str, evidenced: Collection[str]) -> str | None:
+        """:meth:`preferred`, given the services the text evidences (:meth:`evidenced`)."""
+        group = self.rivals(service, intent)
         if not group:
             return None
-        evidenced = [
-            name
-            for name in (service, *group)
-            if name in self.patterns and self.patterns[name].search(text)
+        found = [name for name in (service, *group) if name in evidenced]
+        return found[0] if len(found) == 1 else None
+
+    def rivals(self, service: str, intent: str) -> list[str]:
+        """The siblings of ``service`` that offer ``intent``: with none, no evidence matters."""
+        return [
+            name for name in sorted(self.siblings.get(service, ())) if intent in self.intents[name]
         ]
-        return evidenced[0] if len(evidenced) == 1 else None

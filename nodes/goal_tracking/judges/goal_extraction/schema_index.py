@@ -31,9 +31,54 @@ STOP_WORDS = frozenset(
 
 def words(text: str) -> frozenset[str]:
     """Lower-cased words, a plural ``s`` cut ("flights" -> "flight"); "one-way" adds "oneway"."""
-    tokens = _WORD.findall(text.lower())
+    return _words(_WORD.findall(text.lower()))
+
+
+def _words(tokens: list[str]) -> frozenset[str]:
     found = tokens + [a + b for a, b in zip(tokens, tokens[1:], strict=False)]
-    return frozenset([t[:-1] if len(t) > 3 and t[-1] == "s" else t for t in found])
+    return frozenset([_singular(t) for t in found])
+
+
+def _singular(token: str) -> str:
+    return token[:-1] if len(token) > 3 and token[-1] == "s" else token
+
+
+class TextWords:
+    """:func:`words` of a dialogue's texts, and of runs of them joined, each text read once.
+
+    A token never spans two texts joined with a space, so the words of the joined text are
+    each text's words and the pairs that meet across the joins: the context of every utterance
+    (its previous four, joined) is read from its texts' words, not tokenised again.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+    def _tokens(self, text: str) -> tuple[list[str], frozenset[str]]:
+        found = self._read.get(text)
+        if found is None:
+            tokens = _WORD.findall(text.lower())
+            found = self._read[text] = (tokens, _words(tokens))
+        return found
+
+    def of(self, text: str) -> frozenset[str]:
+        """``words(text)``."""
+        return self._tokens(text)[1]
+
+    def joined(self, texts: Sequence[str]) -> frozenset[str]:
+        """``words(" ".join(texts))``."""
+        parts: list[frozenset[str]] = []
+        across: list[str] = []
+        last = None  # the last token before the join
+        for text in texts:
+            tokens, found = self._tokens(text)
+            if not tokens:
+                continue
+            parts.append(found)
+            if last is not None:
+                across.append(_singular(last + tokens[0]))
+            last = tokens[-1]
+        return frozenset().union(*parts, across)
 
 
 def humanise(name: str) -> str:
@@ -44,8 +89,8 @@ def humanise(name: str) -> str:
 class WordRows:
     """One word set per row, as a matrix: how much of each row's set a text's words cover.
 
-    ``overlap(present)[i]`` is ``len(rows[i] & present) / len(rows[i])`` (0 for an empty set),
-    the same numbers as the set arithmetic, for every row in one step.
+    ``overlaps([present])[0, i]`` is ``len(rows[i] & present) / len(rows[i])`` (0 for an empty
+    set), the same numbers as the set arithmetic, for every row and text in one step.
     """
 
     def __init__(self, rows: Sequence[frozenset[str]]) -> None:
@@ -57,11 +102,20 @@ class WordRows:
             self.matrix[row, [self.columns[word] for word in wanted]] = 1
         self.sizes = np.asarray([len(wanted) for wanted in rows], dtype=np.int64)
         self.safe_sizes = np.maximum(self.sizes, 1)
+        self._words_by_row = self.matrix.T.astype(np.float64)
 
-    def overlap(self, present: frozenset[str]) -> NDArray[np.float64]:
-        """Each row's share of its words among ``present``."""
-        columns = [self.columns[word] for word in present & self.vocabulary]
-        shared = self.matrix[:, columns].sum(axis=1, dtype=np.int64)
+    def overlaps(self, present: Sequence[frozenset[str]]) -> NDArray[np.float64]:
+        """Each row's share of its words among each of ``present``: ``(len(present), rows)``.
+
+        The shared words are counted by one product over every text (a dialogue's utterances):
+        the counts are small integers, exact in float64 whatever the order of the sum, so each
+        text's numbers are those of the set arithmetic, bit for bit.
+        """
+        said = np.zeros((len(present), len(self.columns)))
+        for row, words_said in enumerate(present):
+            for word in words_said & self.vocabulary:  # a few: cheaper one by one than a list
+                said[row, self.columns[word]] = 1.0
+        shared = said @ self._words_by_row
         return np.where(self.sizes > 0, shared / self.safe_sizes, 0.0)
 
 
@@ -71,7 +125,6 @@ class FeatureMasks:
 
     Attributes:
         same_service_others: ``[i, j]`` for another intent ``j`` of row ``i``'s service.
-        other_services: ``[i, j]`` for an intent ``j`` of another service.
         siblings: ``[i, j]`` for a sibling ``j`` of row ``i`` (:attr:`SchemaIndex.siblings`).
         shares_service: Rows whose service has other intents.
         has_sibling: Rows with a sibling.
@@ -81,7 +134,6 @@ class FeatureMasks:
     """
 
     same_service_others: np.ndarray
-    other_services: np.ndarray
     siblings: np.ndarray
     shares_service: np.ndarray
     has_sibling: np.ndarray
@@ -151,7 +203,6 @@ class SchemaIndex:
         others_here = same & ~np.eye(len(self), dtype=bool)
         return FeatureMasks(
             same_service_others=others_here,
-            other_services=~same,
             siblings=self.siblings,
             shares_service=np.asarray(others_here.any(axis=1)),
             has_sibling=np.asarray(self.siblings.any(axis=1)),
