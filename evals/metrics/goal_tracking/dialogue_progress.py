@@ -34,24 +34,21 @@ def progress_curve(
     gold_turns: Sequence[AtodTurn],
     pairs_at: PairsAt,
     bins: int = 10,
-    timeline: GoldTimeline | None = None,
-    held: Mapping[int, Mapping[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Detection F1 and status accuracy against normalised dialogue progress (Fig. 3).
 
     For p = k / bins the state after utterance t = ceil(p * T) is scored (T gold utterances),
     in integer arithmetic: 9/11 of 77 is 63, where the float ``ceil(9 / 11 * 77)`` gives 64
-    (:func:`progress_turns`). The tracker's state at t is its last record at or before t
-    (``held``: those states at every t, when the caller has them); gold goals count once
-    mentioned. Pairs naming a goal absent at t are ignored, so one whole-dialogue matching may
-    serve every t (:func:`goal_tracking_report` re-matches at each t). Each point carries the
-    counts :func:`pool_progress_curves` adds up.
+    (:func:`progress_turns`). The tracker's state at t is its last record at or before t;
+    gold goals count once mentioned. Pairs naming a goal absent at t are ignored, so one
+    whole-dialogue matching may serve every t (:func:`goal_tracking_report` re-matches at each
+    t). Each point carries the counts :func:`pool_progress_curves` adds up.
 
     Raises:
         ValueError: ``bins`` is below 1, there are no gold utterances, or pairs at a point are
             not one-to-one.
     """
-    points = progress_counts(pred_turn_states, gold_turns, pairs_at, bins, timeline, held)
+    points = progress_counts(pred_turn_states, gold_turns, pairs_at, bins)
     return [
         {"progress": progress, "turn": turn} | _curve_point(counts)
         for progress, turn, counts in points
@@ -71,6 +68,9 @@ def progress_counts(
     held: Mapping[int, Mapping[str, str]] | None = None,
 ) -> list[ProgressCounts]:
     """The counts of :func:`progress_curve`'s points (what :class:`CurveCounts` pools).
+
+    A caller that already has the gold's ``timeline``, or the tracker's states ``held`` at
+    every scored utterance, passes them instead of having them worked out again.
 
     Raises:
         ValueError: As :func:`progress_curve`.

@@ -55,6 +55,7 @@ def gold_goal_records(
             if status != previous.get(goal_id, NOT_MENTIONED):
                 history[goal_id].append({"turn": utterance.turn_id, "status": status})
         previous = state
+    # AtodDialogue.final_statuses(), from the walk just made instead of a second one.
     final = dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | previous
     return [
         {
