@@ -262,7 +262,18 @@ class GoalMemory:
             completion with unmet prerequisites).
         """
         wanted = str(normalise_status(new_status))
-        with self._lock, self._writing():
+        with self._lock:
+            if self._private:  # nothing to write: no transaction (most proposals on SGD dev)
+                goal = self._goal(dialogue_id, goal_id)
+                if goal is not None and goal.status == wanted:
+                    return TransitionResult("unchanged", goal, goal.status, wanted)
+            return self._transition(dialogue_id, goal_id, wanted, turn, proposed_by)
+
+    def _transition(
+        self, dialogue_id: str, goal_id: str, wanted: str, turn: int, proposed_by: str
+    ) -> TransitionResult:
+        """:meth:`transition` of a normalised status, in a write transaction."""
+        with self._writing():
             goal = self._goal(dialogue_id, goal_id)
             if goal is not None and goal.status == wanted:
                 return TransitionResult("unchanged", goal, goal.status, wanted)

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,30 @@ def _goal_row(goal: Goal) -> tuple[Any, ...]:
     )
 
 
+def _read_back(goal: Goal, row: tuple[Any, ...]) -> Goal:
+    """``_goal_from_row(row)`` for the ``row`` just made of ``goal``, parsing only what may change.
+
+    The JSON round trip leaves a goal whose history turns and turn numbers are ints and whose
+    dependencies are strings as it was, but for its slots (a tuple comes back a list): those
+    are read back, the rest is ``goal``'s own (a write read its goal back in about a tenth of
+    the tracker's memory time). Any other goal is parsed as stored.
+    """
+    texts = (goal.id, goal.dialogue_id, goal.status, goal.description, goal.domain, goal.intent)
+    exact = (
+        all(type(text) is str for text in texts)
+        and (goal.parent_id is None or type(goal.parent_id) is str)
+        and type(goal.created_turn) is int
+        and type(goal.updated_turn) is int
+        and all(type(entry.turn) is int for entry in goal.status_history)
+        and all(type(goal_id) is str for goal_id in goal.dependencies)
+        and type(goal.dependencies) is tuple
+        and type(goal.status_history) is tuple
+    )
+    if not exact:
+        return _goal_from_row(row)
+    return replace(goal, slots=json.loads(row[7]))
+
+
 def _status_filter(statuses: Sequence[str] | None) -> tuple[str, list[str]]:
     """An ``AND status IN (…)`` clause and its parameters (empty for no filter)."""
     if statuses is None:
@@ -169,7 +194,7 @@ class SymbolicStore:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*row, seq, np.asarray(embedding, dtype="<f4").tobytes()),
         )
-        return _goal_from_row(row)
+        return _read_back(goal, row)
 
     def update(self, goal: Goal) -> Goal:
         """Write a goal's mutable fields (all but its id, dialogue, description and parent).
@@ -185,7 +210,7 @@ class SymbolicStore:
             "updated_turn = :updated_turn WHERE dialogue_id = :dialogue_id AND id = :id",
             dict(zip(_GOAL_COLUMN_NAMES, row, strict=True)),
         )
-        return _goal_from_row(row)
+        return _read_back(goal, row)
 
     def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
         """One goal, or None."""

@@ -499,6 +499,8 @@ def test_a_private_store_s_version_moves_with_every_write(tmp_path: Path) -> Non
         private.transition("d1", goal.id, "pending", turn=2, proposed_by="test")
         assert private.version() != after_insert
         moved = private.version()
+        same = private.transition("d1", goal.id, "pending", turn=3, proposed_by="test")
+        assert same.outcome == "unchanged" and private.version() == moved  # nothing written
         with pytest.raises(TypeError):  # not JSON: rolled back, nothing changed
             private.update_slots("d1", goal.id, {"x": object()}, turn=3)
         assert private.version() == moved
