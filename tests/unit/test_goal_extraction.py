@@ -380,6 +380,14 @@ def test_words_of_joined_texts_come_from_each_text_s_words() -> None:
             run = texts[start:end]
             assert read.joined(run) == words(" ".join(run)), run
     assert [read.of(text) for text in texts] == [words(text) for text in texts]
+    # A table's words of a joined run: across the joins too ("flightsare" -> "flightsare").
+    vocabulary = frozenset({"flight", "flightsare", "ticket", "onewayflight", "bus", "2"})
+    for start in range(len(texts)):
+        for end in range(start, len(texts) + 1):
+            run = texts[start:end]
+            wanted = words(" ".join(run)) & vocabulary
+            assert read.joined_among(run, vocabulary) == wanted, run
+    assert read.joined_among(["a one", "way flight"], frozenset({"oneway"})) == {"oneway"}
 
 
 def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(

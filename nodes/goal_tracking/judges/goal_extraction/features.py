@@ -282,13 +282,16 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
     read = TextWords()  # each text of the dialogue tokenised once (contexts overlap)
+    domains = index.domain_rows.vocabulary
     said = [read.of(item.utterance_text) for item in items]
     lexical = np.stack(
         [
             index.name_rows.overlaps(said),
             index.domain_rows.overlaps(said),
             index.description_rows.overlaps(said),
-            index.domain_rows.overlaps([read.joined(item.context_texts) for item in items]),
+            index.domain_rows.overlaps(
+                [read.joined_among(item.context_texts, domains) for item in items]
+            ),
         ],
         axis=2,
     ).astype(np.float32)

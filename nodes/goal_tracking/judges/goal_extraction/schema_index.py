@@ -53,6 +53,7 @@ class TextWords:
 
     def __init__(self) -> None:
         self._read: dict[str, tuple[list[str], frozenset[str]]] = {}
+        self._among: dict[frozenset[str], dict[str, frozenset[str]]] = {}
 
     def _tokens(self, text: str) -> tuple[list[str], frozenset[str]]:
         found = self._read.get(text)
@@ -77,6 +78,32 @@ class TextWords:
             parts.append(found)
             if last is not None:
                 across.append(_singular(last + tokens[0]))
+            last = tokens[-1]
+        return frozenset().union(*parts, across)
+
+    def joined_among(self, texts: Sequence[str], vocabulary: frozenset[str]) -> frozenset[str]:
+        """``words(" ".join(texts)) & vocabulary``, from each text's words among ``vocabulary``.
+
+        A word table reads only its own words of a text (:meth:`WordRows.overlaps`): a
+        context's few table words are the union of its texts' (each taken once) and the pairs
+        across the joins, not the union of every word of its four texts.
+        """
+        among = self._among.setdefault(vocabulary, {})
+        parts: list[frozenset[str]] = []
+        across: list[str] = []
+        last = None  # the last token before the join
+        for text in texts:
+            tokens, found = self._tokens(text)
+            if not tokens:
+                continue
+            kept = among.get(text)
+            if kept is None:
+                kept = among[text] = found & vocabulary
+            parts.append(kept)
+            if last is not None:
+                pair = _singular(last + tokens[0])
+                if pair in vocabulary:
+                    across.append(pair)
             last = tokens[-1]
         return frozenset().union(*parts, across)
 

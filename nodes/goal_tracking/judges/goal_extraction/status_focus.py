@@ -20,6 +20,7 @@ Without a schema the focus is the goal the utterance named, else the live goal t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -67,10 +68,18 @@ class SchemaView:
 
     def is_lookup(self, service: str, intent: str) -> bool | None:
         """Whether ``(service, intent)`` is a lookup; None if the schema does not have it."""
-        pairs = self.index.pairs
-        if (service, intent) not in pairs:
-            return None
-        return not self.index.intents[pairs.index((service, intent))].is_transactional
+        return self._lookups.get((service, intent))
+
+    @functools.cached_property
+    def _lookups(self) -> dict[tuple[str, str], bool]:
+        """Each pair's :meth:`is_lookup` (the focus asks for every goal at every system cue).
+
+        The first row of a pair, as ``pairs.index`` finds it.
+        """
+        kinds: dict[tuple[str, str], bool] = {}
+        for pair, intent in zip(self.index.pairs, self.index.intents, strict=True):
+            kinds.setdefault(pair, not intent.is_transactional)
+        return kinds
 
     @property
     def services(self) -> list[str]:
@@ -78,12 +87,17 @@ class SchemaView:
         return list(dict.fromkeys(service for service, _ in self.index.pairs))
 
     def transactions(self, service: str) -> list[tuple[str, str]]:
-        """The transactional intents of ``service``."""
-        return [
-            pair
-            for pair, intent in zip(self.index.pairs, self.index.intents, strict=True)
-            if pair[0] == service and intent.is_transactional
-        ]
+        """The transactional intents of ``service`` (a new list)."""
+        return list(self._transactions.get(service, ()))
+
+    @functools.cached_property
+    def _transactions(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Each service's transactional intents, in schema order (made once)."""
+        found: dict[str, list[tuple[str, str]]] = {}
+        for pair, intent in zip(self.index.pairs, self.index.intents, strict=True):
+            if intent.is_transactional:
+                found.setdefault(pair[0], []).append(pair)
+        return {service: tuple(pairs) for service, pairs in found.items()}
 
     def mentions(self, text: str, service: str) -> bool:
         """Whether ``text`` names ``service``'s domain ("the hotel" for ``Hotels_4``)."""
