@@ -15,7 +15,6 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +71,6 @@ _GOAL_COLUMNS = (
     "id, dialogue_id, status, status_history, description, domain, intent, slots, "
     "dependencies, parent_id, created_turn, updated_turn"
 )
-_GOAL_COLUMN_NAMES = tuple(name.strip() for name in _GOAL_COLUMNS.split(","))
 
 
 def _goal_from_row(row: Sequence[Any]) -> Goal:
@@ -135,7 +133,20 @@ def _read_back(goal: Goal, row: tuple[Any, ...]) -> Goal:
     )
     if not exact:
         return _goal_from_row(row)
-    return replace(goal, slots=json.loads(row[7]))
+    return Goal(  # positional: dataclasses.replace() costs as much as the parse it saves
+        goal.id,
+        goal.dialogue_id,
+        goal.status,
+        goal.status_history,
+        goal.description,
+        goal.domain,
+        goal.intent,
+        json.loads(row[7]),
+        goal.dependencies,
+        goal.parent_id,
+        goal.created_turn,
+        goal.updated_turn,
+    )
 
 
 def _status_filter(statuses: Sequence[str] | None) -> tuple[str, list[str]]:
@@ -205,10 +216,9 @@ class SymbolicStore:
         """
         row = _goal_row(goal)
         self._conn.execute(
-            "UPDATE goals SET status = :status, status_history = :status_history, "
-            "domain = :domain, intent = :intent, slots = :slots, dependencies = :dependencies, "
-            "updated_turn = :updated_turn WHERE dialogue_id = :dialogue_id AND id = :id",
-            dict(zip(_GOAL_COLUMN_NAMES, row, strict=True)),
+            "UPDATE goals SET status = ?, status_history = ?, domain = ?, intent = ?, slots = ?, "
+            "dependencies = ?, updated_turn = ? WHERE dialogue_id = ? AND id = ?",
+            (row[2], row[3], row[5], row[6], row[7], row[8], row[11], row[1], row[0]),
         )
         return _read_back(goal, row)
 

@@ -216,18 +216,16 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         return np.zeros((0, len(FEATURE_NAMES)), np.float32)
     masks = index.masks
     zeros = np.zeros(n, np.float32)
-    u_intent = np.stack([index.intent_vecs @ item.utterance for item in items])
-    u_service = np.stack([index.service_vecs @ item.utterance for item in items])
-    u_slots = np.stack([index.slot_vecs @ item.utterance for item in items])
-    u_score = u_intent + 0.5 * u_service
-    u_in_service = _masked_margins(u_intent, masks.same_service_others)
-    u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
-    # Per utterance, its system turn's and context's products (zeros where there is none),
-    # written into one block: the same products as one call per utterance.
+    # Per utterance, its own, its system turn's and its context's products (zeros where there
+    # is none), written into one block: the same products as one call per utterance.
+    u_intent, u_service, u_slots = np.empty((3, m, n), np.float32)
     s_i, s_s, s_sl, c_i, c_s, slot_affinity, topic_all, topic_slots_all = np.zeros(
         (8, m, n), np.float32
     )
     for k, item in enumerate(items):
+        np.matmul(index.intent_vecs, item.utterance, out=u_intent[k])
+        np.matmul(index.service_vecs, item.utterance, out=u_service[k])
+        np.matmul(index.slot_vecs, item.utterance, out=u_slots[k])
         system, users = item.system, item.context_users
         if system is not None:
             s_i[k] = index.intent_vecs @ system
@@ -250,6 +248,9 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
         if item.context_all is not None and len(item.context_all):
             topic_all[k] = _row_means(index.service_vecs @ item.context_all.T)
             topic_slots_all[k] = _row_means(index.service_slot_vecs @ item.context_all.T)
+    u_score = u_intent + 0.5 * u_service
+    u_in_service = _masked_margins(u_intent, masks.same_service_others)
+    u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
     # (A transaction is no lookup, so -1 is always among the values its maximum is taken over.)

@@ -248,7 +248,7 @@ class LocalGoalExtractor:
         probabilities = self.probabilities(utterance, context)
         # The best intent ranks first: below the threshold, no goal (most user utterances),
         # and neither the ranking nor the request clause is needed.
-        if float(probabilities.max()) < self.model.threshold:
+        if float(np.maximum.reduce(probabilities)) < self.model.threshold:
             return []
         clause = request_clause(utterance.text)
         goals = []
