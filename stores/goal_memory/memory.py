@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -45,6 +44,36 @@ VectorBackend = Literal["chroma", "memory"]
 def default_goal_memory_path() -> Path:
     """``todeval_home()/goal_memory.sqlite``."""
     return todeval_home() / "goal_memory.sqlite"
+
+
+class _Writing:
+    """:meth:`GoalMemory._writing`'s context (a class: cheaper than a generator's, per write)."""
+
+    __slots__ = ("_memory", "_transaction")
+
+    def __init__(self, memory: GoalMemory) -> None:
+        self._memory = memory
+        self._transaction = memory._sym.transaction()
+
+    def __enter__(self) -> None:
+        try:
+            self._transaction.__enter__()
+        except BaseException:
+            self._memory._written(failed=True)
+            raise
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self._transaction.__exit__(exc_type, exc, traceback)
+        except BaseException:
+            self._memory._written(failed=True)
+            raise
+        self._memory._written(failed=exc_type is not None)
 
 
 class GoalMemory:
@@ -163,16 +192,16 @@ class GoalMemory:
                 self._index.upsert([goal], vector[None, :])
         return goal
 
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
+    def _writing(self) -> _Writing:
         """A write transaction of D_sym; if it fails, the goals kept may be ahead: dropped."""
-        try:
-            with self._sym.transaction():
-                yield
-        except BaseException:
+        return _Writing(self)
+
+    def _written(self, failed: bool) -> None:
+        """A write transaction ended: the goals kept are dropped if it ``failed``, else counted."""
+        if failed:
             self._kept.clear()
-            raise
-        self._committed += 1
+        else:
+            self._committed += 1
 
     def version(self) -> int | None:
         """A number that moves whenever this memory's goals may have changed, or None.

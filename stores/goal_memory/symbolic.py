@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -157,6 +157,30 @@ def _status_filter(statuses: Sequence[str] | None) -> tuple[str, list[str]]:
     return f" AND status IN ({marks})", list(statuses)
 
 
+class Transaction:
+    """:meth:`SymbolicStore.transaction`'s context: ``BEGIN IMMEDIATE``, then commit or roll back.
+
+    A class rather than a generator context: the tracker writes a few times per utterance, and
+    a generator's context cost about as much as the ``BEGIN`` and ``COMMIT`` themselves.
+    """
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
 class SymbolicStore:
     """The SQLite tables of D_sym.
 
@@ -179,16 +203,9 @@ class SymbolicStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> Transaction:
         """A write transaction (``BEGIN IMMEDIATE``): committed on exit, rolled back on error."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        return Transaction(self._conn)
 
     def next_seq(self, dialogue_id: str) -> int:
         """The next goal number of a dialogue (1 for the first); call inside a transaction."""

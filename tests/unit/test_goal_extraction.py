@@ -318,6 +318,7 @@ def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:
         _margins_to_other_groups,
         _masked_margins,
     )
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import ServiceGroups
 
     rng = np.random.default_rng(5)
     for n, n_groups in ((1, 1), (3, 1), (5, 2), (30, 17), (12, 12)):
@@ -327,6 +328,8 @@ def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:
         scores[2] = scores[2].max()  # every value ties
         expected = _masked_margins(scores, groups[:, None] != groups[None, :])
         assert _margins_to_other_groups(scores, groups).tobytes() == expected.tobytes()
+        kept = ServiceGroups.of(groups)  # the index's, sorted once
+        assert _margins_to_other_groups(scores, groups, kept).tobytes() == expected.tobytes()
 
 
 def test_row_means_are_numpy_s_mean_bit_for_bit() -> None:

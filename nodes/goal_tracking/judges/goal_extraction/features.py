@@ -24,6 +24,7 @@ import numpy as np
 
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import (
     SchemaIndex,
+    ServiceGroups,
     TextWords,
 )
 from todeval.nodes.judges.text import cue
@@ -162,24 +163,24 @@ def _row_means(products: FloatArray) -> FloatArray:
     return means
 
 
-def _margins_to_other_groups(scores: FloatArray, groups: np.ndarray) -> FloatArray:
+def _margins_to_other_groups(
+    scores: FloatArray, groups: np.ndarray, grouping: ServiceGroups | None = None
+) -> FloatArray:
     """Per row of ``scores`` ``(m, n)``: each value minus the best value of another group.
 
     :func:`_masked_margins` with ``allowed[i, j]`` when ``groups[i] != groups[j]`` (a service's
     intents against every other service's), the same exact maxima: each group's best, then per
     row the best group's and the runner-up's (which ties the best when two groups do). The
     best value of another group is the runner-up for the best group's values, else the best.
+    ``grouping``: ``groups`` sorted, as :class:`~.schema_index.ServiceGroups` keeps it.
     """
     m = scores.shape[0]
-    order = np.argsort(groups, kind="stable")
-    ordered = groups[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    order, starts, group_of = (grouping or ServiceGroups.of(groups)).sorted()
     group_best = np.maximum.reduceat(scores.T[order], starts, axis=0)  # (groups, m)
     top = group_best.argmax(axis=0)
     best = group_best[top, np.arange(m)]
     group_best[top, np.arange(m)] = -np.inf
     runner_up = group_best.max(axis=0)
-    group_of = np.searchsorted(ordered[starts], groups)  # each column's group, as in group_best
     others = np.where(group_of[None, :] == top[:, None], runner_up[:, None], best[:, None])
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
@@ -279,6 +280,7 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     in_service = _margins_to_other_groups(
         np.stack([u_service, c_s, topic_all, topic_slots_all], axis=1).reshape(4 * m, n),
         index.service_ids,
+        index.service_groups,
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros

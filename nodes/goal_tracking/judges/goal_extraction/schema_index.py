@@ -147,6 +147,33 @@ class WordRows:
 
 
 @dataclass(frozen=True)
+class ServiceGroups:
+    """Rows sorted by their group (service), as the margins to other groups read them.
+
+    Attributes:
+        order: The rows in group order (a stable sort).
+        starts: Where each group's run begins in ``order``.
+        group_of: Each row's group number, counting the groups in sorted order.
+    """
+
+    order: np.ndarray
+    starts: np.ndarray
+    group_of: np.ndarray
+
+    @classmethod
+    def of(cls, groups: np.ndarray) -> ServiceGroups:
+        """The sort of ``groups`` (one integer per row)."""
+        order = np.argsort(groups, kind="stable")
+        ordered = groups[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        return cls(order, starts, np.searchsorted(ordered[starts], groups))
+
+    def sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(order, starts, group_of)``."""
+        return self.order, self.starts, self.group_of
+
+
+@dataclass(frozen=True)
 class FeatureMasks:
     """Which rows each feature of a row compares it with, fixed by the schema.
 
@@ -222,6 +249,11 @@ class SchemaIndex:
         """``[i, j]`` when rows ``i`` and ``j`` are intents of one service (built once)."""
         same: np.ndarray = self.service_ids[:, None] == self.service_ids[None, :]
         return same
+
+    @functools.cached_property
+    def service_groups(self) -> ServiceGroups:
+        """``service_ids`` sorted (built once: every dialogue's features read it)."""
+        return ServiceGroups.of(self.service_ids)
 
     @functools.cached_property
     def masks(self) -> FeatureMasks:
