@@ -39,6 +39,7 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.local_stages import (
     final_audit,
     same_key,
 )
+from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import read_system_cues
 from todeval.nodes.goal_tracking.llm_steps import (
     add_cost,
     llm_audit,
@@ -219,8 +220,16 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     pending = range(tracking.cursor, len(tracking.history))
     judges = StageJudges.of(context) if pending else None
     if judges is not None and judges.extractor is not None:
-        # Stage 0's scores of every new utterance in one step (the same numbers).
+        # Stage 0's scores of every new utterance in one step (the same numbers), and the
+        # system's acts the status update reads (Stage 2).
         judges.extractor.prepare_dialogue([tracking.utterance_at(i) for i in pending])
+        read_system_cues(
+            [
+                str(u["text"])
+                for u in tracking.history[tracking.cursor :]
+                if u["speaker"] == "SYSTEM"
+            ]
+        )
     while tracking.cursor < len(tracking.history):
         track_utterance(tracking, context, judges)
         if every > 0 and tracking.cursor % every == 0:

@@ -107,3 +107,35 @@ def test_a_cue_entry_counts_what_the_generic_walk_counts() -> None:
         assert _cue_entry_size(text, (cue,)) == entry_size(text, (cue,))
     found = system_cue(text)
     assert found is not None and _cue_entry_size(text, (found,)) == entry_size(text, (found,))
+
+
+def test_a_dialogue_s_acts_read_at_once_are_each_utterance_s_own() -> None:
+    """``probabilities_many`` gives each utterance the bits of its own ``probabilities_of``
+    (rows of different lengths, none in the vocabulary, none at all), and the cues
+    ``read_system_cues`` leaves in the cache are those ``system_cue`` reads by itself."""
+    from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
+        read_system_cues,
+        system_act_model,
+        text_features,
+    )
+
+    texts = [
+        "Your table has been booked. Is there anything else?",
+        "",
+        "zzzz qqqq",
+        "I'm sorry, the reservation failed. Shall I try another time?",
+        "Please confirm: 2 tickets for Friday at 7 pm, a total of $120.",
+        "I found 10 restaurants. Sushi Go in San Jose is nice.",
+        "Your table has been booked. Is there anything else?",
+    ]
+    model = system_act_model()
+    grams = [text_features(text) for text in texts]
+    many = model.probabilities_many(grams)
+    assert [row.tobytes() for row in many] == [model.probabilities_of(g).tobytes() for g in grams]
+    assert model.probabilities_many([]).shape == (0, len(model.labels))
+    system_cue.cache_clear()
+    read_system_cues(texts)
+    assert len(system_cue.cache) == len(set(texts))
+    read = [system_cue(text) for text in texts]
+    system_cue.cache_clear()
+    assert read == [system_cue(text) for text in texts]

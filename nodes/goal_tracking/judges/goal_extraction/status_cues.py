@@ -108,6 +108,37 @@ class SystemActModel:
         probabilities: NDArray[np.float32] = (exp / np.add.reduce(exp)).astype(np.float32)
         return probabilities
 
+    def probabilities_many(self, texts_grams: Sequence[Sequence[str]]) -> NDArray[np.float32]:
+        """:meth:`probabilities_of` of several utterances, one row each, the same bits.
+
+        Each row's weights are summed in order along their own axis, as ``add.reduce`` over
+        one utterance's rows adds them (``add.reduceat`` does not: it rounds otherwise), the
+        shorter rows padded with zero rows at the end (adding 0 changes no sum but the sign
+        of a zero, which the bias then absorbs); the steps after the sum are element-wise or
+        within a row: the numbers of one call per utterance, in a few numpy calls.
+        """
+        vocabulary = self.vocabulary
+        rows = [[c for c in map(vocabulary.get, grams) if c is not None] for grams in texts_grams]
+        counts = np.asarray([len(row) for row in rows], np.intp)
+        logits = np.repeat(self._bias64[None, :], len(rows), axis=0)
+        found = counts > 0
+        if found.any():
+            zero = self.weights.shape[0]  # the padded table's zero row
+            width = int(counts.max())
+            columns = [row + [zero] * (width - len(row)) for row in rows if row]
+            weights = self._padded_weights.take(columns, axis=0)  # (utterances, width, labels)
+            sums = np.add.reduce(weights, axis=1)
+            logits[found] = self._bias64 + sums / np.sqrt(counts[found])[:, None]
+        exp = np.exp(logits - np.maximum.reduce(logits, axis=1, keepdims=True))
+        sums = np.add.reduce(exp, axis=1, keepdims=True)
+        probabilities: NDArray[np.float32] = (exp / sums).astype(np.float32)
+        return probabilities
+
+    @functools.cached_property
+    def _padded_weights(self) -> NDArray[np.float32]:
+        """``weights`` with a zero row after the vocabulary's (made once)."""
+        return np.vstack([self.weights, np.zeros((1, self.weights.shape[1]), np.float32)])
+
     @functools.cached_property
     def _bias64(self) -> NDArray[np.float64]:
         """``bias`` in float64, as the logits start (converted once; read only)."""
@@ -290,12 +321,38 @@ def system_cue(utterance: str) -> StatusCue | None:
     # The act as system_act reads it, from the utterance's n-grams taken once (the evidence
     # reads them too).
     model, grams = system_act_model(), text_features(utterance)
-    act, probability = model.best(model.probabilities_of(grams))
+    return _system_cue_of(model, grams, model.probabilities_of(grams))
+
+
+def _system_cue_of(
+    model: SystemActModel, grams: Sequence[str], probabilities: NDArray[np.float32]
+) -> StatusCue | None:
+    """:func:`system_cue` given the utterance's n-grams and the model's probabilities."""
+    act, probability = model.best(probabilities)
     move = _SYSTEM_STATUS.get(act)
     if move is None or probability < MIN_ACT_PROBABILITY:
         return None
     evidence = model.evidence_of(grams, act)
     return StatusCue(move[1], evidence, move[0], round(probability, 4))
+
+
+def read_system_cues(utterances: Sequence[str]) -> None:
+    """Read the cues of a dialogue's system utterances in one step, for :func:`system_cue`.
+
+    The model's probabilities of every utterance not yet cached come from one
+    :meth:`SystemActModel.probabilities_many` (the same numbers as one call each); each cue
+    then waits in :func:`system_cue`'s cache, which answers the tracker's calls.
+    """
+    cache = system_cue.cache
+    unread = [text for text in dict.fromkeys(utterances) if text not in cache]
+    if not unread:
+        return
+    model = system_act_model()
+    grams = [text_features(text) for text in unread]
+    for text, its_grams, probabilities in zip(
+        unread, grams, model.probabilities_many(grams), strict=True
+    ):
+        cache.put(text, (_system_cue_of(model, its_grams, probabilities),))
 
 
 def user_cue(utterance: str) -> StatusCue | None:
