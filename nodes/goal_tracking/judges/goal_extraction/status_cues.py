@@ -56,8 +56,9 @@ def text_features(text: str) -> list[str]:
     tokens = ["0" if t.isdigit() else t for t in _TOKEN.findall(text.lower())]
     bounded = ["<s>", *tokens, "</s>"]
     grams = tokens + [f"{a} {b}" for a, b in zip(bounded, bounded[1:], strict=False)]
-    abstract = [_ED if len(t) > 4 and t.endswith("ed") else t for t in bounded]
-    grams += [f"{a} {b}" for a, b in zip(abstract, abstract[1:], strict=False) if _ED in (a, b)]
+    if any(len(t) > 4 and t.endswith("ed") for t in tokens):  # most utterances have none
+        abstract = [_ED if len(t) > 4 and t.endswith("ed") else t for t in bounded]
+        grams += [f"{a} {b}" for a, b in zip(abstract, abstract[1:], strict=False) if _ED in (a, b)]
     return list(dict.fromkeys(grams))
 
 
