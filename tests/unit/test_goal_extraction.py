@@ -297,6 +297,7 @@ def test_masked_margins_are_the_dense_masked_maximum_bit_for_bit() -> None:
     import numpy as np
 
     from todeval.nodes.goal_tracking.judges.goal_extraction.features import _masked_margins
+    from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import MaskRuns
 
     rng = np.random.default_rng(11)
     for n in (1, 2, 7, 30):
@@ -307,6 +308,8 @@ def test_masked_margins_are_the_dense_masked_maximum_bit_for_bit() -> None:
             dense = np.where(allowed[None, :, :], scores[:, None, :], -np.inf).max(axis=2)
             expected = np.where(np.isfinite(dense), scores - dense, 0.0).astype(np.float32)
             assert _masked_margins(scores, allowed).tobytes() == expected.tobytes()
+            runs = MaskRuns.of(allowed)  # as the schema's masks keep them
+            assert _masked_margins(scores, runs).tobytes() == expected.tobytes()
 
 
 def test_margins_to_other_groups_are_the_masked_margins_bit_for_bit() -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import (
+    MaskRuns,
     SchemaIndex,
     ServiceGroups,
     TextWords,
@@ -124,7 +125,7 @@ def _margins(scores: FloatArray) -> FloatArray:
     return (scores - others).astype(np.float32)
 
 
-def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
+def _masked_margins(scores: FloatArray, allowed: np.ndarray | MaskRuns) -> FloatArray:
     """Per row of ``scores`` ``(m, n)``: each value minus the best value ``allowed`` lets in.
 
     Value ``i`` is compared with the values ``j`` where ``allowed[i, j]`` (0 when none is).
@@ -134,20 +135,19 @@ def _masked_margins(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
     return np.where(np.isfinite(others), scores - others, 0.0).astype(np.float32)
 
 
-def _masked_max(scores: FloatArray, allowed: np.ndarray) -> FloatArray:
+def _masked_max(scores: FloatArray, allowed: np.ndarray | MaskRuns) -> FloatArray:
     """Per row of ``scores`` ``(m, n)``: each ``i``'s best value where ``allowed[i, j]``.
 
     -inf when ``allowed`` lets no value in. Only the allowed values are gathered (the masks
     are sparse: siblings, a service's intents), and each ``i``'s run of them is reduced in one
     ``maximum.reduceat``: the same maxima as masking every value, without an ``(m, n, n)``
-    array.
+    array. ``allowed`` may come as its runs (:class:`~.schema_index.MaskRuns`, kept with the
+    schema's masks).
     """
-    rows, columns = np.nonzero(allowed)  # row-major: each i's allowed j form one run
-    compared = np.asarray(allowed.any(axis=1))
+    runs = allowed if isinstance(allowed, MaskRuns) else MaskRuns.of(allowed)
     best = np.full(scores.shape, -np.inf, scores.dtype)
-    if len(columns):
-        starts = np.searchsorted(rows, np.flatnonzero(compared))
-        best[:, compared] = np.maximum.reduceat(scores[:, columns], starts, axis=1)
+    if len(runs.columns):
+        best[:, runs.compared] = np.maximum.reduceat(scores[:, runs.columns], runs.starts, axis=1)
     return best
 
 
@@ -250,13 +250,13 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
             topic_all[k] = _row_means(index.service_vecs @ item.context_all.T)
             topic_slots_all[k] = _row_means(index.service_slot_vecs @ item.context_all.T)
     u_score = u_intent + 0.5 * u_service
-    u_in_service = _masked_margins(u_intent, masks.same_service_others)
+    u_in_service = _masked_margins(u_intent, masks.same_service_runs)
     u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
     # A transaction after a lookup in the same service: how strongly the utterance and its
     # context raised the service's lookup intents.
     # (A transaction is no lookup, so -1 is always among the values its maximum is taken over.)
     raised = np.maximum(u_intent, c_i)
-    lookup_in_service = np.maximum(_masked_max(raised, masks.lookup_rows), -1.0)
+    lookup_in_service = np.maximum(_masked_max(raised, masks.lookup_runs), -1.0)
     lookup_in_service = np.where(masks.transactional[None, :], np.maximum(lookup_in_service, 0), 0)
     texts = [item.utterance_text for item in items]
     systems = [item.system_text for item in items]
@@ -274,7 +274,7 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     s_score = s_i + 0.5 * s_s
     siblings = np.stack([u_score, s_score, c_i + 0.5 * c_s, slot_affinity], axis=1)
     sibling_margins = np.where(
-        masks.has_sibling, _masked_margins(siblings.reshape(4 * m, n), masks.siblings), 0.0
+        masks.has_sibling, _masked_margins(siblings.reshape(4 * m, n), masks.sibling_runs), 0.0
     ).astype(np.float32)
     sibling_margins = sibling_margins.reshape(m, 4, n)
     in_service = _margins_to_other_groups(
