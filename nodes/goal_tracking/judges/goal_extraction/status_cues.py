@@ -53,10 +53,11 @@ def text_features(text: str) -> list[str]:
     past participle as ``_ed`` ("been _ed"), so "the movie has been rented" reads like "the
     table has been booked" for a service the training data never had.
     """
-    tokens = ["0" if t.isdigit() else t for t in _TOKEN.findall(text.lower())]
+    lowered = text.lower()
+    tokens = ["0" if t.isdigit() else t for t in _TOKEN.findall(lowered)]
     bounded = ["<s>", *tokens, "</s>"]
     grams = tokens + [f"{a} {b}" for a, b in zip(bounded, bounded[1:], strict=False)]
-    if any(len(t) > 4 and t.endswith("ed") for t in tokens):  # most utterances have none
+    if "ed" in lowered:  # else no token is a past participle (most utterances)
         abstract = [_ED if len(t) > 4 and t.endswith("ed") else t for t in bounded]
         grams += [f"{a} {b}" for a, b in zip(abstract, abstract[1:], strict=False) if _ED in (a, b)]
     return list(dict.fromkeys(grams))
@@ -91,6 +92,9 @@ class SystemActModel:
     _margin_cache: dict[int, NDArray[np.float32]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _margin_lists: dict[int, list[float]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def probabilities(self, text: str) -> NDArray[np.float32]:
         """Class probabilities (order of ``labels``) for one utterance."""
@@ -118,8 +122,22 @@ class SystemActModel:
         of a zero, which the bias then absorbs); the steps after the sum are element-wise or
         within a row: the numbers of one call per utterance, in a few numpy calls.
         """
-        vocabulary = self.vocabulary
-        rows = [[c for c in map(vocabulary.get, grams) if c is not None] for grams in texts_grams]
+        return self.probabilities_of_known([self.known(grams) for grams in texts_grams])
+
+    def known(self, grams: Sequence[str]) -> list[tuple[str, int]]:
+        """The n-grams of ``grams`` in the vocabulary, in order, with their rows of ``weights``.
+
+        The probabilities and the evidence both read them: the vocabulary (a large table) is
+        looked up once per n-gram.
+        """
+        rows = map(self.vocabulary.get, grams)
+        return [(gram, row) for gram, row in zip(grams, rows, strict=True) if row is not None]
+
+    def probabilities_of_known(
+        self, texts_known: Sequence[Sequence[tuple[str, int]]]
+    ) -> NDArray[np.float32]:
+        """:meth:`probabilities_many` given each utterance's :meth:`known` n-grams."""
+        rows = [[c for _, c in known] for known in texts_known]
         counts = np.asarray([len(row) for row in rows], np.intp)
         logits = np.repeat(self._bias64[None, :], len(rows), axis=0)
         found = counts > 0
@@ -169,18 +187,28 @@ class SystemActModel:
 
     def evidence_of(self, grams: Sequence[str], act: SystemAct) -> str:
         """:meth:`evidence` given the utterance's :func:`text_features`."""
+        return self.evidence_of_known(self.known(grams), act)
+
+    def evidence_of_known(self, known: Sequence[tuple[str, int]], act: SystemAct) -> str:
+        """:meth:`evidence` given the utterance's :meth:`known` n-grams."""
         if act not in self.labels:
             return ""
-        margins = self._margins(self.labels.index(act))
+        margins = self._margin_values(self.labels.index(act))
         best, weight = "", 0.0
-        for gram in grams:
-            row = self.vocabulary.get(gram)
-            if row is None or "<s>" in gram or "</s>" in gram or _ED in gram:
+        for gram, row in known:
+            if "<s>" in gram or "</s>" in gram or _ED in gram:
                 continue
-            margin = float(margins[row])
+            margin = margins[row]
             if margin > weight:
                 best, weight = gram, margin
         return best
+
+    def _margin_values(self, column: int) -> list[float]:
+        """:meth:`_margins` as Python floats (the same values; cached), read one by one."""
+        cached = self._margin_lists.get(column)
+        if cached is None:
+            cached = self._margin_lists[column] = self._margins(column).tolist()
+        return cached
 
     def _margins(self, column: int) -> NDArray[np.float32]:
         """Each n-gram's weight for ``column`` over its mean weight for the others (cached)."""
@@ -322,18 +350,18 @@ def system_cue(utterance: str) -> StatusCue | None:
     # The act as system_act reads it, from the utterance's n-grams taken once (the evidence
     # reads them too).
     model, grams = system_act_model(), text_features(utterance)
-    return _system_cue_of(model, grams, model.probabilities_of(grams))
+    return _system_cue_of(model, model.known(grams), model.probabilities_of(grams))
 
 
 def _system_cue_of(
-    model: SystemActModel, grams: Sequence[str], probabilities: NDArray[np.float32]
+    model: SystemActModel, known: Sequence[tuple[str, int]], probabilities: NDArray[np.float32]
 ) -> StatusCue | None:
-    """:func:`system_cue` given the utterance's n-grams and the model's probabilities."""
+    """:func:`system_cue` given the utterance's known n-grams and the model's probabilities."""
     act, probability = model.best(probabilities)
     move = _SYSTEM_STATUS.get(act)
     if move is None or probability < MIN_ACT_PROBABILITY:
         return None
-    evidence = model.evidence_of(grams, act)
+    evidence = model.evidence_of_known(known, act)
     return StatusCue(move[1], evidence, move[0], round(probability, 4))
 
 
@@ -349,11 +377,11 @@ def read_system_cues(utterances: Sequence[str]) -> None:
     if not unread:
         return
     model = system_act_model()
-    grams = [text_features(text) for text in unread]
-    for text, its_grams, probabilities in zip(
-        unread, grams, model.probabilities_many(grams), strict=True
+    known = [model.known(text_features(text)) for text in unread]
+    for text, its_known, probabilities in zip(
+        unread, known, model.probabilities_of_known(known), strict=True
     ):
-        cache.put(text, (_system_cue_of(model, its_grams, probabilities),))
+        cache.put(text, (_system_cue_of(model, its_known, probabilities),))
 
 
 def user_cue(utterance: str) -> StatusCue | None:
