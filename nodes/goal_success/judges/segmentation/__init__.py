@@ -180,7 +180,7 @@ def decode_greedy(
     probabilities: list[float] = []
     start = 0
     for j in range(1, len(view.users)):
-        logit = float(model.logits(turn_row(view, j, start))[0])
+        logit = model.logit(turn_row(view, j, start))
         probability = 1.0 / (1.0 + math.exp(-(logit + TIME_GAP_LOGIT * paused[j - 1])))
         probabilities.append(probability)
         if probability >= cut:
