@@ -211,6 +211,15 @@ _NOT_NAMES = frozenset(
     "March April May June July August September October November December".split()
 )
 
+# find_spans' ASCII path: the case-insensitive patterns read lower-cased text, and without a
+# digit every match of _TIME, _DAY or _COUNT contains one of these words (lower-cased).
+_LOWER_TIME, _LOWER_DAY, _LOWER_COUNT, _LOWER_MONEY = (
+    re.compile(pattern.pattern) for pattern in (_TIME, _DAY, _COUNT, _MONEY)
+)
+_TIME_WORDS = ("noon", "night", "half", "quarter", "morning", "afternoon", "evening")
+_DAY_WORDS = ("day", "tomorrow", "tonight", "week")
+_COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
 #: The span types, in feature order.
 SPAN_TYPES = ("time", "day", "count", "money", "code", "name")
 
@@ -238,15 +247,33 @@ def _normalise(value: str) -> str:
 def find_spans(text: str) -> Spans:
     """The value spans of ``text`` by type (see :data:`SPAN_TYPES`)."""
     has_digit = _DIGIT.search(text) is not None
-    may_be_day = has_digit or _DAY_WORD.search(text) is not None
+    if not text.isascii():
+        may_be_day = has_digit or _DAY_WORD.search(text) is not None
+        time_found = _TIME.finditer(text)
+        day = _found(_DAY, text) if may_be_day else frozenset()
+        count = _found(_COUNT, text)
+        money = _found(_MONEY, text) if has_digit else frozenset()
+    else:
+        # ASCII: the case-insensitive patterns, written in lower case, read the lower-cased
+        # text case-sensitively (the same matches, lower-cased as _normalise does anyway),
+        # and a text without a digit is scanned only for the types one of whose words it has.
+        lowered = text.lower()
+        time_found = (
+            _LOWER_TIME.finditer(lowered)
+            if has_digit or any(word in lowered for word in _TIME_WORDS)
+            else iter(())
+        )
+        may_be_day = has_digit or any(word in lowered for word in _DAY_WORDS)
+        day = _found(_LOWER_DAY, lowered) if may_be_day else frozenset()
+        may_be_count = has_digit or any(word in lowered for word in _COUNT_WORDS)
+        count = _found(_LOWER_COUNT, lowered) if may_be_count else frozenset()
+        money = _found(_LOWER_MONEY, lowered) if has_digit else frozenset()
     return Spans(
         {
-            "time": frozenset(
-                _normalise(m.group(0)).replace(".", ":") for m in _TIME.finditer(text)
-            ),
-            "day": _found(_DAY, text) if may_be_day else frozenset(),
-            "count": _found(_COUNT, text),
-            "money": _found(_MONEY, text) if has_digit else frozenset(),
+            "time": frozenset(_normalise(m.group(0)).replace(".", ":") for m in time_found),
+            "day": day,
+            "count": count,
+            "money": money,
             "code": _found(_CODE, text) if has_digit else frozenset(),
             "name": frozenset(_names(text)),
         }
