@@ -285,16 +285,26 @@ def _found(pattern: re.Pattern[str], text: str) -> frozenset[str]:
 
 
 def _names(text: str) -> Iterator[str]:
-    for sentence in _SENTENCE_END.split(text.strip()):
-        for match in _NAME.finditer(sentence):
-            words = match.group(0).split()
-            if match.start() == 0 and len(words) == 1:
-                continue  # a capital that only opens the sentence
-            words = [w for w in words if w not in _NOT_NAMES]
-            while words and words[-1] in {"of", "the"}:
-                words.pop()
-            if words and words[0][0].isupper():
-                yield _normalise(" ".join(words))
+    # One scan of the whole text: a name never runs over a sentence end (its words hold no
+    # ".!?"), so only whether a match opens a sentence needs the sentence boundaries.
+    stripped = text.strip()
+    for match in _NAME.finditer(stripped):
+        words = match.group(0).split()
+        if len(words) == 1 and _opens_sentence(stripped, match.start()):
+            continue  # a capital that only opens the sentence
+        words = [w for w in words if w not in _NOT_NAMES]
+        while words and words[-1] in {"of", "the"}:
+            words.pop()
+        if words and words[0][0].isupper():
+            yield _normalise(" ".join(words))
+
+
+def _opens_sentence(text: str, position: int) -> bool:
+    """Whether a sentence of ``text`` (as ``_SENTENCE_END`` splits it) starts at ``position``."""
+    before = position
+    while before > 0 and text[before - 1].isspace():
+        before -= 1
+    return position == 0 or (before < position and before > 0 and text[before - 1] in ".!?")
 
 
 def merge(spans: Iterable[Spans]) -> Spans:
