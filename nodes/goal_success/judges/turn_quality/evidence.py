@@ -296,42 +296,53 @@ def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBloc
 
     users = [vec(view.user) for view in views]
     replies = [vec(view.response) for view in views]
-    nexts: list[FloatArray] = []
+    nexts = [zero if view.next_user is None else vec(view.next_user) for view in views]
+    user_vecs, reply_vecs, next_vecs = np.stack(users), np.stack(replies), np.stack(nexts)
+    previous_vecs = np.stack([vec(view.prev_response) for view in views])
+    # Every dot product of the blocks, a column of views at a time: np.vecdot computes each
+    # row's product with the kernel a @ b uses for two vectors, so each keeps its bits.
+    earlier = [view.history[-HISTORY:] for view in views]
+    slots = [
+        np.stack([vec(texts[slot]) if slot < len(texts) else zero for texts in earlier])
+        for slot in range(max(map(len, earlier)))
+    ]
+    user_reply = np.vecdot(user_vecs, reply_vecs).tolist()
+    previous_reply = np.vecdot(previous_vecs, reply_vecs).tolist()
+    next_user = np.vecdot(next_vecs, user_vecs).tolist()
+    next_reply = np.vecdot(next_vecs, reply_vecs).tolist()
+    earlier_reply = [np.vecdot(vectors, reply_vecs).tolist() for vectors in slots]
+    earlier_next = [np.vecdot(vectors, next_vecs).tolist() for vectors in slots]
+
     numbers_r, numbers_c, numbers_n, has_next = [], [], [], []
     no_reaction = [0.0] * (N_DIM - 2 * EMBEDDING_DIM)
-    for view, u, r in zip(views, users, replies, strict=True):
-        previous = vec(view.prev_response)
-        earlier = [vec(h) for h in view.history[-HISTORY:]]
+    for i, view in enumerate(views):
         so_far = said.of((*view.history, view.user))
+        read = range(len(earlier[i]))
         numbers_r.append(shape(view.response))
         numbers_c.append(
             [
-                float(u @ r),
-                float(previous @ r),
-                max((float(h @ r) for h in earlier), default=0.0),
+                user_reply[i],
+                previous_reply[i],
+                max([earlier_reply[slot][i] for slot in read], default=0.0),
                 float(not view.history),
                 *value_relation(typed(view.response), so_far),
             ]
         )
         if view.next_user is None:
-            nexts.append(zero)
             numbers_n.append(no_reaction)
             has_next.append(False)
             continue
-        n = vec(view.next_user)
-        nexts.append(n)
         numbers_n.append(
             [
-                float(n @ u),
-                float(n @ r),
-                max(float(h @ n) for h in [*earlier, u]),
+                next_user[i],
+                next_reply[i],
+                max([earlier_next[slot][i] for slot in read] + [next_user[i]]),
                 *shape(view.next_user),
                 *value_relation(typed(view.next_user), typed(view.response)),
                 *value_relation(typed(view.next_user), so_far)[4:],
             ]
         )
         has_next.append(True)
-    user_vecs, reply_vecs, next_vecs = np.stack(users), np.stack(replies), np.stack(nexts)
     reacted = np.array(has_next, dtype=bool)
     reaction = np.concatenate(
         [next_vecs, next_vecs * reply_vecs, np.asarray(numbers_n, np.float32)], axis=1
