@@ -46,7 +46,7 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
 )
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints
 from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import has_tool_channel
-from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.judges.vectors import Embed, VectorTable, minilm_table
 
 MODEL_DIR = Path(__file__).parent
 """Where ``turn_quality.npz`` and ``turn_quality.json`` live."""
@@ -154,10 +154,9 @@ class TurnQualityModel:
         return [classes[i] for i in np.argmax(scores, axis=1)]
 
 
-@functools.cache
 def default_vectors() -> VectorTable:
-    """The MiniLM vector table the learned teachers share (one per process)."""
-    return VectorTable()
+    """The MiniLM vector table the learned teachers share (one per process, with the segmenter)."""
+    return minilm_table()
 
 
 @functools.cache
