@@ -148,14 +148,14 @@ class DialogueView:
     # the arithmetic a single row used, so every row keeps its bits.
 
     @cached_property
-    def user_norms(self) -> list[np.floating[Any]]:
-        """``np.linalg.norm`` of each user message's vector."""
-        return [np.linalg.norm(vector) for vector in self.user_vecs]
+    def user_norms(self) -> FloatArray:
+        """``np.linalg.norm`` of each user message's vector (its ``sqrt(v @ v)``)."""
+        return _norms(self.user_vecs)
 
     @cached_property
-    def reply_norms(self) -> list[np.floating[Any]]:
-        """``np.linalg.norm`` of each reply's vector."""
-        return [np.linalg.norm(vector) for vector in self.reply_vecs]
+    def reply_norms(self) -> FloatArray:
+        """``np.linalg.norm`` of each reply's vector (its ``sqrt(v @ v)``)."""
+        return _norms(self.reply_vecs)
 
     @cached_property
     def user_log_words(self) -> NDArray[np.float64]:
@@ -204,7 +204,18 @@ class DialogueView:
         """
         rows = np.zeros((len(self.users), len(FEATURE_NAMES)), dtype=np.float32)
         if len(self.users) > 1:
-            own = [_fixed_row(self, j) for j in range(1, len(self.users))]
+            users, replies = self.user_vecs, self.reply_vecs
+            user_norms, reply_norms = self.user_norms, self.reply_norms
+            # Turn j's four cosines with its own and the previous turn's messages, for every
+            # j at once (np.vecdot: the kernel a @ b uses, so each keeps its bits).
+            topic = zip(
+                _cosines(users[1:], users[:-1], user_norms[1:], user_norms[:-1]),
+                _cosines(users[1:], replies[:-1], user_norms[1:], reply_norms[:-1]),
+                _cosines(replies[1:], replies[:-1], reply_norms[1:], reply_norms[:-1]),
+                _cosines(users[1:], replies[1:], user_norms[1:], reply_norms[1:]),
+                strict=True,
+            )
+            own = [_fixed_row(self, j, *cosines) for j, cosines in enumerate(topic, start=1)]
             rows[1:, : len(own[0])] = np.asarray(own, dtype=np.float32)
             rows[1:, len(own[0]) :] = np.concatenate(
                 [
@@ -236,6 +247,22 @@ def _mean_of_first(values: NDArray[np.float64], j: int) -> float:
 
 def _log_words(texts: list[str]) -> NDArray[np.float64]:
     return np.asarray([np.log1p(len(text.split())) for text in texts], dtype=np.float64)
+
+
+def _norms(vectors: FloatArray) -> FloatArray:
+    """``np.linalg.norm`` of each row (float32 ``sqrt(v @ v)``), all rows at once."""
+    norms: FloatArray = np.sqrt(np.vecdot(vectors, vectors))
+    return norms
+
+
+def _cosines(a: FloatArray, b: FloatArray, norm_a: FloatArray, norm_b: FloatArray) -> list[float]:
+    """:func:`_cos` of each row pair of ``a`` and ``b`` (the same float32 and float64 steps)."""
+    norms = (norm_a * norm_b).astype(np.float64)
+    dots = np.vecdot(a, b).astype(np.float64)
+    out = np.zeros(len(dots), dtype=np.float64)
+    np.divide(dots, norms, out=out, where=norms > 0)
+    cosines: list[float] = out.tolist()
+    return cosines
 
 
 def _cos(a: FloatArray, b: FloatArray, norm_a: np.floating[Any], norm_b: np.floating[Any]) -> float:
@@ -321,23 +348,26 @@ def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
     ]
 
 
-def _fixed_row(view: DialogueView, j: int) -> list[float]:
-    """Turn ``j``'s row with 0.0 in every :data:`GOAL_FEATURES` column."""
-    users, replies = view.user_vecs, view.reply_vecs
-    user_norms, reply_norms = view.user_norms, view.reply_norms
-    u, r = users[j], replies[j]
-    u_norm, r_norm = user_norms[j], reply_norms[j]
+def _fixed_row(
+    view: DialogueView,
+    j: int,
+    cos_prev_user: float,
+    cos_prev_reply: float,
+    cos_reply_prev_reply: float,
+    cos_user_reply: float,
+) -> list[float]:
+    """Turn ``j``'s row with 0.0 in every :data:`GOAL_FEATURES` column (cosines given)."""
     topic = [
-        _cos(u, users[j - 1], u_norm, user_norms[j - 1]),
-        _cos(u, replies[j - 1], u_norm, reply_norms[j - 1]),
+        cos_prev_user,
+        cos_prev_reply,
         0.0,  # cos_goal_users
         0.0,  # cos_goal_first
         0.0,  # cos_goal_replies
         0.0,  # max_cos_goal_user
         0.0,  # max_cos_earlier_goals
-        _cos(r, replies[j - 1], r_norm, reply_norms[j - 1]),
+        cos_reply_prev_reply,
         0.0,  # cos_reply_goal_replies
-        _cos(u, r, u_norm, r_norm),
+        cos_user_reply,
         0.0,  # cos_reply_goal_first
     ]
     words, reply_words = view.user_words[j], view.reply_words[j]
