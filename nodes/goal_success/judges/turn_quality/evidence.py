@@ -152,8 +152,13 @@ def canonical_value(value: str) -> str:
     return _PARTY.sub(" people", text)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def typed_values(text: str) -> TypedValues:
-    """The canonical typed values of ``text`` by type (types without a value are left out)."""
+    """The canonical typed values of ``text`` by type (types without a value are left out).
+
+    Remembered for the last few thousand texts (stock phrases recur across a corpus); the
+    values are only read, never changed.
+    """
     found: TypedValues = {}
     for kind, pattern, scanned in _scans(text):
         spans = frozenset(canonical_value(m.group(1)) for m in pattern.finditer(scanned))
@@ -289,9 +294,9 @@ def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBloc
     def vec(text: str) -> FloatArray:
         return table[text] if text else zero
 
-    # Each distinct text's typed values once per call: a user message is read again by every
-    # later turn (what the user said so far), a reply by its own turn and the next message's.
-    typed = functools.cache(typed_values)
+    # typed_values remembers recent texts: a user message is read again by every later turn
+    # (what the user said so far), a reply by its own turn and the next message's.
+    typed = typed_values
     said = _SaidSoFar(typed)
 
     users = [vec(view.user) for view in views]
