@@ -196,6 +196,11 @@ class DialogueView:
         return _unions_before(user.names() | reply.names() for user, reply in pairs)
 
     @cached_property
+    def goals(self) -> dict[int, _Goal]:
+        """The last goal worked out for each first turn (see :func:`_goal_so_far`)."""
+        return {}
+
+    @cached_property
     def fixed_rows(self) -> FloatArray:
         """Row ``j``: turn ``j``'s features but the goal's (:data:`GOAL_FEATURES`, left 0.0).
 
@@ -308,20 +313,60 @@ def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
     return row
 
 
+@dataclass(frozen=True)
+class _Goal:
+    """Turns ``start..end-1`` taken together: what the goal's features read of them."""
+
+    end: int
+    users_sum: FloatArray
+    replies_sum: FloatArray
+    words: set[str]
+    spans: Spans
+
+
+def _goal_so_far(view: DialogueView, start: int, end: int) -> _Goal:
+    """The goal of turns ``start..end-1``, grown from ``start..end-2`` when that was the last.
+
+    The greedy decoder asks for one goal a turn longer each time. Growing it gives the same
+    values: numpy sums a block's rows one after the other (axis 0), and unions are unions.
+    """
+    last = view.goals.get(start)
+    if last is not None and last.end == end - 1:
+        turn = end - 1
+        goal = _Goal(
+            end,
+            last.users_sum + view.user_vecs[turn],
+            last.replies_sum + view.reply_vecs[turn],
+            last.words | view.turn_words[turn],
+            merge([last.spans, view.user_spans[turn], view.reply_spans[turn]]),
+        )
+    else:
+        goal = _Goal(
+            end,
+            view.user_vecs[start:end].sum(axis=0),
+            view.reply_vecs[start:end].sum(axis=0),
+            set().union(*view.turn_words[start:end]),
+            merge([*view.user_spans[start:end], *view.reply_spans[start:end]]),
+        )
+    view.goals[start] = goal
+    return goal
+
+
 def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
     """The :data:`GOAL_FEATURES` of turn ``j`` against the goal begun at ``start``, in order."""
     users, replies = view.user_vecs, view.reply_vecs
     user_norms, reply_norms = view.user_norms, view.reply_norms
     u, r = users[j], replies[j]
     u_norm, r_norm = user_norms[j], reply_norms[j]
-    goal_users, goal_replies = users[start:j], replies[start:j]
-    goal_users_sum, goal_replies_sum = goal_users.sum(axis=0), goal_replies.sum(axis=0)
+    goal_users = users[start:j]
+    goal = _goal_so_far(view, start, j)
+    goal_users_sum, goal_replies_sum = goal.users_sum, goal.replies_sum
     goal_replies_norm = np.linalg.norm(goal_replies_sum)
     earlier = users[:start]
     words, reply_words = view.user_words[j], view.reply_words[j]
-    in_goal = set().union(*view.turn_words[start:j])
+    in_goal = goal.words
     text, spans = view.users[j], view.user_spans[j]
-    goal_spans = merge([*view.user_spans[start:j], *view.reply_spans[start:j]])
+    goal_spans = goal.spans
     names_in_goal = mentions(goal_spans.names(), spans, text)
     restated = sum(
         bool(spans.by_type[kind])
