@@ -47,31 +47,50 @@ class BoostedTrees:
         n_trees = self.feature.shape[0]
         tree_index = np.arange(n_trees)[None, :]
         if rows.shape[0] == 1:
-            leaves = self._leaves_of_one(rows[0])[None, :]
-        else:
-            node = np.zeros((rows.shape[0], n_trees), dtype=np.int64)
-            row_index = np.arange(rows.shape[0])[:, None]
-            for _ in range(self.depth):
-                split = self.feature[tree_index, node]
-                right = rows[row_index, split] > self.threshold[tree_index, node]
-                node = 2 * node + 1 + right
-            leaves = node - (self.leaf.shape[1] - 1)
-        # One float32 sum per row over a (rows, trees) array, whichever path found the leaves.
+            return self._logit_of_one(rows[0])
+        node = np.zeros((rows.shape[0], n_trees), dtype=np.int64)
+        row_index = np.arange(rows.shape[0])[:, None]
+        for _ in range(self.depth):
+            split = self.feature[tree_index, node]
+            right = rows[row_index, split] > self.threshold[tree_index, node]
+            node = 2 * node + 1 + right
+        leaves = node - (self.leaf.shape[1] - 1)
+        # One float32 sum per row over a (rows, trees) array; a single row sums its contiguous
+        # leaf values in the same pairwise order (_logit_of_one).
         total = self.leaf[tree_index, leaves].sum(axis=1)
+        return np.asarray(total + self.base, dtype=np.float32)
+
+    def logit(self, row: FloatArray) -> float:
+        """``logits`` of one row (shape ``(features,)``), as a float."""
+        return float(self._logit_of_one(row)[0])
+
+    def _logit_of_one(self, row: FloatArray) -> FloatArray:
+        """``logits`` of one row, shape ``(1,)``: its leaf values gathered flat and summed."""
+        leaf_values, first_leaf = self._flat_leaves
+        total = leaf_values.take(first_leaf + self._leaves_of_one(row)).sum(keepdims=True)
         return np.asarray(total + self.base, dtype=np.float32)
 
     def _leaves_of_one(self, row: FloatArray) -> NDArray[np.int64]:
         """Each tree's leaf for one row: every split tested at once, then the paths read.
 
         The greedy decoder asks for one row at a time; the batch path's per-level 2-D
-        gathers cost more than comparing all ``trees x nodes`` splits in one go.
+        gathers cost more than comparing all ``trees x nodes`` splits in one go. A tree's
+        tests, read as a binary number (exact in float32: distinct powers of two below
+        ``2**24``), index a table of the leaf their path ends in: one gather instead of one
+        per level, for trees shallow enough for a table.
         """
         feature, threshold, first_node = self._flat_splits
         goes_right = row.take(feature) > threshold
+        table = self._leaf_table
+        if table is not None:
+            internal = self.feature.shape[1]
+            tests = goes_right.reshape(-1, internal).astype(np.float32)
+            leaves: NDArray[np.int64] = table.take((tests @ self._bit_values).astype(np.intp))
+            return leaves
         node = np.zeros(len(first_node), dtype=np.int64)
         for _ in range(self.depth):
             node = 2 * node + 1 + goes_right.take(first_node + node)
-        leaves: NDArray[np.int64] = node - (self.leaf.shape[1] - 1)
+        leaves = node - (self.leaf.shape[1] - 1)
         return leaves
 
     @cached_property
@@ -83,6 +102,33 @@ class BoostedTrees:
         internal = self.feature.shape[1]
         first_node = np.arange(self.feature.shape[0], dtype=np.int64) * internal
         return self.feature.astype(np.intp).ravel(), self.threshold.ravel(), first_node
+
+    @cached_property
+    def _bit_values(self) -> FloatArray:
+        """Node ``i``'s test is bit ``i`` of a tree's code (``2.0**i``)."""
+        return np.ldexp(np.float32(1.0), np.arange(self.feature.shape[1])).astype(np.float32)
+
+    @cached_property
+    def _flat_leaves(self) -> tuple[FloatArray, NDArray[np.int64]]:
+        """Every tree's leaf values end to end, and where each tree's leaves start."""
+        n_trees, n_leaves = self.leaf.shape
+        return self.leaf.ravel(), np.arange(n_trees, dtype=np.int64) * n_leaves
+
+    @cached_property
+    def _leaf_table(self) -> NDArray[np.int64] | None:
+        """The leaf of every code (``_bit_values``), or None for trees too deep for a table.
+
+        Built by walking every code down the tree as :meth:`logits` walks a row.
+        """
+        internal = self.feature.shape[1]
+        if internal > 16:  # depth 4 and less (a table of at most 65536 leaves)
+            return None
+        codes = np.arange(1 << internal, dtype=np.int64)
+        node = np.zeros(len(codes), dtype=np.int64)
+        for _ in range(self.depth):
+            node = 2 * node + 1 + ((codes >> node) & 1)
+        table: NDArray[np.int64] = node - (self.leaf.shape[1] - 1)
+        return table
 
     def save(self, path: Path) -> None:
         """Write the arrays to ``path`` (.npz) and the rest to the ``.json`` beside it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -39,18 +40,32 @@ class VectorTable:
     def load(self, texts: Iterable[str]) -> None:
         """Embed the distinct ``texts`` in one batch and keep them as the current table.
 
-        Judges that share a table each load the same chunk: the second load finds it there.
+        Judges that share a table each load the same chunk: the second load finds it there
+        (a text already in the table keeps its vector; only the others are embedded).
         """
         unique = list(dict.fromkeys(texts))
-        if unique == list(self._table):
+        table = self._table  # one reference: a concurrent load() swaps, never mutates
+        if unique == list(table):
             return
-        vectors = self.embed(unique) if unique else np.zeros((0, 384), np.float32)
-        self._table = dict(zip(unique, vectors, strict=True))
+        missing = [text for text in unique if text not in table]
+        vectors = self.embed(missing) if missing else np.zeros((0, 384), np.float32)
+        fresh = dict(zip(missing, vectors, strict=True))
+        self._table = {text: table[text] if text in table else fresh[text] for text in unique}
 
-    def get(self, texts: list[str]) -> FloatArray:
+    def get(self, texts: Sequence[str]) -> FloatArray:
         """Vectors for ``texts``, shape ``(len(texts), dim)``, from the table where possible."""
         table = self._table  # one reference: a concurrent load() swaps, never mutates
         missing = list(dict.fromkeys(t for t in texts if t not in table))
         found = dict(zip(missing, self.embed(missing), strict=True)) if missing else {}
         rows = [table[t] if t in table else found[t] for t in texts]
         return np.stack(rows) if rows else np.zeros((0, 384), np.float32)
+
+
+@functools.cache
+def minilm_table() -> VectorTable:
+    """The MiniLM vector table the local judges share (one per process).
+
+    The segmenter and the learned teachers embed the same messages of a chunk: whichever
+    loads the chunk first embeds it, the others find it there.
+    """
+    return VectorTable()

@@ -193,3 +193,19 @@ def test_one_row_at_a_time_gives_the_batch_log_odds_bit_for_bit() -> None:
     rows[::2] += np.float32(1e-3)  # half on a split value, half just above one
     one_by_one = np.concatenate([model.logits(row) for row in rows])
     assert one_by_one.tobytes() == model.logits(rows).tobytes()
+
+
+def test_trees_too_deep_for_a_leaf_table_walk_their_levels_alike() -> None:
+    # Depth 5 (31 tests a tree) has no leaf table: one row walks level by level.
+    rng = np.random.default_rng(3)
+    n_trees, depth, n_features = 40, 5, 6
+    model = BoostedTrees(
+        feature=rng.integers(0, n_features, (n_trees, 2**depth - 1)).astype(np.int32),
+        threshold=rng.standard_normal((n_trees, 2**depth - 1)).astype(np.float32),
+        leaf=rng.standard_normal((n_trees, 2**depth)).astype(np.float32),
+        base=0.25,
+    )
+    rows = rng.standard_normal((200, n_features)).astype(np.float32)
+    one_by_one = np.concatenate([model.logits(row) for row in rows])
+    assert one_by_one.tobytes() == model.logits(rows).tobytes()
+    assert [model.logit(row) for row in rows] == one_by_one.tolist()

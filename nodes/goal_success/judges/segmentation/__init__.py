@@ -41,7 +41,7 @@ from todeval.nodes.goal_success.judges.segmentation.goal_features import (
 )
 from todeval.nodes.goal_success.judges.user_cues import USER_CUES
 from todeval.nodes.judges.trees import BoostedTrees
-from todeval.nodes.judges.vectors import Embed
+from todeval.nodes.judges.vectors import Embed, VectorTable, minilm_table
 from todeval.stores.embeddings import get_embedder
 
 
@@ -147,12 +147,18 @@ class LearnedSegmenter:
         if self.model.feature_names and self.model.feature_names != FEATURE_NAMES:
             raise ValueError(f"{MODEL_PATH.name} was trained on other features; retrain it")
         self.cues = cues or DiscourseCueModel.load(CUES_PATH)
-        self.embed = embed or get_embedder().embed
+        # MiniLM's vectors come from the table the learned teachers share: the chunk's
+        # messages are embedded once for all of them, then read without hashing each text.
+        self.vectors = VectorTable(embed) if embed is not None else minilm_table()
+        self.embed: Embed = self.vectors.get
         self.prototypes = ActPrototypes.embed_with(self.embed)
 
     def prepare(self, dialogues: Sequence[Dialogue]) -> None:
-        """Embed the chunk's messages in one batch."""
-        embed_dialogue_texts(dialogues, self.embed)
+        """Embed the chunk's messages in one batch (into the shared table)."""
+        self.vectors.load(
+            text for dialogue in dialogues for turn in dialogue.turns
+            for text in (turn.user_msg, turn.response)
+        )  # fmt: skip
 
     def segment(
         self, dialogue: Dialogue, *, time_gap_minutes: float, threshold: float | None
@@ -180,7 +186,7 @@ def decode_greedy(
     probabilities: list[float] = []
     start = 0
     for j in range(1, len(view.users)):
-        logit = float(model.logits(turn_row(view, j, start))[0])
+        logit = model.logit(turn_row(view, j, start))
         probability = 1.0 / (1.0 + math.exp(-(logit + TIME_GAP_LOGIT * paused[j - 1])))
         probabilities.append(probability)
         if probability >= cut:

@@ -148,14 +148,14 @@ class DialogueView:
     # the arithmetic a single row used, so every row keeps its bits.
 
     @cached_property
-    def user_norms(self) -> list[np.floating[Any]]:
-        """``np.linalg.norm`` of each user message's vector."""
-        return [np.linalg.norm(vector) for vector in self.user_vecs]
+    def user_norms(self) -> FloatArray:
+        """``np.linalg.norm`` of each user message's vector (its ``sqrt(v @ v)``)."""
+        return _norms(self.user_vecs)
 
     @cached_property
-    def reply_norms(self) -> list[np.floating[Any]]:
-        """``np.linalg.norm`` of each reply's vector."""
-        return [np.linalg.norm(vector) for vector in self.reply_vecs]
+    def reply_norms(self) -> FloatArray:
+        """``np.linalg.norm`` of each reply's vector (its ``sqrt(v @ v)``)."""
+        return _norms(self.reply_vecs)
 
     @cached_property
     def user_log_words(self) -> NDArray[np.float64]:
@@ -195,6 +195,44 @@ class DialogueView:
         pairs = zip(self.user_spans, self.reply_spans, strict=True)
         return _unions_before(user.names() | reply.names() for user, reply in pairs)
 
+    @cached_property
+    def goals(self) -> dict[int, _Goal]:
+        """The last goal worked out for each first turn (see :func:`_goal_so_far`)."""
+        return {}
+
+    @cached_property
+    def fixed_rows(self) -> FloatArray:
+        """Row ``j``: turn ``j``'s features but the goal's (:data:`GOAL_FEATURES`, left 0.0).
+
+        Row 0 (the first turn, never scored) is all zeros. The dialogue acts are copied as
+        float32 arrays (a row read them as float32 values too).
+        """
+        rows = np.zeros((len(self.users), len(FEATURE_NAMES)), dtype=np.float32)
+        if len(self.users) > 1:
+            users, replies = self.user_vecs, self.reply_vecs
+            user_norms, reply_norms = self.user_norms, self.reply_norms
+            # Turn j's four cosines with its own and the previous turn's messages, for every
+            # j at once (np.vecdot: the kernel a @ b uses, so each keeps its bits).
+            topic = zip(
+                _cosines(users[1:], users[:-1], user_norms[1:], user_norms[:-1]),
+                _cosines(users[1:], replies[:-1], user_norms[1:], reply_norms[:-1]),
+                _cosines(replies[1:], replies[:-1], reply_norms[1:], reply_norms[:-1]),
+                _cosines(users[1:], replies[1:], user_norms[1:], reply_norms[1:]),
+                strict=True,
+            )
+            own = [_fixed_row(self, j, *cosines) for j, cosines in enumerate(topic, start=1)]
+            rows[1:, : len(own[0])] = np.asarray(own, dtype=np.float32)
+            rows[1:, len(own[0]) :] = np.concatenate(
+                [
+                    self.user_acts[1:],
+                    self.reply_acts[:-1],
+                    self.reply_acts[1:],
+                    self.user_acts[:-1],
+                ],
+                axis=1,
+            )
+        return rows
+
 
 def _unions_before(per_turn: Iterable[AbstractSet[str]]) -> list[frozenset[str]]:
     """Item ``i``: the union of ``per_turn``'s first ``i`` sets."""
@@ -216,6 +254,22 @@ def _log_words(texts: list[str]) -> NDArray[np.float64]:
     return np.asarray([np.log1p(len(text.split())) for text in texts], dtype=np.float64)
 
 
+def _norms(vectors: FloatArray) -> FloatArray:
+    """``np.linalg.norm`` of each row (float32 ``sqrt(v @ v)``), all rows at once."""
+    norms: FloatArray = np.sqrt(np.vecdot(vectors, vectors))
+    return norms
+
+
+def _cosines(a: FloatArray, b: FloatArray, norm_a: FloatArray, norm_b: FloatArray) -> list[float]:
+    """:func:`_cos` of each row pair of ``a`` and ``b`` (the same float32 and float64 steps)."""
+    norms = (norm_a * norm_b).astype(np.float64)
+    dots = np.vecdot(a, b).astype(np.float64)
+    out = np.zeros(len(dots), dtype=np.float64)
+    np.divide(dots, norms, out=out, where=norms > 0)
+    cosines: list[float] = out.tolist()
+    return cosines
+
+
 def _cos(a: FloatArray, b: FloatArray, norm_a: np.floating[Any], norm_b: np.floating[Any]) -> float:
     """Cosine of ``a`` and ``b`` given their ``np.linalg.norm`` (float32, multiplied as such)."""
     norm = float(norm_a * norm_b)
@@ -226,74 +280,174 @@ def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
     return len(part & whole) / len(part) if part else 0.0
 
 
+#: The features that depend on where the current goal began; every other column of a turn's
+#: row is the same whatever the goal, so a dialogue works those out once (``fixed_rows``).
+GOAL_FEATURES = (
+    "cos_goal_users",
+    "cos_goal_first",
+    "cos_goal_replies",
+    "max_cos_goal_user",
+    "max_cos_earlier_goals",
+    "cos_reply_goal_replies",
+    "cos_reply_goal_first",
+    "new_words_goal",
+    "reply_words_in_goal",
+    "names_goal",
+    "names_earlier_goal_only",
+    "values_seen_in_goal",
+    "restated_slot_types",
+    "goal_had_code",
+    "log_goal_turns",
+)
+_GOAL_COLUMNS = np.array([FEATURE_NAMES.index(name) for name in GOAL_FEATURES], dtype=np.intp)
+
+
 def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
-    """The feature row of turn ``j`` if the current goal began at turn ``start`` (0-based)."""
+    """The feature row of turn ``j`` if the current goal began at turn ``start`` (0-based).
+
+    The turn's own columns come from ``view.fixed_rows``, the goal's are written over them
+    (python floats rounded to float32 either way, so the row keeps its bits).
+    """
+    row: FloatArray = view.fixed_rows[j].copy()
+    row[_GOAL_COLUMNS] = _goal_features(view, j, start)
+    return row
+
+
+@dataclass(frozen=True)
+class _Goal:
+    """Turns ``start..end-1`` taken together: what the goal's features read of them."""
+
+    end: int
+    users_sum: FloatArray
+    replies_sum: FloatArray
+    words: set[str]
+    spans: Spans
+
+
+def _goal_so_far(view: DialogueView, start: int, end: int) -> _Goal:
+    """The goal of turns ``start..end-1``, grown from ``start..end-2`` when that was the last.
+
+    The greedy decoder asks for one goal a turn longer each time. Growing it gives the same
+    values: numpy sums a block's rows one after the other (axis 0), and unions are unions.
+    """
+    last = view.goals.get(start)
+    if last is not None and last.end == end - 1:
+        turn = end - 1
+        goal = _Goal(
+            end,
+            last.users_sum + view.user_vecs[turn],
+            last.replies_sum + view.reply_vecs[turn],
+            last.words | view.turn_words[turn],
+            merge([last.spans, view.user_spans[turn], view.reply_spans[turn]]),
+        )
+    else:
+        goal = _Goal(
+            end,
+            view.user_vecs[start:end].sum(axis=0),
+            view.reply_vecs[start:end].sum(axis=0),
+            set().union(*view.turn_words[start:end]),
+            merge([*view.user_spans[start:end], *view.reply_spans[start:end]]),
+        )
+    view.goals[start] = goal
+    return goal
+
+
+def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
+    """The :data:`GOAL_FEATURES` of turn ``j`` against the goal begun at ``start``, in order."""
     users, replies = view.user_vecs, view.reply_vecs
     user_norms, reply_norms = view.user_norms, view.reply_norms
     u, r = users[j], replies[j]
     u_norm, r_norm = user_norms[j], reply_norms[j]
-    goal_users, goal_replies = users[start:j], replies[start:j]
-    goal_users_sum, goal_replies_sum = goal_users.sum(axis=0), goal_replies.sum(axis=0)
+    goal_users = users[start:j]
+    goal = _goal_so_far(view, start, j)
+    goal_users_sum, goal_replies_sum = goal.users_sum, goal.replies_sum
     goal_replies_norm = np.linalg.norm(goal_replies_sum)
     earlier = users[:start]
-    topic = [
-        _cos(u, users[j - 1], u_norm, user_norms[j - 1]),
-        _cos(u, replies[j - 1], u_norm, reply_norms[j - 1]),
-        _cos(u, goal_users_sum, u_norm, np.linalg.norm(goal_users_sum)),
-        _cos(u, users[start], u_norm, user_norms[start]),
-        _cos(u, goal_replies_sum, u_norm, goal_replies_norm),
-        float((goal_users @ u).max()),
-        float((earlier @ u).max()) if start > 0 else 0.0,
-        _cos(r, replies[j - 1], r_norm, reply_norms[j - 1]),
-        _cos(r, goal_replies_sum, r_norm, goal_replies_norm),
-        _cos(u, r, u_norm, r_norm),
-        _cos(r, users[start], r_norm, user_norms[start]),
-    ]
     words, reply_words = view.user_words[j], view.reply_words[j]
-    seen = view.words_before[j]
-    in_goal = set().union(*view.turn_words[start:j])
-    lexical = [
-        len(words - seen) / len(words) if words else 0.0,
-        len(words - in_goal) / len(words) if words else 0.0,
-        _share(words, view.reply_words[j - 1]),
-        float(np.log1p(len(words))),
-        len(reply_words - seen - words) / len(reply_words) if reply_words else 0.0,
-        _share(reply_words, in_goal),
-    ]
-    return np.asarray(
-        topic + lexical + _span_features(view, j, start) + _shape(view, j, start) + _acts(view, j),
-        dtype=np.float32,
-    )
-
-
-def _span_features(view: DialogueView, j: int, start: int) -> list[float]:
+    in_goal = goal.words
     text, spans = view.users[j], view.user_spans[j]
-    goal_spans = merge([*view.user_spans[start:j], *view.reply_spans[start:j]])
-    all_seen = view.values_before[j]  # the goal's values and the earlier goals'
-    in_goal = mentions(goal_spans.names(), spans, text)
+    goal_spans = goal.spans
+    names_in_goal = mentions(goal_spans.names(), spans, text)
     restated = sum(
         bool(spans.by_type[kind])
         and bool(goal_spans.by_type[kind] - spans.by_type[kind])
         and not spans.by_type[kind] <= goal_spans.by_type[kind]
         for kind in _SLOT_TYPES
     )
+    return [
+        _cos(u, goal_users_sum, u_norm, np.linalg.norm(goal_users_sum)),
+        _cos(u, users[start], u_norm, user_norms[start]),
+        _cos(u, goal_replies_sum, u_norm, goal_replies_norm),
+        float((goal_users @ u).max()),
+        float((earlier @ u).max()) if start > 0 else 0.0,
+        _cos(r, goal_replies_sum, r_norm, goal_replies_norm),
+        _cos(r, users[start], r_norm, user_norms[start]),
+        len(words - in_goal) / len(words) if words else 0.0,
+        _share(reply_words, in_goal),
+        float(names_in_goal),
+        float(not names_in_goal and mentions(view.names_before[start], spans, text)),
+        _share(spans.values, goal_spans.values),
+        float(restated),
+        float(bool(goal_spans.by_type["code"])),
+        float(np.log1p(j - start)),
+    ]
+
+
+def _fixed_row(
+    view: DialogueView,
+    j: int,
+    cos_prev_user: float,
+    cos_prev_reply: float,
+    cos_reply_prev_reply: float,
+    cos_user_reply: float,
+) -> list[float]:
+    """Turn ``j``'s row with 0.0 in every :data:`GOAL_FEATURES` column (cosines given)."""
+    topic = [
+        cos_prev_user,
+        cos_prev_reply,
+        0.0,  # cos_goal_users
+        0.0,  # cos_goal_first
+        0.0,  # cos_goal_replies
+        0.0,  # max_cos_goal_user
+        0.0,  # max_cos_earlier_goals
+        cos_reply_prev_reply,
+        0.0,  # cos_reply_goal_replies
+        cos_user_reply,
+        0.0,  # cos_reply_goal_first
+    ]
+    words, reply_words = view.user_words[j], view.reply_words[j]
+    seen = view.words_before[j]
+    lexical = [
+        len(words - seen) / len(words) if words else 0.0,
+        0.0,  # new_words_goal
+        _share(words, view.reply_words[j - 1]),
+        float(np.log1p(len(words))),
+        len(reply_words - seen - words) / len(reply_words) if reply_words else 0.0,
+        0.0,  # reply_words_in_goal
+    ]
+    return topic + lexical + _span_features(view, j) + _shape(view, j)
+
+
+def _span_features(view: DialogueView, j: int) -> list[float]:
+    text, spans = view.users[j], view.user_spans[j]
+    all_seen = view.values_before[j]  # the goal's values and the earlier goals'
     reply_names = view.reply_spans[j].names()
     return [
         float(mentions(view.reply_spans[j - 1].names(), spans, text)),
-        float(in_goal),
-        float(not in_goal and mentions(view.names_before[start], spans, text)),
+        0.0,  # names_goal
+        0.0,  # names_earlier_goal_only
         float(bool(spans.names() - all_seen)),
         float(np.log1p(len(spans.values))),
-        _share(spans.values, goal_spans.values),
-        float(restated),
+        0.0,  # values_seen_in_goal
+        0.0,  # restated_slot_types
         float(bool(view.reply_spans[j - 1].by_type["code"])),
         float(bool(view.reply_spans[j].by_type["code"])),
-        float(bool(goal_spans.by_type["code"])),
+        0.0,  # goal_had_code
         float(bool(reply_names - all_seen - spans.values)),
     ]
 
 
-def _shape(view: DialogueView, j: int, start: int) -> list[float]:
+def _shape(view: DialogueView, j: int) -> list[float]:
     return [
         float(view.user_log_words[j]),
         float(view.reply_log_words[j - 1]),
@@ -301,7 +455,7 @@ def _shape(view: DialogueView, j: int, start: int) -> list[float]:
         float("?" in view.users[j]),
         float(view.reply_asks[j - 1]),
         float(not view.replies[j - 1].strip()),
-        float(np.log1p(j - start)),
+        0.0,  # log_goal_turns
         float(np.log1p(j)),
         float(j == len(view.users) - 1),
         float(view.cue_logits[j]),
@@ -309,13 +463,4 @@ def _shape(view: DialogueView, j: int, start: int) -> list[float]:
         _mean_of_first(view.reply_asks, j),
         _mean_of_first(view.reply_log_words, j),
         _mean_of_first(view.user_log_words, j),
-    ]
-
-
-def _acts(view: DialogueView, j: int) -> list[float]:
-    return [
-        *view.user_acts[j].tolist(),
-        *view.reply_acts[j - 1].tolist(),
-        *view.reply_acts[j].tolist(),
-        *view.user_acts[j - 1].tolist(),
     ]

@@ -152,8 +152,13 @@ def canonical_value(value: str) -> str:
     return _PARTY.sub(" people", text)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def typed_values(text: str) -> TypedValues:
-    """The canonical typed values of ``text`` by type (types without a value are left out)."""
+    """The canonical typed values of ``text`` by type (types without a value are left out).
+
+    Remembered for the last few thousand texts (stock phrases recur across a corpus); the
+    values are only read, never changed.
+    """
     found: TypedValues = {}
     for kind, pattern, scanned in _scans(text):
         spans = frozenset(canonical_value(m.group(1)) for m in pattern.finditer(scanned))
@@ -269,7 +274,19 @@ class EvidenceBlocks:
 
 
 def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBlocks:
-    """The R, C and N blocks of ``views`` (texts embedded through ``vectors`` in one call)."""
+    """The R, C and N blocks of ``views`` (texts embedded through ``vectors`` in one call).
+
+    The vector parts of the blocks (a message's vector, elementwise products) are worked out
+    for every view at once; the numbers per view (cosines, shapes, value relations) row by
+    row, then rounded to float32 together (each a python float rounded once, as before).
+    """
+    if not views:
+        return EvidenceBlocks(
+            R=np.zeros((0, EMBEDDING_DIM + 5), np.float32),
+            C=np.zeros((0, EMBEDDING_DIM + 10), np.float32),
+            N=np.zeros((0, N_DIM), np.float32),
+            has_next=np.zeros(0, dtype=bool),
+        )
     texts = view_texts(views)
     table = dict(zip(texts, vectors(texts), strict=True)) if texts else {}
     zero = np.zeros(EMBEDDING_DIM, np.float32)
@@ -277,57 +294,91 @@ def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBloc
     def vec(text: str) -> FloatArray:
         return table[text] if text else zero
 
-    # Each distinct text's typed values once per call: a user message is read again by every
-    # later turn (what the user said so far), a reply by its own turn and the next message's.
-    typed = functools.cache(typed_values)
+    # typed_values remembers recent texts: a user message is read again by every later turn
+    # (what the user said so far), a reply by its own turn and the next message's.
+    typed = typed_values
+    said = _SaidSoFar(typed)
 
-    rows_r, rows_c, rows_n, has_next = [], [], [], []
-    for view in views:
-        u, r, previous = vec(view.user), vec(view.response), vec(view.prev_response)
-        earlier = [vec(h) for h in view.history[-HISTORY:]]
-        said = merged_values(map(typed, [*view.history, view.user]))
-        rows_r.append(np.concatenate([r, shape(view.response)]))
-        rows_c.append(
-            np.concatenate(
-                [
-                    u * r,
-                    [
-                        float(u @ r),
-                        float(previous @ r),
-                        max((float(h @ r) for h in earlier), default=0.0),
-                        float(not view.history),
-                    ],
-                    value_relation(typed(view.response), said),
-                ]
-            )
+    users = [vec(view.user) for view in views]
+    replies = [vec(view.response) for view in views]
+    nexts = [zero if view.next_user is None else vec(view.next_user) for view in views]
+    user_vecs, reply_vecs, next_vecs = np.stack(users), np.stack(replies), np.stack(nexts)
+    previous_vecs = np.stack([vec(view.prev_response) for view in views])
+    # Every dot product of the blocks, a column of views at a time: np.vecdot computes each
+    # row's product with the kernel a @ b uses for two vectors, so each keeps its bits.
+    earlier = [view.history[-HISTORY:] for view in views]
+    slots = [
+        np.stack([vec(texts[slot]) if slot < len(texts) else zero for texts in earlier])
+        for slot in range(max(map(len, earlier)))
+    ]
+    user_reply = np.vecdot(user_vecs, reply_vecs).tolist()
+    previous_reply = np.vecdot(previous_vecs, reply_vecs).tolist()
+    next_user = np.vecdot(next_vecs, user_vecs).tolist()
+    next_reply = np.vecdot(next_vecs, reply_vecs).tolist()
+    earlier_reply = [np.vecdot(vectors, reply_vecs).tolist() for vectors in slots]
+    earlier_next = [np.vecdot(vectors, next_vecs).tolist() for vectors in slots]
+
+    numbers_r, numbers_c, numbers_n, has_next = [], [], [], []
+    no_reaction = [0.0] * (N_DIM - 2 * EMBEDDING_DIM)
+    for i, view in enumerate(views):
+        so_far = said.of((*view.history, view.user))
+        read = range(len(earlier[i]))
+        numbers_r.append(shape(view.response))
+        numbers_c.append(
+            [
+                user_reply[i],
+                previous_reply[i],
+                max([earlier_reply[slot][i] for slot in read], default=0.0),
+                float(not view.history),
+                *value_relation(typed(view.response), so_far),
+            ]
         )
         if view.next_user is None:
-            rows_n.append(np.zeros(N_DIM, np.float32))
+            numbers_n.append(no_reaction)
             has_next.append(False)
             continue
-        n = vec(view.next_user)
-        rows_n.append(
-            np.concatenate(
-                [
-                    n,
-                    n * r,
-                    [float(n @ u), float(n @ r), max(float(h @ n) for h in [*earlier, u])],
-                    shape(view.next_user),
-                    value_relation(typed(view.next_user), typed(view.response)),
-                    value_relation(typed(view.next_user), said)[4:],
-                ]
-            )
+        numbers_n.append(
+            [
+                next_user[i],
+                next_reply[i],
+                max([earlier_next[slot][i] for slot in read] + [next_user[i]]),
+                *shape(view.next_user),
+                *value_relation(typed(view.next_user), typed(view.response)),
+                *value_relation(typed(view.next_user), so_far)[4:],
+            ]
         )
         has_next.append(True)
+    reacted = np.array(has_next, dtype=bool)
+    reaction = np.concatenate(
+        [next_vecs, next_vecs * reply_vecs, np.asarray(numbers_n, np.float32)], axis=1
+    )
+    reaction[~reacted] = 0.0  # +0.0 throughout (a zero vector times a reply can give -0.0)
     return EvidenceBlocks(
-        R=_stack(rows_r, EMBEDDING_DIM + 5),
-        C=_stack(rows_c, EMBEDDING_DIM + 10),
-        N=_stack(rows_n, N_DIM),
-        has_next=np.array(has_next, dtype=bool),
+        R=np.concatenate([reply_vecs, np.asarray(numbers_r, np.float32)], axis=1),
+        C=np.concatenate([user_vecs * reply_vecs, np.asarray(numbers_c, np.float32)], axis=1),
+        N=reaction,
+        has_next=reacted,
     )
 
 
-def _stack(rows: list[NDArray[np.floating]], width: int) -> FloatArray:
-    if not rows:
-        return np.zeros((0, width), np.float32)
-    return np.stack(rows).astype(np.float32)
+class _SaidSoFar:
+    """The merged typed values of a run of user messages, each prefix merged once.
+
+    A dialogue's views read the messages of turns 1..k for every k: merging the new message
+    into the previous prefix's values gives the same sets as merging them all.
+    """
+
+    def __init__(self, typed: Callable[[str], TypedValues]) -> None:
+        self._typed = typed
+        self._merged: dict[tuple[str, ...], TypedValues] = {(): {}}
+
+    def of(self, messages: tuple[str, ...]) -> TypedValues:
+        """``merged_values`` of the messages' typed values."""
+        known = len(messages)
+        while messages[:known] not in self._merged:
+            known -= 1
+        merged = self._merged[messages[:known]]
+        for end in range(known + 1, len(messages) + 1):
+            merged = merged_values([merged, self._typed(messages[end - 1])])
+            self._merged[messages[:end]] = merged
+        return merged

@@ -46,7 +46,7 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
 )
 from todeval.nodes.goal_success.judges.turn_quality.local_signals import complaints
 from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import has_tool_channel
-from todeval.nodes.judges.vectors import Embed, VectorTable
+from todeval.nodes.judges.vectors import Embed, VectorTable, minilm_table
 
 MODEL_DIR = Path(__file__).parent
 """Where ``turn_quality.npz`` and ``turn_quality.json`` live."""
@@ -154,10 +154,9 @@ class TurnQualityModel:
         return [classes[i] for i in np.argmax(scores, axis=1)]
 
 
-@functools.cache
 def default_vectors() -> VectorTable:
-    """The MiniLM vector table the learned teachers share (one per process)."""
-    return VectorTable()
+    """The MiniLM vector table the learned teachers share (one per process, with the segmenter)."""
+    return minilm_table()
 
 
 @functools.cache
@@ -195,11 +194,11 @@ class LearnedTeacher:
                 N=np.where(quiet[:, None], np.float32(0.0), blocks.N).astype(np.float32),
                 has_next=blocks.has_next & ~quiet,
             )
-        logits = self.model.block_logits(blocks, self.blocks)
+        logits, by_block = shared_block_reads(self.model, blocks, self.blocks)
         p, alone = self.model.probability(self.key, logits, blocks.has_next)
         codes = self.model.codes(self.key, blocks)
-        by_block = {b: self.model.block_probability(b, logits[b]) for b in self.blocks}
-        read = [{b: float(by_block[b][i]) for b in self.blocks} for i in range(len(p))]
+        columns = [by_block[b].tolist() for b in self.blocks]
+        read = [dict(zip(self.blocks, row, strict=True)) for row in zip(*columns, strict=True)]
         bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone.tolist()}}
         labels = [
             self._label_turn(
@@ -261,6 +260,34 @@ def shared_evidence(dialogue: Dialogue, vectors: VectorTable) -> EvidenceBlocks:
     blocks = evidence_blocks(turn_views(dialogue), vectors.get)
     _last_evidence = (key, blocks)
     return blocks
+
+
+#: The last blocks' calibrated log-odds and p(failure) per evidence model: each block is read
+#: by two of the panel's three teachers (one tuple, swapped whole, never mutated).
+_last_reads: (
+    tuple[TurnQualityModel, EvidenceBlocks, dict[str, tuple[FloatArray, FloatArray]]] | None
+) = None
+
+
+def shared_block_reads(
+    model: TurnQualityModel, blocks: EvidenceBlocks, names: Sequence[str]
+) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    """``model.block_logits`` of ``names`` and each one's ``block_probability``.
+
+    Worked out once per block for the teachers that read the same ``blocks`` (the object
+    :func:`shared_evidence` hands them) one after the other.
+    """
+    global _last_reads
+    last = _last_reads
+    known = last[2] if last is not None and last[0] is model and last[1] is blocks else {}
+    missing = [name for name in names if name not in known]
+    if missing:
+        fresh = model.block_logits(blocks, missing)
+        known = known | {
+            name: (fresh[name], model.block_probability(name, fresh[name])) for name in missing
+        }
+        _last_reads = (model, blocks, known)
+    return {name: known[name][0] for name in names}, {name: known[name][1] for name in names}
 
 
 class TurnTeacher(LearnedTeacher):
