@@ -67,7 +67,8 @@ from todeval.graphs.corpus.job import (
 )
 from todeval.graphs.corpus.validity import figure_floors, figure_validity
 from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
-from todeval.graphs.process_runner import ProcessEngine, start_fork_server
+from todeval.graphs.fork_server import start_fork_server
+from todeval.graphs.process_runner import ProcessEngine
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
 from todeval.graphs.runner import context_summary
