@@ -481,12 +481,16 @@ def add_gate_arguments(parser: argparse.ArgumentParser, *, what: str = "a figure
     )
 
 
-def gate(args: argparse.Namespace, figures: Any, code: int) -> int:
-    """``code`` when the run meets its thresholds, else print why and return 3."""
+def gate(args: argparse.Namespace, figures: Callable[[], Any], code: int) -> int:
+    """``code`` when the run meets its thresholds, else print why and return 3.
+
+    ``figures`` is called only when there are thresholds: an evaluate run's figures are read
+    back from its outputs with bootstrap intervals (about half a second on SGD dev).
+    """
     thresholds = getattr(args, "fail_under", None)
     if not thresholds:
         return code
-    failures = gate_failures(figures, thresholds, allow_na=getattr(args, "allow_na", False))
+    failures = gate_failures(figures(), thresholds, allow_na=getattr(args, "allow_na", False))
     for failure in failures:
         print(f"todeval: gate failed: {failure}", file=sys.stderr)
     return GATE_FAILED if failures else code

@@ -58,4 +58,4 @@ def run(args: argparse.Namespace) -> int:
     )
     if not records["both"]:
         return 1
-    return gate(args, difference_figures(comparison), 0)
+    return gate(args, lambda: difference_figures(comparison), 0)

@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     counts = summary["counts"]
     if counts["records"] == 0 or counts.get("failed_records", 0) >= counts["records"]:
         return 1  # nothing evaluated: no figure to stand on
-    return gate(args, evaluation_figures(args.out), 0)
+    return gate(args, lambda: evaluation_figures(args.out), 0)
 
 
 def check_placement(args: argparse.Namespace, context: Any) -> None:

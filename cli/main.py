@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, NoReturn
 
 DESCRIPTION = (
@@ -75,9 +78,38 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``todeval`` script."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    _freeze_at_exit()
     argv = list(sys.argv[1:] if argv is None else argv)
-    answered = _answered_from_manifest(argv)  # --help or a usage error: no command imported
-    return _run(argv) if answered is None else answered
+    answered, parsed = _parsed_by_manifest(argv)  # --help or a usage error: no import
+    if answered is not None:
+        return answered
+    if parsed is not None and _runs_worker_processes(parsed):
+        from todeval.graphs.fork_server import start_fork_server
+
+        start_fork_server()  # its imports run beside the command's own, not after them
+    return _run(argv)
+
+
+@cache
+def _freeze_at_exit() -> None:
+    """No garbage collection once the process exits.
+
+    The interpreter's last collection walks every object still alive (judges, models, caches):
+    about a second at the end of an SGD-dev run. Frozen objects are skipped; each is still
+    freed as its last reference goes.
+    """
+    atexit.register(gc.freeze)
+
+
+def _runs_worker_processes(parsed: argparse.Namespace) -> bool:
+    """Whether the command runs its records in worker processes on this machine."""
+    return (
+        getattr(parsed, "command", None) == "evaluate"
+        and (getattr(parsed, "workers", None) or 1) > 1
+        and not getattr(parsed, "server", None)
+        and not getattr(parsed, "cluster", None)
+        and not getattr(parsed, "dry_run", False)
+    )
 
 
 def _answered_from_manifest(argv: Sequence[str]) -> int | None:
@@ -88,6 +120,11 @@ def _answered_from_manifest(argv: Sequence[str]) -> int | None:
     the arguments parse (or need a command's own check): the real parser parses them again and
     the command runs.
     """
+    return _parsed_by_manifest(argv)[0]
+
+
+def _parsed_by_manifest(argv: Sequence[str]) -> tuple[int | None, argparse.Namespace | None]:
+    """:func:`_answered_from_manifest`'s code, and the arguments as parsed when they parse."""
     from todeval.cli.arguments import UsageError
     from todeval.cli.manifest import NeedsCommand, manifest_parser
 
@@ -95,17 +132,17 @@ def _answered_from_manifest(argv: Sequence[str]) -> int | None:
         command = next((arg for arg in argv if not arg.startswith("-")), None)
         parser = manifest_parser(Parser, command=command)
     except (OSError, ValueError, LookupError):  # none, or unreadable: the real parser answers
-        return None
+        return None, None
     try:
-        parser.parse_args(argv)
+        parsed = parser.parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage error (2), already printed
-        return done.code if isinstance(done.code, int) else 2
+        return (done.code if isinstance(done.code, int) else 2), None
     except UsageError as error:  # raised by an argument's type (e.g. input_path)
         print(f"todeval: error: {error}", file=sys.stderr)
-        return 2
+        return 2, None
     except NeedsCommand:
-        return None
-    return None
+        return None, None
+    return None, parsed
 
 
 def _run(argv: Sequence[str]) -> int:

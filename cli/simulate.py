@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     print(one_line(summary, args.out))
     if not summary["simulation"]["counts"]["conversations"]:
         return 1
-    return gate(args, simulation_figures(summary), 0)
+    return gate(args, lambda: simulation_figures(summary), 0)
 
 
 def one_line(summary: dict[str, Any], out: Path) -> str:

@@ -19,31 +19,17 @@ import signal
 from collections import Counter
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import forkserver
 from typing import Any
 
 from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
+from todeval.graphs.fork_server import PRELOAD
 from todeval.nodes.judges.redact import error_text
 
 MAX_ATTEMPTS = 3
 """Times a chunk is given to a new worker after the one running it died."""
 
-PRELOAD = ["todeval.graphs.chunk_runner", "todeval.graphs.corpus.evaluation"]
-"""Imported once by the fork server, so each worker starts with them loaded."""
-
 EMBEDDING_THREADS = "TODEVAL_EMBEDDING_THREADS"
 """Environment variable: the embedder's threads in a worker (the cores shared out)."""
-
-
-def start_fork_server() -> None:
-    """Start the fork server now, so it imports :data:`PRELOAD` while the caller sets up.
-
-    Otherwise it starts with the first chunk, after the caller has read its inputs and built
-    its judges: about two seconds of a warm SGD-dev run with no worker yet.
-    """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    forkserver.ensure_running()
 
 
 def _start_worker(threads: int) -> None:

@@ -67,10 +67,11 @@ from todeval.graphs.corpus.job import (
 )
 from todeval.graphs.corpus.validity import figure_floors, figure_validity
 from todeval.graphs.evaluation import EvaluationOutput, build_evaluation_graph
-from todeval.graphs.process_runner import ProcessEngine, start_fork_server
+from todeval.graphs.fork_server import start_fork_server
+from todeval.graphs.process_runner import ProcessEngine
 from todeval.graphs.ray_runner import ClusterError, RayEngine
 from todeval.graphs.remote_runner import run_corpus_remote
-from todeval.graphs.runner import context_summary
+from todeval.graphs.runner import context_summary, record_json
 from todeval.graphs.suites import check_suite_judges, evaluation_suite
 from todeval.nodes.context import Context
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
@@ -274,8 +275,8 @@ class EvaluationWork:
         return build_evaluation_graph()
 
     def graph_input(self, record: EvaluationRecord) -> dict[str, Any]:
-        """The record (as JSON) and its suites."""
-        return {"record": record.model_dump(mode="json"), "suites": self.record_suites(record)}
+        """The record (as JSON: the dump that named its thread) and its suites."""
+        return {"record": record_json(record), "suites": self.record_suites(record)}
 
     def prepare(self, records: Sequence[EvaluationRecord]) -> None:
         """The local judges embed the chunk's texts in one batch (see :func:`judge_preparer`)."""

@@ -215,3 +215,26 @@ def test_help_and_usage_errors_import_nothing_heavy() -> None:
 def test_no_command_and_an_unknown_one_are_usage_errors() -> None:
     assert main([]) == 2
     assert main(["bogus"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "early"),
+    [
+        (["evaluate", "in.json", "--out", "o", "--workers", "2"], True),
+        (["evaluate", "in.json", "--out", "o", "--workers=3"], True),
+        (["evaluate", "in.json", "--out", "o"], False),
+        (["evaluate", "in.json", "--out", "o", "--workers", "2", "--server", "http://h"], False),
+        (["evaluate", "in.json", "--out", "o", "--workers", "2", "--dry-run"], False),
+        (["goal-success", "in.json", "--out", "o"], False),
+    ],
+)
+def test_the_fork_server_starts_first_only_for_worker_processes(
+    argv: list[str], early: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from todeval.cli.main import _parsed_by_manifest, _runs_worker_processes
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.json").write_text("[]")
+    code, parsed = _parsed_by_manifest(argv)
+    assert code is None and parsed is not None
+    assert _runs_worker_processes(parsed) is early

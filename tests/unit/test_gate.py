@@ -92,3 +92,16 @@ def test_the_documented_api_call_reproduces_the_cli(tmp_path: Path) -> None:
                  "--checkpoints", ":memory:"]) == 0  # fmt: skip
     cli = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert api["metrics"] == cli["metrics"] and api["counts"]["paused_records"] == 0
+
+
+def test_figures_are_only_computed_for_a_gate() -> None:
+    import argparse
+
+    from todeval.cli.common import GATE_FAILED, gate
+
+    def figures() -> dict[str, Figure]:
+        raise AssertionError("no thresholds: the figures are not read back")
+
+    assert gate(argparse.Namespace(fail_under=None), figures, 0) == 0
+    gated = argparse.Namespace(fail_under={"gsr": 0.5}, allow_na=False)
+    assert gate(gated, lambda: {"gsr": Figure(0.4)}, 0) == GATE_FAILED

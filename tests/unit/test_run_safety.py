@@ -167,6 +167,24 @@ def test_a_thread_id_hashes_the_record_the_settings_and_the_build_as_before() ->
         assert thread_id_for("x", record, context) == names.thread_id(record)
 
 
+def test_a_graph_input_reuses_the_dump_that_named_its_thread_once() -> None:
+    class Record(BaseModel):
+        dialogue_id: str
+        scores: dict[str, float]
+
+    names = ThreadNames.of("x", Context())
+    record = Record(dialogue_id="d1", scores={"b": 1.0, "a": 0.5})
+    other = Record(dialogue_id="d2", scores={})
+    names.thread_id(record)
+    dumped = runner.record_json(record)
+    assert dumped == record.model_dump(mode="json")
+    again = runner.record_json(record)  # handed out once: a graph may change its input
+    assert again == dumped and again is not dumped
+    names.thread_id(record)
+    assert runner.record_json(other) == other.model_dump(mode="json")  # not the last named
+    assert runner.record_json(record) is not dumped
+
+
 def test_records_run_with_fewer_collections_and_the_old_thresholds_come_back(
     inputs: list[Path], config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
