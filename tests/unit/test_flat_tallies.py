@@ -256,6 +256,25 @@ def test_goal_success_state_does_not_grow_with_the_corpus(monkeypatch: Any) -> N
     assert sizes[1] <= sizes[0] * 1.1
 
 
+def test_goal_success_packs_each_failed_dialogue_once(monkeypatch: Any) -> None:
+    views: Counter[str] = Counter()
+    drilldown = goal_success_tally._drilldown_view
+
+    def counted(record: Dialogue) -> dict[str, Any]:
+        views[record.dialogue_id] += 1
+        return drilldown(record)
+
+    monkeypatch.setattr(goal_success_tally, "_drilldown_view", counted)
+    tally = GoalSuccessTally(keep_turns=False)
+    for record, result in goal_success_corpus(200):
+        tally.add(record, result)
+    failed = Counter(str(line["dialogue_id"]) for line in tally.report_goals)
+    assert any(count > 1 for count in failed.values())  # some dialogue failed two goals
+    assert views == Counter(set(failed))  # its view was built and packed once
+    shown, dialogues = tally.report_view()
+    assert set(dialogues) == set(failed) and len(shown) == sum(failed.values())
+
+
 # --- goal tracking ---------------------------------------------------------------------------
 
 

@@ -166,7 +166,8 @@ class GoalSuccessTally:
         if len(self.report_goals) >= REPORT_FAILED_GOALS:  # counted, not shown
             return
         self.report_goals.append(line)
-        self.report_dialogues[record.dialogue_id] = pack(_drilldown_view(record))
+        if record.dialogue_id not in self.report_dialogues:  # one view however many goals failed
+            self.report_dialogues[record.dialogue_id] = pack(_drilldown_view(record))
 
     def report_view(self) -> tuple[list[dict[str, Any]], Mapping[str, dict[str, Any]]]:
         """The failed goals the report shows, and their dialogues' drill-down views by id.
