@@ -84,10 +84,11 @@ def hashed(grams: Sequence[str]) -> list[int]:
     return sorted({_bucket(gram) for gram in grams})
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 12)
 def _bucket(gram: str) -> int:
     # Skeleton n-grams repeat from message to message (about nine in ten in SGD): a bounded
-    # memo of the few thousand common ones saves most of the hashing.
+    # memo of the few thousand common ones saves most of the hashing. Bounded at 4,096
+    # short n-grams: the few thousand common ones, about a megabyte at most.
     return zlib.crc32(gram.encode()) % N_BUCKETS
 
 

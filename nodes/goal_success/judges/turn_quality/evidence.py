@@ -152,12 +152,12 @@ def canonical_value(value: str) -> str:
     return _PARTY.sub(" people", text)
 
 
-@functools.lru_cache(maxsize=1 << 12)
+@functools.lru_cache(maxsize=1 << 8)
 def typed_values(text: str) -> TypedValues:
     """The canonical typed values of ``text`` by type (types without a value are left out).
 
-    Remembered for the last few thousand texts (stock phrases recur across a corpus); the
-    values are only read, never changed.
+    Remembered for the last 256 texts (stock phrases recur across a corpus); the values are
+    only read, never changed.
     """
     found: TypedValues = {}
     for kind, pattern, scanned in _scans(text):
