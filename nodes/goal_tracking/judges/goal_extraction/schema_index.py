@@ -69,27 +69,18 @@ class TextWords:
 
     def joined(self, texts: Sequence[str]) -> frozenset[str]:
         """``words(" ".join(texts))``."""
-        parts: list[frozenset[str]] = []
-        across: list[str] = []
-        last = None  # the last token before the join
-        for text in texts:
-            tokens, found = self._tokens(text)
-            if not tokens:
-                continue
-            parts.append(found)
-            if last is not None:
-                across.append(_singular(last + tokens[0]))
-            last = tokens[-1]
-        return frozenset().union(*parts, across)
+        return self.joined_among(texts, None)
 
-    def joined_among(self, texts: Sequence[str], vocabulary: frozenset[str]) -> frozenset[str]:
-        """``words(" ".join(texts)) & vocabulary``, from each text's words among ``vocabulary``.
+    def joined_among(
+        self, texts: Sequence[str], vocabulary: frozenset[str] | None
+    ) -> frozenset[str]:
+        """``words(" ".join(texts)) & vocabulary`` (every word when ``vocabulary`` is None).
 
         A word table reads only its own words of a text (:meth:`WordRows.overlaps`): a
         context's few table words are the union of its texts' (each taken once) and the pairs
         across the joins, not the union of every word of its four texts.
         """
-        among = self._among.setdefault(vocabulary, {})
+        among = self._among.setdefault(vocabulary, {}) if vocabulary is not None else None
         parts: list[frozenset[str]] = []
         across: list[str] = []
         last = None  # the last token before the join
@@ -97,13 +88,15 @@ class TextWords:
             tokens, found = self._tokens(text)
             if not tokens:
                 continue
-            kept = among.get(text)
-            if kept is None:
-                kept = among[text] = found & vocabulary
-            parts.append(kept)
+            if among is not None and vocabulary is not None:
+                kept = among.get(text)
+                if kept is None:
+                    kept = among[text] = found & vocabulary
+                found = kept
+            parts.append(found)
             if last is not None:
                 pair = _singular(last + tokens[0])
-                if pair in vocabulary:
+                if vocabulary is None or pair in vocabulary:
                     across.append(pair)
             last = tokens[-1]
         return frozenset().union(*parts, across)
