@@ -7,10 +7,10 @@ the int8-tolerant 42% of the matmul work in int8: mean cosine 0.9999 to the orig
 for 5-13% less CPU per text; ``TODEVAL_EMBEDDING_PRECISION=fp32`` gives the original vectors
 exactly.
 
-Inference pads each batch only to its longest text (texts are sorted by token count so
-batches are tight), runs batches concurrently on single-threaded onnxruntime calls,
-mean-pools over the attention mask and L2-normalises. Vectors are cached in SQLite keyed by
-(model id, text) (:class:`EmbeddingCache`).
+Inference pads each batch only to its longest text (texts are sorted by token count and a
+batch ends where padding would pass 5 %), runs batches concurrently on single-threaded
+onnxruntime calls, mean-pools over the attention mask and L2-normalises. Vectors are cached
+in SQLite keyed by (model id, text) (:class:`EmbeddingCache`).
 
 ``python -m stores.embeddings --check`` finds the model, embeds, and prints the route.
 """
@@ -73,6 +73,12 @@ EMBEDDING_DIM = 384
 MAX_TOKENS = 256
 #: Padded tokens per batch at most: bounds the (batch, heads, seq, seq) attention tensor.
 _TOKEN_BUDGET = 4096
+#: A batch takes a text padded by at most this share of the batch's width (past _MIN_BATCH
+#: texts): padding is compute thrown away, and smaller, even batches cost little more per call.
+#: Against cutting at 64 texts only, embedding a 16-dialogue chunk's SGD turns took 23 % less
+#: CPU (128 dialogues, one thread); the vectors are the same to the bit, padded or not.
+_PADDING_SHARE = 0.05
+_MIN_BATCH = 4
 
 
 def _onnxruntime() -> Any:
@@ -249,18 +255,24 @@ class MiniLMEmbedder:
     ) -> list[NDArray[np.intp]]:
         """Cut ``order`` (longest text first) into batches within the size and token budgets.
 
-        A batch's first text is its longest, so it sets the padded width. Small calls are
-        split so every thread gets a share.
+        A batch's first text is its longest, so it sets the padded width; past
+        :data:`_MIN_BATCH` texts a batch ends where the next would be padded by more than
+        :data:`_PADDING_SHARE` of it. Small calls are split so every thread gets a share.
         """
         per_batch = min(self.batch_size, max(1, math.ceil(len(order) / self.threads)))
         batches: list[NDArray[np.intp]] = []
         start = 0
         while start < len(order):
+            width = int(lengths[order[start]])
             end = start + 1
             while (
                 end < len(order)
                 and end - start < per_batch
-                and (end - start + 1) * int(lengths[order[start]]) <= _TOKEN_BUDGET
+                and (end - start + 1) * width <= _TOKEN_BUDGET
+                and (
+                    end - start < _MIN_BATCH
+                    or width - int(lengths[order[end]]) <= _PADDING_SHARE * width
+                )
             ):
                 end += 1
             batches.append(order[start:end])

@@ -105,6 +105,32 @@ def test_batches_split_by_size_and_across_threads() -> None:
     parallel.close()
 
 
+def test_batches_end_where_padding_would_pass_its_share() -> None:
+    # Token counts, longest first as _encode orders them: 40 and 39 pad by 1 (2.5 %), 30 would
+    # pad a 40-wide batch by 25 %; a batch under _MIN_BATCH texts takes any length.
+    lengths = np.array([40, 39, 39, 38, 30, 30, 30, 30, 30, 12, 5])
+    embedder = MiniLMEmbedder(cache=None, threads=1)
+    batches = embedder._plan_batches(np.arange(len(lengths)), lengths)
+    assert [lengths[rows].tolist() for rows in batches] == [
+        [40, 39, 39, 38],
+        [30, 30, 30, 30, 30],
+        [12, 5],
+    ]
+    for rows in batches:
+        width = int(lengths[rows[0]])
+        padded = [width - int(n) for n in lengths[rows[emb._MIN_BATCH :]]]
+        assert all(pad <= emb._PADDING_SHARE * width for pad in padded)
+
+
+def test_vectors_do_not_depend_on_how_texts_are_batched() -> None:
+    texts = [LONG, PASSWORD, "hi", RESTAURANT, "book a table for two tonight", "thanks"]
+    embedder = MiniLMEmbedder(cache=None, threads=1)
+    together = embedder.embed(texts)
+    assert embedder.model_calls == 2  # the four longest in one batch, the other two in another
+    alone = np.stack([embedder.embed([text])[0] for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-6)
+
+
 def test_duplicates_are_embedded_once(embedder: MiniLMEmbedder) -> None:
     before = embedder.texts_encoded
     vectors = embedder.embed([RESTAURANT, PASSWORD, RESTAURANT])
