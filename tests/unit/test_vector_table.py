@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,12 +18,14 @@ class CountingEmbed:
 
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
+        self.arrays: list[weakref.ref[FloatArray]] = []  # every array handed out, unheld
 
     def __call__(self, texts: Sequence[str]) -> FloatArray:
         self.calls.append(list(texts))
         rows = np.zeros((len(texts), 384), np.float32)
         for row, text in enumerate(texts):
             rows[row, len(text) % 384] = 1.0
+        self.arrays.append(weakref.ref(rows))
         return rows
 
 
@@ -37,6 +41,20 @@ def test_a_load_embeds_only_the_texts_its_table_lacks() -> None:
     assert len(embed.calls) == 2  # the same chunk again: nothing to embed
     table.get(["a"])  # dropped with the last chunk: embedded on the spot
     assert embed.calls[-1] == ["a"]
+
+
+def test_a_load_keeps_no_earlier_chunk_alive() -> None:
+    embed = CountingEmbed()
+    table = VectorTable(embed)
+    table.load(["a", "bb"])
+    kept = table.get(["bb"])
+    table.load(["bb", "ccc"])  # "bb" is kept: copied, so the first array can go
+    gc.collect()
+    assert embed.arrays[0]() is None  # the first chunk's embedded array
+    assert (
+        table.get(["bb", "ccc", "bb"]).tobytes()
+        == np.concatenate([kept, embed(["ccc"]), kept]).tobytes()
+    )
 
 
 def test_the_segmenter_and_the_learned_teachers_share_one_minilm_table() -> None:
