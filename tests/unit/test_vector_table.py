@@ -10,6 +10,7 @@ import numpy as np
 
 from todeval.nodes.goal_success.judges.segmentation import LearnedSegmenter
 from todeval.nodes.goal_success.judges.turn_quality.learned import TurnTeacher
+from todeval.nodes.goal_tracking.judges.goal_extraction.local import LocalGoalExtractor
 from todeval.nodes.judges.vectors import FloatArray, VectorTable, minilm_table
 
 
@@ -63,3 +64,9 @@ def test_the_segmenter_and_the_learned_teachers_share_one_minilm_table() -> None
     assert TurnTeacher().vectors is minilm_table()
     own = CountingEmbed()
     assert LearnedSegmenter(embed=own).vectors is not minilm_table()
+
+
+def test_the_goal_extractor_reads_the_shared_minilm_table() -> None:
+    # Its utterances are the segmenter's messages: one table holds them once.
+    assert LocalGoalExtractor().vectors is minilm_table()
+    assert LocalGoalExtractor(embed=CountingEmbed()).vectors is not minilm_table()
