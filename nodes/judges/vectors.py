@@ -18,11 +18,16 @@ class VectorTable:
 
     An unprepared text is embedded on the spot; each :meth:`load` replaces the table, so memory
     stays bounded by one chunk. ``embed`` defaults to MiniLM, loaded on first use.
+
+    The table is one array (a row per text) and each text's row number: rows kept from the
+    last chunk are copied into the new array, not viewed, since a view keeps its whole array
+    alive. With views, a stock phrase in consecutive chunks held up to three chunks' arrays
+    per table (about 4 MB on long SGD dev chunks, the largest part of a run's growth).
     """
 
     def __init__(self, embed: Embed | None = None) -> None:
         self._embed = embed
-        self._table: dict[str, FloatArray] = {}
+        self._table: tuple[dict[str, int], FloatArray] = ({}, _no_rows())
 
     @property
     def source(self) -> Embed:
@@ -44,21 +49,34 @@ class VectorTable:
         (a text already in the table keeps its vector; only the others are embedded).
         """
         unique = list(dict.fromkeys(texts))
-        table = self._table  # one reference: a concurrent load() swaps, never mutates
-        if unique == list(table):
+        rows, array = self._table  # one reference: a concurrent load() swaps, never mutates
+        if unique == list(rows):
             return
-        missing = [text for text in unique if text not in table]
-        vectors = self.embed(missing) if missing else np.zeros((0, 384), np.float32)
-        fresh = dict(zip(missing, vectors, strict=True))
-        self._table = {text: table[text] if text in table else fresh[text] for text in unique}
+        missing = [text for text in unique if text not in rows]
+        fresh = self.embed(missing) if missing else _no_rows()
+        if len(missing) < len(unique):
+            at = {text: row for row, text in enumerate(unique)}
+            table = np.empty((len(unique), array.shape[1]), np.result_type(array, fresh))
+            kept = [text for text in unique if text in rows]
+            table[[at[text] for text in kept]] = array[[rows[text] for text in kept]]
+            table[[at[text] for text in missing]] = fresh
+            fresh = table
+        self._table = ({text: row for row, text in enumerate(unique)}, fresh)
 
     def get(self, texts: Sequence[str]) -> FloatArray:
         """Vectors for ``texts``, shape ``(len(texts), dim)``, from the table where possible."""
-        table = self._table  # one reference: a concurrent load() swaps, never mutates
-        missing = list(dict.fromkeys(t for t in texts if t not in table))
-        found = dict(zip(missing, self.embed(missing), strict=True)) if missing else {}
-        rows = [table[t] if t in table else found[t] for t in texts]
-        return np.stack(rows) if rows else np.zeros((0, 384), np.float32)
+        rows, array = self._table  # one reference: a concurrent load() swaps, never mutates
+        if not texts:
+            return _no_rows()
+        missing = list(dict.fromkeys(t for t in texts if t not in rows))
+        if not missing:
+            return array[[rows[t] for t in texts]]
+        found = dict(zip(missing, self.embed(missing), strict=True))
+        return np.stack([array[rows[t]] if t in rows else found[t] for t in texts])
+
+
+def _no_rows() -> FloatArray:
+    return np.zeros((0, 384), np.float32)
 
 
 @functools.cache

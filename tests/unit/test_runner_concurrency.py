@@ -6,6 +6,7 @@ import contextvars
 import random
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -244,6 +245,20 @@ def test_prepared_in_chunks_feeds_the_concurrent_runner_from_the_consumer_thread
     assert [record for record, _ in results] == records
     assert [name for chunk in prepared for name in chunk] == [f"item-{n}" for n in range(15)]
     assert threads == {threading.current_thread().name}
+
+
+def test_prepared_in_chunks_holds_no_record_it_handed_out() -> None:
+    def items() -> Iterator[Item | RecordError]:
+        yield from (Item(eval_id=f"item-{n}", value=n) for n in range(8))
+
+    chunks = prepared_in_chunks(items(), lambda chunk: None, size=4)
+    first = next(chunks)
+    gone = weakref.ref(first)
+    del first
+    assert gone() is None  # the rest of its chunk is still to come
+    assert [item.eval_id for item in chunks if isinstance(item, Item)] == [
+        f"item-{n}" for n in range(1, 8)
+    ]
 
 
 def test_max_concurrency_below_one_is_refused() -> None:

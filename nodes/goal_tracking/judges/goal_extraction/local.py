@@ -27,7 +27,7 @@ from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
 from todeval.nodes.goal_tracking.judges.goal_extraction.schema_index import SchemaIndex
 from todeval.nodes.judges.classifier import MLPClassifier
 from todeval.nodes.judges.text import cue, sentences
-from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable
+from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable, minilm_table
 
 MODEL_PATH = Path(__file__).parent / "goal_extractor_mlp.npz"
 
@@ -102,7 +102,10 @@ class LocalGoalExtractor:
     ) -> None:
         self.schema = dict(schema) if schema is not None else None
         self._model = model
-        self.vectors = VectorTable(embed)
+        # MiniLM's vectors come from the table the segmenter and the learned teachers share:
+        # a chunk's utterances are their messages, embedded once for all of them (a table of
+        # its own held a second copy, and its load read every vector again).
+        self.vectors = VectorTable(embed) if embed is not None else minilm_table()
         self.max_goals = max_goals
         self._index: SchemaIndex | None = None
         self._prepared: dict[tuple[str, tuple[tuple[str, str], ...]], FloatArray] = {}
