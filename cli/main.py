@@ -112,19 +112,14 @@ def _runs_worker_processes(parsed: argparse.Namespace) -> bool:
     )
 
 
-def _answered_from_manifest(argv: Sequence[str]) -> int | None:
+def _parsed_by_manifest(argv: Sequence[str]) -> tuple[int | None, argparse.Namespace | None]:
     """The exit code of ``--help`` or a usage error, answered from the parser manifest.
 
     Arguments that name a command are parsed with that command's parser alone; others
-    (``todeval``, ``todeval --help``, an unknown command) with the command names. None when
-    the arguments parse (or need a command's own check): the real parser parses them again and
-    the command runs.
+    (``todeval``, ``todeval --help``, an unknown command) with the command names. The code is
+    None when the arguments parse (with them as parsed) or need a command's own check: the
+    real parser parses them again and the command runs.
     """
-    return _parsed_by_manifest(argv)[0]
-
-
-def _parsed_by_manifest(argv: Sequence[str]) -> tuple[int | None, argparse.Namespace | None]:
-    """:func:`_answered_from_manifest`'s code, and the arguments as parsed when they parse."""
     from todeval.cli.arguments import UsageError
     from todeval.cli.manifest import NeedsCommand, manifest_parser
 

@@ -54,14 +54,14 @@ class VectorTable:
             return
         missing = [text for text in unique if text not in rows]
         fresh = self.embed(missing) if missing else _no_rows()
+        at = {text: row for row, text in enumerate(unique)}
         if len(missing) < len(unique):
-            at = {text: row for row, text in enumerate(unique)}
             table = np.empty((len(unique), array.shape[1]), np.result_type(array, fresh))
             kept = [text for text in unique if text in rows]
             table[[at[text] for text in kept]] = array[[rows[text] for text in kept]]
             table[[at[text] for text in missing]] = fresh
             fresh = table
-        self._table = ({text: row for row, text in enumerate(unique)}, fresh)
+        self._table = (at, fresh)
 
     def get(self, texts: Sequence[str]) -> FloatArray:
         """Vectors for ``texts``, shape ``(len(texts), dim)``, from the table where possible."""

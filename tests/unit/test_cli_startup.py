@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from todeval.cli.main import Parser, _answered_from_manifest, build_parser, main
+from todeval.cli.main import Parser, _parsed_by_manifest, build_parser, main
 from todeval.cli.manifest import MANIFEST, NeedsCommand, describe, manifest_parser
 
 HEAVY = (
@@ -132,7 +132,7 @@ def _real_answer(argv: Sequence[str]) -> tuple[Any, str, str]:
 def _manifest_answer(argv: Sequence[str]) -> tuple[Any, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = _answered_from_manifest(argv)
+        code, _ = _parsed_by_manifest(argv)
     return code, out.getvalue(), err.getvalue()
 
 
