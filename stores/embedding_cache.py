@@ -2,12 +2,19 @@
 
 Keys are sha256 digests of (model id, text), values float32 vectors. The database runs in
 WAL mode so several processes can share one file; one connection per process, guarded by a
-lock, serves all its threads, and every call does a read query per 256 keys and one write
+lock, serves all its threads, and every call does a read query per 1,024 keys and one write
 transaction.
+
+The rows live in a rowid table (``vectors``). The table before it (``embeddings``) was
+``WITHOUT ROWID``: such a table keeps rows in index pages, where a row may take at most about
+a quarter of a 4 kB page, so each 1.6 kB row spilled onto an overflow page of its own. SGD
+dev's 43,328 vectors took 198 MB instead of 86 MB, and looking all of them up took 0.90 CPU s
+instead of 0.27 s. A file with the old table has its rows moved over when it is first opened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -27,7 +34,32 @@ size it kept up to 128, each with its parameters' memory, and SQLite's memory gr
 
 
 def _select_keys(count: int) -> str:
-    return f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * count)})"
+    return f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * count)})"
+
+
+def _move_old_table(conn: sqlite3.Connection) -> None:
+    """Move the rows of the old ``WITHOUT ROWID`` table (``embeddings``) into ``vectors``, once.
+
+    The first process to take the write lock moves them and drops the old table; the others
+    find it gone. VACUUM then gives the freed pages back, unless another process is using
+    the file (then they are reused by later writes).
+    """
+    old = "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'embeddings'"
+    if conn.execute(old).fetchone() is None:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute(old).fetchone() is not None:
+            conn.execute("INSERT OR IGNORE INTO vectors SELECT * FROM embeddings")
+            conn.execute("DROP TABLE embeddings")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("PRAGMA busy_timeout = 0")  # never wait for a file in use: VACUUM is optional
+    with contextlib.suppress(sqlite3.OperationalError):
+        conn.execute("VACUUM")
+    conn.execute("PRAGMA busy_timeout = 30000")
 
 
 MEMORY_BYTES = 4 * 2**20
@@ -69,9 +101,10 @@ class EmbeddingCache:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings (key BLOB PRIMARY KEY, "
-                "model_id TEXT NOT NULL, vector BLOB NOT NULL) WITHOUT ROWID"
+                "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, "
+                "model_id TEXT NOT NULL, vector BLOB NOT NULL)"
             )
+            _move_old_table(conn)
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 
@@ -106,7 +139,7 @@ class EmbeddingCache:
             conn = self._connection()
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?)", rows)
+                conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -116,7 +149,7 @@ class EmbeddingCache:
 
     def __len__(self) -> int:
         with self._lock:
-            row = self._connection().execute("SELECT COUNT(*) FROM embeddings").fetchone()
+            row = self._connection().execute("SELECT COUNT(*) FROM vectors").fetchone()
         return int(row[0])
 
     def close(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import multiprocessing
+import sqlite3
 import threading
 import warnings
 from pathlib import Path
@@ -183,6 +184,41 @@ def test_look_ups_of_any_size_find_every_stored_vector_and_no_other(tmp_path: Pa
         assert sorted(found) == sorted(stored[:size])
         for row, text in enumerate(stored[:size]):
             np.testing.assert_array_equal(found[text], vectors[row])
+
+
+def test_a_vector_row_fits_in_its_page(tmp_path: Path) -> None:
+    # The old WITHOUT ROWID table spilled every 1.6 kB row onto an overflow page of its own:
+    # 200 vectors took over 200 pages (and a look-up read two).
+    path = tmp_path / "emb.sqlite"
+    cache = EmbeddingCache(path, memory_bytes=0)
+    vectors = np.random.default_rng(0).random((200, EMBEDDING_DIM), dtype=np.float32)
+    cache.put_many("m", [f"text {i}" for i in range(200)], vectors)
+    cache.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    assert pages * page_size < 1.5 * vectors.nbytes
+
+
+def test_a_file_with_the_old_table_keeps_its_vectors(tmp_path: Path) -> None:
+    path = tmp_path / "emb.sqlite"
+    vector = np.arange(EMBEDDING_DIM, dtype=np.float32)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE embeddings (key BLOB PRIMARY KEY, model_id TEXT NOT NULL, "
+            "vector BLOB NOT NULL) WITHOUT ROWID"
+        )
+        key = EmbeddingCache.make_key("m", "kept")
+        conn.execute("INSERT INTO embeddings VALUES (?, ?, ?)", (key, "m", vector.tobytes()))
+    cache = EmbeddingCache(path, memory_bytes=0)
+    np.testing.assert_array_equal(cache.get_many("m", ["kept"])["kept"], vector)
+    assert len(cache) == 1
+    cache.close()
+    with sqlite3.connect(path) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema")}
+    assert "embeddings" not in tables
+    assert len(EmbeddingCache(path)) == 1  # opened again: nothing moved twice
 
 
 @pytest.mark.skipif(_SQLITE is None, reason="no libsqlite3 to ask for its memory")
