@@ -232,3 +232,11 @@ def test_trees_too_deep_for_a_leaf_table_walk_their_levels_alike() -> None:
     one_by_one = np.concatenate([model.logits(row) for row in rows])
     assert one_by_one.tobytes() == model.logits(rows).tobytes()
     assert [model.logit(row) for row in rows] == one_by_one.tolist()
+
+
+def test_the_log_of_a_count_is_numpys_to_the_bit() -> None:
+    """Issue 32: the rows read ``log1p`` of counts from a table; past its end, from numpy."""
+    from todeval.nodes.goal_success.judges.segmentation.goal_features import _log1p
+
+    for count in [*range(2000), 10**6]:
+        assert _log1p(count) == float(np.log1p(count)), count
