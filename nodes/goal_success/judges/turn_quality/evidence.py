@@ -105,16 +105,17 @@ class TurnView:
 
 def turn_views(dialogue: Dialogue) -> list[TurnView]:
     """One view per turn of ``dialogue``, in order."""
-    pairs = [(turn.user_msg, turn.response) for turn in dialogue.turns]
+    users = [turn.user_msg for turn in dialogue.turns]
+    replies = [turn.response for turn in dialogue.turns]
     return [
         TurnView(
             user=user,
             response=response,
-            prev_response=pairs[k - 1][1] if k else "",
-            history=tuple(u for u, _ in pairs[:k]),
-            next_user=pairs[k + 1][0] if k + 1 < len(pairs) else None,
+            prev_response=replies[k - 1] if k else "",
+            history=tuple(users[:k]),
+            next_user=users[k + 1] if k + 1 < len(users) else None,
         )
-        for k, (user, response) in enumerate(pairs)
+        for k, (user, response) in enumerate(zip(users, replies, strict=True))
     ]
 
 
