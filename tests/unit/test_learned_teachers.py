@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
@@ -12,7 +13,9 @@ from todeval.evals.schema import Dialogue, Turn
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
 from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     VALUE_PATTERNS,
+    TurnView,
     canonical_value,
+    evidence_blocks,
     typed_values,
 )
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
@@ -25,6 +28,7 @@ from todeval.nodes.goal_success.judges.turn_quality.learned import (
 )
 from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.goal_success.voting import vote_turn
+from todeval.stores.embeddings import EMBEDDING_DIM
 
 REACTION = ("local:reply-reaction", "local:fit-reaction")
 LEARNED = ("local:turn", *REACTION)
@@ -264,13 +268,6 @@ def test_values_have_one_spelling() -> None:
 
 def test_evidence_vectors_are_each_texts_own_and_zero_for_an_empty_one() -> None:
     """Issue 32: the blocks gather each column of views at once; an empty text reads as zeros."""
-    import numpy as np
-
-    from todeval.nodes.goal_success.judges.turn_quality.evidence import (
-        EMBEDDING_DIM,
-        TurnView,
-        evidence_blocks,
-    )
 
     def vectors(texts: list[str]) -> np.ndarray:
         rows = [np.random.default_rng(len(t) * 7 + ord(t[0])).standard_normal(EMBEDDING_DIM)
