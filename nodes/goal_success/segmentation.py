@@ -8,17 +8,16 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from todeval.evals.metrics.goal_success.segmentation import goal_spans
-from todeval.evals.schema import Dialogue
 from todeval.nodes.context import Context, get_context
 from todeval.nodes.goal_success.roles import segmenter
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
-from todeval.nodes.goal_success.state import SegmentationState
+from todeval.nodes.goal_success.state import SegmentationState, read_dialogue
 
 
 def segment_goals(state: SegmentationState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the configured judge whether each turn starts a new goal."""
     context = get_context(runtime)
-    dialogue = Dialogue.model_validate(state["dialogue"])
+    dialogue = read_dialogue(state["dialogue"])
     judge = segmenter(context)
     verdict = judge.segment(
         dialogue,

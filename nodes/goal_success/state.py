@@ -6,9 +6,12 @@ Kept below ``graphs/`` so the nodes can import their own state types (imports po
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, NotRequired
 
 from typing_extensions import TypedDict
+
+from todeval.evals.schema import Dialogue
 
 
 class TurnSegment(TypedDict):
@@ -157,3 +160,25 @@ class GoalSuccessOutput(TypedDict):
 
 class GoalSuccessState(GoalSuccessInput, GoalSuccessOutput, total=False):
     """Everything the graph's nodes read and write."""
+
+
+#: The last dialogue record read and its model (one tuple, swapped whole): goal success's steps
+#: read the same record object one after the other (segmentation, the teachers, the vote).
+_last_read: tuple[Mapping[str, Any], Dialogue] | None = None
+
+
+def read_dialogue(record: Mapping[str, Any]) -> Dialogue:
+    """``Dialogue.model_validate(record)``, validated once for steps that read the same object.
+
+    A state's values are not changed in place (a step returns new ones), so the record object
+    the last step read is the same dialogue: its model is handed out again, not validated
+    again (three validations a dialogue were about one per cent of a local run). The model
+    is only read by the steps. Holds one record at a time.
+    """
+    global _last_read
+    last = _last_read  # one read: another thread may swap it, never mutate it
+    if last is not None and last[0] is record:
+        return last[1]
+    dialogue = Dialogue.model_validate(record)
+    _last_read = (record, dialogue)
+    return dialogue

@@ -49,7 +49,7 @@ from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import (
 )
 from todeval.nodes.goal_success.roles import teacher
 from todeval.nodes.goal_success.settings import GoalSuccessSettings
-from todeval.nodes.goal_success.state import TeacherTask, VotingState
+from todeval.nodes.goal_success.state import TeacherTask, VotingState, read_dialogue
 from todeval.nodes.judges.spec import parse_spec
 from todeval.nodes.judges.text import to_the_user
 
@@ -246,7 +246,7 @@ def label_turns(task: TeacherTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The task's teachers label every turn, one after the other."""
     context = get_context(runtime)
     # Filtered once for every teacher of the task: words to a judge earn nothing.
-    dialogue = addressed_to_user(Dialogue.model_validate(task["dialogue"]))
+    dialogue = addressed_to_user(read_dialogue(task["dialogue"]))
     return {"labels": [_labels(dialogue, item, context) for item in task["teachers"]]}
 
 
@@ -285,7 +285,7 @@ def vote_labels(state: VotingState, runtime: Runtime[Context]) -> dict[str, Any]
     evidence shows served is a success (:func:`served_turns`).
     """
     labels = sorted(state["labels"], key=lambda teacher: teacher["index"])
-    dialogue = Dialogue.model_validate(state["dialogue"])
+    dialogue = read_dialogue(state["dialogue"])
     certain = certain_failures(dialogue)
     # served_turns reads the user's complaints on a tool transcript only: elsewhere (SGD, chat
     # logs) they are not worked out at all.
@@ -324,7 +324,7 @@ def route_after_vote(
 
 def escalate_to_human(state: VotingState) -> dict[str, Any]:
     """Ask a human about each ambiguous turn, in order; apply the verdicts."""
-    dialogue = Dialogue.model_validate(state["dialogue"])
+    dialogue = read_dialogue(state["dialogue"])
     turns: list[dict[str, Any]] = []
     verdicts: list[dict[str, Any]] = []
     for voted in state["turns"]:

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from todeval.evals.metrics.goal_shift.grounding import scalars
-from todeval.nodes.judges.echo import repeats, says_nothing
+from todeval.nodes.judges.echo import repeats_words, words
 from todeval.nodes.judges.text import HAND_OVER_TOOL, cue
 
 Utterance = Mapping[str, Any]
@@ -127,13 +127,13 @@ def is_echo(utterance: Utterance, history: Sequence[Utterance]) -> bool:
     """
     if str(utterance.get("speaker")) != "SYSTEM":
         return False
-    said = str(utterance.get("text", ""))
-    if says_nothing(said):
+    said = words(str(utterance.get("text", "")))  # read once for both questions
+    if not said:  # says_nothing
         return True
     turn = int(utterance.get("turn", 0))
     before = (u for u in reversed(history) if u["speaker"] == "USER" and int(u["turn"]) < turn)
     last = next(before, None)  # the user's last utterance before this one
-    return last is not None and repeats(said, str(last["text"]), overlap=ECHO_OVERLAP)
+    return last is not None and repeats_words(said, words(str(last["text"])), overlap=ECHO_OVERLAP)
 
 
 def completion_evidence(

@@ -51,6 +51,27 @@ class MLPClassifier:
         """Probability of the positive class for each row."""
         return _sigmoid(self.logits(features))
 
+    def predict_proba_blocks(self, features: FloatArray, block: int) -> FloatArray:
+        """:meth:`predict_proba` of each run of ``block`` rows, stacked: the same bits.
+
+        Only the two matrix products run per block (a product over more rows may round
+        otherwise); the element-wise steps around them give the same bits over any number of
+        rows, so they run once over every block (a dialogue's utterances, a dozen numpy calls
+        fewer per utterance).
+        """
+        if block <= 0 or len(features) % block:
+            raise ValueError(f"{len(features)} rows are not runs of {block}")
+        standard = (features - self.mean) / self.scale
+        products = np.empty((len(features), self.w1.shape[1]), np.result_type(standard, self.w1))
+        for start in range(0, len(features), block):
+            products[start : start + block] = standard[start : start + block] @ self.w1
+        hidden = np.maximum(products + self.b1, 0.0)
+        out = np.empty((len(features), self.w2.shape[1]), np.result_type(hidden, self.w2))
+        for start in range(0, len(features), block):
+            out[start : start + block] = hidden[start : start + block] @ self.w2
+        logits = np.asarray(out + self.b2, dtype=np.float32).reshape(-1)
+        return _sigmoid(logits)
+
     def save(self, path: Path) -> None:
         """Write weights to ``path`` (.npz) and the threshold/metadata beside it (.json)."""
         np.savez_compressed(

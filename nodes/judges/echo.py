@@ -65,13 +65,32 @@ def repeats(
     hotel." is an answer, not an echo). A reply without words repeats nothing
     (:func:`says_nothing` asks about that).
     """
-    theirs = [w for w in words(said) if counts is None or counts(w)]
+    return repeats_words(
+        words(reply),
+        words(said),
+        overlap=overlap,
+        min_words=min_words,
+        counts=counts,
+        in_order=in_order,
+    )
+
+
+def repeats_words(
+    reply: Sequence[str],
+    said: Sequence[str],
+    *,
+    overlap: float = 1.0,
+    min_words: int = 1,
+    counts: Callable[[str], bool] | None = None,
+    in_order: bool = False,
+) -> bool:
+    """:func:`repeats` of two texts' :func:`words` (for a caller that has them already)."""
+    theirs = [w for w in said if counts is None or counts(w)]
     if in_order:
         return (
-            len(theirs) >= min_words
-            and [w for w in words(reply) if counts is None or counts(w)] == theirs
+            len(theirs) >= min_words and [w for w in reply if counts is None or counts(w)] == theirs
         )
-    mine = {w for w in words(reply) if counts is None or counts(w)}
+    mine = {w for w in reply if counts is None or counts(w)}
     if len(theirs) < min_words or not mine or not theirs:
         return False
     shared = len(mine & set(theirs))

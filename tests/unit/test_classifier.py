@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from todeval.nodes.judges.classifier import MLPClassifier, TrainingConfig, best_f1_threshold
 
@@ -36,3 +37,25 @@ def test_best_f1_threshold_prefers_the_separating_cut() -> None:
     labels = np.array([False, False, False, True, True, True])
     threshold = best_f1_threshold(probabilities, labels)
     assert 0.3 < threshold <= 0.72
+
+
+def test_blocks_of_rows_get_the_bits_of_one_call_per_block() -> None:
+    """Issue 32: the element-wise steps run over every block at once, the products per block."""
+    rng = np.random.default_rng(3)
+    model = MLPClassifier(
+        w1=rng.standard_normal((43, 128)).astype(np.float32),
+        b1=rng.standard_normal(128).astype(np.float32),
+        w2=rng.standard_normal((128, 1)).astype(np.float32),
+        b2=rng.standard_normal(1).astype(np.float32),
+        mean=rng.standard_normal(43).astype(np.float32),
+        scale=rng.uniform(0.5, 2.0, 43).astype(np.float32),
+    )
+    for block, blocks in ((1, 5), (37, 1), (37, 9), (64, 3)):
+        rows = rng.standard_normal((block * blocks, 43)).astype(np.float32)
+        one_by_one = [model.predict_proba(rows[k : k + block]) for k in range(0, len(rows), block)]
+        assert (
+            model.predict_proba_blocks(rows, block).tobytes()
+            == np.concatenate(one_by_one).tobytes()
+        )
+    with pytest.raises(ValueError, match="runs of 4"):
+        model.predict_proba_blocks(np.zeros((6, 43), np.float32), 4)

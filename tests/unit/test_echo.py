@@ -5,7 +5,7 @@ from __future__ import annotations
 from todeval.evals.schema import Turn
 from todeval.nodes.goal_success.judges.turn_quality.tool_evidence import echoes_user
 from todeval.nodes.goal_tracking.evidence import is_echo
-from todeval.nodes.judges.echo import repeated, repeats, says_nothing, words
+from todeval.nodes.judges.echo import repeated, repeats, repeats_words, says_nothing, words
 from todeval.nodes.proactive.judges.guidance_judge import floor_reason
 
 USER = "I want to lock my debit card ending 4421 right now"
@@ -68,3 +68,14 @@ def test_e1_needs_the_same_order_so_an_answer_that_turns_the_question_round_is_n
     assert repeats("is it a non-smoking hotel", question, in_order=True)
     assert not echoes_user(Turn(turn_number=1, user_msg=question, response=answer))
     assert echoes_user(Turn(turn_number=1, user_msg=question, response=question.upper()))
+
+
+def test_words_read_once_answer_as_the_texts_do() -> None:
+    """Issue 32: a caller with the words already asks ``repeats_words``: the same answers."""
+    texts = ["", "ok", "Book a table for two.", "book a table for two", "A table for two, ok?"]
+    for reply in texts:
+        for said in texts:
+            for options in ({}, {"overlap": 0.6}, {"min_words": 3, "in_order": True}):
+                assert repeats_words(words(reply), words(said), **options) == repeats(
+                    reply, said, **options
+                )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
@@ -12,7 +13,9 @@ from todeval.evals.schema import Dialogue, Turn
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
 from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     VALUE_PATTERNS,
+    TurnView,
     canonical_value,
+    evidence_blocks,
     typed_values,
 )
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
@@ -25,6 +28,7 @@ from todeval.nodes.goal_success.judges.turn_quality.learned import (
 )
 from todeval.nodes.goal_success.roles import TURN_QUALITY
 from todeval.nodes.goal_success.voting import vote_turn
+from todeval.stores.embeddings import EMBEDDING_DIM
 
 REACTION = ("local:reply-reaction", "local:fit-reaction")
 LEARNED = ("local:turn", *REACTION)
@@ -260,3 +264,33 @@ def test_values_have_one_spelling() -> None:
         "count": frozenset({"3"}),  # group 1 of a count is its number
         "name": frozenset({"march"}),
     }
+
+
+def test_evidence_vectors_are_each_texts_own_and_zero_for_an_empty_one() -> None:
+    """Issue 32: the blocks gather each column of views at once; an empty text reads as zeros."""
+
+    def vectors(texts: list[str]) -> np.ndarray:
+        rows = [np.random.default_rng(len(t) * 7 + ord(t[0])).standard_normal(EMBEDDING_DIM)
+                for t in texts]  # fmt: skip
+        return np.asarray(rows, np.float32)
+
+    def vec(text: str | None) -> np.ndarray:
+        return vectors([text])[0] if text else np.zeros(EMBEDDING_DIM, np.float32)
+
+    views = [
+        TurnView("Book a table", "", "", (), "For two"),
+        TurnView("For two", "Done. Anything else?", "", ("Book a table",), ""),
+        TurnView("", "Bye", "Done. Anything else?", ("Book a table", "For two"), None),
+    ]
+    blocks = evidence_blocks(views, vectors)
+    for i, view in enumerate(views):
+        reply, user, after = vec(view.response), vec(view.user), vec(view.next_user)
+        assert blocks.R[i, :EMBEDDING_DIM].tobytes() == reply.tobytes()
+        assert blocks.C[i, :EMBEDDING_DIM].tobytes() == (user * reply).tobytes()
+        assert blocks.C[i, EMBEDDING_DIM] == np.float32(float(user @ reply))
+        assert blocks.C[i, EMBEDDING_DIM + 1] == np.float32(float(vec(view.prev_response) @ reply))
+        if view.next_user is not None:
+            assert blocks.N[i, :EMBEDDING_DIM].tobytes() == after.tobytes()
+    assert not blocks.N[2].any() and blocks.has_next.tolist() == [True, True, False]
+    silent = evidence_blocks([TurnView("", "", "", (), None)], vectors)  # no text at all
+    assert not silent.R[0, :EMBEDDING_DIM].any() and not silent.C[0, :EMBEDDING_DIM].any()

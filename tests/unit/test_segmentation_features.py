@@ -15,7 +15,13 @@ import pytest
 
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH, LearnedSegmenter
-from todeval.nodes.goal_success.judges.segmentation.discourse import skeleton
+from todeval.nodes.goal_success.judges.segmentation.discourse import (
+    DiscourseCueModel,
+    cue_buckets,
+    cue_ngrams,
+    hashed,
+    skeleton,
+)
 from todeval.nodes.goal_success.judges.segmentation.features import find_spans, mentions
 from todeval.nodes.goal_success.judges.segmentation.goal_features import (
     FEATURE_NAMES,
@@ -169,6 +175,23 @@ def test_the_discourse_skeleton_hides_content_words() -> None:
     ]
 
 
+def test_the_cue_buckets_are_the_hashed_ngrams() -> None:
+    """Issue 32: segmenting looks the buckets up by tokens; training hashes the n-grams."""
+    messages = [
+        "",
+        "ok",
+        "Thanks. I also need a taxi to Mezze Yard at 7",
+        "yes yes yes, that that is it, and and then I want want to book book it it please now",
+        "What about something else? Can you find me another one in San Jose for 4 people?",
+    ]
+    weights = np.linspace(-1.0, 1.0, 1 << 15, dtype=np.float32)
+    model = DiscourseCueModel(weights, 0.25)
+    for message in messages * 2:  # the second time from the memos
+        buckets = hashed(cue_ngrams(message))
+        assert cue_buckets(message) == buckets
+        assert model.logit(message) == 0.25 + float(weights[buckets].sum())
+
+
 def test_a_padded_tree_predicts_like_the_original() -> None:
     # root: x0 <= 0.5 ? leaf 1.0 : (x1 <= 2.0 ? leaf -1.0 : leaf 3.0)
     left = np.array([1, -1, 3, -1, -1])
@@ -209,3 +232,11 @@ def test_trees_too_deep_for_a_leaf_table_walk_their_levels_alike() -> None:
     one_by_one = np.concatenate([model.logits(row) for row in rows])
     assert one_by_one.tobytes() == model.logits(rows).tobytes()
     assert [model.logit(row) for row in rows] == one_by_one.tolist()
+
+
+def test_the_log_of_a_count_is_numpys_to_the_bit() -> None:
+    """Issue 32: the rows read ``log1p`` of counts from a table; past its end, from numpy."""
+    from todeval.nodes.goal_success.judges.segmentation.goal_features import _log1p
+
+    for count in [*range(2000), 10**6]:
+        assert _log1p(count) == float(np.log1p(count)), count

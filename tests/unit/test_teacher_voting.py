@@ -240,3 +240,19 @@ def test_llm_success_with_a_cause_drops_the_cause_and_bad_codes_are_rejected() -
         for code in ("E1", "E2", "E3", "E4", "E5", "Refusal to Answer")
     ]
     assert mapped == ["E3", "E4", "E2", "E1", "E5", "E2"]
+
+
+def test_steps_reading_one_record_validate_it_once() -> None:
+    """Issue 32: the same record object is one model; another object is validated afresh."""
+    from todeval.nodes.goal_success.state import read_dialogue
+
+    record = {
+        "dialog_id": "d-1",
+        "turns": [{"turn_number": 1, "user_msg": "hi", "response": "hey"}],
+    }
+    first = read_dialogue(record)
+    assert read_dialogue(record) is first
+    other = json.loads(json.dumps(record).replace("hey", "hello"))
+    assert read_dialogue(other) is not first and read_dialogue(other).turns[0].response == "hello"
+    assert read_dialogue(record) is not first  # the last record read is the one kept
+    assert read_dialogue(record).turns[0].response == "hey"

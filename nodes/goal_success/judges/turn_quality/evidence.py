@@ -105,16 +105,17 @@ class TurnView:
 
 def turn_views(dialogue: Dialogue) -> list[TurnView]:
     """One view per turn of ``dialogue``, in order."""
-    pairs = [(turn.user_msg, turn.response) for turn in dialogue.turns]
+    users = [turn.user_msg for turn in dialogue.turns]
+    replies = [turn.response for turn in dialogue.turns]
     return [
         TurnView(
             user=user,
             response=response,
-            prev_response=pairs[k - 1][1] if k else "",
-            history=tuple(u for u, _ in pairs[:k]),
-            next_user=pairs[k + 1][0] if k + 1 < len(pairs) else None,
+            prev_response=replies[k - 1] if k else "",
+            history=tuple(users[:k]),
+            next_user=users[k + 1] if k + 1 < len(users) else None,
         )
-        for k, (user, response) in enumerate(pairs)
+        for k, (user, response) in enumerate(zip(users, replies, strict=True))
     ]
 
 
@@ -141,6 +142,9 @@ _SPACE_BEFORE_MERIDIEM = re.compile(r"\s+(am|pm)")
 _PARTY = re.compile(r"\s+(people|persons?|adults?|guests?|tickets?|seats?|passengers?)$")
 
 
+# Values recur (days, times, party sizes: about one SGD dev value in seven is new): a bounded
+# memo of the last thousand spares their seven rewrites (a few tens of kilobytes).
+@functools.lru_cache(maxsize=1 << 10)
 def canonical_value(value: str) -> str:
     """One spelling per value: ``"7:00 p.m."`` -> ``"7pm"``, "three guests" -> "3 people"."""
     text = _SPACES.sub(" ", value.lower().strip().replace("a.m.", "am").replace("p.m.", "pm"))
@@ -288,27 +292,31 @@ def evidence_blocks(views: Sequence[TurnView], vectors: Vectors) -> EvidenceBloc
             has_next=np.zeros(0, dtype=bool),
         )
     texts = view_texts(views)
-    table = dict(zip(texts, vectors(texts), strict=True)) if texts else {}
     zero = np.zeros(EMBEDDING_DIM, np.float32)
+    # The texts' vectors and, last, the zero vector of an empty text (or none): each column of
+    # views is gathered from it in one step (the same rows np.stack made of them one by one).
+    matrix = np.concatenate([vectors(texts), zero[None, :]]) if texts else zero[None, :]
+    row_of = {text: row for row, text in enumerate(texts)}
+    empty = len(texts)
 
-    def vec(text: str) -> FloatArray:
-        return table[text] if text else zero
+    def gather(column: Iterable[str | None]) -> FloatArray:
+        rows: FloatArray = matrix[[row_of[text] if text else empty for text in column]]
+        return rows
 
     # typed_values remembers recent texts: a user message is read again by every later turn
     # (what the user said so far), a reply by its own turn and the next message's.
     typed = typed_values
     said = _SaidSoFar(typed)
 
-    users = [vec(view.user) for view in views]
-    replies = [vec(view.response) for view in views]
-    nexts = [zero if view.next_user is None else vec(view.next_user) for view in views]
-    user_vecs, reply_vecs, next_vecs = np.stack(users), np.stack(replies), np.stack(nexts)
-    previous_vecs = np.stack([vec(view.prev_response) for view in views])
+    user_vecs = gather(view.user for view in views)
+    reply_vecs = gather(view.response for view in views)
+    next_vecs = gather(view.next_user for view in views)  # zero without a next message
+    previous_vecs = gather(view.prev_response for view in views)
     # Every dot product of the blocks, a column of views at a time: np.vecdot computes each
     # row's product with the kernel a @ b uses for two vectors, so each keeps its bits.
     earlier = [view.history[-HISTORY:] for view in views]
     slots = [
-        np.stack([vec(texts[slot]) if slot < len(texts) else zero for texts in earlier])
+        gather(texts[slot] if slot < len(texts) else "" for texts in earlier)
         for slot in range(max(map(len, earlier)))
     ]
     user_reply = np.vecdot(user_vecs, reply_vecs).tolist()

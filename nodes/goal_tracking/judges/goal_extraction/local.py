@@ -31,6 +31,9 @@ from todeval.nodes.judges.vectors import Embed, FloatArray, VectorTable, minilm_
 
 MODEL_PATH = Path(__file__).parent / "goal_extractor_mlp.npz"
 
+_Key = tuple[str, tuple[tuple[str, str], ...]]
+"""What an utterance's scores depend on (:func:`_key`)."""
+
 #: At most this many schema goals per utterance (SGD users raise one, rarely two, at a time).
 MAX_GOALS_PER_UTTERANCE = 2
 
@@ -108,7 +111,8 @@ class LocalGoalExtractor:
         self.vectors = VectorTable(embed) if embed is not None else minilm_table()
         self.max_goals = max_goals
         self._index: SchemaIndex | None = None
-        self._prepared: dict[tuple[str, tuple[tuple[str, str], ...]], FloatArray] = {}
+        # Each prepared utterance's probabilities and the best of them.
+        self._prepared: dict[_Key, tuple[FloatArray, float]] = {}
 
     @property
     def model(self) -> MLPClassifier:
@@ -199,18 +203,25 @@ class LocalGoalExtractor:
             return
         n = len(self.index)
         features = goal_features_many(self.index, self._inputs(wanted))
-        # The model runs per utterance: a product over more rows may round differently.
-        self._prepared = {
-            _key(u, c): self.model.predict_proba(features[k * n : (k + 1) * n])
-            for k, (u, c) in enumerate(wanted)
-        }
+        # The model's products run per utterance (over more rows they may round otherwise);
+        # each utterance's best intent too is read for all at once (a maximum is exact).
+        scores = self.model.predict_proba_blocks(features, n).reshape(len(wanted), n)
+        best = np.maximum.reduce(scores, axis=1).tolist()
+        self._prepared = {_key(u, c): (scores[k], best[k]) for k, (u, c) in enumerate(wanted)}
 
     def probabilities(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
         """The model's probability for every intent of the schema (row order of ``index``)."""
+        return self._scored(utterance, context)[0]
+
+    def _scored(
+        self, utterance: Utterance, context: Sequence[Utterance]
+    ) -> tuple[FloatArray, float]:
+        """:meth:`probabilities` and the best of them."""
         prepared = self._prepared.get(_key(utterance, context))
         if prepared is not None:
             return prepared
-        return self.model.predict_proba(self.features(utterance, context))
+        probabilities = self.model.predict_proba(self.features(utterance, context))
+        return probabilities, float(np.maximum.reduce(probabilities))
 
     def ranked(self, utterance: Utterance, context: Sequence[Utterance]) -> list[tuple[int, float]]:
         """The ``max_goals`` best intents (row, probability), best first.
@@ -248,10 +259,10 @@ class LocalGoalExtractor:
         assert self.schema is not None
         if not len(self.index):
             return []
-        probabilities = self.probabilities(utterance, context)
+        probabilities, best = self._scored(utterance, context)
         # The best intent ranks first: below the threshold, no goal (most user utterances),
         # and neither the ranking nor the request clause is needed.
-        if float(np.maximum.reduce(probabilities)) < self.model.threshold:
+        if best < self.model.threshold:
             return []
         clause = request_clause(utterance.text)
         goals = []
@@ -267,9 +278,7 @@ class LocalGoalExtractor:
         return goals
 
 
-def _key(
-    utterance: Utterance, context: Sequence[Utterance]
-) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _key(utterance: Utterance, context: Sequence[Utterance]) -> _Key:
     """What an utterance's scores depend on: its text and its context's speakers and texts."""
     return utterance.text, tuple((u.speaker, u.text) for u in context)
 
