@@ -262,9 +262,9 @@ def test_a_plain_string_body_is_shown_as_text_not_markup() -> None:
 def test_a_tables_cells_are_text_parts_or_values_missing_marked_unless_free_text() -> None:
     """Each kind of cell the table macro takes, written as it always was."""
     na = '<span class="na" title="could not be computed">—</span>'
-    row = ["x<y", ["50.0%", " (", "—", ")"], 3, "—"]
+    row: list[Any] = ["x<y", ["50.0%", " (", "—", ")"], 3, "—"]
     head = "<thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>"
-    assert str(table(["a", "b", "c", "d"], [row], cls="k")) == (
+    assert str(macro("table")(["a", "b", "c", "d"], [row], "k")) == (
         f'<table class="k">{head}<tbody><tr><td>x&lt;y</td><td>50.0% ({na})</td><td>3</td>'
         f"<td>{na}</td></tr></tbody></table>"
     )
