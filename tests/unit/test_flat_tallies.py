@@ -17,7 +17,7 @@ import pytest
 
 from tests.unit.test_goal_tracking_metrics import corpus
 from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
-from todeval.evals.metrics.evaluation import EvaluationTally
+from todeval.evals.metrics.evaluation import EvaluationTally, drilldown_dialogue
 from todeval.evals.metrics.goal_success import tally as goal_success_tally
 from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
 from todeval.evals.metrics.goal_success.success_rate import score_goals
@@ -25,7 +25,9 @@ from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
 from todeval.evals.metrics.quantile_sketch import LogHistogram
 from todeval.evals.metrics.record_metrics import corpus_values
-from todeval.evals.metrics.running import Packed
+from todeval.evals.metrics.running import Packed, PackedMap
+from todeval.evals.record_views import EvaluationRecord
+from todeval.evals.report.evaluation import records_section
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RCOF_CODES, Dialogue
 
@@ -338,3 +340,22 @@ def test_evaluation_counts_do_not_grow_without_lines() -> None:
             tally._count(evaluation_line(index) | {"status": "done", "error": None})
         sizes.append(stored(tally))
     assert sizes[1] == sizes[0]
+
+
+def test_evaluation_keeps_a_shown_dialogue_as_its_drilldown_reads_it() -> None:
+    """Each turn's text, not its metadata; the records section is drawn the same from it."""
+    turns = [
+        {"turn_number": 1, "user_msg": "book <a> room", "response": "done",
+         "metadata": {"frames": ["x" * 500]}, "source_names": ["kb"]},
+        {"turn_number": 2, "user_msg": "thanks", "response": "bye"},
+    ]  # fmt: skip
+    dialogue = Dialogue.model_validate({"dialogue_id": "d1", "turns": turns})
+    tally = EvaluationTally({})
+    record = EvaluationRecord(record_id="d1", kind="dialogue", dialogue=dialogue)
+    tally.add(record, ThreadResult("d1", "t1", {"results": {}, "suites": []}))
+    kept = PackedMap(tally.shown_dialogues)
+    assert kept["d1"] == drilldown_dialogue(dialogue)
+    assert set(kept["d1"]["turns"][0]) == {"turn_number", "user_msg", "response"}
+    full = {"d1": dialogue.model_dump(mode="json")}
+    drawn = [str(records_section(tally.shown, views, total=1).body) for views in (kept, full)]
+    assert drawn[0] == drawn[1] and "book &lt;a&gt; room" in drawn[0] and "bye" in drawn[0]

@@ -314,3 +314,18 @@ def test_sections_render_in_order_with_their_own_anchors() -> None:
     ):
         with pytest.raises(ValueError):
             render_report("t", bad)
+
+
+def test_every_drilled_turn_and_teacher_shows_its_labels_badge() -> None:
+    """Success, failure, and "no label" for anything else (none, or a label that is not text)."""
+    goals, dialogues = corpus()
+    odd = turn(3, None)
+    odd["quality"], odd["teachers"][0]["quality"] = ["failure"], 7
+    goals.append(goal("plain-2", 2, [odd]))
+    html = str(goal_success_section(summary(), goals, dialogues).body)
+    drilled = html[html.index("<strong>Dialogue plain-2</strong>") :]
+    assert drilled.count('<span class="badge bad">failure</span>') == 3  # turn 1, its teachers
+    assert drilled.count('<span class="badge muted">no label</span>') == 6  # turns 2 and 3
+    nasty = html[html.index("<article") : html.index("<strong>Dialogue plain-2</strong>")]
+    assert nasty.count('<span class="badge ok">success</span>') == 6 + 1  # turns 1, 3; goal G2
+    assert nasty.count('<span class="badge bad">failure</span>') == 3  # turn 2, its teachers

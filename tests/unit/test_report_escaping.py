@@ -27,7 +27,7 @@ from todeval.evals.report.page import num_html, skipped_records_html, table, val
 from todeval.evals.report.proactive import synthesis_section, task_section
 from todeval.evals.report.simulation import simulation_section
 from todeval.evals.report.svg import line_chart
-from todeval.evals.report.templating import environment
+from todeval.evals.report.templating import environment, macro
 
 PAYLOAD = (
     '"><script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">'
@@ -257,3 +257,19 @@ def test_a_plain_string_body_is_shown_as_text_not_markup() -> None:
     check_escaped(html)
     section = html[html.index('<section id="raw"') :]
     assert str(escape(P)) in section
+
+
+def test_a_tables_cells_are_text_parts_or_values_missing_marked_unless_free_text() -> None:
+    """Each kind of cell the table macro takes, written as it always was."""
+    na = '<span class="na" title="could not be computed">—</span>'
+    row: list[Any] = ["x<y", ["50.0%", " (", "—", ")"], 3, "—"]
+    head = "<thead><tr><th>a</th><th>b</th><th>c</th><th>d</th></tr></thead>"
+    assert str(macro("table")(["a", "b", "c", "d"], [row], "k")) == (
+        f'<table class="k">{head}<tbody><tr><td>x&lt;y</td><td>50.0% ({na})</td><td>3</td>'
+        f"<td>{na}</td></tr></tbody></table>"
+    )
+    free = macro("table")(["a", "b", "c", "d"], [row, []], "data", False)
+    assert str(free) == (
+        f'<table class="data">{head}<tbody><tr><td>x&lt;y</td><td>50.0% (—)</td><td>3</td>'
+        "<td>—</td></tr><tr></tr></tbody></table>"
+    )

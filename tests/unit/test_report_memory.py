@@ -7,13 +7,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 
 from tests.unit.test_report import corpus, summary
 from todeval.evals.metrics.running import PackedMap, pack
-from todeval.evals.report import Section, goal_success_section, render_report, write_report
+from todeval.evals.report import (
+    Section,
+    goal_success_section,
+    render_report,
+    templating,
+    write_report,
+)
 from todeval.evals.report.evaluation import RECORDS_ID, records_section
 from todeval.evals.report.goal_success_drilldown import Drilldowns, failed_goals
 from todeval.evals.report.page import anchor_id
+from todeval.evals.report.templating import PIECES_JOINED, Rendered
 
 
 class CountingMap(PackedMap):
@@ -101,3 +109,15 @@ class LazyLines:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.store["shown"])
+
+
+def test_a_body_in_pieces_is_its_template_pieces_joined_a_few_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fewer pieces for the page to pass on, the same text, even past a run of empty pieces."""
+    raw = ["<p>", *[""] * (2 * PIECES_JOINED), "a", "</p>", *map(str, range(3 * PIECES_JOINED))]
+    monkeypatch.setattr(templating, "render_pieces", lambda template, **data: iter(raw))
+    pieces = list(Rendered("any.html.j2").pieces())
+    assert "".join(pieces) == "".join(raw)
+    assert len(pieces) == -(-len(raw) // PIECES_JOINED)
+    assert all(isinstance(piece, Markup) for piece in pieces)
