@@ -25,7 +25,6 @@ from concurrent.futures import wait as wait_for
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
-from itertools import islice
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -417,24 +416,62 @@ run's peak memory: late SGD dev dialogues are long (24 turns on average, up to 5
 batch of 64 of them held about 15 MB of read-ahead records and vectors; with 16 a warm 1-worker
 run of all 2,482 peaks 6 % above its first 248's (it was 12 %), at the same CPU."""
 
+PREPARE_TURNS = 64
+"""Turns a chunk holds at most (past its first record). Chunks of 16 records held twice as
+much late in SGD dev as early on: its dialogues 2,049-2,208 have 16 turns on average (up to 29),
+its first 248 have 7, and a chunk's records, texts and vectors grow with the turns (a
+turn-quality text holds the turns before it). 64 turns is about 9 early dialogues, 4 late
+ones. A warm 1-worker run of all 2,482 records itself peaks about 4 MB lower than with 16
+records a chunk (168.6 against 172.5 MB; 96 and 128 turns: 168.8 and 169.5), its first 248 as
+before (163.8 against 164.0), at the same CPU. The whole command's peak is not lower yet: it is
+set after the run by the goal-success report section, which unpacks up to 500 failed goals at
+once (+5 MB at 2,482, +1 MB at 248)."""
+
+
+def record_turns(record: BaseModel | RecordError) -> int:
+    """The turns ``record`` holds (its own or its dialogue's), 1 for a record without any.
+
+    Measures a chunk in :func:`prepared_in_chunks`; an error is prepared for nothing (0).
+    """
+    if isinstance(record, RecordError):
+        return 0
+    turns = getattr(getattr(record, "dialogue", record), "turns", None)
+    return len(turns) if isinstance(turns, list) else 1
+
 
 def prepared_in_chunks(
     records: Iterable[D | RecordError],
     prepare: Callable[[Sequence[D]], None],
     size: int = PREPARE_CHUNK,
+    turns: int = PREPARE_TURNS,
 ) -> Iterator[D | RecordError]:
     """Yield ``records`` unchanged, calling ``prepare`` on each chunk of dialogues first.
 
     Lets a judge do batch work for many dialogues at once (local judges embed a whole chunk's
-    texts in one large batch, about twice as fast as one small batch per dialogue).
+    texts in one large batch, about twice as fast as one small batch per dialogue). A chunk
+    ends at ``size`` records or once its records hold ``turns`` turns (:func:`record_turns`),
+    whichever comes first: memory follows the texts held, not the records.
 
     A record handed out is no longer held here: the whole chunk was kept until its last record
     had run and the next chunk had been read beside it (16 late SGD dev dialogues hold about
     2.4 MB).
     """
     iterator = iter(records)
-    while chunk := list(islice(iterator, size)):
+    while chunk := _next_chunk(iterator, size, turns):
         prepare([record for record in chunk if not isinstance(record, RecordError)])
         chunk.reverse()
         while chunk:
             yield chunk.pop()
+
+
+def _next_chunk(
+    iterator: Iterator[D | RecordError], size: int, turns: int
+) -> list[D | RecordError]:
+    chunk: list[D | RecordError] = []
+    held = 0
+    for record in iterator:
+        chunk.append(record)
+        held += record_turns(record)
+        if len(chunk) >= size or held >= turns:
+            break
+    return chunk

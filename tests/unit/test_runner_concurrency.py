@@ -21,7 +21,7 @@ from typing_extensions import TypedDict
 
 from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
-from todeval.graphs.runner import READ_AHEAD, prepared_in_chunks, run_corpus
+from todeval.graphs.runner import READ_AHEAD, prepared_in_chunks, record_turns, run_corpus
 from todeval.nodes.context import Context
 from todeval.stores.checkpoint import open_checkpointer
 
@@ -240,7 +240,7 @@ def test_prepared_in_chunks_feeds_the_concurrent_runner_from_the_consumer_thread
 
     with open_checkpointer(":memory:") as saver:
         results = list(
-            run(build(Probe(), saver), prepared_in_chunks(records, prepare, size=4), N)  # type: ignore[type-var]
+            run(build(Probe(), saver), prepared_in_chunks(records, prepare, size=4), N)  # type: ignore[arg-type]
         )
     assert [record for record, _ in results] == records
     assert [name for chunk in prepared for name in chunk] == [f"item-{n}" for n in range(15)]
@@ -275,3 +275,42 @@ def test_workers_see_the_callers_context_variables() -> None:
         CALLER.reset(token)
     outputs = [r.output for _, r in results if r is not None and r.output is not None]
     assert len(outputs) == 6 and {o["caller"] for o in outputs} == {"evaluate"}
+
+
+class Talk(BaseModel):
+    """A record with turns, as a dialogue is."""
+
+    eval_id: str
+    turns: list[str]
+
+
+class Wrapped(BaseModel):
+    """A record whose turns are its dialogue's, as an evaluation record's are."""
+
+    eval_id: str
+    dialogue: Talk
+
+
+def test_a_chunk_ends_at_its_turn_budget_or_its_size() -> None:
+    lengths = [3, 3, 3, 10, 1, 1, 1, 1, 1, 2]
+    records: list[Talk | RecordError] = [
+        Talk(eval_id=f"t{n}", turns=["x"] * length) for n, length in enumerate(lengths)
+    ]
+    records.insert(1, RecordError(file="f", message="unreadable"))  # holds no turns
+    prepared: list[list[str]] = []
+
+    def prepare(chunk: Sequence[Talk | RecordError]) -> None:
+        prepared.append([talk.eval_id for talk in chunk if isinstance(talk, Talk)])
+
+    handed = list(prepared_in_chunks(records, prepare, size=4, turns=6))
+    assert handed == records
+    # t0+t1 reach 6 turns; t2 alone is under, t3 takes it past; then 4 records; then the rest.
+    assert prepared == [["t0", "t1"], ["t2", "t3"], ["t4", "t5", "t6", "t7"], ["t8", "t9"]]
+
+
+def test_record_turns_counts_a_record_or_its_dialogue() -> None:
+    talk = Talk(eval_id="a", turns=["x", "y"])
+    assert record_turns(talk) == 2
+    assert record_turns(Wrapped(eval_id="b", dialogue=talk)) == 2
+    assert record_turns(Item(eval_id="c", value=1)) == 1
+    assert record_turns(RecordError(file="f", message="unreadable")) == 0
