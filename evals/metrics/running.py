@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -86,8 +86,12 @@ def unpack(blob: bytes) -> Any:
 
 
 @dataclass
-class Packed:
-    """JSON values kept packed (:func:`pack`) in arrival order, read back when a report is drawn."""
+class Packed(Sequence[Any]):
+    """JSON values kept packed (:func:`pack`) in arrival order, read back when a report is drawn.
+
+    Each value is unpacked when read and not kept, so a report that reads one at a time (by
+    index or in turn) holds one at a time.
+    """
 
     blobs: list[bytes] = field(default_factory=list)
 
@@ -104,6 +108,17 @@ class Packed:
 
     def __iter__(self) -> Iterator[Any]:
         return (unpack(blob) for blob in self.blobs)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [unpack(blob) for blob in self.blobs[index]]
+        return unpack(self.blobs[index])
 
 
 class PackedMap(Mapping[str, Any]):

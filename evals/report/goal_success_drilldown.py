@@ -109,57 +109,71 @@ def failed_goals(
     """The failed-goal table and a drill-down of each of their dialogues, as template data.
 
     ``dialogues`` (by id) add text to the drill-downs; ``cap`` bounds the goals listed;
-    ``count`` is the total failed when ``goals`` holds only the first ones.
+    ``count`` is the total failed when ``goals`` holds only the first ones. ``goals`` are read
+    one at a time, here in turn and by a drill-down by index: a sequence that unpacks each
+    goal as it is read (:class:`evals.metrics.running.Packed`) is never unpacked whole.
     """
-    failed = [g for g in goals if g.get("success") is False]
-    shown = failed[: max(cap, 0)]
-    total = len(failed) if count is None else max(count, len(failed))
-    anchors = {did: anchor_id(f"{SECTION_ID}-d", did) for did in
-               dict.fromkeys(str(g.get("dialogue_id")) for g in shown)}  # fmt: skip
-    rows = []
-    for goal in shown:
+    dialogues = dialogues or {}
+    anchors: dict[str, str] = {}
+    by_dialogue: dict[str, list[int]] = defaultdict(list)  # each dialogue's goals, by index
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    for index, goal in enumerate(goals):
         did = str(goal.get("dialogue_id"))
-        turn = next((t for t in goal.get("turns") or [] if t.get("quality") == "failure"), None)
-        first = None
-        if turn is not None:
-            record = _turn_records((dialogues or {}).get(did)).get(turn.get("turn_number")) or {}
-            first = {"turn": str(turn.get("turn_number")),
-                     "message": shorten(record.get("user_msg"), 120)}  # fmt: skip
-        rows.append(
-            {"anchor": anchors[did], "dialogue_id": shorten(did, 48), "goal": _goal_name(goal),
-             "span": _span(goal), "rcof": _rcof(goal.get("rcof")), "first": first}
-        )  # fmt: skip
-    by_dialogue: dict[str, list[Record]] = defaultdict(list)
-    for goal in goals:
-        by_dialogue[str(goal.get("dialogue_id"))].append(goal)
+        by_dialogue[did].append(index)
+        if goal.get("success") is not False:
+            continue
+        failed += 1
+        if len(rows) < cap:
+            anchors.setdefault(did, anchor_id(f"{SECTION_ID}-d", did))
+            rows.append(_failed_row(goal, did, anchors[did], dialogues))
+    total = failed if count is None else max(count, failed)
     return {
         "section_id": SECTION_ID,
         "count": total,
         "rows": rows,
-        "hidden": total - len(shown),
+        "hidden": total - len(rows),
         "cap": cap,
-        "drilldowns": Drilldowns(anchors, by_dialogue, dialogues or {}),
+        "drilldowns": Drilldowns(anchors, by_dialogue, goals, dialogues),
     }
+
+
+def _failed_row(
+    goal: Record, did: str, anchor: str, dialogues: Mapping[str, Record]
+) -> dict[str, Any]:
+    """A failed goal's row of the table, with its first failed turn's message."""
+    turn = next((t for t in goal.get("turns") or [] if t.get("quality") == "failure"), None)
+    first = None
+    if turn is not None:
+        record = _turn_records(dialogues.get(did)).get(turn.get("turn_number")) or {}
+        first = {"turn": str(turn.get("turn_number")),
+                 "message": shorten(record.get("user_msg"), 120)}  # fmt: skip
+    return {"anchor": anchor, "dialogue_id": shorten(did, 48), "goal": _goal_name(goal),
+            "span": _span(goal), "rcof": _rcof(goal.get("rcof")), "first": first}  # fmt: skip
 
 
 class Drilldowns:
     """The dialogues' drill-downs, each built when the template reaches it.
 
-    With ``dialogues`` that unpack on read (:class:`evals.metrics.running.PackedMap`), the page
-    holds one dialogue's view at a time, not every failed dialogue's (issue 32).
+    With goals and ``dialogues`` that unpack on read (:class:`evals.metrics.running.Packed`,
+    :class:`~evals.metrics.running.PackedMap`), the page holds one dialogue's goals and view at
+    a time, not every failed dialogue's (issue 32).
     """
 
     def __init__(
         self,
         anchors: Mapping[str, str],
-        goals: Mapping[str, Sequence[Record]],
+        goals_of: Mapping[str, Sequence[int]],
+        goals: Sequence[Record],
         dialogues: Mapping[str, Record],
     ) -> None:
-        self.anchors, self.goals, self.dialogues = anchors, goals, dialogues
+        self.anchors, self.goals_of = anchors, goals_of
+        self.goals, self.dialogues = goals, dialogues
 
     def __len__(self) -> int:
         return len(self.anchors)
 
     def __iter__(self) -> Iterator[Any]:
         for did, aid in self.anchors.items():
-            yield _drilldown(did, self.goals[did], self.dialogues.get(did), aid)
+            goals = [self.goals[index] for index in self.goals_of[did]]
+            yield _drilldown(did, goals, self.dialogues.get(did), aid)

@@ -10,7 +10,7 @@ import pytest
 from markupsafe import Markup
 
 from tests.unit.test_report import corpus, summary
-from todeval.evals.metrics.running import PackedMap, pack
+from todeval.evals.metrics.running import Packed, PackedMap, pack
 from todeval.evals.report import (
     Section,
     goal_success_section,
@@ -56,6 +56,39 @@ def test_a_drilldown_is_built_only_when_it_is_reached() -> None:
     assert packed.reads == before + 1 and first["has_text"]
     assert len(list(drills)) == len(drills) and packed.reads == before + 1 + len(drills)
     assert not failed_goals([], packed, cap=500)["drilldowns"]
+
+
+class CountingGoals(Packed):
+    """A :class:`Packed` that counts the goals it unpacks."""
+
+    reads: int = 0
+
+    def __iter__(self) -> Iterator[Any]:
+        for goal in super().__iter__():
+            self.reads += 1
+            yield goal
+
+    def __getitem__(self, index: Any) -> Any:
+        self.reads += 1
+        return super().__getitem__(index)
+
+
+def test_packed_goals_are_read_one_at_a_time_and_draw_the_same_section() -> None:
+    # Unpacked together, SGD dev's 500 failed goals set the run's peak memory.
+    goals, dialogues = corpus()
+    packed = CountingGoals()
+    for goal in goals:
+        packed.append(goal)
+    assert packed[1] == goals[1] and packed[1:3] == goals[1:3]
+    packed.reads = 0
+    found = failed_goals(packed, dialogues, cap=500)
+    assert packed.reads == len(goals)  # one pass for the table: no goal is kept
+    drills = found["drilldowns"]
+    first = next(iter(drills))
+    assert packed.reads == len(goals) + len(first["goals"])  # a drill-down reads its own
+    assert goal_success_section(summary(), packed, dialogues).body == (
+        goal_success_section(summary(), goals, dialogues).body
+    )
 
 
 def test_the_page_written_in_pieces_is_the_rendered_page(tmp_path: Path) -> None:
