@@ -423,9 +423,9 @@ its first 248 have 7, and a chunk's records, texts and vectors grow with the tur
 turn-quality text holds the turns before it). 64 turns is about 9 early dialogues, 4 late
 ones. A warm 1-worker run of all 2,482 records itself peaks about 4 MB lower than with 16
 records a chunk (168.6 against 172.5 MB; 96 and 128 turns: 168.8 and 169.5), its first 248 as
-before (163.8 against 164.0), at the same CPU. The whole command's peak is not lower yet: it is
-set after the run by the goal-success report section, which unpacks up to 500 failed goals at
-once (+5 MB at 2,482, +1 MB at 248)."""
+before (163.8 against 164.0), at the same CPU. With the goal-success report section reading
+its failed goals one at a time (it unpacked all 500 after the run, +4 MB), the whole command
+peaks 3 % above its first 248's (``make bench``: 160.3 -> 165.2 MB)."""
 
 
 def record_turns(record: BaseModel | RecordError) -> int:
