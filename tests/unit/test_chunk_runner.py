@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from todeval.evals.results import ThreadResult
 from todeval.evals.schema import RecordError
 from todeval.graphs.chunk_runner import ChunkResult, run_chunks
 from todeval.graphs.process_runner import MAX_ATTEMPTS, ProcessEngine
+from todeval.graphs.runner import BATCH_GC_THRESHOLD
 from todeval.nodes.judges.accounting import ACCOUNTING
 
 
@@ -85,6 +87,18 @@ def test_processes_give_each_record_its_result_in_order(tmp_path: Path) -> None:
     ]
     workers = {result.worker for _, result in out if result is not None}
     assert len(workers) >= 1 and None not in workers
+
+
+def test_a_worker_keeps_the_batch_collection_thresholds_between_chunks(tmp_path: Path) -> None:
+    # Between chunks Python's default thresholds ran ~820 collections a worker on SGD dev,
+    # five of them full ones over every judge's objects.
+    engine = ProcessEngine(EchoWork(tally=str(tmp_path / "tally")), ":memory:", workers=1)
+    try:
+        assert engine.collect(engine.submit(_items(2))).results  # a chunk has run and ended
+        between = engine._pool.submit(gc.get_threshold).result(timeout=60)
+    finally:
+        engine.close()
+    assert tuple(between) == BATCH_GC_THRESHOLD != gc.get_threshold()
 
 
 def test_a_chunk_whose_worker_dies_runs_again_in_a_new_one(tmp_path: Path) -> None:
