@@ -28,8 +28,7 @@ from todeval.nodes.goal_success.judges.segmentation import (
 from todeval.nodes.goal_success.judges.segmentation.discourse import (
     N_BUCKETS,
     DiscourseCueModel,
-    cue_ngrams,
-    hashed,
+    cue_buckets,
 )
 from todeval.nodes.goal_success.judges.segmentation.features import ActPrototypes, turn_texts
 from todeval.nodes.goal_success.judges.segmentation.goal_features import (
@@ -77,7 +76,7 @@ def cue_matrix(turns: Sequence[tuple[int, str, bool]]) -> sparse.csr_matrix:
     """Binary hashed n-gram features, one row per turn."""
     indptr, indices = [0], []
     for _, user_msg, _ in turns:
-        indices.extend(hashed(cue_ngrams(user_msg)))
+        indices.extend(cue_buckets(user_msg))
         indptr.append(len(indices))
     data = np.ones(len(indices), dtype=np.float32)
     return sparse.csr_matrix((data, indices, indptr), shape=(len(turns), N_BUCKETS))

@@ -44,8 +44,7 @@ class MLPClassifier:
 
     def logits(self, features: FloatArray) -> FloatArray:
         """Log-odds of the positive class for each row."""
-        hidden = np.maximum(((features - self.mean) / self.scale) @ self.w1 + self.b1, 0.0)
-        return np.asarray(hidden @ self.w2 + self.b2, dtype=np.float32).reshape(-1)
+        return self._logits(features, max(len(features), 1))
 
     def predict_proba(self, features: FloatArray) -> FloatArray:
         """Probability of the positive class for each row."""
@@ -61,6 +60,10 @@ class MLPClassifier:
         """
         if block <= 0 or len(features) % block:
             raise ValueError(f"{len(features)} rows are not runs of {block}")
+        return _sigmoid(self._logits(features, block))
+
+    def _logits(self, features: FloatArray, block: int) -> FloatArray:
+        """:meth:`logits`, the matrix products over each run of ``block`` rows."""
         standard = (features - self.mean) / self.scale
         products = np.empty((len(features), self.w1.shape[1]), np.result_type(standard, self.w1))
         for start in range(0, len(features), block):
@@ -69,8 +72,7 @@ class MLPClassifier:
         out = np.empty((len(features), self.w2.shape[1]), np.result_type(hidden, self.w2))
         for start in range(0, len(features), block):
             out[start : start + block] = hidden[start : start + block] @ self.w2
-        logits = np.asarray(out + self.b2, dtype=np.float32).reshape(-1)
-        return _sigmoid(logits)
+        return np.asarray(out + self.b2, dtype=np.float32).reshape(-1)
 
     def save(self, path: Path) -> None:
         """Write weights to ``path`` (.npz) and the threshold/metadata beside it (.json)."""

@@ -84,11 +84,7 @@ def hashed(grams: Sequence[str]) -> list[int]:
     return sorted({_bucket(gram) for gram in grams})
 
 
-@functools.lru_cache(maxsize=1 << 12)
 def _bucket(gram: str) -> int:
-    # Skeleton n-grams repeat from message to message (about nine in ten in SGD): a bounded
-    # memo of the few thousand common ones saves most of the hashing. Bounded at 4,096
-    # short n-grams: the few thousand common ones, about a megabyte at most.
     return zlib.crc32(gram.encode()) % N_BUCKETS
 
 
@@ -97,7 +93,7 @@ def cue_buckets(user_msg: str) -> list[int]:
 
     A bi- or trigram of skeleton tokens is looked up by its tokens (the pairs and triples the
     zip makes anyway): only one the memo does not know is spelt out and hashed. Segmenting
-    reads this for every user message; training spells the n-grams out.
+    reads this for every user message, training too; :func:`cue_ngrams` spells them out.
     """
     words = skeleton(user_msg)
     padded = ["<s>", *words[:12], "</s>" if len(words) <= 12 else "<more>"]
@@ -112,17 +108,17 @@ def cue_buckets(user_msg: str) -> list[int]:
 # (function words and shapes: about nine in ten n-grams repeat), a megabyte or so in all.
 @functools.lru_cache(maxsize=1 << 12)
 def _unigram_bucket(word: str) -> int:
-    return zlib.crc32(f"u1:{word}".encode()) % N_BUCKETS
+    return _bucket(f"u1:{word}")
 
 
 @functools.lru_cache(maxsize=1 << 12)
 def _bigram_bucket(first: str, second: str) -> int:
-    return zlib.crc32(f"u2:{first} {second}".encode()) % N_BUCKETS
+    return _bucket(f"u2:{first} {second}")
 
 
 @functools.lru_cache(maxsize=1 << 12)
 def _trigram_bucket(first: str, second: str, third: str) -> int:
-    return zlib.crc32(f"u3:{first} {second} {third}".encode()) % N_BUCKETS
+    return _bucket(f"u3:{first} {second} {third}")
 
 
 @dataclass(frozen=True)
