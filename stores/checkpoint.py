@@ -20,6 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from todeval.stores.paths import todeval_home
+from todeval.stores.sqlite_wal import use_wal
 
 POSTGRES_SCHEMES = ("postgres://", "postgresql://")
 
@@ -82,8 +83,7 @@ def open_checkpointer(target: str | Path | None = None) -> Iterator[BaseCheckpoi
     # serialises access with its own lock. Worker processes (--workers) each open the file:
     # WAL lets them read while one writes, and a writer waits for another up to the timeout.
     conn = sqlite3.connect(str(path), check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    use_wal(conn, timeout_s=SQLITE_BUSY_TIMEOUT_S)
     try:
         saver = SqliteSaver(conn)
         saver.setup()

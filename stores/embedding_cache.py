@@ -26,11 +26,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from todeval.stores.byte_cache import ByteBoundedCache
+from todeval.stores.sqlite_wal import use_wal
 
 QUERY_KEYS = 1024
 """Keys per look-up query at most. A query's keys are padded (the last repeated) to a power of
 two, so the connection's statement cache holds at most 11 shapes: with one statement per batch
 size it kept up to 128, each with its parameters' memory, and SQLite's memory grew with the run."""
+
+
+BUSY_TIMEOUT_S = 30.0
+"""How long a process waits for another's write lock on the file."""
 
 
 def _select_keys(count: int) -> str:
@@ -59,7 +64,7 @@ def _move_old_table(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA busy_timeout = 0")  # never wait for a file in use: VACUUM is optional
     with contextlib.suppress(sqlite3.OperationalError):
         conn.execute("VACUUM")
-    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
 
 MEMORY_BYTES = 4 * 2**20
@@ -96,10 +101,9 @@ class EmbeddingCache:
         if self._conn is None or self._pid != os.getpid():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(
-                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            use_wal(conn, timeout_s=BUSY_TIMEOUT_S)
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, "
                 "model_id TEXT NOT NULL, vector BLOB NOT NULL)"

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from todeval.stores.paths import todeval_home
+from todeval.stores.sqlite_wal import use_wal
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS llm_cache ("
@@ -96,10 +97,7 @@ class LLMCache:
             check_same_thread=False,  # threads share it under self._lock
         )
         if self.path != _MEMORY:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(
-                "PRAGMA synchronous=NORMAL"
-            )  # a cache may lose its last write on power loss
+            use_wal(conn, timeout_s=_BUSY_TIMEOUT_S)  # a cache may lose its last write
         conn.execute(_SCHEMA)
         self._conn = conn
         return conn

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from todeval.evals.goal_tracking_schema import TRACKED_STATUSES
 from todeval.stores.goal_memory.records import Goal, RejectedTransition, StatusEntry, tracked_status
+from todeval.stores.sqlite_wal import use_wal
 
 MEMORY = ":memory:"
 _BUSY_TIMEOUT_S = 30.0
@@ -199,8 +200,7 @@ class SymbolicStore:
             check_same_thread=False,  # GoalMemory's lock serialises the threads
         )
         if isinstance(self.path, Path):
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            use_wal(self._conn, timeout_s=_BUSY_TIMEOUT_S)
         self._conn.executescript(_SCHEMA)
 
     def transaction(self) -> Transaction:
