@@ -10,7 +10,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -30,7 +29,8 @@ from todeval.stores.goal_memory.symbolic import MEMORY, SymbolicStore
 from todeval.stores.goal_memory.vectors import ChromaGoalIndex, rank_by_cosine, unit_rows
 from todeval.stores.paths import todeval_home
 
-if TYPE_CHECKING:  # chromadb is imported only when a Chroma-backed D_vec opens
+if TYPE_CHECKING:  # chromadb when a Chroma-backed D_vec opens, networkx when a graph is built
+    import networkx as nx
     from chromadb.api import ClientAPI
 
 RECENT_EMBEDDINGS_BYTES = 512 << 10

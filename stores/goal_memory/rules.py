@@ -7,11 +7,13 @@ them inside its write transactions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from todeval.evals.goal_tracking_schema import VALID_TRANSITIONS
 from todeval.stores.goal_memory.records import Goal, tracked_status
+
+if TYPE_CHECKING:  # networkx (0.16 s to import) only when a graph is built
+    import networkx as nx
 
 UNMET_PREREQUISITES = "a goal with unmet prerequisites cannot be completed"
 SELF_LINK = "a goal cannot depend on itself"
@@ -58,6 +60,8 @@ def dependency_graph(
         A DiGraph whose edges run from a prerequisite to the goal that depends on it (with
         their ``relation`` weight), so ``nx.topological_sort`` gives an order to pursue them.
     """
+    import networkx as nx
+
     graph = nx.DiGraph(dialogue_id=dialogue_id)
     for goal in goals:
         graph.add_node(
@@ -95,6 +99,8 @@ def link_refusal(
     if goal.id == prerequisite.id:
         return SELF_LINK
     if reaches(edges, goal.id, prerequisite.id):
+        import networkx as nx
+
         path = " -> ".join(nx.shortest_path(graph(), goal.id, prerequisite.id))
         return f"would close a cycle: {path} -> {goal.id}"
     if goal.status == "completed" and prerequisite.status != "completed":

@@ -238,3 +238,18 @@ def test_the_fork_server_starts_first_only_for_worker_processes(
     code, parsed = _parsed_by_manifest(argv)
     assert code is None and parsed is not None
     assert _runs_worker_processes(parsed) is early
+
+
+def test_what_a_worker_imports_leaves_networkx_for_when_a_graph_is_built() -> None:
+    # The fork server and the parent import these before any record runs (about 2 s, on the
+    # path of every --workers run); networkx took 0.16 s of it and no SGD evaluation needs it.
+    from todeval.graphs.fork_server import PRELOAD
+
+    code = (
+        "import importlib, sys\n"
+        f"for name in {PRELOAD!r} + ['todeval.cli.evaluate']:\n"
+        "    importlib.import_module(name)\n"
+        "print('LOADED', 'networkx' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "LOADED False" in done.stdout

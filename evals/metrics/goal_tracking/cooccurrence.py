@@ -15,9 +15,10 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx (0.16 s to import) only when a graph is built
+    import networkx as nx
 
 Goal = tuple[str, str]
 
@@ -49,6 +50,8 @@ def domain_of(service: str) -> str:
 
 def cooccurrence_graph(sequences: Iterable[Sequence[Goal]]) -> nx.Graph:
     """The undirected co-occurrence graph: weights count sequences (module doc)."""
+    import networkx as nx
+
     graph = nx.Graph()
     for sequence in sequences:
         goals = sorted(set(sequence))
@@ -65,6 +68,8 @@ def cooccurrence_graph(sequences: Iterable[Sequence[Goal]]) -> nx.Graph:
 
 def ordered_pair_graph(sequences: Iterable[Sequence[Goal]]) -> nx.DiGraph:
     """Directed variant: an edge A->B when A comes before B (another goal) in some sequence."""
+    import networkx as nx
+
     graph = nx.DiGraph()
     for sequence in sequences:
         graph.add_nodes_from(sequence)
@@ -94,6 +99,8 @@ def graph_statistics(graph: nx.Graph | nx.DiGraph) -> dict[str, Any]:
     ``density`` is networkx's (E/(N(N-1)) for a directed graph); ``undirected_density`` is
     2E/(N(N-1)), the formula Table 8's figures obey.
     """
+    import networkx as nx
+
     n, e = graph.number_of_nodes(), graph.number_of_edges()
     degrees = [degree for _, degree in graph.degree()]
     components = (

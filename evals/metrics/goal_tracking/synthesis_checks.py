@@ -22,12 +22,14 @@ the prefix of its message:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 from pydantic import ValidationError
 
 from todeval.evals.goal_tracking_schema import VALID_TRANSITIONS, AtodDialogue, GoalStatus
+
+if TYPE_CHECKING:  # networkx (0.16 s to import) only when a graph is built
+    import networkx as nx
 
 GOAL_FIELDS = (
     "id", "domain", "intent", "slots", "slot_values", "dependencies", "content", "core_content",
@@ -59,6 +61,8 @@ def classify(profile: Mapping[str, Any]) -> tuple[str, str]:
 
 def dialogue_profile(dialogue: AtodDialogue) -> dict[str, Any]:
     """What :func:`classify` reads, measured on the dialogue itself."""
+    import networkx as nx
+
     graph = _dependency_graph(dialogue)
     depth = nx.dag_longest_path_length(graph) if nx.is_directed_acyclic_graph(graph) else 0
     return {
@@ -135,6 +139,8 @@ def _statuses(dialogue: AtodDialogue) -> list[str]:
 
 
 def _dependency_graph(dialogue: AtodDialogue) -> nx.DiGraph:
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(goal.id for goal in dialogue.goal_list)
     for goal in dialogue.goal_list:
@@ -152,6 +158,8 @@ def _dependencies(dialogue: AtodDialogue) -> list[str]:
     ]
     if problems:
         return problems
+    import networkx as nx
+
     if not nx.is_directed_acyclic_graph(_dependency_graph(dialogue)):
         return ["dependency: the dependencies form a cycle"]
     completed_at = _completion_turns(dialogue)

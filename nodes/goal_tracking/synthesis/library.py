@@ -15,9 +15,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from todeval.evals.datasets import load_dialogues
 from todeval.evals.datasets.errors import DatasetFormatError
@@ -32,6 +30,9 @@ from todeval.evals.metrics.goal_tracking.cooccurrence import (
 )
 from todeval.evals.schema import RecordError
 from todeval.stores.paths import data_dir
+
+if TYPE_CHECKING:  # networkx (0.16 s to import) only when a graph is built
+    import networkx as nx
 
 Goal = tuple[str, str]
 EpisodeKey = tuple[str, tuple[str, ...]]
