@@ -12,11 +12,13 @@ what its lost predecessor finished, and the figures are those of one process.
 The workers get todeval's settings through the job's ``runtime_env``: the driver's
 ``TODEVAL_HOME`` (the embedding cache: shared where the nodes share a file system, else one per
 node), the offline and telemetry switches, and one embedding thread per task (a task holds one
-CPU). API keys for LLM judges are not sent: set them in the nodes' environment.
+CPU). API keys for LLM judges are not sent: set them in the nodes' environment. Each worker
+process starts with :func:`start_worker` (the job's ``worker_process_setup_hook``).
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
@@ -24,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from todeval.graphs.chunk_runner import ChunkResult, ChunkWork, lost_chunk, run_chunk
+from todeval.graphs.runner import BATCH_GC_THRESHOLD
 from todeval.nodes.judges.redact import error_text
 from todeval.stores.paths import todeval_home
 
@@ -47,6 +50,21 @@ OFFLINE = {
     "ANONYMIZED_TELEMETRY": "False",
     "RAY_USAGE_STATS_ENABLED": "0",
 }
+
+
+WORKER_SETUP = "todeval.graphs.ray_runner.start_worker"
+"""The job's ``worker_process_setup_hook``: Ray imports it by name in each worker process."""
+
+
+def start_worker() -> None:
+    """Each Ray worker process of a run, before its first task.
+
+    It keeps :data:`~graphs.runner.BATCH_GC_THRESHOLD` for its whole life, as a ``--workers``
+    process does (:func:`graphs.process_runner._start_worker`): with Python's defaults back
+    between chunks, a worker made hundreds of collections there, some of them full ones over
+    every judge's objects.
+    """
+    gc.set_threshold(*BATCH_GC_THRESHOLD)
 
 
 class ClusterError(RuntimeError):
@@ -84,7 +102,10 @@ def _connect(ray: ModuleType, address: str) -> None:
             ray.init(
                 address=address,
                 namespace="todeval",
-                runtime_env={"env_vars": worker_environment()},
+                runtime_env={
+                    "env_vars": worker_environment(),
+                    "worker_process_setup_hook": WORKER_SETUP,
+                },
                 log_to_driver=False,
                 logging_level=logging.WARNING,
             )

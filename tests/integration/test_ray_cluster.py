@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from tests.integration.conftest import (
     write_corpus,
 )
 from tests.servers.ray import RayCluster, running_ray
+from todeval.graphs.runner import BATCH_GC_THRESHOLD
 
 pytestmark = pytest.mark.integration
 
@@ -109,3 +111,28 @@ def test_cluster_without_shared_checkpoints_is_a_usage_error(tmp_path: Path) -> 
     )
     assert done.returncode == 2
     assert "--cluster needs --checkpoints postgresql://" in done.stderr
+
+
+def test_a_cluster_worker_keeps_the_batch_collection_thresholds(
+    tmp_path: Path, ray_cluster: RayCluster
+) -> None:
+    # The driver connects as a run does (the job's runtime_env); a task reads its worker's.
+    code = (
+        "import gc\n"
+        "from todeval.graphs.ray_runner import _connect, _ray\n"
+        "ray = _ray()\n"
+        f"_connect(ray, {ray_cluster.address!r})\n"
+        "@ray.remote(num_cpus=1)\n"
+        "def thresholds():\n"
+        "    return gc.get_threshold()\n"
+        "print('THRESHOLDS', list(ray.get(thresholds.remote())))\n"
+        "ray.shutdown()\n"
+    )
+    env = subprocess_env(tmp_path / "home", RAY_USAGE_STATS_ENABLED="0")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("THRESHOLDS "))
+    assert json.loads(line.removeprefix("THRESHOLDS ")) == list(BATCH_GC_THRESHOLD)
+    assert list(BATCH_GC_THRESHOLD) != [700, 10, 10]  # Python's defaults, what it had before
