@@ -228,13 +228,13 @@ def _with_distinct_ids(job: CorpusJob[R], stats: RunStats) -> CorpusJob[R]:
     """The job over its records with exact repeats dropped (counted) and id clashes skipped."""
 
     def distinct() -> Iterator[R | RecordError]:
-        seen: dict[str, str] = {}
+        seen: dict[str, bytes] = {}  # id -> sha256 of the content (raw: half a hex digest)
         for record in job.records:
             if isinstance(record, RecordError):
                 yield record
                 continue
             name = record_id(record)
-            digest = hashlib.sha256(record.model_dump_json().encode()).hexdigest()
+            digest = hashlib.sha256(record.model_dump_json().encode()).digest()
             if name not in seen:
                 seen[name] = digest
                 yield record
