@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -130,8 +131,8 @@ class SystemActModel:
         The probabilities and the evidence both read them: the vocabulary (a large table) is
         looked up once per n-gram.
         """
-        rows = map(self.vocabulary.get, grams)
-        return [(gram, row) for gram, row in zip(grams, rows, strict=True) if row is not None]
+        get = self.vocabulary.get
+        return [(gram, row) for gram in grams if (row := get(gram)) is not None]
 
     def probabilities_of_known(
         self, texts_known: Sequence[Sequence[tuple[str, int]]]
@@ -196,18 +197,25 @@ class SystemActModel:
         margins = self._margin_values(self.labels.index(act))
         best, weight = "", 0.0
         for gram, row in known:
-            if "<s>" in gram or "</s>" in gram or _ED in gram:
-                continue
-            margin = margins[row]
+            margin = margins[row]  # -inf for a gram with a marker: never the evidence
             if margin > weight:
                 best, weight = gram, margin
         return best
 
     def _margin_values(self, column: int) -> list[float]:
-        """:meth:`_margins` as Python floats (the same values; cached), read one by one."""
+        """:meth:`_margins` as Python floats (the same values; cached), read one by one.
+
+        An n-gram with a start, end or ``_ed`` marker is no evidence: its value is -inf, which
+        never beats the evidence's least weight (0), so that the n-grams are not searched for
+        the markers at every utterance.
+        """
         cached = self._margin_lists.get(column)
         if cached is None:
-            cached = self._margin_lists[column] = self._margins(column).tolist()
+            cached = self._margins(column).tolist()
+            for gram, row in self.vocabulary.items():
+                if "<s>" in gram or "</s>" in gram or _ED in gram:
+                    cached[row] = -math.inf
+            self._margin_lists[column] = cached
         return cached
 
     def _margins(self, column: int) -> NDArray[np.float32]:
