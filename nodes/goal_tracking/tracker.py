@@ -24,6 +24,7 @@ import functools
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -68,6 +69,9 @@ from todeval.stores.goal_memory import Goal, GoalMemory
 LOCAL = "local"
 IN_PROCESS = ":memory:"
 """``Context.goal_memory_path`` of a goal memory kept in this process only."""
+
+NO_COST: Mapping[str, int] = MappingProxyType(add_cost({}, {}))
+"""An utterance's cost when no LLM was called (read only: it is copied into each record)."""
 
 Candidate = dict[str, Any]
 """A candidate goal of one utterance: description, service, intent, slots, confidence,
@@ -412,7 +416,8 @@ def update_memory(
         tracking.goals, tracking.goals_version = memory.snapshot(dialogue_id), version
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
     elapsed = _now_ms() - started_ms
-    tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})})
+    spent = add_cost(cost, {}) if cost else NO_COST  # the local stages cost nothing
+    tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **spent})
     tracking.queries.extend(
         {"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
          "confidence": c["match_confidence"], "held": _held(held.get(c["memory_id"]))}

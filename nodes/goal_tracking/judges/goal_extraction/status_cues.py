@@ -366,6 +366,13 @@ def _system_cue_of(
 ) -> StatusCue | None:
     """:func:`system_cue` given the utterance's known n-grams and the model's probabilities."""
     act, probability = model.best(probabilities)
+    return _cue_for(model, known, act, probability)
+
+
+def _cue_for(
+    model: SystemActModel, known: Sequence[tuple[str, int]], act: SystemAct, probability: float
+) -> StatusCue | None:
+    """:func:`_system_cue_of` given the most probable act and its probability."""
     move = _SYSTEM_STATUS.get(act)
     if move is None or probability < MIN_ACT_PROBABILITY:
         return None
@@ -386,10 +393,14 @@ def read_system_cues(utterances: Sequence[str]) -> None:
         return
     model = system_act_model()
     known = [model.known(text_features(text)) for text in unread]
-    for text, its_known, probabilities in zip(
-        unread, known, model.probabilities_of_known(known), strict=True
-    ):
-        cache.put(text, (_system_cue_of(model, its_known, probabilities),))
+    probabilities = model.probabilities_of_known(known)
+    # Each row's best act as SystemActModel.best reads it (the first maximum; a float32 read
+    # as a Python float either way), for every row at once.
+    best = np.argmax(probabilities, axis=1)
+    chosen = np.take_along_axis(probabilities, best[:, None], axis=1)[:, 0].tolist()
+    labels = model.labels
+    for text, its_known, row, probability in zip(unread, known, best.tolist(), chosen, strict=True):
+        cache.put(text, (_cue_for(model, its_known, labels[row], probability),))
 
 
 def user_cue(utterance: str) -> StatusCue | None:
