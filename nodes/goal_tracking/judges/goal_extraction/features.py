@@ -292,7 +292,8 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
-    read = TextWords()  # each text of the dialogue tokenised once (contexts overlap)
+    # Each text of the dialogue tokenised once (contexts overlap), keeping the tables' words.
+    read = TextWords(index.lexicon)
     domains = index.domain_rows.vocabulary
     said = [read.of(item.utterance_text) for item in items]
     lexical = np.stack(
