@@ -116,8 +116,9 @@ class StageJudges:
 
     ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`); ``extractor``: the
     local goal extractor (None for an LLM spec, whose turn-update call extracts goals). The
-    call's goal memory, settings, extraction spec, schema and sibling-service evidence come
-    with them: the stages read them at every utterance, and they depend on the context only.
+    call's goal memory, settings, extraction spec, schema and sibling-service evidence (None
+    for LLM judges, which do not read it) come with them: the stages read them at every
+    utterance, and they depend on the context only.
     """
 
     llm: bool
@@ -139,7 +140,7 @@ class StageJudges:
             GoalTrackingSettings.of(context),
             spec,
             schema_for(context.schema_path),
-            service_evidence(context.schema_path),
+            None if llm else service_evidence(context.schema_path),  # read by local stages only
         )
 
 
