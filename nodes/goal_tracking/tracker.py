@@ -172,6 +172,8 @@ class Tracking:
     """The history as Stage 0 reads it (:meth:`utterance_at`), built on first use."""
     goals_version: int | None = None
     """The memory's :meth:`~GoalMemory.version` when ``goals`` was last read from it."""
+    goal_dicts: dict[str, tuple[Goal, dict[str, Any]]] = field(default_factory=dict)
+    """Each goal of the last :meth:`snapshot` and its dict (:meth:`snapshot` reuses them)."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -211,6 +213,22 @@ class Tracking:
             before = said[-1] if said else frozenset()
             said.append(before | evidence.evidenced(str(utterance["text"])))
         return said[self.cursor]
+
+    def snapshot(self, memory: GoalMemory) -> list[dict[str, Any]]:
+        """``memory.snapshot(dialogue_id)``, a goal's dict made again only when it changed.
+
+        A goal in memory is immutable (a write stores a new one): the very goal the last
+        snapshot read has the same dict. Only the latest snapshot is kept in ``goals``, so no
+        two snapshots in the output share a dict.
+        """
+        kept, dicts = self.goal_dicts, {}
+        for goal in memory.goals(self.dialogue_id):
+            found = kept.get(goal.id)
+            dicts[goal.id] = (
+                found if found is not None and found[0] is goal else (goal, goal.to_dict())
+            )
+        self.goal_dicts = dicts
+        return [entry for _, entry in dicts.values()]
 
     def update(self) -> dict[str, Any]:
         """The node's partial state update."""
@@ -414,7 +432,7 @@ def update_memory(
     tracking.cursor += 1
     version = memory.version()
     if version is None or version != tracking.goals_version:  # else the goals are as they were
-        tracking.goals, tracking.goals_version = memory.snapshot(dialogue_id), version
+        tracking.goals, tracking.goals_version = tracking.snapshot(memory), version
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
     elapsed = _now_ms() - started_ms
     spent = add_cost(cost, {}) if cost else NO_COST  # the local stages cost nothing
