@@ -55,15 +55,18 @@ def schema_view(spec: str, schema_path: str | None) -> SchemaView | None:
     if extractor.schema is None:
         return None
     index = extractor.index
-    rows = {pair: row for row, pair in enumerate(index.pairs)}
+    # Each pair's intent and service rows, taken once (the same vectors the index holds).
+    rows = {
+        pair: (index.intent_vecs[row], index.service_vecs[row])
+        for row, pair in enumerate(index.pairs)
+    }
 
     def similarity(text: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
         vector = extractor.vectors.get([text])[0]
+        found = [rows.get(p) for p in pairs]
         return [
-            float(index.intent_vecs[rows[p]] @ vector + index.service_vecs[rows[p]] @ vector) / 2
-            if p in rows
-            else 0.0
-            for p in pairs
+            0.0 if vecs is None else float(vecs[0] @ vector + vecs[1] @ vector) / 2
+            for vecs in found
         ]
 
     return SchemaView(index, similarity)

@@ -24,6 +24,7 @@ import functools
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -69,6 +70,9 @@ LOCAL = "local"
 IN_PROCESS = ":memory:"
 """``Context.goal_memory_path`` of a goal memory kept in this process only."""
 
+NO_COST: Mapping[str, int] = MappingProxyType(add_cost({}, {}))
+"""An utterance's cost when no LLM was called (read only: it is copied into each record)."""
+
 Candidate = dict[str, Any]
 """A candidate goal of one utterance: description, service, intent, slots, confidence,
 evidence; after Stage 1 also ``memory_id``, ``match_confidence`` and ``match``."""
@@ -111,18 +115,33 @@ class StageJudges:
     """Who judges a call's utterances, looked up once per call rather than once per stage.
 
     ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`); ``extractor``: the
-    local goal extractor (None for an LLM spec, whose turn-update call extracts goals).
+    local goal extractor (None for an LLM spec, whose turn-update call extracts goals). The
+    call's goal memory, settings, extraction spec, schema and sibling-service evidence (None
+    for LLM judges, which do not read it) come with them: the stages read them at every
+    utterance, and they depend on the context only.
     """
 
     llm: bool
     extractor: LocalGoalExtractor | None
+    memory: GoalMemory
+    settings: GoalTrackingSettings
+    spec: str
+    schema: Mapping[str, Any] | None
+    evidence: ServiceEvidence | None
 
     @classmethod
     def of(cls, context: Context) -> StageJudges:
         """The judges ``context`` names."""
-        if uses_llm(context):
-            return cls(True, None)
-        return cls(False, goal_extractor(context.spec("goal_extraction"), context.schema_path))
+        llm, spec = uses_llm(context), context.spec("goal_extraction")
+        return cls(
+            llm,
+            None if llm else goal_extractor(spec, context.schema_path),
+            _memory(context),
+            GoalTrackingSettings.of(context),
+            spec,
+            schema_for(context.schema_path),
+            None if llm else service_evidence(context.schema_path),  # read by local stages only
+        )
 
 
 def sync_memory(dialogue_id: str, snapshot: list[dict[str, Any]], context: Context) -> None:
@@ -153,6 +172,8 @@ class Tracking:
     """The history as Stage 0 reads it (:meth:`utterance_at`), built on first use."""
     goals_version: int | None = None
     """The memory's :meth:`~GoalMemory.version` when ``goals`` was last read from it."""
+    goal_dicts: dict[str, tuple[Goal, dict[str, Any]]] = field(default_factory=dict)
+    """Each goal of the last :meth:`snapshot` and its dict (:meth:`snapshot` reuses them)."""
 
     @classmethod
     def of(cls, state: GoalTrackingState) -> Tracking:
@@ -193,6 +214,22 @@ class Tracking:
             said.append(before | evidence.evidenced(str(utterance["text"])))
         return said[self.cursor]
 
+    def snapshot(self, memory: GoalMemory) -> list[dict[str, Any]]:
+        """``memory.snapshot(dialogue_id)``, a goal's dict made again only when it changed.
+
+        A goal in memory is immutable (a write stores a new one): the very goal the last
+        snapshot read has the same dict. Only the latest snapshot is kept in ``goals``, so no
+        two snapshots in the output share a dict.
+        """
+        kept, dicts = self.goal_dicts, {}
+        for goal in memory.goals(self.dialogue_id):
+            found = kept.get(goal.id)
+            dicts[goal.id] = (
+                found if found is not None and found[0] is goal else (goal, goal.to_dict())
+            )
+        self.goal_dicts = dicts
+        return [entry for _, entry in dicts.values()]
+
     def update(self) -> dict[str, Any]:
         """The node's partial state update."""
         return {
@@ -216,9 +253,9 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     context = get_context(runtime)
     tracking = Tracking.of(state)
     sync_memory(tracking.dialogue_id, tracking.goals, context)
-    every = GoalTrackingSettings.of(context).audit_every
     pending = range(tracking.cursor, len(tracking.history))
     judges = StageJudges.of(context) if pending else None
+    every = GoalTrackingSettings.of(context).audit_every
     if judges is not None and judges.extractor is not None:
         # Stage 0's scores of every new utterance in one step (the same numbers), and the
         # system's acts the status update reads (Stage 2).
@@ -233,9 +270,9 @@ def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dic
     while tracking.cursor < len(tracking.history):
         track_utterance(tracking, context, judges)
         if every > 0 and tracking.cursor % every == 0:
-            proactive_audit(tracking, context)
+            proactive_audit(tracking, context, judges)
     if tracking.final and not tracking.audited_final:
-        proactive_audit(tracking, context)
+        proactive_audit(tracking, context, judges)
     if tracking.final and GoalTrackingSettings.of(context).goal_memory_path == IN_PROCESS:
         # An in-process store is working memory: a closed dialogue's goals are in the thread's
         # state (sync_memory brings them back if it goes on), so over a corpus memory stays flat.
@@ -254,8 +291,8 @@ def track_utterance(
     judges = judges or StageJudges.of(context)
     candidates, cost = extract_goals(tracking, context, judges)
     if not judges.llm:  # the LLM's turn-update call answered the existence check
-        candidates = check_existence_of(candidates, tracking.dialogue_id, context)
-    update_memory(tracking, candidates, cost, context, started, llm=judges.llm)
+        candidates = check_existence_of(candidates, tracking.dialogue_id, context, judges)
+    update_memory(tracking, candidates, cost, context, started, judges=judges)
 
 
 def extract_goals(
@@ -264,7 +301,7 @@ def extract_goals(
     """Stage 0: candidate goals of the current utterance (user requests; none for the system)."""
     utterance, recent = tracking.utterance_at(tracking.cursor)
     if judges.extractor is None:
-        memory, schema = _memory(context), schema_for(context.schema_path)
+        memory, schema = judges.memory, judges.schema
         return llm_candidates(context, memory, tracking.dialogue_id, utterance, recent, schema)
     extractor = judges.extractor
     candidates = [
@@ -278,7 +315,7 @@ def extract_goals(
         }
         for c in extractor.extract(utterance, recent)
     ]
-    evidence = service_evidence(context.schema_path)
+    evidence = judges.evidence
     if evidence is None:
         return candidates, {}
     for candidate in candidates:
@@ -291,12 +328,19 @@ def extract_goals(
 
 
 def check_existence_of(
-    candidates: list[Candidate], dialogue_id: str, context: Context
+    candidates: list[Candidate],
+    dialogue_id: str,
+    context: Context,
+    judges: StageJudges | None = None,
 ) -> list[Candidate]:
-    """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau."""
+    """Stage 1: top-k neighbours from D_vec, then the judge; match when confidence >= tau.
+
+    ``judges``: the call's (:class:`StageJudges`), when the caller has looked them up.
+    """
     if not candidates:  # most utterances raise none
         return []
-    memory = _memory(context)
+    judges = judges or StageJudges.of(context)
+    memory, settings = judges.memory, judges.settings
     checked = []
     for candidate in candidates:
         if candidate["service"] and candidate["intent"]:
@@ -308,15 +352,8 @@ def check_existence_of(
                 if same_key(candidate["service"], candidate["intent"], goal)
             ]
         else:
-            neighbours = memory.neighbours(
-                dialogue_id, candidate["description"], GoalTrackingSettings.of(context).top_k
-            )
-        match = check_existence(
-            candidate["service"],
-            candidate["intent"],
-            neighbours,
-            GoalTrackingSettings.of(context).tau,
-        )
+            neighbours = memory.neighbours(dialogue_id, candidate["description"], settings.top_k)
+        match = check_existence(candidate["service"], candidate["intent"], neighbours, settings.tau)
         checked.append(
             candidate
             | {
@@ -335,16 +372,15 @@ def update_memory(
     context: Context,
     started_ms: float,
     *,
-    llm: bool,
+    judges: StageJudges,
 ) -> None:
     """Stages 2-3: update matched goals, insert and link new ones, apply the status cue.
 
-    ``llm``: whether the tracker's judges are LLMs (:func:`uses_llm`).
+    ``judges``: the call's (:class:`StageJudges`; ``llm``: whether they are LLMs).
     """
-    memory, dialogue_id = _memory(context), tracking.dialogue_id
+    memory, dialogue_id, llm = judges.memory, tracking.dialogue_id, judges.llm
     current = tracking.history[tracking.cursor]
-    turn, judge = current["turn"], context.spec("goal_extraction")
-    schema = schema_for(context.schema_path)
+    turn, judge, schema = current["turn"], judges.spec, judges.schema
     named: list[str] = []
     # What memory held for each retrieved goal before this utterance (memory recall, §6.2).
     held = {
@@ -385,7 +421,7 @@ def update_memory(
                 evolve_links(memory, goal, context, schema)
         named.append(goal.id)
     if not llm:
-        evidence = service_evidence(context.schema_path)
+        evidence = judges.evidence
         if evidence is not None:
             said = functools.partial(tracking.said_services, evidence)
             rename_by_evidence(memory, dialogue_id, evidence, said, turn)
@@ -396,10 +432,11 @@ def update_memory(
     tracking.cursor += 1
     version = memory.version()
     if version is None or version != tracking.goals_version:  # else the goals are as they were
-        tracking.goals, tracking.goals_version = memory.snapshot(dialogue_id), version
+        tracking.goals, tracking.goals_version = tracking.snapshot(memory), version
     tracking.turns.append({"turn": turn, "goal_states": _states(tracking.goals)})
     elapsed = _now_ms() - started_ms
-    tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **add_cost(cost, {})})
+    spent = add_cost(cost, {}) if cost else NO_COST  # the local stages cost nothing
+    tracking.costs.append({"turn": turn, "latency_ms": round(elapsed, 3), **spent})
     tracking.queries.extend(
         {"turn": turn, "description": c["description"], "retrieved": c["memory_id"],
          "confidence": c["match_confidence"], "held": _held(held.get(c["memory_id"]))}
@@ -407,10 +444,15 @@ def update_memory(
     )  # fmt: skip
 
 
-def proactive_audit(tracking: Tracking, context: Context) -> None:
-    """Stage 4: at the end, answered searches and affirmed transactions are completed."""
+def proactive_audit(
+    tracking: Tracking, context: Context, judges: StageJudges | None = None
+) -> None:
+    """Stage 4: at the end, answered searches and affirmed transactions are completed.
+
+    ``judges``: the call's (:class:`StageJudges`), when the caller has looked them up.
+    """
     closing = tracking.final and tracking.cursor >= len(tracking.history)
-    if uses_llm(context):
+    if judges.llm if judges is not None else uses_llm(context):
         _llm_audit(tracking, context, closing)
         return
     if not closing:

@@ -239,6 +239,32 @@ class SymbolicStore:
         )
         return _read_back(goal, row)
 
+    def update_status(self, goal: Goal) -> Goal:
+        """:meth:`update` of a goal whose status, status history and updated turn alone changed.
+
+        ``goal`` was read from this store with only those fields changed: its other columns
+        are as stored, so only those three are written, and ``goal`` is what :meth:`get` reads
+        back (its slots came from the stored JSON already). A turn that is not an int goes
+        through :meth:`update` (its JSON round trip may change it).
+        """
+        entry = goal.status_history[-1] if goal.status_history else None
+        if type(goal.updated_turn) is not int or (
+            entry is not None and type(entry.turn) is not int
+        ):
+            return self.update(goal)
+        self._conn.execute(
+            "UPDATE goals SET status = ?, status_history = ?, updated_turn = ? "
+            "WHERE dialogue_id = ? AND id = ?",
+            (
+                goal.status,
+                json.dumps([entry.to_dict() for entry in goal.status_history]),
+                goal.updated_turn,
+                goal.dialogue_id,
+                goal.id,
+            ),
+        )
+        return goal
+
     def get(self, dialogue_id: str, goal_id: str) -> Goal | None:
         """One goal, or None."""
         row = self._conn.execute(

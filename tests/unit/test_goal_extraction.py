@@ -394,6 +394,18 @@ def test_words_of_joined_texts_come_from_each_text_s_words() -> None:
             wanted = words(" ".join(run)) & vocabulary
             assert read.joined_among(run, vocabulary) == wanted, run
     assert read.joined_among(["a one", "way flight"], frozenset({"oneway"})) == {"oneway"}
+    # With a lexicon, only its words are kept, the same as every word's set cut down to it
+    # (pairs included, a plural "s" cut: "flightsare", "onewayflight", "istanbul").
+    lexicon = vocabulary | {"want", "oneway", "are", "s", "istanbul", "hotel", "i", "cheap2"}
+    kept = TextWords(lexicon)
+    assert [kept.of(text) for text in texts] == [words(text) & lexicon for text in texts]
+    for start in range(len(texts)):
+        for end in range(start, len(texts) + 1):
+            run = texts[start:end]
+            assert kept.joined(run) == words(" ".join(run)) & lexicon, run
+            assert kept.joined_among(run, vocabulary) == words(" ".join(run)) & vocabulary
+    with pytest.raises(ValueError):
+        kept.joined_among(texts, None)
 
 
 def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(

@@ -450,6 +450,37 @@ def test_a_private_store_keeps_each_goal_as_a_file_reads_it_back(tmp_path: Path)
         same_reads()
 
 
+def test_a_status_write_leaves_the_row_a_full_write_leaves(tmp_path: Path) -> None:
+    """A transition writes only the status columns: every column, and every read, is what
+    writing the whole goal gave (a turn that is no int included: stored as JSON reads it)."""
+    with open_memory("memory") as private, open_memory("memory", tmp_path / "g.sqlite") as file:
+        for store in (private, file):
+            store.goals("d1")
+            store.insert("d1", "find a hotel", turn=1, domain="Hotels_1", slots={"n": (1, 2)})
+            store.update_slots("d1", "g1", {"when": {"day": (3,)}, "city": "Paris"}, turn=2)
+            store.transition("d1", "g1", "pending", turn=3, proposed_by="test")
+            store.transition("d1", "g1", "completed", turn=4.0, proposed_by="test")  # type: ignore[arg-type]
+        for store in (private, file):
+            goal = store.get("d1", "g1")
+            assert goal is not None
+            assert goal == store._sym.get("d1", "g1")
+            assert [entry.turn for entry in goal.status_history] == [1, 3, 4]
+            assert type(goal.updated_turn) is int
+            assert goal.slots == {"n": [1, 2], "when": {"day": [3]}, "city": "Paris"}
+        assert private.goals("d1") == file.goals("d1")
+        assert private.snapshot("d1") == file.snapshot("d1")
+        rows = [
+            store._sym._conn.execute("SELECT * FROM goals WHERE id = 'g1'").fetchone()
+            for store in (private, file)
+        ]
+        assert rows[0] == rows[1]
+        assert json.loads(rows[0][4]) == [
+            {"turn": 1, "status": "open"},
+            {"turn": 3, "status": "pending"},
+            {"turn": 4.0, "status": "completed"},
+        ]
+
+
 def test_a_text_just_embedded_is_not_embedded_again() -> None:
     """A new goal's neighbours are looked up with its own description: embedded once."""
     calls: list[list[str]] = []

@@ -223,3 +223,32 @@ def test_act_evidence_margins_equal_the_per_gram_definition() -> None:
         for row in rows:
             others = np.delete(model.weights[row], column).mean()
             assert float(margins[row]) == float(model.weights[row, column] - others)
+
+
+def test_act_evidence_is_the_best_gram_without_markers() -> None:
+    """The evidence n-gram: the largest positive margin among the grams with no marker."""
+    from todeval.nodes.goal_tracking.judges.goal_extraction.status_cues import (
+        system_act_model,
+        text_features,
+    )
+
+    model = system_act_model()
+    texts = [
+        "Your table has been booked.",
+        "Sorry, I could not make the reservation.",
+        "Please confirm: 2 tickets for tonight.",
+        "I found 3 hotels you may like.",
+        "The movie has been rented",
+        "",
+    ]
+    for text in texts:
+        known = model.known(text_features(text))
+        for column, act in enumerate(model.labels):
+            margins = model._margins(column)
+            best, weight = "", 0.0
+            for gram, row in known:
+                if "<s>" in gram or "</s>" in gram or "_ed" in gram:
+                    continue
+                if float(margins[row]) > weight:
+                    best, weight = gram, float(margins[row])
+            assert model.evidence_of_known(known, act) == best

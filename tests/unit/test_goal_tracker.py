@@ -346,3 +346,34 @@ def test_the_graph_judges_the_dialogue_on_the_final_call_only(context: Context) 
     branch = judged_dialogue(_utterances(DIALOGUE), without, context)
     assert {key: read[key] for key in JUDGED_KEYS} == branch
     assert read["proactive_actions"] == actions
+
+
+def test_the_tracker_s_snapshot_is_the_memory_s_with_unchanged_goals_kept() -> None:
+    """``Tracking.snapshot`` reads what ``GoalMemory.snapshot`` reads after every write, and
+    makes a dict again only for a goal that changed (a file store's goals are read anew)."""
+    from collections.abc import Sequence
+
+    import numpy as np
+
+    from todeval.nodes.goal_tracking.tracker import Tracking
+    from todeval.stores.goal_memory import GoalMemory
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), np.float32)
+
+    with GoalMemory(":memory:", vector_backend="memory", embed=embed) as memory:
+        tracking = Tracking("d1", [], False, 0, [])
+        assert tracking.snapshot(memory) == memory.snapshot("d1") == []
+        memory.insert("d1", "find a table", turn=1, domain="Restaurants_9")
+        memory.insert("d1", "book a table", turn=2, domain="Restaurants_9", slots={"n": (1,)})
+        first = tracking.snapshot(memory)
+        assert first == memory.snapshot("d1")
+        memory.transition("d1", "g2", "pending", turn=3, proposed_by="test")
+        second = tracking.snapshot(memory)
+        assert second == memory.snapshot("d1")
+        assert second[0] is first[0] and second[1] is not first[1]
+        assert second[1]["status"] == "pending" and first[1]["status"] == "open"
+        memory.update_slots("d1", "g1", {"city": "Paris"}, turn=4)
+        third = tracking.snapshot(memory)
+        assert third == memory.snapshot("d1") and third[1] is second[1]
+        assert third[0]["slots"] == {"city": "Paris"}

@@ -79,3 +79,21 @@ def test_a_dialogue_s_evidence_is_the_union_of_its_utterances() -> None:
                 service, intent, " ".join(said)
             )
     assert evidence.evidenced("free wifi and smoking") == {"Hotels_1", "Hotels_4"}
+
+
+def test_rivals_are_the_sorted_siblings_offering_the_intent_asked_again() -> None:
+    """Kept per pair after the first ask: the same siblings, sorted, however often asked."""
+    evidence = ServiceEvidence.build(SCHEMA)
+    pairs = [(name, i.name) for name, service in SCHEMA.items() for i in service.intents]
+    pairs += [("Hotels_1", "RentMovie"), ("Nowhere_1", "SearchHotel")]
+    for _ in range(2):
+        for service, intent in pairs:
+            expected = [
+                name
+                for name in sorted(evidence.siblings.get(service, ()))
+                if intent in evidence.intents[name]
+            ]
+            assert list(evidence.rivals(service, intent)) == expected
+    assert evidence.rivals("Hotels_1", "SearchHotel") == ("Hotels_4",)
+    assert evidence.rivals("Movies_2", "FindMovies") == ("Media_2",)
+    assert evidence.rivals("Media_2", "RentMovie") == ()

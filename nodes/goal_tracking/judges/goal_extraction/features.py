@@ -151,13 +151,14 @@ def _masked_max(scores: FloatArray, allowed: np.ndarray | MaskRuns) -> FloatArra
     return best
 
 
-def _row_means(products: FloatArray) -> FloatArray:
+def _row_means(products: FloatArray, out: FloatArray | None = None) -> FloatArray:
     """``products.mean(axis=1)``, by np.mean's own steps without its Python wrapper.
 
     The float32 sums, divided by the count as numpy's mean does (an ``intp`` count: the
     division runs in float64 and is rounded back into the float32 sums), bit for bit.
+    ``out``: a float32 row to write the means into (the sums are taken there).
     """
-    sums = np.add.reduce(products, axis=1)
+    sums = np.add.reduce(products, axis=1, out=out)
     count = np.intp(products.shape[1])
     means: FloatArray = np.true_divide(sums, count, out=sums, casting="unsafe")
     return means
@@ -223,32 +224,39 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     s_i, s_s, s_sl, c_i, c_s, slot_affinity, topic_all, topic_slots_all = np.zeros(
         (8, m, n), np.float32
     )
+    # Each product and reduction writes into its block (``out=``): the same kernels and bits
+    # as a new array copied in, without the copies (a dialogue's utterances run this loop).
+    intent_vecs, service_vecs, slot_vecs = index.intent_vecs, index.service_vecs, index.slot_vecs
+    service_slot_vecs = index.service_slot_vecs
+    matmul, maximum = np.matmul, np.maximum.reduce
     for k, item in enumerate(items):
-        np.matmul(index.intent_vecs, item.utterance, out=u_intent[k])
-        np.matmul(index.service_vecs, item.utterance, out=u_service[k])
-        np.matmul(index.slot_vecs, item.utterance, out=u_slots[k])
+        utterance = item.utterance
+        matmul(intent_vecs, utterance, out=u_intent[k])
+        matmul(service_vecs, utterance, out=u_service[k])
+        matmul(slot_vecs, utterance, out=u_slots[k])
         system, users = item.system, item.context_users
         if system is not None:
-            s_i[k] = index.intent_vecs @ system
-            s_s[k] = index.service_vecs @ system
-            s_sl[k] = index.slot_vecs @ system
+            matmul(intent_vecs, system, out=s_i[k])
+            matmul(service_vecs, system, out=s_s[k])
+            matmul(slot_vecs, system, out=s_sl[k])
         if len(users):
-            c_i[k] = np.maximum.reduce(index.intent_vecs @ users.T, axis=1)
-            c_s[k] = np.maximum.reduce(index.service_vecs @ users.T, axis=1)
-        # Telling sibling intents apart: which service's texts and slots the dialogue is about.
-        in_play = np.vstack(
+            maximum(intent_vecs @ users.T, axis=1, out=c_i[k])
+            maximum(service_vecs @ users.T, axis=1, out=c_s[k])
+        # Telling sibling intents apart: which service's texts and slots the dialogue is about
+        # (the rows stacked as np.vstack stacks them, without its per-array checks).
+        in_play = np.concatenate(
             [
-                item.utterance[None, :],
+                utterance[None, :],
                 *([system[None, :]] if system is not None else []),
                 *([users] if len(users) else []),
             ]
         )
-        slot_affinity[k] = np.maximum.reduce(index.service_slot_vecs @ in_play.T, axis=1)
+        maximum(service_slot_vecs @ in_play.T, axis=1, out=slot_affinity[k])
         # The topic in play over the whole context (and, below, plain word overlap: MiniLM
         # blurs "one way" and "round trip").
         if item.context_all is not None and len(item.context_all):
-            topic_all[k] = _row_means(index.service_vecs @ item.context_all.T)
-            topic_slots_all[k] = _row_means(index.service_slot_vecs @ item.context_all.T)
+            _row_means(service_vecs @ item.context_all.T, topic_all[k])
+            _row_means(service_slot_vecs @ item.context_all.T, topic_slots_all[k])
     u_score = u_intent + 0.5 * u_service
     u_in_service = _masked_margins(u_intent, masks.same_service_runs)
     u_in_service = np.where(masks.shares_service[None, :], u_in_service, 0.0)
@@ -284,7 +292,8 @@ def goal_features_many(index: SchemaIndex, items: Sequence[UtteranceInput]) -> F
     ).reshape(m, 4, n)
     no_users = np.asarray([not len(item.context_users) for item in items])
     in_service[no_users, 1] = zeros
-    read = TextWords()  # each text of the dialogue tokenised once (contexts overlap)
+    # Each text of the dialogue tokenised once (contexts overlap), keeping the tables' words.
+    read = TextWords(index.lexicon)
     domains = index.domain_rows.vocabulary
     said = [read.of(item.utterance_text) for item in items]
     lexical = np.stack(

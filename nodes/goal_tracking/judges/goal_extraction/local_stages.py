@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema
 from todeval.evals.goal_tracking_schema import GoalStatus
@@ -146,6 +146,9 @@ class ServiceEvidence:
     siblings: Mapping[str, frozenset[str]]
     patterns: Mapping[str, re.Pattern[str]]
     intents: Mapping[str, frozenset[str]]
+    _rivals: dict[tuple[str, str], tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def build(cls, schema: Mapping[str, ServiceSchema]) -> ServiceEvidence:
@@ -205,8 +208,15 @@ class ServiceEvidence:
         found = [name for name in (service, *group) if name in evidenced]
         return found[0] if len(found) == 1 else None
 
-    def rivals(self, service: str, intent: str) -> list[str]:
-        """The siblings of ``service`` that offer ``intent``: with none, no evidence matters."""
-        return [
-            name for name in sorted(self.siblings.get(service, ())) if intent in self.intents[name]
-        ]
+    def rivals(self, service: str, intent: str) -> tuple[str, ...]:
+        """The siblings of ``service`` that offer ``intent``: with none, no evidence matters.
+
+        Sorted once per pair (the tracker asks for every goal at every utterance).
+        """
+        key = (service, intent)
+        found = self._rivals.get(key)
+        if found is None:
+            siblings = sorted(self.siblings.get(service, ()))
+            found = tuple(name for name in siblings if intent in self.intents[name])
+            self._rivals[key] = found
+        return found

@@ -44,32 +44,71 @@ def _singular(token: str) -> str:
     return token[:-1] if len(token) > 3 and token[-1] == "s" else token
 
 
+@functools.lru_cache(maxsize=8)
+def _prefixes(lexicon: frozenset[str]) -> frozenset[str]:
+    """Every non-empty prefix of every word of ``lexicon`` (the words themselves included).
+
+    Made once per lexicon (a schema's: every dialogue's features read it).
+    """
+    return frozenset(word[:end] for word in lexicon for end in range(1, len(word) + 1))
+
+
+def _words_among(
+    tokens: list[str], lexicon: frozenset[str], prefixes: frozenset[str]
+) -> frozenset[str]:
+    """``_words(tokens) & lexicon``, without making the pairs that cannot be in ``lexicon``.
+
+    A pair's word is ``a + b`` or ``a + b[:-1]`` (a plural ``s`` cut), so it starts with its
+    first token ``a``: only a pair whose ``a`` begins some word of the lexicon (``prefixes``)
+    can be in it.
+    """
+    kept = [
+        word
+        for token in tokens
+        if (word := token[:-1] if len(token) > 3 and token[-1] == "s" else token) in lexicon
+    ]
+    for first, second in zip(tokens, tokens[1:], strict=False):
+        if first in prefixes and (word := _singular(first + second)) in lexicon:
+            kept.append(word)
+    return frozenset(kept)
+
+
 class TextWords:
     """:func:`words` of a dialogue's texts, and of runs of them joined, each text read once.
 
     A token never spans two texts joined with a space, so the words of the joined text are
     each text's words and the pairs that meet across the joins: the context of every utterance
     (its previous four, joined) is read from its texts' words, not tokenised again.
+
+    ``lexicon``: when given, only the words in it are kept (``words(text) & lexicon``): the
+    word tables read nothing else of a text, and a word of the lexicon is found without making
+    every word of the text (see :func:`_words_among`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lexicon: frozenset[str] | None = None) -> None:
         self._read: dict[str, tuple[list[str], frozenset[str]]] = {}
         self._among: dict[frozenset[str], dict[str, frozenset[str]]] = {}
+        self._lexicon = lexicon
+        self._prefixes = _prefixes(lexicon) if lexicon is not None else frozenset()
 
     def _tokens(self, text: str) -> tuple[list[str], frozenset[str]]:
         found = self._read.get(text)
         if found is None:
             tokens = _WORD.findall(text.lower())
-            found = self._read[text] = (tokens, _words(tokens))
+            if self._lexicon is None:
+                found = self._read[text] = (tokens, _words(tokens))
+            else:
+                kept = _words_among(tokens, self._lexicon, self._prefixes)
+                found = self._read[text] = (tokens, kept)
         return found
 
     def of(self, text: str) -> frozenset[str]:
-        """``words(text)``."""
+        """``words(text)`` (``& lexicon`` when one was given)."""
         return self._tokens(text)[1]
 
     def joined(self, texts: Sequence[str]) -> frozenset[str]:
-        """``words(" ".join(texts))``."""
-        return self.joined_among(texts, None)
+        """``words(" ".join(texts))`` (``& lexicon`` when one was given)."""
+        return self.joined_among(texts, self._lexicon)
 
     def joined_among(
         self, texts: Sequence[str], vocabulary: frozenset[str] | None
@@ -78,8 +117,11 @@ class TextWords:
 
         A word table reads only its own words of a text (:meth:`WordRows.overlaps`): a
         context's few table words are the union of its texts' (each taken once) and the pairs
-        across the joins, not the union of every word of its four texts.
+        across the joins, not the union of every word of its four texts. With a lexicon,
+        ``vocabulary`` must be within it.
         """
+        if vocabulary is None and self._lexicon is not None:
+            raise ValueError("a TextWords with a lexicon reads only words within it")
         among = self._among.setdefault(vocabulary, {}) if vocabulary is not None else None
         parts: list[frozenset[str]] = []
         across: list[str] = []
@@ -274,6 +316,15 @@ class SchemaIndex:
     def description_rows(self) -> WordRows:
         """``description_words`` as a matrix (built once)."""
         return WordRows(self.description_words)
+
+    @functools.cached_property
+    def lexicon(self) -> frozenset[str]:
+        """Every word the word tables read (built once): a text's other words count for none."""
+        return (
+            self.name_rows.vocabulary
+            | self.domain_rows.vocabulary
+            | self.description_rows.vocabulary
+        )
 
     @functools.cached_property
     def same_service(self) -> np.ndarray:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -130,8 +131,8 @@ class SystemActModel:
         The probabilities and the evidence both read them: the vocabulary (a large table) is
         looked up once per n-gram.
         """
-        rows = map(self.vocabulary.get, grams)
-        return [(gram, row) for gram, row in zip(grams, rows, strict=True) if row is not None]
+        get = self.vocabulary.get
+        return [(gram, row) for gram in grams if (row := get(gram)) is not None]
 
     def probabilities_of_known(
         self, texts_known: Sequence[Sequence[tuple[str, int]]]
@@ -196,18 +197,25 @@ class SystemActModel:
         margins = self._margin_values(self.labels.index(act))
         best, weight = "", 0.0
         for gram, row in known:
-            if "<s>" in gram or "</s>" in gram or _ED in gram:
-                continue
-            margin = margins[row]
+            margin = margins[row]  # -inf for a gram with a marker: never the evidence
             if margin > weight:
                 best, weight = gram, margin
         return best
 
     def _margin_values(self, column: int) -> list[float]:
-        """:meth:`_margins` as Python floats (the same values; cached), read one by one."""
+        """:meth:`_margins` as Python floats (the same values; cached), read one by one.
+
+        An n-gram with a start, end or ``_ed`` marker is no evidence: its value is -inf, which
+        never beats the evidence's least weight (0), so that the n-grams are not searched for
+        the markers at every utterance.
+        """
         cached = self._margin_lists.get(column)
         if cached is None:
-            cached = self._margin_lists[column] = self._margins(column).tolist()
+            cached = self._margins(column).tolist()
+            for gram, row in self.vocabulary.items():
+                if "<s>" in gram or "</s>" in gram or _ED in gram:
+                    cached[row] = -math.inf
+            self._margin_lists[column] = cached
         return cached
 
     def _margins(self, column: int) -> NDArray[np.float32]:
@@ -358,6 +366,13 @@ def _system_cue_of(
 ) -> StatusCue | None:
     """:func:`system_cue` given the utterance's known n-grams and the model's probabilities."""
     act, probability = model.best(probabilities)
+    return _cue_for(model, known, act, probability)
+
+
+def _cue_for(
+    model: SystemActModel, known: Sequence[tuple[str, int]], act: SystemAct, probability: float
+) -> StatusCue | None:
+    """:func:`_system_cue_of` given the most probable act and its probability."""
     move = _SYSTEM_STATUS.get(act)
     if move is None or probability < MIN_ACT_PROBABILITY:
         return None
@@ -378,10 +393,14 @@ def read_system_cues(utterances: Sequence[str]) -> None:
         return
     model = system_act_model()
     known = [model.known(text_features(text)) for text in unread]
-    for text, its_known, probabilities in zip(
-        unread, known, model.probabilities_of_known(known), strict=True
-    ):
-        cache.put(text, (_system_cue_of(model, its_known, probabilities),))
+    probabilities = model.probabilities_of_known(known)
+    # Each row's best act as SystemActModel.best reads it (the first maximum; a float32 read
+    # as a Python float either way), for every row at once.
+    best = np.argmax(probabilities, axis=1)
+    chosen = np.take_along_axis(probabilities, best[:, None], axis=1)[:, 0].tolist()
+    labels = model.labels
+    for text, its_known, row, probability in zip(unread, known, best.tolist(), chosen, strict=True):
+        cache.put(text, (_cue_for(model, its_known, labels[row], probability),))
 
 
 def user_cue(utterance: str) -> StatusCue | None:
