@@ -188,6 +188,39 @@ def test_the_panel_computes_a_dialogues_evidence_once(monkeypatch: pytest.Monkey
     assert [teacher.label(WRONG_DAY).turns for teacher in reversed(panel)] == first[::-1]
 
 
+@pytest.mark.parametrize("spec", LEARNED)
+def test_the_cause_model_runs_only_when_a_turn_failed(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    teacher = TURN_QUALITY.judge(spec)
+    assert isinstance(teacher, LearnedTeacher)
+    read: list[str] = []
+    real = TurnQualityModel.codes
+
+    def counted(self: TurnQualityModel, key: str, blocks: Any) -> list[str]:
+        read.append(key)
+        return real(self, key, blocks)
+
+    monkeypatch.setattr(TurnQualityModel, "codes", counted)
+    broken = dialogue(
+        ("What time does the pharmacy on Elm Street close?", "HTTP 503 Service Unavailable"),
+        ("Hello? That is not an answer.", "HTTP 503 Service Unavailable"),
+    )
+    failures = 0
+    for d in (RIGHT_BOOKING, WRONG_DAY, broken):
+        read.clear()
+        turns = teacher.label(d).turns
+        failed = [label.quality == "failure" for label in turns]
+        assert read == ([teacher.key] if any(failed) else [])
+        failures += any(failed)
+        # a failed turn's cause is the cause model's, whichever turns failed
+        causes = real(teacher.model, teacher.key, learned.shared_evidence(d, teacher.vectors))
+        assert [label.rcof for label in turns] == [
+            cause if fail else None for fail, cause in zip(failed, causes, strict=True)
+        ]
+    assert 0 < failures < 3  # both paths were taken
+
+
 def test_certain_evidence() -> None:
     def turn(response: str = "Your table is booked.", **metadata: Any) -> Turn:
         return Turn(turn_number=1, user_msg="Book it.", response=response, metadata=metadata)
