@@ -316,11 +316,16 @@ def _opens_sentence(text: str, position: int) -> bool:
 
 def merge(spans: Iterable[Spans]) -> Spans:
     """The union of several texts' spans, type by type."""
-    merged: dict[str, set[str]] = {kind: set() for kind in SPAN_TYPES}
-    for item in spans:
-        for kind, values in item.by_type.items():
-            merged[kind] |= values
-    return Spans({kind: frozenset(values) for kind, values in merged.items()})
+    found = [item.by_type for item in spans]
+    if not found:
+        return Spans({kind: frozenset() for kind in SPAN_TYPES})
+    # Unions of the frozensets themselves, from the first text's (a Spans has every type:
+    # find_spans and merge make them), with no set copied to be frozen again.
+    merged = dict(found[0])
+    for by_type in found[1:]:
+        for kind, values in by_type.items():
+            merged[kind] = merged[kind] | values
+    return Spans(merged)
 
 
 def mentions(values: frozenset[str], text_spans: Spans, text: str) -> bool:

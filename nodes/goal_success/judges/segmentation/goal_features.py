@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -287,7 +287,13 @@ def _cosines(a: FloatArray, b: FloatArray, norm_a: FloatArray, norm_b: FloatArra
 def _cos(a: FloatArray, b: FloatArray, norm_a: np.floating[Any], norm_b: np.floating[Any]) -> float:
     """Cosine of ``a`` and ``b`` given their ``np.linalg.norm`` (float32, multiplied as such)."""
     norm = float(norm_a * norm_b)
-    return float(a @ b) / norm if norm > 0 else 0.0
+    return float(a.dot(b)) / norm if norm > 0 else 0.0  # dot: a @ b's kernel, less dispatch
+
+
+def _norm(vector: FloatArray) -> np.floating[Any]:
+    """``np.linalg.norm(vector)`` of a 1-D float vector: what it computes, without its checks."""
+    norm: np.floating[Any] = np.sqrt(vector.dot(vector))
+    return norm
 
 
 def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
@@ -327,9 +333,11 @@ def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
     return row
 
 
-@dataclass(frozen=True)
-class _Goal:
-    """Turns ``start..end-1`` taken together: what the goal's features read of them."""
+class _Goal(NamedTuple):
+    """Turns ``start..end-1`` taken together: what the goal's features read of them.
+
+    A tuple: one is made per decoded turn, and a frozen dataclass sets each field slowly.
+    """
 
     end: int
     users_sum: FloatArray
@@ -375,7 +383,7 @@ def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
     goal_users = users[start:j]
     goal = _goal_so_far(view, start, j)
     goal_users_sum, goal_replies_sum = goal.users_sum, goal.replies_sum
-    goal_replies_norm = np.linalg.norm(goal_replies_sum)
+    goal_replies_norm = _norm(goal_replies_sum)
     earlier = users[:start]
     words, reply_words = view.user_words[j], view.reply_words[j]
     in_goal = goal.words
@@ -389,11 +397,11 @@ def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
         for kind in _SLOT_TYPES
     )
     return [
-        _cos(u, goal_users_sum, u_norm, np.linalg.norm(goal_users_sum)),
+        _cos(u, goal_users_sum, u_norm, _norm(goal_users_sum)),
         _cos(u, users[start], u_norm, user_norms[start]),
         _cos(u, goal_replies_sum, u_norm, goal_replies_norm),
-        float((goal_users @ u).max()),
-        float((earlier @ u).max()) if start > 0 else 0.0,
+        float(np.maximum.reduce(goal_users @ u)),  # .max() without its wrapper
+        float(np.maximum.reduce(earlier @ u)) if start > 0 else 0.0,
         _cos(r, goal_replies_sum, r_norm, goal_replies_norm),
         _cos(r, users[start], r_norm, user_norms[start]),
         len(words - in_goal) / len(words) if words else 0.0,
