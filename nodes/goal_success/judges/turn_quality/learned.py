@@ -55,7 +55,9 @@ BLOCK_NAMES = {"R": "reply", "C": "fit", "N": "reaction"}
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
-    out: FloatArray = (1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0)))).astype(np.float32)
+    # np.clip(x, -30.0, 30.0) as its two ufuncs (the same values, NaN kept), without its wrapper.
+    clipped = np.minimum(np.maximum(x, -30.0), 30.0)
+    out: FloatArray = (1.0 / (1.0 + np.exp(-clipped))).astype(np.float32)
     return out
 
 
