@@ -267,12 +267,12 @@ def find_spans(text: str) -> Spans:
         lowered = text.lower()
         time_found = (
             _LOWER_TIME.finditer(lowered)
-            if has_digit or any(word in lowered for word in _TIME_WORDS)
+            if has_digit or _has_any(lowered, _TIME_WORDS)
             else iter(())
         )
-        may_be_day = has_digit or any(word in lowered for word in _DAY_WORDS)
+        may_be_day = has_digit or _has_any(lowered, _DAY_WORDS)
         day = _found(_LOWER_DAY, lowered) if may_be_day else frozenset()
-        may_be_count = has_digit or any(word in lowered for word in _COUNT_WORDS)
+        may_be_count = has_digit or _has_any(lowered, _COUNT_WORDS)
         count = _found(_LOWER_COUNT, lowered) if may_be_count else frozenset()
         money = _found(_LOWER_MONEY, lowered) if has_digit else frozenset()
     return Spans(
@@ -285,6 +285,14 @@ def find_spans(text: str) -> Spans:
             "name": frozenset(_names(text)),
         }
     )
+
+
+def _has_any(text: str, words: tuple[str, ...]) -> bool:
+    """``any(word in text for word in words)``, as a loop: no generator (twice as fast)."""
+    for word in words:
+        if word in text:
+            return True
+    return False
 
 
 def _found(pattern: re.Pattern[str], text: str) -> frozenset[str]:

@@ -174,6 +174,18 @@ class DialogueView:
         return np.asarray(asks, dtype=np.float64)
 
     @cached_property
+    def replies_asking_before(self) -> list[float]:
+        """Item ``j``: how many of replies ``0..j-1`` end with a question (``sum(reply_asks[:j])``).
+
+        A count of 0.0s and 1.0s is exact in any order, so ``np.mean(reply_asks[:j])`` is this
+        divided by ``j``, to the bit, with no numpy call per turn.
+        """
+        counts = [0.0]
+        for asks in self.reply_asks.tolist():
+            counts.append(counts[-1] + asks)
+        return counts
+
+    @cached_property
     def turn_words(self) -> list[set[str]]:
         """Each turn's content words, the user's and the reply's together."""
         return [user | reply for user, reply in zip(self.user_words, self.reply_words, strict=True)]
@@ -482,7 +494,7 @@ def _shape(view: DialogueView, j: int) -> list[float]:
         float(j == len(view.users) - 1),
         float(view.cue_logits[j]),
         # The conversation's style so far: an assistant that asks (bookings) or answers (Q&A).
-        _mean_of_first(view.reply_asks, j),
+        view.replies_asking_before[j] / j,
         _mean_of_first(view.reply_log_words, j),
         _mean_of_first(view.user_log_words, j),
     ]
