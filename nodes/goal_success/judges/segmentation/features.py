@@ -346,11 +346,18 @@ def mentions(values: frozenset[str], text_spans: Spans, text: str) -> bool:
         return True
     lowered = text.lower()
     # A word the lowered text does not contain cannot match: skip its regex.
-    return any(
-        word in lowered and re.search(rf"\b{re.escape(word)}\b", lowered)
-        for value in values
-        for word in value.split()
-        if len(word) >= 4 and word not in _GENERIC_NAME_WORDS
+    for value in values:
+        for word in _telling_words(value):
+            if word in lowered and re.search(rf"\b{re.escape(word)}\b", lowered):
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _telling_words(name: str) -> tuple[str, ...]:
+    """The words of ``name`` :func:`mentions` looks for (a goal's names are read every turn)."""
+    return tuple(
+        word for word in name.split() if len(word) >= 4 and word not in _GENERIC_NAME_WORDS
     )
 
 
