@@ -278,6 +278,21 @@ def test_typed_values_take_shortcuts_only_where_they_find_the_same(text: str) ->
     assert typed_values(text.upper()) == full_scan(text.upper())
 
 
+def test_each_value_pattern_has_one_group() -> None:
+    # typed_values reads the values with findall, which gives group 1 only for one group.
+    assert {kind: pattern.groups for kind, pattern in VALUE_PATTERNS.items()} == dict.fromkeys(
+        VALUE_PATTERNS, 1
+    )
+    found = typed_values("Book 2 people at Mezze Yard for 7:30 pm on Friday, about $45.")
+    assert found == {
+        "time": {"7:30pm"},
+        "date": {"friday"},
+        "money": {"$45"},
+        "count": {"2"},  # the group is the number (the unit only says it counts)
+        "name": {"mezze yard", "friday"},
+    }
+
+
 def test_case_insensitive_value_patterns_are_written_in_lower_case() -> None:
     for pattern in VALUE_PATTERNS.values():
         if pattern.flags & re.IGNORECASE:

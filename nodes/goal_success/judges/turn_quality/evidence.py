@@ -79,7 +79,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     # capitalised multi-word names not at the start of the text
     "name": re.compile(r"(?<=[a-z,] )((?:[A-Z][\w'&.-]+)(?:\s+(?:[A-Z][\w'&.-]+|of|the|de|&))*)"),
 }
-"""Typed value spans: group 1 of each match is the value.
+"""Typed value spans: group 1 of each match is the value (the one group: see typed_values).
 
 A case-insensitive pattern is written in lower case, and one that finds values without a digit
 lists their words in ``_WORDS_WITHOUT_DIGITS`` (:func:`typed_values` relies on both).
@@ -165,7 +165,8 @@ def typed_values(text: str) -> TypedValues:
     """
     found: TypedValues = {}
     for kind, pattern, scanned in _scans(text):
-        spans = frozenset(canonical_value(m.group(1)) for m in pattern.finditer(scanned))
+        # A pattern has one group, so findall gives each match's group 1 (no match objects).
+        spans = frozenset(map(canonical_value, pattern.findall(scanned)))
         if spans:
             found[kind] = spans
     return found
