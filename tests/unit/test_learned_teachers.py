@@ -17,6 +17,7 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     canonical_value,
     evidence_blocks,
     typed_values,
+    value_relation,
 )
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
     FitReactionTeacher,
@@ -291,6 +292,16 @@ def test_each_value_pattern_has_one_group() -> None:
         "count": {"2"},  # the group is the number (the unit only says it counts)
         "name": {"mezze yard", "friday"},
     }
+
+
+def test_value_relation() -> None:
+    reference = typed_values("a table for 3 people at 7 pm on friday, please.")
+    assert value_relation({}, reference) == [0.0] * 6
+    assert value_relation({}, {}) == [0.0] * 6
+    # the time conflicts, the date is shared: 1 of the 2 values the reference has
+    mine = typed_values("your table is booked for 8 pm on friday.")
+    assert value_relation(mine, reference) == [1.0, 0.0, 0.0, 0.0, 0.5, 1.0]
+    assert value_relation(mine, {}) == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 
 
 def test_case_insensitive_value_patterns_are_written_in_lower_case() -> None:
