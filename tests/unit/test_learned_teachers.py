@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import todeval.nodes.goal_success.judges.turn_quality.evidence as evidence
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
 from todeval.evals.schema import Dialogue, Turn
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
@@ -16,6 +17,7 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     TurnView,
     canonical_value,
     evidence_blocks,
+    shape,
     typed_values,
     value_relation,
 )
@@ -168,7 +170,7 @@ def test_labels_are_deterministic_and_independent_of_the_batch() -> None:
 
 def test_the_panel_computes_a_dialogues_evidence_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[int] = []
-    real = learned.evidence_blocks
+    real = evidence.evidence_blocks  # what learned imported
 
     def counted(*args: Any) -> Any:
         built.append(1)
@@ -302,6 +304,43 @@ def test_value_relation() -> None:
     mine = typed_values("your table is booked for 8 pm on friday.")
     assert value_relation(mine, reference) == [1.0, 0.0, 0.0, 0.0, 0.5, 1.0]
     assert value_relation(mine, {}) == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "ok.",
+        "Done! ",
+        "Is that right?\u00a0",
+        "It costs $45 (tax included)",
+        "Your table is booked for the",
+        "Your table is booked for the.",
+        'He said "yes"',
+        "Noted *",
+        "Error ERROR_CODE_42 occurred",
+        "Hello {user_name}, welcome",
+        "The value is null",
+        "The value is null.",
+        "none",
+        "Result: nan\n",
+        "annulled",
+        "snake_case words",
+        "Booking reference ABC_123 and more",
+    ],
+)
+def test_shape_reads_the_patterns_it_is_defined_by(text: str) -> None:
+    stripped = text.strip()
+    words = evidence._WORD.findall(stripped)
+    dangling = bool(words) and words[-1].lower() in evidence._DANGLING
+    assert shape(text) == [
+        float(not words),
+        float(bool(evidence._ENDS_TERMINAL.search(stripped))),
+        float(dangling and not evidence._ENDS_SENTENCE.search(stripped)),
+        float(bool(evidence._LEAK.search(stripped))),
+        float(len(words) <= 3),
+    ]
 
 
 def test_case_insensitive_value_patterns_are_written_in_lower_case() -> None:
