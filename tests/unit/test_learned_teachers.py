@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import todeval.nodes.goal_success.judges.turn_quality.evidence as evidence
 import todeval.nodes.goal_success.judges.turn_quality.learned as learned
 from todeval.evals.schema import Dialogue, Turn
 from todeval.nodes.goal_success.judges.turn_quality import TurnLabel, certain_failure
@@ -16,7 +17,9 @@ from todeval.nodes.goal_success.judges.turn_quality.evidence import (
     TurnView,
     canonical_value,
     evidence_blocks,
+    shape,
     typed_values,
+    value_relation,
 )
 from todeval.nodes.goal_success.judges.turn_quality.learned import (
     FitReactionTeacher,
@@ -167,7 +170,7 @@ def test_labels_are_deterministic_and_independent_of_the_batch() -> None:
 
 def test_the_panel_computes_a_dialogues_evidence_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[int] = []
-    real = learned.evidence_blocks
+    real = evidence.evidence_blocks  # what learned imported
 
     def counted(*args: Any) -> Any:
         built.append(1)
@@ -186,6 +189,39 @@ def test_the_panel_computes_a_dialogues_evidence_once(monkeypatch: pytest.Monkey
     assert len(built) == 3
     monkeypatch.setattr(learned, "_last_evidence", None)
     assert [teacher.label(WRONG_DAY).turns for teacher in reversed(panel)] == first[::-1]
+
+
+@pytest.mark.parametrize("spec", LEARNED)
+def test_the_cause_model_runs_only_when_a_turn_failed(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    teacher = TURN_QUALITY.judge(spec)
+    assert isinstance(teacher, LearnedTeacher)
+    read: list[str] = []
+    real = TurnQualityModel.codes
+
+    def counted(self: TurnQualityModel, key: str, blocks: Any) -> list[str]:
+        read.append(key)
+        return real(self, key, blocks)
+
+    monkeypatch.setattr(TurnQualityModel, "codes", counted)
+    broken = dialogue(
+        ("What time does the pharmacy on Elm Street close?", "HTTP 503 Service Unavailable"),
+        ("Hello? That is not an answer.", "HTTP 503 Service Unavailable"),
+    )
+    failures = 0
+    for d in (RIGHT_BOOKING, WRONG_DAY, broken):
+        read.clear()
+        turns = teacher.label(d).turns
+        failed = [label.quality == "failure" for label in turns]
+        assert read == ([teacher.key] if any(failed) else [])
+        failures += any(failed)
+        # a failed turn's cause is the cause model's, whichever turns failed
+        causes = real(teacher.model, teacher.key, learned.shared_evidence(d, teacher.vectors))
+        assert [label.rcof for label in turns] == [
+            cause if fail else None for fail, cause in zip(failed, causes, strict=True)
+        ]
+    assert 0 < failures < 3  # both paths were taken
 
 
 def test_certain_evidence() -> None:
@@ -243,6 +279,68 @@ def full_scan(text: str) -> dict[str, frozenset[str]]:
 def test_typed_values_take_shortcuts_only_where_they_find_the_same(text: str) -> None:
     assert typed_values(text) == full_scan(text)
     assert typed_values(text.upper()) == full_scan(text.upper())
+
+
+def test_each_value_pattern_has_one_group() -> None:
+    # typed_values reads the values with findall, which gives group 1 only for one group.
+    assert {kind: pattern.groups for kind, pattern in VALUE_PATTERNS.items()} == dict.fromkeys(
+        VALUE_PATTERNS, 1
+    )
+    found = typed_values("Book 2 people at Mezze Yard for 7:30 pm on Friday, about $45.")
+    assert found == {
+        "time": {"7:30pm"},
+        "date": {"friday"},
+        "money": {"$45"},
+        "count": {"2"},  # the group is the number (the unit only says it counts)
+        "name": {"mezze yard", "friday"},
+    }
+
+
+def test_value_relation() -> None:
+    reference = typed_values("a table for 3 people at 7 pm on friday, please.")
+    assert value_relation({}, reference) == [0.0] * 6
+    assert value_relation({}, {}) == [0.0] * 6
+    # the time conflicts, the date is shared: 1 of the 2 values the reference has
+    mine = typed_values("your table is booked for 8 pm on friday.")
+    assert value_relation(mine, reference) == [1.0, 0.0, 0.0, 0.0, 0.5, 1.0]
+    assert value_relation(mine, {}) == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "ok.",
+        "Done! ",
+        "Is that right?\u00a0",
+        "It costs $45 (tax included)",
+        "Your table is booked for the",
+        "Your table is booked for the.",
+        'He said "yes"',
+        "Noted *",
+        "Error ERROR_CODE_42 occurred",
+        "Hello {user_name}, welcome",
+        "The value is null",
+        "The value is null.",
+        "none",
+        "Result: nan\n",
+        "annulled",
+        "snake_case words",
+        "Booking reference ABC_123 and more",
+    ],
+)
+def test_shape_reads_the_patterns_it_is_defined_by(text: str) -> None:
+    stripped = text.strip()
+    words = evidence._WORD.findall(stripped)
+    dangling = bool(words) and words[-1].lower() in evidence._DANGLING
+    assert shape(text) == [
+        float(not words),
+        float(bool(evidence._ENDS_TERMINAL.search(stripped))),
+        float(dangling and not evidence._ENDS_SENTENCE.search(stripped)),
+        float(bool(evidence._LEAK.search(stripped))),
+        float(len(words) <= 3),
+    ]
 
 
 def test_case_insensitive_value_patterns_are_written_in_lower_case() -> None:

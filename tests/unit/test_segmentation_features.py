@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import todeval.nodes.goal_success.judges.segmentation.discourse as discourse
 from todeval.evals.schema import Dialogue
 from todeval.nodes.goal_success.judges.segmentation import MODEL_PATH, LearnedSegmenter
 from todeval.nodes.goal_success.judges.segmentation.discourse import (
@@ -190,6 +191,14 @@ def test_the_cue_buckets_are_the_hashed_ngrams() -> None:
         buckets = hashed(cue_ngrams(message))
         assert cue_buckets(message) == buckets
         assert model.logit(message) == 0.25 + float(weights[buckets].sum())
+
+
+def test_the_cue_bucket_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discourse, "_GRAM_BUCKETS", {})
+    monkeypatch.setattr(discourse, "_GRAM_MEMO_SIZE", 8)
+    for message in ["Thanks. I also need a taxi to Mezze Yard at 7", "ok then", "", "no"] * 2:
+        assert cue_buckets(message) == hashed(cue_ngrams(message))
+        assert len(discourse._GRAM_BUCKETS) <= 8
 
 
 def test_a_padded_tree_predicts_like_the_original() -> None:

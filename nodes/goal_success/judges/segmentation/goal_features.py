@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -174,6 +174,18 @@ class DialogueView:
         return np.asarray(asks, dtype=np.float64)
 
     @cached_property
+    def replies_asking_before(self) -> list[float]:
+        """Item ``j``: how many of replies ``0..j-1`` end with a question (``sum(reply_asks[:j])``).
+
+        A count of 0.0s and 1.0s is exact in any order, so ``np.mean(reply_asks[:j])`` is this
+        divided by ``j``, to the bit, with no numpy call per turn.
+        """
+        counts = [0.0]
+        for asks in self.reply_asks.tolist():
+            counts.append(counts[-1] + asks)
+        return counts
+
+    @cached_property
     def turn_words(self) -> list[set[str]]:
         """Each turn's content words, the user's and the reply's together."""
         return [user | reply for user, reply in zip(self.user_words, self.reply_words, strict=True)]
@@ -287,7 +299,13 @@ def _cosines(a: FloatArray, b: FloatArray, norm_a: FloatArray, norm_b: FloatArra
 def _cos(a: FloatArray, b: FloatArray, norm_a: np.floating[Any], norm_b: np.floating[Any]) -> float:
     """Cosine of ``a`` and ``b`` given their ``np.linalg.norm`` (float32, multiplied as such)."""
     norm = float(norm_a * norm_b)
-    return float(a @ b) / norm if norm > 0 else 0.0
+    return float(a.dot(b)) / norm if norm > 0 else 0.0  # dot: a @ b's kernel, less dispatch
+
+
+def _norm(vector: FloatArray) -> np.floating[Any]:
+    """``np.linalg.norm(vector)`` of a 1-D float vector: what it computes, without its checks."""
+    norm: np.floating[Any] = np.sqrt(vector.dot(vector))
+    return norm
 
 
 def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
@@ -327,9 +345,11 @@ def turn_row(view: DialogueView, j: int, start: int) -> FloatArray:
     return row
 
 
-@dataclass(frozen=True)
-class _Goal:
-    """Turns ``start..end-1`` taken together: what the goal's features read of them."""
+class _Goal(NamedTuple):
+    """Turns ``start..end-1`` taken together: what the goal's features read of them.
+
+    A tuple: one is made per decoded turn, and a frozen dataclass sets each field slowly.
+    """
 
     end: int
     users_sum: FloatArray
@@ -375,7 +395,7 @@ def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
     goal_users = users[start:j]
     goal = _goal_so_far(view, start, j)
     goal_users_sum, goal_replies_sum = goal.users_sum, goal.replies_sum
-    goal_replies_norm = np.linalg.norm(goal_replies_sum)
+    goal_replies_norm = _norm(goal_replies_sum)
     earlier = users[:start]
     words, reply_words = view.user_words[j], view.reply_words[j]
     in_goal = goal.words
@@ -389,11 +409,11 @@ def _goal_features(view: DialogueView, j: int, start: int) -> list[float]:
         for kind in _SLOT_TYPES
     )
     return [
-        _cos(u, goal_users_sum, u_norm, np.linalg.norm(goal_users_sum)),
+        _cos(u, goal_users_sum, u_norm, _norm(goal_users_sum)),
         _cos(u, users[start], u_norm, user_norms[start]),
         _cos(u, goal_replies_sum, u_norm, goal_replies_norm),
-        float((goal_users @ u).max()),
-        float((earlier @ u).max()) if start > 0 else 0.0,
+        float(np.maximum.reduce(goal_users @ u)),  # .max() without its wrapper
+        float(np.maximum.reduce(earlier @ u)) if start > 0 else 0.0,
         _cos(r, goal_replies_sum, r_norm, goal_replies_norm),
         _cos(r, users[start], r_norm, user_norms[start]),
         len(words - in_goal) / len(words) if words else 0.0,
@@ -474,7 +494,7 @@ def _shape(view: DialogueView, j: int) -> list[float]:
         float(j == len(view.users) - 1),
         float(view.cue_logits[j]),
         # The conversation's style so far: an assistant that asks (bookings) or answers (Q&A).
-        _mean_of_first(view.reply_asks, j),
+        view.replies_asking_before[j] / j,
         _mean_of_first(view.reply_log_words, j),
         _mean_of_first(view.user_log_words, j),
     ]

@@ -79,7 +79,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     # capitalised multi-word names not at the start of the text
     "name": re.compile(r"(?<=[a-z,] )((?:[A-Z][\w'&.-]+)(?:\s+(?:[A-Z][\w'&.-]+|of|the|de|&))*)"),
 }
-"""Typed value spans: group 1 of each match is the value.
+"""Typed value spans: group 1 of each match is the value (the one group: see typed_values).
 
 A case-insensitive pattern is written in lower case, and one that finds values without a digit
 lists their words in ``_WORDS_WITHOUT_DIGITS`` (:func:`typed_values` relies on both).
@@ -165,7 +165,8 @@ def typed_values(text: str) -> TypedValues:
     """
     found: TypedValues = {}
     for kind, pattern, scanned in _scans(text):
-        spans = frozenset(canonical_value(m.group(1)) for m in pattern.finditer(scanned))
+        # A pattern has one group, so findall gives each match's group 1 (no match objects).
+        spans = frozenset(map(canonical_value, pattern.findall(scanned)))
         if spans:
             found[kind] = spans
     return found
@@ -229,6 +230,8 @@ def value_relation(mine: TypedValues, reference: TypedValues) -> list[float]:
     and none of them matches (a conflict); then the share of the text's values the reference
     has, and whether the text has any value at all.
     """
+    if not mine:  # most texts state no value (about three in five on SGD dev): no conflict
+        return [0.0] * 6
     conflicts = [
         float(kind in mine and kind in reference and not mine[kind] & reference[kind])
         for kind in _TYPES
@@ -241,19 +244,30 @@ def value_relation(mine: TypedValues, reference: TypedValues) -> list[float]:
 _ENDS_TERMINAL = re.compile(r"[.!?)\"'*]\s*$")
 _ENDS_SENTENCE = re.compile(r"[.!?]\s*$")
 _LEAK = re.compile(r"\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b|[{}]|\b(?:null|none|undefined|nan)\s*$")
+# shape() reads the patterns above on a stripped text, whose last character is not whitespace
+# (str.strip and \s agree on it, and there is no newline left for $ to stop before): a pattern
+# that ends in "\s*$" then asks about the last character only, and _LEAK can match only a text
+# with "_", a brace, or one of its last words at the end. Tested against the patterns.
+_TERMINAL_CHARS = frozenset(".!?)\"'*")
+_SENTENCE_CHARS = frozenset(".!?")
+_LEAK_ENDS = ("null", "none", "undefined", "nan")
+
+
+def _may_leak(stripped: str) -> bool:
+    """False where ``_LEAK`` cannot match ``stripped`` (a stripped text)."""
+    return "_" in stripped or "{" in stripped or "}" in stripped or stripped.endswith(_LEAK_ENDS)
 
 
 def shape(text: str) -> list[float]:
     """Five shape signs of a message that do not depend on a domain's length or style."""
     stripped = text.strip()
     words = _WORD.findall(stripped)
+    last = stripped[-1:]  # "" for an empty text, in neither set
     return [
         float(not words),
-        float(bool(_ENDS_TERMINAL.search(stripped))),
-        float(
-            bool(words) and words[-1].lower() in _DANGLING and not _ENDS_SENTENCE.search(stripped)
-        ),
-        float(bool(_LEAK.search(stripped))),
+        float(last in _TERMINAL_CHARS),  # _ENDS_TERMINAL
+        float(bool(words) and words[-1].lower() in _DANGLING and last not in _SENTENCE_CHARS),
+        float(_may_leak(stripped) and bool(_LEAK.search(stripped))),
         float(len(words) <= 3),
     ]
 

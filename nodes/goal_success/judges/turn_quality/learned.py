@@ -55,7 +55,9 @@ BLOCK_NAMES = {"R": "reply", "C": "fit", "N": "reaction"}
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
-    out: FloatArray = (1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0)))).astype(np.float32)
+    # np.clip(x, -30.0, 30.0) as its two ufuncs (the same values, NaN kept), without its wrapper.
+    clipped = np.minimum(np.maximum(x, -30.0), 30.0)
+    out: FloatArray = (1.0 / (1.0 + np.exp(-clipped))).astype(np.float32)
     return out
 
 
@@ -196,19 +198,33 @@ class LearnedTeacher:
             )
         logits, by_block = shared_block_reads(self.model, blocks, self.blocks)
         p, alone = self.model.probability(self.key, logits, blocks.has_next)
-        codes = self.model.codes(self.key, blocks)
         columns = [by_block[b].tolist() for b in self.blocks]
-        read = [dict(zip(self.blocks, row, strict=True)) for row in zip(*columns, strict=True)]
-        bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone.tolist()}}
+        read = list(zip(*columns, strict=True))  # per turn, each block's p(failure)
+        # The blocks a rationale names, with alone and without (the reply side alone: no N).
+        shown = {
+            flag: [
+                (BLOCK_NAMES[b], i) for i, b in enumerate(self.blocks) if not (flag and b == "N")
+            ]
+            for flag in (False, True)
+        }
+        side = shown[True][0][0]  # the block a reaction teacher reads alone
+        # The floats and bools float() and bool() give of each item.
+        p_of, alone_flags, quiet_flags = p.tolist(), alone.tolist(), quiet.tolist()
+        bands = {flag: self.model.band(self.key, alone=flag) for flag in {False, *alone_flags}}
+        failed = any(p_i >= bands[flag].fail for p_i, flag in zip(p_of, alone_flags, strict=True))
+        # A cause is read only on a failed turn: without one the cause model is not run
+        # (about two dialogues in three of SGD dev, per teacher).
+        codes = self.model.codes(self.key, blocks) if failed else [""] * len(p_of)
         labels = [
             self._label_turn(
                 turn.turn_number,
-                float(p[i]),
-                bool(alone[i]),
+                p_of[i],
+                alone_flags[i],
                 codes[i],
-                read[i],
+                [f"{name} {read[i][column]:.3f}" for name, column in shown[alone_flags[i]]],
                 bands,
-                quiet=bool(quiet[i]),
+                quiet=quiet_flags[i],
+                side=side,
             )
             for i, turn in enumerate(dialogue.turns)
         ]
@@ -220,22 +236,22 @@ class LearnedTeacher:
         p: float,
         alone: bool,
         code: str,
-        read: Mapping[str, float],
+        parts: Sequence[str],
         bands: Mapping[bool, Band],
         *,
         quiet: bool = False,
+        side: str = "",
     ) -> TurnLabel:
+        """``parts``: "<block> <its p(failure)>" of each block shown; alone, ``side``'s only."""
         band = bands[alone]
-        shown = [b for b in self.blocks if not (alone and b == "N")]
-        parts = ", ".join(f"{BLOCK_NAMES[b]} {read[b]:.3f}" for b in shown)
-        evidence = f"p(failure)={p:.3f} ({parts})"
+        evidence = f"p(failure)={p:.3f} ({', '.join(parts)})"
         if alone:
             why_alone = (
                 "no complaint in the next message (tool transcript)"
                 if quiet
                 else ("no reaction (last turn)")
             )
-            evidence = f"{why_alone}, {BLOCK_NAMES[shown[0]]} alone: {evidence}"
+            evidence = f"{why_alone}, {side} alone: {evidence}"
         if p >= band.fail:
             why = f"{evidence} >= {band.fail:.3f}: failure, most likely {code} ({RCOF_CODES[code]})"
             return TurnLabel(k, "failure", code, why)
