@@ -321,19 +321,11 @@ class GoalMemory:
                 )
                 return TransitionResult("rejected", goal, before, wanted, reason)
             status = tracked_status(wanted)
-            updated = Goal(  # positional: dataclasses.replace() costs as much as the write
-                goal.id,
-                goal.dialogue_id,
-                status,
-                (*goal.status_history, StatusEntry(turn, status)),
-                goal.description,
-                goal.domain,
-                goal.intent,
-                goal.slots,
-                goal.dependencies,
-                goal.parent_id,
-                goal.created_turn,
-                turn,
+            updated = replace(
+                goal,
+                status=status,
+                status_history=(*goal.status_history, StatusEntry(turn, status)),
+                updated_turn=turn,
             )
             # Only the status fields changed: the rest of the row stays as it is.
             self._keep(self._sym.update_status(updated))
