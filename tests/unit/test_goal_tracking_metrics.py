@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, first_mentions
+from todeval.evals.metrics.goal_tracking.goal_records import (
+    GoldTimeline,
+    first_mentions,
+    predicted_states_at_turns,
+)
 from todeval.evals.metrics.goal_tracking.report import (
     cost_report,
     dependency_aware_goal_completion_rate,
@@ -433,6 +437,41 @@ def test_predicted_states_carry_over_turns_without_a_record() -> None:
     assert predicted_states_at(records, 2) == {"a": "open"}
     assert predicted_states_at(records, 3) == {}
     assert predicted_states_at([{"turn": 2, "goal_states": {"a": "open"}}], 1) == {}
+
+
+def test_predicted_states_at_turns_take_the_first_record_of_the_latest_turn() -> None:
+    """Records out of order, repeated turns, turns before any record: as a scan of every one."""
+    records: list[dict[str, Any]] = [
+        {"turn": 4, "goal_states": {"a": "open"}},
+        {"turn": "2", "goal_states": {"a": "Pending", "b": NM}},
+        {"turn": 2, "goal_states": {"c": "open"}},  # a second record of turn 2: not read
+        {"turn": 6, "goal_states": {"a": "completed", "b": "open"}},
+        {"turn": 4, "goal_states": {"z": "open"}},
+    ]
+
+    def scanned(turn: int) -> dict[str, str]:
+        latest: dict[str, Any] | None = None
+        for record in records:
+            number = int(record["turn"])
+            if number <= turn and (latest is None or number > int(latest["turn"])):
+                latest = record
+        states = {} if latest is None else latest["goal_states"]
+        return {g: s.lower() for g, s in states.items() if s != NM}
+
+    held = predicted_states_at_turns(records, [1, 2, 3, 4, 5, 6, 9, 3])
+    assert held == {turn: scanned(turn) for turn in [1, 2, 3, 4, 5, 6, 9]}
+    assert held[2] == {"a": "pending"} and held[5] == {"a": "open"}
+    held[4]["a"] = "changed"  # each turn's state is its own
+    assert held[5] == {"a": "open"}
+
+
+def test_gold_timeline_view_is_the_state_at_uncopied() -> None:
+    timeline = GoldTimeline.of(D1.turns)
+    for turn in [None, *range(1, len(D1.turns) + 1)]:
+        assert timeline.view(turn) == timeline.at(turn)
+    assert timeline.view(1) is timeline.states[0] and timeline.at(1) is not timeline.states[0]
+    with pytest.raises(ValueError, match="turn must be"):
+        timeline.view(len(D1.turns) + 1)
 
 
 def test_pooled_curve_adds_counts_instead_of_averaging_ratios() -> None:

@@ -151,7 +151,7 @@ class GoalTrackingTally:
                 self.gold_spans.add(span)
             matcher = self._matcher(goals, gold, timeline)
             queries = result.get("queries") or []
-            found, confirmed = _gold_counts(goals, queries, gold, timeline.at(), matcher)
+            found, confirmed = _gold_counts(goals, queries, gold, timeline.view(), matcher)
             self.confirmed += confirmed
             counts |= found
             _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)

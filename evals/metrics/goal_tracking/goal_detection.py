@@ -155,7 +155,7 @@ class GoalMatcher:
         Raises:
             ValueError: ``turn`` is outside the dialogue.
         """
-        state = self.timeline.at(turn)
+        state = self.timeline.view(turn)
         golds = [item for item in self._golds if is_mentioned(state.get(item[0].id))]
         preds = [item for item in self._preds if held is None or self.ids[item[0]] in held]
         sides = (tuple(i for i, _ in preds), tuple(goal.id for goal, _ in golds))

@@ -9,6 +9,7 @@ rounded to 4 decimals, the scalar metric functions return them unrounded.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -85,15 +86,23 @@ def predicted_states_at_turns(
     records: Sequence[GoalRecord], turns: Iterable[int]
 ) -> dict[int, dict[str, str]]:
     """:func:`predicted_states_at` each of ``turns``, the records' turns read once."""
-    numbered = [(int(record["turn"]), record) for record in records]
+    first: dict[int, GoalRecord] = {}  # each turn's first record
+    for record in records:
+        first.setdefault(int(record["turn"]), record)
+    numbers = sorted(first)
+    states: dict[int, dict[str, str]] = {}  # by record turn: read once however many ask
     held: dict[int, dict[str, str]] = {}
     for turn in turns:
-        latest: GoalRecord | None = None
-        latest_turn = 0
-        for number, record in numbered:  # the first record of the latest turn at or before
-            if number <= turn and (latest is None or number > latest_turn):
-                latest, latest_turn = record, number
-        held[turn] = {} if latest is None else _mentioned_states(latest)
+        # the first record of the latest turn at or before ``turn`` (a sorted lookup, not a
+        # scan of every record for each of a dozen turns)
+        index = bisect_right(numbers, turn)
+        if not index:
+            held[turn] = {}
+            continue
+        number = numbers[index - 1]
+        if number not in states:
+            states[number] = _mentioned_states(first[number])
+        held[turn] = dict(states[number])
     return held
 
 
@@ -144,10 +153,18 @@ class GoldTimeline:
         Raises:
             ValueError: ``turn`` is not in 1..len(turns).
         """
+        return dict(self.view(turn))
+
+    def view(self, turn: int | None = None) -> Mapping[str, str]:
+        """:meth:`at`, not copied, for a caller that only reads it (scoring reads a dozen).
+
+        Raises:
+            ValueError: ``turn`` is not in 1..len(turns).
+        """
         last = len(self.states) if turn is None else turn
         if not 1 <= last <= len(self.states):
             raise ValueError(f"turn must be in 1..{len(self.states)}, got {turn}")
-        return dict(self.states[last - 1])
+        return self.states[last - 1]
 
 
 def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
