@@ -60,24 +60,29 @@ class CostCounts:
 
     def add(self, record: GoalRecord) -> None:
         """Count one utterance's cost record."""
-        self.n_turns += 1
-        if (value := record.get("latency_ms")) is not None:
-            latency = float(value)
-            self.latency.add(latency)
-            self.latency_mean.add(latency)
-        for name, mean in self.means.items():
-            if (value := record.get(name)) is not None:
-                mean.add(float(value))
-        if (tokens := record.get("prompt_tokens")) is not None:
-            turn = int(record["turn"])
-            if turn not in self.prompt_tokens_by_turn:  # not a new RunningMean every time
-                self.prompt_tokens_by_turn[turn] = RunningMean()
-            self.prompt_tokens_by_turn[turn].add(float(tokens))
+        self.extend((record,))
 
     def extend(self, records: Iterable[GoalRecord]) -> None:
-        """:meth:`add` each record."""
+        """Count each record in turn (one loop: a dialogue has a record per utterance)."""
+        latency, latency_mean = self.latency, self.latency_mean
+        means = list(self.means.items())
+        by_turn = self.prompt_tokens_by_turn
         for record in records:
-            self.add(record)
+            self.n_turns += 1
+            get = record.get
+            if (value := get("latency_ms")) is not None:
+                milliseconds = float(value)
+                latency.add(milliseconds)
+                latency_mean.add(milliseconds)
+            for name, mean in means:
+                if (value := get(name)) is not None:
+                    mean.add(float(value))
+            if (tokens := get("prompt_tokens")) is not None:
+                turn = int(record["turn"])
+                at_turn = by_turn.get(turn)
+                if at_turn is None:  # not a new RunningMean every time
+                    at_turn = by_turn[turn] = RunningMean()
+                at_turn.add(float(tokens))
 
     def merge(self, other: CostCounts) -> None:
         """Add the records ``other`` counted."""
