@@ -17,6 +17,7 @@ import pytest
 
 from tests.unit.test_goal_tracking_metrics import D1 as D1_TRACKED
 from tests.unit.test_goal_tracking_metrics import corpus
+from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
 from todeval.evals.metrics.evaluation import SETTLED_FIELDS, EvaluationTally, drilldown_dialogue
 from todeval.evals.metrics.goal_success import tally as goal_success_tally
@@ -24,6 +25,8 @@ from todeval.evals.metrics.goal_success.calibration import applied_calibration, 
 from todeval.evals.metrics.goal_success.success_rate import score_goals
 from todeval.evals.metrics.goal_success.suite import GoalSuccessSuite
 from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
+from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
+from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
 from todeval.evals.metrics.goal_tracking.suite import GoalTrackingSuite
 from todeval.evals.metrics.quantile_sketch import LogHistogram
@@ -428,3 +431,24 @@ def test_the_evaluation_line_is_the_same_with_settled_parts() -> None:
         row = EvaluationLine(**fields, **rest).row({s: parts[s] for s in settled})
         assert row == whole and list(row) == list(whole)
     assert SETTLED_FIELDS == {"goal_success", "goal_tracking", "goal_shift", "memory", "proactive"}
+
+
+def test_goal_tracking_takes_the_scored_matcher_only_when_it_is_its_own() -> None:
+    """The matcher scoring built is reused for the figures, never one matching otherwise."""
+    checked = 0
+    for result in corpus():
+        gold = result["gold"]
+        if not isinstance(gold, AtodDialogue):
+            continue
+        timeline = GoldTimeline.of(gold.turns)
+        base = result | {"gold_timeline": timeline}
+        plain = GoalTrackingTally().add(base)
+        same = GoalMatcher(result["goals"], gold, timeline=timeline)
+        assert GoalTrackingTally()._matcher(result["goals"], gold, timeline, same) is same
+        assert GoalTrackingTally().add(base | {"gold_matcher": same}) == plain
+        # without keys nothing pairs: a tally that matches by key builds its own
+        other = GoalMatcher(result["goals"], gold, key=None, timeline=timeline)
+        assert GoalTrackingTally().add(base | {"gold_matcher": other}) == plain
+        assert plain["goal_detection_f1"]
+        checked += 1
+    assert checked

@@ -51,14 +51,17 @@ def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any
     ]
     gold = dialogue if dialogue.goal_list else None
     timeline = GoldTimeline.of(gold.turns) if gold is not None else None
+    # refuses goals that share an id
+    matcher = GoalMatcher(goals, gold, timeline=timeline) if gold is not None else None
     return {
         "dialogue_id": dialogue.dialogue_id,
         "gold": gold,
         "gold_timeline": timeline,  # walked once, for the figures too
+        "gold_matcher": matcher,  # its first mentions and pairs worked out once, too
         "goals": goals,
         "turns": result.output["turns"],
         "costs": result.output["costs"],
-        "queries": _gold_queries(result.output["queries"], goals, gold, timeline),
+        "queries": _gold_queries(result.output["queries"], goals, gold, timeline, matcher),
     } | {key: result.output[key] for key in JUDGED_KEYS if key in result.output}
 
 
@@ -67,6 +70,7 @@ def _gold_queries(
     goals: list[dict[str, Any]],
     gold: AtodDialogue | None,
     timeline: GoldTimeline | None,
+    matcher: GoalMatcher | None = None,
 ) -> list[dict[str, Any]]:
     """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
 
@@ -76,7 +80,8 @@ def _gold_queries(
     if gold is None:
         return []
     timeline = timeline or GoldTimeline.of(gold.turns)
-    matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
+    if matcher is None:
+        matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
     queries = list(queries)
     retrieving = any(query["retrieved"] is not None for query in queries)
     pairs = dict(matcher.at()) if retrieving else {}  # matched only when a query needs it
