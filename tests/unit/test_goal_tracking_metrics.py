@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
+from todeval.evals.metrics.goal_tracking.dialogue_progress import progress_grid
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoldTimeline,
+    canonical_status,
     first_mentions,
     predicted_states_at_turns,
 )
@@ -744,3 +746,20 @@ def test_a_gold_timeline_passed_along_gives_what_each_call_computes() -> None:
         )
     with pytest.raises(ValueError, match="turn must be in"):
         timeline.at(len(D1.turns) + 1)
+
+
+def test_canonical_status_gives_plain_lower_case_strings() -> None:
+    class Named(str):
+        """A string of another type (an enum's value, say): still a plain str comes back."""
+
+    for value, expected in [
+        ("open", "open"), ("Open", "open"), ("not mentioned", NM), (Named("open"), "open"),
+        (None, None),
+    ]:  # fmt: skip
+        status = canonical_status(value)
+        assert status == expected and (status is None or type(status) is str)
+
+
+def test_progress_grid_is_each_points_rounded_share() -> None:
+    for bins in range(1, 13):
+        assert progress_grid(bins) == tuple(round(k / bins, 4) for k in range(1, bins + 1))

@@ -13,9 +13,9 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, GoalStatus, normalise_status
 
 GoalRecord = Mapping[str, Any]
 """A predicted goal, turn record, cost record or memory query, as the data contract spells it."""
@@ -174,7 +174,12 @@ def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
 
 def canonical_status(value: object) -> str | None:
     """A status in its canonical lower-case spelling; ``None`` stays ``None``."""
+    if type(value) is str and value in _CANONICAL:  # most are: gold and the memory's own
+        return value
     return None if value is None else str(normalise_status(value))
+
+
+_CANONICAL = frozenset(get_args(GoalStatus))
 
 
 def is_mentioned(status: str | None) -> bool:
