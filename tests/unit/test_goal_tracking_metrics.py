@@ -13,6 +13,7 @@ from todeval.evals.metrics.goal_tracking.dialogue_progress import progress_grid
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoldTimeline,
     canonical_status,
+    final_statuses,
     first_mentions,
     predicted_states_at_turns,
 )
@@ -763,3 +764,19 @@ def test_canonical_status_gives_plain_lower_case_strings() -> None:
 def test_progress_grid_is_each_points_rounded_share() -> None:
     for bins in range(1, 13):
         assert progress_grid(bins) == tuple(round(k / bins, 4) for k in range(1, bins + 1))
+
+
+def test_final_statuses_from_the_timeline_are_the_dialogues_own() -> None:
+    """Values and key order: listed goals first, then unlisted ones as they came up."""
+    unlisted = dialogue(
+        "u", [], [utterance(1, {"b": "open"}), utterance(2, {"a": "open"}, [("b", "completed")])]
+    )
+    later = dialogue(
+        "l",
+        [gold_goal("g2", "s", "x"), gold_goal("g1", "s", "y"), gold_goal("g3", "s", "z")],
+        [utterance(1, {"g1": "open"}), utterance(2, {"g1": "open", "g2": "open"})],
+    )
+    for gold in (D1, D2, unlisted, later):
+        final = final_statuses(gold, GoldTimeline.of(gold.turns).states)
+        assert final == gold.final_statuses()
+        assert list(final) == list(gold.final_statuses())

@@ -56,8 +56,7 @@ def gold_goal_records(
             if status != previous.get(goal_id, NOT_MENTIONED):
                 history[goal_id].append({"turn": utterance.turn_id, "status": status})
         previous = state
-    # AtodDialogue.final_statuses(), from the walk just made instead of a second one.
-    final = dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | previous
+    final = final_statuses(dialogue, states)
     return [
         {
             "goal_id": goal.id,
@@ -71,6 +70,16 @@ def gold_goal_records(
         }
         for goal in dialogue.goal_list
     ]
+
+
+def final_statuses(dialogue: AtodDialogue, states: Sequence[dict[str, str]]) -> dict[str, str]:
+    """:meth:`AtodDialogue.final_statuses`, from the statuses after each utterance.
+
+    The dialogue's timeline (:func:`gold_timeline`) is walked already: not a second walk. The
+    listed goals come first, then the others as they came up, as there.
+    """
+    last: dict[str, str] = states[-1] if states else {}
+    return dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | last
 
 
 def predicted_states_at(records: Sequence[GoalRecord], turn: int) -> dict[str, str]:

@@ -12,7 +12,11 @@ from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
-from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, is_mentioned
+from todeval.evals.metrics.goal_tracking.goal_records import (
+    GoldTimeline,
+    final_statuses,
+    is_mentioned,
+)
 from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
 from todeval.evals.metrics.running import LISTED, Capped
@@ -112,11 +116,15 @@ def _gold_queries(
 def goals_line(result: dict[str, Any]) -> dict[str, Any]:
     """One goals.jsonl line: the tracker's goals and per-utterance states, gold final statuses."""
     gold: AtodDialogue | None = result["gold"]
+    timeline: GoldTimeline | None = result.get("gold_timeline")
+    final = None
+    if gold is not None:  # from the timeline scoring walked, if it is there
+        final = gold.final_statuses() if timeline is None else final_statuses(gold, timeline.states)
     return TrackedDialogueLine(
         dialogue_id=result["dialogue_id"],
         goals=result["goals"],
         turns=result["turns"],
-        gold=gold.final_statuses() if gold is not None else None,
+        gold=final,
         **(
             {"proactive_actions": result["proactive_actions"]}
             if "proactive_actions" in result
