@@ -25,13 +25,14 @@ from todeval.evals.metrics.goal_success.calibration import applied_calibration, 
 from todeval.evals.metrics.goal_success.success_rate import score_goals
 from todeval.evals.metrics.goal_success.suite import GoalSuccessSuite
 from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
+from todeval.evals.metrics.goal_tracking.costs import CostCounts
 from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
 from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
 from todeval.evals.metrics.goal_tracking.suite import GoalTrackingSuite
 from todeval.evals.metrics.quantile_sketch import LogHistogram
 from todeval.evals.metrics.record_metrics import corpus_values
-from todeval.evals.metrics.running import Packed, PackedMap
+from todeval.evals.metrics.running import Packed, PackedMap, RunningMean
 from todeval.evals.metrics.suite_tally import TallySettings
 from todeval.evals.record_views import EvaluationRecord, atod_record
 from todeval.evals.report.evaluation import records_section
@@ -452,3 +453,34 @@ def test_goal_tracking_takes_the_scored_matcher_only_when_it_is_its_own() -> Non
         assert plain["goal_detection_f1"]
         checked += 1
     assert checked
+
+
+def test_extending_counts_as_adding_one_at_a_time() -> None:
+    """The sketch, the running means and the cost counts: the same state, float sums included."""
+    rng = random.Random(11)
+    values = [rng.choice([0.0, -1.5, 0.1]) * rng.random() * 1000 for _ in range(400)]
+    one, many = LogHistogram(), LogHistogram()
+    for value in values:
+        one.add(value)
+    many.extend(values[:150])
+    many.extend(values[150:])
+    assert one == many and one.quantile(95) == many.quantile(95)
+    with pytest.raises(ValueError, match="finite"):
+        many.extend([1.0, float("nan")])
+    mean, means = RunningMean(), RunningMean()
+    for value in values:
+        mean.add(value)
+    means.extend(values)
+    assert (mean.n, mean.total) == (means.n, means.total)
+    records: list[dict[str, Any]] = [
+        {"turn": rng.randint(1, 5), "latency_ms": rng.random() * 300,
+         "llm_calls": rng.randint(0, 2), "prompt_tokens": rng.choice([None, rng.random() * 900]),
+         "completion_tokens": rng.choice([None, 7])}
+        for _ in range(300)
+    ]  # fmt: skip
+    added, extended = CostCounts(), CostCounts()
+    for record in records:
+        added.add(record)
+    extended.extend(records[:100])
+    extended.extend(records[100:])
+    assert added == extended and added.report() == extended.report()

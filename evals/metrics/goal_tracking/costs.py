@@ -63,26 +63,35 @@ class CostCounts:
         self.extend((record,))
 
     def extend(self, records: Iterable[GoalRecord]) -> None:
-        """Count each record in turn (one loop: a dialogue has a record per utterance)."""
-        latency, latency_mean = self.latency, self.latency_mean
-        means = list(self.means.items())
+        """Count each record (a dialogue has one per utterance).
+
+        Each sum takes its values in record order, as one :meth:`add` at a time would; read
+        first and then summed, each in one call. A record that cannot be read raises (and the
+        dialogue is counted in part).
+        """
+        latencies: list[float] = []
+        values: dict[str, list[float]] = {name: [] for name in self.means}
         by_turn = self.prompt_tokens_by_turn
+        n_turns = 0
         for record in records:
-            self.n_turns += 1
+            n_turns += 1
             get = record.get
             if (value := get("latency_ms")) is not None:
-                milliseconds = float(value)
-                latency.add(milliseconds)
-                latency_mean.add(milliseconds)
-            for name, mean in means:
+                latencies.append(float(value))
+            for name, read in values.items():
                 if (value := get(name)) is not None:
-                    mean.add(float(value))
+                    read.append(float(value))
             if (tokens := get("prompt_tokens")) is not None:
                 turn = int(record["turn"])
                 at_turn = by_turn.get(turn)
                 if at_turn is None:  # not a new RunningMean every time
                     at_turn = by_turn[turn] = RunningMean()
                 at_turn.add(float(tokens))
+        self.n_turns += n_turns
+        self.latency.extend(latencies)
+        self.latency_mean.extend(latencies)
+        for name, read in values.items():
+            self.means[name].extend(read)
 
     def merge(self, other: CostCounts) -> None:
         """Add the records ``other`` counted."""
