@@ -10,6 +10,7 @@ import pytest
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
 from todeval.evals.metrics.goal_tracking.dialogue_progress import progress_grid
+from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
 from todeval.evals.metrics.goal_tracking.goal_records import (
     GoldTimeline,
     canonical_status,
@@ -780,3 +781,19 @@ def test_final_statuses_from_the_timeline_are_the_dialogues_own() -> None:
         final = final_statuses(gold, GoldTimeline.of(gold.turns).states)
         assert final == gold.final_statuses()
         assert list(final) == list(gold.final_statuses())
+
+
+def test_one_matcher_at_every_turn_and_held_set_matches_afresh() -> None:
+    """Its cached pairs: asked in any order, with any goals held, as a new matching."""
+    rng = np.random.default_rng(4)
+    for goals, gold in ((D1_GOALS, D1), (D2_GOALS, D2)):
+        matcher = GoalMatcher(goals, gold)
+        ids = [str(goal["goal_id"]) for goal in goals]
+        turns: list[int | None] = [None, *range(1, len(gold.turns) + 1)]
+        asks: list[tuple[int | None, set[str] | None]] = [(turn, None) for turn in turns]
+        for _ in range(40):
+            some = {goal_id for goal_id in ids if rng.random() < 0.6}
+            asks.append((int(rng.integers(1, len(gold.turns) + 1)), some))
+        for turn, held in [*asks, *reversed(asks)]:
+            chosen = [g for g in goals if held is None or g["goal_id"] in held]
+            assert matcher.at(turn, held) == match_goals(chosen, gold, turn=turn)
