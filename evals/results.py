@@ -9,10 +9,11 @@ are the output files' boundary, so a line always has the fields its format promi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from todeval.evals.schema import RecordError
 
@@ -86,6 +87,17 @@ def usable_result(
         failed.append({id_key: result.dialogue_id, "error": result.error})
         return None
     return record, result, result.output
+
+
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
+
+
+def json_form(value: Any) -> Any:
+    """``value`` as a line's ``model_dump(mode="json")`` writes it in a field of type ``Any``.
+
+    The same serializer: NaN and infinities become None, tuples and sets lists, keys strings.
+    """
+    return _ANY.dump_python(value, mode="json")
 
 
 class Line(BaseModel):
@@ -198,9 +210,16 @@ class EvaluationLine(Line):
     proactive: dict[str, Any] | None = None
     metrics: dict[str, dict[str, float]] = Field(default_factory=dict)
 
-    def row(self) -> dict[str, Any]:
-        """The line without the suites that did not run (and no ``interrupts`` unless paused)."""
+    def row(self, settled: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The line without the suites that did not run (and no ``interrupts`` unless paused).
+
+        ``settled``: suites' lines left out of the model because they are already what its dump
+        would make of them (a line's ``row()``, other values in :func:`json_form`); they take
+        their fields' places as they are, not validated and dumped a second time.
+        """
         dumped = self.model_dump(mode="json")
+        if settled:  # each in its field's place (the dump has every field, in order)
+            dumped = {name: settled.get(name, value) for name, value in dumped.items()}
         optional = (
             "interrupts",
             "goal_success",

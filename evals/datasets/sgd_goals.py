@@ -98,7 +98,7 @@ def sgd_to_atod(
     goal_ids = list(ids.values())  # in the order of ``pairs``, as every history entry
     before: dict[str, GoalStatus] = dict.fromkeys(goal_ids, "not_mentioned")
     for index, (utterance, statuses) in enumerate(zip(timeline.utterances, history, strict=True)):
-        after = dict(zip(goal_ids, statuses.values(), strict=True))
+        after = dict(zip(goal_ids, statuses, strict=True))
         turn: dict[str, Any] = {
             "turn_id": index + 1,
             "speaker": utterance.speaker,
@@ -138,14 +138,15 @@ class _Tracker:
         self.last_active = {pair: timeline.last_active(pair) for pair in pairs}
         self.shown: set[Pair] = set()  # lookups that showed results since they were opened
 
-    def run(self) -> list[dict[Pair, GoalStatus]]:
+    def run(self) -> list[list[GoalStatus]]:
+        """Every goal's status after each utterance, in the order of the goals' pairs."""
         history = []
         for index, utterance in enumerate(self.timeline.utterances):
             if utterance.speaker == "USER":
                 self._user(index)
             else:
                 self._system(index)
-            history.append(dict(self.status))
+            history.append(list(self.status.values()))
         return history
 
     def _user(self, index: int) -> None:

@@ -27,6 +27,16 @@ metadata, which is most of an SGD turn (SGD dev's 300 shown dialogues pack in a 
 CPU and half the bytes)."""
 
 
+SETTLED_FIELDS = frozenset(
+    name
+    for name, info in EvaluationLine.model_fields.items()
+    if info.annotation == (dict[str, Any] | None)
+)
+"""The line's suite fields (``dict[str, Any]``, dumped value by value as ``Any``): a suite's part
+already in that form goes in as it is (a suite tally's optional ``settled``, see
+:class:`~evals.metrics.suite_tally.SuiteTally`)."""
+
+
 @dataclass
 class EvaluationTally:
     """Every suite's tally for one run (``suites`` in report order, ``judges`` as reported)."""
@@ -99,13 +109,18 @@ class EvaluationTally:
         output = result.output or {}
         suites: Mapping[str, Any] = output.get("results") or {}
         lines: dict[str, Any] = {}
+        settled: dict[str, dict[str, Any]] = {}
         if not result.paused:
             for suite, suite_output in suites.items():
                 self.ran.add(suite)
                 one = ThreadResult(
                     record.record_id, result.thread_id, suite_output, None, result.resumed
                 )
-                lines[suite] = self.suites[suite].add(record, one)
+                tally = self.suites[suite]
+                lines[suite] = part = tally.add(record, one)
+                is_settled = getattr(tally, "settled", None)
+                if suite in SETTLED_FIELDS and is_settled is not None and is_settled(part):
+                    settled[suite] = part
         line = EvaluationLine(
             record_id=record.record_id,
             kind=record.kind,
@@ -116,9 +131,9 @@ class EvaluationTally:
             error=result.error,
             interrupts=result.interrupts if result.paused else None,
             metrics=record_parts(lines),
-            **lines,
+            **{suite: part for suite, part in lines.items() if suite not in settled},
         )
-        return line.row()
+        return line.row(settled)
 
     def records_in(self, suite: str) -> int:
         """How many records the suite has scored so far."""

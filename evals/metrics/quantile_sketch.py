@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 RELATIVE_ERROR = 0.01
@@ -49,19 +50,30 @@ class LogHistogram:
         Raises:
             ValueError: The value is not a finite number.
         """
-        if not math.isfinite(value):
-            raise ValueError(f"a sketch counts finite numbers, got {value!r}")
-        self.n += 1
-        if value < self.low:  # as min() and max(): an equal value leaves them
-            self.low = value
-        if value > self.high:
-            self.high = value
-        if value > 0:
-            self.positive[self._bucket(value)] += 1
-        elif value < 0:
-            self.negative[self._bucket(-value)] += 1
-        else:
-            self.zeros += 1
+        self.extend((value,))
+
+    def extend(self, values: Iterable[float]) -> None:
+        """:meth:`add` each value in turn (one call for a dialogue's latencies).
+
+        Raises:
+            ValueError: A value is not a finite number (those before it are counted).
+        """
+        positive, negative, log_gamma = self.positive, self.negative, self._log_gamma
+        isfinite, log, ceil = math.isfinite, math.log, math.ceil
+        for value in values:
+            if not isfinite(value):
+                raise ValueError(f"a sketch counts finite numbers, got {value!r}")
+            self.n += 1
+            if value < self.low:  # as min() and max(): an equal value leaves them
+                self.low = value
+            if value > self.high:
+                self.high = value
+            if value > 0:
+                positive[ceil(log(value) / log_gamma)] += 1  # bucket ceil(log_gamma(|v|))
+            elif value < 0:
+                negative[ceil(log(-value) / log_gamma)] += 1
+            else:
+                self.zeros += 1
 
     def merge(self, other: LogHistogram) -> None:
         """Add the values ``other`` counted.
@@ -86,9 +98,6 @@ class LogHistogram:
         high = min(low + 1, self.n - 1)
         below, above = self._ranked(low), self._ranked(high)
         return below + (above - below) * (position - low)
-
-    def _bucket(self, magnitude: float) -> int:
-        return math.ceil(math.log(magnitude) / self._log_gamma)
 
     def _value(self, bucket: int) -> float:
         return 2 * self._gamma**bucket / (self._gamma + 1)

@@ -35,6 +35,12 @@ class RunningMean:
         self.n += 1
         self.total += value
 
+    def extend(self, values: Iterable[float]) -> None:
+        """:meth:`add` each value in turn (the same sums, one call)."""
+        for value in values:
+            self.n += 1
+            self.total += value
+
     def merge(self, other: RunningMean) -> None:
         """Add the values ``other`` counted."""
         self.n += other.n

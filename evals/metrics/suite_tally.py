@@ -33,7 +33,14 @@ class TallySettings:
 
 
 class SuiteTally(Protocol):
-    """One subsystem's running tally inside the evaluation."""
+    """One subsystem's running tally inside the evaluation.
+
+    A tally may also have ``settled(part) -> bool``: whether a part ``add`` returned is already
+    what ``results.jsonl``'s dump makes of it (``EvaluationLine``'s ``dict[str, Any]`` fields:
+    each value dumped as ``Any``), such as a line model's ``row()``; the line then takes it as
+    it is instead of validating and dumping it again (an SGD line's goals and turns are most
+    of the parent process's dumping).
+    """
 
     def see(self, record: EvaluationRecord) -> None:
         """Every readable record passes here, whether or not the suite ran on it."""

@@ -15,20 +15,28 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.unit.test_goal_tracking_metrics import D1 as D1_TRACKED
 from tests.unit.test_goal_tracking_metrics import corpus
+from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.agreement import cohen_kappa, fleiss_kappa
-from todeval.evals.metrics.evaluation import EvaluationTally, drilldown_dialogue
+from todeval.evals.metrics.evaluation import SETTLED_FIELDS, EvaluationTally, drilldown_dialogue
 from todeval.evals.metrics.goal_success import tally as goal_success_tally
 from todeval.evals.metrics.goal_success.calibration import applied_calibration, teacher_calibration
 from todeval.evals.metrics.goal_success.success_rate import score_goals
+from todeval.evals.metrics.goal_success.suite import GoalSuccessSuite
 from todeval.evals.metrics.goal_success.tally import GoalSuccessTally
+from todeval.evals.metrics.goal_tracking.costs import CostCounts
+from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
+from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally, goal_tracking_report
+from todeval.evals.metrics.goal_tracking.suite import GoalTrackingSuite
 from todeval.evals.metrics.quantile_sketch import LogHistogram
 from todeval.evals.metrics.record_metrics import corpus_values
-from todeval.evals.metrics.running import Packed, PackedMap
-from todeval.evals.record_views import EvaluationRecord
+from todeval.evals.metrics.running import Packed, PackedMap, RunningMean
+from todeval.evals.metrics.suite_tally import TallySettings
+from todeval.evals.record_views import EvaluationRecord, atod_record
 from todeval.evals.report.evaluation import records_section
-from todeval.evals.results import ThreadResult
+from todeval.evals.results import EvaluationLine, ThreadResult
 from todeval.evals.schema import RCOF_CODES, Dialogue
 
 JUDGES = ("local:a", "local:b", "local:c")
@@ -359,3 +367,120 @@ def test_evaluation_keeps_a_shown_dialogue_as_its_drilldown_reads_it() -> None:
     full = {"d1": dialogue.model_dump(mode="json")}
     drawn = [str(records_section(tally.shown, views, total=1).body) for views in (kept, full)]
     assert drawn[0] == drawn[1] and "book &lt;a&gt; room" in drawn[0] and "bye" in drawn[0]
+
+
+def redumped(suite: str, part: dict[str, Any]) -> dict[str, Any]:
+    """The suite's part as ``results.jsonl``'s line model validates and dumps it."""
+    line = EvaluationLine(
+        record_id="r", kind="atod", suites=[suite], thread_id="t", resumed=False,
+        status="done", error=None, **{suite: part},
+    )  # fmt: skip
+    dumped: dict[str, Any] = line.row()[suite]
+    return dumped
+
+
+def test_settled_suite_parts_are_what_the_line_dump_would_make_of_them() -> None:
+    """A part a suite calls settled goes in as it is: dumping it again would change nothing."""
+    gold = D1_TRACKED
+    goals = [
+        {"id": "p1", "domain": "hotels_1", "intent": "reservehotel", "description": "a hotel",
+         "slots": {"n": (1, 2), "x": float("nan")}, "status": "open",
+         "status_history": [{"turn": 1, "status": "open"}], "dependencies": []},
+    ]  # fmt: skip
+    output = {
+        "goals": goals,
+        "turns": [{"turn": 1, "goal_states": {"p1": "open"}, "at": {3: {"a", "b"}}}],
+        "costs": [{"turn": 1, "latency_ms": 5}],
+        "queries": [],
+    }
+    record = atod_record(gold)
+    tracking = GoalTrackingSuite.start(TallySettings())
+    part = tracking.add(record, ThreadResult(record.record_id, "t", output))
+    assert tracking.settled(part) and redumped("goal_tracking", part) == part
+    success = GoalSuccessSuite()
+    settled = 0
+    for dialogue, result in goal_success_corpus(30, seed=3):
+        view = EvaluationRecord(record_id=dialogue.dialogue_id, kind="dialogue", dialogue=dialogue)
+        part = success.add(view, result)
+        if success.settled(part):
+            settled += 1
+            assert redumped("goal_success", part) == part
+    assert settled == 30
+    # A NaN credit stays NaN in the goal's row and is null in the line: not settled.
+    nan = {"goals": [{"fractional_credit": float("nan"), "turns": []}]}
+    assert not success.settled(nan) and redumped("goal_success", nan)["goals"][0] == {
+        "fractional_credit": None,
+        "turns": [],
+    }
+    assert not success.settled({"goals": [], "unsegmented_reason": ("why",)})
+
+
+def test_the_evaluation_line_is_the_same_with_settled_parts() -> None:
+    """The line's fields in their order, a settled part in its suite's place."""
+    fields = {
+        "record_id": "r", "kind": "dialogue", "suites": ["goal_success", "goal_tracking"],
+        "thread_id": "t", "resumed": False, "status": "done", "error": None,
+        "metrics": {"gsr": {"num": 1, "den": 2}},
+    }  # fmt: skip
+    parts: dict[str, dict[str, Any]] = {
+        "goal_success": {"goals": [{"a": 1}]},
+        "goal_tracking": {"goals": [], "x": [1]},
+    }
+    whole = EvaluationLine(**fields, **parts).row()
+    for settled in ({"goal_success"}, {"goal_tracking"}, set(parts)):
+        rest = {suite: part for suite, part in parts.items() if suite not in settled}
+        row = EvaluationLine(**fields, **rest).row({s: parts[s] for s in settled})
+        assert row == whole and list(row) == list(whole)
+    assert SETTLED_FIELDS == {"goal_success", "goal_tracking", "goal_shift", "memory", "proactive"}
+
+
+def test_goal_tracking_takes_the_scored_matcher_only_when_it_is_its_own() -> None:
+    """The matcher scoring built is reused for the figures, never one matching otherwise."""
+    checked = 0
+    for result in corpus():
+        gold = result["gold"]
+        if not isinstance(gold, AtodDialogue):
+            continue
+        timeline = GoldTimeline.of(gold.turns)
+        base = result | {"gold_timeline": timeline}
+        plain = GoalTrackingTally().add(base)
+        same = GoalMatcher(result["goals"], gold, timeline=timeline)
+        assert GoalTrackingTally()._matcher(result["goals"], gold, timeline, same) is same
+        assert GoalTrackingTally().add(base | {"gold_matcher": same}) == plain
+        # without keys nothing pairs: a tally that matches by key builds its own
+        other = GoalMatcher(result["goals"], gold, key=None, timeline=timeline)
+        assert GoalTrackingTally().add(base | {"gold_matcher": other}) == plain
+        assert plain["goal_detection_f1"]
+        checked += 1
+    assert checked
+
+
+def test_extending_counts_as_adding_one_at_a_time() -> None:
+    """The sketch, the running means and the cost counts: the same state, float sums included."""
+    rng = random.Random(11)
+    values = [rng.choice([0.0, -1.5, 0.1]) * rng.random() * 1000 for _ in range(400)]
+    one, many = LogHistogram(), LogHistogram()
+    for value in values:
+        one.add(value)
+    many.extend(values[:150])
+    many.extend(values[150:])
+    assert one == many and one.quantile(95) == many.quantile(95)
+    with pytest.raises(ValueError, match="finite"):
+        many.extend([1.0, float("nan")])
+    mean, means = RunningMean(), RunningMean()
+    for value in values:
+        mean.add(value)
+    means.extend(values)
+    assert (mean.n, mean.total) == (means.n, means.total)
+    records: list[dict[str, Any]] = [
+        {"turn": rng.randint(1, 5), "latency_ms": rng.random() * 300,
+         "llm_calls": rng.randint(0, 2), "prompt_tokens": rng.choice([None, rng.random() * 900]),
+         "completion_tokens": rng.choice([None, 7])}
+        for _ in range(300)
+    ]  # fmt: skip
+    added, extended = CostCounts(), CostCounts()
+    for record in records:
+        added.add(record)
+    extended.extend(records[:100])
+    extended.extend(records[100:])
+    assert added == extended and added.report() == extended.report()

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from todeval.evals.goal_tracking_schema import AtodDialogue, AtodGoal
-from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, first_mentions
+from todeval.evals.metrics.goal_tracking.dialogue_progress import progress_grid
+from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
+from todeval.evals.metrics.goal_tracking.goal_records import (
+    GoldTimeline,
+    canonical_status,
+    final_statuses,
+    first_mentions,
+    predicted_states_at_turns,
+)
 from todeval.evals.metrics.goal_tracking.report import (
     cost_report,
     dependency_aware_goal_completion_rate,
@@ -435,6 +443,41 @@ def test_predicted_states_carry_over_turns_without_a_record() -> None:
     assert predicted_states_at([{"turn": 2, "goal_states": {"a": "open"}}], 1) == {}
 
 
+def test_predicted_states_at_turns_take_the_first_record_of_the_latest_turn() -> None:
+    """Records out of order, repeated turns, turns before any record: as a scan of every one."""
+    records: list[dict[str, Any]] = [
+        {"turn": 4, "goal_states": {"a": "open"}},
+        {"turn": "2", "goal_states": {"a": "Pending", "b": NM}},
+        {"turn": 2, "goal_states": {"c": "open"}},  # a second record of turn 2: not read
+        {"turn": 6, "goal_states": {"a": "completed", "b": "open"}},
+        {"turn": 4, "goal_states": {"z": "open"}},
+    ]
+
+    def scanned(turn: int) -> dict[str, str]:
+        latest: dict[str, Any] | None = None
+        for record in records:
+            number = int(record["turn"])
+            if number <= turn and (latest is None or number > int(latest["turn"])):
+                latest = record
+        states = {} if latest is None else latest["goal_states"]
+        return {g: s.lower() for g, s in states.items() if s != NM}
+
+    held = predicted_states_at_turns(records, [1, 2, 3, 4, 5, 6, 9, 3])
+    assert held == {turn: scanned(turn) for turn in [1, 2, 3, 4, 5, 6, 9]}
+    assert held[2] == {"a": "pending"} and held[5] == {"a": "open"}
+    held[4]["a"] = "changed"  # each turn's state is its own
+    assert held[5] == {"a": "open"}
+
+
+def test_gold_timeline_view_is_the_state_at_uncopied() -> None:
+    timeline = GoldTimeline.of(D1.turns)
+    for turn in [None, *range(1, len(D1.turns) + 1)]:
+        assert timeline.view(turn) == timeline.at(turn)
+    assert timeline.view(1) is timeline.states[0] and timeline.at(1) is not timeline.states[0]
+    with pytest.raises(ValueError, match="turn must be"):
+        timeline.view(len(D1.turns) + 1)
+
+
 def test_pooled_curve_adds_counts_instead_of_averaging_ratios() -> None:
     d1 = progress_curve(D1_TURNS, D1.turns, rematch(D1_GOALS, D1_TURNS, D1), bins=4)
     d2 = progress_curve(D2_TURNS, D2.turns, rematch(D2_GOALS, D2_TURNS, D2), bins=4)
@@ -705,3 +748,52 @@ def test_a_gold_timeline_passed_along_gives_what_each_call_computes() -> None:
         )
     with pytest.raises(ValueError, match="turn must be in"):
         timeline.at(len(D1.turns) + 1)
+
+
+def test_canonical_status_gives_plain_lower_case_strings() -> None:
+    class Named(str):
+        """A string of another type (an enum's value, say): still a plain str comes back."""
+
+    for value, expected in [
+        ("open", "open"), ("Open", "open"), ("not mentioned", NM), (Named("open"), "open"),
+        (None, None),
+    ]:  # fmt: skip
+        status = canonical_status(value)
+        assert status == expected and (status is None or type(status) is str)
+
+
+def test_progress_grid_is_each_points_rounded_share() -> None:
+    for bins in range(1, 13):
+        assert progress_grid(bins) == tuple(round(k / bins, 4) for k in range(1, bins + 1))
+
+
+def test_final_statuses_from_the_timeline_are_the_dialogues_own() -> None:
+    """Values and key order: listed goals first, then unlisted ones as they came up."""
+    unlisted = dialogue(
+        "u", [], [utterance(1, {"b": "open"}), utterance(2, {"a": "open"}, [("b", "completed")])]
+    )
+    later = dialogue(
+        "l",
+        [gold_goal("g2", "s", "x"), gold_goal("g1", "s", "y"), gold_goal("g3", "s", "z")],
+        [utterance(1, {"g1": "open"}), utterance(2, {"g1": "open", "g2": "open"})],
+    )
+    for gold in (D1, D2, unlisted, later):
+        final = final_statuses(gold, GoldTimeline.of(gold.turns).states)
+        assert final == gold.final_statuses()
+        assert list(final) == list(gold.final_statuses())
+
+
+def test_one_matcher_at_every_turn_and_held_set_matches_afresh() -> None:
+    """Its cached pairs: asked in any order, with any goals held, as a new matching."""
+    rng = np.random.default_rng(4)
+    for goals, gold in ((D1_GOALS, D1), (D2_GOALS, D2)):
+        matcher = GoalMatcher(goals, gold)
+        ids = [str(goal["goal_id"]) for goal in goals]
+        turns: list[int | None] = [None, *range(1, len(gold.turns) + 1)]
+        asks: list[tuple[int | None, set[str] | None]] = [(turn, None) for turn in turns]
+        for _ in range(40):
+            some = {goal_id for goal_id in ids if rng.random() < 0.6}
+            asks.append((int(rng.integers(1, len(gold.turns) + 1)), some))
+        for turn, held in [*asks, *reversed(asks)]:
+            chosen = [g for g in goals if held is None or g["goal_id"] in held]
+            assert matcher.at(turn, held) == match_goals(chosen, gold, turn=turn)

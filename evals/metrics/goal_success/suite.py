@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,17 @@ class GoalSuccessSuite:
         if not goals and segmentation.get("reason"):  # no goals: say why, in the line
             return {"goals": goals, "unsegmented_reason": segmentation["reason"]}
         return {"goals": goals}
+
+    def settled(self, part: dict[str, Any]) -> bool:
+        """Whether the part is as ``results.jsonl``'s dump would leave it.
+
+        :class:`GoalLine` rows whose one float field is finite (the dump writes a NaN there as
+        null), and no raw reason.
+        """
+        return "unsegmented_reason" not in part and all(
+            credit is None or math.isfinite(credit)
+            for credit in (goal["fractional_credit"] for goal in part["goals"])
+        )
 
     @property
     def count(self) -> int:

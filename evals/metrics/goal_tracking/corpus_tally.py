@@ -105,9 +105,26 @@ class GoalTrackingTally:
         self.confirmed.update(other.confirmed)
 
     def _matcher(
-        self, goals: Sequence[GoalRecord], gold: AtodDialogue, timeline: GoldTimeline
+        self,
+        goals: Sequence[GoalRecord],
+        gold: AtodDialogue,
+        timeline: GoldTimeline,
+        given: Any = None,
     ) -> GoalMatcher:
-        """Matching ``goals`` against ``gold`` at any turn, its timeline walked once for all."""
+        """Matching ``goals`` against ``gold`` at any turn, its timeline walked once for all.
+
+        ``given``: the result's ``gold_matcher``, taken if it matches the same goals, gold and
+        timeline as this tally would (its pairs depend on nothing else).
+        """
+        if (
+            isinstance(given, GoalMatcher)
+            and list(given.predicted) == list(goals)
+            and given.gold is gold
+            and given.timeline is timeline
+            and (given.key, given.similar, given.threshold)
+            == (self.key, self.similar, self.threshold)
+        ):
+            return given
         return GoalMatcher(
             goals, gold, key=self.key, similar=self.similar, threshold=self.threshold,
             timeline=timeline,
@@ -116,7 +133,8 @@ class GoalTrackingTally:
     def add(self, result: GoalRecord) -> dict[str, Any]:
         """Score one dialogue's result; returns its row (figures and the ``counts`` behind them).
 
-        ``result["gold_timeline"]``, if given, is the :class:`GoldTimeline` of its ``gold``.
+        ``result["gold_timeline"]``, if given, is the :class:`GoldTimeline` of its ``gold``;
+        ``result["gold_matcher"]``, if given, may be the :class:`GoalMatcher` of both.
         """
         goals = list(result.get("goals") or [])
         completed, decided, blocked = goal_counts(goals)
@@ -149,9 +167,9 @@ class GoalTrackingTally:
             gold_completed, gold_decided, _ = goal_counts(gold_goals)
             for span in turns_to_completion_per_goal(gold_goals):
                 self.gold_spans.add(span)
-            matcher = self._matcher(goals, gold, timeline)
+            matcher = self._matcher(goals, gold, timeline, result.get("gold_matcher"))
             queries = result.get("queries") or []
-            found, confirmed = _gold_counts(goals, queries, gold, timeline.at(), matcher)
+            found, confirmed = _gold_counts(goals, queries, gold, timeline.view(), matcher)
             self.confirmed += confirmed
             counts |= found
             _add(self.totals, gold_dialogues=1, gold_completed=gold_completed, **found)

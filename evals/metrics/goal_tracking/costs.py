@@ -60,24 +60,38 @@ class CostCounts:
 
     def add(self, record: GoalRecord) -> None:
         """Count one utterance's cost record."""
-        self.n_turns += 1
-        if (value := record.get("latency_ms")) is not None:
-            latency = float(value)
-            self.latency.add(latency)
-            self.latency_mean.add(latency)
-        for name, mean in self.means.items():
-            if (value := record.get(name)) is not None:
-                mean.add(float(value))
-        if (tokens := record.get("prompt_tokens")) is not None:
-            turn = int(record["turn"])
-            if turn not in self.prompt_tokens_by_turn:  # not a new RunningMean every time
-                self.prompt_tokens_by_turn[turn] = RunningMean()
-            self.prompt_tokens_by_turn[turn].add(float(tokens))
+        self.extend((record,))
 
     def extend(self, records: Iterable[GoalRecord]) -> None:
-        """:meth:`add` each record."""
+        """Count each record (a dialogue has one per utterance).
+
+        Each sum takes its values in record order, as one :meth:`add` at a time would; read
+        first and then summed, each in one call. A record that cannot be read raises (and the
+        dialogue is counted in part).
+        """
+        latencies: list[float] = []
+        values: dict[str, list[float]] = {name: [] for name in self.means}
+        by_turn = self.prompt_tokens_by_turn
+        n_turns = 0
         for record in records:
-            self.add(record)
+            n_turns += 1
+            get = record.get
+            if (value := get("latency_ms")) is not None:
+                latencies.append(float(value))
+            for name, read in values.items():
+                if (value := get(name)) is not None:
+                    read.append(float(value))
+            if (tokens := get("prompt_tokens")) is not None:
+                turn = int(record["turn"])
+                at_turn = by_turn.get(turn)
+                if at_turn is None:  # not a new RunningMean every time
+                    at_turn = by_turn[turn] = RunningMean()
+                at_turn.add(float(tokens))
+        self.n_turns += n_turns
+        self.latency.extend(latencies)
+        self.latency_mean.extend(latencies)
+        for name, read in values.items():
+            self.means[name].extend(read)
 
     def merge(self, other: CostCounts) -> None:
         """Add the records ``other`` counted."""

@@ -114,7 +114,7 @@ class GoalMatcher:
             raise ValueError(f"predicted goal ids must be unique, got {self.ids}")
         self.key, self.similar, self.threshold = key, similar, threshold
         self.timeline = timeline or GoldTimeline.of(gold.turns)
-        self._matched: dict[tuple[tuple[int, ...], tuple[str, ...]], list[Pair]] = {}
+        self._matched: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Pair]] = {}
 
     @cached_property
     def _preds(self) -> list[tuple[int, Hashable | None]]:
@@ -155,13 +155,26 @@ class GoalMatcher:
         Raises:
             ValueError: ``turn`` is outside the dialogue.
         """
-        state = self.timeline.at(turn)
-        golds = [item for item in self._golds if is_mentioned(state.get(item[0].id))]
-        preds = [item for item in self._preds if held is None or self.ids[item[0]] in held]
-        sides = (tuple(i for i, _ in preds), tuple(goal.id for goal, _ in golds))
-        if sides not in self._matched:
-            self._matched[sides] = self._pairs(golds, preds)
-        return list(self._matched[sides])
+        state = self.timeline.view(turn)
+        gold_ids, pred_ids = self._side_ids
+        # each side as positions in its first-mention order: the pairs' cache key
+        golds = tuple(k for k, gold_id in enumerate(gold_ids) if is_mentioned(state.get(gold_id)))
+        preds = (
+            tuple(range(len(pred_ids)))
+            if held is None
+            else tuple(k for k, pred_id in enumerate(pred_ids) if pred_id in held)
+        )
+        pairs = self._matched.get((preds, golds))
+        if pairs is None:
+            pairs = self._matched[(preds, golds)] = self._pairs(
+                [self._golds[k] for k in golds], [self._preds[k] for k in preds]
+            )
+        return list(pairs)
+
+    @cached_property
+    def _side_ids(self) -> tuple[list[str], list[str]]:
+        """The ids of :attr:`_golds` and of :attr:`_preds`, in their order."""
+        return [goal.id for goal, _ in self._golds], [self.ids[i] for i, _ in self._preds]
 
     def _pairs(
         self,

@@ -9,12 +9,13 @@ rounded to 4 decimals, the scalar metric functions return them unrounded.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, normalise_status
+from todeval.evals.goal_tracking_schema import AtodDialogue, AtodTurn, GoalStatus, normalise_status
 
 GoalRecord = Mapping[str, Any]
 """A predicted goal, turn record, cost record or memory query, as the data contract spells it."""
@@ -55,8 +56,7 @@ def gold_goal_records(
             if status != previous.get(goal_id, NOT_MENTIONED):
                 history[goal_id].append({"turn": utterance.turn_id, "status": status})
         previous = state
-    # AtodDialogue.final_statuses(), from the walk just made instead of a second one.
-    final = dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | previous
+    final = final_statuses(dialogue, states)
     return [
         {
             "goal_id": goal.id,
@@ -72,6 +72,16 @@ def gold_goal_records(
     ]
 
 
+def final_statuses(dialogue: AtodDialogue, states: Sequence[dict[str, str]]) -> dict[str, str]:
+    """:meth:`AtodDialogue.final_statuses`, from the statuses after each utterance.
+
+    The dialogue's timeline (:func:`gold_timeline`) is walked already: not a second walk. The
+    listed goals come first, then the others as they came up, as there.
+    """
+    last: dict[str, str] = states[-1] if states else {}
+    return dict.fromkeys((goal.id for goal in dialogue.goal_list), NOT_MENTIONED) | last
+
+
 def predicted_states_at(records: Sequence[GoalRecord], turn: int) -> dict[str, str]:
     """The tracker's goal states after utterance ``turn``: its last record at or before it.
 
@@ -85,15 +95,23 @@ def predicted_states_at_turns(
     records: Sequence[GoalRecord], turns: Iterable[int]
 ) -> dict[int, dict[str, str]]:
     """:func:`predicted_states_at` each of ``turns``, the records' turns read once."""
-    numbered = [(int(record["turn"]), record) for record in records]
+    first: dict[int, GoalRecord] = {}  # each turn's first record
+    for record in records:
+        first.setdefault(int(record["turn"]), record)
+    numbers = sorted(first)
+    states: dict[int, dict[str, str]] = {}  # by record turn: read once however many ask
     held: dict[int, dict[str, str]] = {}
     for turn in turns:
-        latest: GoalRecord | None = None
-        latest_turn = 0
-        for number, record in numbered:  # the first record of the latest turn at or before
-            if number <= turn and (latest is None or number > latest_turn):
-                latest, latest_turn = record, number
-        held[turn] = {} if latest is None else _mentioned_states(latest)
+        # the first record of the latest turn at or before ``turn`` (a sorted lookup, not a
+        # scan of every record for each of a dozen turns)
+        index = bisect_right(numbers, turn)
+        if not index:
+            held[turn] = {}
+            continue
+        number = numbers[index - 1]
+        if number not in states:
+            states[number] = _mentioned_states(first[number])
+        held[turn] = dict(states[number])
     return held
 
 
@@ -144,10 +162,18 @@ class GoldTimeline:
         Raises:
             ValueError: ``turn`` is not in 1..len(turns).
         """
+        return dict(self.view(turn))
+
+    def view(self, turn: int | None = None) -> Mapping[str, str]:
+        """:meth:`at`, not copied, for a caller that only reads it (scoring reads a dozen).
+
+        Raises:
+            ValueError: ``turn`` is not in 1..len(turns).
+        """
         last = len(self.states) if turn is None else turn
         if not 1 <= last <= len(self.states):
             raise ValueError(f"turn must be in 1..{len(self.states)}, got {turn}")
-        return dict(self.states[last - 1])
+        return self.states[last - 1]
 
 
 def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
@@ -157,7 +183,12 @@ def first_mentions(turns: Sequence[AtodTurn]) -> dict[str, int]:
 
 def canonical_status(value: object) -> str | None:
     """A status in its canonical lower-case spelling; ``None`` stays ``None``."""
+    if type(value) is str and value in _CANONICAL:  # most are: gold and the memory's own
+        return value
     return None if value is None else str(normalise_status(value))
+
+
+_CANONICAL = frozenset(get_args(GoalStatus))
 
 
 def is_mentioned(status: str | None) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 from todeval.evals.metrics.goal_tracking.tally import TrackedCorpusTally
 from todeval.evals.metrics.suite_tally import TallySettings
 from todeval.evals.record_views import EvaluationRecord, atod_view
-from todeval.evals.results import ThreadResult
+from todeval.evals.results import ThreadResult, json_form
 
 
 @dataclass
@@ -30,7 +30,15 @@ class GoalTrackingSuite:
         """The tracked dialogue's line with its figures row."""
         scored = self.tally.judged(record.atod or atod_view(record.dialogue), result)
         line, row = self.tally.add_scored(scored)
-        return line | {"figures": row}
+        return line | {"figures": json_form(row)}
+
+    def settled(self, part: dict[str, Any]) -> bool:
+        """Always: a second dump of the part would change nothing.
+
+        The goals line is a :class:`TrackedDialogueLine` row (its typed fields hold strings),
+        its figures are in :func:`json_form`.
+        """
+        return True
 
     @property
     def count(self) -> int:

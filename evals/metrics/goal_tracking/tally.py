@@ -12,7 +12,11 @@ from typing import Any
 
 from todeval.evals.goal_tracking_schema import AtodDialogue
 from todeval.evals.metrics.goal_tracking.goal_detection import GoalMatcher
-from todeval.evals.metrics.goal_tracking.goal_records import GoldTimeline, is_mentioned
+from todeval.evals.metrics.goal_tracking.goal_records import (
+    GoldTimeline,
+    final_statuses,
+    is_mentioned,
+)
 from todeval.evals.metrics.goal_tracking.memory_state import gold_memory_state
 from todeval.evals.metrics.goal_tracking.report import GoalTrackingTally
 from todeval.evals.metrics.running import LISTED, Capped
@@ -51,14 +55,17 @@ def scored_result(dialogue: AtodDialogue, result: ThreadResult) -> dict[str, Any
     ]
     gold = dialogue if dialogue.goal_list else None
     timeline = GoldTimeline.of(gold.turns) if gold is not None else None
+    # refuses goals that share an id
+    matcher = GoalMatcher(goals, gold, timeline=timeline) if gold is not None else None
     return {
         "dialogue_id": dialogue.dialogue_id,
         "gold": gold,
         "gold_timeline": timeline,  # walked once, for the figures too
+        "gold_matcher": matcher,  # its first mentions and pairs worked out once, too
         "goals": goals,
         "turns": result.output["turns"],
         "costs": result.output["costs"],
-        "queries": _gold_queries(result.output["queries"], goals, gold, timeline),
+        "queries": _gold_queries(result.output["queries"], goals, gold, timeline, matcher),
     } | {key: result.output[key] for key in JUDGED_KEYS if key in result.output}
 
 
@@ -67,6 +74,7 @@ def _gold_queries(
     goals: list[dict[str, Any]],
     gold: AtodDialogue | None,
     timeline: GoldTimeline | None,
+    matcher: GoalMatcher | None = None,
 ) -> list[dict[str, Any]]:
     """Each existence check as ``{"retrieved": gold id | other | None, "expected": gold ids}``.
 
@@ -76,7 +84,8 @@ def _gold_queries(
     if gold is None:
         return []
     timeline = timeline or GoldTimeline.of(gold.turns)
-    matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
+    if matcher is None:
+        matcher = GoalMatcher(goals, gold, timeline=timeline)  # refuses goals that share an id
     queries = list(queries)
     retrieving = any(query["retrieved"] is not None for query in queries)
     pairs = dict(matcher.at()) if retrieving else {}  # matched only when a query needs it
@@ -107,11 +116,15 @@ def _gold_queries(
 def goals_line(result: dict[str, Any]) -> dict[str, Any]:
     """One goals.jsonl line: the tracker's goals and per-utterance states, gold final statuses."""
     gold: AtodDialogue | None = result["gold"]
+    timeline: GoldTimeline | None = result.get("gold_timeline")
+    final = None
+    if gold is not None:  # from the timeline scoring walked, if it is there
+        final = gold.final_statuses() if timeline is None else final_statuses(gold, timeline.states)
     return TrackedDialogueLine(
         dialogue_id=result["dialogue_id"],
         goals=result["goals"],
         turns=result["turns"],
-        gold=gold.final_statuses() if gold is not None else None,
+        gold=final,
         **(
             {"proactive_actions": result["proactive_actions"]}
             if "proactive_actions" in result
