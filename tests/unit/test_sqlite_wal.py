@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,13 +42,28 @@ def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
         thread.join()
 
 
-def test_the_plain_switch_fails_at_once_under_another_write_lock(tmp_path: Path) -> None:
-    # The premise: SQLite's busy timeout does not cover the journal-mode switch.
+def _plain_switch(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode=WAL")
+
+
+def _short_use_wal(conn: sqlite3.Connection) -> None:
+    use_wal(conn, timeout_s=0.2)
+
+
+@pytest.mark.parametrize(
+    "switch",
+    [_plain_switch, _short_use_wal],
+    ids=["plain: at once, whatever the busy timeout", "use_wal: at its own timeout"],
+)
+def test_the_switch_fails_while_another_connection_keeps_the_write_lock(
+    tmp_path: Path, switch: Callable[[sqlite3.Connection], None]
+) -> None:
+    # The plain switch is the premise: SQLite's busy timeout does not cover it.
     path = tmp_path / "file.sqlite"
-    with write_lock_held(path, 0.3):
+    with write_lock_held(path, 5.0):
         conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
         with pytest.raises(sqlite3.OperationalError, match="locked"):
-            conn.execute("PRAGMA journal_mode=WAL")
+            switch(conn)
         conn.close()
 
 
@@ -60,15 +75,6 @@ def test_use_wal_waits_for_the_lock_and_switches(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     conn.close()
-
-
-def test_use_wal_gives_up_at_its_timeout(tmp_path: Path) -> None:
-    path = tmp_path / "file.sqlite"
-    with write_lock_held(path, 5.0):
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
-        with pytest.raises(sqlite3.OperationalError, match="locked"):
-            use_wal(conn, timeout_s=0.2)
-        conn.close()
 
 
 def test_use_wal_does_not_retry_other_errors(tmp_path: Path) -> None:
