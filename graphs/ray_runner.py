@@ -11,9 +11,9 @@ what its lost predecessor finished, and the figures are those of one process.
 
 The workers get todeval's settings through the job's ``runtime_env``: the driver's
 ``TODEVAL_HOME`` (the embedding cache: shared where the nodes share a file system, else one per
-node), the offline and telemetry switches, and one embedding thread per task (a task holds one
-CPU). API keys for LLM judges are not sent: set them in the nodes' environment. Each worker
-process starts with :func:`start_worker` (the job's ``worker_process_setup_hook``).
+node), the offline and telemetry switches, and one embedding and one BLAS thread per task (a
+task holds one CPU). API keys for LLM judges are not sent: set them in the nodes' environment.
+Each worker process starts with :func:`start_worker` (the job's ``worker_process_setup_hook``).
 """
 
 from __future__ import annotations
@@ -87,7 +87,11 @@ def worker_environment() -> dict[str, str]:
     return (
         OFFLINE
         | forwarded
-        | {"TODEVAL_HOME": str(todeval_home().resolve()), "TODEVAL_EMBEDDING_THREADS": "1"}
+        | {
+            "TODEVAL_HOME": str(todeval_home().resolve()),
+            "TODEVAL_EMBEDDING_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",  # as the CLI sets it (cli.main): a task holds one CPU
+        }
     )
 
 

@@ -47,6 +47,7 @@ from todeval.nodes.goal_tracking.llm_steps import uses_llm
 from todeval.nodes.goal_tracking.roles import goal_extractor
 from todeval.nodes.goal_tracking.settings import GoalTrackingSettings
 from todeval.nodes.goal_tracking.state import GoalTrackingOutput
+from todeval.nodes.goal_tracking.tracker import prepare_dialogues, with_utterances
 from todeval.nodes.judges.spec import parse_spec
 from todeval.stores.paths import data_dir
 
@@ -198,13 +199,21 @@ def _check_goal_tracking_judges(context: Context) -> None:
 
 
 def _prepare(context: Context) -> Prepare:
-    """The local goal extractor embeds a chunk's utterances in one batch."""
+    """The local goal extractor's batch work for a chunk (see :func:`prepare_dialogues`).
+
+    It embeds the chunk's utterances in one batch; with ATOD's tracker it also scores them
+    and the goal memory embeds the goals' descriptions, each in one step for the chunk.
+    """
     extractor = local_extractor(context)
+    atod = GoalTrackingSettings.of(context).tracker == "atod"
 
     def prepare(records: Sequence[EvaluationRecord]) -> None:
-        if extractor is not None:
-            texts = [u["text"] for record in records for u in tracker_utterances(record)]
-            extractor.prepare(texts)
+        if extractor is None:
+            return
+        histories = [with_utterances([], tracker_utterances(record)) for record in records]
+        extractor.prepare([str(u["text"]) for history in histories for u in history])
+        if atod:
+            prepare_dialogues(context, histories)
 
     return prepare
 

@@ -450,6 +450,17 @@ class GoalMemory:
             self._recent.put(text, vector)
         return vector
 
+    def embed_ahead(self, texts: Sequence[str]) -> None:
+        """Embed the ``texts`` not kept yet in one batch, for :meth:`insert` to find.
+
+        A chunk's goal descriptions, known before its dialogues run: one model call for all
+        of them instead of one per goal (the vectors are the same to the bit).
+        """
+        missing = [text for text in dict.fromkeys(texts) if self._recent.get(text) is None]
+        if missing:
+            for text, vector in zip(missing, self._embed(missing), strict=True):
+                self._recent.put(text, vector.copy())  # a row of its own, not a view
+
     # -- whole dialogues, lifecycle ----------------------------------------------------------
 
     def snapshot(self, dialogue_id: str) -> list[dict[str, Any]]:

@@ -253,3 +253,29 @@ def test_what_a_worker_imports_leaves_networkx_for_when_a_graph_is_built() -> No
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "LOADED False" in done.stdout
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, 1), ("2", 2)])
+def test_a_command_runs_numpy_with_one_blas_thread_unless_told(
+    given: str | None, expected: int
+) -> None:
+    # Runs spread over processes; OpenBLAS's own threads only spun beside them (issue 32).
+    pytest.importorskip("threadpoolctl")
+    import os
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("OpenBLAS starts one thread on one core, whatever it is told")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = (
+        "from todeval.cli.main import main\n"
+        "main(['bogus'])\n"
+        "import numpy, threadpoolctl\n"
+        "print('THREADS', [p['num_threads'] for p in threadpoolctl.threadpool_info()"
+        " if p['internal_api'] == 'openblas'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert f"THREADS [{expected}]" in done.stdout

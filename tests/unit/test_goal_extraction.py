@@ -432,3 +432,42 @@ def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
         assert one.tobytes() == other.tobytes()
     first, context = pending[0]
     assert [g.intent for g in extractor.extract(first, context)] == ["FindDentist"]
+
+
+def test_a_chunk_scored_at_once_names_the_goals_it_will_raise(
+    extractor: LocalGoalExtractor,
+) -> None:
+    """Issue 32: ``prepare_dialogues`` scores a chunk's dialogues and returns the descriptions
+    :meth:`extract` will give their goals; each dialogue's own prepare then scores nothing."""
+    chunk: list[list[tuple[Literal["USER", "SYSTEM"], str]]] = [
+        [
+            ("USER", "I'd like to find a dentist in Oakland."),
+            ("SYSTEM", "Dr. Ruiz has an opening. Would you like to book an appointment?"),
+            ("USER", "Yes, book it for 3 pm please."),
+        ],
+        [
+            ("USER", "Hello there."),
+            ("SYSTEM", "Hi, how can I help?"),
+            ("USER", "Also reserve a table for four at a cheap place."),
+            ("USER", "What's the weather like there tomorrow?"),
+        ],
+    ]
+    dialogues = [
+        [Utterance(turn, speaker, text) for turn, (speaker, text) in enumerate(texts)]
+        for texts in chunk
+    ]
+    pending = [
+        [(u, history[max(0, i - 4) : i]) for i, u in enumerate(history)] for history in dialogues
+    ]
+    alone = [extractor.probabilities(u, c) for p in pending for u, c in p if u.speaker == "USER"]
+    expected = [g.description for p in pending for u, c in p for g in extractor.extract(u, c)]
+    assert expected  # the chunk raises goals
+    described = extractor.prepare_dialogues(dialogues)
+    assert described == list(dict.fromkeys(expected))
+    kept = extractor._prepared
+    batched = [extractor.probabilities(u, c) for p in pending for u, c in p if u.speaker == "USER"]
+    assert [a.tobytes() for a in alone] == [b.tobytes() for b in batched]
+    extractor.prepare_dialogue(pending[1])  # scored with the chunk: kept as it is
+    assert extractor._prepared is kept
+    extractor.prepare_dialogue([(user("Book me a flight to Paris."), [])])  # new: scored anew
+    assert extractor._prepared is not kept and len(extractor._prepared) == 1

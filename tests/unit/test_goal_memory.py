@@ -496,6 +496,30 @@ def test_a_text_just_embedded_is_not_embedded_again() -> None:
         assert hits[0][1] == pytest.approx(1.0)
 
 
+def test_texts_embedded_ahead_are_inserted_without_another_call() -> None:
+    """Issue 32: a chunk's goal descriptions come in one batch; inserts find their vectors."""
+    calls: list[list[str]] = []
+
+    def counted(texts: Sequence[str]) -> NDArray[np.float32]:
+        calls.append(list(texts))
+        return keyword_embed(texts)
+
+    with GoalMemory(":memory:", vector_backend="memory", embed=counted) as memory:
+        memory.embed_ahead(["book a hotel", "find a cheap flight", "book a hotel"])
+        memory.embed_ahead(["find a cheap flight"])  # kept: no call
+        assert calls == [["book a hotel", "find a cheap flight"]]
+        memory.insert("d1", "book a hotel", turn=1)
+        memory.insert("d1", "rent a car", turn=2)  # not embedded ahead: its own call
+        assert calls[1:] == [["rent a car"]]
+        hits = memory.neighbours("d1", "book a hotel", 1)
+        assert hits[0][1] == pytest.approx(1.0) and len(calls) == 2
+    with GoalMemory(":memory:", vector_backend="memory", embed=keyword_embed) as alone:
+        alone.insert("d1", "book a hotel", turn=1)
+        ahead_vector = memory._recent.get("book a hotel")
+        assert ahead_vector is not None and ahead_vector.base is None  # not a view of the batch
+        assert ahead_vector.tobytes() == alone._recent.get("book a hotel").tobytes()
+
+
 def test_the_cycle_check_walks_the_edges_as_networkx_does() -> None:
     """``reaches`` answers ``nx.has_path`` on the dependency graph, without building it."""
     import random

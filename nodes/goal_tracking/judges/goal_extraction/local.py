@@ -19,7 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, stated_values
-from todeval.nodes.goal_tracking.judges.goal_extraction import CandidateGoal, Utterance
+from todeval.nodes.goal_tracking.judges.goal_extraction import (
+    CONTEXT_UTTERANCES,
+    CandidateGoal,
+    Utterance,
+)
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
     UtteranceInput,
     goal_features_many,
@@ -191,14 +195,17 @@ class LocalGoalExtractor:
         """Score a dialogue's user utterances (each with its context) in one step.
 
         :meth:`probabilities` then reads them: the same numbers as one utterance at a time
-        (:func:`~.features.goal_features_many`), at about half the cost. Each call replaces
-        the last dialogue's scores, so memory stays flat; an utterance not prepared (another
-        dialogue's, in a concurrent run) is scored on its own.
+        (:func:`~.features.goal_features_many`), at about half the cost. Each call that has
+        something new to score replaces the scores kept, so memory stays flat; utterances
+        already scored (by :meth:`prepare_dialogues`, for the chunk) are not scored again. An
+        utterance not prepared (another dialogue's, in a concurrent run) is scored on its own.
         """
         if self.schema is None:
             return
         wanted = [(u, c) for u, c in pending if u.speaker == "USER" and u.text.strip()]
-        if not wanted or not len(self.index):
+        if all(_key(u, c) in self._prepared for u, c in wanted):
+            return
+        if not len(self.index):
             self._prepared = {}
             return
         n = len(self.index)
@@ -208,6 +215,32 @@ class LocalGoalExtractor:
         scores = self.model.predict_proba_blocks(features, n).reshape(len(wanted), n)
         best = np.maximum.reduce(scores, axis=1).tolist()
         self._prepared = {_key(u, c): (scores[k], best[k]) for k, (u, c) in enumerate(wanted)}
+
+    def prepare_dialogues(self, dialogues: Sequence[Sequence[Utterance]]) -> list[str]:
+        """Score a chunk's dialogues in one step; the descriptions their goals will carry.
+
+        Every utterance is read with the :data:`CONTEXT_UTTERANCES` before it, as the tracker
+        reads it, so the tracker's own :meth:`prepare_dialogue` finds it scored. The
+        descriptions (one per goal :meth:`extract` will return, repeats removed) let the goal
+        memory embed them in one batch instead of one model call per goal.
+        """
+        pending = [
+            (utterances[k], utterances[max(0, k - CONTEXT_UTTERANCES) : k])
+            for utterances in dialogues
+            for k in range(len(utterances))
+        ]
+        self.prepare_dialogue(pending)
+        if self.schema is None or not len(self.index):
+            return []
+        descriptions: dict[str, None] = {}
+        for utterance, context in pending:
+            prepared = self._prepared.get(_key(utterance, context))
+            if prepared is None or prepared[1] < self.model.threshold:
+                continue
+            clause = request_clause(utterance.text)
+            for row, _ in self._goal_rows(prepared[0]):
+                descriptions[self._description(clause, row)] = None
+        return list(descriptions)
 
     def probabilities(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
         """The model's probability for every intent of the schema (row order of ``index``)."""
@@ -266,16 +299,29 @@ class LocalGoalExtractor:
             return []
         clause = request_clause(utterance.text)
         goals = []
+        for row, p in self._goal_rows(probabilities):
+            service, intent = self.index.pairs[row]
+            slots = stated_values(self.schema[service], intent, utterance.text)
+            goals.append(
+                CandidateGoal(
+                    self._description(clause, row), service, intent, slots, round(p, 4),
+                    utterance.text,
+                )
+            )  # fmt: skip
+        return goals
+
+    def _goal_rows(self, probabilities: FloatArray) -> list[tuple[int, float]]:
+        """The ranked intents (:meth:`_best`) at or above the model's threshold."""
+        rows = []
         for row, p in self._best(probabilities):
             if p < self.model.threshold:
                 break
-            service, intent = self.index.pairs[row]
-            description = clause or self.index.intents[row].description or intent
-            slots = stated_values(self.schema[service], intent, utterance.text)
-            goals.append(
-                CandidateGoal(description, service, intent, slots, round(p, 4), utterance.text)
-            )
-        return goals
+            rows.append((row, p))
+        return rows
+
+    def _description(self, clause: str | None, row: int) -> str:
+        """A goal's description: the request clause, else its intent's description or name."""
+        return clause or self.index.intents[row].description or self.index.pairs[row][1]
 
 
 def _key(utterance: Utterance, context: Sequence[Utterance]) -> _Key:
