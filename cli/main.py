@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``todeval`` script."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     # One BLAS thread per process (read when numpy loads, so before any import of it): runs
-    # spread over processes, and OpenBLAS's own threads only spun beside them (docs/SCALING.md).
+    # spread over processes, and OpenBLAS's own threads can only spin beside them (docs/SCALING.md).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     _freeze_at_exit()
     argv = list(sys.argv[1:] if argv is None else argv)
