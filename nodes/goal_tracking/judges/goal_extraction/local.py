@@ -222,34 +222,39 @@ class LocalGoalExtractor:
         return {_key(u, c): (scores[k], best[k]) for k, (u, c) in enumerate(wanted)}
 
     def prepare_dialogues(self, dialogues: Sequence[Sequence[Utterance]]) -> list[str]:
-        """Score a chunk's dialogues; the descriptions their goals will carry.
+        """Score a chunk's dialogues; the descriptions of the goals the tracker will insert.
 
         Every utterance is read with the :data:`CONTEXT_UTTERANCES` before it, as the tracker
-        reads it, so the tracker's own :meth:`prepare_dialogue` finds it scored. The
-        descriptions (one per goal :meth:`extract` will return, repeats removed) let the goal
-        memory embed them in one batch instead of one model call per goal.
+        reads it, so the tracker's own :meth:`prepare_dialogue` finds it scored. A description
+        is given for the first goal of each (service, intent) in a dialogue, the one Stage 1
+        finds new (a later one matches it in memory), repeats removed: the goal memory embeds
+        them in one batch instead of one model call per goal.
         """
         if self.schema is None or not len(self.index):
             return []
         prepared: dict[_Key, tuple[FloatArray, float]] = {}
+        descriptions: dict[str, None] = {}
         # A dialogue at a time, as before: the whole chunk at once raised a worker's peak memory
         # on SGD dev from 138 to 151 MB, for no time measurably saved.
         for utterances in dialogues:
-            prepared |= self._scores(
+            scored = self._scores(
                 [
                     (utterances[k], utterances[max(0, k - CONTEXT_UTTERANCES) : k])
                     for k in range(len(utterances))
                     if _scored_here(utterances[k])
                 ]
             )
+            prepared |= scored
+            raised: set[tuple[str, str]] = set()
+            for (text, _), (probabilities, best) in scored.items():
+                if best < self.model.threshold:
+                    continue
+                clause = request_clause(text)
+                for row, _ in self._goal_rows(probabilities):
+                    if self.index.pairs[row] not in raised:
+                        raised.add(self.index.pairs[row])
+                        descriptions[self._description(clause, row)] = None
         self._prepared = prepared
-        descriptions: dict[str, None] = {}
-        for key, (probabilities, best) in prepared.items():
-            if best < self.model.threshold:
-                continue
-            clause = request_clause(key[0])
-            for row, _ in self._goal_rows(probabilities):
-                descriptions[self._description(clause, row)] = None
         return list(descriptions)
 
     def probabilities(self, utterance: Utterance, context: Sequence[Utterance]) -> FloatArray:
