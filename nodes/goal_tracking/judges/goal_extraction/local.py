@@ -316,13 +316,11 @@ class LocalGoalExtractor:
         goals = []
         for row, p in self._goal_rows(probabilities):
             service, intent = self.index.pairs[row]
+            description = self._description(clause, row)
             slots = stated_values(self.schema[service], intent, utterance.text)
             goals.append(
-                CandidateGoal(
-                    self._description(clause, row), service, intent, slots, round(p, 4),
-                    utterance.text,
-                )
-            )  # fmt: skip
+                CandidateGoal(description, service, intent, slots, round(p, 4), utterance.text)
+            )
         return goals
 
     def _goal_rows(self, probabilities: FloatArray) -> list[tuple[int, float]]:
