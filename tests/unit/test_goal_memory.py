@@ -481,14 +481,21 @@ def test_a_status_write_leaves_the_row_a_full_write_leaves(tmp_path: Path) -> No
         ]
 
 
-def test_a_text_just_embedded_is_not_embedded_again() -> None:
-    """A new goal's neighbours are looked up with its own description: embedded once."""
-    calls: list[list[str]] = []
+class CountedEmbed:
+    """:func:`keyword_embed`, keeping each call's texts."""
 
-    def counted(texts: Sequence[str]) -> NDArray[np.float32]:
-        calls.append(list(texts))
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def __call__(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.calls.append(list(texts))
         return keyword_embed(texts)
 
+
+def test_a_text_just_embedded_is_not_embedded_again() -> None:
+    """A new goal's neighbours are looked up with its own description: embedded once."""
+    counted = CountedEmbed()
+    calls = counted.calls
     with GoalMemory(":memory:", vector_backend="memory", embed=counted) as memory:
         hotel = memory.insert("d1", "book a hotel", turn=1)
         hits = memory.neighbours("d1", "book a hotel", 2)
@@ -498,12 +505,8 @@ def test_a_text_just_embedded_is_not_embedded_again() -> None:
 
 def test_texts_embedded_ahead_are_inserted_without_another_call() -> None:
     """Issue 32: a chunk's goal descriptions come in one batch; inserts find their vectors."""
-    calls: list[list[str]] = []
-
-    def counted(texts: Sequence[str]) -> NDArray[np.float32]:
-        calls.append(list(texts))
-        return keyword_embed(texts)
-
+    counted = CountedEmbed()
+    calls = counted.calls
     with GoalMemory(":memory:", vector_backend="memory", embed=counted) as memory:
         memory.embed_ahead(["book a hotel", "find a cheap flight", "book a hotel"])
         memory.embed_ahead(["find a cheap flight"])  # kept: no call
@@ -515,9 +518,10 @@ def test_texts_embedded_ahead_are_inserted_without_another_call() -> None:
         assert hits[0][1] == pytest.approx(1.0) and len(calls) == 2
     with GoalMemory(":memory:", vector_backend="memory", embed=keyword_embed) as alone:
         alone.insert("d1", "book a hotel", turn=1)
-        ahead_vector = memory._recent.get("book a hotel")
-        assert ahead_vector is not None and ahead_vector.base is None  # not a view of the batch
-        assert ahead_vector.tobytes() == alone._recent.get("book a hotel").tobytes()
+        ahead, single = memory._recent.get("book a hotel"), alone._recent.get("book a hotel")
+        assert ahead is not None and single is not None
+        assert ahead.base is None  # a row of its own, not a view of the batch
+        assert ahead.tobytes() == single.tobytes()
 
 
 def test_the_cycle_check_walks_the_edges_as_networkx_does() -> None:
