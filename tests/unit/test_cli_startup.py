@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -259,10 +260,8 @@ def test_what_a_worker_imports_leaves_networkx_for_when_a_graph_is_built() -> No
 def test_a_command_runs_numpy_with_one_blas_thread_unless_told(
     given: str | None, expected: int
 ) -> None:
-    # Runs spread over processes; OpenBLAS's own threads only spun beside them (issue 32).
+    # Runs spread over processes; OpenBLAS's own threads can only spin beside them (issue 32).
     pytest.importorskip("threadpoolctl")
-    import os
-
     if (os.cpu_count() or 1) < 2:
         pytest.skip("OpenBLAS starts one thread on one core, whatever it is told")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}

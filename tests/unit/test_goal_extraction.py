@@ -434,11 +434,12 @@ def test_a_dialogue_scored_at_once_gives_each_utterances_own_numbers(
     assert [g.intent for g in extractor.extract(first, context)] == ["FindDentist"]
 
 
-def test_a_chunk_scored_at_once_names_the_goals_it_will_raise(
+def test_a_prepared_chunk_names_the_goals_the_tracker_will_insert(
     extractor: LocalGoalExtractor,
 ) -> None:
     """Issue 32: ``prepare_dialogues`` scores a chunk's dialogues and returns the descriptions
-    :meth:`extract` will give their goals; each dialogue's own prepare then scores nothing."""
+    of the first goal of each service and intent in a dialogue, as :meth:`extract` gives them;
+    each dialogue's own prepare then scores nothing."""
     chunk: list[list[tuple[Literal["USER", "SYSTEM"], str]]] = [
         [
             ("USER", "I'd like to find a dentist in Oakland."),
