@@ -201,8 +201,9 @@ def _check_goal_tracking_judges(context: Context) -> None:
 def _prepare(context: Context) -> Prepare:
     """The local goal extractor's batch work for a chunk (see :func:`prepare_dialogues`).
 
-    It embeds the chunk's utterances in one batch; with ATOD's tracker it also scores them
-    and the goal memory embeds the goals' descriptions, each in one step for the chunk.
+    It embeds the chunk's utterances in one batch; with ATOD's tracker it also scores each
+    dialogue's utterances ahead of the tracker, and the goal memory embeds the chunk's goal
+    descriptions in one batch.
     """
     extractor = local_extractor(context)
     atod = GoalTrackingSettings.of(context).tracker == "atod"

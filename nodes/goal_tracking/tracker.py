@@ -249,10 +249,10 @@ class Tracking:
 def prepare_dialogues(context: Context, histories: Sequence[Sequence[Mapping[str, Any]]]) -> None:
     """Stage 0 of a chunk's dialogues before their calls: the local extractor's batch work.
 
-    The extractor scores every user utterance of the chunk in one step, and the goal memory
-    embeds the descriptions of the goals they raise in one batch: inserted one at a time,
-    each was a model call of its own on a cold cache (about 1.5 ms more per goal on one
-    core). The calls then find both ready, with the same numbers. ``histories``: each
+    The extractor scores each dialogue's user utterances, and the goal memory embeds the
+    descriptions of the goals they will insert in one batch for the chunk: embedded one at a
+    time, each was a model call of its own on a cold cache (about 1.3 ms more per goal on
+    one core). The calls then find both ready, with the same numbers. ``histories``: each
     dialogue's utterances as :func:`with_utterances` numbers them.
     """
     judges = StageJudges.of(context)
