@@ -198,7 +198,7 @@ class Tracking:
         utterance and in the context of the four after it).
         """
         if len(self.utterances) != len(self.history):
-            self.utterances = [Utterance(u["turn"], u["speaker"], u["text"]) for u in self.history]
+            self.utterances = history_utterances(self.history)
         start = max(0, cursor - CONTEXT_UTTERANCES)
         return self.utterances[cursor], self.utterances[start:cursor]
 
@@ -258,11 +258,13 @@ def prepare_dialogues(context: Context, histories: Sequence[Sequence[Mapping[str
     judges = StageJudges.of(context)
     if judges.extractor is None:
         return
-    dialogues = [
-        [Utterance(int(u["turn"]), u["speaker"], str(u["text"])) for u in history]
-        for history in histories
-    ]
+    dialogues = [history_utterances(history) for history in histories]
     judges.memory.embed_ahead(judges.extractor.prepare_dialogues(dialogues))
+
+
+def history_utterances(history: Sequence[Mapping[str, Any]]) -> list[Utterance]:
+    """The history's utterances as Stage 0 reads them."""
+    return [Utterance(u["turn"], u["speaker"], u["text"]) for u in history]
 
 
 def track_utterances(state: GoalTrackingState, runtime: Runtime[Context]) -> dict[str, Any]:

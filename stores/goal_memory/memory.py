@@ -454,7 +454,7 @@ class GoalMemory:
         """Embed the ``texts`` not kept yet in one batch, for :meth:`insert` to find.
 
         A chunk's goal descriptions, known before its dialogues run: one model call for all
-        of them instead of one per goal (the vectors are the same to the bit).
+        of them instead of one per goal (MiniLM's vectors do not depend on the batch).
         """
         missing = [text for text in dict.fromkeys(texts) if self._recent.get(text) is None]
         if missing:

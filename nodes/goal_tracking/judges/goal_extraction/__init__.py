@@ -85,6 +85,16 @@ def dialogue_utterances(dialogue: Dialogue) -> list[Utterance]:
     return utterances
 
 
+def in_context(
+    utterances: Sequence[Utterance], context_size: int = CONTEXT_UTTERANCES
+) -> list[tuple[Utterance, Sequence[Utterance]]]:
+    """Every utterance with the ``context_size`` before it, its context ``c_t``."""
+    return [
+        (utterance, utterances[max(0, k - context_size) : k])
+        for k, utterance in enumerate(utterances)
+    ]
+
+
 def extract_dialogue(
     extractor: GoalExtractor,
     utterances: Sequence[Utterance],
@@ -92,6 +102,6 @@ def extract_dialogue(
 ) -> list[list[CandidateGoal]]:
     """Candidate goals of every utterance, each read with the ``context_size`` before it."""
     return [
-        extractor.extract(utterance, utterances[max(0, k - context_size) : k])
-        for k, utterance in enumerate(utterances)
+        extractor.extract(utterance, context)
+        for utterance, context in in_context(utterances, context_size)
     ]

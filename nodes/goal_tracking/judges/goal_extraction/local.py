@@ -20,9 +20,9 @@ import numpy as np
 
 from todeval.evals.datasets.sgd_schema import ServiceSchema, load_sgd_schema, stated_values
 from todeval.nodes.goal_tracking.judges.goal_extraction import (
-    CONTEXT_UTTERANCES,
     CandidateGoal,
     Utterance,
+    in_context,
 )
 from todeval.nodes.goal_tracking.judges.goal_extraction.features import (
     UtteranceInput,
@@ -224,9 +224,9 @@ class LocalGoalExtractor:
     def prepare_dialogues(self, dialogues: Sequence[Sequence[Utterance]]) -> list[str]:
         """Score a chunk's dialogues; the descriptions of the goals the tracker will insert.
 
-        Every utterance is read with the :data:`CONTEXT_UTTERANCES` before it, as the tracker
-        reads it, so the tracker's own :meth:`prepare_dialogue` finds it scored. A description
-        is given for the first goal of each (service, intent) in a dialogue, the one Stage 1
+        Every utterance is read with its context (:func:`in_context`), as the tracker reads
+        it, so the tracker's own :meth:`prepare_dialogue` finds it scored. A description is
+        given for the first goal of each (service, intent) in a dialogue, the one Stage 1
         finds new (a later one matches it in memory), repeats removed: the goal memory embeds
         them in one batch instead of one model call per goal.
         """
@@ -237,13 +237,7 @@ class LocalGoalExtractor:
         # A dialogue at a time, as before: the whole chunk at once raised a worker's peak memory
         # on SGD dev from 138 to 151 MB, for no time measurably saved.
         for utterances in dialogues:
-            scored = self._scores(
-                [
-                    (utterances[k], utterances[max(0, k - CONTEXT_UTTERANCES) : k])
-                    for k in range(len(utterances))
-                    if _scored_here(utterances[k])
-                ]
-            )
+            scored = self._scores([(u, c) for u, c in in_context(utterances) if _scored_here(u)])
             prepared |= scored
             raised: set[tuple[str, str]] = set()
             for (text, _), (probabilities, best) in scored.items():
